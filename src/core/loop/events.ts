@@ -1,0 +1,91 @@
+// Typed events out of the loop. The panel, status bar, logs and tests all consume this one stream.
+import type { FinishReason, Usage } from '../model/types';
+import type { ApprovalRequest } from '../safety/approval';
+import type { ApprovalDecision } from '../tools/types';
+
+export type TerminationReason =
+  | 'done'
+  | 'asked'
+  | 'converse'
+  | 'stopped'
+  | 'max_iterations'
+  | 'breaker'
+  | 'stagnation'
+  | 'guardrail'
+  | 'error';
+
+export interface ToolCallReport {
+  id: string;
+  name: string;
+  args: unknown;
+  latencyMs: number;
+  resultChars: number;
+  error?: string;
+  attempts: number;
+}
+
+export interface StepReport {
+  iteration: number;
+  latencyMs: number;
+  usage?: Usage;
+  costUsd?: number;
+  finishReason?: FinishReason;
+  toolCalls: ToolCallReport[];
+  error?: string;
+}
+
+export interface RunReport {
+  runId: string;
+  taskId: string;
+  reason: TerminationReason;
+  /** Human-readable detail: the result, the question, the breaker that tripped, the error and what to do. */
+  detail: string;
+  iterations: number;
+  steps: StepReport[];
+  usage: Usage;
+  /** undefined when the model has no known price (tokens are still reported). */
+  costUsd?: number;
+  elapsedMs: number;
+}
+
+export type AgentEvent =
+  | { type: 'run_start'; runId: string; taskId: string; mode: string; maxIterations: number; userMessage: string }
+  | { type: 'step_start'; runId: string; iteration: number; maxIterations: number }
+  | { type: 'text_delta'; runId: string; delta: string }
+  | { type: 'thinking_delta'; runId: string; delta: string }
+  | { type: 'tool_call_start'; runId: string; id: string; name: string }
+  | { type: 'tool_call_args_delta'; runId: string; id: string; delta: string }
+  | { type: 'tool_call_end'; runId: string; id: string; name: string; args: unknown }
+  | { type: 'approval_requested'; runId: string; request: ApprovalRequest }
+  | { type: 'approval_resolved'; runId: string; requestId: string; decision: ApprovalDecision }
+  | { type: 'tool_progress'; runId: string; id: string; chunk: string }
+  | {
+      type: 'tool_result';
+      runId: string;
+      id: string;
+      name: string;
+      content: string;
+      isError: boolean;
+      latencyMs: number;
+      /** set when the content shown is truncated; the full text can be paged by this handle */
+      fullOutputRef?: string;
+    }
+  | {
+      type: 'iteration';
+      runId: string;
+      iteration: number;
+      maxIterations: number;
+      usage: Usage;
+      costUsd?: number;
+      elapsedMs: number;
+      contextTokens: number;
+      contextWindow: number;
+    }
+  | { type: 'warning'; runId: string; kind: 'iteration_limit' | 'stagnation' | 'retry' | 'budget' | 'other'; message: string }
+  | { type: 'compaction'; runId: string; beforeTokens: number; afterTokens: number; summary: string }
+  | { type: 'memory_recalled'; runId: string; memories: { id: string; content: string; type: string }[] }
+  | { type: 'memory_learned'; runId: string; memories: { id: string; content: string; type: string }[] }
+  | { type: 'step_end'; runId: string; step: StepReport }
+  | { type: 'run_end'; runId: string; report: RunReport };
+
+export type AgentEventListener = (event: AgentEvent) => void;

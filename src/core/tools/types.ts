@@ -1,0 +1,59 @@
+// The Tool contract: one zod schema per tool is the single source for the model's JSON Schema and run-time validation.
+import type { z } from 'zod';
+
+export type RiskClass = 'read' | 'write' | 'execute' | 'network';
+
+/** Loop-breaking tools end the run and hand control to the user. */
+export type LoopControl = 'done' | 'asked' | 'converse';
+
+/** What the approver sees before a risky call runs. */
+export type ApprovalPreview =
+  | { kind: 'edit'; path: string; original: string; proposed: string; isNewFile: boolean }
+  | { kind: 'command'; command: string; cwd?: string }
+  | { kind: 'generic'; summary: string };
+
+export type ApprovalDecision =
+  | { kind: 'approve'; scope?: 'once' | 'task'; /** content the user edited on the proposed side of a diff */ editedContent?: string }
+  | { kind: 'reject'; reason?: string };
+
+export interface ToolContext {
+  signal: AbortSignal;
+  taskId: string;
+  toolCallId: string;
+  /** The user's decision when the call needed approval (e.g. edited proposed content). */
+  approval?: ApprovalDecision;
+  /** Progress text while a long tool runs (e.g. terminal output chunks). */
+  onProgress?: (chunk: string) => void;
+}
+
+export interface ToolResult {
+  /** Text the model sees. The loop caps it; the full text is kept for paging. */
+  content: string;
+  isError?: boolean;
+  /** Structured data for the UI / tests (validated against the tool's output schema when present). */
+  data?: unknown;
+  /** Paths read/edited and commands run, for progress (stagnation) tracking. */
+  effects?: { read?: string[]; edited?: string[]; command?: string };
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: S;
+  output?: z.ZodType;
+  risk: RiskClass;
+  loopControl?: LoopControl;
+  /** Builds what the approver shows (diff, command line). Called only when policy says "ask". */
+  preview?(input: z.infer<S>, ctx: ToolContext): Promise<ApprovalPreview>;
+  execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Thrown by a tool for a failure worth retrying (1 s, 2 s, 4 s, cap 10 s, 3 attempts). */
+export class TransientToolError extends Error {
+  override readonly name = 'TransientToolError';
+}
+
+/** Thrown by a tool for a failure the model should see and fix. */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+}
