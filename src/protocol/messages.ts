@@ -1,0 +1,285 @@
+// The typed contract between the extension host and the chat webview. Both sides import this module only.
+// Every message in both directions is validated here; anything that does not parse is dropped by the receiver.
+import { z } from 'zod';
+
+export const LIMITS = {
+  /** A user chat message. */
+  userText: 100_000,
+  id: 256,
+  path: 4_096,
+  rejectReason: 2_000,
+  /** Host-side strings: assistant text, thinking, tool args (the transcript caps tool output well below). */
+  itemText: 2_000_000,
+  preview: 50_000,
+  label: 1_000,
+  items: 200_000,
+  opsPerPatch: 20_000,
+  history: 5_000,
+  models: 500,
+} as const;
+
+/** Printable ASCII without spaces: request ids, tool call ids, task ids. */
+const Id = z.string().min(1).max(LIMITS.id).regex(/^[\x21-\x7e]+$/, 'id must be printable ASCII without spaces');
+const Label = z.string().max(LIMITS.label);
+const Text = z.string().max(LIMITS.itemText);
+const Preview = z.string().max(LIMITS.preview);
+const Count = z.number().int().nonnegative();
+const Ms = z.number().nonnegative();
+
+// ---------- shared pieces ----------
+
+export const TerminationReasonSchema = z.enum([
+  'done', 'asked', 'converse', 'stopped', 'max_iterations', 'breaker', 'stagnation', 'guardrail', 'error',
+]);
+
+/** Buttons the host can attach to a notice; the webview maps each to a WebviewMessage. */
+export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs']);
+export type Action = z.infer<typeof ActionSchema>;
+
+export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled']);
+export type ToolStatus = z.infer<typeof ToolStatusSchema>;
+
+export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'approved_task', 'rejected', 'cancelled']);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+/** What the panel shows of an ApprovalPreview: the full diff lives in the diff editor, the card gets a capped one. */
+export const ApprovalPreviewViewSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('edit'), path: z.string().max(LIMITS.path), isNewFile: z.boolean(),
+    added: Count, removed: Count, diff: Preview, diffTruncated: z.boolean(),
+  }),
+  z.object({ kind: z.literal('command'), command: Preview, cwd: z.string().max(LIMITS.path).optional() }),
+  z.object({ kind: z.literal('generic'), summary: Preview }),
+]);
+export type ApprovalPreviewView = z.infer<typeof ApprovalPreviewViewSchema>;
+
+// ---------- transcript items ----------
+
+const base = { id: Id, ts: Ms };
+const MemorySchema = z.object({ id: Label, content: Preview, type: Label });
+
+export const UserItemSchema = z.object({ ...base, kind: z.literal('user'), text: Text });
+export const AssistantItemSchema = z.object({ ...base, kind: z.literal('assistant'), text: Text, streaming: z.boolean() });
+export const ThinkingItemSchema = z.object({ ...base, kind: z.literal('thinking'), text: Text, streaming: z.boolean() });
+export const ToolItemSchema = z.object({
+  ...base,
+  kind: z.literal('tool'),
+  toolCallId: Id,
+  name: Label,
+  /** Raw (possibly partial) JSON arguments as streamed; pretty-printed once complete. */
+  argsText: Text,
+  /** One line for the collapsed card, e.g. the path or command. */
+  argsSummary: Label,
+  status: ToolStatusSchema,
+  startedAt: Ms.optional(),
+  durationMs: Ms.optional(),
+  result: Preview.optional(),
+  resultTruncated: z.boolean(),
+  /** Handle for the host to page the full output (open_tool_output). */
+  fullOutputRef: Id.optional(),
+  /** Tail of live progress output (terminal chunks). */
+  progress: Preview.optional(),
+});
+export const ApprovalItemSchema = z.object({
+  ...base,
+  kind: z.literal('approval'),
+  requestId: Id,
+  toolCallId: Id,
+  toolName: Label,
+  risk: z.enum(['read', 'write', 'execute', 'network']),
+  summary: Label,
+  preview: ApprovalPreviewViewSchema.optional(),
+  status: ApprovalStatusSchema,
+  reason: z.string().max(LIMITS.rejectReason).optional(),
+});
+export const WarningItemSchema = z.object({
+  ...base, kind: z.literal('warning'),
+  warningKind: z.enum(['iteration_limit', 'stagnation', 'retry', 'budget', 'other']), message: Preview,
+});
+export const CompactionItemSchema = z.object({
+  ...base, kind: z.literal('compaction'), beforeTokens: Count, afterTokens: Count, summary: Preview,
+});
+export const MemoryItemSchema = z.object({
+  ...base, kind: z.literal('memory'), direction: z.enum(['recalled', 'learned']), memories: z.array(MemorySchema).max(100),
+});
+export const RunEndItemSchema = z.object({
+  ...base,
+  kind: z.literal('run_end'),
+  reason: TerminationReasonSchema,
+  /** The result, the question, or what went wrong and what to do (markdown). */
+  detail: Text,
+  iterations: Count,
+  inputTokens: Count,
+  outputTokens: Count,
+  costUsd: z.number().nonnegative().optional(),
+  elapsedMs: Ms,
+  actions: z.array(ActionSchema).max(6),
+});
+export const ErrorItemSchema = z.object({
+  ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
+});
+
+export const TranscriptItemSchema = z.discriminatedUnion('kind', [
+  UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
+  WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
+]);
+export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
+export type ItemKind = TranscriptItem['kind'];
+export type ItemOf<K extends ItemKind> = Extract<TranscriptItem, { kind: K }>;
+
+// ---------- run status, progress, provider, history ----------
+
+export const RunStatusSchema = z.object({
+  state: z.enum(['idle', 'running', 'awaiting_approval', 'stopping']),
+  runId: Id.optional(),
+  /** The send_message / continue requestId that started the run: stop carries it back. */
+  requestId: Id.optional(),
+  mode: Label.optional(),
+});
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const ProgressSchema = z.object({
+  iteration: Count,
+  maxIterations: Count,
+  inputTokens: Count,
+  outputTokens: Count,
+  /** Absent when the model has no known price: the UI then shows tokens only. */
+  costUsd: z.number().nonnegative().optional(),
+  elapsedMs: Ms,
+  contextTokens: Count.optional(),
+  contextWindow: Count.optional(),
+});
+export type Progress = z.infer<typeof ProgressSchema>;
+
+export const ProviderStatusSchema = z.object({
+  configured: z.boolean(),
+  provider: Label.optional(),
+  model: Label.optional(),
+  /** Why it is not usable, and what to do (e.g. "No API key for OpenAI: run Forge: Set API Key"). */
+  problem: Label.optional(),
+  /** Models the dropdown offers; select_model {modelId} picks one, select_model {} opens the host's picker. */
+  models: z.array(z.object({ id: Id, label: Label })).max(LIMITS.models).optional(),
+});
+export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
+
+export const TaskSummarySchema = z.object({
+  id: Id,
+  title: Label,
+  updatedAt: Ms,
+  status: z.string().max(40).optional(),
+});
+export type TaskSummary = z.infer<typeof TaskSummarySchema>;
+
+export const SnapshotSchema = z.object({
+  /** Patches that follow carry seq + 1, seq + 2, ...; a gap makes the webview ask for a fresh snapshot. */
+  seq: Count,
+  taskId: Id.optional(),
+  items: z.array(TranscriptItemSchema).max(LIMITS.items),
+  status: RunStatusSchema,
+  progress: ProgressSchema.optional(),
+  provider: ProviderStatusSchema,
+  history: z.array(TaskSummarySchema).max(LIMITS.history),
+});
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+// ---------- host -> webview ----------
+
+/** Incremental updates, batched into one `patch` message per flush (~16-33 ms). */
+export const PatchOpSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('append'), item: TranscriptItemSchema }),
+  /** Replaces the item with the same id (tool card and approval updates). */
+  z.object({ op: z.literal('update'), item: TranscriptItemSchema }),
+  /** Appends to a streamed field: assistant/thinking text, tool argsText, tool progress. */
+  z.object({ op: z.literal('delta'), id: Id, field: z.enum(['text', 'argsText', 'progress']), delta: Text }),
+  /** A streamed assistant/thinking item is complete. */
+  z.object({ op: z.literal('end_stream'), id: Id }),
+  z.object({ op: z.literal('progress'), progress: ProgressSchema }),
+  z.object({ op: z.literal('status'), status: RunStatusSchema }),
+]);
+export type PatchOp = z.infer<typeof PatchOpSchema>;
+
+export const HostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('state'), snapshot: SnapshotSchema }),
+  z.object({ type: z.literal('patch'), seq: Count, ops: z.array(PatchOpSchema).max(LIMITS.opsPerPatch) }),
+  z.object({ type: z.literal('provider_status'), provider: ProviderStatusSchema }),
+  z.object({ type: z.literal('history'), tasks: z.array(TaskSummarySchema).max(LIMITS.history) }),
+  /** A transient banner (not part of the transcript): what failed and what to do. */
+  z.object({ type: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6).optional() }),
+  /** Puts text into the input box (e.g. "Add Selection to Chat") and focuses it. */
+  z.object({ type: z.literal('prefill'), text: z.string().max(LIMITS.userText) }),
+]);
+export type HostMessage = z.infer<typeof HostMessageSchema>;
+
+// ---------- webview -> host (untrusted direction: strict objects, unknown keys rejected) ----------
+
+export const PanelApprovalDecisionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('approve'), scope: z.enum(['once', 'task']) }),
+  z.strictObject({ kind: z.literal('reject'), reason: z.string().max(LIMITS.rejectReason).optional() }),
+]);
+/** Structurally a subset of core's ApprovalDecision, so it can be passed straight to the Approver. */
+export type PanelApprovalDecision = z.infer<typeof PanelApprovalDecisionSchema>;
+
+export const WebviewMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready') }),
+  z.strictObject({ type: z.literal('send_message'), requestId: Id, text: z.string().min(1).max(LIMITS.userText) }),
+  /** requestId of the run to stop (RunStatus.requestId); absent = whatever is running. */
+  z.strictObject({ type: z.literal('stop'), requestId: Id.optional() }),
+  z.strictObject({ type: z.literal('approval_decision'), requestId: Id, decision: PanelApprovalDecisionSchema }),
+  z.strictObject({ type: z.literal('continue'), requestId: Id }),
+  z.strictObject({ type: z.literal('new_task') }),
+  z.strictObject({ type: z.literal('load_task'), id: Id }),
+  z.strictObject({ type: z.literal('open_file'), path: z.string().min(1).max(LIMITS.path), line: z.number().int().positive().optional() }),
+  z.strictObject({ type: z.literal('open_diff'), requestId: Id }),
+  z.strictObject({ type: z.literal('open_tool_output'), ref: Id }),
+  z.strictObject({ type: z.literal('select_model'), modelId: Id.optional() }),
+  z.strictObject({ type: z.literal('open_settings') }),
+  z.strictObject({ type: z.literal('set_api_key'), provider: z.string().max(100).optional() }),
+  z.strictObject({ type: z.literal('show_logs') }),
+]);
+export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
+export type WebviewMessageType = WebviewMessage['type'];
+
+// ---------- parsing ----------
+
+export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function describe(x: unknown): string {
+  if (x === null || typeof x !== 'object') return `not an object (${x === null ? 'null' : typeof x})`;
+  const t = (x as { type?: unknown }).type;
+  return typeof t === 'string' ? `'${t.slice(0, 40)}'` : 'without a string type';
+}
+
+function parseWith<T>(schema: z.ZodType<T>, known: ReadonlySet<string>, x: unknown): ParseResult<T> {
+  const t = x !== null && typeof x === 'object' ? (x as { type?: unknown }).type : undefined;
+  if (typeof t !== 'string' || !known.has(t)) return { ok: false, error: `unknown message ${describe(x)}` };
+  const r = schema.safeParse(x);
+  if (r.success) return { ok: true, message: r.data };
+  const issues = r.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+  return { ok: false, error: `invalid '${t}' message: ${issues}` };
+}
+
+const hostTypes = new Set<string>(HostMessageSchema.options.map((o) => o.shape.type.value));
+const webviewTypes = new Set<string>(WebviewMessageSchema.options.map((o) => o.shape.type.value));
+
+export function parseHostMessage(x: unknown): ParseResult<HostMessage> {
+  return parseWith(HostMessageSchema, hostTypes, x);
+}
+
+export function parseWebviewMessage(x: unknown): ParseResult<WebviewMessage> {
+  return parseWith(WebviewMessageSchema, webviewTypes, x);
+}
+
+/** Maps a notice button to the message it posts. `continue` needs a fresh request id. */
+export function actionToMessage(action: Action, newRequestId: () => string): WebviewMessage {
+  switch (action) {
+    case 'continue': return { type: 'continue', requestId: newRequestId() };
+    case 'new_task': return { type: 'new_task' };
+    case 'set_api_key': return { type: 'set_api_key' };
+    case 'select_model': return { type: 'select_model' };
+    case 'open_settings': return { type: 'open_settings' };
+    case 'show_logs': return { type: 'show_logs' };
+  }
+}
