@@ -26,6 +26,9 @@ export interface RecallResult {
 
 export interface ReflectionInput {
   trigger: 'run_end' | 'tool_error';
+  /** Optional: the run this reflection belongs to (the per-run reflection budget is keyed on it; falls back to
+   *  report.runId, then to the signal). */
+  runId?: string;
   report?: RunReport;
   history: readonly ChatMessage[];
   model: Model;

@@ -1,0 +1,44 @@
+// Long-term memory: a JSONL store per workspace (+ global), BM25 recall, model reflection.
+import * as path from 'node:path';
+import { ForgeMemory } from './forge-memory';
+import type { MemoryFileIO } from './file-io';
+import { NodeMemoryFileIO } from './node-file-io';
+import { Reflector, type ReflectorOptions } from './reflector';
+import { MemoryStore, type MemoryStoreOptions } from './store';
+
+export type { MemoryItem, MemoryPort, MemoryType, RecallResult, ReflectionInput } from './port';
+export type { FileStamp, MemoryFileIO } from './file-io';
+export { InMemoryFileIO } from './file-io';
+export { NodeMemoryFileIO } from './node-file-io';
+export { MemoryStore, formatItem, type CorruptLine, type MemoryStoreOptions, type NewMemory } from './store';
+export { rankMemories, DEFAULT_RANK_WEIGHTS, type RankOptions, type RankWeights, type ScoredMemory } from './rank';
+export { fillRecall, formatMemoryLine, RECALL_HEADER } from './recall';
+export { Reflector, extractJsonArray, type ReflectorInput, type ReflectorOptions } from './reflector';
+export { REFLECTION_SYSTEM_PROMPT, buildReflectionPrompt } from './reflection-prompt';
+export { learningDraftSchema, type LearningDraft } from './schema';
+export { ForgeMemory, type ForgeMemoryOptions } from './forge-memory';
+export { memoryBudget, BUDGET_SHARES, type PromptBudget } from './budget';
+export { estimateTokens, lexicalSimilarity, tokenize } from './text';
+
+/** Where a workspace's memory lives, relative to the workspace folder. Meant to be committed. */
+export const WORKSPACE_MEMORY_FILE = path.join('.forge', 'memory.jsonl');
+
+export interface OpenForgeMemoryOptions {
+  workspaceRoot: string;
+  /** Absolute path of the global store (e.g. in the extension's globalStorageUri); omit for none. */
+  globalFile?: string;
+  reflection: Omit<ReflectorOptions, 'log'>;
+  io?: MemoryFileIO;
+  log?: (message: string) => void;
+  store?: Omit<MemoryStoreOptions, 'log'>;
+}
+
+/** One-call wiring for the host: opens both stores and builds the reflector. */
+export async function openForgeMemory(opts: OpenForgeMemoryOptions): Promise<ForgeMemory> {
+  const io = opts.io ?? new NodeMemoryFileIO();
+  const storeOpts = { ...opts.store, log: opts.log };
+  const workspace = await MemoryStore.open(io, path.join(opts.workspaceRoot, WORKSPACE_MEMORY_FILE), 'workspace', storeOpts);
+  const global = opts.globalFile ? await MemoryStore.open(io, opts.globalFile, 'global', storeOpts) : undefined;
+  const reflector = new Reflector({ ...opts.reflection, log: opts.log });
+  return new ForgeMemory({ workspace, global, reflector, log: opts.log, now: opts.store?.now });
+}

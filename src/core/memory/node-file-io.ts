@@ -1,0 +1,72 @@
+// MemoryFileIO on node:fs. Atomic replace = write a sibling temp file, fsync, rename over the target.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FileStamp, MemoryFileIO } from './file-io';
+
+export interface NodeFsOps {
+  rename: (from: string, to: string) => Promise<void>;
+}
+
+export class NodeMemoryFileIO implements MemoryFileIO {
+  private readonly ops: NodeFsOps;
+
+  /** `ops` lets tests inject a failing rename to simulate a crash mid-write. */
+  constructor(ops: Partial<NodeFsOps> = {}) {
+    this.ops = { rename: ops.rename ?? ((a, b) => fsp.rename(a, b)) };
+  }
+
+  async read(file: string): Promise<string | undefined> {
+    try {
+      return await fsp.readFile(file, 'utf8');
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async writeAtomic(file: string, content: string): Promise<void> {
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+    const handle = await fsp.open(temp, 'w');
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await this.renameWithRetry(temp, file);
+    } catch (err) {
+      await fsp.rm(temp, { force: true }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async stat(file: string): Promise<FileStamp | undefined> {
+    try {
+      const s = await fsp.stat(file);
+      return { mtimeMs: s.mtimeMs, size: s.size };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  // Windows refuses to replace a file another process has open for a moment (editors, antivirus).
+  private async renameWithRetry(from: string, to: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.ops.rename(from, to);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (attempt >= 4 || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw err;
+        await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
+      }
+    }
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
