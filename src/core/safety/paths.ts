@@ -1,0 +1,271 @@
+// Sandbox for model-supplied paths: keep file tools inside the workspace folders (symlinks resolved),
+// honour .forgeignore, refuse secrets, and refuse writes in untrusted workspaces.
+import * as nodePath from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import type { WorkspaceFs } from '../workspace/types';
+
+export type PathAccess = 'read' | 'write' | 'list';
+
+export type PathRefusalCode = 'invalid' | 'outside-workspace' | 'symlink-escape' | 'secret' | 'ignored' | 'untrusted' | 'no-workspace';
+
+export interface ResolvedPath {
+  ok: true;
+  /** Absolute lexical path (what the user sees). */
+  abs: string;
+  /** Workspace folder containing it. */
+  root: string;
+  /** Path relative to root with '/' separators ('' for the root itself). */
+  rel: string;
+  /** Absolute path with symlinks resolved (for a missing file: its deepest existing ancestor resolved + rest). */
+  real: string;
+  exists: boolean;
+}
+
+export interface PathRefusal {
+  ok: false;
+  code: PathRefusalCode;
+  /** Written for the model: what was refused and what to do instead. */
+  reason: string;
+}
+
+export type PathResolution = ResolvedPath | PathRefusal;
+
+export interface SandboxOptions {
+  /** Untrusted workspace (VS Code workspace trust): no writes, no commands. */
+  trusted: boolean;
+  /** Allow reading/writing secret files (.env, keys). Default false. */
+  allowSecrets?: boolean;
+  /** Extra gitignore-style patterns to treat as secrets. */
+  extraSecretPatterns?: string[];
+  /** Name of the per-root ignore file. Default '.forgeignore'. */
+  ignoreFileName?: string;
+  /** Path flavour; defaults to the running platform. */
+  platform?: 'posix' | 'win32';
+  /** Command allow/deny rules for execute_command (see commands.ts). */
+  commands?: import('./commands').CommandRules;
+}
+
+/** Files refused by default (gitignore syntax, matched against the path relative to its workspace folder). */
+export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
+  '.env', '.env.*', '!.env.example', '!.env.sample', '!.env.template', '!.env.dist',
+  '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.kdbx',
+  'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', '!*.pub',
+  '.netrc', '_netrc', '.pgpass', '.git-credentials', '.aws/credentials', '.ssh/', '.docker/config.json',
+  'secrets.json', 'secrets.yaml', 'secrets.yml', '.secrets', 'credentials.json',
+];
+
+const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
+const WIN_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+
+function refuse(code: PathRefusalCode, reason: string): PathRefusal {
+  return { ok: false, code, reason };
+}
+
+export class WorkspaceSandbox {
+  private readonly path: typeof nodePath.posix;
+  private readonly secrets: Ignore;
+  private readonly ignoreCache = new Map<string, { mtimeMs: number; ig: Ignore | undefined }>();
+  private realRoots: { key: string; value: Promise<string[]> } | undefined;
+
+  constructor(readonly fs: WorkspaceFs, readonly options: SandboxOptions) {
+    const platform = options.platform ?? (process.platform === 'win32' ? 'win32' : 'posix');
+    this.path = platform === 'win32' ? nodePath.win32 : nodePath.posix;
+    this.secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...(options.extraSecretPatterns ?? [])]);
+  }
+
+  get trusted(): boolean {
+    return this.options.trusted;
+  }
+
+  roots(): string[] {
+    return this.fs.roots().map((r) => this.path.normalize(r));
+  }
+
+  /** Resolve a model-supplied path; never throws for bad input. */
+  async resolve(input: string, access: PathAccess): Promise<PathResolution> {
+    if (access === 'write' && !this.options.trusted) {
+      return refuse('untrusted', 'This workspace is not trusted, so Forge cannot write files here. Ask the user to trust the workspace.');
+    }
+    const roots = this.roots();
+    if (roots.length === 0) return refuse('no-workspace', 'No workspace folder is open; ask the user to open a folder.');
+    const lexical = this.lexical(input, roots);
+    if (!lexical.ok) return lexical;
+    const { abs, root } = lexical;
+    const rel = this.relPosix(root, abs);
+
+    const realRoots = await this.getRealRoots(roots);
+    const { real, exists } = await this.realOf(abs);
+    const realRoot = real === undefined ? undefined : realRoots.find((r) => this.contains(r, real));
+    if (!realRoot || real === undefined) {
+      return refuse('symlink-escape', `'${input}' resolves (through a symbolic link) to a location outside the workspace. Only files inside the workspace folders can be used.`);
+    }
+    const realRel = this.relPosix(realRoot, real);
+
+    for (const r of new Set([rel, realRel])) {
+      const verdict = await this.checkRel(realRoot === root ? root : realRoot, r, access, abs, exists);
+      if (verdict) return verdict;
+    }
+    return { ok: true, abs, root, rel, real, exists };
+  }
+
+  /**
+   * Whether a path found while walking (relative to its root, '/' separated) must be hidden:
+   * .forgeignore or secret. Walkers call this; gitignore handling is theirs.
+   */
+  async isHidden(root: string, rel: string, isDir: boolean): Promise<'secret' | 'ignored' | undefined> {
+    if (!rel) return undefined;
+    const p = isDir ? rel + '/' : rel;
+    if (!this.options.allowSecrets && this.secrets.ignores(p)) return 'secret';
+    const ig = await this.forgeIgnore(root);
+    if (ig?.ignores(p)) return 'ignored';
+    return undefined;
+  }
+
+  /** Absolute paths of existing per-root ignore files (for search backends). */
+  async ignoreFiles(): Promise<string[]> {
+    const name = this.options.ignoreFileName ?? '.forgeignore';
+    const out: string[] = [];
+    for (const r of this.roots()) {
+      const f = this.path.join(r, name);
+      if ((await this.fs.stat(f))?.type === 'file') out.push(f);
+    }
+    return out;
+  }
+
+  /** Workspace-relative display path: 'src/a.ts', or 'folder/src/a.ts' in a multi-root workspace. */
+  display(abs: string): string {
+    const roots = this.roots();
+    const root = roots.find((r) => this.contains(r, abs));
+    if (!root) return abs;
+    const rel = this.relPosix(root, abs) || '.';
+    return roots.length > 1 ? `${this.path.basename(root)}/${rel === '.' ? '' : rel}` : rel;
+  }
+
+  private lexical(input: string, roots: string[]): { ok: true; abs: string; root: string } | PathRefusal {
+    const p = this.path;
+    if (typeof input !== 'string') return refuse('invalid', 'Path must be a string.');
+    if (input.includes('\0')) return refuse('invalid', 'Path contains a NUL byte; use a plain relative path such as src/index.ts.');
+    if (input.length > 4096) return refuse('invalid', 'Path is too long.');
+    let s = input.trim().replace(/\\/g, '/');
+    if (s === '' || s === '.' || s === './') s = '.';
+    // Windows namespace / UNC / device tricks are never needed for workspace files.
+    if (s.startsWith('//') || /^\/\/[?.]\//.test(s)) return refuse('invalid', `'${input}' is a UNC or device path; use a path relative to the workspace.`);
+    const drive = /^[a-zA-Z]:/.test(s);
+    if (drive && (p !== nodePath.win32 || !/^[a-zA-Z]:\//.test(s))) {
+      return refuse('invalid', `'${input}' is a Windows drive path; use a path relative to the workspace.`);
+    }
+    if (p === nodePath.win32) {
+      const body = drive ? s.slice(2) : s;
+      if (body.includes(':')) return refuse('invalid', `'${input}' contains ':' (alternate data stream); use a plain file path.`);
+      if (body.split('/').some((c) => WIN_RESERVED.test(c) || /[. ]$/.test(c) && c !== '.' && c !== '..')) {
+        return refuse('invalid', `'${input}' uses a reserved Windows device name or a trailing dot/space.`);
+      }
+    }
+    if (s.startsWith('~')) return refuse('outside-workspace', `'${input}' points into the home directory; only workspace files can be used.`);
+
+    let abs: string;
+    let root: string;
+    if (p.isAbsolute(s)) {
+      abs = p.normalize(s);
+      const r = roots.find((rt) => this.contains(rt, abs));
+      if (!r) return refuse('outside-workspace', `'${input}' is outside the workspace folders (${roots.join(', ')}). Use a path relative to the workspace.`);
+      root = r;
+    } else {
+      root = roots[0]!;
+      // Multi-root: 'folderName/...' addresses that folder when the first folder has no such entry name.
+      const first = s.split('/')[0];
+      if (roots.length > 1) {
+        const named = roots.find((r) => p.basename(r) === first);
+        if (named) {
+          root = named;
+          s = s.split('/').slice(1).join('/') || '.';
+        }
+      }
+      abs = p.resolve(root, s);
+      if (!this.contains(root, abs)) {
+        return refuse('outside-workspace', `'${input}' escapes the workspace folder with '..'. Use a path inside the workspace.`);
+      }
+    }
+    return { ok: true, abs, root };
+  }
+
+  private async checkRel(root: string, rel: string, access: PathAccess, abs: string, exists: boolean): Promise<PathRefusal | undefined> {
+    if (!rel) return undefined;
+    const hidden = await this.isHidden(root, rel, false);
+    if (hidden === 'secret') {
+      return refuse('secret', `'${rel}' looks like a secret (keys, credentials, .env). Forge does not read or write secrets; ask the user if you need a value from it.`);
+    }
+    if (hidden === 'ignored') return refuse('ignored', `'${rel}' is excluded by .forgeignore; work with other files or ask the user.`);
+    // Parent directories can be ignored too ("build/" excludes build/x.js).
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dirHidden = await this.isHidden(root, parts.slice(0, i).join('/'), true);
+      if (dirHidden === 'secret') return refuse('secret', `'${rel}' is inside a secrets folder; Forge does not touch it.`);
+      if (dirHidden === 'ignored') return refuse('ignored', `'${rel}' is inside a folder excluded by .forgeignore.`);
+    }
+    if (access === 'write' && (parts[0] === '.git' || parts.includes('.git'))) {
+      return refuse('secret', `'${rel}' is inside .git; Forge never writes git internals directly. Use git commands instead.`);
+    }
+    if (!this.options.allowSecrets && this.path.basename(rel) === '.npmrc' && exists) {
+      try {
+        const text = new TextDecoder().decode(await this.fs.readFile(abs));
+        if (NPMRC_TOKEN.test(text)) return refuse('secret', `'${rel}' contains registry credentials; Forge does not read or write it.`);
+      } catch {
+        /* unreadable: the tool reports it */
+      }
+    }
+    return undefined;
+  }
+
+  private async forgeIgnore(root: string): Promise<Ignore | undefined> {
+    const file = this.path.join(root, this.options.ignoreFileName ?? '.forgeignore');
+    const st = await this.fs.stat(file).catch(() => undefined);
+    const mtimeMs = st?.type === 'file' ? st.mtimeMs : -1;
+    const cached = this.ignoreCache.get(root);
+    if (cached && cached.mtimeMs === mtimeMs) return cached.ig;
+    let ig: Ignore | undefined;
+    if (mtimeMs >= 0) {
+      const text = new TextDecoder().decode(await this.fs.readFile(file));
+      ig = ignore({ allowRelativePaths: true }).add(text);
+    }
+    this.ignoreCache.set(root, { mtimeMs, ig });
+    return ig;
+  }
+
+  private getRealRoots(roots: string[]): Promise<string[]> {
+    const key = roots.join('\0');
+    if (this.realRoots?.key !== key) {
+      this.realRoots = { key, value: Promise.all(roots.map((r) => this.fs.realpath(r).catch(() => r))) };
+    }
+    return this.realRoots.value;
+  }
+
+  /** realpath of the path, or of its deepest existing ancestor joined with the missing rest. */
+  private async realOf(abs: string): Promise<{ real: string | undefined; exists: boolean }> {
+    const p = this.path;
+    const rest: string[] = [];
+    let cur = abs;
+    for (;;) {
+      try {
+        const real = await this.fs.realpath(cur);
+        return { real: rest.length ? p.join(real, ...rest.reverse()) : real, exists: rest.length === 0 };
+      } catch {
+        // A dangling symlink would be followed by a write: treat its target as unknown.
+        if ((await this.fs.stat(cur).catch(() => undefined))?.type === 'symlink') return { real: undefined, exists: false };
+        const parent = p.dirname(cur);
+        if (parent === cur) return { real: abs, exists: false };
+        rest.push(p.basename(cur));
+        cur = parent;
+      }
+    }
+  }
+
+  contains(root: string, abs: string): boolean {
+    const rel = this.path.relative(root, abs);
+    return rel === '' || (rel !== '..' && !rel.startsWith('..' + this.path.sep) && !this.path.isAbsolute(rel));
+  }
+
+  private relPosix(root: string, abs: string): string {
+    return this.path.relative(root, abs).split(this.path.sep).join('/');
+  }
+}

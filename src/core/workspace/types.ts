@@ -1,0 +1,116 @@
+// Small ports the workspace tools are written against. The VS Code host, the Node host (headless runner,
+// benchmarks, tests) and in-memory fakes all implement them. Paths are absolute, in the host's native form.
+
+export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+
+export interface FileStat {
+  /** Type after following symlinks (a dangling link reports 'symlink'). */
+  type: EntryType;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  /** Type of the entry itself (a symlink reports 'symlink'). */
+  type: EntryType;
+}
+
+export interface WorkspaceFs {
+  /** Absolute paths of the workspace folders; the first is the default for relative paths. */
+  roots(): string[];
+  /** Follows symlinks. Resolves undefined when nothing exists at the path. */
+  stat(path: string): Promise<FileStat | undefined>;
+  readFile(path: string, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Creates parent directories as needed. */
+  writeFile(path: string, data: Uint8Array): Promise<void>;
+  readDir(path: string, signal?: AbortSignal): Promise<DirEntry[]>;
+  /** Canonical path with every symlink resolved; rejects when the path does not exist. */
+  realpath(path: string): Promise<string>;
+}
+
+export interface RunRequest {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Raw output chunks (stdout and stderr interleaved) as they arrive. */
+  onOutput?: (chunk: string) => void;
+  /** Characters of output kept in memory (head + tail); the rest is spooled for paging when the runner can. */
+  maxOutputChars?: number;
+  env?: Record<string, string>;
+}
+
+export interface RunResult {
+  /** null when the process was killed (timeout, abort) or died by a signal. */
+  exitCode: number | null;
+  /** Output, capped: head + a marker line + tail when truncated. */
+  output: string;
+  timedOut: boolean;
+  aborted?: boolean;
+  truncated?: boolean;
+  /** Total characters the command printed. */
+  totalChars?: number;
+  /** Reference for readOutput() when the full output was kept. */
+  fullOutputRef?: string;
+  /** Signal that ended the process, if any. */
+  signal?: string;
+}
+
+export interface CommandRunner {
+  run(req: RunRequest): Promise<RunResult>;
+  /** Lines [startLine, endLine] (1-based, inclusive) of a spooled full output. */
+  readOutput?(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }>;
+}
+
+export interface SearchQuery {
+  /** Regular expression (JavaScript / ripgrep common subset). */
+  pattern: string;
+  caseSensitive: boolean;
+  /** Absolute directories or files to search. */
+  paths: string[];
+  /** Glob filter on file paths relative to the searched root (e.g. "*.ts", "src/** /*.js"). */
+  glob?: string;
+  /** Extra ignore files (e.g. .forgeignore) a backend should honour besides .gitignore. */
+  ignoreFiles?: string[];
+  contextLines: number;
+  maxResults: number;
+  signal: AbortSignal;
+}
+
+export interface SearchMatch {
+  /** Absolute path. */
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  before?: string[];
+  after?: string[];
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  /** Matches seen in total, including those beyond maxResults (may be a lower bound). */
+  totalMatches: number;
+  /** True when the backend stopped counting early. */
+  incomplete?: boolean;
+}
+
+/** Optional fast search (the VS Code host passes its bundled ripgrep). */
+export interface SearchBackend {
+  search(query: SearchQuery): Promise<SearchResult>;
+}
+
+export interface FileEdit {
+  path: string;
+  /** Full new content. */
+  content: string;
+  isNewFile: boolean;
+  /** Content the proposal was computed from, so an applier can detect a concurrent change. */
+  original?: string;
+}
+
+/** Writes an accepted edit. The VS Code host applies a WorkspaceEdit (undoable); Node writes atomically. */
+export interface EditApplier {
+  apply(edit: FileEdit, signal?: AbortSignal): Promise<void>;
+}
