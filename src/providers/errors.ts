@@ -1,5 +1,13 @@
 // Maps errors thrown by the openai / @anthropic-ai/sdk clients (and fetch) to the port's ModelError kinds.
+import * as AnthropicSdk from '@anthropic-ai/sdk';
+import * as OpenAISdk from 'openai';
 import { ModelError, type ModelErrorKind } from '../core/model/errors';
+
+// instanceof, not class names: names are mangled in the minified production bundle.
+type SdkClass = 'APIError' | 'APIUserAbortError' | 'APIConnectionError' | 'APIConnectionTimeoutError';
+function isSdk(err: unknown, cls: SdkClass): boolean {
+  return err instanceof OpenAISdk[cls] || err instanceof AnthropicSdk[cls];
+}
 
 interface SdkLikeError {
   name?: string;
@@ -66,8 +74,7 @@ function providerMessage(e: SdkLikeError): string {
 export function toModelError(err: unknown, provider: string, signal: AbortSignal, started = false): ModelError {
   if (err instanceof ModelError) return err;
   const e = (err ?? {}) as SdkLikeError;
-  const name = e.name ?? (err as object)?.constructor?.name;
-  if (signal.aborted || name === 'APIUserAbortError' || name === 'AbortError') {
+  if (signal.aborted || isSdk(err, 'APIUserAbortError') || e.name === 'AbortError') {
     return new ModelError('aborted', `${provider}: request aborted`, { cause: err });
   }
   if (typeof e.status === 'number') {
@@ -79,10 +86,10 @@ export function toModelError(err: unknown, provider: string, signal: AbortSignal
       cause: err,
     });
   }
-  if (name === 'APIConnectionTimeoutError') {
+  if (isSdk(err, 'APIConnectionTimeoutError')) {
     return new ModelError('network', `${provider}: request timed out`, { cause: err });
   }
-  if (name === 'APIError') {
+  if (isSdk(err, 'APIError') && !isSdk(err, 'APIConnectionError')) {
     // No status: an error frame inside a 200 stream.
     const body = e.error as { type?: unknown; error?: { type?: unknown } } | undefined;
     const kind = kindForErrorType(body?.error?.type ?? body?.type) ?? 'stream';
