@@ -1,0 +1,245 @@
+// The vscode-free half of the panel: validates webview messages and routes them to the PanelController,
+// maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
+// connected webview in sync with the transcript (full snapshot on `ready`, coalesced patches after).
+import {
+  parseWebviewMessage, type Action, type HostMessage, type PanelApprovalDecision, type PatchOp,
+  type ProviderStatus, type Snapshot, type TaskSummary, type WebviewMessage,
+} from '../protocol/messages';
+import { PatchCoalescer, type Scheduler } from './coalescer';
+import { Transcript } from './transcript';
+
+/** What the panel asks of the host. The host wires these to the Agent, commands and settings. */
+export interface PanelController {
+  /**
+   * Start (or resume) a run with the user's text. `signal` aborts when the user presses Stop for this request.
+   * Return a promise that settles when the run ends: the signal stays wired to Stop until then. A rejection is
+   * logged and shown in the transcript.
+   */
+  onSendMessage(text: string, requestId: string, signal: AbortSignal): void | Promise<void>;
+  /** Continue the task after stopped / max_iterations / breaker (the host may extend the limit). */
+  onContinue(requestId: string, signal: AbortSignal): void | Promise<void>;
+  /** Stop pressed. Signals for panel-started requests are already aborted; this reaches runs started elsewhere. */
+  onStop(requestId: string | undefined): void;
+  onApproval(requestId: string, decision: PanelApprovalDecision): void;
+  onNewTask(): void;
+  onLoadTask(taskId: string): void;
+  onOpenFile(path: string, line?: number): void;
+  onOpenDiff(requestId: string): void;
+  onOpenToolOutput(ref: string): void;
+  /** modelId from the dropdown; undefined = open the host's model picker. */
+  onSelectModel(modelId?: string): void;
+  onOpenSettings(): void;
+  onSetApiKey(provider?: string): void;
+  onShowLogs(): void;
+}
+
+/** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
+export interface PanelLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface PanelBridgeOptions {
+  flushIntervalMs?: number;
+  scheduler?: Scheduler;
+}
+
+/** One webview (sidebar view or editor tab). `send` is webview.postMessage. */
+export interface PanelConnection {
+  receive(raw: unknown): void;
+  dispose(): void;
+}
+
+interface Conn {
+  send: (msg: HostMessage) => unknown;
+  ready: boolean;
+}
+
+export class PanelBridge {
+  private readonly conns = new Set<Conn>();
+  private readonly inflight = new Map<string, AbortController>();
+  private readonly coalescer: PatchCoalescer;
+  private transcript = new Transcript();
+  private unsubscribe: (() => void) | undefined;
+  private provider: ProviderStatus = { configured: false };
+  private history: TaskSummary[] = [];
+  private seq = 0;
+
+  constructor(
+    private readonly controller: PanelController,
+    private readonly logger: PanelLogger,
+    opts: PanelBridgeOptions = {},
+  ) {
+    this.coalescer = new PatchCoalescer((ops) => this.sendPatch(ops), { intervalMs: opts.flushIntervalMs, scheduler: opts.scheduler });
+    this.attachTranscript(this.transcript);
+  }
+
+  /** Mirror this transcript in every webview (replaces the previous one and resends the snapshot). */
+  attachTranscript(transcript: Transcript): void {
+    this.unsubscribe?.();
+    this.transcript = transcript;
+    this.unsubscribe = transcript.subscribe((change) => {
+      if (change.kind === 'ops') this.coalescer.push(change.ops);
+      else this.resync();
+    });
+    this.resync();
+  }
+
+  getTranscript(): Transcript {
+    return this.transcript;
+  }
+
+  connect(send: (msg: HostMessage) => unknown): PanelConnection {
+    const conn: Conn = { send, ready: false };
+    this.conns.add(conn);
+    return {
+      receive: (raw) => this.receive(conn, raw),
+      dispose: () => this.conns.delete(conn),
+    };
+  }
+
+  /** Sends to every webview that has said `ready` (others get everything in their snapshot). */
+  post(msg: HostMessage): void {
+    if (msg.type === 'provider_status') this.provider = msg.provider;
+    if (msg.type === 'history') this.history = msg.tasks;
+    for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
+  }
+
+  setProviderStatus(provider: ProviderStatus): void {
+    this.post({ type: 'provider_status', provider });
+  }
+
+  setHistory(tasks: TaskSummary[]): void {
+    this.post({ type: 'history', tasks });
+  }
+
+  showError(message: string, actions?: Action[]): void {
+    this.post({ type: 'error', message: message.slice(0, 50_000), actions });
+  }
+
+  prefill(text: string): void {
+    this.post({ type: 'prefill', text: text.slice(0, 100_000) });
+  }
+
+  /** Aborts the signal handed out for a panel request; undefined aborts all of them. */
+  abort(requestId?: string): void {
+    for (const [id, ac] of this.inflight) {
+      if (requestId === undefined || id === requestId) ac.abort(new Error('Stopped by the user'));
+    }
+  }
+
+  snapshot(): Snapshot {
+    const t = this.transcript.snapshot();
+    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history };
+  }
+
+  dispose(): void {
+    this.unsubscribe?.();
+    this.coalescer.dispose();
+    this.abort();
+    this.conns.clear();
+  }
+
+  // ---------- internals ----------
+
+  private resync(): void {
+    // Pending ops are contained in the snapshot; bump seq so a stale patch in flight is seen as a gap.
+    this.coalescer.discard();
+    this.seq++;
+    const snap = this.snapshot();
+    for (const c of this.conns) if (c.ready) this.safeSend(c, { type: 'state', snapshot: snap });
+  }
+
+  private sendPatch(ops: PatchOp[]): void {
+    this.seq++;
+    const msg: HostMessage = { type: 'patch', seq: this.seq, ops };
+    for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
+  }
+
+  private safeSend(c: Conn, msg: HostMessage): void {
+    try {
+      const r = c.send(msg);
+      if (r && typeof (r as Promise<unknown>).then === 'function') {
+        (r as Promise<unknown>).then(undefined, (err: unknown) => this.logger.warn(`panel: postMessage failed: ${String(err)}`));
+      }
+    } catch (err) {
+      this.logger.warn(`panel: postMessage failed: ${String(err)}`);
+    }
+  }
+
+  private receive(conn: Conn, raw: unknown): void {
+    const parsed = parseWebviewMessage(raw);
+    if (!parsed.ok) {
+      this.logger.warn(`panel: dropped webview message: ${parsed.error}`);
+      return;
+    }
+    try {
+      this.dispatch(conn, parsed.message);
+    } catch (err) {
+      this.logger.error(`panel: handling '${parsed.message.type}' failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    }
+  }
+
+  private dispatch(conn: Conn, m: WebviewMessage): void {
+    const c = this.controller;
+    switch (m.type) {
+      case 'ready':
+        this.coalescer.flush();
+        conn.ready = true;
+        this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
+        return;
+      case 'send_message':
+        return this.track(m.requestId, (signal) => {
+          this.transcript.beginRequest(m.requestId);
+          return c.onSendMessage(m.text, m.requestId, signal);
+        });
+      case 'continue':
+        return this.track(m.requestId, (signal) => {
+          this.transcript.beginRequest(m.requestId);
+          return c.onContinue(m.requestId, signal);
+        });
+      case 'stop':
+        this.abort(m.requestId);
+        return c.onStop(m.requestId);
+      case 'approval_decision': return c.onApproval(m.requestId, m.decision);
+      case 'new_task': return c.onNewTask();
+      case 'load_task': return c.onLoadTask(m.id);
+      case 'open_file': return c.onOpenFile(m.path, m.line);
+      case 'open_diff': return c.onOpenDiff(m.requestId);
+      case 'open_tool_output': return c.onOpenToolOutput(m.ref);
+      case 'select_model': return c.onSelectModel(m.modelId);
+      case 'open_settings': return c.onOpenSettings();
+      case 'set_api_key': return c.onSetApiKey(m.provider);
+      case 'show_logs': return c.onShowLogs();
+    }
+  }
+
+  private track(requestId: string, start: (signal: AbortSignal) => void | Promise<void>): void {
+    if (this.inflight.has(requestId)) {
+      this.logger.warn(`panel: duplicate request id ${requestId} ignored`);
+      return;
+    }
+    const ac = new AbortController();
+    this.inflight.set(requestId, ac);
+    const done = () => this.inflight.delete(requestId);
+    let result: void | Promise<void>;
+    try {
+      result = start(ac.signal);
+    } catch (err) {
+      done();
+      throw err;
+    }
+    if (result && typeof result.then === 'function') {
+      result.then(done, (err: unknown) => {
+        done();
+        const msg = err instanceof Error ? err.message : String(err);
+        this.logger.error(`panel: request ${requestId} failed: ${msg}`);
+        // The host did not handle it: show it rather than leave the user with a silent panel.
+        this.transcript.addError(`Forge could not run this request: ${msg}`, ['show_logs']);
+      });
+    } else {
+      done();
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// The webview document: one nonce'd module script, one stylesheet, and a CSP that allows nothing else.
+import { randomBytes } from 'node:crypto';
+
+export function makeNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+export interface WebviewHtmlParts {
+  /** webview.cspSource */
+  cspSource: string;
+  /** asWebviewUri(dist/webview/main.js) */
+  scriptUri: string;
+  /** asWebviewUri(dist/webview/main.css) */
+  styleUri: string;
+  nonce: string;
+  title?: string;
+}
+
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${cspSource} 'nonce-${nonce}'`,
+    `img-src ${cspSource} data:`,
+    `font-src ${cspSource}`,
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function buildWebviewHtml(p: WebviewHtmlParts): string {
+  const csp = contentSecurityPolicy(p.cspSource, p.nonce);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${escapeAttr(p.styleUri)}" nonce="${escapeAttr(p.nonce)}">
+<title>${escapeAttr(p.title ?? 'Forge')}</title>
+</head>
+<body>
+<div id="root" role="application" aria-label="Forge chat"></div>
+<script type="module" nonce="${escapeAttr(p.nonce)}" src="${escapeAttr(p.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,372 @@
+// The panel's source of truth: folds AgentEvents into a serializable transcript (items + run status + progress)
+// and reports each change as PatchOps. Pure: no vscode, injectable clock. The webview only ever mirrors this.
+import type { AgentEvent } from '../core/loop/events';
+import {
+  LIMITS, type Action, type ItemOf, type PatchOp, type Progress, type RunStatus, type TranscriptItem,
+} from '../protocol/messages';
+import { approvalSummary, cap, prettyArgs, previewView, runEndActions, safeId, summarizeArgs, tail } from './itemFormat';
+
+export interface TranscriptOptions {
+  now?: () => number;
+  /** Characters of a tool result kept for the card (the full text stays with the loop, see fullOutputRef). */
+  resultPreviewChars?: number;
+  progressTailChars?: number;
+  argsChars?: number;
+  diffPreviewChars?: number;
+}
+
+export interface TranscriptState {
+  taskId?: string;
+  items: TranscriptItem[];
+  status: RunStatus;
+  progress?: Progress;
+}
+
+export type TranscriptChange = { kind: 'ops'; ops: PatchOp[] } | { kind: 'reset' };
+export type TranscriptListener = (change: TranscriptChange) => void;
+
+type Streamed = ItemOf<'assistant'> | ItemOf<'thinking'>;
+
+export class Transcript {
+  private items: TranscriptItem[] = [];
+  private index = new Map<string, number>();
+  private status: RunStatus = { state: 'idle' };
+  private progress: Progress | undefined;
+  private taskId: string | undefined;
+  private counter = 0;
+  private open: Streamed | undefined;
+  /** Per run: model tool call id / approval request id -> item id (tool call ids repeat across runs). */
+  private toolItems = new Map<string, string>();
+  private approvalItems = new Map<string, string>();
+  private pendingRequestId: string | undefined;
+  private listeners = new Set<TranscriptListener>();
+  private readonly now: () => number;
+  private readonly resultChars: number;
+  private readonly progressChars: number;
+  private readonly argsChars: number;
+  private readonly diffChars: number;
+
+  constructor(opts: TranscriptOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.resultChars = opts.resultPreviewChars ?? 4_000;
+    this.progressChars = opts.progressTailChars ?? 4_000;
+    this.argsChars = opts.argsChars ?? 20_000;
+    this.diffChars = opts.diffPreviewChars ?? 8_000;
+  }
+
+  subscribe(listener: TranscriptListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A deep-enough copy to serialize: items are replaced (never mutated) once handed out. */
+  snapshot(): TranscriptState {
+    return { taskId: this.taskId, items: this.items.slice(), status: { ...this.status }, progress: this.progress && { ...this.progress } };
+  }
+
+  getItems(): readonly TranscriptItem[] {
+    return this.items;
+  }
+
+  /** Replaces everything (new task, load task from history). Listeners get `reset` and resend a snapshot. */
+  reset(state: Partial<TranscriptState> = {}): void {
+    this.items = (state.items ?? []).slice();
+    this.index = new Map(this.items.map((it, i) => [it.id, i]));
+    this.status = state.status ?? { state: 'idle' };
+    this.progress = state.progress;
+    this.taskId = state.taskId;
+    this.open = undefined;
+    this.toolItems.clear();
+    this.approvalItems.clear();
+    for (const it of this.items) {
+      const m = /^i(\d+)$/.exec(it.id);
+      if (m) this.counter = Math.max(this.counter, Number(m[1]));
+    }
+    for (const l of this.listeners) l({ kind: 'reset' });
+  }
+
+  /** The panel request (send_message / continue) that is about to start a run: Stop carries it back. */
+  beginRequest(requestId: string): void {
+    this.pendingRequestId = safeId(requestId);
+  }
+
+  /** An error outside a run (no provider, failed to start): stays in the transcript with what to do. */
+  addError(message: string, actions: Action[] = []): PatchOp[] {
+    const ops: PatchOp[] = [];
+    this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'error', message: cap(message, LIMITS.preview).text, actions });
+    return this.emit(ops);
+  }
+
+  apply(e: AgentEvent): PatchOp[] {
+    const ops: PatchOp[] = [];
+    switch (e.type) {
+      case 'run_start': {
+        this.closeStream(ops);
+        this.toolItems.clear();
+        this.approvalItems.clear();
+        if (e.userMessage.trim()) {
+          this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'user', text: cap(e.userMessage, LIMITS.itemText).text });
+        }
+        this.setStatus(ops, { state: 'running', runId: safeId(e.runId), requestId: this.pendingRequestId, mode: e.mode.slice(0, 100) });
+        this.pendingRequestId = undefined;
+        if (e.taskId) this.taskId = safeId(e.taskId);
+        this.setProgress(ops, { iteration: 0, maxIterations: e.maxIterations, inputTokens: 0, outputTokens: 0, elapsedMs: 0 });
+        break;
+      }
+      case 'step_start':
+        this.closeStream(ops);
+        this.setProgress(ops, { ...this.baseProgress(), iteration: e.iteration, maxIterations: e.maxIterations });
+        break;
+      case 'text_delta':
+        this.streamDelta(ops, 'assistant', e.delta);
+        break;
+      case 'thinking_delta':
+        this.streamDelta(ops, 'thinking', e.delta);
+        break;
+      case 'tool_call_start': {
+        this.closeStream(ops);
+        const id = this.nextId();
+        this.toolItems.set(e.id, id);
+        this.append(ops, {
+          id, ts: this.now(), kind: 'tool', toolCallId: safeId(e.id), name: e.name.slice(0, LIMITS.label),
+          argsText: '', argsSummary: '', status: 'pending', startedAt: this.now(), resultTruncated: false,
+        });
+        break;
+      }
+      case 'tool_call_args_delta': {
+        const item = this.tool(e.id);
+        if (!item || item.argsText.length >= this.argsChars) break;
+        const delta = e.delta.slice(0, this.argsChars - item.argsText.length);
+        this.replace({ ...item, argsText: item.argsText + delta });
+        ops.push({ op: 'delta', id: item.id, field: 'argsText', delta });
+        break;
+      }
+      case 'tool_call_end': {
+        this.closeStream(ops);
+        const item = this.tool(e.id) ?? this.startToolLate(ops, e.id, e.name);
+        this.update(ops, {
+          ...item, argsText: prettyArgs(e.args, this.argsChars), argsSummary: summarizeArgs(e.args),
+          status: item.status === 'pending' ? 'running' : item.status,
+        });
+        break;
+      }
+      case 'approval_requested': {
+        const r = e.request;
+        const tool = this.tool(r.toolCallId);
+        if (tool) this.update(ops, { ...tool, status: 'awaiting_approval' });
+        const id = this.nextId();
+        this.approvalItems.set(r.id, id);
+        this.append(ops, {
+          id, ts: this.now(), kind: 'approval', requestId: safeId(r.id), toolCallId: safeId(r.toolCallId),
+          toolName: r.toolName.slice(0, LIMITS.label), risk: r.risk, summary: approvalSummary(r.toolName, r.args, r.preview),
+          preview: previewView(r.preview, this.diffChars), status: 'pending',
+        });
+        this.setStatus(ops, { ...this.status, state: 'awaiting_approval' });
+        break;
+      }
+      case 'approval_resolved': {
+        const item = this.approval(e.requestId);
+        if (!item) break;
+        const d = e.decision;
+        const status = d.kind === 'reject' ? 'rejected' : d.scope === 'task' ? 'approved_task' : 'approved';
+        const reason = d.kind === 'reject' && d.reason ? d.reason.slice(0, LIMITS.rejectReason) : undefined;
+        this.update(ops, { ...item, status, reason });
+        const tool = this.toolByCallId(item.toolCallId);
+        if (tool && tool.status === 'awaiting_approval') {
+          this.update(ops, { ...tool, status: d.kind === 'reject' ? 'rejected' : 'running' });
+        }
+        if (this.status.state === 'awaiting_approval' && !this.hasPendingApproval()) {
+          this.setStatus(ops, { ...this.status, state: 'running' });
+        }
+        break;
+      }
+      case 'tool_progress': {
+        const item = this.tool(e.id);
+        if (item) this.update(ops, { ...item, progress: tail((item.progress ?? '') + e.chunk, this.progressChars) });
+        break;
+      }
+      case 'tool_result': {
+        const item = this.tool(e.id) ?? this.startToolLate(ops, e.id, e.name);
+        const { text, truncated } = cap(e.content, this.resultChars);
+        const keep = item.status === 'rejected' || item.status === 'cancelled';
+        this.update(ops, {
+          ...item, status: keep ? item.status : e.isError ? 'error' : 'done', durationMs: Math.max(0, e.latencyMs),
+          result: text, resultTruncated: truncated || e.fullOutputRef !== undefined,
+          fullOutputRef: e.fullOutputRef === undefined ? undefined : safeId(e.fullOutputRef),
+        });
+        break;
+      }
+      case 'iteration':
+        this.setProgress(ops, {
+          iteration: e.iteration, maxIterations: e.maxIterations, inputTokens: e.usage.inputTokens,
+          outputTokens: e.usage.outputTokens, costUsd: e.costUsd, elapsedMs: Math.max(0, e.elapsedMs),
+          contextTokens: e.contextTokens, contextWindow: e.contextWindow,
+        });
+        break;
+      case 'warning':
+        this.closeStream(ops);
+        this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'warning', warningKind: e.kind, message: cap(e.message, LIMITS.preview).text });
+        break;
+      case 'compaction':
+        this.closeStream(ops);
+        this.append(ops, {
+          id: this.nextId(), ts: this.now(), kind: 'compaction', beforeTokens: e.beforeTokens,
+          afterTokens: e.afterTokens, summary: cap(e.summary, LIMITS.preview).text,
+        });
+        break;
+      case 'memory_recalled':
+      case 'memory_learned':
+        if (e.memories.length === 0) break;
+        this.closeStream(ops);
+        this.append(ops, {
+          id: this.nextId(), ts: this.now(), kind: 'memory', direction: e.type === 'memory_recalled' ? 'recalled' : 'learned',
+          memories: e.memories.slice(0, 100).map((m) => ({
+            id: m.id.slice(0, LIMITS.label), content: cap(m.content, LIMITS.preview).text, type: m.type.slice(0, LIMITS.label),
+          })),
+        });
+        break;
+      case 'step_end':
+        this.closeStream(ops);
+        break;
+      case 'run_end':
+        this.endRun(ops, e.report);
+        break;
+    }
+    return this.emit(ops);
+  }
+
+  // ---------- internals ----------
+
+  private endRun(ops: PatchOp[], r: Extract<AgentEvent, { type: 'run_end' }>['report']): void {
+    this.closeStream(ops);
+    for (const item of this.items) {
+      if (item.kind === 'tool' && (item.status === 'pending' || item.status === 'running' || item.status === 'awaiting_approval')) {
+        this.update(ops, { ...item, status: 'cancelled' });
+      } else if (item.kind === 'approval' && item.status === 'pending') {
+        this.update(ops, { ...item, status: 'cancelled' });
+      }
+    }
+    this.append(ops, {
+      id: this.nextId(), ts: this.now(), kind: 'run_end', reason: r.reason, detail: cap(r.detail, LIMITS.itemText).text,
+      iterations: r.iterations, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens,
+      costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs), actions: runEndActions(r.reason, r.detail),
+    });
+    this.setProgress(ops, {
+      ...this.baseProgress(), iteration: r.iterations, inputTokens: r.usage.inputTokens,
+      outputTokens: r.usage.outputTokens, costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs),
+    });
+    this.setStatus(ops, { state: 'idle' });
+  }
+
+  private streamDelta(ops: PatchOp[], kind: Streamed['kind'], delta: string): void {
+    if (!delta) return;
+    const open = this.open;
+    if (open && open.kind === kind) {
+      if (open.text.length >= LIMITS.itemText) return;
+      const d = delta.slice(0, LIMITS.itemText - open.text.length);
+      const next = { ...open, text: open.text + d };
+      this.replace(next);
+      this.open = next;
+      ops.push({ op: 'delta', id: open.id, field: 'text', delta: d });
+      return;
+    }
+    this.closeStream(ops);
+    const item: Streamed = { id: this.nextId(), ts: this.now(), kind, text: delta.slice(0, LIMITS.itemText), streaming: true };
+    this.append(ops, item);
+    this.open = item;
+  }
+
+  private closeStream(ops: PatchOp[]): void {
+    const open = this.open;
+    if (!open) return;
+    this.open = undefined;
+    this.replace({ ...(this.get(open.id) as Streamed), streaming: false });
+    ops.push({ op: 'end_stream', id: open.id });
+  }
+
+  /** A result or end for a call whose start we never saw (e.g. restored mid-run): make a card for it. */
+  private startToolLate(ops: PatchOp[], callId: string, name: string): ItemOf<'tool'> {
+    const id = this.nextId();
+    this.toolItems.set(callId, id);
+    const item: ItemOf<'tool'> = {
+      id, ts: this.now(), kind: 'tool', toolCallId: safeId(callId), name: name.slice(0, LIMITS.label),
+      argsText: '', argsSummary: '', status: 'running', resultTruncated: false,
+    };
+    this.append(ops, item);
+    return item;
+  }
+
+  private tool(callId: string): ItemOf<'tool'> | undefined {
+    const id = this.toolItems.get(callId);
+    const item = id === undefined ? undefined : this.get(id);
+    return item?.kind === 'tool' ? item : undefined;
+  }
+
+  private toolByCallId(safeCallId: string): ItemOf<'tool'> | undefined {
+    for (const [callId, id] of this.toolItems) {
+      if (safeId(callId) === safeCallId) {
+        const item = this.get(id);
+        if (item?.kind === 'tool') return item;
+      }
+    }
+    return undefined;
+  }
+
+  private approval(requestId: string): ItemOf<'approval'> | undefined {
+    const id = this.approvalItems.get(requestId);
+    const item = id === undefined ? undefined : this.get(id);
+    return item?.kind === 'approval' ? item : undefined;
+  }
+
+  private hasPendingApproval(): boolean {
+    for (const id of this.approvalItems.values()) {
+      const it = this.get(id);
+      if (it?.kind === 'approval' && it.status === 'pending') return true;
+    }
+    return false;
+  }
+
+  private baseProgress(): Progress {
+    return this.progress ?? { iteration: 0, maxIterations: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0 };
+  }
+
+  private setProgress(ops: PatchOp[], p: Progress): void {
+    this.progress = p;
+    ops.push({ op: 'progress', progress: { ...p } });
+  }
+
+  private setStatus(ops: PatchOp[], s: RunStatus): void {
+    this.status = s;
+    ops.push({ op: 'status', status: { ...s } });
+  }
+
+  private nextId(): string {
+    return `i${++this.counter}`;
+  }
+
+  private get(id: string): TranscriptItem | undefined {
+    const i = this.index.get(id);
+    return i === undefined ? undefined : this.items[i];
+  }
+
+  private append(ops: PatchOp[], item: TranscriptItem): void {
+    this.index.set(item.id, this.items.length);
+    this.items.push(item);
+    ops.push({ op: 'append', item });
+  }
+
+  private replace(item: TranscriptItem): void {
+    const i = this.index.get(item.id);
+    if (i !== undefined) this.items[i] = item;
+  }
+
+  private update(ops: PatchOp[], item: TranscriptItem): void {
+    this.replace(item);
+    ops.push({ op: 'update', item });
+  }
+
+  private emit(ops: PatchOp[]): PatchOp[] {
+    if (ops.length > 0) for (const l of this.listeners) l({ kind: 'ops', ops });
+    return ops;
+  }
+}
