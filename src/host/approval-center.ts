@@ -1,0 +1,163 @@
+// The host's Approver: one place where pending approvals live, answered by whichever surface is first
+// (panel button, diff editor title, keybinding, palette). Edit previews open a diff; the user's edits on the
+// proposed side come back as `editedContent`. No runtime 'vscode' import, so it is unit-testable in Node.
+import type { ApprovalDecision, RiskClass } from '../core/tools/types';
+import type { ApprovalRequest, Approver } from '../core/safety/approval';
+import type { Proposal, ProposalOutcome } from './diff-approval';
+
+/** What the center needs from the diff editor surface (DiffApproval implements it). */
+export interface EditProposalSurface {
+  propose(proposal: Proposal, signal?: AbortSignal): Promise<ProposalOutcome>;
+  accept(id: string): Promise<boolean>;
+  reject(id: string, reason?: string): Promise<boolean>;
+}
+
+export type AutoApprove = Partial<Record<RiskClass, boolean>>;
+
+export interface ApprovalCenterOptions {
+  /** The diff surface for edit previews; without it edits are approved from the panel only. */
+  diff?: EditProposalSurface;
+  /** Read on every request so setting changes apply at once. */
+  autoApprove?: () => AutoApprove;
+  /** Whether to open a diff for edit previews (forge.showDiffOnProposal). */
+  showDiff?: () => boolean;
+}
+
+export type ApprovalListener = (event:
+  | { type: 'requested'; request: ApprovalRequest }
+  | { type: 'resolved'; request: ApprovalRequest; decision: ApprovalDecision; auto: boolean }) => void;
+
+interface Entry {
+  request: ApprovalRequest;
+  settle: (d: ApprovalDecision) => void;
+  viaDiff: boolean;
+  /** scope chosen on the panel for an approve that is routed through the diff */
+  scope?: 'once' | 'task';
+}
+
+export class ApprovalCenter implements Approver {
+  private readonly entries = new Map<string, Entry>();
+  private readonly listeners = new Set<ApprovalListener>();
+  /** "Always for this task": taskId -> tool names approved for the rest of the task. */
+  private readonly taskGrants = new Map<string, Set<string>>();
+
+  constructor(private readonly options: ApprovalCenterOptions = {}) {}
+
+  onDidChange(listener: ApprovalListener): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** Pending requests, oldest first (the panel renders them; survives a panel reload). */
+  pending(): ApprovalRequest[] {
+    return [...this.entries.values()].map((e) => e.request);
+  }
+
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    if (signal.aborted) return Promise.reject(abortError(signal));
+    if (this.options.autoApprove?.()[req.risk] || this.taskGrants.get(req.taskId)?.has(req.toolName)) {
+      const decision: ApprovalDecision = { kind: 'approve', scope: 'once' };
+      this.emit({ type: 'resolved', request: req, decision, auto: true });
+      return Promise.resolve(decision);
+    }
+    const existing = this.entries.get(req.id);
+    if (existing) return new Promise((resolve) => (existing.settle = chain(existing.settle, resolve)));
+
+    return new Promise<ApprovalDecision>((resolve, reject) => {
+      const preview = req.preview;
+      const useDiff = preview?.kind === 'edit' && !!this.options.diff && (this.options.showDiff?.() ?? true);
+      const entry: Entry = {
+        request: req,
+        viaDiff: useDiff,
+        settle: (decision) => {
+          if (!this.entries.has(req.id)) return;
+          this.entries.delete(req.id);
+          signal.removeEventListener('abort', onAbort);
+          if (decision.kind === 'approve' && decision.scope === 'task') {
+            let grants = this.taskGrants.get(req.taskId);
+            if (!grants) this.taskGrants.set(req.taskId, (grants = new Set()));
+            grants.add(req.toolName);
+          }
+          this.emit({ type: 'resolved', request: req, decision, auto: false });
+          resolve(decision);
+        },
+      };
+      const onAbort = () => {
+        if (!this.entries.delete(req.id)) return;
+        if (useDiff) void this.options.diff!.reject(req.id, 'cancelled');
+        this.emit({ type: 'resolved', request: req, decision: { kind: 'reject', reason: 'cancelled' }, auto: false });
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.entries.set(req.id, entry);
+      this.emit({ type: 'requested', request: req });
+
+      if (useDiff && preview?.kind === 'edit') {
+        this.options
+          .diff!.propose({ id: req.id, path: preview.path, original: preview.original, proposed: preview.proposed, isNewFile: preview.isNewFile })
+          .then((outcome) => {
+            if (outcome.kind === 'accept') {
+              entry.settle({
+                kind: 'approve',
+                scope: entry.scope ?? 'once',
+                ...(outcome.edited ? { editedContent: outcome.content } : {}),
+              });
+            } else if (outcome.reason !== 'cancelled' || !signal.aborted) {
+              entry.settle({ kind: 'reject', ...(outcome.reason ? { reason: outcome.reason } : {}) });
+            }
+          }, () => entry.settle({ kind: 'reject', reason: 'the diff editor failed' }));
+      }
+    });
+  }
+
+  /**
+   * Answers a pending request from any surface (panel). Edits shown in a diff are routed through it, so the
+   * proposed side's current text (with the user's edits) is what gets approved. False when not pending.
+   */
+  async resolve(requestId: string, decision: ApprovalDecision): Promise<boolean> {
+    const entry = this.entries.get(requestId);
+    if (!entry) return false;
+    if (entry.viaDiff && this.options.diff) {
+      if (decision.kind === 'approve' && decision.editedContent === undefined) {
+        entry.scope = decision.scope;
+        return this.options.diff.accept(requestId);
+      }
+      // A rejection, or an approve with explicit content: settle now, then close the diff.
+      entry.settle(decision);
+      void this.options.diff.reject(requestId, decision.kind === 'reject' ? decision.reason : 'resolved elsewhere');
+      return true;
+    }
+    entry.settle(decision);
+    return true;
+  }
+
+  /** Forgets "always for this task" grants (task finished or reset). */
+  clearTask(taskId: string): void {
+    this.taskGrants.delete(taskId);
+  }
+
+  private emit(event: Parameters<ApprovalListener>[0]): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch {
+        /* a broken listener must not block approvals */
+      }
+    }
+  }
+}
+
+function chain<T>(a: (v: T) => void, b: (v: T) => void): (v: T) => void {
+  return (v) => {
+    a(v);
+    b(v);
+  };
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason = signal.reason;
+  if (reason instanceof Error) return reason;
+  const e = new Error('Approval cancelled');
+  e.name = 'AbortError';
+  return e;
+}

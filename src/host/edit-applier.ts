@@ -1,0 +1,72 @@
+// EditApplier through vscode.WorkspaceEdit: the change lands in the editor's undo stack (Ctrl+Z works),
+// then the document is saved so tools, terminals and git see it on disk.
+import { TextDecoder } from 'node:util';
+import * as vscode from 'vscode';
+import type { EditApplier, FileEdit } from '../core/workspace/types';
+
+export class ConcurrentChangeError extends Error {
+  override readonly name = 'ConcurrentChangeError';
+}
+
+export interface VscodeEditApplierOptions {
+  /** Called after an edit is applied and saved (e.g. to record it in the edit journal). */
+  onApplied?: (edit: FileEdit, uri: vscode.Uri) => void;
+  /** Refuse when the file changed since the proposal was computed (default true). */
+  checkConcurrentChange?: boolean;
+}
+
+export class VscodeEditApplier implements EditApplier {
+  constructor(private readonly options: VscodeEditApplierOptions = {}) {}
+
+  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    const uri = vscode.Uri.file(edit.path);
+    const exists = await fileExists(uri);
+    const we = new vscode.WorkspaceEdit();
+    let doc: vscode.TextDocument | undefined;
+    if (!exists) {
+      we.createFile(uri, { ignoreIfExists: true, contents: new Uint8Array() });
+      we.insert(uri, new vscode.Position(0, 0), edit.content);
+    } else {
+      doc = await vscode.workspace.openTextDocument(uri);
+      const current = doc.getText();
+      if (this.options.checkConcurrentChange !== false && edit.original !== undefined && !sameText(current, edit.original)) {
+        throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
+      }
+      if (current === edit.content) return;
+      const full = new vscode.Range(doc.positionAt(0), doc.positionAt(current.length));
+      we.replace(uri, full, edit.content);
+    }
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    const ok = await vscode.workspace.applyEdit(we);
+    if (!ok) throw new Error(`VS Code refused the edit to ${edit.path}`);
+    doc ??= await vscode.workspace.openTextDocument(uri);
+    if (doc.isDirty && !(await doc.save())) throw new Error(`Could not save ${edit.path}`);
+    this.options.onApplied?.(edit, uri);
+  }
+}
+
+async function fileExists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Line endings may be normalised by the editor (CRLF vs LF); that is not a concurrent change. */
+function sameText(a: string, b: string): boolean {
+  return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
+}
+
+/** Reads a file as text the way the applier sees it (open document first, then disk). */
+export async function readCurrentText(path: string): Promise<string | undefined> {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
+  if (open) return open.getText();
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path)));
+  } catch {
+    return undefined;
+  }
+}

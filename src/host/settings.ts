@@ -1,0 +1,89 @@
+// Typed reader for the forge.* settings declared in package.json (contributes.configuration).
+import * as vscode from 'vscode';
+
+export type ProviderId = 'vscode-lm' | 'openai' | 'anthropic' | 'openai-compatible';
+export type ModeId = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
+
+export interface AutoApproveSettings {
+  read: boolean;
+  write: boolean;
+  execute: boolean;
+  network: boolean;
+}
+
+export interface ForgeSettings {
+  provider: ProviderId;
+  model: string;
+  baseUrl: string;
+  mode: ModeId;
+  /** undefined = the mode's default */
+  maxIterations: number | undefined;
+  costBudgetUsd: number;
+  timeBudgetMinutes: number;
+  maxOutputTokens: number;
+  temperature: number | undefined;
+  thinkingBudgetTokens: number;
+  autoApprove: AutoApproveSettings;
+  commandAllowList: string[];
+  commandDenyList: string[];
+  commandTimeoutSeconds: number;
+  commandOutputCapChars: number;
+  useShellIntegration: boolean;
+  reflection: { enabled: boolean; budgetUsd: number };
+  memoryEnabled: boolean;
+  showDiffOnProposal: boolean;
+}
+
+const PROVIDERS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
+const MODES: ModeId[] = ['agent', 'plan', 'implement', 'review', 'test', 'deploy'];
+
+function oneOf<T extends string>(value: unknown, allowed: T[], fallback: T): T {
+  return allowed.includes(value as T) ? (value as T) : fallback;
+}
+function num(value: unknown, fallback: number, min = -Infinity): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min ? value : fallback;
+}
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : [];
+}
+
+/** Reads every forge.* setting with defaults and type checks (settings.json can hold anything). */
+export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
+  const c = vscode.workspace.getConfiguration('forge', scope);
+  const auto = c.get<Partial<AutoApproveSettings>>('autoApprove') ?? {};
+  const maxIterations = c.get<number | null>('maxIterations');
+  const temperature = c.get<number | null>('temperature');
+  return {
+    provider: oneOf(c.get('provider'), PROVIDERS, 'vscode-lm'),
+    model: String(c.get('model') ?? '').trim(),
+    baseUrl: String(c.get('baseUrl') ?? '').trim(),
+    mode: oneOf(c.get('mode'), MODES, 'agent'),
+    maxIterations: typeof maxIterations === 'number' && maxIterations >= 1 ? Math.floor(maxIterations) : undefined,
+    costBudgetUsd: num(c.get('costBudgetUsd'), 2, 0),
+    timeBudgetMinutes: num(c.get('timeBudgetMinutes'), 30, 0),
+    maxOutputTokens: num(c.get('maxOutputTokens'), 8192, 1),
+    temperature: typeof temperature === 'number' ? temperature : undefined,
+    thinkingBudgetTokens: num(c.get('thinkingBudgetTokens'), 0, 0),
+    autoApprove: {
+      read: auto.read !== false,
+      write: auto.write === true,
+      execute: auto.execute === true,
+      network: auto.network === true,
+    },
+    commandAllowList: strings(c.get('commandAllowList')),
+    commandDenyList: strings(c.get('commandDenyList')),
+    commandTimeoutSeconds: num(c.get('commandTimeoutSeconds'), 120, 1),
+    commandOutputCapChars: num(c.get('commandOutputCapChars'), 20_000, 1000),
+    useShellIntegration: c.get('terminal.useShellIntegration') !== false,
+    reflection: { enabled: c.get('reflection.enabled') !== false, budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0) },
+    memoryEnabled: c.get('memory.enabled') !== false,
+    showDiffOnProposal: c.get('showDiffOnProposal') !== false,
+  };
+}
+
+/** Fires `listener` with fresh settings whenever a forge.* setting changes. */
+export function onSettingsChanged(listener: (settings: ForgeSettings) => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('forge')) listener(readSettings());
+  });
+}

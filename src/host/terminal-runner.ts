@@ -1,0 +1,221 @@
+// CommandRunner on a visible VS Code terminal with shell integration: the user sees the command run, the
+// output and exit code come back through execution.read() / onDidEndTerminalShellExecution. When shell
+// integration does not activate in time (unsupported shell, disabled setting) it falls back to another
+// CommandRunner (the Node child-process runner).
+import * as crypto from 'node:crypto';
+import * as vscode from 'vscode';
+import type { CommandRunner, RunRequest, RunResult } from '../core/workspace/types';
+import type { Logger } from './logger';
+import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from './output-spool';
+
+export interface TerminalRunnerOptions {
+  /** Used when shell integration is unavailable, or the request needs env variables. */
+  fallback?: CommandRunner;
+  /** How long to wait for shell integration in a new terminal (default 5000 ms). */
+  shellIntegrationTimeoutMs?: number;
+  /** Where full outputs are spooled for paging (default: OS temp/forge-output). */
+  spoolDir?: string;
+  terminalName?: string;
+  /** Default output cap when the request has none (default 20000 chars). */
+  defaultMaxOutputChars?: number;
+  /** false: always use the fallback (setting forge.terminal.useShellIntegration). */
+  enabled?: () => boolean;
+  log?: Logger;
+}
+
+interface ForgeTerminal {
+  terminal: vscode.Terminal;
+  busy: boolean;
+}
+
+export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
+  private readonly terminals: ForgeTerminal[] = [];
+  private readonly spoolDir: string;
+  /** Set once shell integration failed to start: later commands go straight to the fallback. */
+  private integrationUnavailable = false;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly options: TerminalRunnerOptions = {}) {
+    this.spoolDir = options.spoolDir ?? defaultSpoolDir();
+    this.disposables.push(
+      vscode.window.onDidCloseTerminal((t) => {
+        const i = this.terminals.findIndex((f) => f.terminal === t);
+        if (i >= 0) this.terminals.splice(i, 1);
+      }),
+    );
+  }
+
+  /** true after a command ran through shell integration; false after falling back. */
+  lastRunUsedTerminal: boolean | undefined;
+
+  async run(req: RunRequest): Promise<RunResult> {
+    const fallback = this.options.fallback;
+    const enabled = this.options.enabled?.() ?? true;
+    if (fallback && (!enabled || this.integrationUnavailable || (req.env && Object.keys(req.env).length > 0))) {
+      this.lastRunUsedTerminal = false;
+      return fallback.run(req);
+    }
+    if (req.signal.aborted) return { exitCode: null, output: '', timedOut: false, aborted: true };
+    const ft = await this.acquire(req.cwd, req.signal);
+    if (!ft?.terminal.shellIntegration) {
+      if (ft) ft.busy = false;
+      this.integrationUnavailable = true;
+      this.options.log?.warn('Terminal shell integration did not activate; running commands as child processes.');
+      if (!fallback) throw new Error('Shell integration is unavailable in the terminal and no fallback runner is configured.');
+      this.lastRunUsedTerminal = false;
+      return fallback.run(req);
+    }
+    try {
+      this.lastRunUsedTerminal = true;
+      return await this.execute(ft, req);
+    } finally {
+      ft.busy = false;
+    }
+  }
+
+  readOutput(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }> {
+    return readSpoolLines(this.spoolDir, ref, startLine, endLine);
+  }
+
+  /** An idle Forge terminal with shell integration, or a new one in `cwd`. */
+  private async acquire(cwd: string, signal: AbortSignal): Promise<ForgeTerminal | undefined> {
+    let ft = this.terminals.find((t) => !t.busy && t.terminal.exitStatus === undefined);
+    if (!ft) {
+      const terminal = vscode.window.createTerminal({
+        name: this.options.terminalName ?? 'Forge',
+        cwd,
+        iconPath: new vscode.ThemeIcon('tools'),
+        env: { FORGE_TERMINAL: '1' },
+      });
+      ft = { terminal, busy: false };
+      this.terminals.push(ft);
+    }
+    ft.busy = true;
+    ft.terminal.show(true); // visible, but keep the user's focus
+    if (!ft.terminal.shellIntegration) await this.waitForIntegration(ft.terminal, signal);
+    return ft;
+  }
+
+  private waitForIntegration(terminal: vscode.Terminal, signal: AbortSignal): Promise<void> {
+    const timeoutMs = this.options.shellIntegrationTimeoutMs ?? 5000;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sub.dispose();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+        if (e.terminal === terminal) done();
+      });
+      signal.addEventListener('abort', done, { once: true });
+      if (terminal.shellIntegration) done();
+    });
+  }
+
+  private async execute(ft: ForgeTerminal, req: RunRequest): Promise<RunResult> {
+    const integration = ft.terminal.shellIntegration!;
+    const max = req.maxOutputChars ?? this.options.defaultMaxOutputChars ?? 20_000;
+    const id = `cmd-${Date.now()}-${crypto.randomBytes(4).toString('hex')}`;
+    const spool = new OutputSpool(max, this.spoolDir, id);
+    // Run in the requested folder without relying on where the shell currently is.
+    const here = integration.cwd?.fsPath;
+    const commandLine = here === req.cwd ? req.command : `cd ${shellQuote(req.cwd)} && ${req.command}`;
+
+    let exitCode: number | undefined;
+    let ended!: () => void;
+    const endedPromise = new Promise<void>((r) => (ended = r));
+    let execution: vscode.TerminalShellExecution | undefined;
+    const endSub = vscode.window.onDidEndTerminalShellExecution((e) => {
+      if (e.execution === execution) {
+        exitCode = e.exitCode;
+        ended();
+      }
+    });
+    let timedOut = false;
+    let aborted = false;
+    const interrupt = () => {
+      ft.terminal.sendText('\x03', false); // Ctrl+C
+      // If the command ignores SIGINT, kill the terminal (and its process tree).
+      setTimeout(() => {
+        if (exitCode === undefined) {
+          ft.terminal.dispose();
+          ended();
+        }
+      }, 2000);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      interrupt();
+    }, req.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      interrupt();
+    };
+    req.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      execution = integration.executeCommand(commandLine);
+      const reading = (async () => {
+        let carry = '';
+        for await (const raw of execution.read()) {
+          const { text, rest } = cleanChunk(carry + raw);
+          carry = rest;
+          if (text) {
+            spool.push(text);
+            req.onOutput?.(text);
+          }
+        }
+        const { text } = cleanChunk(carry, true);
+        if (text) {
+          spool.push(text);
+          req.onOutput?.(text);
+        }
+      })();
+      await endedPromise;
+      // The stream may lag the end event slightly; give it a moment to drain.
+      await Promise.race([reading, new Promise((r) => setTimeout(r, 500))]);
+    } finally {
+      clearTimeout(timer);
+      endSub.dispose();
+      req.signal.removeEventListener('abort', onAbort);
+      spool.close();
+    }
+    const killed = timedOut || aborted;
+    return {
+      exitCode: killed ? null : (exitCode ?? null),
+      output: spool.text().replace(/^\n+/, ''),
+      timedOut,
+      ...(aborted ? { aborted: true } : {}),
+      ...(spool.truncated ? { truncated: true, fullOutputRef: id } : {}),
+      totalChars: spool.totalChars,
+    };
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    for (const t of this.terminals) t.terminal.dispose();
+    this.terminals.length = 0;
+  }
+}
+
+/** Strips escapes; holds back an incomplete escape sequence or trailing CR for the next chunk. */
+function cleanChunk(s: string, final = false): { text: string; rest: string } {
+  let rest = '';
+  if (!final) {
+    const esc = s.lastIndexOf('\x1b');
+    if (esc >= 0 && stripAnsi(s.slice(esc)).includes('\x1b')) {
+      rest = s.slice(esc);
+      s = s.slice(0, esc);
+    }
+    if (s.endsWith('\r')) {
+      rest = '\r' + rest;
+      s = s.slice(0, -1);
+    }
+  }
+  return { text: stripAnsi(s).replace(/\x1b/g, ''), rest };
+}
+
+function shellQuote(p: string): string {
+  return `'${p.replace(/'/g, `'\\''`)}'`;
+}
