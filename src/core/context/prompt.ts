@@ -1,0 +1,60 @@
+// System prompt layers: stable layers first (role, tool rules) so provider prompt caches hit; dynamic last.
+import type { SystemLayer, ToolSpec } from '../model/types';
+import type { ModeDefinition } from '../modes';
+
+export interface PromptInputs {
+  mode: ModeDefinition;
+  /** Tools offered to the model; described in the prompt when the model has no native tool calling. */
+  tools: readonly ToolSpec[];
+  nativeTools: boolean;
+  memoryText?: string;
+  iteration: number;
+  maxIterations: number;
+  /** Ratio of the limit from which the warning layer is added (0.8). */
+  warnRatio: number;
+  stagnationWarning?: string;
+  environment?: string;
+}
+
+const ROLE = `You are Forge, an autonomous coding agent working inside the user's VS Code workspace.
+Work in small verified steps: look before you change, keep edits minimal and consistent with the code base,
+and check your work (build, tests) when you can. Be concise in text; let tool calls do the work.`;
+
+const TOOL_RULES = `Tool rules:
+- Every reply should call at least one tool. Use several read-only tools in one reply when they are independent.
+- When the task is done, call task_completion with a short summary of what changed and how it was verified.
+- If you are blocked or need a decision from the user, call ask_question. For a purely conversational
+  message, call converse.
+- Tool errors are feedback: read the error, fix the arguments or approach, and do not repeat a failing call unchanged.
+- Large outputs are truncated; page the rest with read_output using the ref given in the note.
+- If the user rejects an action, respect the reason and adapt.`;
+
+function describeToolsAsText(tools: readonly ToolSpec[]): string {
+  const list = tools
+    .map((t) => `### ${t.name}\n${t.description}\nInput JSON Schema: ${JSON.stringify(t.inputSchema)}`)
+    .join('\n\n');
+  return `To call a tool, write exactly one block per call:
+<tool>{"server_name": "local", "tool_name": "<name>", "arguments": { ... }}</tool>
+Optionally think first inside <thinking>...</thinking>. Available tools:\n\n${list}`;
+}
+
+export function iterationWarningText(iteration: number, maxIterations: number): string {
+  const left = Math.max(0, maxIterations - iteration);
+  return `Iteration ${iteration} of ${maxIterations}: only ${left} iteration(s) left. Wrap up: finish the essential part, ` +
+    `verify it, and call task_completion — or ask_question if you cannot finish.`;
+}
+
+export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
+  const layers: SystemLayer[] = [
+    { id: 'role', stable: true, text: `${ROLE}\n\nMode: ${p.mode.label}. ${p.mode.prompt}` },
+    { id: 'tool-rules', stable: true, text: p.nativeTools ? TOOL_RULES : `${TOOL_RULES}\n\n${describeToolsAsText(p.tools)}` },
+  ];
+  if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
+  if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {
+    layers.push({ id: 'iteration-warning', stable: false, text: iterationWarningText(p.iteration, p.maxIterations) });
+  }
+  if (p.stagnationWarning) layers.push({ id: 'stagnation-warning', stable: false, text: p.stagnationWarning });
+  const env = [`Iteration: ${p.iteration}/${p.maxIterations}`, p.environment].filter(Boolean).join('\n');
+  layers.push({ id: 'environment', stable: false, text: `Environment:\n${env}` });
+  return layers;
+}

@@ -1,0 +1,105 @@
+// Agent configuration and the injectable clock (tests use a fake one so backoffs cost no real time).
+import type { Usage } from '../model/types';
+import type { ModeName } from '../modes';
+import type { PolicyConfig } from '../safety/policy';
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, rejects early when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new Error('aborted'));
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new Error('aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export interface RetryConfig {
+  /** Retries after the first attempt. */
+  retries: number;
+  baseMs: number;
+  capMs: number;
+}
+
+export interface AgentConfig {
+  /** Initial mode. */
+  mode: ModeName;
+  /** Overrides the mode's iteration limit. */
+  maxIterations?: number;
+  /** From this share of the limit the prompt carries a wrap-up warning. */
+  iterationWarningRatio: number;
+  /** Cost budget per run (USD); needs `price`. */
+  maxCostUsd?: number;
+  /** Wall-time budget per run (ms). */
+  maxWallTimeMs?: number;
+  maxConsecutiveToolErrors: number;
+  /** Error-rate breaker: trips when errors / calls > threshold once at least minCalls calls ran. */
+  errorRate: { threshold: number; minCalls: number };
+  /** Guardrail: ends the run when policy denies this many calls, or the model calls tools outside the mode this often. */
+  guardrail: { maxPolicyDenials: number; maxDisallowedToolCalls: number };
+  stagnation: { identicalCalls: number; noProgressIterations: number; repeatedErrors: number };
+  toolRetry: RetryConfig;
+  modelRetry: RetryConfig;
+  /** Overrides model.info.contextWindow. */
+  contextWindow?: number;
+  /** Compact when context tokens reach this share of the window. */
+  compactAt: number;
+  keepRecentTurns: number;
+  toolOutputCapChars: number;
+  /** USD for a usage; undefined when unknown (reports then carry tokens only). */
+  price?: (usage: Usage) => number | undefined;
+  policy?: Partial<PolicyConfig>;
+  /** Memory share of the prompt (tokens); default 5% of the window, max 2000. */
+  memoryTokenBudget?: number;
+  /** Reflections triggered by tool errors per run (run-end reflection is always attempted). */
+  maxErrorReflectionsPerRun: number;
+  maxOutputTokens?: number;
+  temperature?: number;
+  thinkingBudgetTokens?: number;
+  /** Host facts for the dynamic environment layer (workspace, OS, open file...). */
+  environment?: string | (() => string);
+}
+
+export const DEFAULT_CONFIG: AgentConfig = {
+  mode: 'agent',
+  iterationWarningRatio: 0.8,
+  maxConsecutiveToolErrors: 3,
+  errorRate: { threshold: 0.5, minCalls: 6 },
+  guardrail: { maxPolicyDenials: 3, maxDisallowedToolCalls: 3 },
+  stagnation: { identicalCalls: 3, noProgressIterations: 6, repeatedErrors: 3 },
+  toolRetry: { retries: 3, baseMs: 1000, capMs: 10_000 },
+  modelRetry: { retries: 3, baseMs: 1000, capMs: 30_000 },
+  compactAt: 0.9,
+  keepRecentTurns: 4,
+  toolOutputCapChars: 16_000,
+  maxErrorReflectionsPerRun: 2,
+};
+
+export function resolveConfig(partial: Partial<AgentConfig> = {}): AgentConfig {
+  return {
+    ...DEFAULT_CONFIG,
+    ...partial,
+    errorRate: { ...DEFAULT_CONFIG.errorRate, ...partial.errorRate },
+    guardrail: { ...DEFAULT_CONFIG.guardrail, ...partial.guardrail },
+    stagnation: { ...DEFAULT_CONFIG.stagnation, ...partial.stagnation },
+    toolRetry: { ...DEFAULT_CONFIG.toolRetry, ...partial.toolRetry },
+    modelRetry: { ...DEFAULT_CONFIG.modelRetry, ...partial.modelRetry },
+  };
+}
+
+/** Exponential backoff: base * 2^(attempt-1), capped. `attempt` starts at 1. */
+export function backoffMs(attempt: number, retry: RetryConfig): number {
+  return Math.min(retry.capMs, retry.baseMs * 2 ** (attempt - 1));
+}

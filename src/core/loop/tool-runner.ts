@@ -1,0 +1,215 @@
+// Runs one step's tool calls: parse check -> mode -> validate -> policy -> approval -> execute (retry) -> cap.
+import { capToolOutput, type OutputStore } from '../context/output-store';
+import type { ChatMessage, ToolCall } from '../model/types';
+import { isToolAllowedInMode, type ModeDefinition } from '../modes';
+import type { ApprovalRequest, Approver } from '../safety/approval';
+import type { Policy } from '../safety/policy';
+import { loopControlText } from '../tools/loop-control';
+import type { ToolRegistry } from '../tools/registry';
+import { ToolError, TransientToolError, type ApprovalDecision, type LoopControl, type Tool, type ToolContext, type ToolResult } from '../tools/types';
+import { raceAbort, RunAbortedError } from './abort';
+import { backoffMs, type AgentConfig, type Clock } from './config';
+import type { AgentEvent, ToolCallReport } from './events';
+import type { CallKind } from './monitors';
+import type { StepToolCall } from './model-step';
+import type { PendingApproval } from '../tasks/snapshot';
+
+export interface ToolRunContext {
+  runId: string;
+  taskId: string;
+  signal: AbortSignal;
+  clock: Clock;
+  config: AgentConfig;
+  registry: ToolRegistry;
+  policy: Policy;
+  approver: Approver;
+  outputStore: OutputStore;
+  mode: ModeDefinition;
+  allowedForTask: Set<string>;
+  history: ChatMessage[];
+  iteration: number;
+  emit(event: AgentEvent): void;
+  nextApprovalId(): string;
+  setPending(pending: PendingApproval | undefined): void;
+}
+
+export interface CallOutcome {
+  call: StepToolCall;
+  kind: CallKind;
+  result: ToolResult;
+  report: ToolCallReport;
+  loopControl?: { kind: LoopControl; text: string };
+  /** Validated input (for stagnation signatures). */
+  input?: unknown;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function availableNames(ctx: ToolRunContext): string[] {
+  return ctx.registry.list().filter((t) => isToolAllowedInMode(ctx.mode, t)).map((t) => t.name);
+}
+
+async function approve(
+  ctx: ToolRunContext,
+  tool: Tool,
+  input: unknown,
+  call: ToolCall,
+  rest: ToolCall[],
+  reuse?: ApprovalRequest,
+): Promise<ApprovalDecision> {
+  const baseCtx: ToolContext = { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id };
+  let preview: ApprovalRequest['preview'];
+  if (reuse?.preview) preview = reuse.preview;
+  else if (tool.preview) {
+    try {
+      preview = await raceAbort(tool.preview(input, baseCtx), ctx.signal);
+    } catch (err) {
+      if (ctx.signal.aborted) throw new RunAbortedError();
+      preview = { kind: 'generic', summary: `${tool.name} (preview unavailable: ${errorText(err)})` };
+    }
+  }
+  const request: ApprovalRequest = {
+    id: reuse?.id ?? ctx.nextApprovalId(),
+    taskId: ctx.taskId,
+    toolCallId: call.id,
+    toolName: tool.name,
+    risk: tool.risk,
+    args: input,
+    preview,
+  };
+  ctx.setPending({ request, calls: [call, ...rest], iteration: ctx.iteration });
+  ctx.emit({ type: 'approval_requested', runId: ctx.runId, request });
+  let decision: ApprovalDecision;
+  try {
+    decision = await raceAbort(ctx.approver.request(request, ctx.signal), ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted) throw new RunAbortedError();
+    decision = { kind: 'reject', reason: `approval failed: ${errorText(err)}` };
+  }
+  ctx.setPending(undefined);
+  ctx.emit({ type: 'approval_resolved', runId: ctx.runId, requestId: request.id, decision });
+  if (decision.kind === 'approve' && decision.scope === 'task') ctx.allowedForTask.add(tool.name);
+  return decision;
+}
+
+/** Executes with retries for TransientToolError (1 s, 2 s, 4 s ... capped). Any other throw becomes an error result. */
+async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown, toolCtx: ToolContext): Promise<{ result: ToolResult; attempts: number }> {
+  const retry = ctx.config.toolRetry;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await raceAbort(Promise.resolve().then(() => tool.execute(input, toolCtx)), ctx.signal);
+      const content = typeof result?.content === 'string' ? result.content : JSON.stringify(result?.content ?? '');
+      return { result: { ...result, content }, attempts: attempt };
+    } catch (err) {
+      if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
+      if (err instanceof TransientToolError && attempt <= retry.retries) {
+        const wait = backoffMs(attempt, retry);
+        ctx.emit({ type: 'warning', runId: ctx.runId, kind: 'retry', message: `${tool.name}: ${err.message}. Retrying in ${wait / 1000} s.` });
+        try {
+          await ctx.clock.sleep(wait, ctx.signal);
+        } catch {
+          throw new RunAbortedError();
+        }
+        if (ctx.signal.aborted) throw new RunAbortedError();
+        continue;
+      }
+      const prefix = err instanceof ToolError ? '' : err instanceof TransientToolError ? `${tool.name} failed after ${attempt} attempts: ` : `${tool.name} failed: `;
+      return { result: { isError: true, content: `${prefix}${errorText(err)}` }, attempts: attempt };
+    }
+  }
+}
+
+/** Decides and runs one call. Never throws except RunAbortedError. */
+export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest: ToolCall[], reuse?: ApprovalRequest): Promise<CallOutcome> {
+  const started = ctx.clock.now();
+  let kind: CallKind = 'error';
+  let result: ToolResult;
+  let attempts = 0;
+  let input: unknown = call.args;
+  let loopControl: CallOutcome['loopControl'];
+  const tool = ctx.registry.get(call.name);
+
+  if (call.parseError !== undefined || (call.args === undefined && call.rawArgs.trim() !== '')) {
+    result = { isError: true, content: `Could not parse the arguments of "${call.name}": ${call.parseError ?? 'invalid JSON'}. Raw arguments: ${call.rawArgs.slice(0, 500)}\nSend valid JSON arguments.` };
+  } else if (tool && !isToolAllowedInMode(ctx.mode, tool)) {
+    kind = 'disallowed';
+    result = { isError: true, content: `Tool "${call.name}" is not available in ${ctx.mode.label} mode. Available tools: ${availableNames(ctx).join(', ')}.` };
+  } else {
+    const validation = ctx.registry.validate(call.name, call.args, availableNames(ctx));
+    if (!validation.ok) {
+      result = validation.result;
+    } else {
+      input = validation.input;
+      const action = ctx.policy.decide(validation.tool, ctx.allowedForTask);
+      let decision: ApprovalDecision | undefined;
+      if (action === 'ask') decision = await approve(ctx, validation.tool, input, call, rest, reuse);
+      if (action === 'deny') {
+        kind = 'denied';
+        result = { isError: true, content: `Denied by policy: "${call.name}" (${validation.tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.` };
+      } else if (decision?.kind === 'reject') {
+        kind = 'rejected';
+        result = { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` };
+      } else {
+        const toolCtx: ToolContext = {
+          signal: ctx.signal,
+          taskId: ctx.taskId,
+          toolCallId: call.id,
+          approval: decision,
+          onProgress: (chunk) => ctx.emit({ type: 'tool_progress', runId: ctx.runId, id: call.id, chunk }),
+        };
+        const executed = await executeWithRetry(ctx, validation.tool, input, toolCtx);
+        result = executed.result;
+        attempts = executed.attempts;
+        kind = result.isError ? 'error' : validation.tool.loopControl ? 'control' : 'ok';
+        if (validation.tool.loopControl && !result.isError) {
+          loopControl = { kind: validation.tool.loopControl, text: loopControlText(call.name, input) || result.content };
+        }
+      }
+    }
+  }
+
+  const capped = await capToolOutput(result.content, ctx.config.toolOutputCapChars, ctx.outputStore, { toolName: call.name, toolCallId: call.id });
+  const latencyMs = ctx.clock.now() - started;
+  ctx.history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: capped.content, ...(result.isError ? { isError: true } : {}) });
+  ctx.emit({ type: 'tool_result', runId: ctx.runId, id: call.id, name: call.name, content: capped.content, isError: !!result.isError, latencyMs, fullOutputRef: capped.ref });
+  const report: ToolCallReport = { id: call.id, name: call.name, args: call.args, latencyMs, resultChars: result.content.length, attempts };
+  if (result.isError) report.error = result.content.split('\n')[0].slice(0, 300);
+  return { call, kind, result, report, loopControl, input };
+}
+
+function parallelizable(ctx: ToolRunContext, calls: readonly StepToolCall[]): boolean {
+  if (calls.length < 2) return false;
+  return calls.every((c) => {
+    const tool = ctx.registry.get(c.name);
+    return !!tool && tool.risk === 'read' && !tool.loopControl && isToolAllowedInMode(ctx.mode, tool) && ctx.policy.decide(tool, ctx.allowedForTask) === 'allow';
+  });
+}
+
+/**
+ * Runs a step's calls: concurrently when all are allowed read-only tools, else in order. Results are
+ * appended to history in call order. Stops at the first loop-control call; later calls get a "skipped" result.
+ */
+export async function runToolCalls(ctx: ToolRunContext, calls: readonly StepToolCall[], reuse?: ApprovalRequest): Promise<CallOutcome[]> {
+  if (parallelizable(ctx, calls)) {
+    // Each call writes to its own scratch history; merged in call order so the transcript is deterministic.
+    const scratch: ChatMessage[][] = calls.map(() => []);
+    const settled = await Promise.allSettled(calls.map((call, i) => runToolCall({ ...ctx, history: scratch[i] }, call, [])));
+    for (const part of scratch) ctx.history.push(...part);
+    if (settled.some((s) => s.status === 'rejected')) throw new RunAbortedError();
+    return settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value);
+  }
+  const outcomes: CallOutcome[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const outcome = await runToolCall(ctx, calls[i], calls.slice(i + 1), i === 0 ? reuse : undefined);
+    outcomes.push(outcome);
+    if (outcome.loopControl) {
+      for (const skipped of calls.slice(i + 1)) {
+        ctx.history.push({ role: 'tool', toolCallId: skipped.id, toolName: skipped.name, content: `Skipped: the run ended with ${calls[i].name}.`, isError: true });
+      }
+      break;
+    }
+  }
+  return outcomes;
+}
