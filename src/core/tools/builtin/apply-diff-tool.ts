@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import type { WorkspaceSandbox } from '../../safety/paths';
+import type { EditApplier } from '../../workspace/types';
+import { applyDiff } from '../apply-diff';
+import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
+import { decodeText, errorResult, isBinary, resolveOrRefuse } from './common';
+import { acceptedContent, lineChangeCounts } from './write-file';
+
+export const applyDiffInput = z.object({
+  path: z.string().describe('File to edit, relative to the workspace root.'),
+  blocks: z
+    .array(
+      z.object({
+        search: z.string().describe('Exact lines currently in the file (copied from read_file, without line-number prefixes). Must match one place.'),
+        replace: z.string().describe('The lines that replace them. Empty string deletes them.'),
+      }),
+    )
+    .min(1)
+    .describe('Search/replace blocks, all matched against the current file; they must not overlap.'),
+});
+
+type Input = z.infer<typeof applyDiffInput>;
+
+async function compute(sandbox: WorkspaceSandbox, input: Input, ctx: ToolContext) {
+  const r = await resolveOrRefuse(sandbox, input.path, 'write');
+  if (!r.ok) return { error: r.result };
+  const { abs } = r.path;
+  const shown = sandbox.display(abs);
+  const st = await sandbox.fs.stat(abs);
+  if (!st) return { error: errorResult(`File not found: ${shown}. apply_diff edits existing files; use write_file to create one.`) };
+  if (st.type === 'dir') return { error: errorResult(`${shown} is a directory.`) };
+  const bytes = await sandbox.fs.readFile(abs, ctx.signal);
+  if (isBinary(bytes)) return { error: errorResult(`${shown} is a binary file; apply_diff only edits text.`) };
+  const original = decodeText(bytes);
+  const result = await applyDiff(original, input.blocks, { signal: ctx.signal });
+  return { abs, shown, original, result };
+}
+
+export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditApplier): Tool<typeof applyDiffInput> {
+  return {
+    name: 'apply_diff',
+    description:
+      'Edit part of an existing file with search/replace blocks. Each search must be text copied exactly from the ' +
+      'file (a few lines, enough to be unique); small indentation differences are tolerated and re-indented. ' +
+      'Either every block applies or the file is left untouched and you get a report with the closest match.',
+    input: applyDiffInput,
+    risk: 'write',
+    async preview(input, ctx): Promise<ApprovalPreview> {
+      const c = await compute(sandbox, input, ctx);
+      if ('error' in c) return { kind: 'generic', summary: c.error!.content };
+      if (!c.result.ok) return { kind: 'generic', summary: c.result.message };
+      return { kind: 'edit', path: c.abs, original: c.original, proposed: c.result.content, isNewFile: false };
+    },
+    async execute(input, ctx): Promise<ToolResult> {
+      const c = await compute(sandbox, input, ctx);
+      if ('error' in c) return c.error!;
+      if (!c.result.ok) return errorResult(c.result.message, { failures: c.result.failures });
+      const { content, userEdited } = acceptedContent(ctx, c.result.content);
+      ctx.signal.throwIfAborted();
+      await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original }, ctx.signal);
+      const { added, removed } = lineChangeCounts(c.original, content);
+      const tolerant = c.result.applied.filter((a) => a.match === 'tolerant').map((a) => a.index + 1);
+      let text = `Applied ${c.result.applied.length} block(s) to ${c.shown} (+${added} -${removed} lines).`;
+      if (tolerant.length) text += ` Block(s) ${tolerant.join(', ')} matched after ignoring indentation; the replacement was re-indented to fit.`;
+      if (userEdited) text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
+      return { content: text, effects: { edited: [c.shown] }, data: { path: c.shown, applied: c.result.applied, added, removed, userEdited } };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { WorkspaceSandbox } from '../../safety/paths';
+import type { Tool } from '../types';
+import { decodeText, errorResult, formatBytes, isBinary, resolveOrRefuse } from './common';
+
+export const READ_MAX_LINES = 2000;
+export const READ_MAX_CHARS = 256 * 1024;
+const READ_MAX_FILE_BYTES = 20 * 1024 * 1024;
+const MAX_LINE_CHARS = 2000;
+
+export const readFileInput = z.object({
+  path: z.string().describe('File path relative to the workspace root (e.g. "src/index.ts").'),
+  startLine: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1.'),
+  endLine: z.number().int().min(1).optional().describe('Last line to read (inclusive). Default: up to the size cap.'),
+});
+
+export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readFileInput> {
+  return {
+    name: 'read_file',
+    description:
+      'Read a text file from the workspace. Returns lines prefixed with their line number ("12 | text"); the ' +
+      `prefix is not part of the file. At most ${READ_MAX_LINES} lines / ${READ_MAX_CHARS / 1024} KB per call: ` +
+      'for longer files pass startLine/endLine to page. Binary files are not shown.',
+    input: readFileInput,
+    risk: 'read',
+    async execute(input, ctx) {
+      const r = await resolveOrRefuse(sandbox, input.path, 'read');
+      if (!r.ok) return r.result;
+      const { abs } = r.path;
+      const shown = sandbox.display(abs);
+      const st = await sandbox.fs.stat(abs);
+      if (!st) return errorResult(`File not found: ${shown}. Use list_files or search_files to find the right path.`);
+      if (st.type === 'dir') return errorResult(`${shown} is a directory. Use list_files to see its contents.`);
+      if (st.size > READ_MAX_FILE_BYTES) {
+        return errorResult(`${shown} is ${formatBytes(st.size)}, too large to read. Use search_files to find the lines you need.`);
+      }
+      const bytes = await sandbox.fs.readFile(abs, ctx.signal);
+      if (isBinary(bytes)) {
+        return { content: `${shown} is a binary file (${formatBytes(bytes.byteLength)}); its contents are not shown.`, effects: { read: [shown] }, data: { binary: true, size: bytes.byteLength } };
+      }
+      const text = decodeText(bytes);
+      const lines = text.split(/\r?\n/);
+      if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+      const total = text === '' ? 0 : lines.length;
+      const start = input.startLine ?? 1;
+      if (total === 0) return { content: `${shown} is empty.`, effects: { read: [shown] }, data: { totalLines: 0 } };
+      if (start > total) return errorResult(`${shown} has only ${total} lines; startLine ${start} is past the end.`);
+      if (input.endLine !== undefined && input.endLine < start) return errorResult(`endLine (${input.endLine}) is before startLine (${start}).`);
+      const wantedEnd = Math.min(input.endLine ?? total, total);
+      const width = String(wantedEnd).length;
+      const out: string[] = [];
+      let chars = 0;
+      let end = start - 1;
+      for (let n = start; n <= wantedEnd && n - start < READ_MAX_LINES; n++) {
+        let line = lines[n - 1]!;
+        if (line.length > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters on this line)`;
+        const row = `${String(n).padStart(width)} | ${line}`;
+        if (chars + row.length > READ_MAX_CHARS && out.length > 0) break;
+        out.push(row);
+        chars += row.length + 1;
+        end = n;
+      }
+      let header = `${shown} (${total} lines)`;
+      if (start !== 1 || end !== total) header += `, showing lines ${start}-${end}`;
+      let content = `${header}\n${out.join('\n')}`;
+      if (end < wantedEnd) {
+        content += `\n[Stopped at the ${READ_MAX_LINES}-line / ${READ_MAX_CHARS / 1024} KB cap. Call read_file with startLine=${end + 1} to continue.]`;
+      } else if (end < total && input.endLine === undefined) {
+        content += `\n[${total - end} more lines. Call read_file with startLine=${end + 1} to continue.]`;
+      }
+      return { content, effects: { read: [shown] }, data: { totalLines: total, startLine: start, endLine: end } };
+    },
+  };
+}
