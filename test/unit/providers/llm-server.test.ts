@@ -1,0 +1,50 @@
+// The loopback server itself: cross-process control endpoints and non-streaming JSON replies.
+import assert from 'node:assert/strict';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { startLlmServer, type LlmServer } from '../../support/llm-server';
+import { collect, modelFor, text } from './helpers';
+
+describe('loopback LLM server', () => {
+  let srv: LlmServer;
+  before(async () => {
+    srv = await startLlmServer();
+  });
+  after(() => srv.close());
+  beforeEach(() => srv.reset());
+
+  it('is scripted over HTTP (POST /__script) and reports requests (GET /__requests)', async () => {
+    const res = await fetch(`${srv.url}/__script`, { method: 'POST', body: JSON.stringify([{ text: 'from another process' }]) });
+    assert.deepEqual(await res.json(), { pending: 1 });
+    const events = await collect(modelFor(srv, 'anthropic'));
+    assert.equal(text(events), 'from another process');
+    const recorded = await (await fetch(`${srv.url}/__requests`)).json();
+    assert.equal(recorded.length, 1);
+    assert.equal(recorded[0].provider, 'anthropic');
+    assert.equal(recorded[0].body.messages[0].content[0].text, 'hi');
+    await fetch(`${srv.url}/__reset`, { method: 'POST' });
+    assert.equal(srv.requests.length, 0);
+  });
+
+  it('answers with a clear 500 when the script is exhausted', async () => {
+    const events = await collect(modelFor(srv, 'openai')).catch((e) => e);
+    assert.equal(events.kind, 'server');
+    assert.match(events.message, /no scripted turn left/);
+  });
+
+  it('serves non-streaming JSON for both providers', async () => {
+    srv.script([
+      { text: 'summary', usage: { inputTokens: 5, outputTokens: 2 } },
+      { text: 'summary', toolCalls: [{ id: 't1', name: 'x', args: { a: 1 } }] },
+    ]);
+    const oa = new OpenAI({ apiKey: 'k', baseURL: srv.openaiBaseUrl, maxRetries: 0 });
+    const r1 = await oa.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'sum' }] });
+    assert.equal(r1.choices[0].message.content, 'summary');
+    assert.equal(r1.usage?.prompt_tokens, 5);
+    const an = new Anthropic({ apiKey: 'k', baseURL: srv.anthropicBaseUrl, maxRetries: 0 });
+    const r2 = await an.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'sum' }] });
+    assert.deepEqual(r2.content.map((b) => b.type), ['text', 'tool_use']);
+    assert.equal(r2.stop_reason, 'tool_use');
+    assert.equal(srv.requests[1].stream, false);
+  });
+});
