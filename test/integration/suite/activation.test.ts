@@ -1,0 +1,53 @@
+import * as assert from 'node:assert';
+import * as vscode from 'vscode';
+import { COMMAND_IDS } from '../../../src/host/commands';
+import { readSettings } from '../../../src/host/settings';
+import { activateForge, EXTENSION_ID } from '../helpers';
+
+describe('Forge activation in a real VS Code', () => {
+  it('activates and registers every palette command', async () => {
+    await activateForge();
+    assert.ok(vscode.extensions.getExtension(EXTENSION_ID)?.isActive);
+    const all = new Set(await vscode.commands.getCommands(true));
+    const missing = COMMAND_IDS.filter((id) => !all.has(id));
+    assert.deepStrictEqual(missing, []);
+  });
+
+  it('contributes the Forge activity bar container with the chat view', async () => {
+    const all = new Set(await vscode.commands.getCommands(true));
+    // VS Code generates these commands for a contributed view container and view.
+    assert.ok(all.has('workbench.view.extension.forge'), 'view container command');
+    assert.ok(all.has('forge.chatView.focus'), 'chat view focus command');
+    await vscode.commands.executeCommand('workbench.view.extension.forge');
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
+    assert.strictEqual(pkg.contributes.views.forge[0].id, 'forge.chatView');
+  });
+
+  it('reads forge.* settings with the workspace values and defaults', () => {
+    const s = readSettings();
+    assert.deepStrictEqual(s.autoApprove, { read: true, write: false, execute: false, network: false });
+    assert.strictEqual(s.maxIterations, undefined);
+    if (process.env.FORGE_TEST_LLM_URL) {
+      assert.strictEqual(s.provider, 'openai-compatible');
+      assert.strictEqual(s.baseUrl, `${process.env.FORGE_TEST_LLM_URL}/v1`);
+    }
+  });
+
+  it('offers "Fix with Forge" as a quick fix on a diagnostic', async () => {
+    const collection = vscode.languages.createDiagnosticCollection('forge-test');
+    try {
+      const range = new vscode.Range(0, 10, 0, 11);
+      // Code actions are offered for file: documents; use a real file in the workspace.
+      const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'src', 'math.js');
+      await vscode.workspace.openTextDocument(file); // the provider command needs a loaded model
+      collection.set(file, [new vscode.Diagnostic(range, 'Expression expected.', vscode.DiagnosticSeverity.Error)]);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, range);
+      const fix = actions.find((a) => a.title === 'Fix with Forge');
+      assert.ok(fix, `actions: ${actions.map((a) => a.title).join(', ')}`);
+      assert.strictEqual(fix.command?.command, 'forge.fixProblem');
+      assert.match(fix.command?.arguments?.[0].diagnostics[0].message, /Expression expected/);
+    } finally {
+      collection.dispose();
+    }
+  });
+});
