@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules } from '../../safety/commands';
+import type { WorkspaceSandbox } from '../../safety/paths';
+import type { CommandRunner } from '../../workspace/types';
+import type { ApprovalPreview, Tool, ToolResult } from '../types';
+import { errorResult, formatBytes, resolveOrRefuse } from './common';
+
+export const COMMAND_DEFAULT_TIMEOUT_S = 120;
+const COMMAND_MAX_TIMEOUT_S = 3600;
+export const COMMAND_OUTPUT_CHARS = 16_000;
+
+// Only these fields exist: extra keys a model adds (e.g. "safe": true) are stripped by zod and never read.
+export const executeCommandInput = z.object({
+  command: z.string().min(1).describe('Shell command line to run (sh on Unix, cmd/PowerShell default shell on Windows).'),
+  cwd: z.string().optional().describe('Working folder relative to the workspace root. Default: the root.'),
+  timeoutSeconds: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_S).optional().describe(`Kill the command after this long. Default ${COMMAND_DEFAULT_TIMEOUT_S}.`),
+});
+
+export function createExecuteCommandTool(sandbox: WorkspaceSandbox, runner: CommandRunner, rules: CommandRules = DEFAULT_COMMAND_RULES): Tool<typeof executeCommandInput> {
+  const resolveCwd = async (cwd: string | undefined) => {
+    const r = await resolveOrRefuse(sandbox, cwd ?? '.', 'list');
+    if (!r.ok) return r;
+    const st = await sandbox.fs.stat(r.path.abs);
+    if (st?.type !== 'dir') return { ok: false as const, result: errorResult(`cwd ${cwd} is not a folder in the workspace.`) };
+    return r;
+  };
+  return {
+    name: 'execute_command',
+    description:
+      'Run a shell command in the workspace and get its exit code and output (long output is shortened to its ' +
+      'start and end; the full text can be paged with read_command_output). Non-interactive: stdin is closed, so ' +
+      'pass flags like --yes / --no-watch. Dangerous commands are refused; the user approves others.',
+    input: executeCommandInput,
+    risk: 'execute',
+    async preview(input): Promise<ApprovalPreview> {
+      return { kind: 'command', command: input.command, cwd: input.cwd };
+    },
+    async execute(input, ctx): Promise<ToolResult> {
+      if (!sandbox.trusted) return errorResult('Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.', { refused: 'untrusted' });
+      const verdict = checkCommand(input.command, rules);
+      if (verdict.action === 'deny') {
+        return errorResult(`Refused: ${verdict.reason}${verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : ''} The command was not run.`, { refused: 'command-rule', verdict: { action: verdict.action, reason: verdict.reason, part: verdict.part } });
+      }
+      const cwd = await resolveCwd(input.cwd);
+      if (!cwd.ok) return cwd.result;
+      const timeoutS = input.timeoutSeconds ?? COMMAND_DEFAULT_TIMEOUT_S;
+      const started = Date.now();
+      const res = await runner.run({
+        command: input.command,
+        cwd: cwd.path.abs,
+        timeoutMs: timeoutS * 1000,
+        signal: ctx.signal,
+        onOutput: ctx.onProgress,
+        maxOutputChars: COMMAND_OUTPUT_CHARS,
+      });
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const lines: string[] = [`$ ${input.command}`];
+      if (res.timedOut) lines.push(`Timed out after ${timeoutS} s; the process was killed. Use a longer timeoutSeconds or a non-watching variant of the command.`);
+      else if (res.aborted) lines.push('Stopped by the user before it finished.');
+      else if (res.exitCode === null) lines.push(`Killed by signal ${res.signal ?? 'unknown'} after ${seconds} s.`);
+      else lines.push(`Exit code: ${res.exitCode} (${seconds} s)`);
+      lines.push(res.output.trim() ? res.output.replace(/\s+$/, '') : '(no output)');
+      if (res.truncated) {
+        const size = res.totalChars !== undefined ? ` (${formatBytes(res.totalChars)} in total)` : '';
+        lines.push(
+          res.fullOutputRef
+            ? `[Output shortened${size}. Page the full output with read_command_output ref="${res.fullOutputRef}".]`
+            : `[Output shortened${size}; the middle was dropped.]`,
+        );
+      }
+      return {
+        content: lines.join('\n'),
+        isError: res.timedOut || undefined,
+        effects: { command: input.command },
+        data: { exitCode: res.exitCode, timedOut: res.timedOut, aborted: res.aborted ?? false, truncated: res.truncated ?? false, fullOutputRef: res.fullOutputRef, verdict: verdict.action },
+      };
+    },
+  };
+}
+
+export const readCommandOutputInput = z.object({
+  ref: z.string().min(1).describe('The ref given in an execute_command result.'),
+  startLine: z.number().int().min(1).optional().describe('First line (1-based). Default 1.'),
+  endLine: z.number().int().min(1).optional().describe('Last line (inclusive). Default startLine + 499.'),
+});
+
+export function createReadCommandOutputTool(runner: Required<Pick<CommandRunner, 'readOutput'>>): Tool<typeof readCommandOutputInput> {
+  return {
+    name: 'read_command_output',
+    description: 'Page through the full output of an earlier execute_command whose output was shortened. At most 500 lines per call.',
+    input: readCommandOutputInput,
+    risk: 'read',
+    async execute(input) {
+      const start = input.startLine ?? 1;
+      const end = Math.min(input.endLine ?? start + 499, start + 499);
+      if (end < start) return errorResult('endLine is before startLine.');
+      let page;
+      try {
+        page = await runner.readOutput(input.ref, start, end);
+      } catch {
+        return errorResult(`No saved output for ref ${JSON.stringify(input.ref)}; it may have expired. Run the command again.`);
+      }
+      if (page.lines.length === 0) return { content: `The output has ${page.totalLines} lines; nothing at ${start}-${end}.` };
+      const last = start + page.lines.length - 1;
+      const width = String(last).length;
+      const body = page.lines.map((l, i) => `${String(start + i).padStart(width)} | ${l}`).join('\n');
+      const more = last < page.totalLines ? `\n[${page.totalLines - last} more lines; continue with startLine=${last + 1}.]` : '';
+      return { content: `Output lines ${start}-${last} of ${page.totalLines}:\n${body}${more}` };
+    },
+  };
+}
