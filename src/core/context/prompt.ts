@@ -1,12 +1,10 @@
 // System prompt layers: stable layers first (role, tool rules) so provider prompt caches hit; dynamic last.
-import type { SystemLayer, ToolSpec } from '../model/types';
+// Models without native tool calling are wrapped by core/tools/text-mode.ts, which renders the tool catalogue itself.
+import type { SystemLayer } from '../model/types';
 import type { ModeDefinition } from '../modes';
 
 export interface PromptInputs {
   mode: ModeDefinition;
-  /** Tools offered to the model; described in the prompt when the model has no native tool calling. */
-  tools: readonly ToolSpec[];
-  nativeTools: boolean;
   memoryText?: string;
   iteration: number;
   maxIterations: number;
@@ -29,15 +27,6 @@ const TOOL_RULES = `Tool rules:
 - Large outputs are truncated; page the rest with read_output using the ref given in the note.
 - If the user rejects an action, respect the reason and adapt.`;
 
-function describeToolsAsText(tools: readonly ToolSpec[]): string {
-  const list = tools
-    .map((t) => `### ${t.name}\n${t.description}\nInput JSON Schema: ${JSON.stringify(t.inputSchema)}`)
-    .join('\n\n');
-  return `To call a tool, write exactly one block per call:
-<tool>{"server_name": "local", "tool_name": "<name>", "arguments": { ... }}</tool>
-Optionally think first inside <thinking>...</thinking>. Available tools:\n\n${list}`;
-}
-
 export function iterationWarningText(iteration: number, maxIterations: number): string {
   const left = Math.max(0, maxIterations - iteration);
   return `Iteration ${iteration} of ${maxIterations}: only ${left} iteration(s) left. Wrap up: finish the essential part, ` +
@@ -47,7 +36,7 @@ export function iterationWarningText(iteration: number, maxIterations: number): 
 export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
   const layers: SystemLayer[] = [
     { id: 'role', stable: true, text: `${ROLE}\n\nMode: ${p.mode.label}. ${p.mode.prompt}` },
-    { id: 'tool-rules', stable: true, text: p.nativeTools ? TOOL_RULES : `${TOOL_RULES}\n\n${describeToolsAsText(p.tools)}` },
+    { id: 'tool-rules', stable: true, text: TOOL_RULES },
   ];
   if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
   if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {

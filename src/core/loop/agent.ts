@@ -12,7 +12,6 @@ import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import { resolveConfig, systemClock, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, AgentEventListener, RunReport } from './events';
-import type { TextToolCallParser } from './model-step';
 import { CONTINUE_NUDGE, Run, type RunDeps } from './run';
 import { fromSnapshot, initialState, toSnapshot, type AgentState } from './state';
 
@@ -28,8 +27,6 @@ export interface AgentDeps {
   taskId?: string;
   /** Keeps full tool outputs for paging; in-memory by default. */
   outputStore?: OutputStore;
-  /** Parser for the XML tool-call text format, used when model.info.nativeTools is false. */
-  textToolParser?: () => TextToolCallParser;
   /** Diagnostics sink (defaults to nothing). */
   log?: (message: string) => void;
 }
@@ -63,7 +60,6 @@ export class Agent {
       registry,
       policy: new Policy(this.config.policy),
       config: this.config,
-      textToolParser: deps.textToolParser,
       log: deps.log ?? (() => undefined),
     };
     this.state = initialState(deps.taskId ?? newTaskId(), this.config.mode, this.limitFor(this.config.mode), !!this.config.price);

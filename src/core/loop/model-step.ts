@@ -6,12 +6,6 @@ import { backoffMs, type Clock, type RetryConfig } from './config';
 import type { AgentEvent } from './events';
 import { mergeStepUsage } from './usage';
 
-/** Turns streamed text into events for models without native tool calling (XML format, see DESIGN §3). */
-export interface TextToolCallParser {
-  push(delta: string): ModelEvent[];
-  end(): ModelEvent[];
-}
-
 export interface StepToolCall extends ToolCall {
   parseError?: string;
 }
@@ -32,20 +26,14 @@ interface StreamOptions {
   runId: string;
   emit: Emit;
   signal: AbortSignal;
-  textParser?: () => TextToolCallParser;
 }
 
 /** Streams a single attempt. Partial output lives only in the returned object, so a failed attempt leaves no trace in history. */
 export async function streamOnce(model: Model, request: ModelRequest, opts: StreamOptions, partial: StepOutput): Promise<void> {
   const { runId, emit } = opts;
-  const parser = opts.textParser?.();
   const handle = (event: ModelEvent) => {
     switch (event.type) {
       case 'text':
-        if (parser) {
-          for (const e of parser.push(event.delta)) handle(e);
-          return;
-        }
         partial.text += event.delta;
         emit({ type: 'text_delta', runId, delta: event.delta });
         return;
@@ -78,7 +66,6 @@ export async function streamOnce(model: Model, request: ModelRequest, opts: Stre
     }
   };
   for await (const event of iterateWithAbort(model.stream(request), opts.signal)) handle(event);
-  if (parser) for (const e of parser.end()) handle(e);
 }
 
 export interface RetryingStepOptions extends StreamOptions {

@@ -14,7 +14,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig, Clock } from './config';
 import type { AgentEvent, RunReport, StepReport, TerminationReason } from './events';
-import { partialOf, runModelStep, type TextToolCallParser } from './model-step';
+import { partialOf, runModelStep } from './model-step';
 import { RunMonitors } from './monitors';
 import { Reflections } from './reflection';
 import { StagnationDetector } from './stagnation';
@@ -37,7 +37,6 @@ export interface RunDeps {
   registry: ToolRegistry;
   policy: Policy;
   config: AgentConfig;
-  textToolParser?: () => TextToolCallParser;
   log(message: string): void;
 }
 
@@ -202,12 +201,9 @@ export class Run {
     const iteration = ++this.state.iterations;
     const mode = getMode(this.state.mode);
     const tools = this.toolSpecs();
-    const nativeTools = this.deps.model.info.nativeTools;
     const system = () =>
       buildSystemLayers({
         mode,
-        tools,
-        nativeTools,
         memoryText: this.state.memoryText,
         iteration,
         maxIterations: this.state.maxIterations,
@@ -222,7 +218,7 @@ export class Run {
     const request: ModelRequest = {
       system: system(),
       messages: [...this.state.history],
-      tools: nativeTools ? tools : [],
+      tools,
       maxOutputTokens: this.deps.config.maxOutputTokens,
       temperature: this.deps.config.temperature,
       thinkingBudgetTokens: this.deps.config.thinkingBudgetTokens,
@@ -239,7 +235,6 @@ export class Run {
         signal,
         clock: this.deps.clock,
         retry: this.deps.config.modelRetry,
-        textParser: nativeTools ? undefined : this.deps.textToolParser,
       });
     } catch (err) {
       stepReport.latencyMs = this.deps.clock.now() - t0;
