@@ -1,0 +1,2 @@
+export { NodeEditApplier, NodeWorkspaceFs } from './node-fs';
+export { HeadTailBuffer, NodeCommandRunner, type NodeCommandRunnerOptions } from './node-runner';

@@ -1,0 +1,72 @@
+// WorkspaceFs and EditApplier over node:fs (headless runner, benchmarks, tests). No 'vscode' here.
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import type { DirEntry, EditApplier, EntryType, FileEdit, FileStat, WorkspaceFs } from '../../core/workspace/types';
+
+function typeOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+  return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : s.isSymbolicLink() ? 'symlink' : 'other';
+}
+
+export class NodeWorkspaceFs implements WorkspaceFs {
+  private readonly rootDirs: string[];
+  constructor(roots: string[]) {
+    this.rootDirs = roots.map((r) => path.resolve(r));
+  }
+
+  roots(): string[] {
+    return [...this.rootDirs];
+  }
+
+  async stat(p: string): Promise<FileStat | undefined> {
+    try {
+      const s = await fsp.stat(p);
+      return { type: typeOf(s), size: s.size, mtimeMs: s.mtimeMs };
+    } catch {
+      // A dangling symlink still exists as a link.
+      const l = await fsp.lstat(p).catch(() => undefined);
+      return l?.isSymbolicLink() ? { type: 'symlink', size: 0, mtimeMs: l.mtimeMs } : undefined;
+    }
+  }
+
+  async readFile(p: string, signal?: AbortSignal): Promise<Uint8Array> {
+    return fsp.readFile(p, { signal });
+  }
+
+  async writeFile(p: string, data: Uint8Array): Promise<void> {
+    await fsp.mkdir(path.dirname(p), { recursive: true });
+    await fsp.writeFile(p, data);
+  }
+
+  async readDir(p: string): Promise<DirEntry[]> {
+    const entries = await fsp.readdir(p, { withFileTypes: true });
+    return entries.map((e) => ({ name: e.name, type: typeOf(e) }));
+  }
+
+  realpath(p: string): Promise<string> {
+    return fsp.realpath(p);
+  }
+}
+
+/** Atomic write: temp file in the same folder, then rename over the target (keeps the file mode). */
+export class NodeEditApplier implements EditApplier {
+  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const dir = path.dirname(edit.path);
+    await fsp.mkdir(dir, { recursive: true });
+    const tmp = path.join(dir, `.${path.basename(edit.path)}.forge-${randomBytes(6).toString('hex')}.tmp`);
+    const mode = await fsp.stat(edit.path).then((s) => s.mode & 0o7777, () => undefined);
+    try {
+      await fsp.writeFile(tmp, edit.content, { encoding: 'utf8', mode });
+      try {
+        await fsp.rename(tmp, edit.path);
+      } catch (e) {
+        // Windows refuses to rename over a file another process holds open: fall back to a direct write.
+        if ((e as NodeJS.ErrnoException).code !== 'EPERM' && (e as NodeJS.ErrnoException).code !== 'EACCES') throw e;
+        await fsp.writeFile(edit.path, edit.content, 'utf8');
+      }
+    } finally {
+      await fsp.rm(tmp, { force: true });
+    }
+  }
+}

@@ -1,0 +1,180 @@
+// CommandRunner over child_process: shell, own process group (so the whole tree dies on abort/timeout),
+// head+tail output cap in memory, full output spooled to disk for paging.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
+import type { CommandRunner, RunRequest, RunResult } from '../../core/workspace/types';
+
+export interface NodeCommandRunnerOptions {
+  /** Where full outputs are kept for paging. Default: <tmpdir>/forge-output. */
+  spoolDir?: string;
+  /** Time between SIGTERM and SIGKILL. Default 2000 ms (200 ms after a user abort). */
+  killGraceMs?: number;
+  /** Shell to use; default: true (/bin/sh on Unix, cmd.exe on Windows). */
+  shell?: string | boolean;
+  /** Extra environment for every command. */
+  env?: Record<string, string>;
+}
+
+const DEFAULT_MAX_OUTPUT = 16_000;
+
+/** Keeps the first and last characters of a stream without holding all of it. */
+export class HeadTailBuffer {
+  private head = '';
+  private tail = '';
+  total = 0;
+  constructor(private readonly headMax: number, private readonly tailMax: number) {}
+  push(chunk: string): void {
+    this.total += chunk.length;
+    if (this.head.length < this.headMax) {
+      const room = this.headMax - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+    }
+    if (!chunk) return;
+    this.tail += chunk;
+    if (this.tail.length > this.tailMax * 2) this.tail = this.tail.slice(-this.tailMax);
+  }
+  get truncated(): boolean {
+    return this.total > this.headMax + this.tailMax;
+  }
+  text(): string {
+    if (!this.truncated) return this.head + this.tail;
+    const tail = this.tail.slice(-this.tailMax);
+    const dropped = this.total - this.head.length - tail.length;
+    return `${this.head}\n[... ${dropped} characters omitted ...]\n${tail}`;
+  }
+}
+
+export class NodeCommandRunner implements CommandRunner {
+  private readonly spoolDir: string;
+  constructor(private readonly options: NodeCommandRunnerOptions = {}) {
+    this.spoolDir = options.spoolDir ?? path.join(os.tmpdir(), 'forge-output');
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    req.signal.throwIfAborted();
+    const max = req.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
+    const buf = new HeadTailBuffer(Math.floor(max * 0.4), Math.ceil(max * 0.6));
+    const ref = `cmd-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+    const spoolPath = path.join(this.spoolDir, `${ref}.log`);
+    let spool: WriteStream | undefined;
+    try {
+      await fsp.mkdir(this.spoolDir, { recursive: true });
+      spool = createWriteStream(spoolPath);
+      spool.on('error', () => (spool = undefined));
+    } catch {
+      spool = undefined;
+    }
+
+    const isWin = process.platform === 'win32';
+    const child = spawn(req.command, {
+      cwd: req.cwd,
+      shell: this.options.shell ?? true,
+      detached: !isWin,
+      windowsHide: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...this.options.env, ...req.env },
+    });
+
+    let timedOut = false;
+    let aborted = false;
+    const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')];
+    const onData = (i: number) => (data: Buffer) => {
+      const text = decoders[i]!.write(data);
+      if (!text) return;
+      buf.push(text);
+      spool?.write(text);
+      req.onOutput?.(text);
+    };
+    child.stdout!.on('data', onData(0));
+    child.stderr!.on('data', onData(1));
+
+    let killTimer: NodeJS.Timeout | undefined;
+    const kill = (graceMs: number) => {
+      if (child.exitCode !== null || child.pid === undefined) return;
+      killTree(child.pid, 'SIGTERM', isWin);
+      killTimer ??= setTimeout(() => killTree(child.pid!, 'SIGKILL', isWin), graceMs);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill(this.options.killGraceMs ?? 2000);
+    }, req.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      kill(Math.min(this.options.killGraceMs ?? 2000, 200));
+    };
+    req.signal.addEventListener('abort', onAbort, { once: true });
+
+    const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+      child.once('error', (error) => resolve({ code: null, signal: null, error }));
+      child.once('exit', (code, signal) => {
+        // Wait for the pipes to drain, but not for a background grandchild that keeps them open.
+        const settle = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve({ code, signal });
+        }, 300);
+        child.once('close', () => {
+          clearTimeout(settle);
+          resolve({ code, signal });
+        });
+      });
+    });
+    clearTimeout(timer);
+    req.signal.removeEventListener('abort', onAbort);
+    // Make sure nothing from the group survives (background jobs), then stop the SIGKILL timer.
+    if (child.pid !== undefined && (timedOut || aborted)) killTree(child.pid, 'SIGKILL', isWin);
+    if (killTimer) clearTimeout(killTimer);
+    for (const d of decoders) {
+      const rest = d.end();
+      if (rest) {
+        buf.push(rest);
+        spool?.write(rest);
+      }
+    }
+    if (outcome.error) buf.push(`\n[Could not start the command: ${outcome.error.message}]`);
+
+    const keep = buf.truncated && spool !== undefined;
+    if (spool) await new Promise<void>((r) => spool!.end(r));
+    if (!keep) await fsp.rm(spoolPath, { force: true }).catch(() => undefined);
+    return {
+      exitCode: outcome.code,
+      output: buf.text(),
+      timedOut,
+      aborted,
+      truncated: buf.truncated,
+      totalChars: buf.total,
+      fullOutputRef: keep ? ref : undefined,
+      signal: outcome.signal ?? undefined,
+    };
+  }
+
+  async readOutput(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }> {
+    if (!/^cmd-[a-z0-9]+-[a-f0-9]+$/.test(ref)) throw new Error('unknown output ref');
+    const rl = createInterface({ input: createReadStream(path.join(this.spoolDir, `${ref}.log`)), crlfDelay: Infinity });
+    const lines: string[] = [];
+    let n = 0;
+    for await (const line of rl) {
+      n++;
+      if (n >= startLine && n <= endLine) lines.push(line);
+    }
+    return { lines, totalLines: n };
+  }
+}
+
+function killTree(pid: number, sig: NodeJS.Signals, isWin: boolean): void {
+  try {
+    if (isWin) {
+      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
+    } else {
+      process.kill(-pid, sig); // negative pid: the whole process group
+    }
+  } catch {
+    /* already gone */
+  }
+}
