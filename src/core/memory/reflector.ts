@@ -67,8 +67,7 @@ export class Reflector {
       this.log(`reflection: skipped (${skip})`);
       return [];
     }
-    const key = input.runId ?? input.report?.runId ?? input.signal;
-    const spend = this.spendFor(key);
+    const spend = this.spendFor([input.runId, input.report?.runId, input.signal]);
     const maxCalls = this.opts.maxReflectionsPerRun ?? 4;
     if (spend.calls >= maxCalls) {
       this.log(`reflection: refused, ${spend.calls} reflection(s) already ran for this run (cap ${maxCalls})`);
@@ -150,13 +149,15 @@ export class Reflector {
     return undefined;
   }
 
-  private spendFor(key: unknown): RunSpend {
-    let s = this.spend.get(key);
-    if (!s) {
-      s = { usd: 0, calls: 0 };
-      this.spend.set(key, s);
-      if (this.spend.size > MAX_TRACKED_RUNS) this.spend.delete(this.spend.keys().next().value);
-    }
+  /**
+   * One account per run, found by any of its keys: a tool-error reflection may only know the run's signal, the
+   * run-end one also its report.runId — both must draw on the same budget.
+   */
+  private spendFor(keys: readonly unknown[]): RunSpend {
+    const present = keys.filter((k) => k !== undefined);
+    const s = present.map((k) => this.spend.get(k)).find(Boolean) ?? { usd: 0, calls: 0 };
+    for (const k of present) this.spend.set(k, s);
+    while (this.spend.size > MAX_TRACKED_RUNS) this.spend.delete(this.spend.keys().next().value);
     return s;
   }
 }

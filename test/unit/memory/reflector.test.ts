@@ -101,6 +101,15 @@ describe('memory/Reflector', () => {
     assert.equal((await s.memory.reflect(s.input(report('error', 3, { runId: 'r2' })))).length, 1);
   });
 
+  it('shares one budget between a tool-error reflection (signal only) and the run-end one (same signal + runId)', async () => {
+    // each call costs $0.02 (reported or projected); the budget of $0.03 allows one per run
+    const s = await setup([JSON.stringify([GOOD_LEARNING]), JSON.stringify([GOOD_LEARNING])], { budgetUsd: 0.03, price: () => 0.02 });
+    const signal = new AbortController().signal;
+    assert.equal((await s.memory.reflect({ ...s.input(undefined, 'tool_error'), signal })).length, 1);
+    assert.equal((await s.memory.reflect({ ...s.input(report('error', 3, { runId: 'rx' })), signal })).length, 0);
+    assert.equal(s.model.requests.length, 1);
+  });
+
   it('refuses up front when the projected cost exceeds what is left', async () => {
     const s = await setup([JSON.stringify([GOOD_LEARNING])], { budgetUsd: 0.0001, price: () => 0.01 });
     assert.deepEqual(await s.memory.reflect(s.input(report('error', 3))), []);
