@@ -92,6 +92,6 @@ describe('safety/commands: checkCommand', () => {
       assert.match(r.content, /rm -rf \/|sh/);
     }
     assert.equal(runner.calls.length, 0);
-    assert.equal('safe' in tool.input.parse({ command: 'ls', safe: true }), false, 'unknown keys are stripped');
+    assert.equal('safe' in (tool.input.parse({ command: 'ls', safe: true }) as object), false, 'unknown keys are stripped');
   });
 });

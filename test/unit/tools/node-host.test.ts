@@ -1,0 +1,37 @@
+import { strict as assert } from 'node:assert';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createWorkspaceTools } from '../../../src/core/tools/builtin';
+import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { byName, call, ctx } from './helpers';
+
+describe('host/node: NodeWorkspaceFs + NodeEditApplier through the tools', () => {
+  let ws: string;
+  beforeEach(() => {
+    ws = mkdtempSync(path.join(tmpdir(), 'forge-node-'));
+  });
+  afterEach(() => rmSync(ws, { recursive: true, force: true }));
+  const tools = () => createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new NodeCommandRunner(), applier: new NodeEditApplier(), sandbox: { trusted: true } });
+
+  it('apply_diff writes atomically (no temp file left), keeps the file mode and CRLF', async () => {
+    const f = path.join(ws, 'run.sh');
+    writeFileSync(f, '#!/bin/sh\r\necho one\r\n');
+    chmodSync(f, 0o755);
+    const r = await call(byName(tools(), 'apply_diff'), { path: 'run.sh', blocks: [{ search: 'echo one', replace: 'echo two\necho three' }] }, ctx());
+    assert.equal(r.isError, undefined, r.content);
+    assert.equal(readFileSync(f, 'utf8'), '#!/bin/sh\r\necho two\r\necho three\r\n');
+    assert.equal(statSync(f).mode & 0o777, 0o755);
+    assert.deepEqual(readdirSync(ws), ['run.sh']);
+  });
+
+  it('write_file creates parent folders; read_file and list_files see the result', async () => {
+    const all = tools();
+    await call(byName(all, 'write_file'), { path: 'a/b/c.txt', content: 'hi\n' });
+    assert.equal(readFileSync(path.join(ws, 'a/b/c.txt'), 'utf8'), 'hi\n');
+    const read = await call(byName(all, 'read_file'), { path: 'a/b/c.txt' });
+    assert.match(read.content, /1 \| hi/);
+    const list = await call(byName(all, 'list_files'), { recursive: true });
+    assert.deepEqual((list.data as { entries: string[] }).entries, ['a/', 'a/b/', 'a/b/c.txt']);
+  });
+});
