@@ -59,7 +59,7 @@ export async function buildSuite() {
 }
 
 /** Loads test/support/llm-server (TypeScript) by bundling it; undefined when it does not exist yet. */
-async function startLlmServer() {
+export async function startLlmServer() {
   const candidates = ['test/support/llm-server.ts', 'test/support/llm-server/index.ts'].map((p) => path.join(repo, p));
   const entry = candidates.find((p) => fs.existsSync(p));
   if (!entry) return undefined;
@@ -75,8 +75,8 @@ async function startLlmServer() {
 }
 
 /** Copies the fixture and points its workspace settings at the loopback LLM server. */
-function prepareWorkspace(target, llmUrl) {
-  fs.cpSync(opts.workspace, target, { recursive: true });
+export function prepareWorkspace(target, llmUrl, fixture = opts.workspace) {
+  fs.cpSync(fixture, target, { recursive: true });
   const settingsFile = path.join(target, '.vscode', 'settings.json');
   let settings = {};
   try {
@@ -197,4 +197,4 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     },
   );
 }
-export { paths };
+export { paths, repo, outDir };
