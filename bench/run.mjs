@@ -25,7 +25,7 @@ const BENCHES = [
   { name: 'memory', file: 'memory.bench.ts', flags: ['--expose-gc'] },
   { name: 'files', file: 'files.bench.ts', flags: ['--expose-gc'] },
   { name: 'bundle', file: 'bundle.bench.mjs' },
-  { name: 'webview', file: 'webview.bench.mjs' },
+  { name: 'webview', file: 'webview.bench.ts' },
   { name: 'activation', file: 'activation.bench.mjs' },
 ];
 
