@@ -1,4 +1,5 @@
 // The webview document: one nonce'd module script, one stylesheet, and a CSP that allows nothing else.
+// The csp-nonce meta is FAST's (webview-ui-toolkit) documented way to get a nonce for its one probe <style>.
 import { randomBytes } from 'node:crypto';
 
 export function makeNonce(): string {
@@ -41,6 +42,7 @@ export function buildWebviewHtml(p: WebviewHtmlParts): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<meta property="csp-nonce" content="${escapeAttr(p.nonce)}">
 <link rel="stylesheet" href="${escapeAttr(p.styleUri)}" nonce="${escapeAttr(p.nonce)}">
 <title>${escapeAttr(p.title ?? 'Forge')}</title>
 </head>

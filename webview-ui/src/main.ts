@@ -1,0 +1,226 @@
+// Webview entry: validates every host message, mirrors the host transcript, and turns clicks and keys into
+// protocol messages. The host is the source of truth: on load we say `ready` and get a full snapshot.
+import './zodConfig';
+import {
+  provideVSCodeDesignSystem, vsCodeButton, vsCodeDropdown, vsCodeOption, vsCodeProgressRing,
+} from '@vscode/webview-ui-toolkit';
+import { actionToMessage, ActionSchema, parseHostMessage, type HostMessage } from '../../src/protocol/messages';
+import { loadUiState, newRequestId, post, saveUiState } from './api';
+import { Chrome } from './chrome';
+import { formatDuration, isEditable } from './dom';
+import { copyText } from './markdown';
+import { Store } from './store';
+import { TranscriptView } from './transcriptView';
+import './styles.css';
+
+provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeProgressRing(), vsCodeDropdown(), vsCodeOption());
+
+const mount = document.getElementById('root') ?? document.body;
+const chrome = new Chrome(mount);
+let uiState = loadUiState();
+const view = new TranscriptView(chrome.scroller, (s) => {
+  uiState = { ...s, taskId: store.taskId };
+  saveUiState(uiState);
+});
+
+const store: Store = new Store({
+  reset: (items) => {
+    // Restore the scroll position only for the same task (a hide/show), not after switching tasks.
+    const restore = uiState && uiState.taskId === store.taskId ? uiState : undefined;
+    view.reset(items, restore);
+  },
+  append: (item) => view.append(item),
+  update: (item) => view.update(item),
+  delta: (item, field) => view.delta(item, field),
+  endStream: (item) => view.endStream(item),
+  chrome: () => renderChrome(),
+});
+
+function renderChrome(): void {
+  chrome.renderProvider(store.provider);
+  chrome.renderHistory(store.history, store.taskId);
+  chrome.renderStatus(store.status, store.progress, performance.now() - store.progressAt);
+  syncTicker();
+}
+
+// Elapsed time and running tool durations tick locally between host updates.
+let ticker: ReturnType<typeof setInterval> | undefined;
+function syncTicker(): void {
+  const running = store.status.state !== 'idle';
+  if (running && !ticker) ticker = setInterval(tick, 1000);
+  if (!running && ticker) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+}
+function tick(): void {
+  chrome.renderStatus(store.status, store.progress, performance.now() - store.progressAt);
+  for (const el of Array.from(chrome.scroller.querySelectorAll<HTMLElement>('.tool-duration[data-started]'))) {
+    el.textContent = formatDuration(Math.max(0, Date.now() - Number(el.dataset.started)));
+  }
+}
+
+// ---------- host -> webview ----------
+
+let lastResync = -Infinity;
+function resync(): void {
+  // Rate-limited so a persistently bad message cannot turn into a ready/state loop.
+  const now = performance.now();
+  if (now - lastResync < 2000) return;
+  lastResync = now;
+  post({ type: 'ready' });
+}
+
+function handle(msg: HostMessage): void {
+  switch (msg.type) {
+    case 'state':
+      store.applySnapshot(msg.snapshot);
+      return;
+    case 'patch':
+      if (!store.applyPatch(msg.seq, msg.ops)) resync();
+      return;
+    case 'provider_status':
+      store.setProvider(msg.provider);
+      return;
+    case 'history':
+      store.setHistory(msg.tasks);
+      return;
+    case 'error':
+      chrome.showBanner(msg.message, msg.actions);
+      return;
+    case 'prefill':
+      chrome.input.value = msg.text;
+      chrome.autosize();
+      chrome.input.focus();
+      return;
+  }
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const parsed = parseHostMessage(event.data);
+  if (!parsed.ok) {
+    console.warn(`[forge] ignored host message: ${parsed.error}`);
+    return;
+  }
+  try {
+    handle(parsed.message);
+  } catch (err) {
+    console.error('[forge] failed to apply host message', err);
+    resync();
+  }
+});
+
+// ---------- user -> host ----------
+
+function send(): void {
+  const text = chrome.input.value.trim();
+  if (!text || store.status.state !== 'idle') return;
+  post({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) });
+  chrome.input.value = '';
+  chrome.autosize();
+  view.scrollToBottom();
+}
+
+function decide(requestId: string | undefined, kind: 'approve' | 'approve_task' | 'reject'): void {
+  if (!requestId) return;
+  if (kind === 'reject') {
+    const reasonEl = Array.from(chrome.scroller.querySelectorAll<HTMLInputElement>('input.reject-reason'))
+      .find((i) => i.dataset.requestId === requestId);
+    const reason = reasonEl?.value.trim().slice(0, 2000);
+    post({ type: 'approval_decision', requestId, decision: reason ? { kind: 'reject', reason } : { kind: 'reject' } });
+  } else {
+    post({ type: 'approval_decision', requestId, decision: { kind: 'approve', scope: kind === 'approve_task' ? 'task' : 'once' } });
+  }
+  // Disable the card's buttons until the host confirms (approval item update), so a double press does nothing.
+  const card = Array.from(chrome.scroller.querySelectorAll<HTMLElement>('[data-request-id]')).find((e) => e.dataset.requestId === requestId)?.closest('.approval-card');
+  card?.classList.add('deciding');
+  card?.querySelectorAll('vscode-button').forEach((b) => b.setAttribute('disabled', ''));
+}
+
+function act(target: HTMLElement): void {
+  const d = target.dataset;
+  switch (d.act) {
+    case 'send': return send();
+    case 'stop': return post(store.status.requestId ? { type: 'stop', requestId: store.status.requestId } : { type: 'stop' });
+    case 'approve':
+    case 'approve_task':
+    case 'reject':
+      if (target.hasAttribute('disabled')) return;
+      return decide(d.requestId, d.act);
+    case 'open_diff': return d.requestId ? post({ type: 'open_diff', requestId: d.requestId }) : undefined;
+    case 'open_file': return d.path ? post({ type: 'open_file', path: d.path.replace(/#L?\d+$/, ''), line: lineOf(d.path) }) : undefined;
+    case 'open_output': return d.ref ? post({ type: 'open_tool_output', ref: d.ref }) : undefined;
+    case 'load_task':
+      chrome.toggleHistory(false);
+      return d.taskId ? post({ type: 'load_task', id: d.taskId }) : undefined;
+    case 'toggle_history': return chrome.toggleHistory();
+    case 'dismiss_banner': return chrome.hideBanner();
+    case 'copy': {
+      const code = target.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+      void copyText(code).then((ok) => {
+        target.textContent = ok ? 'Copied' : 'Copy failed';
+        setTimeout(() => (target.textContent = 'Copy'), 1500);
+      });
+      return;
+    }
+    case 'action': {
+      const a = ActionSchema.safeParse(d.action);
+      if (!a.success) return;
+      chrome.hideBanner();
+      return post(actionToMessage(a.data, newRequestId));
+    }
+  }
+}
+
+function lineOf(path: string): number | undefined {
+  const m = /#L?(\d+)$/.exec(path);
+  const n = m ? Number(m[1]) : NaN;
+  return n > 0 ? n : undefined;
+}
+
+chrome.root.addEventListener('click', (e) => {
+  const t = e.target as HTMLElement;
+  const summary = t.closest('summary');
+  if (summary?.parentElement instanceof HTMLDetailsElement) summary.parentElement.setAttribute('data-user-toggled', '');
+  const el = t.closest<HTMLElement>('[data-act]');
+  if (el && chrome.root.contains(el)) {
+    if (el.tagName === 'A') e.preventDefault();
+    act(el);
+  }
+});
+
+chrome.root.addEventListener('forge-select-model', (e) => {
+  const id = (e as CustomEvent<string>).detail;
+  if (typeof id === 'string' && id) post({ type: 'select_model', modelId: id });
+});
+
+// Keyboard. Composer: Enter sends, Shift+Enter newline. Approvals (see webview-ui/README.md):
+// Ctrl/Cmd+Enter approve once, Ctrl/Cmd+Shift+Enter approve for this task, Ctrl/Cmd+Backspace reject
+// (outside a non-empty text field, so word-delete keeps working), Enter in the reason field rejects with it.
+document.addEventListener('keydown', (e) => {
+  const mod = e.ctrlKey || e.metaKey;
+  const target = e.target as HTMLElement;
+  const pending = store.pendingApproval();
+  if (mod && e.key === 'Enter' && pending) {
+    e.preventDefault();
+    return decide(pending.requestId, e.shiftKey ? 'approve_task' : 'approve');
+  }
+  if (mod && e.key === 'Backspace' && pending && !(isEditable(target) && target.value.length > 0)) {
+    e.preventDefault();
+    return decide(pending.requestId, 'reject');
+  }
+  if (e.key === 'Enter' && target instanceof HTMLInputElement && target.classList.contains('reject-reason')) {
+    e.preventDefault();
+    return decide(target.dataset.requestId, 'reject');
+  }
+  if (target === chrome.input && e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    return send();
+  }
+  if ((e.key === 'Enter' || e.key === ' ') && target.matches('a[data-act][tabindex], [role="button"][data-act]')) {
+    e.preventDefault();
+    act(target);
+  }
+});
+
+post({ type: 'ready' });

@@ -1,0 +1,104 @@
+// Markdown -> sanitized DOM. Raw HTML in the source is shown as text (marked's html renderer is overridden),
+// and DOMPurify then strips anything active that got through: scripts, handlers, frames, svg, javascript: URLs.
+import DOMPurify from 'dompurify';
+import { Marked } from 'marked';
+
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    // Models write about HTML all the time; show it, never interpret it.
+    html({ text }) {
+      return escapeHtml(text);
+    },
+  },
+});
+
+const purify = DOMPurify(window);
+const SAFE_URL = /^(?:https?:|mailto:)/i;
+/** Relative links that look like workspace paths (src/a.ts, ./x, a.ts#L3) open the file in the editor. */
+const WORKSPACE_PATH = /^(?![a-z][a-z0-9+.-]*:)(?!\/\/)[\w./@-][^\s]*$/i;
+
+purify.addHook('afterSanitizeAttributes', (node) => {
+  if (!(node instanceof Element)) return;
+  for (const attr of Array.from(node.attributes)) {
+    if (/^on/i.test(attr.name)) node.removeAttribute(attr.name);
+  }
+  if (node.tagName === 'A') {
+    const href = node.getAttribute('href') ?? '';
+    node.removeAttribute('target');
+    if (SAFE_URL.test(href)) {
+      node.setAttribute('rel', 'noopener noreferrer');
+    } else {
+      node.removeAttribute('href');
+      if (href && WORKSPACE_PATH.test(href)) {
+        node.setAttribute('data-act', 'open_file');
+        node.setAttribute('data-path', href);
+        node.setAttribute('role', 'link');
+        node.setAttribute('tabindex', '0');
+      }
+    }
+  }
+});
+
+const PURIFY_CONFIG = {
+  RETURN_DOM_FRAGMENT: true as const,
+  FORBID_TAGS: [
+    'style', 'script', 'img', 'svg', 'math', 'iframe', 'frame', 'frameset', 'object', 'embed', 'form', 'input',
+    'button', 'textarea', 'select', 'option', 'video', 'audio', 'source', 'track', 'link', 'meta', 'base', 'template',
+    'dialog', 'portal',
+  ],
+  FORBID_ATTR: ['style', 'srcset', 'formaction', 'action', 'xlink:href', 'id', 'name'],
+  ALLOW_DATA_ATTR: false,
+};
+
+export function sanitizeHtml(html: string): DocumentFragment {
+  return purify.sanitize(html, PURIFY_CONFIG);
+}
+
+export function renderMarkdown(src: string): DocumentFragment {
+  let html: string;
+  try {
+    html = marked.parse(src) as string;
+  } catch {
+    html = `<pre>${escapeHtml(src)}</pre>`;
+  }
+  const frag = sanitizeHtml(html);
+  decorateCodeBlocks(frag);
+  return frag;
+}
+
+/** Wraps each code block with a copy button (built here, after sanitizing). */
+function decorateCodeBlocks(frag: DocumentFragment): void {
+  for (const pre of Array.from(frag.querySelectorAll('pre'))) {
+    const wrap = document.createElement('div');
+    wrap.className = 'code-block';
+    const lang = /language-([\w+#-]+)/.exec(pre.querySelector('code')?.className ?? '')?.[1];
+    const bar = document.createElement('div');
+    bar.className = 'code-bar';
+    const label = document.createElement('span');
+    label.textContent = lang ?? '';
+    const copy = document.createElement('button');
+    copy.className = 'copy-btn';
+    copy.type = 'button';
+    copy.setAttribute('data-act', 'copy');
+    copy.setAttribute('aria-label', 'Copy code');
+    copy.textContent = 'Copy';
+    bar.append(label, copy);
+    pre.replaceWith(wrap);
+    wrap.append(bar, pre);
+  }
+}
+
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
