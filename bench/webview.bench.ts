@@ -145,7 +145,12 @@ async function main() {
             tokens: r.tokens,
             renderedChars: r.renderedChars,
           },
-          limitedBy: 'the streamed message is re-rendered as a whole (markdown parse + sanitize of the full text) on each delta; see RESULTS.md',
+          limitedBy:
+            'webview-ui (CDP CPU profile, bench/profile-webview.ts): every animation frame TranscriptView.schedule() calls refreshStream(), ' +
+            'which re-renders the WHOLE streamed message (items.ts: body.replaceChildren(renderMarkdown(item.text)) = marked + DOMPurify + ' +
+            'parseFromString + replaceChildren, cost grows with the message), then reads scroller.scrollHeight, forcing a synchronous layout of the ' +
+            '1,000-item list (~36% self time in that rAF callback, ~7% replaceChildren, ~3% parseFromString). Fix: render only the unfinished ' +
+            'tail block incrementally (keep completed markdown blocks), and avoid the forced layout (content-visibility:auto on items / scroll via anchor).',
         },
         r.longTasks.length ? r.longTasks : [0],
       ),
