@@ -1,0 +1,107 @@
+import * as assert from 'node:assert';
+import { ApprovalCenter, type EditProposalSurface } from '../../../src/host/approval-center';
+import type { ApprovalRequest } from '../../../src/core/safety/approval';
+import type { Proposal, ProposalOutcome } from '../../../src/host/diff-approval';
+
+/** A fake diff surface: records proposals; accept/reject settle them like the real DiffApproval. */
+class FakeDiff implements EditProposalSurface {
+  readonly open = new Map<string, { proposal: Proposal; settle: (o: ProposalOutcome) => void; current: string }>();
+  propose(proposal: Proposal): Promise<ProposalOutcome> {
+    return new Promise((settle) => this.open.set(proposal.id, { proposal, settle, current: proposal.proposed }));
+  }
+  async accept(id: string): Promise<boolean> {
+    const p = this.open.get(id);
+    if (!p) return false;
+    this.open.delete(id);
+    p.settle({ kind: 'accept', content: p.current, edited: p.current !== p.proposal.proposed });
+    return true;
+  }
+  async reject(id: string, reason?: string): Promise<boolean> {
+    const p = this.open.get(id);
+    if (!p) return false;
+    this.open.delete(id);
+    p.settle({ kind: 'reject', reason });
+    return true;
+  }
+}
+
+const req = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  id: 'r1', taskId: 't1', toolCallId: 'c1', toolName: 'execute_command', risk: 'execute', args: { command: 'ls' },
+  preview: { kind: 'command', command: 'ls' }, ...over,
+});
+const editReq = (id = 'e1') =>
+  req({ id, toolName: 'write_file', risk: 'write', preview: { kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', isNewFile: false } });
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('host/ApprovalCenter', () => {
+  it('auto-approves a risk class enabled in settings without asking', async () => {
+    const events: string[] = [];
+    const c = new ApprovalCenter({ autoApprove: () => ({ execute: true }) });
+    c.onDidChange((e) => events.push(e.type));
+    assert.deepStrictEqual(await c.request(req(), new AbortController().signal), { kind: 'approve', scope: 'once' });
+    assert.deepStrictEqual(events, ['resolved']);
+    assert.deepStrictEqual(c.pending(), []);
+  });
+
+  it('keeps a request pending until a surface resolves it', async () => {
+    const c = new ApprovalCenter();
+    const p = c.request(req(), new AbortController().signal);
+    assert.deepStrictEqual(c.pending().map((r) => r.id), ['r1']);
+    assert.strictEqual(await c.resolve('r1', { kind: 'reject', reason: 'no' }), true);
+    assert.deepStrictEqual(await p, { kind: 'reject', reason: 'no' });
+    assert.strictEqual(await c.resolve('r1', { kind: 'approve' }), false, 'second answer is ignored');
+  });
+
+  it('"always for this task" approves later calls of that tool in the same task only', async () => {
+    const c = new ApprovalCenter();
+    const first = c.request(req(), new AbortController().signal);
+    await c.resolve('r1', { kind: 'approve', scope: 'task' });
+    await first;
+    assert.deepStrictEqual(await c.request(req({ id: 'r2' }), new AbortController().signal), { kind: 'approve', scope: 'once' });
+    const otherTask = c.request(req({ id: 'r3', taskId: 't2' }), new AbortController().signal);
+    assert.deepStrictEqual(c.pending().map((r) => r.id), ['r3']);
+    c.clearTask('t2');
+    await c.resolve('r3', { kind: 'reject' });
+    await otherTask;
+  });
+
+  it('rejects with the abort reason and forgets the request when the signal fires', async () => {
+    const diff = new FakeDiff();
+    const c = new ApprovalCenter({ diff });
+    const ac = new AbortController();
+    const p = c.request(editReq(), ac.signal);
+    assert.ok(diff.open.has('e1'));
+    ac.abort(new Error('stopped by user'));
+    await assert.rejects(p, /stopped by user/);
+    assert.deepStrictEqual(c.pending(), []);
+    assert.ok(!diff.open.has('e1'), 'the diff was closed');
+  });
+
+  it('routes edit approvals through the diff, returning the user-edited content', async () => {
+    const diff = new FakeDiff();
+    const c = new ApprovalCenter({ diff });
+    const p = c.request(editReq(), new AbortController().signal);
+    diff.open.get('e1')!.current = 'b, edited';
+    assert.ok(await c.resolve('e1', { kind: 'approve', scope: 'task' }));
+    assert.deepStrictEqual(await p, { kind: 'approve', scope: 'task', editedContent: 'b, edited' });
+  });
+
+  it('settles when the diff editor answers first (title button / keybinding)', async () => {
+    const diff = new FakeDiff();
+    const c = new ApprovalCenter({ diff });
+    const p = c.request(editReq(), new AbortController().signal);
+    await tick();
+    await diff.reject('e1', 'wrong file');
+    assert.deepStrictEqual(await p, { kind: 'reject', reason: 'wrong file' });
+    assert.deepStrictEqual(c.pending(), []);
+  });
+
+  it('does not open a diff when showDiff is off; the panel answers alone', async () => {
+    const diff = new FakeDiff();
+    const c = new ApprovalCenter({ diff, showDiff: () => false });
+    const p = c.request(editReq(), new AbortController().signal);
+    assert.strictEqual(diff.open.size, 0);
+    await c.resolve('e1', { kind: 'approve' });
+    assert.deepStrictEqual(await p, { kind: 'approve' });
+  });
+});
