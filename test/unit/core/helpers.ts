@@ -47,9 +47,11 @@ export function fakeWriteTool(writes: { path: string; content: string; approval?
 /** Approver answering from a queue of decisions; records every request. */
 export class ScriptedApprover implements Approver {
   readonly requests: ApprovalRequest[] = [];
+  readonly signals: AbortSignal[] = [];
   constructor(private readonly decisions: (ApprovalDecision | 'hang')[] = []) {}
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     this.requests.push(req);
+    this.signals.push(signal);
     const next = this.decisions.shift() ?? { kind: 'approve' };
     if (next === 'hang') {
       return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));

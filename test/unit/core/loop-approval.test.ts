@@ -87,21 +87,17 @@ describe('core/loop parallel tool calls', () => {
   it('runs several read-only calls concurrently; results appended in call order', async () => {
     let active = 0;
     let maxActive = 0;
-    const release: (() => void)[] = [];
     const tool = fakeReadTool([], async (p) => {
       active++;
       maxActive = Math.max(maxActive, active);
-      // Finish in reverse order of start to prove results are re-ordered.
-      await new Promise<void>((r) => release.push(r));
+      // Later calls finish first, to prove results are re-ordered into call order.
+      await new Promise((r) => setTimeout(r, (4 - Number(p)) * 5));
       active--;
       return { content: `got ${p}`, effects: { read: [p] } };
     });
     const h = harness([callsTurn(['read_file', { path: '1' }], ['read_file', { path: '2' }], ['read_file', { path: '3' }]), doneTurn()], { tools: [tool] });
-    const p = h.agent.send('t');
-    while (release.length < 3) await new Promise((r) => setTimeout(r, 1));
+    await h.agent.send('t');
     assert.equal(maxActive, 3);
-    release.reverse().forEach((r) => r());
-    await p;
     const results = h.agent.history.filter((m) => m.role === 'tool' && m.toolName === 'read_file').map((m) => m.content);
     assert.deepEqual(results, ['got 1', 'got 2', 'got 3']);
   });

@@ -123,6 +123,18 @@ describe('core/loop basics', () => {
     assert.match(toolMsg.content, /Unknown tool "delete_everything"\. Available tools: read_file, task_completion, ask_question, converse, read_output\./);
   });
 
+  it('tool progress chunks are emitted as tool_progress events', async () => {
+    const tool = fakeReadTool([], async (p, ctx) => {
+      ctx.onProgress?.('50%');
+      ctx.onProgress?.('100%');
+      return { content: p };
+    });
+    const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], { tools: [tool] });
+    await h.agent.send('t');
+    assert.deepEqual(h.ofType('tool_progress').map((e) => e.chunk), ['50%', '100%']);
+    assert.equal(h.ofType('tool_progress')[0].id, h.ofType('tool_call_end')[0].id);
+  });
+
   it('a throwing listener does not break the loop', async () => {
     const h = harness([doneTurn('ok')]);
     h.agent.on(() => {

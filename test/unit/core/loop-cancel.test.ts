@@ -60,12 +60,14 @@ describe('core/loop cancellation', () => {
   });
 
   it('stop while waiting for approval ends the run; the approval call is cancelled', async () => {
-    const h = harness([callsTurn(['write_file', { path: 'a', content: 'x' }])], { tools: [fakeReadTool(), fakeWriteTool()] }, new ScriptedApprover(['hang']));
+    const approver = new ScriptedApprover(['hang']);
+    const h = harness([callsTurn(['write_file', { path: 'a', content: 'x' }])], { tools: [fakeReadTool(), fakeWriteTool()] }, approver);
     const p = h.agent.send('t');
     await waitFor(() => h.ofType('approval_requested').length > 0);
     h.agent.stop();
     const report = await p;
     assert.equal(report.reason, 'stopped');
+    assert.equal(approver.signals[0].aborted, true, 'the run signal reached the approver');
     assert.equal(h.agent.dump().pending, undefined);
     assertHistoryConsistent(h.agent.history);
   });
