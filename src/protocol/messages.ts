@@ -1,6 +1,7 @@
 // The typed contract between the extension host and the chat webview. Both sides import this module only.
 // Every message in both directions is validated here; anything that does not parse is dropped by the receiver.
-import { z } from 'zod';
+// Namespace import: `{ z }` would pull every zod locale (~250 KiB) into the webview bundle.
+import * as z from 'zod';
 
 export const LIMITS = {
   /** A user chat message. */
@@ -189,8 +190,8 @@ export const PatchOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('append'), item: TranscriptItemSchema }),
   /** Replaces the item with the same id (tool card and approval updates). */
   z.object({ op: z.literal('update'), item: TranscriptItemSchema }),
-  /** Appends to a streamed field: assistant/thinking text, tool argsText, tool progress. */
-  z.object({ op: z.literal('delta'), id: Id, field: z.enum(['text', 'argsText', 'progress']), delta: Text }),
+  /** Appends to a streamed field: assistant/thinking `text`, tool `argsText`. */
+  z.object({ op: z.literal('delta'), id: Id, field: z.enum(['text', 'argsText']), delta: Text }),
   /** A streamed assistant/thinking item is complete. */
   z.object({ op: z.literal('end_stream'), id: Id }),
   z.object({ op: z.literal('progress'), progress: ProgressSchema }),
