@@ -89,20 +89,30 @@ class FileModel {
   }
 
   normLines(): string[] {
-    return (this.norm ??= this.getLines().map(normalizeLine));
+    if (!this.norm) throw new Error('prepare() first');
+    return this.norm;
+  }
+
+  /** Build the normalised lines and their index in slices, yielding between them. */
+  async prepare(pause: () => Promise<void>): Promise<void> {
+    if (this.norm && this.index) return;
+    const lines = this.getLines();
+    const norm: string[] = new Array(lines.length);
+    const index = new Map<string, number[]>();
+    for (let i = 0; i < lines.length; i++) {
+      if ((i & 127) === 0) await pause();
+      const n = normalizeLine(lines[i]!);
+      norm[i] = n;
+      const list = index.get(n);
+      if (list) list.push(i);
+      else index.set(n, [i]);
+    }
+    this.norm = norm;
+    this.index = index;
   }
 
   positions(normalized: string): number[] {
-    if (!this.index) {
-      this.index = new Map();
-      const nl = this.normLines();
-      for (let i = 0; i < nl.length; i++) {
-        const list = this.index.get(nl[i]!);
-        if (list) list.push(i);
-        else this.index.set(nl[i]!, [i]);
-      }
-    }
-    return this.index.get(normalized) ?? [];
+    return this.index?.get(normalized) ?? [];
   }
 
   lineOf(offset: number): number {
@@ -211,6 +221,7 @@ async function matchBlock(file: FileModel, block: SearchReplaceBlock, index: num
   }
 
   // 2. Tolerant: whole lines, ignoring indentation and runs of whitespace.
+  await file.prepare(pause);
   const searchLines = trimBlankEdges(search.split('\n'));
   const ns = searchLines.map(normalizeLine);
   const starts = tolerantStarts(file, ns);
@@ -362,10 +373,10 @@ async function closestCandidate(file: FileModel, searchLines: string[], ns: stri
     const first = bigrams(ns[0]!);
     const last = bigrams(ns[m - 1]!);
     const scored: [number, number][] = [];
-    const cache = new Map<number, Set<string>>();
+    const cache = new Map<number, Set<number>>();
     const grams = (i: number) => cache.get(i) ?? (cache.set(i, bigrams(nl[i]!)), cache.get(i)!);
     for (let s = 0; s + span <= nl.length; s++) {
-      if ((s & 1023) === 0) await pause();
+      if ((s & 31) === 0) await pause();
       scored.push([s, dice(first, grams(s)) + dice(last, grams(s + span - 1))]);
     }
     candidates = scored.sort((a, b) => b[1] - a[1]).slice(0, 8).map(([s]) => s);
@@ -387,14 +398,15 @@ async function closestCandidate(file: FileModel, searchLines: string[], ns: stri
   };
 }
 
-function bigrams(s: string): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i < s.length - 1; i++) out.add(s.slice(i, i + 2));
-  if (s.length === 1) out.add(s);
+/** Character bigrams as numbers (cheaper than substrings). */
+function bigrams(s: string): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < s.length - 1; i++) out.add(s.charCodeAt(i) * 65536 + s.charCodeAt(i + 1));
+  if (s.length === 1) out.add(s.charCodeAt(0));
   return out;
 }
 
-function dice(a: Set<string>, b: Set<string>): number {
+function dice(a: Set<number>, b: Set<number>): number {
   if (a.size === 0 && b.size === 0) return 1;
   if (a.size === 0 || b.size === 0) return 0;
   let common = 0;
