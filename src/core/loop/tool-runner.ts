@@ -142,12 +142,15 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
       result = validation.result;
     } else {
       input = validation.input;
-      const action = ctx.policy.decide(validation.tool, ctx.allowedForTask);
+      const action = ctx.policy.decide(validation.tool, ctx.allowedForTask, input);
       let decision: ApprovalDecision | undefined;
       if (action === 'ask') decision = await approve(ctx, validation.tool, input, call, rest, reuse);
       if (action === 'deny') {
         kind = 'denied';
-        result = { isError: true, content: `Denied by policy: "${call.name}" (${validation.tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.` };
+        const why = validation.tool.policy?.(input)?.reason;
+        result = why
+          ? { isError: true, content: `Refused: ${why} The call was not run. Do not retry it; use another approach or ask the user.` }
+          : { isError: true, content: `Denied by policy: "${call.name}" (${validation.tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.` };
       } else if (decision?.kind === 'reject') {
         kind = 'rejected';
         result = { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` };

@@ -80,6 +80,15 @@ const MAX_DEPTH = 4;
 const secretNames = ignore().add([...DEFAULT_SECRET_PATTERNS]);
 
 /** Judge a full command line. Deny beats ask beats allow; every simple command is judged. */
+/** The user's lists extend the defaults rather than replace them, so a custom allow list keeps the default denials. */
+export function withDefaultCommandRules(user: CommandRules = {}): CommandRules {
+  return {
+    allow: [...DEFAULT_COMMAND_RULES.allow, ...(user.allow ?? [])],
+    deny: [...DEFAULT_COMMAND_RULES.deny, ...(user.deny ?? [])],
+    onParseError: user.onParseError,
+  };
+}
+
 export function checkCommand(command: string, rules: CommandRules = DEFAULT_COMMAND_RULES): CommandVerdict {
   if (typeof command !== 'string' || !command.trim()) return { action: 'deny', reason: 'The command is empty.', parts: [] };
   if (command.includes('\0')) return { action: 'deny', reason: 'The command contains a NUL byte.', parts: [] };

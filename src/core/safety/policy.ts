@@ -26,10 +26,14 @@ export class Policy {
    * What to do with a call. A tool the user allowed for this task skips the question, but an explicit
    * per-tool 'deny' always wins (the user's standing rule beats a one-off click).
    */
-  decide(tool: Pick<Tool, 'name' | 'risk'>, allowedForTask: ReadonlySet<string> = new Set()): PolicyAction {
+  decide(tool: Pick<Tool, 'name' | 'risk' | 'policy'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): PolicyAction {
     const override = this.config.byTool?.[tool.name];
+    const byRisk = this.config.byRisk[tool.risk] ?? 'ask';
     if (override === 'deny') return 'deny';
+    const hint = input !== undefined ? tool.policy?.(input)?.action : undefined;
+    if (hint === 'deny') return 'deny';
     if (allowedForTask.has(tool.name)) return 'allow';
-    return override ?? this.config.byRisk[tool.risk] ?? 'ask';
+    if (hint === 'allow' && byRisk !== 'deny') return 'allow';
+    return override ?? byRisk;
   }
 }

@@ -1,5 +1,6 @@
 // The Tool contract: one zod schema per tool is the single source for the model's JSON Schema and run-time validation.
 import type { z } from 'zod';
+import type { PolicyAction } from '../safety/approval';
 
 export type RiskClass = 'read' | 'write' | 'execute' | 'network';
 
@@ -45,6 +46,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   loopControl?: LoopControl;
   /** Builds what the approver shows (diff, command line). Called only when policy says "ask". */
   preview?(input: z.infer<S>, ctx: ToolContext): Promise<ApprovalPreview>;
+  /**
+   * Per-call policy hint from the tool's own rules on the validated input (e.g. the parsed command line against
+   * the user's allow/deny lists). 'deny' always wins; 'allow' skips the question unless the user's policy denies
+   * the risk class or the tool; undefined falls back to the risk-class policy.
+   */
+  policy?(input: z.infer<S>): { action: PolicyAction; reason: string } | undefined;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

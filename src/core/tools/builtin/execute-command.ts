@@ -35,6 +35,14 @@ export function createExecuteCommandTool(sandbox: WorkspaceSandbox, runner: Comm
     async preview(input): Promise<ApprovalPreview> {
       return { kind: 'command', command: input.command, cwd: input.cwd };
     },
+    // The parsed command line decides, never the model's claim: allow-listed commands run without a question,
+    // denied ones are refused before any approval is asked; everything else follows the execute policy.
+    policy(input) {
+      const verdict = checkCommand(input.command, rules);
+      if (verdict.action === 'ask') return undefined;
+      const where = verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : '';
+      return { action: verdict.action, reason: `${verdict.reason}${where}` };
+    },
     async execute(input, ctx): Promise<ToolResult> {
       if (!sandbox.trusted) return errorResult('Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.', { refused: 'untrusted' });
       const verdict = checkCommand(input.command, rules);

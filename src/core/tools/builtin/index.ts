@@ -1,6 +1,6 @@
 // The workspace tools, written once against small ports (WorkspaceFs, CommandRunner, EditApplier,
 // SearchBackend) so they run under VS Code, headless Node and in-memory fakes alike.
-import { DEFAULT_COMMAND_RULES } from '../../safety/commands';
+import { withDefaultCommandRules } from '../../safety/commands';
 import { WorkspaceSandbox, type SandboxOptions } from '../../safety/paths';
 import type { CommandRunner, EditApplier, SearchBackend, WorkspaceFs } from '../../workspace/types';
 import type { Tool } from '../types';
@@ -27,7 +27,7 @@ export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
     createApplyDiffTool(sandbox, deps.applier),
     createListFilesTool(sandbox),
     createSearchFilesTool(sandbox, deps.search),
-    createExecuteCommandTool(sandbox, deps.runner, deps.sandbox.commands ?? DEFAULT_COMMAND_RULES),
+    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands)),
   ] as Tool[];
   const { runner } = deps;
   if (runner.readOutput) tools.push(createReadCommandOutputTool({ readOutput: runner.readOutput.bind(runner) }) as Tool);

@@ -1,0 +1,72 @@
+// The parsed command line decides approval through the loop's policy: allow-listed commands run without a
+// question, denied ones are refused with the rule's reason before anyone is asked, the rest are asked.
+import assert from 'node:assert/strict';
+import { createWorkspaceTools } from '../../../src/core/tools/builtin';
+import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
+import { callsTurn, doneTurn } from '../../support/scripted-model';
+import { harness, ScriptedApprover } from './helpers';
+
+function setup(commands?: { allow?: string[]; deny?: string[] }) {
+  const fs = new MemoryFs(['/ws'], { '/ws/a.txt': 'hello' });
+  const runner = new FakeCommandRunner(() => ({ exitCode: 0, output: 'ran' }));
+  const tools = createWorkspaceTools({ fs, runner, applier: new FsEditApplier(fs), sandbox: { trusted: true, commands } });
+  return { runner, tools };
+}
+
+describe('core/loop command policy from parsed command rules', () => {
+  it('an allow-listed command runs without asking', async () => {
+    const { runner, tools } = setup();
+    const approver = new ScriptedApprover([{ kind: 'reject', reason: 'should not be asked' }]);
+    const h = harness([callsTurn(['execute_command', { command: 'git status' }]), doneTurn()], { tools }, approver);
+    assert.equal((await h.agent.send('t')).reason, 'done');
+    assert.equal(approver.requests.length, 0);
+    assert.deepEqual(runner.calls.map((c) => c.command), ['git status']);
+  });
+
+  it('a denied part of a chain is refused with its reason and nobody is asked', async () => {
+    const { runner, tools } = setup();
+    const approver = new ScriptedApprover();
+    const h = harness([callsTurn(['execute_command', { command: 'echo ok && sudo rm -rf /', safe: true }]), doneTurn()], { tools }, approver);
+    await h.agent.send('t');
+    assert.equal(approver.requests.length, 0);
+    assert.equal(runner.calls.length, 0);
+    const result = h.model.requests[1].messages.at(-1)!;
+    assert.equal(result.role, 'tool');
+    assert.match(result.content, /^Refused: .*sudo/);
+  });
+
+  it('an unlisted command is asked, and the user allow list skips the question', async () => {
+    const asked = setup();
+    const approver = new ScriptedApprover([{ kind: 'approve' }]);
+    const h = harness([callsTurn(['execute_command', { command: 'make build' }]), doneTurn()], { tools: asked.tools }, approver);
+    await h.agent.send('t');
+    assert.equal(approver.requests.length, 1);
+    assert.deepEqual(approver.requests[0].preview, { kind: 'command', command: 'make build', cwd: undefined });
+
+    const listed = setup({ allow: ['make *'] });
+    const approver2 = new ScriptedApprover([{ kind: 'reject' }]);
+    const h2 = harness([callsTurn(['execute_command', { command: 'make build' }]), doneTurn()], { tools: listed.tools }, approver2);
+    await h2.agent.send('t');
+    assert.equal(approver2.requests.length, 0);
+    assert.deepEqual(listed.runner.calls.map((c) => c.command), ['make build']);
+  });
+
+  it('user lists extend the defaults: git status still allowed, force-push still denied', async () => {
+    const { runner, tools } = setup({ allow: ['make *'] });
+    const approver = new ScriptedApprover();
+    const h = harness([callsTurn(['execute_command', { command: 'git status' }], ['execute_command', { command: 'git push --force origin main' }]), doneTurn()], { tools }, approver);
+    await h.agent.send('t');
+    assert.equal(approver.requests.length, 0);
+    assert.deepEqual(runner.calls.map((c) => c.command), ['git status']);
+  });
+
+  it('a policy that denies execution beats an allow-listed command', async () => {
+    const { runner, tools } = setup();
+    const h = harness([callsTurn(['execute_command', { command: 'git status' }]), doneTurn()], {
+      tools,
+      config: { policy: { byRisk: { read: 'allow', write: 'ask', execute: 'deny', network: 'ask' } } },
+    });
+    await h.agent.send('t');
+    assert.equal(runner.calls.length, 0);
+  });
+});
