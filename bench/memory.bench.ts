@@ -67,8 +67,10 @@ async function main() {
         // < 2 KB/iteration: less than one 2 KB tool result retained per iteration, i.e. the history is not kept.
         goal: { max: 2 },
         budget: { max: 20 },
-        extra: { heapBeforeMB: mb(before), heapAfterMB: mb(after), heapSamplesMB: heaps.map(mb), sampledAt: xs },
-        retainedByDesign: 'per-run records that grow by design: RunReport.steps (one StepReport per iteration) and the facts set of files read',
+        extra: {
+          heapBeforeMB: mb(before), heapAfterMB: mb(after), heapSamplesMB: heaps.map(mb), sampledAt: xs,
+          retainedByDesign: 'per-run records that grow by design: RunReport.steps (one StepReport per iteration) and the facts set of files read',
+        },
       },
       [perIterKB],
     ),
