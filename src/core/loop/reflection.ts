@@ -34,7 +34,7 @@ export class Reflections {
     const { runId, signal } = this.opts;
     try {
       const learned: MemoryItem[] = await raceAbort(
-        memory.reflect({ ...input, history: [...this.history()], model: this.deps.summarizer, signal }),
+        memory.reflect({ ...input, runId, history: [...this.history()], model: this.deps.summarizer, signal }),
         signal,
       );
       if (learned.length) {

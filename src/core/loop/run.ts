@@ -4,6 +4,7 @@ import { closeDanglingToolCalls } from '../context/history';
 import type { OutputStore } from '../context/output-store';
 import { buildSystemLayers } from '../context/prompt';
 import { contextTokens } from '../context/tokens';
+import { memoryBudget } from '../memory/budget';
 import type { MemoryPort } from '../memory/port';
 import { ModelError } from '../model/errors';
 import type { Model, ModelRequest, ToolSpec } from '../model/types';
@@ -117,7 +118,10 @@ export class Run {
     const memory = this.deps.memory;
     if (!memory) return;
     const window = this.contextWindow();
-    const budget = this.deps.config.memoryTokenBudget ?? Math.min(2000, Math.floor(window * 0.05));
+    // The perceive-time context (memories / conversation / environment) gets a tenth of the window, at most 8k
+    // tokens, split 60 / 30 / 10; memories take their 60%.
+    const perceiveBudget = Math.min(Math.floor(window * 0.1), 8000);
+    const budget = this.deps.config.memoryTokenBudget ?? memoryBudget(perceiveBudget, 0).memory;
     try {
       const recalled = await raceAbort(memory.recall(this.opts.userMessage, budget), this.opts.signal);
       this.state.memoryText = recalled.promptText;

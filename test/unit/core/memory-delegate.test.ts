@@ -32,7 +32,8 @@ describe('core/loop memory', () => {
     const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], { memory, tools: [tool], config: { contextWindow: 10_000 } });
     const report = await h.agent.send('install deps');
     assert.equal(report.reason, 'done');
-    assert.deepEqual(memory.recalls, [{ task: 'install deps', budget: 500 }]);
+    // perceive budget = 10% of the 10k window; memories get 60% of it (the 60/30/10 split).
+    assert.deepEqual(memory.recalls, [{ task: 'install deps', budget: 600 }]);
     const layers = h.model.requests[0].system;
     const memLayer = layers.find((l) => l.id === 'memory');
     assert.equal(memLayer?.text, 'Learned before: Use pnpm, not npm.');
