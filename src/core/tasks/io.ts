@@ -1,0 +1,127 @@
+// The task store's and edit journal's window onto the disk, plus a coalescing atomic writer.
+// Reuses the memory store's atomic write (temp file + fsync + rename); adds the few calls these stores need.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { NodeMemoryFileIO } from '../memory/node-file-io';
+import type { MemoryFileIO } from '../memory/file-io';
+
+export interface TasksIO extends MemoryFileIO {
+  /** Entry names in a directory ([] when it does not exist). */
+  list(dir: string): Promise<string[]>;
+  /** Delete a file; missing is fine. */
+  remove(file: string): Promise<void>;
+  /** Append text durably (fsync), creating the file and its directory if needed. */
+  append(file: string, text: string): Promise<void>;
+}
+
+export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
+  async list(dir: string): Promise<string[]> {
+    try {
+      return await fsp.readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException)?.code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  async remove(file: string): Promise<void> {
+    await fsp.rm(file, { force: true });
+  }
+
+  async append(file: string, text: string): Promise<void> {
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    const handle = await fsp.open(file, 'a');
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** Leftover of an interrupted atomic write (see NodeMemoryFileIO): never a real record. */
+export function isTempName(name: string): boolean {
+  return name.startsWith('.') || name.endsWith('.tmp');
+}
+
+/**
+ * A file name for an id: the id itself when it is plainly safe, otherwise a hash, so hostile or odd ids
+ * ("../x", "CON", very long) can never escape the directory or collide on case-insensitive disks.
+ */
+export function safeFileStem(id: string): string {
+  if (/^[a-z0-9][a-z0-9_-]{0,99}$/.test(id)) return id;
+  return `h-${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Serialises writes per key and coalesces them: while one write runs, later requests for the same key
+ * collapse into one, so only the newest content is written. Each caller's promise settles when its content
+ * (or newer content that superseded it) is on disk.
+ */
+export class CoalescingWriter<T> {
+  private readonly slots = new Map<string, { next?: { value: T; waiters: Waiter[] }; running?: Promise<void> }>();
+
+  constructor(private readonly write: (key: string, value: T) => Promise<void>) {}
+
+  submit(key: string, value: T): Promise<void> {
+    let slot = this.slots.get(key);
+    if (!slot) this.slots.set(key, (slot = {}));
+    const s = slot;
+    return new Promise<void>((resolve, reject) => {
+      if (s.next) {
+        s.next.value = value;
+        s.next.waiters.push({ resolve, reject });
+      } else {
+        s.next = { value, waiters: [{ resolve, reject }] };
+      }
+      if (!s.running) s.running = this.drain(key, s);
+    });
+  }
+
+  /** The value waiting to be written for key (newer than what is on disk), if any. */
+  pending(key: string): T | undefined {
+    return this.slots.get(key)?.next?.value;
+  }
+
+  /** Drop a not-yet-started write (its callers resolve: superseded) and wait for the one in flight. */
+  async cancel(key: string): Promise<void> {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    const dropped = slot.next;
+    slot.next = undefined;
+    dropped?.waiters.forEach((w) => w.resolve());
+    await slot.running;
+  }
+
+  async flush(): Promise<void> {
+    for (;;) {
+      const running = [...this.slots.values()].map((s) => s.running).filter((p): p is Promise<void> => !!p);
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
+  }
+
+  private async drain(key: string, slot: { next?: { value: T; waiters: Waiter[] }; running?: Promise<void> }) {
+    // Yield once so writes requested in the same tick coalesce with this one.
+    await Promise.resolve();
+    while (slot.next) {
+      const job = slot.next;
+      slot.next = undefined;
+      try {
+        await this.write(key, job.value);
+        job.waiters.forEach((w) => w.resolve());
+      } catch (err) {
+        job.waiters.forEach((w) => w.reject(err));
+      }
+    }
+    slot.running = undefined;
+    if (this.slots.get(key) === slot) this.slots.delete(key);
+  }
+}

@@ -1,0 +1,348 @@
+// The edit journal: a checkpoint of every accepted edit, so "Forge: Undo Task Changes" can restore what a
+// task touched. Scales with the edits, not the workspace: only the before/after text of edited files is kept,
+// as content-addressed blobs (each distinct content once), referenced from an append-only JSONL log per task.
+// Layout under `dir`: journal/logs/<stem>.jsonl, journal/blobs/xx/<sha256>, journal/index.json (a cache).
+import * as path from 'node:path';
+import { BlobStore } from './blob-store';
+import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
+
+export interface JournalEntry {
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null /* null = file did not exist */;
+  after: string | null;
+  at: number;
+  toolCallId?: string;
+  /** Set when an undo has already reverted this edit. */
+  undone?: boolean;
+}
+
+/** The workspace as the journal sees it during an undo (the host maps it onto vscode.workspace.fs). */
+export interface JournalFs {
+  read(path: string): Promise<string | null>;
+  write(path: string, content: string): Promise<void>;
+  remove(path: string): Promise<void>;
+}
+
+export interface UndoResult {
+  restored: string[];
+  deleted: string[];
+  conflicts: { path: string; reason: string }[];
+}
+
+export interface EditJournalOptions {
+  log?: (m: string) => void;
+  io?: TasksIO;
+  now?: () => number;
+}
+
+type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
+type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
+
+interface TaskLog {
+  stem: string;
+  edits: EditLine[];
+  undone: Set<number>;
+  nextSeq: number;
+  size: number;
+  /** The log ends in a partial line (crash mid-append): the next append must start on a fresh line. */
+  needsNewline: boolean;
+}
+
+interface IndexEntry {
+  stem: string;
+  live: number;
+  lastAt: number;
+  size: number;
+}
+
+const INDEX_KEY = 'index';
+const VERSION = 1;
+
+export class EditJournal {
+  private readonly logs = new Map<string, TaskLog>();
+  private readonly index = new Map<string, IndexEntry>();
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly blobs: BlobStore;
+  private readonly indexWriter: CoalescingWriter<null>;
+
+  private constructor(
+    private readonly root: string,
+    private readonly io: TasksIO,
+    private readonly log: (m: string) => void,
+    private readonly now: () => number,
+  ) {
+    this.blobs = new BlobStore(path.join(root, 'blobs'), io);
+    this.indexWriter = new CoalescingWriter(() =>
+      this.io.writeAtomic(this.indexFile(), JSON.stringify({ version: VERSION, tasks: Object.fromEntries(this.index) })),
+    );
+  }
+
+  static async open(dir: string, opts: EditJournalOptions = {}): Promise<EditJournal> {
+    const journal = new EditJournal(path.join(dir, 'journal'), opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), opts.now ?? Date.now);
+    await journal.loadIndex();
+    return journal;
+  }
+
+  /** Appends one accepted edit. Contents go to blobs first, so a logged entry never points at a missing blob. */
+  record(entry: Omit<JournalEntry, 'seq' | 'at'>): Promise<JournalEntry> {
+    return this.exclusive(entry.taskId, async () => {
+      const log = await this.taskLog(entry.taskId);
+      const before = entry.before === null ? null : await this.blobs.put(entry.before);
+      const after = entry.after === null ? null : await this.blobs.put(entry.after);
+      const line: EditLine = { k: 'edit', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
+      if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
+      await this.append(log, line);
+      log.edits.push(line);
+      log.nextSeq++;
+      this.touchIndex(entry.taskId, log);
+      const out: JournalEntry = { taskId: line.taskId, seq: line.seq, path: line.path, before: entry.before, after: entry.after, at: line.at };
+      if (line.toolCallId !== undefined) out.toolCallId = line.toolCallId;
+      return out;
+    });
+  }
+
+  /** Every edit of the task in order, undone ones flagged. An edit whose content was lost is left out (logged). */
+  async entries(taskId: string): Promise<JournalEntry[]> {
+    const log = await this.exclusive(taskId, () => this.taskLog(taskId));
+    const out: JournalEntry[] = [];
+    for (const e of log.edits) {
+      const before = e.before === null ? null : await this.blobs.get(e.before);
+      const after = e.after === null ? null : await this.blobs.get(e.after);
+      if (before === undefined || after === undefined) {
+        this.log(`[journal] content of edit ${taskId}#${e.seq} (${e.path}) is missing`);
+        continue;
+      }
+      const entry: JournalEntry = { taskId, seq: e.seq, path: e.path, before, after, at: e.at };
+      if (e.toolCallId !== undefined) entry.toolCallId = e.toolCallId;
+      if (log.undone.has(e.seq)) entry.undone = true;
+      out.push(entry);
+    }
+    return out;
+  }
+
+  /** Tasks with edits that can still be undone, most recently edited first. */
+  async tasksWithEdits(): Promise<string[]> {
+    return [...this.index.entries()]
+      .filter(([, e]) => e.live > 0)
+      .sort((a, b) => b[1].lastAt - a[1].lastAt)
+      .map(([id]) => id);
+  }
+
+  /**
+   * Reverts the task's edits (those after `toSeq` when given), newest first. A file is restored only when its
+   * current content is what the task last wrote; otherwise the user changed it since, so it is reported as a
+   * conflict and left alone (unless `force`). Each path goes back to its earliest `before` (null -> deleted).
+   * Reverted edits are marked undone in the log, so a second undo does nothing.
+   */
+  undoTask(taskId: string, fs: JournalFs, opts: { force?: boolean; toSeq?: number } = {}): Promise<UndoResult> {
+    return this.exclusive(taskId, async () => {
+      const result: UndoResult = { restored: [], deleted: [], conflicts: [] };
+      if (!this.index.has(taskId) && !this.logs.has(taskId)) return result;
+      const log = await this.taskLog(taskId);
+      const from = opts.toSeq ?? 0;
+      // Group live edits per path, newest path first; within a group, edits stay in seq order.
+      const groups = new Map<string, EditLine[]>();
+      for (const e of [...log.edits].reverse()) {
+        if (e.seq <= from || log.undone.has(e.seq)) continue;
+        const g = groups.get(e.path);
+        if (g) g.unshift(e);
+        else groups.set(e.path, [e]);
+      }
+      const undoneSeqs: number[] = [];
+      for (const [file, edits] of groups) {
+        const outcome = await this.undoPath(file, edits, fs, !!opts.force);
+        if (outcome === 'restored') result.restored.push(file);
+        else if (outcome === 'deleted') result.deleted.push(file);
+        else {
+          result.conflicts.push({ path: file, reason: outcome.conflict });
+          continue;
+        }
+        undoneSeqs.push(...edits.map((e) => e.seq));
+      }
+      if (undoneSeqs.length) {
+        undoneSeqs.sort((a, b) => a - b);
+        await this.append(log, { k: 'undo', taskId, seqs: undoneSeqs, at: this.now() });
+        undoneSeqs.forEach((s) => log.undone.add(s));
+        this.touchIndex(taskId, log);
+      }
+      return result;
+    });
+  }
+
+  /** Waits for pending index writes. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((p) => p.catch(() => undefined)));
+    await this.indexWriter.flush();
+  }
+
+  private async undoPath(file: string, edits: EditLine[], fs: JournalFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
+    const first = edits[0];
+    const last = edits[edits.length - 1];
+    const target = first.before === null ? null : await this.blobs.get(first.before);
+    if (target === undefined) return { conflict: 'the checkpoint content is missing from the journal' };
+    let current: string | null;
+    try {
+      current = await fs.read(file);
+    } catch (err) {
+      return { conflict: `cannot read the file: ${errorText(err)}` };
+    }
+    const targetKind = target === null ? 'deleted' : 'restored';
+    if (current === target) return targetKind; // already back where it started (e.g. the user reverted it)
+    if (!force) {
+      const expected = last.after === null ? null : await this.blobs.get(last.after);
+      if (expected === undefined) return { conflict: 'the content the task wrote is missing from the journal' };
+      if (current !== expected) {
+        return { conflict: current === null ? 'deleted since the task edited it' : 'modified since the task edited it' };
+      }
+    }
+    try {
+      if (target === null) await fs.remove(file);
+      else await fs.write(file, target);
+    } catch (err) {
+      return { conflict: `restore failed: ${errorText(err)}` };
+    }
+    return targetKind;
+  }
+
+  /** One writer per task log: appends must not interleave, and seqs must not repeat. */
+  private exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(taskId) ?? Promise.resolve();
+    const run = prev.catch(() => undefined).then(fn);
+    this.queues.set(taskId, run);
+    void run.catch(() => undefined).then(() => {
+      if (this.queues.get(taskId) === run) this.queues.delete(taskId);
+    });
+    return run;
+  }
+
+  private async append(log: TaskLog, line: EditLine | UndoLine): Promise<void> {
+    const text = `${log.needsNewline ? '\n' : ''}${JSON.stringify(line)}\n`;
+    await this.io.append(this.logFile(log.stem), text);
+    log.needsNewline = false;
+    log.size += Buffer.byteLength(text, 'utf8');
+  }
+
+  private touchIndex(taskId: string, log: TaskLog): void {
+    const live = log.edits.filter((e) => !log.undone.has(e.seq)).length;
+    const lastAt = log.edits.length ? log.edits[log.edits.length - 1].at : 0;
+    this.index.set(taskId, { stem: log.stem, live, lastAt, size: log.size });
+    this.indexWriter.submit(INDEX_KEY, null).catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
+  }
+
+  private async taskLog(taskId: string): Promise<TaskLog> {
+    let log = this.logs.get(taskId);
+    if (!log) {
+      const stem = safeFileStem(taskId);
+      log = (await this.readLog(stem, taskId)) ?? { stem, edits: [], undone: new Set(), nextSeq: 1, size: 0, needsNewline: false };
+      this.logs.set(taskId, log);
+    }
+    return log;
+  }
+
+  /** Parses a log; unparseable lines (a torn last line after a crash) are skipped. undefined = no file. */
+  private async readLog(stem: string, expectedTaskId?: string): Promise<(TaskLog & { taskId?: string }) | undefined> {
+    const file = this.logFile(stem);
+    const text = await this.io.read(file);
+    if (text === undefined) return undefined;
+    const log: TaskLog & { taskId?: string } = { stem, edits: [], undone: new Set(), nextSeq: 1, size: Buffer.byteLength(text, 'utf8'), needsNewline: text.length > 0 && !text.endsWith('\n') };
+    let bad = 0;
+    for (const raw of text.split('\n')) {
+      if (!raw.trim()) continue;
+      const line = parseLine(raw);
+      if (!line || (expectedTaskId !== undefined && line.taskId !== expectedTaskId) || (log.taskId !== undefined && line.taskId !== log.taskId)) {
+        bad++;
+        continue;
+      }
+      log.taskId = line.taskId;
+      if (line.k === 'edit') {
+        log.edits.push(line);
+        log.nextSeq = Math.max(log.nextSeq, line.seq + 1);
+      } else {
+        line.seqs.forEach((s) => log.undone.add(s));
+      }
+    }
+    if (bad) this.log(`[journal] skipped ${bad} unreadable line(s) in ${file}`);
+    return log;
+  }
+
+  /** Loads the index and reconciles it with the logs on disk (a crash can land between an append and the index write). */
+  private async loadIndex(): Promise<void> {
+    let stored: Record<string, IndexEntry> | undefined;
+    try {
+      const text = await this.io.read(this.indexFile());
+      if (text !== undefined) {
+        stored = parseIndex(text);
+        if (!stored) this.log('[journal] index is corrupt; rebuilding from the logs');
+      }
+    } catch (err) {
+      this.log(`[journal] cannot read index: ${errorText(err)}; rebuilding from the logs`);
+    }
+    const stems = new Set(
+      (await this.io.list(path.join(this.root, 'logs'))).filter((n) => !isTempName(n) && n.endsWith('.jsonl')).map((n) => n.slice(0, -6)),
+    );
+    let changed = stored === undefined;
+    for (const [taskId, entry] of Object.entries(stored ?? {})) {
+      if (!stems.delete(entry.stem)) {
+        changed = true;
+        continue;
+      }
+      const stat = await this.io.stat(this.logFile(entry.stem));
+      if (stat?.size === entry.size) {
+        this.index.set(taskId, entry);
+        continue;
+      }
+      stems.add(entry.stem); // stale: re-read below
+    }
+    for (const stem of stems) {
+      const log = await this.readLog(stem);
+      if (!log?.taskId || safeFileStem(log.taskId) !== stem) {
+        this.log(`[journal] skipping unreadable log ${this.logFile(stem)}`);
+        continue;
+      }
+      this.logs.set(log.taskId, log);
+      this.touchIndex(log.taskId, log);
+      changed = true;
+    }
+    if (changed) await this.indexWriter.submit(INDEX_KEY, null).catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
+  }
+
+  private indexFile(): string {
+    return path.join(this.root, 'index.json');
+  }
+
+  private logFile(stem: string): string {
+    return path.join(this.root, 'logs', `${stem}.jsonl`);
+  }
+}
+
+function parseLine(raw: string): EditLine | UndoLine | undefined {
+  try {
+    const v = JSON.parse(raw) as { [K in keyof EditLine | keyof UndoLine]?: unknown } | null;
+    if (!v || typeof v !== 'object' || typeof v.taskId !== 'string' || typeof v.at !== 'number') return undefined;
+    const isHash = (h: unknown) => h === null || (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h));
+    if (v.k === 'edit' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as EditLine;
+    if (v.k === 'undo' && Array.isArray(v.seqs) && v.seqs.every((s: unknown) => Number.isInteger(s))) return v as UndoLine;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseIndex(text: string): Record<string, IndexEntry> | undefined {
+  try {
+    const doc = JSON.parse(text) as { version?: unknown; tasks?: Record<string, Partial<IndexEntry>> };
+    if (doc?.version !== VERSION || !doc.tasks || typeof doc.tasks !== 'object') return undefined;
+    for (const e of Object.values(doc.tasks)) {
+      if (typeof e?.stem !== 'string' || typeof e.live !== 'number' || typeof e.lastAt !== 'number' || typeof e.size !== 'number') return undefined;
+    }
+    return doc.tasks as Record<string, IndexEntry>;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
