@@ -55,6 +55,13 @@ export function safeFileStem(id: string): string {
   return `h-${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
 }
 
+interface Slot<T> {
+  next?: { value: T; waiters: Waiter[] };
+  /** The value being written right now. */
+  writing?: { value: T };
+  running?: Promise<void>;
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -66,7 +73,7 @@ interface Waiter {
  * (or newer content that superseded it) is on disk.
  */
 export class CoalescingWriter<T> {
-  private readonly slots = new Map<string, { next?: { value: T; waiters: Waiter[] }; running?: Promise<void> }>();
+  private readonly slots = new Map<string, Slot<T>>();
 
   constructor(private readonly write: (key: string, value: T) => Promise<void>) {}
 
@@ -85,9 +92,10 @@ export class CoalescingWriter<T> {
     });
   }
 
-  /** The value waiting to be written for key (newer than what is on disk), if any. */
+  /** The newest value requested for key that may not be on disk yet (queued or being written), if any. */
   pending(key: string): T | undefined {
-    return this.slots.get(key)?.next?.value;
+    const slot = this.slots.get(key);
+    return slot?.next?.value ?? slot?.writing?.value;
   }
 
   /** Drop a not-yet-started write (its callers resolve: superseded) and wait for the one in flight. */
@@ -108,17 +116,20 @@ export class CoalescingWriter<T> {
     }
   }
 
-  private async drain(key: string, slot: { next?: { value: T; waiters: Waiter[] }; running?: Promise<void> }) {
+  private async drain(key: string, slot: Slot<T>) {
     // Yield once so writes requested in the same tick coalesce with this one.
     await Promise.resolve();
     while (slot.next) {
       const job = slot.next;
       slot.next = undefined;
+      slot.writing = { value: job.value };
       try {
         await this.write(key, job.value);
         job.waiters.forEach((w) => w.resolve());
       } catch (err) {
         job.waiters.forEach((w) => w.reject(err));
+      } finally {
+        slot.writing = undefined;
       }
     }
     slot.running = undefined;
