@@ -84,7 +84,17 @@ export class TaskStore {
     this.summaries.set(record.id, summaryOf(record));
     const pruned = this.pruneVictims(record.id);
     const written = this.writer.submit(record.id, { version: FORMAT_VERSION, task: record });
-    await Promise.all([written, ...pruned.map((id) => this.deleteFile(id))]);
+    try {
+      await Promise.all([written, ...pruned.map((id) => this.deleteFile(id))]);
+    } catch (err) {
+      // The list must not advertise what never reached the disk: fall back to the record that did.
+      if (this.writer.pending(record.id) === undefined && this.summaries.has(record.id)) {
+        const onDisk = await this.load(record.id);
+        if (onDisk) this.summaries.set(record.id, summaryOf(onDisk));
+        else this.summaries.delete(record.id);
+      }
+      throw err;
+    }
     await this.writer.submit(INDEX_KEY, null);
   }
 

@@ -193,6 +193,7 @@ describe('tasks/TaskStore', () => {
     });
     const store2 = await TaskStore.open(dir, { log, io: crashing });
     await assert.rejects(store2.save(record('a', 2000, { title: 'half-written' })), /simulated crash/);
+    assert.equal((await store2.list())[0].title, 'committed', 'the list falls back to what is on disk');
     failRename = false;
 
     // A temp file a real crash would leave (valid-looking content of another task).
