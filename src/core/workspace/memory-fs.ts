@@ -79,6 +79,11 @@ export class MemoryFs implements WorkspaceFs {
     return n.data;
   }
 
+  async readFileHead(p: string, maxBytes: number): Promise<{ data: Uint8Array; truncated: boolean }> {
+    const data = await this.readFile(p);
+    return { data: data.subarray(0, maxBytes), truncated: data.byteLength > maxBytes };
+  }
+
   async writeFile(p: string, data: Uint8Array): Promise<void> {
     const abs = this.follow(this.abs(p), true);
     this.mkdirp(path.posix.dirname(abs));

@@ -25,6 +25,12 @@ export interface WorkspaceFs {
   /** Creates parent directories as needed. */
   writeFile(path: string, data: Uint8Array): Promise<void>;
   readDir(path: string, signal?: AbortSignal): Promise<DirEntry[]>;
+  /**
+   * Optional: the first `maxBytes` bytes of a file in one open/read/close, without a separate stat.
+   * `truncated` is true when the file holds more. Lets scanners (search) skip big files and binaries cheaply;
+   * callers fall back to stat() + readFile() when a host does not provide it.
+   */
+  readFileHead?(path: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean }>;
   /** Canonical path with every symlink resolved; rejects when the path does not exist. */
   realpath(path: string): Promise<string>;
 }

@@ -34,4 +34,20 @@ describe('host/node: NodeWorkspaceFs + NodeEditApplier through the tools', () =>
     const list = await call(byName(all, 'list_files'), { recursive: true });
     assert.deepEqual((list.data as { entries: string[] }).entries, ['a/', 'a/b/', 'a/b/c.txt']);
   });
+
+  it('readFileHead reads at most maxBytes and says whether the file holds more', async () => {
+    const fs = new NodeWorkspaceFs([ws]);
+    writeFileSync(path.join(ws, 'f.txt'), 'abcdef');
+    const read = async (n: number) => {
+      const r = await fs.readFileHead(path.join(ws, 'f.txt'), n);
+      return [Buffer.from(r.data).toString(), r.truncated];
+    };
+    assert.deepEqual(await read(3), ['abc', true]);
+    assert.deepEqual(await read(6), ['abcdef', false]);
+    assert.deepEqual(await read(100_000), ['abcdef', false]);
+    // Scratch buffers are reused: an earlier longer read must not leak into a later result.
+    writeFileSync(path.join(ws, 'g.txt'), 'xy');
+    assert.equal(Buffer.from((await fs.readFileHead(path.join(ws, 'g.txt'), 64)).data).toString(), 'xy');
+    await assert.rejects(fs.readFileHead(path.join(ws, 'missing.txt'), 10));
+  });
 });

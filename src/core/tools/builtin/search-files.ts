@@ -1,16 +1,19 @@
 import ignore from 'ignore';
 import { z } from 'zod';
 import type { ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
-import type { SearchBackend, SearchMatch, SearchResult } from '../../workspace/types';
+import type { SearchBackend, SearchMatch, SearchResult, WorkspaceFs } from '../../workspace/types';
 import type { Tool } from '../types';
-import { decodeText, errorResult, isBinary, resolveOrRefuse } from './common';
+import { decodeText, errorResult, resolveOrRefuse } from './common';
 import { walk } from './walk';
 
 export const SEARCH_DEFAULT_MAX = 100;
 const SEARCH_HARD_MAX = 1000;
-const COUNT_LIMIT = 10_000;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
-const CONCURRENCY = 8;
+/** File reads in flight in the JS fallback (the fs thread pool has 4 threads; more hides per-file latency). */
+const FILE_CONCURRENCY = 16;
+const BINARY_SNIFF_BYTES = 8192;
+/** First read per file; bigger files get a stat (size cap) and a full read. */
+const HEAD_BYTES = 64 * 1024;
 const MAX_TEXT = 300;
 
 export const searchFilesInput = z.object({
@@ -69,57 +72,111 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
       } else {
         result = await jsSearch(sandbox, start, st.type === 'file', regex, input, max, context, ctx.signal);
       }
-      return { content: format(sandbox, result, max, input), data: { totalMatches: result.totalMatches, returned: result.matches.length } };
+      return { content: format(sandbox, result, max, input), data: { totalMatches: result.totalMatches, returned: result.matches.length, totalIsLowerBound: !!result.incomplete } };
     },
   };
+}
+
+interface FileScan {
+  rel: string;
+  matches: SearchMatch[];
+  /** All matching lines in the file (matches holds at most `max` of them). */
+  count: number;
+}
+
+/** ripgrep / git style: a NUL byte in the first chunk means binary. */
+function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) >= 0;
+}
+
+/**
+ * A whole-text regex that can only be false when no line matches, so most files skip the line split.
+ * Lookarounds may see across line ends, so patterns with them are always checked line by line.
+ */
+function wholeTextFilter(regex: RegExp): RegExp | undefined {
+  if (/\(\?<?[=!]/.test(regex.source)) return undefined;
+  return new RegExp(regex.source, regex.flags.includes('m') ? regex.flags : regex.flags + 'm');
+}
+
+/**
+ * The file's bytes, or undefined when it is not a regular file or is over MAX_FILE_BYTES. Most files fit the
+ * head read, so a file costs open/read/close instead of stat + open/stat/read/close.
+ */
+async function readSmallFile(fs: WorkspaceFs, abs: string, signal: AbortSignal): Promise<Uint8Array | undefined> {
+  if (fs.readFileHead) {
+    const head = await fs.readFileHead(abs, HEAD_BYTES, signal);
+    if (!head.truncated) return head.data;
+    if (looksBinary(head.data)) return undefined;
+  }
+  const st = await fs.stat(abs);
+  if (!st || st.type !== 'file' || st.size > MAX_FILE_BYTES) return undefined;
+  return fs.readFile(abs, signal);
 }
 
 async function jsSearch(sandbox: WorkspaceSandbox, start: ResolvedPath, single: boolean, regex: RegExp, input: Input, max: number, context: number, signal: AbortSignal): Promise<SearchResult> {
   const globFilter = input.glob ? ignore({ allowRelativePaths: true }).add(input.glob) : undefined;
   const prefix = start.rel ? start.rel.length + 1 : 0;
-  const files: AsyncIterator<{ abs: string; rel: string; type?: string }> = single
-    ? (async function* () {
-        yield { abs: start.abs, rel: start.rel };
-      })()
-    : walk(sandbox, start, { recursive: true, signal, hideSecrets: true });
-  const perFile = new Map<string, SearchMatch[]>();
-  const order: string[] = [];
-  let total = 0;
-  let incomplete = false;
+  const prefilter = wholeTextFilter(regex);
+  // Reads still in flight when the search stops early are cancelled through this.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
 
-  const worker = async () => {
-    for (;;) {
-      signal.throwIfAborted();
-      if (total >= COUNT_LIMIT) {
-        incomplete = true;
-        return;
-      }
-      const next = await files.next();
-      if (next.done) return;
-      const f = next.value;
-      if (f.type === 'dir') continue;
-      if (globFilter && !single && !globFilter.ignores(f.rel.slice(prefix))) continue;
-      const st = await sandbox.fs.stat(f.abs);
-      if (!st || st.type !== 'file' || st.size > MAX_FILE_BYTES) continue;
-      const bytes = await sandbox.fs.readFile(f.abs, signal).catch(() => undefined);
-      if (!bytes || isBinary(bytes)) continue;
-      const lines = decodeText(bytes).split(/\r?\n/);
-      const found: SearchMatch[] = [];
-      for (let i = 0; i < lines.length; i++) {
-        if (!regex.test(lines[i]!)) continue;
-        total++;
-        found.push({ path: f.abs, line: i + 1, text: lines[i]!, before: lines.slice(Math.max(0, i - context), i), after: lines.slice(i + 1, i + 1 + context) });
-      }
-      if (found.length) {
-        perFile.set(f.rel, found);
-        order.push(f.rel);
+  const scan = async (abs: string, rel: string): Promise<FileScan> => {
+    const none = { rel, matches: [], count: 0 };
+    const bytes = await readSmallFile(sandbox.fs, abs, stop.signal);
+    if (!bytes || looksBinary(bytes)) return none;
+    const text = decodeText(bytes);
+    if (prefilter && !prefilter.test(text)) return none;
+    const lines = text.split(/\r?\n/);
+    const matches: SearchMatch[] = [];
+    let count = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if (!regex.test(lines[i]!)) continue;
+      if (++count <= max) matches.push({ path: abs, line: i + 1, text: lines[i]!, before: lines.slice(Math.max(0, i - context), i), after: lines.slice(i + 1, i + 1 + context) });
+    }
+    return { rel, matches, count };
+  };
+
+  const matches: SearchMatch[] = [];
+  let total = 0;
+  let stopped = false;
+  const take = (r: FileScan) => {
+    total += r.count;
+    for (const m of r.matches) if (matches.length < max) matches.push(m);
+    if (total >= max) stopped = true;
+  };
+  // Ordered window: up to FILE_CONCURRENCY reads in flight, results taken in walk order, so where the search
+  // stops (and what it returns) never depends on which read finished first.
+  const window: Promise<FileScan>[] = [];
+  const enqueue = (abs: string, rel: string) => {
+    const task = scan(abs, rel).catch(() => ({ rel, matches: [], count: 0 }));
+    window.push(task);
+  };
+  let moreFiles = false;
+  try {
+    if (single) enqueue(start.abs, start.rel);
+    else {
+      for await (const f of walk(sandbox, start, { recursive: true, signal, hideSecrets: true })) {
+        if (f.type === 'dir') continue;
+        if (globFilter && !globFilter.ignores(f.rel.slice(prefix))) continue;
+        if (stopped) {
+          moreFiles = true;
+          break;
+        }
+        enqueue(f.abs, f.rel);
+        if (window.length >= FILE_CONCURRENCY) take(await window.shift()!);
       }
     }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  // Deterministic output regardless of which worker finished first.
-  const matches = order.sort().flatMap((rel) => perFile.get(rel)!).slice(0, max);
-  return { matches, totalMatches: total, incomplete };
+    while (window.length && !stopped) take(await window.shift()!);
+    signal.throwIfAborted();
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    stop.abort();
+  }
+  // Files not searched (still queued or never reached) may hold more matches: the total is then a lower bound.
+  const incomplete = stopped && (moreFiles || window.length > 0);
+  return { matches, totalMatches: total, ...(incomplete ? { incomplete: true } : {}) };
 }
 
 function clip(s: string): string {
@@ -130,7 +187,8 @@ function format(sandbox: WorkspaceSandbox, result: SearchResult, max: number, in
   const files = new Set(result.matches.map((m) => m.path));
   const total = `${result.totalMatches}${result.incomplete ? '+' : ''}`;
   if (result.matches.length === 0) return `No matches for /${input.pattern}/${input.glob ? ` in files matching ${input.glob}` : ''}.`;
-  const lines = [`Found ${total} matches${result.matches.length < result.totalMatches ? `, showing the first ${result.matches.length} in ${files.size} files` : ` in ${files.size} files`}.`];
+  const partial = result.matches.length < result.totalMatches || result.incomplete;
+  const lines = [`Found ${total} matches${partial ? `, showing the first ${result.matches.length} in ${files.size} files` : ` in ${files.size} files`}.`];
   // Per file, merge matches and context so overlapping windows print each line once.
   const byFile = new Map<string, Map<number, { text: string; match: boolean }>>();
   for (const m of result.matches) {
@@ -150,8 +208,12 @@ function format(sandbox: WorkspaceSandbox, result: SearchResult, max: number, in
       prev = n;
     }
   }
-  if (result.matches.length < result.totalMatches) {
-    lines.push(`[${result.totalMatches - result.matches.length} more matches not shown. Narrow with path/glob or a more specific pattern, or raise maxResults (max ${max > SEARCH_HARD_MAX ? max : SEARCH_HARD_MAX}).]`);
+  const advice = `Narrow with path/glob or a more specific pattern, or raise maxResults (max ${max > SEARCH_HARD_MAX ? max : SEARCH_HARD_MAX}).`;
+  if (result.incomplete) {
+    const more = result.totalMatches - result.matches.length;
+    lines.push(`[${more > 0 ? `${more}+` : 'Possibly'} more matches not shown: the search stopped counting early, so ${total} is a lower bound. ${advice}]`);
+  } else if (result.matches.length < result.totalMatches) {
+    lines.push(`[${result.totalMatches - result.matches.length} more matches not shown. ${advice}]`);
   }
   return lines.join('\n');
 }
