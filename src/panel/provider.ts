@@ -15,6 +15,7 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
   readonly bridge: PanelBridge;
   private editorPanel: vscode.WebviewPanel | undefined;
   private view: vscode.WebviewView | undefined;
+  private readonly observers = new Set<(direction: 'in' | 'out', msg: unknown) => void>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -64,6 +65,22 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
       return;
     }
     await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+  }
+
+  /** Sees every message to ('out') and from ('in') the webviews: diagnostics and integration tests. */
+  observe(observer: (direction: 'in' | 'out', msg: unknown) => void): vscode.Disposable {
+    this.observers.add(observer);
+    return new vscode.Disposable(() => this.observers.delete(observer));
+  }
+
+  private notify(direction: 'in' | 'out', msg: unknown): void {
+    for (const o of this.observers) {
+      try {
+        o(direction, msg);
+      } catch {
+        /* an observer must not break the panel */
+      }
+    }
   }
 
   // ---- webview plumbing ----
@@ -123,8 +140,14 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.css')).toString(),
       nonce: makeNonce(),
     });
-    const conn = this.bridge.connect((msg) => webview.postMessage(msg));
-    const sub = webview.onDidReceiveMessage((raw: unknown) => conn.receive(raw));
+    const conn = this.bridge.connect((msg) => {
+      this.notify('out', msg);
+      return webview.postMessage(msg);
+    });
+    const sub = webview.onDidReceiveMessage((raw: unknown) => {
+      this.notify('in', raw);
+      conn.receive(raw);
+    });
     return [sub, { dispose: () => conn.dispose() }];
   }
 }

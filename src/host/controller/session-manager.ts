@@ -1,0 +1,138 @@
+// The current task and the task history: new, load, restore-at-activation. Persists through TaskStore under
+// globalStorage/tasks/<workspace key> so each workspace has its own history and nothing lands in the repo.
+import * as crypto from 'node:crypto';
+import * as path from 'node:path';
+import type { AgentEvent } from '../../core/loop/events';
+import type { TaskStore, TaskSummary as StoredSummary } from '../../core/tasks/task-store';
+import type { TaskSummary } from '../../protocol/messages';
+import type { Transcript } from '../../panel/transcript';
+import type { Logger } from '../logger';
+import { TaskSession, type SessionDeps } from './session';
+
+export interface HistorySink {
+  attachTranscript(transcript: Transcript): void;
+  setHistory(tasks: TaskSummary[]): void;
+}
+
+export interface SessionManagerDeps {
+  store: TaskStore;
+  makeAgent: SessionDeps['makeAgent'];
+  log: Logger;
+  onEvent?: (session: TaskSession, event: AgentEvent) => void;
+  /** Called when the current session changes (new task, load). */
+  onSwitch?: (session: TaskSession) => void;
+  saveDelayMs?: number;
+}
+
+/** Stable per-workspace key (the folder paths), so task histories of different projects never mix. */
+export function workspaceKey(folders: readonly string[]): string {
+  if (folders.length === 0) return 'no-workspace';
+  const name = path.basename(folders[0]).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'workspace';
+  const hash = crypto.createHash('sha256').update(folders.join('\n')).digest('hex').slice(0, 12);
+  return `${name}-${hash}`;
+}
+
+export class SessionManager {
+  private session: TaskSession;
+  private sink: HistorySink | undefined;
+  private readonly sessionDeps: SessionDeps;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.sessionDeps = {
+      makeAgent: deps.makeAgent,
+      log: deps.log,
+      saveDelayMs: deps.saveDelayMs,
+      // An empty task (no message yet) is not worth a history entry.
+      save: async (record) => {
+        const history = (record.snapshot as { history?: unknown[] }).history;
+        if (!history?.length) return;
+        await deps.store.save(record);
+      },
+      onEvent: (s, e) => {
+        if (e.type === 'run_end' || e.type === 'run_start') void this.publishHistory();
+        deps.onEvent?.(s, e);
+      },
+    };
+    this.session = TaskSession.create(this.sessionDeps);
+  }
+
+  get current(): TaskSession {
+    return this.session;
+  }
+
+  /** Connects the panel: it mirrors the current session's transcript and shows the history. */
+  attach(sink: HistorySink): void {
+    this.sink = sink;
+    sink.attachTranscript(this.session.transcript);
+    void this.publishHistory();
+  }
+
+  /**
+   * Restores the most recent task of this workspace (activation). A task whose run was cut by a reload comes
+   * back stopped (Continue resumes it); one waiting for an approval asks again.
+   */
+  async restoreLatest(): Promise<TaskSession | undefined> {
+    const [latest] = await this.deps.store.list();
+    if (!latest) return undefined;
+    return this.load(latest.id);
+  }
+
+  async load(taskId: string): Promise<TaskSession | undefined> {
+    if (taskId === this.session.id) return this.session;
+    if (this.session.running) throw new Error('Stop the running task before opening another one.');
+    const record = await this.deps.store.load(taskId);
+    if (!record) return undefined;
+    let next: TaskSession;
+    try {
+      next = TaskSession.restore(this.sessionDeps, record);
+    } catch (err) {
+      this.deps.log.error(`Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`);
+    }
+    this.switchTo(next);
+    return next;
+  }
+
+  /** Starts an empty task (the previous one is saved and stays in the history). */
+  newTask(): TaskSession {
+    if (this.session.running) this.session.stop();
+    this.switchTo(TaskSession.create(this.sessionDeps));
+    return this.session;
+  }
+
+  async history(): Promise<StoredSummary[]> {
+    return this.deps.store.list();
+  }
+
+  async publishHistory(): Promise<void> {
+    if (!this.sink) return;
+    try {
+      const tasks = await this.deps.store.list();
+      this.sink.setHistory(
+        tasks.map((t) => ({ id: t.id, title: t.title.slice(0, 1000) || 'Untitled task', updatedAt: t.updatedAt, status: t.status.slice(0, 40) })),
+      );
+    } catch (err) {
+      this.deps.log.warn(`Forge could not list the task history: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Saves the current task and waits for every write (deactivate). */
+  async flush(): Promise<void> {
+    await this.session.save();
+    await this.deps.store.flush();
+  }
+
+  dispose(): void {
+    this.session.dispose();
+  }
+
+  private switchTo(next: TaskSession): void {
+    const prev = this.session;
+    void prev.save().then(() => this.publishHistory());
+    prev.dispose();
+    this.session = next;
+    this.sink?.attachTranscript(next.transcript);
+    this.deps.onSwitch?.(next);
+    void this.publishHistory();
+  }
+}

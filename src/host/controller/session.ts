@@ -1,0 +1,205 @@
+// One task: its Agent, the panel transcript folded from the Agent's events, and its persistence (debounced
+// saves while a run streams, an immediate save at run end). Nothing here knows about the webview or commands.
+import type { Agent } from '../../core/loop/agent';
+import type { AgentEvent, RunReport } from '../../core/loop/events';
+import type { AgentSnapshot } from '../../core/tasks/snapshot';
+import type { TaskRecord } from '../../core/tasks/task-store';
+import type { TranscriptItem } from '../../protocol/messages';
+import { Transcript, type TranscriptState } from '../../panel/transcript';
+import type { Logger } from '../logger';
+
+export interface SessionDeps {
+  /** A fresh Agent, or one restored from a snapshot, wired with the current settings. */
+  makeAgent(snapshot?: AgentSnapshot): Agent;
+  save(record: TaskRecord): Promise<void>;
+  log: Logger;
+  /** Every event of this session's runs, after the transcript folded it (status bar, tests). */
+  onEvent?(session: TaskSession, event: AgentEvent): void;
+  saveDelayMs?: number;
+}
+
+export type RunKind = 'send' | 'continue' | 'resume';
+
+const INTERRUPTED_NOTE = 'Forge was reloaded while this task was running. Its history is intact: press Continue to resume.';
+
+export class TaskSession {
+  readonly transcript = new Transcript();
+  private agent: Agent;
+  private unsubscribe: () => void;
+  private title: string;
+  private readonly createdAt: number;
+  private status: string;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  private current: Promise<RunReport | undefined> | undefined;
+  private disposed = false;
+  private continueKind: RunKind = 'send';
+
+  private constructor(private readonly deps: SessionDeps, agent: Agent, record?: TaskRecord) {
+    this.agent = agent;
+    this.unsubscribe = agent.on((e) => this.onEvent(e));
+    this.title = record?.title ?? 'New task';
+    this.createdAt = record?.createdAt ?? Date.now();
+    this.status = record?.status ?? 'new';
+  }
+
+  static create(deps: SessionDeps): TaskSession {
+    return new TaskSession(deps, deps.makeAgent());
+  }
+
+  /** Restores a saved task. A run that was in flight when VS Code went away comes back as 'stopped'. */
+  static restore(deps: SessionDeps, record: TaskRecord): TaskSession {
+    const snapshot = record.snapshot as AgentSnapshot;
+    const session = new TaskSession(deps, deps.makeAgent(snapshot), record);
+    const interrupted = record.status === 'running';
+    if (interrupted) session.status = 'stopped';
+    session.transcript.reset(restoreTranscript(record.transcript as TranscriptState | undefined, snapshot));
+    if (interrupted && !snapshot.pending) session.transcript.addError(INTERRUPTED_NOTE, ['continue']);
+    return session;
+  }
+
+  get id(): string {
+    return this.agent.taskId;
+  }
+
+  get running(): boolean {
+    return this.agent.running;
+  }
+
+  get hasPendingApproval(): boolean {
+    return !this.running && !!this.agent.dump().pending;
+  }
+
+  /** For tests and the snapshot-based tooling; do not drive runs through it. */
+  get agentForTests(): Agent {
+    return this.agent;
+  }
+
+  /**
+   * Starts a run. `signal` (the panel's Stop for this request) stops it. Resolves with the report, or
+   * undefined when there was nothing to resume.
+   */
+  run(kind: RunKind, text: string, signal?: AbortSignal): Promise<RunReport | undefined> {
+    if (kind === 'send' && this.title === 'New task') this.title = titleOf(text);
+    // Set before starting: the Agent emits run_start synchronously.
+    this.continueKind = kind;
+    let started: Promise<RunReport | undefined>;
+    if (kind === 'send') started = this.agent.send(text);
+    else if (kind === 'continue') started = this.agent.continueRun();
+    else started = this.agent.resumePending();
+    const onAbort = () => this.agent.stop();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) this.agent.stop();
+    const run = started.finally(() => {
+      signal?.removeEventListener('abort', onAbort);
+      if (this.current === run) this.current = undefined;
+    });
+    this.current = run;
+    return run;
+  }
+
+  /** The run in flight, if any. */
+  get currentRun(): Promise<RunReport | undefined> | undefined {
+    return this.current;
+  }
+
+  stop(): void {
+    this.agent.stop();
+  }
+
+  setMode(mode: Parameters<Agent['setMode']>[0]): void {
+    this.agent.setMode(mode);
+  }
+
+  /** Rebuilds the Agent (new settings) from its own snapshot; only while idle. */
+  rebuildAgent(): boolean {
+    if (this.running) return false;
+    const snapshot = this.agent.dump();
+    this.unsubscribe();
+    this.agent = this.deps.makeAgent(snapshot);
+    this.unsubscribe = this.agent.on((e) => this.onEvent(e));
+    return true;
+  }
+
+  dump(): AgentSnapshot {
+    return this.agent.dump();
+  }
+
+  record(): TaskRecord {
+    const snapshot = this.agent.dump();
+    return {
+      id: this.id,
+      title: this.title,
+      createdAt: this.createdAt,
+      updatedAt: Date.now(),
+      mode: snapshot.mode,
+      status: this.running ? 'running' : this.status,
+      iterations: snapshot.iterations,
+      ...(snapshot.costUsd !== undefined ? { costUsd: snapshot.costUsd } : {}),
+      snapshot,
+      transcript: this.transcript.snapshot(),
+    };
+  }
+
+  /** Saves now (and waits for it). Never rejects: a failed save is logged. */
+  save(): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    // Saves are chained so an older record never lands after a newer one.
+    this.saving = this.saving.then(() =>
+      this.deps.save(this.record()).catch((err) => this.deps.log.error(`Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`)),
+    );
+    return this.saving;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.unsubscribe();
+    if (this.saveTimer) {
+      clearTimeout(this.saveTimer);
+      this.saveTimer = undefined;
+      void this.save();
+    }
+  }
+
+  private onEvent(e: AgentEvent): void {
+    // continue / resume reuse the last user message in run_start; the panel must not show it twice.
+    const forTranscript = e.type === 'run_start' && this.continueKind !== 'send' ? { ...e, userMessage: '' } : e;
+    try {
+      this.transcript.apply(forTranscript);
+    } catch (err) {
+      this.deps.log.error(`panel transcript failed on ${e.type}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (e.type === 'run_start') this.status = 'running';
+    if (e.type === 'run_end') {
+      this.status = e.report.reason;
+      void this.save();
+    } else if (!this.saveTimer && !this.disposed) {
+      this.saveTimer = setTimeout(() => void this.save(), this.deps.saveDelayMs ?? 500);
+    }
+    this.deps.onEvent?.(this, e);
+  }
+}
+
+function titleOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line || 'New task';
+}
+
+/**
+ * A saved transcript as the panel should show it after a reload: nothing spins. Tool cards and approvals that
+ * were in flight are marked cancelled, except the approval the agent will ask again (resumePending).
+ */
+export function restoreTranscript(saved: TranscriptState | undefined, snapshot: AgentSnapshot): Partial<TranscriptState> {
+  if (!saved || !Array.isArray(saved.items)) return { taskId: snapshot.taskId, items: [], status: { state: 'idle' } };
+  const items = saved.items.map((it): TranscriptItem => {
+    if (it.kind === 'tool' && (it.status === 'pending' || it.status === 'running' || it.status === 'awaiting_approval')) {
+      return { ...it, status: 'cancelled' };
+    }
+    if (it.kind === 'approval' && it.status === 'pending') return { ...it, status: 'cancelled' };
+    if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
+    return it;
+  });
+  return { taskId: snapshot.taskId, items, status: { state: 'idle' }, progress: saved.progress };
+}

@@ -1,0 +1,131 @@
+// The workspace tools as VS Code runs them: vscode.workspace.fs, a visible terminal (child-process fallback),
+// WorkspaceEdit edits recorded in the edit journal, VS Code's ripgrep, and one sandbox whose trust and command
+// rules follow workspace trust and the settings live (the options object is shared, so updates apply at once).
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CommandRules } from '../../core/safety/commands';
+import type { SandboxOptions } from '../../core/safety/paths';
+import { createWorkspaceTools } from '../../core/tools/builtin';
+import type { Tool } from '../../core/tools/types';
+import type { EditApplier, FileEdit } from '../../core/workspace/types';
+import { ApprovalCenter } from '../approval-center';
+import { DiffApproval } from '../diff-approval';
+import { readCurrentText, VscodeEditApplier } from '../edit-applier';
+import type { Logger } from '../logger';
+import { NodeCommandRunner } from '../node';
+import { createRipgrepSearch } from '../ripgrep-search';
+import { readSettings, type ForgeSettings } from '../settings';
+import { TerminalCommandRunner } from '../terminal-runner';
+import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
+
+/** What an applied edit is recorded as (EditJournal.record's input). */
+export interface EditRecord {
+  taskId: string;
+  path: string;
+  /** null: the file did not exist before. */
+  before: string | null;
+  after: string;
+  toolCallId?: string;
+}
+
+export interface ToolkitOptions {
+  log: Logger;
+  /** The task an edit belongs to (edits only happen inside a run, one run at a time). */
+  currentTaskId: () => string | undefined;
+  /** Records an applied edit; failures are logged, never undo the edit. */
+  record: (entry: EditRecord) => Promise<void>;
+  spoolDir?: string;
+}
+
+export interface Toolkit extends vscode.Disposable {
+  /** The current tool set (rebuilt when the command lists change; agents pick it up when (re)built). */
+  readonly tools: Tool[];
+  fs: VscodeWorkspaceFs;
+  approvals: ApprovalCenter;
+  diffApproval: DiffApproval;
+  runner: TerminalCommandRunner;
+  sandbox: SandboxOptions;
+  /** Re-reads trust and command rules (workspace trust granted, settings changed). True when the tools were rebuilt. */
+  refresh(settings?: ForgeSettings): boolean;
+}
+
+/** The user's command lists; the tool adds the built-in rules (the deny list always wins). */
+export function commandRules(s: Pick<ForgeSettings, 'commandAllowList' | 'commandDenyList'>): CommandRules {
+  return { allow: [...s.commandAllowList], deny: [...s.commandDenyList] };
+}
+
+/** Wraps the WorkspaceEdit applier so every applied edit lands in the journal (Undo Task Changes). */
+class JournalingApplier implements EditApplier {
+  constructor(private readonly inner: EditApplier, private readonly opts: ToolkitOptions) {}
+
+  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
+    const before = edit.isNewFile ? null : (edit.original ?? (await readCurrentText(edit.path)) ?? null);
+    await this.inner.apply(edit, signal);
+    const taskId = this.opts.currentTaskId();
+    if (!taskId) return;
+    try {
+      await this.opts.record({ taskId, path: edit.path, before, after: edit.content });
+    } catch (err) {
+      this.opts.log.warn(`edit journal: could not record ${edit.path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
+export function createToolkit(opts: ToolkitOptions): Toolkit {
+  const settings = readSettings();
+  const fs = new VscodeWorkspaceFs();
+  const diffApproval = new DiffApproval();
+  const approvals = new ApprovalCenter({
+    diff: diffApproval,
+    autoApprove: () => readSettings().autoApprove,
+    showDiff: () => readSettings().showDiffOnProposal,
+  });
+  const runner = new TerminalCommandRunner({
+    fallback: new NodeCommandRunner({ spoolDir: opts.spoolDir }),
+    spoolDir: opts.spoolDir,
+    enabled: () => readSettings().useShellIntegration,
+    defaultMaxOutputChars: settings.commandOutputCapChars,
+    log: opts.log,
+  });
+  // Trust is read by the sandbox on every call, so one options object serves every tool set.
+  const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) };
+  const search = createRipgrepSearch(vscode.env.appRoot);
+  if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
+  const applier = new JournalingApplier(new VscodeEditApplier(), opts);
+  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox });
+  let tools = build();
+
+  const refresh = (s: ForgeSettings = readSettings()) => {
+    sandbox.trusted = vscode.workspace.isTrusted;
+    const next = commandRules(s);
+    if (JSON.stringify(next) === JSON.stringify(sandbox.commands)) return false;
+    sandbox.commands = next;
+    tools = build();
+    return true;
+  };
+  const subs = [
+    diffApproval,
+    runner,
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      refresh();
+      opts.log.info('Workspace trusted: Forge may now propose edits and run commands (with approval).');
+    }),
+  ];
+  return {
+    get tools() {
+      return tools;
+    },
+    fs,
+    approvals,
+    diffApproval,
+    runner,
+    sandbox,
+    refresh,
+    dispose: () => vscode.Disposable.from(...subs).dispose(),
+  };
+}
+
+/** Where full command outputs are spooled for paging. */
+export function spoolDirFor(context: vscode.ExtensionContext): string {
+  return path.join(context.globalStorageUri.fsPath, 'output');
+}

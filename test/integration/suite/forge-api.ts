@@ -1,0 +1,67 @@
+// Shared helpers for the end-to-end task tests: the extension's test API, scripted-model assertions.
+// (Not a *.test.ts file: the runner only loads those; this is bundled into each test that imports it.)
+import * as vscode from 'vscode';
+import { activateForge, llm, waitFor } from '../helpers';
+
+/** The slice of activate()'s return value these tests use (typed loosely: the bundles differ). */
+export interface ForgeApi {
+  diffApproval: any;
+  approvals: {
+    pending(): Array<{ id: string; toolName: string; toolCallId: string; taskId: string }>;
+    resolve(id: string, decision: unknown): Promise<boolean>;
+    onDidChange(l: (e: { type: string; request: { toolName: string; id: string } }) => void): { dispose(): void };
+  };
+  activationMs: number;
+  testApi: {
+    controller: any;
+    panel: any;
+    store: any;
+    journal: any;
+    model: { configured: boolean };
+    manager: any;
+    modelReady: Promise<void>;
+    simulateReload(record?: unknown): Promise<{ manager: any; restored: any }>;
+  };
+}
+
+export async function forge(): Promise<ForgeApi> {
+  const api = await activateForge<ForgeApi>();
+  await api.testApi.modelReady;
+  return api;
+}
+
+/** Starts a fresh task and scripts the model's turns. */
+export async function freshTask(api: ForgeApi, turns: unknown[]): Promise<void> {
+  await waitFor(() => !api.testApi.manager.current.running, 'the previous run to end');
+  api.testApi.controller.newTask();
+  await llm.reset();
+  await llm.script(turns);
+}
+
+/** Waits for a pending approval of `toolName`. */
+export function pendingApproval(api: ForgeApi, toolName: string, timeoutMs = 15_000) {
+  return waitFor(() => api.approvals.pending().find((r) => r.toolName === toolName), `an approval request for ${toolName}`, timeoutMs);
+}
+
+/** The content of the tool result the model received for `toolCallId` (OpenAI wire format). */
+export async function toolResultSeenByModel(toolCallId: string): Promise<string | undefined> {
+  const requests = await llm.requests();
+  for (const r of requests.slice().reverse()) {
+    const msg = (r.body?.messages ?? []).find((m: any) => m.role === 'tool' && m.tool_call_id === toolCallId);
+    if (msg) return typeof msg.content === 'string' ? msg.content : JSON.stringify(msg.content);
+  }
+  return undefined;
+}
+
+/** Every assistant tool call in the history has a result (nothing dangling). */
+export function historyIsConsistent(history: any[]): boolean {
+  const results = new Set(history.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+  return history.every((m) => m.role !== 'assistant' || (m.toolCalls ?? []).every((c: any) => results.has(c.id)));
+}
+
+export async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('forge').update(key, value, vscode.ConfigurationTarget.Workspace);
+  // In a remote extension host the new value arrives with the change event, a little after update() resolves.
+  const want = JSON.stringify(value ?? vscode.workspace.getConfiguration('forge').inspect(key)?.defaultValue);
+  await waitFor(() => JSON.stringify(vscode.workspace.getConfiguration('forge').get(key)) === want, `setting forge.${key} to apply`);
+}
