@@ -183,7 +183,21 @@ export function hydrate(el: HTMLElement, item: TranscriptItem): void {
   body.replaceChildren(renderMarkdown(src));
 }
 
-/** Cheap in-place refresh of a streamed field; the markdown re-render is throttled by the caller. */
+/** Length of the text already shown in a streamed plain-text element: deltas only append (the store's contract;
+ * a replaced item gets a new element), so a refresh appends the new part instead of resetting the whole text. */
+const shownLength = new WeakMap<HTMLElement, number>();
+
+function appendText(body: HTMLElement, text: string): void {
+  const have = shownLength.get(body) ?? body.textContent?.length ?? 0;
+  if (text.length > have) body.append(text.slice(have));
+  else if (text.length < have) body.textContent = text;
+  shownLength.set(body, text.length);
+}
+
+/**
+ * Cheap in-place refresh of a streamed plain-text field (thinking, tool arguments). Streamed assistant markdown
+ * is rendered incrementally by StreamingMarkdown (see TranscriptView); this is only its fallback.
+ */
 export function refreshStream(el: HTMLElement, item: TranscriptItem, field: 'text' | 'argsText'): void {
   if (item.kind === 'assistant') {
     const body = el.querySelector<HTMLElement>('.md');
@@ -194,7 +208,7 @@ export function refreshStream(el: HTMLElement, item: TranscriptItem, field: 'tex
     }
   } else if (item.kind === 'thinking') {
     const body = el.querySelector<HTMLElement>('.thinking-text');
-    if (body) body.textContent = item.text;
+    if (body) appendText(body, item.text);
   } else if (item.kind === 'tool' && field === 'argsText') {
     let pre = el.querySelector<HTMLElement>('pre.args');
     if (!pre) {

@@ -1,22 +1,10 @@
 // Markdown -> sanitized DOM. Raw HTML in the source is shown as text (marked's html renderer is overridden),
 // and DOMPurify then strips anything active that got through: scripts, handlers, frames, svg, javascript: URLs.
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import type { Token } from 'marked';
+import { escapeHtml, marked } from './markedSetup';
 
-const escapeHtml = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-
-const marked = new Marked({
-  gfm: true,
-  breaks: false,
-  async: false,
-  renderer: {
-    // Models write about HTML all the time; show it, never interpret it.
-    html({ text }) {
-      return escapeHtml(text);
-    },
-  },
-});
+export { collectLinks, lexBlocks, type LinkDefs } from './markedSetup';
 
 const purify = DOMPurify(window);
 const SAFE_URL = /^(?:https?:|mailto:)/i;
@@ -67,6 +55,21 @@ export function renderMarkdown(src: string): DocumentFragment {
   } catch {
     html = `<pre>${escapeHtml(src)}</pre>`;
   }
+  return finish(html);
+}
+
+/** Renders already-lexed block tokens: same renderer, sanitizer and code-block decoration as renderMarkdown. */
+export function renderTokens(tokens: Token[], fallbackSrc: string): DocumentFragment {
+  let html: string;
+  try {
+    html = marked.parser(tokens);
+  } catch {
+    html = `<pre>${escapeHtml(fallbackSrc)}</pre>`;
+  }
+  return finish(html);
+}
+
+function finish(html: string): DocumentFragment {
   const frag = sanitizeHtml(html);
   decorateCodeBlocks(frag);
   return frag;

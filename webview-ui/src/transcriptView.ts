@@ -1,9 +1,12 @@
 // The conversation list. Stays fast with thousands of items by (1) never re-rendering the list: each op touches
 // one element; (2) content-visibility:auto on items so off-screen ones skip layout and paint; (3) lazy markdown:
-// bodies are plain text until they come within a screen of the viewport; (4) streamed items re-render at most
-// once per animation frame.
+// bodies are plain text until they come within a screen of the viewport; (4) streamed markdown is incremental
+// (completed blocks are kept, only the last one is re-rendered, adaptively throttled); (5) no geometry reads
+// right after DOM writes: following the bottom happens in a ResizeObserver callback (layout already done) and
+// "at the bottom" is cached from scroll events.
 import type { TranscriptItem } from '../../src/protocol/messages';
 import { hydrate, refreshStream, renderItem } from './items';
+import { StreamingMarkdown } from './streamMarkdown';
 
 export interface ScrollState {
   scrollTop: number;
@@ -18,6 +21,9 @@ export class TranscriptView {
   private readonly els = new Map<string, HTMLElement>();
   private readonly items = new Map<string, TranscriptItem>();
   private readonly dirty = new Map<string, 'text' | 'argsText'>();
+  /** Incremental renderers of assistant messages that are streaming. */
+  private readonly streams = new Map<string, StreamingMarkdown>();
+  private reportedStick: boolean | undefined;
   private frame = 0;
   private stick = true;
   private pin: { id: string; offset: number } | undefined;
@@ -30,24 +36,28 @@ export class TranscriptView {
     this.list.setAttribute('aria-live', 'polite');
     scroller.append(this.list);
     this.observer = new IntersectionObserver((entries) => this.onVisible(entries), { root: scroller, rootMargin: '1200px 0px' });
-    // Growth we did not scroll for (items measured for real, markdown hydrated, a stream growing): follow it
-    // while the user is at the bottom.
-    new ResizeObserver(() => {
+    // Growth (appended items, items measured for real, markdown hydrated, a stream growing) and a shrinking
+    // viewport: follow it while the user is at the bottom. ResizeObserver runs after layout, so this reads no
+    // stale geometry and forces no extra layout.
+    const follow = new ResizeObserver(() => {
       if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
       else if (this.pin) this.applyPin();
-    }).observe(this.list);
+    });
+    follow.observe(this.list);
+    follow.observe(this.scroller);
     // A restored position stays pinned to its item while lazy rendering settles, until the user scrolls.
     for (const ev of ['wheel', 'touchstart', 'pointerdown', 'keydown']) {
       scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
     }
     let pending = false;
     scroller.addEventListener('scroll', () => {
+      // Scroll events run before this frame's DOM writes, so these reads find layout clean.
       this.stick = this.atBottom();
-      if (pending) return;
+      if (pending || (this.stick && this.reportedStick === true)) return;
       pending = true;
       requestAnimationFrame(() => {
         pending = false;
-        this.onScroll({ scrollTop: this.scroller.scrollTop, stick: this.stick, ...this.anchor() });
+        this.report();
       });
     }, { passive: true });
   }
@@ -61,6 +71,7 @@ export class TranscriptView {
     this.els.clear();
     this.items.clear();
     this.dirty.clear();
+    this.streams.clear();
     const frag = document.createDocumentFragment();
     for (const item of items) frag.append(this.create(item));
     this.list.replaceChildren(frag);
@@ -77,15 +88,13 @@ export class TranscriptView {
 
   append(item: TranscriptItem): void {
     this.pin = undefined;
-    const follow = this.stick;
+    // No scroll here: the ResizeObserver follows the growth after layout when stuck to the bottom.
     this.list.append(this.create(item));
-    if (follow) this.scrollToBottom();
   }
 
   update(item: TranscriptItem): void {
     const old = this.els.get(item.id);
     if (!old) return this.append(item);
-    const follow = this.stick;
     // Keep what the user expanded or collapsed, and anything typed into a reject reason.
     const open = new Map<string, boolean>();
     for (const d of Array.from(old.querySelectorAll<HTMLDetailsElement>('details[data-key][data-user-toggled]'))) {
@@ -101,7 +110,6 @@ export class TranscriptView {
     }
     old.replaceWith(el);
     this.observer.unobserve(old);
-    if (follow) this.scrollToBottom();
   }
 
   delta(item: TranscriptItem, field: 'text' | 'argsText'): void {
@@ -112,6 +120,14 @@ export class TranscriptView {
 
   endStream(item: TranscriptItem): void {
     this.dirty.delete(item.id);
+    const stream = this.streams.get(item.id);
+    if (item.kind === 'assistant' && stream && this.els.has(item.id)) {
+      // Finish in place: completed blocks stay, only the tail is rendered once more.
+      this.items.set(item.id, item);
+      this.streams.delete(item.id);
+      stream.finish(item.text);
+      return;
+    }
     this.update(item);
   }
 
@@ -150,6 +166,13 @@ export class TranscriptView {
     return { anchorId: el.dataset.id, anchorOffset: Math.round(top - el.offsetTop) };
   }
 
+  /** Saves the scroll state; while stuck to the bottom only the change to "stuck" matters (no reads). */
+  private report(): void {
+    this.reportedStick = this.stick;
+    if (this.stick) this.onScroll({ scrollTop: 0, stick: true });
+    else this.onScroll({ scrollTop: this.scroller.scrollTop, stick: false, ...this.anchor() });
+  }
+
   private atBottom(): boolean {
     const s = this.scroller;
     return s.scrollHeight - s.scrollTop - s.clientHeight < 40;
@@ -159,11 +182,26 @@ export class TranscriptView {
     const el = renderItem(item);
     this.els.set(item.id, el);
     this.items.set(item.id, item);
+    this.streams.delete(item.id);
     if (el.querySelector('.md[data-pending]')) {
-      if (item.kind === 'assistant' && item.streaming) hydrate(el, item);
+      if (item.kind === 'assistant' && item.streaming) this.stream(el, item)?.render(item.text);
       else this.observer.observe(el);
     }
     return el;
+  }
+
+  /** The incremental renderer of an assistant message, created on its first streamed text. */
+  private stream(el: HTMLElement, item: TranscriptItem): StreamingMarkdown | undefined {
+    if (item.kind !== 'assistant') return undefined;
+    let s = this.streams.get(item.id);
+    const body = el.querySelector<HTMLElement>('.md');
+    if (!s && body) {
+      this.observer.unobserve(el);
+      body.classList.add('streaming');
+      s = new StreamingMarkdown(body);
+      this.streams.set(item.id, s);
+    }
+    return s;
   }
 
   private onVisible(entries: IntersectionObserverEntry[]): void {
@@ -178,16 +216,23 @@ export class TranscriptView {
 
   private schedule(): void {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
+    this.frame = requestAnimationFrame((now) => {
       this.frame = 0;
-      const follow = this.stick;
+      let later = false;
       for (const [id, field] of this.dirty) {
         const el = this.els.get(id);
         const item = this.items.get(id);
-        if (el && item) refreshStream(el, item, field);
+        const stream = el && item ? this.stream(el, item) : undefined;
+        if (stream && now < stream.nextAt) {
+          later = true; // throttled: a big unfinished block re-renders less often
+          continue;
+        }
+        this.dirty.delete(id);
+        if (stream) stream.render((item as { text: string }).text);
+        else if (el && item) refreshStream(el, item, field);
       }
-      this.dirty.clear();
-      if (follow) this.scroller.scrollTop = this.scroller.scrollHeight;
+      // Scrolling to follow happens in the ResizeObserver, after layout: no geometry read here.
+      if (later) this.schedule();
     });
   }
 }
