@@ -122,8 +122,7 @@ export async function activate(context: vscode.ExtensionContext) {
   }
   const modelReady = refreshModel()
     .then(() => {
-      // A task saved while it waited for an approval asks again.
-      if (controller?.manager.current.hasPendingApproval && model.configured) void controller.startRun('resume', '');
+      void controller?.resumeIfPending();
     })
     .catch((err) => log.error(`Model setup failed: ${err instanceof Error ? err.message : String(err)}`));
 
@@ -135,10 +134,14 @@ export async function activate(context: vscode.ExtensionContext) {
   const activationMs = Date.now() - started;
   log.info(`Forge activated in ${activationMs} ms`);
 
+  let currentStore = store;
   const testApi = {
     controller,
     panel,
-    store,
+    /** The TaskStore the current session manager saves to (simulateReload opens a fresh one). */
+    get store() {
+      return currentStore;
+    },
     journal,
     toolkit,
     model,
@@ -155,7 +158,10 @@ export async function activate(context: vscode.ExtensionContext) {
      */
     async simulateReload(record?: TaskRecord) {
       const old = controller!.manager;
-      if (old.current.running) old.current.stop();
+      if (old.current.running) {
+        old.current.stop();
+        await old.current.currentRun;
+      }
       await old.flush();
       old.dispose();
       if (record) {
@@ -163,10 +169,13 @@ export async function activate(context: vscode.ExtensionContext) {
         await store.flush();
       }
       const reopened = await TaskStore.open(tasksDir, { log: logTo });
+      currentStore = reopened;
       const manager = newManager(reopened);
       controller!.replaceManager(manager);
       const restored = await manager.restoreLatest();
-      return { manager, restored };
+      // As at activation: a restored task that waited for an approval asks again.
+      const resumed = controller!.resumeIfPending();
+      return { manager, restored, resumed };
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,

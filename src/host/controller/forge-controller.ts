@@ -249,9 +249,15 @@ export class Controller implements ForgeController, PanelController {
       return undefined;
     }
     await this.panel?.reveal();
-    // A task saved while waiting for an approval asks again now that the user opened it.
-    if (session.hasPendingApproval && this.deps.model.configured) void this.startRun('resume', '');
+    void this.resumeIfPending();
     return session;
+  }
+
+  /** A task saved while it waited for an approval asks again (when the user opens it, or at activation). */
+  resumeIfPending(): Promise<RunReport | undefined> | undefined {
+    const session = this.deps.manager.current;
+    if (!session.hasPendingApproval || !this.deps.model.configured) return undefined;
+    return this.startRun('resume', '');
   }
 
   // ---------- PanelController (webview) ----------

@@ -36,6 +36,8 @@ export class SessionManager {
   private session: TaskSession;
   private sink: HistorySink | undefined;
   private readonly sessionDeps: SessionDeps;
+  /** What the panel's history shows per task (title + status), to publish only on change. */
+  private readonly published = new Map<string, string>();
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.sessionDeps = {
@@ -47,11 +49,14 @@ export class SessionManager {
         const history = (record.snapshot as { history?: unknown[] }).history;
         if (!history?.length) return;
         await deps.store.save(record);
+        // The panel's history list changes when a task appears, is renamed or changes status.
+        const shown = `${record.title}\n${record.status}`;
+        if (this.published.get(record.id) !== shown) {
+          this.published.set(record.id, shown);
+          void this.publishHistory();
+        }
       },
-      onEvent: (s, e) => {
-        if (e.type === 'run_end' || e.type === 'run_start') void this.publishHistory();
-        deps.onEvent?.(s, e);
-      },
+      onEvent: (s, e) => deps.onEvent?.(s, e),
     };
     this.session = TaskSession.create(this.sessionDeps);
   }

@@ -1,0 +1,64 @@
+// Editor actions: Explain / Fix This Problem send the selection (or diagnostic) with file and lines to the model;
+// Add Selection to Chat prefills the panel.
+import * as assert from 'node:assert';
+import * as vscode from 'vscode';
+import { closeAllEditors, llm, waitFor, wsPath } from '../helpers';
+import { forge, freshTask, type ForgeApi } from './forge-api';
+
+async function userMessages(): Promise<string[]> {
+  return (await llm.requests()).flatMap((r) => (r.body?.messages ?? []).filter((m: any) => m.role === 'user').map((m: any) => String(m.content)));
+}
+
+describe('editor actions', function () {
+  this.timeout(60_000);
+  let api: ForgeApi;
+  before(async () => {
+    api = await forge();
+  });
+  afterEach(closeAllEditors);
+
+  it('Explain Selection sends the selected code with its file and line range', async () => {
+    await freshTask(api, [{ toolCalls: [{ id: 'ex-1', name: 'converse', args: { reply: 'divide() divides a by b.' } }] }]);
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(wsPath('src', 'math.js')));
+    editor.selection = new vscode.Selection(4, 0, 6, 1);
+    const report = await vscode.commands.executeCommand<any>('forge.explainSelection');
+    assert.strictEqual(report?.reason, 'converse', report?.detail);
+    const prompt = (await userMessages()).find((m) => m.startsWith('Explain'));
+    assert.ok(prompt, 'an explain prompt reached the model');
+    assert.match(prompt, /`src\/math\.js` lines 5-7/);
+    assert.match(prompt, /return a \/ b;/);
+  });
+
+  it('Fix This Problem (the code action) quotes the diagnostic and the code around it', async () => {
+    await freshTask(api, [{ toolCalls: [{ id: 'fx-1', name: 'task_completion', args: { result: 'Added a zero check.' } }] }]);
+    const uri = vscode.Uri.file(wsPath('src', 'math.js'));
+    const args = {
+      uri,
+      range: new vscode.Range(5, 2, 5, 15),
+      diagnostics: [{ message: 'Division by zero is not handled', severity: 'Warning', source: 'lint', code: 'no-div0', line: 6 }],
+    };
+    const report = await vscode.commands.executeCommand<any>('forge.fixProblem', args);
+    assert.strictEqual(report?.reason, 'done', report?.detail);
+    const prompt = (await userMessages()).find((m) => m.startsWith('Fix'));
+    assert.ok(prompt);
+    assert.match(prompt, /`src\/math\.js`/);
+    assert.match(prompt, /line 6 \(Warning, lint no-div0\): Division by zero is not handled/);
+    assert.match(prompt, /FORGE_FIXTURE_MARKER/, 'the code around the problem is quoted');
+  });
+
+  it('Add Selection to Chat prefills the panel input with the quoted selection', async () => {
+    const seen: any[] = [];
+    const sub = api.testApi.panel.observe((dir: string, msg: any) => dir === 'out' && seen.push(msg));
+    try {
+      await vscode.commands.executeCommand('forge.chatView.focus');
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(wsPath('src', 'greet.js')));
+      editor.selection = new vscode.Selection(1, 0, 3, 1);
+      await vscode.commands.executeCommand('forge.addSelectionToChat');
+      const prefill = await waitFor(() => seen.find((m) => m.type === 'prefill'), 'a prefill message to the webview');
+      assert.match(prefill.text, /`src\/greet\.js` lines 2-4/);
+      assert.match(prefill.text, /function greetWorld/);
+    } finally {
+      sub.dispose();
+    }
+  });
+});
