@@ -100,7 +100,6 @@ export class SessionManager {
 
   /** Starts an empty task (the previous one is saved and stays in the history). */
   newTask(): TaskSession {
-    if (this.session.running) this.session.stop();
     this.switchTo(TaskSession.create(this.sessionDeps));
     return this.session;
   }
@@ -133,8 +132,15 @@ export class SessionManager {
 
   private switchTo(next: TaskSession): void {
     const prev = this.session;
-    void prev.save().then(() => this.publishHistory());
-    prev.dispose();
+    const run = prev.currentRun;
+    if (run) {
+      // Let the stopped run finish (it ends within a second) so its final state is what gets saved.
+      prev.stop();
+      void run.finally(() => prev.dispose());
+    } else {
+      void prev.save();
+      prev.dispose();
+    }
     this.session = next;
     this.sink?.attachTranscript(next.transcript);
     this.deps.onSwitch?.(next);

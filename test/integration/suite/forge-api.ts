@@ -12,6 +12,7 @@ export interface ForgeApi {
     onDidChange(l: (e: { type: string; request: { toolName: string; id: string } }) => void): { dispose(): void };
   };
   activationMs: number;
+  statusBar: { text: string };
   testApi: {
     controller: any;
     panel: any;
@@ -20,7 +21,8 @@ export interface ForgeApi {
     model: { configured: boolean };
     manager: any;
     modelReady: Promise<void>;
-    simulateReload(record?: unknown): Promise<{ manager: any; restored: any }>;
+    simulateReload(record?: unknown): Promise<{ manager: any; restored: any; resumed?: Promise<any> }>;
+    listVscodeLmModels(): Promise<unknown[]>;
   };
 }
 
