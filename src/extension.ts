@@ -105,8 +105,8 @@ export async function activate(context: vscode.ExtensionContext) {
     registerFixWithForge(),
     onSettingsChanged((s) => {
       toolkit.refresh(s);
-      controller?.manager.current.rebuildAgent();
-      void refreshModel();
+      // The idle task picks up the new limits, budgets and model window from its next message on.
+      void refreshModel().finally(() => controller?.manager.current.rebuildAgent());
     }),
     keys.onDidChange(() => void refreshModel()),
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => void refreshModel())] : []),

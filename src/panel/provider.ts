@@ -15,6 +15,9 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
   readonly bridge: PanelBridge;
   private editorPanel: vscode.WebviewPanel | undefined;
   private view: vscode.WebviewView | undefined;
+  private pendingPrefill: string | undefined;
+  /** Webviews that said `ready` since they were last (re)loaded; hiding a view unloads its content. */
+  private readonly readyWebviews = new Set<vscode.Webview>();
   private readonly observers = new Set<(direction: 'in' | 'out', msg: unknown) => void>();
 
   constructor(
@@ -50,8 +53,12 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
 
   /** Puts text in the input box (Add Selection to Chat) and reveals the panel. */
   async prefill(text: string): Promise<void> {
+    const target = this.editorPanel ?? this.view;
+    const loaded = !!target?.visible && this.readyWebviews.has(target.webview);
     await this.reveal();
-    this.bridge.prefill(text);
+    // A hidden webview is (re)loaded by reveal(): deliver the text once it says `ready`, or it would be lost.
+    if (loaded) this.bridge.prefill(text);
+    else this.pendingPrefill = text;
   }
 
   /** Shows the sidebar view (or the editor tab if that is open). */
@@ -88,7 +95,11 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     const subs = this.wire(view.webview);
+    subs.push(view.onDidChangeVisibility(() => {
+      if (!view.visible) this.readyWebviews.delete(view.webview);
+    }));
     subs.push(view.onDidDispose(() => {
+      this.readyWebviews.delete(view.webview);
       if (this.view === view) this.view = undefined;
       vscode.Disposable.from(...subs).dispose();
     }));
@@ -107,7 +118,11 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'forge.svg');
     this.editorPanel = panel;
     const subs = this.wire(panel.webview);
+    subs.push(panel.onDidChangeViewState(() => {
+      if (!panel.visible) this.readyWebviews.delete(panel.webview);
+    }));
     subs.push(panel.onDidDispose(() => {
+      this.readyWebviews.delete(panel.webview);
       this.editorPanel = undefined;
       vscode.Disposable.from(...subs).dispose();
     }));
@@ -147,6 +162,12 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
     const sub = webview.onDidReceiveMessage((raw: unknown) => {
       this.notify('in', raw);
       conn.receive(raw);
+      if ((raw as { type?: unknown } | null)?.type !== 'ready') return;
+      this.readyWebviews.add(webview);
+      if (this.pendingPrefill !== undefined) {
+        this.bridge.prefill(this.pendingPrefill);
+        this.pendingPrefill = undefined;
+      }
     });
     return [sub, { dispose: () => conn.dispose() }];
   }
