@@ -82,6 +82,7 @@ export interface DiffApprovalOptions {
 
 export class DiffApproval implements vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
+  private serial = 0;
   private readonly originals = new Map<string, string>();
   private readonly fsProvider = new ProposedFs();
   private readonly changeEmitter = new vscode.EventEmitter<void>();
@@ -112,7 +113,9 @@ export class DiffApproval implements vscode.Disposable {
     const existing = this.pending.get(proposal.id);
     if (existing) return existing.outcome;
     const rel = this.label(proposal.path);
-    const base = `/${encodeURIComponent(proposal.id)}/${rel.replace(/^\/+/, '')}`;
+    // A serial per proposal keeps the URIs unique: an id asked again (resumed after a reload) must not share
+    // them with the cancelled proposal whose tab and in-memory file are still being cleaned up.
+    const base = `/${encodeURIComponent(proposal.id)}.${++this.serial}/${rel.replace(/^\/+/, '')}`;
     const proposedUri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: base });
     const originalUri = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: base });
     this.originals.set(originalUri.path, proposal.isNewFile ? '' : proposal.original);
