@@ -64,7 +64,7 @@ export class Controller implements ForgeController, PanelController {
     const session = this.deps.manager.current;
     if (session.running) {
       if (kind === 'send') void this.panel?.prefill(text);
-      session.transcript.addError('Forge is still working on this task. Stop it first, or wait for it to finish; your message is back in the input box.');
+      session.transcript.addError(`Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`);
       return undefined;
     }
     if (!this.deps.model.configured) await this.deps.refreshModel();
@@ -73,6 +73,12 @@ export class Controller implements ForgeController, PanelController {
       session.transcript.addError(status?.problem ?? 'No model is configured. Pick one with "Forge: Select Model".', ['select_model', 'set_api_key', 'open_settings']);
       if (kind === 'send') void this.panel?.prefill(text);
       return undefined;
+    }
+    if (kind === 'send' && session.hasPendingApproval) {
+      // A restored task still waits for an approval: ask it again first; the message must not get lost.
+      void this.panel?.prefill(text);
+      session.transcript.addError('This task is waiting for your answer to an approval (asked again now). Your message is back in the input box.');
+      return this.startRun('resume', '', signal);
     }
     // Trust and command rules as they are now (a settings event may not have arrived yet).
     if (this.deps.toolkit.refresh()) session.rebuildAgent();
