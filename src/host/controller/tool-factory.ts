@@ -92,14 +92,16 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const search = createRipgrepSearch(vscode.env.appRoot);
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
   const applier = new JournalingApplier(new VscodeEditApplier(), opts);
-  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox });
+  let commandTimeoutSeconds = settings.commandTimeoutSeconds;
+  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {
     sandbox.trusted = vscode.workspace.isTrusted;
     const next = commandRules(s);
-    if (JSON.stringify(next) === JSON.stringify(sandbox.commands)) return false;
+    if (JSON.stringify(next) === JSON.stringify(sandbox.commands) && s.commandTimeoutSeconds === commandTimeoutSeconds) return false;
     sandbox.commands = next;
+    commandTimeoutSeconds = s.commandTimeoutSeconds;
     tools = build();
     return true;
   };

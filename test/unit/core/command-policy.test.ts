@@ -70,3 +70,14 @@ describe('core/loop command policy from parsed command rules', () => {
     assert.equal(runner.calls.length, 0);
   });
 });
+
+describe('execute_command default timeout', () => {
+  it("uses the user's default when the model gives none, and the model's value when it does", async () => {
+    const fs = new MemoryFs(['/ws'], {});
+    const runner = new FakeCommandRunner(() => ({ exitCode: 0, output: '' }));
+    const tools = createWorkspaceTools({ fs, runner, applier: new FsEditApplier(fs), sandbox: { trusted: true }, commandDefaultTimeoutSeconds: 7 });
+    const h = harness([callsTurn(['execute_command', { command: 'git status' }], ['execute_command', { command: 'git log', timeoutSeconds: 30 }]), doneTurn()], { tools });
+    await h.agent.send('t');
+    assert.deepEqual(runner.calls.map((c) => c.timeoutMs), [7000, 30000]);
+  });
+});

@@ -13,10 +13,16 @@ export const COMMAND_OUTPUT_CHARS = 16_000;
 export const executeCommandInput = z.object({
   command: z.string().min(1).describe('Shell command line to run (sh on Unix, cmd/PowerShell default shell on Windows).'),
   cwd: z.string().optional().describe('Working folder relative to the workspace root. Default: the root.'),
-  timeoutSeconds: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_S).optional().describe(`Kill the command after this long. Default ${COMMAND_DEFAULT_TIMEOUT_S}.`),
+  timeoutSeconds: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_S).optional().describe(`Kill the command after this long. Default: the user setting (${COMMAND_DEFAULT_TIMEOUT_S} unless changed).`),
 });
 
-export function createExecuteCommandTool(sandbox: WorkspaceSandbox, runner: CommandRunner, rules: CommandRules = DEFAULT_COMMAND_RULES): Tool<typeof executeCommandInput> {
+export function createExecuteCommandTool(
+  sandbox: WorkspaceSandbox,
+  runner: CommandRunner,
+  rules: CommandRules = DEFAULT_COMMAND_RULES,
+  opts: { defaultTimeoutSeconds?: number } = {},
+): Tool<typeof executeCommandInput> {
+  const defaultTimeoutS = opts.defaultTimeoutSeconds ?? COMMAND_DEFAULT_TIMEOUT_S;
   const resolveCwd = async (cwd: string | undefined) => {
     const r = await resolveOrRefuse(sandbox, cwd ?? '.', 'list');
     if (!r.ok) return r;
@@ -51,7 +57,7 @@ export function createExecuteCommandTool(sandbox: WorkspaceSandbox, runner: Comm
       }
       const cwd = await resolveCwd(input.cwd);
       if (!cwd.ok) return cwd.result;
-      const timeoutS = input.timeoutSeconds ?? COMMAND_DEFAULT_TIMEOUT_S;
+      const timeoutS = input.timeoutSeconds ?? defaultTimeoutS;
       const started = Date.now();
       const res = await runner.run({
         command: input.command,

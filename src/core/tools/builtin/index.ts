@@ -17,6 +17,8 @@ export interface WorkspaceToolDeps {
   applier: EditApplier;
   search?: SearchBackend;
   sandbox: SandboxOptions;
+  /** execute_command's timeout when the model gives none (the user's forge.commandTimeoutSeconds). */
+  commandDefaultTimeoutSeconds?: number;
 }
 
 export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
@@ -27,7 +29,7 @@ export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
     createApplyDiffTool(sandbox, deps.applier),
     createListFilesTool(sandbox),
     createSearchFilesTool(sandbox, deps.search),
-    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands)),
+    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands), { defaultTimeoutSeconds: deps.commandDefaultTimeoutSeconds }),
   ] as Tool[];
   const { runner } = deps;
   if (runner.readOutput) tools.push(createReadCommandOutputTool({ readOutput: runner.readOutput.bind(runner) }) as Tool);
