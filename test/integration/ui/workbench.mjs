@@ -1,0 +1,89 @@
+// Driving code-server's workbench like a user: the command palette, editor tabs, and Forge's webview.
+// Recipe (proven in /work/shared/real-vscode/ui.js): F1, fill the exact command title, click the matching row
+// (never a blind Enter); the webview content lives in iframe.webview.ready -> iframe#active-frame.
+
+export const EXTENSION_ID = 'forge-dev.forge-agent';
+
+/** Waits until the workbench shows the workspace (remote connection + file service up). */
+export async function waitForWorkbench(page, timeout = 90_000) {
+  await page.locator('.monaco-workbench').waitFor({ timeout });
+  await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout });
+  // Webviews are served through the page's service worker; before it is ready they can stay blank.
+  await page.evaluate(() => navigator.serviceWorker.ready);
+}
+
+/**
+ * Runs a command from the palette by its full title ("Forge: Open Panel"). The palette computes its list when it
+ * opens, so a just-activated extension's commands may be missing on the first try: close and reopen.
+ */
+export async function runCommand(page, title, { attempts = 10, log = () => {} } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 20_000 });
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    try {
+      await row.waitFor({ timeout: 5_000 });
+      await row.click();
+      await input.waitFor({ state: 'hidden', timeout: 10_000 });
+      return;
+    } catch (e) {
+      if (attempt >= attempts) throw new Error(`command "${title}" never appeared in the palette: ${e.message}`);
+      log(`"${title}" not in the palette yet, retry ${attempt}`);
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
+/** Forge's webview document (the sidebar chat view), as a FrameLocator. */
+export function forgeWebview(page) {
+  return page
+    .frameLocator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]`)
+    .first()
+    .frameLocator('iframe#active-frame');
+}
+
+/** The Forge panel's parts, by the selectors webview-ui/src renders (chrome.ts, items.ts). */
+export function forgePanel(page) {
+  const wv = forgeWebview(page);
+  return {
+    root: wv.locator('.app'),
+    model: wv.locator('.header .model'),
+    setupCard: wv.locator('.setup-card'),
+    input: wv.locator('textarea.input[aria-label="Message Forge"]'),
+    userBubble: (text) => wv.locator('.item-user .user-bubble', { hasText: text }),
+    assistant: (text) => wv.locator('.item-assistant .md', { hasText: text }),
+    toolCard: (name) => wv.locator('.item-tool .tool-card', { has: wv.locator('.tool-name', { hasText: name }) }),
+    pendingApproval: wv.locator('.approval-card.pending'),
+    approveButton: wv.locator('.approval-card.pending vscode-button[data-act="approve"]'),
+    approvalOutcome: wv.locator('.approval-card.resolved .approval-outcome'),
+    runEnd: (reason) => wv.locator(`.item-run_end .run-end.reason-${reason}`),
+    progressText: wv.locator('.progress .progress-text'),
+    stopButton: wv.locator('vscode-button[data-act="stop"]'),
+    sendButton: wv.locator('vscode-button[data-act="send"]'),
+    banner: wv.locator('.banner'),
+  };
+}
+
+/** An editor tab in the workbench whose label contains `text`. */
+export function editorTab(page, text) {
+  return page.locator('.tabs-container .tab', { hasText: text });
+}
+
+/**
+ * Drags the sash between the side bar and the editors so the panel is readable in screenshots. Cosmetic: a
+ * layout that does not follow is reported, not failed.
+ */
+export async function widenSidebar(page, width, log = () => {}) {
+  const sidebar = page.locator('.part.sidebar');
+  const box = await sidebar.boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.up();
+  const after = await sidebar.boundingBox();
+  if (!after || Math.abs(after.width - width) > 20) log(`side bar stayed ${Math.round(after?.width ?? 0)}px wide (wanted ${width})`);
+}
