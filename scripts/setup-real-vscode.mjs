@@ -93,7 +93,10 @@ function ensureCodeServer() {
   const bin = path.dirname(paths.node24Bin);
   // code-server's postinstall checks npm's user agent for Node 24, and node-gyp must build against Node 24
   // headers (a global npmrc may say nodedir=/usr, i.e. the system Node): override both.
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: paths.node24Dir, JOBS: 'max' };
+  // Under `npm test` the parent npm exports npm_config_* (user-agent naming Node 20, loglevel=silent...) which
+  // the nested npm would obey: drop them all so the install sees Node 24 and reports its errors.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+  const env = { ...inherited, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: paths.node24Dir, JOBS: 'max' };
   const logFile = path.join(CACHE, 'code-server-install.log');
   try {
     timed(`npm install code-server@${CODE_SERVER_VERSION} under Node 24`, () => {
