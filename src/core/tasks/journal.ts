@@ -2,8 +2,10 @@
 // task touched. Scales with the edits, not the workspace: only the before/after text of edited files is kept,
 // as content-addressed blobs (each distinct content once), referenced from an append-only JSONL log per task.
 // Layout under `dir`: journal/logs/<stem>.jsonl, journal/blobs/xx/<sha256>, journal/index.json (a cache).
+// Retention: removeTask drops a task's log when the task leaves the history; collectGarbage then deletes the
+// blobs no remaining log references.
 import * as path from 'node:path';
-import { BlobStore } from './blob-store';
+import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
 
 export interface JournalEntry {
@@ -35,6 +37,10 @@ export interface EditJournalOptions {
   log?: (m: string) => void;
   io?: TasksIO;
   now?: () => number;
+  /** Blobs modified less than this long before a collection started are kept (writers in other windows). Default 10 min. */
+  gcGraceMs?: number;
+  /** Timer for collectGarbageSoon; returns a cancel function. Defaults to an unref'd setTimeout. */
+  schedule?: (fn: () => void, ms: number) => () => void;
 }
 
 type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
@@ -59,6 +65,8 @@ interface IndexEntry {
 
 const INDEX_KEY = 'index';
 const VERSION = 1;
+const GC_GRACE_MS = 10 * 60_000;
+const GC_DELAY_MS = 30_000;
 
 export class EditJournal {
   private readonly logs = new Map<string, TaskLog>();
@@ -66,12 +74,18 @@ export class EditJournal {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly blobs: BlobStore;
   private readonly indexWriter: CoalescingWriter<null>;
+  /** Collections run one after another. */
+  private gcChain: Promise<unknown> = Promise.resolve();
+  private cancelGcTimer: (() => void) | undefined;
+  private readonly disposed = new AbortController();
 
   private constructor(
     private readonly root: string,
     private readonly io: TasksIO,
     private readonly log: (m: string) => void,
     private readonly now: () => number,
+    private readonly gcGraceMs: number,
+    private readonly schedule: (fn: () => void, ms: number) => () => void,
   ) {
     this.blobs = new BlobStore(path.join(root, 'blobs'), io);
     this.indexWriter = new CoalescingWriter(() =>
@@ -80,27 +94,92 @@ export class EditJournal {
   }
 
   static async open(dir: string, opts: EditJournalOptions = {}): Promise<EditJournal> {
-    const journal = new EditJournal(path.join(dir, 'journal'), opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), opts.now ?? Date.now);
+    const journal = new EditJournal(
+      path.join(dir, 'journal'),
+      opts.io ?? new NodeTasksIO(),
+      opts.log ?? (() => undefined),
+      opts.now ?? Date.now,
+      opts.gcGraceMs ?? GC_GRACE_MS,
+      opts.schedule ?? unrefTimer,
+    );
     await journal.loadIndex();
     return journal;
   }
 
-  /** Appends one accepted edit. Contents go to blobs first, so a logged entry never points at a missing blob. */
+  /**
+   * Appends one accepted edit. Contents go to blobs first, so a logged entry never points at a missing blob; they
+   * stay pinned until the line is appended, so a concurrent collectGarbage cannot delete them in between.
+   */
   record(entry: Omit<JournalEntry, 'seq' | 'at'>): Promise<JournalEntry> {
     return this.exclusive(entry.taskId, async () => {
       const log = await this.taskLog(entry.taskId);
-      const before = entry.before === null ? null : await this.blobs.put(entry.before);
-      const after = entry.after === null ? null : await this.blobs.put(entry.after);
-      const line: EditLine = { k: 'edit', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
-      if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
-      await this.append(log, line);
-      log.edits.push(line);
-      log.nextSeq++;
-      this.touchIndex(entry.taskId, log);
-      const out: JournalEntry = { taskId: line.taskId, seq: line.seq, path: line.path, before: entry.before, after: entry.after, at: line.at };
-      if (line.toolCallId !== undefined) out.toolCallId = line.toolCallId;
-      return out;
+      return this.blobs.putPinned([entry.before, entry.after], async ([before, after]) => {
+        const line: EditLine = { k: 'edit', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
+        if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
+        await this.append(log, line);
+        log.edits.push(line);
+        log.nextSeq++;
+        this.touchIndex(entry.taskId, log);
+        const out: JournalEntry = { taskId: line.taskId, seq: line.seq, path: line.path, before: entry.before, after: entry.after, at: line.at };
+        if (line.toolCallId !== undefined) out.toolCallId = line.toolCallId;
+        return out;
+      });
     });
+  }
+
+  /**
+   * Forgets a task (it left the task history): deletes its log and index entry. Its blobs go with the next
+   * collectGarbage, unless another task's log references them. Resolves true when there was something to delete.
+   */
+  removeTask(taskId: string): Promise<boolean> {
+    return this.exclusive(taskId, async () => {
+      const stem = this.index.get(taskId)?.stem ?? this.logs.get(taskId)?.stem ?? safeFileStem(taskId);
+      const file = this.logFile(stem);
+      const existed = this.index.has(taskId) || this.logs.has(taskId) || (await this.io.stat(file)) !== undefined;
+      await this.io.remove(file);
+      this.logs.delete(taskId);
+      if (this.index.delete(taskId)) {
+        await this.indexWriter.submit(INDEX_KEY, null).catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
+      }
+      return existed;
+    });
+  }
+
+  /**
+   * Mark-and-sweep: deletes the blobs no log on disk references. Safe while edits are recorded (their blobs are
+   * pinned from before they are written until their line is appended) and never deletes a blob modified after
+   * the collection started (or within gcGraceMs before it). Collections run one at a time.
+   */
+  collectGarbage(signal?: AbortSignal): Promise<SweepResult> {
+    const run = this.gcChain
+      .catch(() => undefined)
+      .then(() => this.blobs.sweep(() => this.referencedBlobs(signal), this.now() - this.gcGraceMs, signal));
+    this.gcChain = run;
+    return run;
+  }
+
+  /** Debounced background collection (activation, after removals): runs once `delayMs` after the last call; logs its outcome. */
+  collectGarbageSoon(delayMs = GC_DELAY_MS): void {
+    if (this.disposed.signal.aborted) return;
+    this.cancelGcTimer?.();
+    this.cancelGcTimer = this.schedule(() => {
+      this.cancelGcTimer = undefined;
+      this.collectGarbage(this.disposed.signal).then(
+        (r) => {
+          if (r.removedBlobs) this.log(`[journal] collected ${r.removedBlobs} unreferenced blob(s), ${Math.round(r.freedBytes / 1024)} KiB`);
+        },
+        (err) => {
+          if (!this.disposed.signal.aborted) this.log(`[journal] garbage collection failed: ${errorText(err)}`);
+        },
+      );
+    }, delayMs);
+  }
+
+  /** Cancels a scheduled collection and stops a running one (it stops between blobs; what it deleted stays deleted). */
+  dispose(): void {
+    this.cancelGcTimer?.();
+    this.cancelGcTimer = undefined;
+    this.disposed.abort();
   }
 
   /** Every edit of the task in order, undone ones flagged. An edit whose content was lost is left out (logged). */
@@ -175,6 +254,21 @@ export class EditJournal {
   async flush(): Promise<void> {
     await Promise.all([...this.queues.values()].map((p) => p.catch(() => undefined)));
     await this.indexWriter.flush();
+  }
+
+  /**
+   * Every blob hash any log file mentions. Deliberately loose (any 64-hex run, torn lines included): keeping an
+   * extra blob is harmless, losing a referenced one is not. A read error aborts the collection.
+   */
+  private async referencedBlobs(signal?: AbortSignal): Promise<Set<string>> {
+    const live = new Set<string>();
+    const dir = path.join(this.root, 'logs');
+    for (const name of await this.io.list(dir)) {
+      signal?.throwIfAborted();
+      const text = await this.io.read(path.join(dir, name));
+      for (const m of text?.matchAll(/[0-9a-f]{64}/g) ?? []) live.add(m[0]);
+    }
+    return live;
   }
 
   private async undoPath(file: string, edits: EditLine[], fs: JournalFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
@@ -341,6 +435,12 @@ function parseIndex(text: string): Record<string, IndexEntry> | undefined {
   } catch {
     return undefined;
   }
+}
+
+function unrefTimer(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  timer.unref?.();
+  return () => clearTimeout(timer);
 }
 
 function errorText(err: unknown): string {

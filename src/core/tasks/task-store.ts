@@ -27,6 +27,11 @@ export interface TaskStoreOptions {
   maxTasks?: number;
   /** Disk access; defaults to node:fs. */
   io?: TasksIO;
+  /**
+   * Tasks that left the store (pruned or removed), after their files were deleted: drop what else belongs to
+   * them (their edit journal). Also called for tasks pruned while opening. Errors are logged.
+   */
+  onRemoved?: (ids: string[]) => void;
 }
 
 const INDEX_FILE = 'tasks-index.json';
@@ -37,22 +42,41 @@ const INDEX_KEY = '\0index';
 export class TaskStore {
   private readonly summaries = new Map<string, TaskSummary>();
   private readonly writer: CoalescingWriter<unknown>;
+  private readonly removedListeners = new Set<(ids: string[]) => void>();
+  /** Tasks removed while nobody listened (pruned while opening, typically): given to the next listener. */
+  private unannounced: string[] = [];
 
   private constructor(
     private readonly dir: string,
     private readonly io: TasksIO,
     private readonly log: (m: string) => void,
     private readonly maxTasks: number,
+    onRemoved?: (ids: string[]) => void,
   ) {
+    if (onRemoved) this.removedListeners.add(onRemoved);
     this.writer = new CoalescingWriter((key, value) =>
       key === INDEX_KEY ? this.writeIndexNow() : this.io.writeAtomic(this.taskFile(key), JSON.stringify(value)),
     );
   }
 
   static async open(dir: string, opts: TaskStoreOptions = {}): Promise<TaskStore> {
-    const store = new TaskStore(dir, opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), Math.max(1, opts.maxTasks ?? 200));
+    const store = new TaskStore(dir, opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), Math.max(1, opts.maxTasks ?? 200), opts.onRemoved);
     await store.loadIndex();
     return store;
+  }
+
+  /**
+   * Like the onRemoved option, for whoever gets the store after it was opened. A listener subscribing while
+   * nobody listens also gets, asynchronously, the tasks removed meanwhile (e.g. pruned while opening).
+   */
+  onDidRemoveTasks(listener: (ids: string[]) => void): { dispose(): void } {
+    this.removedListeners.add(listener);
+    if (this.unannounced.length) {
+      const ids = this.unannounced;
+      this.unannounced = [];
+      queueMicrotask(() => this.notify(listener, ids));
+    }
+    return { dispose: () => void this.removedListeners.delete(listener) };
   }
 
   /** Newest first. */
@@ -85,7 +109,7 @@ export class TaskStore {
     const pruned = this.pruneVictims(record.id);
     const written = this.writer.submit(record.id, { version: FORMAT_VERSION, task: record });
     try {
-      await Promise.all([written, ...pruned.map((id) => this.deleteFile(id))]);
+      await Promise.all([written, this.deleteRemoved(pruned)]);
     } catch (err) {
       // The list must not advertise what never reached the disk: fall back to the record that did.
       if (this.writer.pending(record.id) === undefined && this.summaries.has(record.id)) {
@@ -101,7 +125,7 @@ export class TaskStore {
   async remove(id: string): Promise<void> {
     await this.writer.cancel(id);
     this.summaries.delete(id);
-    await this.deleteFile(id);
+    await this.deleteRemoved([id]);
     await this.writer.submit(INDEX_KEY, null);
   }
 
@@ -114,11 +138,35 @@ export class TaskStore {
     return path.join(this.dir, TASKS_DIR, `${safeFileStem(id)}.json`);
   }
 
-  private async deleteFile(id: string): Promise<void> {
+  /** True when the file is gone. */
+  private async deleteFile(id: string): Promise<boolean> {
     try {
       await this.io.remove(this.taskFile(id));
+      return true;
     } catch (err) {
       this.log(`[tasks] cannot delete task ${id}: ${errorText(err)}`);
+      return false;
+    }
+  }
+
+  /** Deletes the tasks' files and announces those now gone (a file that stayed comes back on the next open). */
+  private async deleteRemoved(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    const deleted = await Promise.all(ids.map((id) => this.deleteFile(id)));
+    const gone = ids.filter((_, i) => deleted[i]);
+    if (!gone.length) return;
+    if (!this.removedListeners.size) {
+      this.unannounced.push(...gone);
+      return;
+    }
+    for (const listener of this.removedListeners) this.notify(listener, gone);
+  }
+
+  private notify(listener: (ids: string[]) => void, ids: string[]): void {
+    try {
+      listener([...ids]);
+    } catch (err) {
+      this.log(`[tasks] a removal listener failed: ${errorText(err)}`);
     }
   }
 
@@ -191,8 +239,7 @@ export class TaskStore {
       }
     }
     if (changed) {
-      const victims = this.pruneVictims('');
-      await Promise.all(victims.map((id) => this.deleteFile(id)));
+      await this.deleteRemoved(this.pruneVictims(''));
       await this.writer.submit(INDEX_KEY, null).catch((err) => this.log(`[tasks] cannot write index: ${errorText(err)}`));
     }
   }

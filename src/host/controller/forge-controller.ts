@@ -40,8 +40,13 @@ export interface ControllerDeps {
 
 export class Controller implements ForgeController, PanelController {
   private panel: ForgePanelProvider | undefined;
+  private removals: { dispose(): void };
 
-  constructor(private readonly deps: ControllerDeps) {}
+  constructor(private readonly deps: ControllerDeps) {
+    this.removals = deps.manager.onTasksRemoved((ids) => this.forgetEdits(ids));
+    // Blobs of tasks that left the history while Forge was not running: reclaim them in the background.
+    deps.journal.collectGarbageSoon();
+  }
 
   setPanel(panel: ForgePanelProvider): void {
     this.panel = panel;
@@ -54,7 +59,20 @@ export class Controller implements ForgeController, PanelController {
   /** Swaps the session manager (tests simulate a reload with it). */
   replaceManager(manager: SessionManager): void {
     this.deps.manager = manager;
+    this.removals.dispose();
+    this.removals = manager.onTasksRemoved((ids) => this.forgetEdits(ids));
     if (this.panel) manager.attach(this.panel);
+  }
+
+  /** Tasks pruned or removed from the history take their edit journal along (their blobs go with the next GC). */
+  private forgetEdits(ids: string[]): void {
+    // The open task may have been pruned before its next save brings it back: keep its undo.
+    const gone = ids.filter((id) => id !== this.deps.manager.current.id);
+    if (!gone.length) return;
+    void Promise.all(gone.map((id) => this.deps.journal.removeTask(id))).then(
+      () => this.deps.journal.collectGarbageSoon(),
+      (err) => this.deps.log.warn(`edit journal: could not remove pruned tasks: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   // ---------- runs ----------

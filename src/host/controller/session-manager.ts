@@ -104,6 +104,11 @@ export class SessionManager {
     return this.session;
   }
 
+  /** Tasks pruned or removed from the history (TaskStore.onDidRemoveTasks). */
+  onTasksRemoved(listener: (ids: string[]) => void): { dispose(): void } {
+    return this.deps.store.onDidRemoveTasks(listener);
+  }
+
   async history(): Promise<StoredSummary[]> {
     return this.deps.store.list();
   }

@@ -45,7 +45,7 @@ describe('tasks/EditJournal', () => {
     logs.length = 0;
   });
   afterEach(async () => {
-    await fsp.rm(root, { recursive: true, force: true });
+    await fsp.rm(root, { recursive: true, force: true, maxRetries: 5 });
   });
 
   /** Apply an edit to the workspace and journal it, as the host does after the user accepts it. */

@@ -71,7 +71,7 @@ describe('tasks/TaskStore', () => {
     logs.length = 0;
   });
   afterEach(async () => {
-    await fsp.rm(dir, { recursive: true, force: true });
+    await fsp.rm(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it('round-trips save / list / load across a reopen, newest first', async () => {
