@@ -8,6 +8,22 @@ export interface FixProblemArgs {
   diagnostics: { message: string; severity: string; source?: string; code?: string; line: number }[];
 }
 
+/** The document, the span of the diagnostics, and each diagnostic as plain data for the task prompt. */
+export function fixProblemArgs(uri: vscode.Uri, diags: readonly vscode.Diagnostic[], extra?: vscode.Range): FixProblemArgs {
+  const span = diags.reduce((r, d) => r.union(d.range), diags[0].range);
+  return {
+    uri,
+    range: extra ? span.union(extra) : span,
+    diagnostics: diags.map((d) => ({
+      message: d.message,
+      severity: vscode.DiagnosticSeverity[d.severity],
+      source: d.source,
+      code: typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code),
+      line: d.range.start.line + 1,
+    })),
+  };
+}
+
 export class FixWithForgeProvider implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
 
@@ -25,18 +41,7 @@ export class FixWithForgeProvider implements vscode.CodeActionProvider {
       vscode.CodeActionKind.QuickFix,
     );
     action.diagnostics = diags;
-    const span = diags.reduce((r, d) => r.union(d.range), diags[0].range);
-    const args: FixProblemArgs = {
-      uri: document.uri,
-      range: span.union(range),
-      diagnostics: diags.map((d) => ({
-        message: d.message,
-        severity: vscode.DiagnosticSeverity[d.severity],
-        source: d.source,
-        code: typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code),
-        line: d.range.start.line + 1,
-      })),
-    };
+    const args = fixProblemArgs(document.uri, diags, range);
     action.command = { command: 'forge.fixProblem', title: 'Fix with Forge', arguments: [args] };
     return [action];
   }

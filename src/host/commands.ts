@@ -2,7 +2,7 @@
 // delegate to a ForgeController that the extension wiring supplies; errors become a message, never a throw
 // into VS Code's command service.
 import * as vscode from 'vscode';
-import type { FixProblemArgs } from './code-actions';
+import { fixProblemArgs, type FixProblemArgs } from './code-actions';
 import type { Logger } from './logger';
 
 export interface SelectionContext {
@@ -87,17 +87,7 @@ export function problemsAtCursor(editor = vscode.window.activeTextEditor): FixPr
   const here = all.filter((d) => d.range.contains(pos) || d.range.start.line === pos.line);
   const diags = here.length ? here : all.filter((d) => d.severity === vscode.DiagnosticSeverity.Error).slice(0, 5);
   if (diags.length === 0) return undefined;
-  return {
-    uri: editor.document.uri,
-    range: diags.reduce((r, d) => r.union(d.range), diags[0].range),
-    diagnostics: diags.map((d) => ({
-      message: d.message,
-      severity: vscode.DiagnosticSeverity[d.severity],
-      source: d.source,
-      code: typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code),
-      line: d.range.start.line + 1,
-    })),
-  };
+  return fixProblemArgs(editor.document.uri, diags);
 }
 
 export function registerCommands(controller: ForgeController, log?: Logger): vscode.Disposable {
