@@ -113,20 +113,12 @@ export class WorkspaceSandbox {
    * .forgeignore or secret. Walkers call this; gitignore handling is theirs.
    */
   async isHidden(root: string, rel: string, isDir: boolean): Promise<'secret' | 'ignored' | undefined> {
-    return (await this.hiddenMatcher(root))(rel, isDir);
-  }
-
-  /** The same judgement as isHidden, as a synchronous matcher for walkers (reads .forgeignore once). */
-  async hiddenMatcher(root: string): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
-    const secrets = this.options.allowSecrets ? undefined : this.secrets;
+    if (!rel) return undefined;
+    const p = isDir ? rel + '/' : rel;
+    if (!this.options.allowSecrets && this.secrets.ignores(p)) return 'secret';
     const ig = await this.forgeIgnore(root);
-    return (rel, isDir) => {
-      if (!rel) return undefined;
-      const p = isDir ? rel + '/' : rel;
-      if (secrets?.ignores(p)) return 'secret';
-      if (ig?.ignores(p)) return 'ignored';
-      return undefined;
-    };
+    if (ig?.ignores(p)) return 'ignored';
+    return undefined;
   }
 
   /** Absolute paths of existing per-root ignore files (for search backends). */

@@ -54,8 +54,21 @@ export function byName(a: { name: string }, b: { name: string }): number {
  * Synchronous equivalent of sandbox.isHidden() for one walk: the secret patterns and the root's ignore
  * file are compiled once instead of a .forgeignore stat per entry. Kept in step with WorkspaceSandbox by a test.
  */
-export function hiddenMatcher(sandbox: WorkspaceSandbox, root: string): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
-  return sandbox.hiddenMatcher(root);
+export async function hiddenMatcher(sandbox: WorkspaceSandbox, root: string): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
+  const o = sandbox.options;
+  const secrets = o.allowSecrets ? undefined : ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...(o.extraSecretPatterns ?? [])]);
+  const p = root.includes('\\') ? nodePath.win32 : nodePath.posix;
+  const file = p.join(root, o.ignoreFileName ?? '.forgeignore');
+  // One read per walk; a missing file (the usual case) costs one rejected promise, not one per directory.
+  const bytes = await sandbox.fs.readFile(file).catch(() => undefined);
+  const forge = bytes ? ignore({ allowRelativePaths: true }).add(decodeText(bytes)) : undefined;
+  return (rel, isDir) => {
+    if (!rel) return undefined;
+    const q = isDir ? rel + '/' : rel;
+    if (secrets?.ignores(q)) return 'secret';
+    if (forge?.ignores(q)) return 'ignored';
+    return undefined;
+  };
 }
 
 function ignoredByGit(levels: Level[], rel: string, isDir: boolean): boolean {
