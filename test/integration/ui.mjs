@@ -30,9 +30,9 @@ const timeoutMs = Number(process.env.FORGE_UI_TIMEOUT_MS ?? 180_000);
 const t0 = Date.now();
 const step = (m) => console.log(`[ui ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
 
-function tail(file, n) {
+function tail(file, n, keep = () => true) {
   try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').filter(keep).slice(-n).join('\n');
   } catch {
     return '(none)';
   }
@@ -55,17 +55,18 @@ async function main() {
   const workspace = path.join(root, 'workspace');
   const pageLog = fs.createWriteStream(path.join(root, 'page.log'));
   let llm, server, browser, page;
-  let cleaned = false;
-  async function cleanup() {
-    if (cleaned) return;
-    cleaned = true;
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    await llm?.close().catch(() => {});
-    pageLog.end();
-    if (keep) step(`kept ${root}`);
-    else fs.rmSync(root, { recursive: true, force: true });
-  }
+  let cleaning;
+  let timedOut = false;
+  // One shared promise: whichever path ends the run (watchdog or main) waits for the same, complete cleanup.
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await browser?.close().catch(() => {});
+      await server?.stop().catch(() => {});
+      await llm?.close().catch(() => {});
+      pageLog.end();
+      if (keep) step(`kept ${root}`);
+      else fs.rmSync(root, { recursive: true, force: true });
+    })());
   async function failureShot() {
     try {
       await page?.screenshot({ path: path.join(shots, 'vscode-ui-failure.png'), timeout: 10_000 });
@@ -76,6 +77,7 @@ async function main() {
   }
 
   const watchdog = setTimeout(async () => {
+    timedOut = true;
     console.error(`[ui] FAILED: overall timeout after ${timeoutMs} ms`);
     await failureShot();
     console.error(`[ui] code-server log tail:\n${tail(dirs.serverLog, 20)}`);
@@ -94,7 +96,7 @@ async function main() {
       extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url },
     });
     step(`code-server up on ${server.base} (pid ${server.child.pid})`);
-    server.exited.then((c) => !cleaned && console.error(`[ui] code-server exited unexpectedly (${c})`));
+    server.exited.then((c) => !cleaning && console.error(`[ui] code-server exited unexpectedly (${c})`));
 
     browser = await launchChromium(dirs, { viewport: { width: 1600, height: 1000 } });
     page = browser.pages()[0] ?? (await browser.newPage());
@@ -111,13 +113,16 @@ async function main() {
     step('PASSED');
     return 0;
   } catch (e) {
+    if (timedOut) return 124; // the watchdog closed the browser under us; it reports and cleans up
     console.error(`[ui] FAILED: ${e?.stack ?? e}`);
     await failureShot();
     if (llm) console.error(`[ui] model requests: ${llm.requests.length}, scripted turns left: ${llm.pending}`);
-    console.error(`[ui] page console tail:\n${tail(path.join(root, 'page.log'), 15)}`);
+    // Without stack frames and the marketplace lookups an offline workbench always fails.
+    const useful = (l) => l.startsWith('[') && !/open-vsx|gallery|allow-same-origin/.test(l);
+    console.error(`[ui] page console tail:\n${tail(path.join(root, 'page.log'), 15, useful)}`);
     return 1;
   } finally {
-    clearTimeout(watchdog);
+    if (!timedOut) clearTimeout(watchdog);
     await cleanup();
   }
 }
