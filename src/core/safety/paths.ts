@@ -113,12 +113,19 @@ export class WorkspaceSandbox {
    * .forgeignore or secret. Walkers call this; gitignore handling is theirs.
    */
   async isHidden(root: string, rel: string, isDir: boolean): Promise<'secret' | 'ignored' | undefined> {
-    if (!rel) return undefined;
-    const p = isDir ? rel + '/' : rel;
-    if (!this.options.allowSecrets && this.secrets.ignores(p)) return 'secret';
-    const ig = await this.forgeIgnore(root);
-    if (ig?.ignores(p)) return 'ignored';
-    return undefined;
+    return this.hiddenMatcher(await this.forgeIgnore(root))(rel, isDir);
+  }
+
+  /** The isHidden judgement as a synchronous matcher, given a root's compiled .forgeignore (walkers read it once). */
+  hiddenMatcher(forgeIgnore: Ignore | undefined): (rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined {
+    const secrets = this.options.allowSecrets ? undefined : this.secrets;
+    return (rel, isDir) => {
+      if (!rel) return undefined;
+      const p = isDir ? rel + '/' : rel;
+      if (secrets?.ignores(p)) return 'secret';
+      if (forgeIgnore?.ignores(p)) return 'ignored';
+      return undefined;
+    };
   }
 
   /** Absolute paths of existing per-root ignore files (for search backends). */

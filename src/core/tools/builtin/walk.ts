@@ -4,7 +4,7 @@
 // output stays in the same deterministic order as a serial walk.
 import * as nodePath from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { DEFAULT_SECRET_PATTERNS, type ResolvedPath, type WorkspaceSandbox } from '../../safety/paths';
+import { type ResolvedPath, type WorkspaceSandbox } from '../../safety/paths';
 import type { DirEntry } from '../../workspace/types';
 import { decodeText } from './common';
 
@@ -55,20 +55,11 @@ export function byName(a: { name: string }, b: { name: string }): number {
  * file are compiled once instead of a .forgeignore stat per entry. Kept in step with WorkspaceSandbox by a test.
  */
 export async function hiddenMatcher(sandbox: WorkspaceSandbox, root: string): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
-  const o = sandbox.options;
-  const secrets = o.allowSecrets ? undefined : ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...(o.extraSecretPatterns ?? [])]);
   const p = root.includes('\\') ? nodePath.win32 : nodePath.posix;
-  const file = p.join(root, o.ignoreFileName ?? '.forgeignore');
+  const file = p.join(root, sandbox.options.ignoreFileName ?? '.forgeignore');
   // One read per walk; a missing file (the usual case) costs one rejected promise, not one per directory.
   const bytes = await sandbox.fs.readFile(file).catch(() => undefined);
-  const forge = bytes ? ignore({ allowRelativePaths: true }).add(decodeText(bytes)) : undefined;
-  return (rel, isDir) => {
-    if (!rel) return undefined;
-    const q = isDir ? rel + '/' : rel;
-    if (secrets?.ignores(q)) return 'secret';
-    if (forge?.ignores(q)) return 'ignored';
-    return undefined;
-  };
+  return sandbox.hiddenMatcher(bytes ? ignore({ allowRelativePaths: true }).add(decodeText(bytes)) : undefined);
 }
 
 function ignoredByGit(levels: Level[], rel: string, isDir: boolean): boolean {
