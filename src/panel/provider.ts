@@ -23,7 +23,7 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
   constructor(
     private readonly extensionUri: vscode.Uri,
     controller: PanelController,
-    private readonly logger: PanelLogger,
+    logger: PanelLogger,
     options: PanelBridgeOptions = {},
   ) {
     this.bridge = new PanelBridge(controller, logger, options);

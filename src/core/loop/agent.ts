@@ -44,7 +44,7 @@ export class Agent {
   private controller?: AbortController;
   private current?: Promise<RunReport>;
 
-  constructor(private readonly deps: AgentDeps) {
+  constructor(deps: AgentDeps) {
     this.config = resolveConfig(deps.config);
     const outputStore = deps.outputStore ?? new InMemoryOutputStore();
     const registry = new ToolRegistry(deps.tools);

@@ -47,11 +47,11 @@ export function describeEnvironment(): string {
 export class MemoryService implements MemoryPort {
   private memory: ForgeMemory | undefined;
 
-  private constructor(private readonly log: Logger, readonly workspaceFile: string | undefined) {}
+  private constructor(readonly workspaceFile: string | undefined) {}
 
   static async open(context: vscode.ExtensionContext, model: SwitchableModel, log: Logger): Promise<MemoryService> {
     const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
-    const service = new MemoryService(log, root ? path.join(root, WORKSPACE_MEMORY_FILE) : undefined);
+    const service = new MemoryService(root ? path.join(root, WORKSPACE_MEMORY_FILE) : undefined);
     if (!root) return service;
     try {
       service.memory = await openForgeMemory({
