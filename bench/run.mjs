@@ -125,12 +125,13 @@ if (only && fs.existsSync(resultsFile)) {
   }
 }
 fs.writeFileSync(resultsFile, JSON.stringify(merged, null, 2) + '\n');
-writeReport(merged, path.join(here, 'RESULTS.md'));
+// Quick runs (CI) check the budgets; only full runs are worth recording as the latest figures.
+if (!quick) writeReport(merged, path.join(here, 'RESULTS.md'));
 
 const overBudget = all.filter((f) => f.withinBudget === false);
 const overGoal = all.filter((f) => f.withinGoal === false);
 process.stderr.write(
   `[bench] done in ${results.durationSeconds} s: ${all.length} figures, ${overGoal.length} over goal, ${overBudget.length} over CI budget` +
-    `${crashed.length ? `, crashed: ${crashed.join(', ')}` : ''}; wrote bench/out/results.json and bench/RESULTS.md\n`,
+    `${crashed.length ? `, crashed: ${crashed.join(', ')}` : ''}; wrote bench/out/results.json${quick ? "" : " and bench/RESULTS.md"}\n`,
 );
 process.exit(overBudget.length || crashed.length ? 1 : 0);

@@ -1,4 +1,5 @@
-// The README's test command: type-check, unit tests, webview tests in Chromium, integration tests in a real VS Code.
+// The README's test command: type-check, unit tests, webview tests in Chromium, integration tests in a real VS Code,
+// then the benchmarks against their regression budgets.
 // Each stage installs what it needs (scripts/ensure-browser.mjs, scripts/setup-real-vscode.mjs) into ignored folders.
 import { spawnSync } from 'node:child_process';
 
@@ -7,6 +8,8 @@ const stages = [
   ['unit', 'npm', ['run', '-s', 'test:unit']],
   ['webview', 'npm', ['run', '-s', 'test:webview']],
   ['integration', 'npm', ['run', '-s', 'test:integration']],
+  // Benchmarks, not timed tests: a figure fails CI only past its generous regression budget (bench/RESULTS.md).
+  ['bench', 'node', ['bench/run.mjs', '--quick']],
 ];
 const only = process.argv.slice(2);
 const results = [];
