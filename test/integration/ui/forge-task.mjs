@@ -32,6 +32,8 @@ export async function forgeTaskThroughTheUi(page, { workspace, llm, shots, step 
   const original = fs.readFileSync(file, 'utf8');
   const panel = forgePanel(page);
 
+  // The activity bar entry appears once Forge's contributions are registered, so the palette lists its commands.
+  await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
   await runCommand(page, 'Forge: Open Panel', { log: step });
   await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
   // The provider status arrived: the header's model picker offers the loopback model, no setup card.
