@@ -78,7 +78,8 @@ export async function activate(context: vscode.ExtensionContext) {
     model.set(resolved.model, resolved.status.problem);
     const choices = await models.choices(settings).catch(() => []);
     if (generation !== refreshing) return;
-    panel.setProviderStatus({ ...resolved.status, models: choices.slice(0, 500).map((c) => ({ id: c.id, label: c.label })) });
+    const inUse = choices.find((c) => c.provider === settings.provider && (c.model === settings.model || c.model === resolved.status.model));
+    panel.setProviderStatus({ ...resolved.status, models: choices.slice(0, 500).map((c) => ({ id: c.id, label: c.label })), modelId: inUse?.id });
     if (resolved.status.problem) log.info(`Model not ready: ${resolved.status.problem}`);
     else log.info(`Model: ${resolved.status.provider} ${resolved.status.model}`);
   };

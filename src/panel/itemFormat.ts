@@ -65,7 +65,7 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
       return { kind: 'generic', summary: cap(preview.summary, LIMITS.preview).text };
     case 'edit': {
       // A timeout keeps a pathological diff from blocking the extension host; counts are then unknown (0).
-      const patch = createPatch(preview.path, preview.original, preview.proposed, '', '', { context: 3, timeout: 250 });
+      const patch = createPatch(preview.displayPath ?? preview.path, preview.original, preview.proposed, '', '', { context: 3, timeout: 250 });
       let added = 0;
       let removed = 0;
       let body = '';
@@ -81,7 +81,7 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
       }
       const { text, truncated } = cap(body, Math.min(diffChars, LIMITS.preview));
       return {
-        kind: 'edit', path: preview.path.slice(0, LIMITS.path), isNewFile: preview.isNewFile,
+        kind: 'edit', path: preview.path.slice(0, LIMITS.path), displayPath: preview.displayPath?.slice(0, LIMITS.path), isNewFile: preview.isNewFile,
         added, removed, diff: text, diffTruncated: truncated || patch === undefined,
       };
     }
@@ -89,7 +89,7 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
 }
 
 export function approvalSummary(toolName: string, args: unknown, preview: ApprovalPreview | undefined): string {
-  if (preview?.kind === 'edit') return `${preview.isNewFile ? 'Create' : 'Edit'} ${preview.path}`;
+  if (preview?.kind === 'edit') return `${preview.isNewFile ? 'Create' : 'Edit'} ${preview.displayPath ?? preview.path}`;
   if (preview?.kind === 'command') return `Run: ${oneLine(preview.command, 200)}`;
   if (preview?.kind === 'generic') return oneLine(preview.summary, 200);
   const s = summarizeArgs(args, 200);

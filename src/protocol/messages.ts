@@ -46,7 +46,7 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 /** What the panel shows of an ApprovalPreview: the full diff lives in the diff editor, the card gets a capped one. */
 export const ApprovalPreviewViewSchema = z.discriminatedUnion('kind', [
   z.object({
-    kind: z.literal('edit'), path: z.string().max(LIMITS.path), isNewFile: z.boolean(),
+    kind: z.literal('edit'), path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(),
     added: Count, removed: Count, diff: Preview, diffTruncated: z.boolean(),
   }),
   z.object({ kind: z.literal('command'), command: Preview, cwd: z.string().max(LIMITS.path).optional() }),
@@ -160,6 +160,8 @@ export const ProviderStatusSchema = z.object({
   problem: Label.optional(),
   /** Models the dropdown offers; select_model {modelId} picks one, select_model {} opens the host's picker. */
   models: z.array(z.object({ id: Id, label: Label })).max(LIMITS.models).optional(),
+  /** The id in `models` of the model in use (ids are provider-qualified, so `model` alone cannot pick it). */
+  modelId: Id.optional(),
 });
 export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
 

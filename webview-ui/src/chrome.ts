@@ -69,7 +69,7 @@ export class Chrome {
     const label = p.model ? `${p.provider ? p.provider + ' · ' : ''}${p.model}` : p.configured ? 'Model' : 'No model';
     if (p.models && p.models.length > 0) {
       const dd = h('vscode-dropdown', { 'aria-label': 'Model', class: 'model-dropdown' });
-      for (const m of p.models) dd.append(h('vscode-option', { value: m.id, selected: m.id === p.model }, m.label));
+      for (const m of p.models) dd.append(h('vscode-option', { value: m.id, selected: m.id === (p.modelId ?? p.model) }, m.label));
       dd.addEventListener('change', () => {
         const v = (dd as unknown as { value?: string }).value;
         if (v) this.root.dispatchEvent(new CustomEvent('forge-select-model', { detail: v }));

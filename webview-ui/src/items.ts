@@ -124,7 +124,7 @@ function renderApproval(a: ItemOf<'approval'>): HTMLElement {
   const p = a.preview;
   if (p?.kind === 'edit') {
     card.append(h('div', { class: 'edit-meta' },
-      h('a', { 'data-act': 'open_file', 'data-path': p.path, role: 'link', tabindex: '0' }, p.path),
+      h('a', { 'data-act': 'open_file', 'data-path': p.path, role: 'link', tabindex: '0', title: p.path }, p.displayPath ?? p.path),
       p.isNewFile ? h('span', { class: 'badge' }, 'new file') : null,
       h('span', { class: 'added' }, `+${p.added}`), h('span', { class: 'removed' }, `−${p.removed}`),
       pending ? h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0' }, 'Open diff') : null));

@@ -9,7 +9,7 @@ export type LoopControl = 'done' | 'asked' | 'converse';
 
 /** What the approver sees before a risky call runs. */
 export type ApprovalPreview =
-  | { kind: 'edit'; path: string; original: string; proposed: string; isNewFile: boolean }
+  | { kind: 'edit'; path: string; original: string; proposed: string; isNewFile: boolean; /** workspace-relative, for people */ displayPath?: string }
   | { kind: 'command'; command: string; cwd?: string }
   | { kind: 'generic'; summary: string };
 

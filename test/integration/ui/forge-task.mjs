@@ -36,12 +36,16 @@ export async function forgeTaskThroughTheUi(page, { workspace, llm, shots, step 
   await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
   await runCommand(page, 'Forge: Open Panel', { log: step });
   await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
-  // The provider status arrived: the header's model picker offers the loopback model, no setup card.
-  // (Only "offers": the picker's shown selection is not asserted, see the note below.)
+  // The provider status arrived: the header's model picker offers the loopback model and shows it as the one
+  // in use (choice ids are provider-qualified), and there is no setup card.
   await panel.model.filter({ hasText: 'test-model' }).waitFor({ timeout: 30_000 });
   assert.equal(await panel.setupCard.isVisible(), false, 'the setup card is hidden (the model is configured)');
-  const shown = await panel.model.locator('vscode-dropdown').getAttribute('current-value').catch(() => null);
-  if (shown && !shown.endsWith('test-model')) step(`NOTE: the header's model picker shows "${shown}" although forge.model is test-model`);
+  let shown = null;
+  for (const started = Date.now(); Date.now() - started < 10_000; await page.waitForTimeout(100)) {
+    shown = await panel.model.locator('vscode-dropdown').getAttribute('current-value').catch(() => null);
+    if (shown?.endsWith(':test-model')) break;
+  }
+  assert.ok(shown?.endsWith(':test-model'), `the header's model picker shows the model in use, not "${shown}"`);
   await widenSidebar(page, 460, step);
   step('Forge panel rendered in the webview');
 

@@ -171,3 +171,23 @@ describe('panel transcript folding', () => {
     assert.deepEqual(e.actions, ['set_api_key', 'select_model']);
   });
 });
+
+describe('panel approval card paths', () => {
+  it('shows the workspace-relative path while actions keep the absolute one', () => {
+    const t = new Transcript({ now: () => 1000 });
+    t.beginRequest('req-1');
+    t.apply({ type: 'run_start', runId: R, taskId: 't1', mode: 'agent', maxIterations: 25, userMessage: 'edit' });
+    t.apply({
+      type: 'approval_requested', runId: R, request: {
+        id: 'ap-9', taskId: 't1', toolCallId: 'c9', toolName: 'apply_diff', risk: 'write', args: {},
+        preview: { kind: 'edit', path: '/home/me/proj/src/a.ts', displayPath: 'src/a.ts', original: 'a\n', proposed: 'b\n', isNewFile: false },
+      },
+    });
+    const card = item(t.getItems(), 'approval')[0]!;
+    assert.equal(card.summary, 'Edit src/a.ts');
+    assert.ok(card.preview?.kind === 'edit');
+    assert.equal(card.preview.path, '/home/me/proj/src/a.ts');
+    assert.equal(card.preview.displayPath, 'src/a.ts');
+    assert.match(card.preview.diff, /-a\n\+b/);
+  });
+});

@@ -64,7 +64,7 @@ describe('tools/write_file', () => {
     const { t, fs } = setup({ 'a.txt': 'one\ntwo\n' });
     const w = t('write_file');
     const p = await w.preview!(w.input.parse({ path: 'a.txt', content: 'one\n2\nthree\n' }), ctx());
-    assert.deepEqual(p, { kind: 'edit', path: '/ws/a.txt', original: 'one\ntwo\n', proposed: 'one\n2\nthree\n', isNewFile: false });
+    assert.deepEqual(p, { kind: 'edit', path: '/ws/a.txt', displayPath: 'a.txt', original: 'one\ntwo\n', proposed: 'one\n2\nthree\n', isNewFile: false });
     const r = await call(w, { path: 'a.txt', content: 'one\n2\nthree\n' }, ctx({ approval: approved() }));
     assert.equal(fs.get('a.txt'), 'one\n2\nthree\n');
     assert.match(r.content, /\+2 -1 lines/);

@@ -49,7 +49,7 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const c = await compute(sandbox, input, ctx);
       if ('error' in c) return { kind: 'generic', summary: c.error!.content };
       if (!c.result.ok) return { kind: 'generic', summary: c.result.message };
-      return { kind: 'edit', path: c.abs, original: c.original, proposed: c.result.content, isNewFile: false };
+      return { kind: 'edit', path: c.abs, displayPath: sandbox.display(c.abs), original: c.original, proposed: c.result.content, isNewFile: false };
     },
     async execute(input, ctx): Promise<ToolResult> {
       const c = await compute(sandbox, input, ctx);

@@ -64,7 +64,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
     async preview(input, ctx): Promise<ApprovalPreview> {
       const cur = await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return { kind: 'generic', summary: cur.content };
-      return { kind: 'edit', path: cur.abs, original: cur.original, proposed: matchEol(cur.original, input.content), isNewFile: !cur.exists };
+      return { kind: 'edit', path: cur.abs, displayPath: sandbox.display(cur.abs), original: cur.original, proposed: matchEol(cur.original, input.content), isNewFile: !cur.exists };
     },
     async execute(input, ctx) {
       const cur = await loadCurrent(sandbox, input.path, ctx);
