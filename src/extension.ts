@@ -181,6 +181,9 @@ export async function activate(context: vscode.ExtensionContext) {
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,
   };
+  // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
+  const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';
+  if (!exposeInternals) return { activationMs };
   return { diffApproval: toolkit.diffApproval, approvals: toolkit.approvals, statusBar, keys, activationMs, testApi };
 }
 
