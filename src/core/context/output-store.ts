@@ -1,5 +1,5 @@
 // Tool output capping: the model sees head + tail and a ref; the full text stays in an OutputStore for paging.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tool } from '../tools/types';
 
 export interface OutputStore {

@@ -1,5 +1,5 @@
 // Delegation: run a sub-task in a child Agent on a forked copy of the conversation and return its result.
-import { z } from 'zod';
+import * as z from 'zod';
 import { forkHistory } from '../context/history';
 import type { ChatMessage } from '../model/types';
 import { MODE_NAMES, type ModeName } from '../modes';

@@ -1,5 +1,5 @@
 // zod schemas for the two untrusted inputs: lines of the memory file (hand-editable) and the model's learnings.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MemoryItem } from './port';
 
 export const memoryTypeSchema = z.enum(['procedural', 'semantic', 'episodic']);

@@ -1,5 +1,5 @@
 // Loop-breaking tools: they end the run and hand control to the user. The loop reads their input directly.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tool } from './types';
 
 export const taskCompletionInput = z.object({

@@ -1,5 +1,5 @@
 // zod <-> model glue: JSON Schema for the model, readable issue text for validation failures.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** JSON Schema (draft 2020-12, input side) of a tool's zod input, without the `$schema` marker. */
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {

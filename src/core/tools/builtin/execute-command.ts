@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules } from '../../safety/commands';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { CommandRunner } from '../../workspace/types';

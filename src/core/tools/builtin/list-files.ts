@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { Tool } from '../types';
 import { errorResult, resolveOrRefuse } from './common';

@@ -1,5 +1,5 @@
 import ignore from 'ignore';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
 import type { SearchBackend, SearchMatch, SearchResult, WorkspaceFs } from '../../workspace/types';
 import type { Tool } from '../types';

@@ -1,5 +1,5 @@
 import { diffLines } from 'diff';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ToolContext, ToolResult } from '../types';
