@@ -1,9 +1,9 @@
 // Routes the palette commands (ForgeController) and the panel's messages (PanelController) to the task
 // sessions, approvals, models and memory. Every run goes through startRun, so the panel, commands and tests
 // share one path.
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { OutputStore } from '../../core/context/output-store';
+import { WorkspaceSandbox } from '../../core/safety/paths';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { EditJournal } from '../../core/tasks/journal';
 import type { PanelController } from '../../panel/bridge';
@@ -313,10 +313,19 @@ export class Controller implements ForgeController, PanelController {
   }
 
   onOpenFile(file: string, line?: number): void {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const abs = path.isAbsolute(file) || !root ? file : path.join(root, file);
+    void this.openFile(file, line);
+  }
+
+  /** Links in the panel come from model text: they open only files the sandbox would let Forge read. */
+  private async openFile(file: string, line?: number): Promise<void> {
+    const { fs, sandbox } = this.deps.toolkit;
+    const resolved = await new WorkspaceSandbox(fs, sandbox).resolve(file, 'read');
+    if (!resolved.ok) {
+      this.panel?.showError(`Forge will not open ${file}: ${resolved.reason}`);
+      return;
+    }
     const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
-    void vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(pos, pos), preview: true }).then(undefined, () =>
+    await vscode.window.showTextDocument(vscode.Uri.file(resolved.abs), { selection: new vscode.Range(pos, pos), preview: true }).then(undefined, () =>
       this.panel?.showError(`Forge could not open ${file}.`),
     );
   }

@@ -1,5 +1,6 @@
 // First-run setup and errors that say what to do; the webview -> bridge -> controller path with Stop.
 import * as assert from 'node:assert';
+import * as vscode from 'vscode';
 import { llm, waitFor } from '../helpers';
 import { forge, freshTask, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
 
@@ -84,6 +85,31 @@ describe('setup, errors and the webview message path', function () {
       const end = api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'run_end');
       assert.strictEqual(end?.reason, 'stopped');
       assert.ok(end.actions.includes('continue'));
+    } finally {
+      conn.dispose();
+    }
+  });
+
+  it('forged webview messages: open_file outside the workspace or on a secret is refused; junk is dropped', async () => {
+    await freshTask(api, []);
+    const sent: any[] = [];
+    const conn = api.testApi.panel.bridge.connect((m: any) => sent.push(m));
+    try {
+      conn.receive({ type: 'ready' });
+      const before = vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath);
+      for (const path of ['/etc/passwd', '../../outside.txt', '.env']) conn.receive({ type: 'open_file', path });
+      await waitFor(() => sent.filter((m) => m.type === 'error' && /will not open/.test(m.message)).length === 3, 'three refusals');
+      // Forged shapes never reach the controller.
+      conn.receive({ type: 'send_message', text: 'no request id' });
+      conn.receive({ type: 'approval_decision', requestId: 'x', decision: { kind: 'approve', scope: 'forever' } });
+      conn.receive('<script>alert(1)</script>');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepStrictEqual(vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath), before, 'no editor opened');
+      assert.strictEqual(api.testApi.manager.current.running, false, 'no run started');
+      assert.strictEqual((await llm.requests()).length, 0, 'nothing reached the model');
+      // A file inside the workspace opens.
+      conn.receive({ type: 'open_file', path: 'src/greet.js' });
+      await waitFor(() => vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.endsWith('greet.js')), 'greet.js to open');
     } finally {
       conn.dispose();
     }
