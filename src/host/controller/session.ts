@@ -133,7 +133,8 @@ export class TaskSession {
       createdAt: this.createdAt,
       updatedAt: Date.now(),
       mode: snapshot.mode,
-      status: this.running ? 'running' : this.status,
+      // Not agent.running: run_end (and its save) fires before the Agent clears its current run.
+      status: this.status,
       iterations: snapshot.iterations,
       ...(snapshot.costUsd !== undefined ? { costUsd: snapshot.costUsd } : {}),
       snapshot,

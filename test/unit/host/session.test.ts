@@ -1,0 +1,37 @@
+import * as assert from 'node:assert';
+import { Agent } from '../../../src/core/loop/agent';
+import type { TaskRecord } from '../../../src/core/tasks/task-store';
+import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
+import { TaskSession, type SessionDeps } from '../../../src/host/controller/session';
+import { FakeClock, ScriptedModel, doneTurn, type Turn } from '../../support/scripted-model';
+import { ScriptedApprover } from '../core/helpers';
+
+const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
+
+function deps(turns: Turn[], saved: TaskRecord[], over: Partial<SessionDeps> = {}): SessionDeps {
+  const model = new ScriptedModel(turns);
+  return {
+    makeAgent: (snapshot?: AgentSnapshot) => {
+      const d = { model, tools: [], approver: new ScriptedApprover(), clock: new FakeClock() };
+      return snapshot ? Agent.restore(snapshot, d) : new Agent(d);
+    },
+    save: async (r) => void saved.push(structuredClone(r)),
+    log,
+    saveDelayMs: 5,
+    ...over,
+  };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+describe('host/TaskSession persistence', () => {
+  it('the save at run end records the final status, not "running"', async () => {
+    const saved: TaskRecord[] = [];
+    const s = TaskSession.create(deps([doneTurn('ok')], saved));
+    const report = await s.run('send', 'do it');
+    assert.strictEqual(report?.reason, 'done');
+    await settle();
+    assert.ok(saved.length > 0);
+    assert.strictEqual(saved.at(-1)!.status, 'done', `last saved status: ${saved.map((r) => r.status).join(',')}`);
+  });
+});
