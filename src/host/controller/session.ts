@@ -34,6 +34,8 @@ export class TaskSession {
   private current: Promise<RunReport | undefined> | undefined;
   private disposed = false;
   private continueKind: RunKind = 'send';
+  /** A rebuild was asked for while a run was in flight: done before the next run. */
+  private rebuildPending = false;
 
   private constructor(private readonly deps: SessionDeps, agent: Agent, record?: TaskRecord) {
     this.agent = agent;
@@ -81,6 +83,7 @@ export class TaskSession {
    */
   run(kind: RunKind, text: string, signal?: AbortSignal): Promise<RunReport | undefined> {
     if (kind === 'send' && this.title === 'New task') this.title = titleOf(text);
+    if (this.rebuildPending) this.rebuildAgent();
     // Set before starting: the Agent emits run_start synchronously.
     this.continueKind = kind;
     let started: Promise<RunReport | undefined>;
@@ -111,9 +114,13 @@ export class TaskSession {
     this.agent.setMode(mode);
   }
 
-  /** Rebuilds the Agent (new settings) from its own snapshot; only while idle. */
+  /** Rebuilds the Agent (new settings) from its own snapshot; while a run is in flight, before the next run. */
   rebuildAgent(): boolean {
-    if (this.running) return false;
+    if (this.running) {
+      this.rebuildPending = true;
+      return false;
+    }
+    this.rebuildPending = false;
     const snapshot = this.agent.dump();
     this.unsubscribe();
     this.agent = this.deps.makeAgent(snapshot);

@@ -35,3 +35,19 @@ describe('host/TaskSession persistence', () => {
     assert.strictEqual(saved.at(-1)!.status, 'done', `last saved status: ${saved.map((r) => r.status).join(',')}`);
   });
 });
+
+describe('host/TaskSession agent rebuilds', () => {
+  it('a rebuild asked for while a run is in flight happens before the next run (settings changed mid-run are not lost)', async () => {
+    const saved: TaskRecord[] = [];
+    let built = 0;
+    const base = deps([{ events: doneTurn('first').slice(), delayMs: 5 }, doneTurn('second')], saved);
+    const s = TaskSession.create({ ...base, makeAgent: (snap) => (built++, base.makeAgent(snap)) });
+    assert.strictEqual(built, 1);
+    const first = s.run('send', 'one');
+    assert.strictEqual(s.rebuildAgent(), false, 'not while running');
+    await first;
+    await s.run('send', 'two');
+    assert.strictEqual(built, 2, 'the agent was rebuilt (from its snapshot) before the second run');
+    assert.strictEqual(s.dump().history.filter((m) => m.role === 'user').length, 2, 'the conversation survived the rebuild');
+  });
+});
