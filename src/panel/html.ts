@@ -53,3 +53,31 @@ export function buildWebviewHtml(p: WebviewHtmlParts): string {
 </html>
 `;
 }
+
+/**
+ * What a restored editor tab's saved webview state (vscode.setState in the webview) may tell the host. It comes
+ * from disk and from the webview, so it is only a hint: the host never acts on it, it always sends its own snapshot.
+ */
+export interface RestoredPanelHint {
+  /** The task the tab showed before the reload (may differ from the host's current task). */
+  taskId?: string;
+  scrollTop?: number;
+  stick?: boolean;
+}
+
+const MAX_HINT_ID = 200;
+
+/** Keeps only well-typed, bounded fields of a restored `state`; anything else (garbage, huge, forged) is dropped. */
+export function parseRestoredPanelState(state: unknown): RestoredPanelHint {
+  if (!state || typeof state !== 'object' || Array.isArray(state)) return {};
+  const s = state as Record<string, unknown>;
+  const own = (k: string) => (Object.prototype.hasOwnProperty.call(s, k) ? s[k] : undefined);
+  const hint: RestoredPanelHint = {};
+  const taskId = own('taskId');
+  if (typeof taskId === 'string' && taskId.length > 0 && taskId.length <= MAX_HINT_ID && /^[\w.:-]+$/.test(taskId)) hint.taskId = taskId;
+  const scrollTop = own('scrollTop');
+  if (typeof scrollTop === 'number' && Number.isFinite(scrollTop) && scrollTop >= 0) hint.scrollTop = scrollTop;
+  const stick = own('stick');
+  if (typeof stick === 'boolean') hint.stick = stick;
+  return hint;
+}

@@ -3,27 +3,33 @@
 import * as vscode from 'vscode';
 import type { Action, HostMessage, ProviderStatus, TaskSummary } from '../protocol/messages';
 import { PanelBridge, type PanelBridgeOptions, type PanelController, type PanelLogger } from './bridge';
-import { buildWebviewHtml, makeNonce } from './html';
+import { buildWebviewHtml, makeNonce, parseRestoredPanelState } from './html';
 import type { Transcript } from './transcript';
 
 export const CHAT_VIEW_ID = 'forge.chatView';
 export const EDITOR_PANEL_TYPE = 'forge.chatEditor';
 export const OPEN_IN_EDITOR_COMMAND = 'forge.openPanelInEditor';
 
-export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+/** Sees each message to ('out') or from ('in') a webview; `webview` says which one (sidebar or an editor tab). */
+export type PanelObserver = (direction: 'in' | 'out', msg: unknown, webview: vscode.Webview) => void;
+
+export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.Disposable {
   static readonly viewId = CHAT_VIEW_ID;
   readonly bridge: PanelBridge;
+  /** The tab reveal()/prefill() target: the most recently opened or restored one. */
   private editorPanel: vscode.WebviewPanel | undefined;
+  /** Every live editor tab (normally one; a reload could restore more than one). */
+  private readonly editorPanels = new Set<vscode.WebviewPanel>();
   private view: vscode.WebviewView | undefined;
   private pendingPrefill: string | undefined;
   /** Webviews that said `ready` since they were last (re)loaded; hiding a view unloads its content. */
   private readonly readyWebviews = new Set<vscode.Webview>();
-  private readonly observers = new Set<(direction: 'in' | 'out', msg: unknown) => void>();
+  private readonly observers = new Set<PanelObserver>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     controller: PanelController,
-    logger: PanelLogger,
+    private readonly logger: PanelLogger,
     options: PanelBridgeOptions = {},
   ) {
     this.bridge = new PanelBridge(controller, logger, options);
@@ -75,15 +81,15 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
   }
 
   /** Sees every message to ('out') and from ('in') the webviews: diagnostics and integration tests. */
-  observe(observer: (direction: 'in' | 'out', msg: unknown) => void): vscode.Disposable {
+  observe(observer: PanelObserver): vscode.Disposable {
     this.observers.add(observer);
     return new vscode.Disposable(() => this.observers.delete(observer));
   }
 
-  private notify(direction: 'in' | 'out', msg: unknown): void {
+  private notify(direction: 'in' | 'out', msg: unknown, webview: vscode.Webview): void {
     for (const o of this.observers) {
       try {
-        o(direction, msg);
+        o(direction, msg, webview);
       } catch {
         /* an observer must not break the panel */
       }
@@ -115,23 +121,43 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
       ...this.webviewOptions(),
       retainContextWhenHidden: false,
     });
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'forge.svg');
-    this.editorPanel = panel;
-    const subs = this.wire(panel.webview);
-    subs.push(panel.onDidChangeViewState(() => {
-      if (!panel.visible) this.readyWebviews.delete(panel.webview);
-    }));
-    subs.push(panel.onDidDispose(() => {
-      this.readyWebviews.delete(panel.webview);
-      this.editorPanel = undefined;
-      vscode.Disposable.from(...subs).dispose();
-    }));
-    return panel;
+    return this.adoptEditorPanel(panel);
+  }
+
+  /**
+   * WebviewPanelSerializer: VS Code hands back an editor tab after a window reload. It is set up exactly like a
+   * new one (fresh HTML and nonce, bridge connection); on `ready` it gets the host's snapshot. `state` is what the
+   * old webview saved: untrusted, used for a log line only (the webview reads its own scroll hints itself).
+   */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const hint = parseRestoredPanelState(state);
+    this.adoptEditorPanel(panel);
+    this.logger.info(`panel: restored the editor tab${hint.taskId ? ` (it showed task ${hint.taskId}; the host sends its current task)` : ''}`);
   }
 
   dispose(): void {
-    this.editorPanel?.dispose();
+    for (const panel of [...this.editorPanels]) panel.dispose();
     this.bridge.dispose();
+  }
+
+  /** Wires a new or restored editor tab to the bridge and forgets it when it closes. */
+  private adoptEditorPanel(panel: vscode.WebviewPanel): vscode.WebviewPanel {
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'forge.svg');
+    this.editorPanels.add(panel);
+    this.editorPanel = panel;
+    // panel.webview throws once the panel is disposed (also inside onDidDispose): keep our own reference.
+    const webview = panel.webview;
+    const subs = this.wire(webview);
+    subs.push(panel.onDidChangeViewState(() => {
+      if (!panel.visible) this.readyWebviews.delete(webview);
+    }));
+    subs.push(panel.onDidDispose(() => {
+      this.readyWebviews.delete(webview);
+      this.editorPanels.delete(panel);
+      if (this.editorPanel === panel) this.editorPanel = [...this.editorPanels].at(-1);
+      vscode.Disposable.from(...subs).dispose();
+    }));
+    return panel;
   }
 
   private webviewOptions(): vscode.WebviewOptions {
@@ -156,11 +182,11 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
       nonce: makeNonce(),
     });
     const conn = this.bridge.connect((msg) => {
-      this.notify('out', msg);
+      this.notify('out', msg, webview);
       return webview.postMessage(msg);
     });
     const sub = webview.onDidReceiveMessage((raw: unknown) => {
-      this.notify('in', raw);
+      this.notify('in', raw, webview);
       conn.receive(raw);
       if ((raw as { type?: unknown } | null)?.type !== 'ready') return;
       this.readyWebviews.add(webview);
@@ -174,7 +200,8 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.Di
 }
 
 /**
- * Registers the sidebar view provider (state is restored from the host, so no retainContextWhenHidden)
+ * Registers the sidebar view provider (state is restored from the host, so no retainContextWhenHidden), the
+ * serializer that brings the editor tab back after a reload (activation event onWebviewPanel:forge.chatEditor)
  * and, unless told not to, the `forge.openPanelInEditor` command.
  */
 export function registerForgePanel(
@@ -187,6 +214,7 @@ export function registerForgePanel(
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewPanelSerializer(EDITOR_PANEL_TYPE, provider),
   );
   if (options.registerOpenInEditorCommand !== false) {
     context.subscriptions.push(vscode.commands.registerCommand(OPEN_IN_EDITOR_COMMAND, () => provider.openInEditor()));
