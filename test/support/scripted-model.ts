@@ -109,10 +109,19 @@ export function doneTurn(result = 'done'): ModelEvent[] {
 
 // ---- fake clock ----
 
-/** Virtual time: sleep() records the wait and advances time instantly (rejects if the signal already aborted). */
+interface FakeTimer {
+  due: number;
+  fire(): void;
+}
+
+/**
+ * Virtual time: sleep() records the wait and advances time instantly (rejects if the signal already aborted).
+ * timeout() timers fire (in due order) when sleep() or advance() moves time past them; never on their own.
+ */
 export class FakeClock implements Clock {
   time = 0;
   readonly sleeps: number[] = [];
+  private timers: FakeTimer[] = [];
 
   now(): number {
     return this.time;
@@ -121,10 +130,43 @@ export class FakeClock implements Clock {
   async sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw new Error('aborted');
     this.sleeps.push(ms);
-    this.time += ms;
+    this.advance(ms);
   }
 
   advance(ms: number): void {
     this.time += ms;
+    this.fireDue();
+  }
+
+  timeout(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(new Error('aborted'));
+      const timer: FakeTimer = {
+        due: this.time + Math.max(0, ms),
+        fire: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        reject(new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.timers.push(timer);
+      this.fireDue();
+    });
+  }
+
+  /** Timers armed and not yet fired or cleared. */
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+
+  private fireDue(): void {
+    const due = this.timers.filter((t) => t.due <= this.time).sort((a, b) => a.due - b.due);
+    if (!due.length) return;
+    this.timers = this.timers.filter((t) => t.due > this.time);
+    for (const t of due) t.fire();
   }
 }

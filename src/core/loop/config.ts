@@ -7,24 +7,42 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`, rejects early when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once `ms` have passed on this clock (a timer, not a wait the caller spends: a fake clock fires it
+   * when its time is advanced, never advances time for it); rejects and clears the timer when `signal` aborts.
+   * Optional: without it the run's wall-time deadline falls back to a real timer.
+   */
+  timeout?(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** setTimeout's limit (~24.8 days); longer waits fire early, so callers that need exactness re-arm. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function realTimer(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('aborted'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(new Error('aborted'));
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: realTimer,
+  timeout: realTimer,
 };
+
+/** `clock.timeout`, or a real timer for clocks without one. */
+export function clockTimeout(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return clock.timeout ? clock.timeout(ms, signal) : realTimer(ms, signal);
+}
 
 export interface RetryConfig {
   /** Retries after the first attempt. */

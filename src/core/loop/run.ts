@@ -1,6 +1,6 @@
 // One run: from a user message (or continue/resume) to a termination. Perceive -> reason -> act -> learn.
 import { compactHistory } from '../context/compaction';
-import { closeDanglingToolCalls } from '../context/history';
+import { closeDanglingToolCalls, danglingToolCalls } from '../context/history';
 import type { OutputStore } from '../context/output-store';
 import { buildSystemLayers } from '../context/prompt';
 import { contextTokens } from '../context/tokens';
@@ -14,6 +14,7 @@ import type { Policy } from '../safety/policy';
 import type { ToolRegistry } from '../tools/registry';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig, Clock } from './config';
+import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
 import type { AgentEvent, RunReport, StepReport, TerminationReason } from './events';
 import { partialOf, runModelStep } from './model-step';
 import { RunMonitors } from './monitors';
@@ -65,6 +66,8 @@ export class Run {
   private remindedLastStep = false;
   private budgetWarned = false;
   private readonly reflections: Reflections;
+  /** The user's stop and the wall-time deadline in one signal: all in-flight work gets `this.signal`. */
+  private readonly deadline: RunDeadline;
 
   constructor(private readonly state: AgentState, private readonly deps: RunDeps, private readonly opts: RunOptions) {
     this.started = deps.clock.now();
@@ -72,6 +75,11 @@ export class Run {
     this.monitors = new RunMonitors(deps.config);
     this.stagnation = new StagnationDetector(deps.config.stagnation);
     this.reflections = new Reflections(deps, opts, () => this.state.history);
+    this.deadline = new RunDeadline(opts.signal, deps.clock, this.started, deps.config.maxWallTimeMs);
+  }
+
+  private get signal(): AbortSignal {
+    return this.deadline.signal;
   }
 
   private emit(event: AgentEvent): void {
@@ -79,21 +87,22 @@ export class Run {
   }
 
   async execute(): Promise<RunReport> {
-    const { runId, signal } = this.opts;
+    const { runId } = this.opts;
     this.emit({ type: 'run_start', runId, taskId: this.state.taskId, mode: this.state.mode, maxIterations: this.state.maxIterations, userMessage: this.opts.userMessage });
     let ending: Ending;
     try {
       if (this.opts.kind === 'send') await this.recallMemory();
       ending = (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ?? (await this.loop());
     } catch (err) {
-      if (isAbort(err, signal)) ending = { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
+      if (isAbort(err, this.signal)) ending = this.deadline.expired ? this.timeUp(danglingToolCalls(this.state.history).length) : { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
       else {
         this.deps.log(`run ${runId} crashed: ${err instanceof Error ? err.stack : String(err)}`);
         ending = { reason: 'error', detail: `Internal error: ${err instanceof Error ? err.message : String(err)}. Continue to retry.` };
       }
     }
+    this.deadline.dispose();
     this.state.pending = undefined;
-    closeDanglingToolCalls(this.state.history);
+    closeDanglingToolCalls(this.state.history, this.deadline.expired ? TIME_BUDGET_RESULT : undefined);
     const report = this.report(ending);
     if (ending.reason !== 'stopped') await this.reflections.atRunEnd(report);
     this.emit({ type: 'run_end', runId, report });
@@ -114,6 +123,17 @@ export class Run {
     };
   }
 
+  /** The deadline passed while work was in flight (between steps, budgetCheck() trips first). */
+  private timeUp(unfinishedCalls: number): Ending {
+    const max = this.deps.config.maxWallTimeMs ?? 0;
+    const elapsed = this.deps.clock.now() - this.started;
+    const calls = unfinishedCalls ? ` ${unfinishedCalls} unfinished tool call${unfinishedCalls > 1 ? 's were' : ' was'} cut off.` : '';
+    return {
+      reason: 'breaker',
+      detail: `Time budget reached: ran ${Math.round(elapsed / 1000)} s of ${Math.round(max / 1000)} s allowed; cut off while ${this.deadline.interrupted}.${calls} Continue to keep going.`,
+    };
+  }
+
   private async recallMemory(): Promise<void> {
     const memory = this.deps.memory;
     if (!memory) return;
@@ -123,13 +143,13 @@ export class Run {
     const perceiveBudget = Math.min(Math.floor(window * 0.1), 8000);
     const budget = this.deps.config.memoryTokenBudget ?? memoryBudget(perceiveBudget, 0).memory;
     try {
-      const recalled = await raceAbort(memory.recall(this.opts.userMessage, budget), this.opts.signal);
+      const recalled = await this.deadline.during('memory', 'recalling memories', () => raceAbort(memory.recall(this.opts.userMessage, budget), this.signal));
       this.state.memoryText = recalled.promptText;
       if (recalled.items.length) {
         this.emit({ type: 'memory_recalled', runId: this.opts.runId, memories: recalled.items.map((m) => ({ id: m.id, content: m.content, type: m.type })) });
       }
     } catch (err) {
-      if (isAbort(err, this.opts.signal)) throw err;
+      if (isAbort(err, this.signal)) throw err;
       this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Memory recall failed: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
@@ -147,7 +167,7 @@ export class Run {
     return {
       runId: this.opts.runId,
       taskId: this.state.taskId,
-      signal: this.opts.signal,
+      signal: this.signal,
       clock: this.deps.clock,
       config: this.deps.config,
       registry: this.deps.registry,
@@ -161,6 +181,7 @@ export class Run {
       emit: (e) => this.emit(e),
       nextApprovalId: () => `${this.state.taskId}-approval-${++this.state.counters.approvals}`,
       setPending: (p) => (this.state.pending = p),
+      track: (id, what) => this.deadline.track(`tool:${id}`, what),
     };
   }
 
@@ -195,7 +216,8 @@ export class Run {
   }
 
   private async iterate(): Promise<Ending | undefined> {
-    const { signal, runId } = this.opts;
+    const { runId } = this.opts;
+    const signal = this.signal;
     if (signal.aborted) throw new RunAbortedError();
     const budget = this.budgetCheck();
     if (budget) return budget;
@@ -233,19 +255,16 @@ export class Run {
     const stepReport: StepReport = { iteration, latencyMs: 0, toolCalls: [] };
     let step;
     try {
-      step = await runModelStep(this.deps.model, request, {
-        runId,
-        emit: (e) => this.emit(e),
-        signal,
-        clock: this.deps.clock,
-        retry: this.deps.config.modelRetry,
-      });
+      step = await this.deadline.during('model', `waiting for the model's reply (step ${iteration})`, () =>
+        runModelStep(this.deps.model, request, { runId, emit: (e) => this.emit(e), signal, clock: this.deps.clock, retry: this.deps.config.modelRetry }),
+      );
     } catch (err) {
       stepReport.latencyMs = this.deps.clock.now() - t0;
       if (isAbort(err, signal)) {
         // Keep what the model already said (text only: half a tool call cannot be replayed).
         const partial = partialOf(err);
-        if (partial?.text.trim()) this.state.history.push({ role: 'assistant', content: `${partial.text}\n[interrupted by the user]` });
+        const by = this.deadline.expired ? 'the time budget' : 'the user';
+        if (partial?.text.trim()) this.state.history.push({ role: 'assistant', content: `${partial.text}\n[interrupted by ${by}]` });
         stepReport.error = 'stopped';
         this.endStep(stepReport);
         throw err;
@@ -364,12 +383,9 @@ export class Run {
       facts.commands.length ? `Commands run: ${facts.commands.slice(-20).join(' ; ')}` : '',
     ].filter(Boolean).join('\n');
     try {
-      const result = await compactHistory(this.state.history, {
-        model: this.deps.summarizer,
-        signal: this.opts.signal,
-        keepRecentTurns: this.deps.config.keepRecentTurns,
-        facts: factText,
-      });
+      const result = await this.deadline.during('compaction', 'compacting the context', () =>
+        compactHistory(this.state.history, { model: this.deps.summarizer, signal: this.signal, keepRecentTurns: this.deps.config.keepRecentTurns, facts: factText }),
+      );
       if (!result) return;
       this.state.history.splice(0, this.state.history.length, ...result.history);
       this.state.anchor = undefined;
@@ -383,7 +399,7 @@ export class Run {
       const after = contextTokens(undefined, this.state.history, { system, tools });
       this.emit({ type: 'compaction', runId: this.opts.runId, beforeTokens: before, afterTokens: after, summary: result.summary });
     } catch (err) {
-      if (isAbort(err, this.opts.signal)) throw err;
+      if (isAbort(err, this.signal)) throw err;
       this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Context compaction failed: ${err instanceof Error ? err.message : String(err)}` });
     }
   }

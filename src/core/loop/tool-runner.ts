@@ -31,6 +31,8 @@ export interface ToolRunContext {
   emit(event: AgentEvent): void;
   nextApprovalId(): string;
   setPending(pending: PendingApproval | undefined): void;
+  /** Records what this call is doing (undefined: done), so a time-budget trip can say what it cut off. */
+  track?(callId: string, what: string | undefined): void;
 }
 
 export interface CallOutcome {
@@ -144,7 +146,10 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
       input = validation.input;
       const action = ctx.policy.decide(validation.tool, ctx.allowedForTask, input);
       let decision: ApprovalDecision | undefined;
-      if (action === 'ask') decision = await approve(ctx, validation.tool, input, call, rest, reuse);
+      if (action === 'ask') {
+        ctx.track?.(call.id, `waiting for approval of ${call.name}`);
+        decision = await approve(ctx, validation.tool, input, call, rest, reuse);
+      }
       if (action === 'deny') {
         kind = 'denied';
         const why = validation.tool.policy?.(input)?.reason;
@@ -162,6 +167,7 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
           approval: decision,
           onProgress: (chunk) => ctx.emit({ type: 'tool_progress', runId: ctx.runId, id: call.id, chunk }),
         };
+        ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
         const executed = await executeWithRetry(ctx, validation.tool, input, toolCtx);
         result = executed.result;
         attempts = executed.attempts;
@@ -173,6 +179,7 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
     }
   }
 
+  ctx.track?.(call.id, undefined);
   const capped = await capToolOutput(result.content, ctx.config.toolOutputCapChars, ctx.outputStore, { toolName: call.name, toolCallId: call.id });
   const latencyMs = ctx.clock.now() - started;
   ctx.history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: capped.content, ...(result.isError ? { isError: true } : {}) });
