@@ -21,6 +21,11 @@ export interface ApprovalCenterOptions {
   autoApprove?: () => AutoApprove;
   /** Whether to open a diff for edit previews (forge.showDiffOnProposal). */
   showDiff?: () => boolean;
+  /**
+   * The file's text now (open editor first, then disk; undefined when missing). With it, an approved edit whose
+   * file changed while the proposal waited is refused instead of written over the user's changes.
+   */
+  readCurrent?: (path: string) => Promise<string | undefined>;
 }
 
 export type ApprovalListener = (event:
@@ -33,6 +38,8 @@ interface Entry {
   viaDiff: boolean;
   /** scope chosen on the panel for an approve that is routed through the diff */
   scope?: 'once' | 'task';
+  /** The same request asked again while pending: answered with the same decision. */
+  waiters: ((d: ApprovalDecision) => void)[];
 }
 
 export class ApprovalCenter implements Approver {
@@ -61,7 +68,7 @@ export class ApprovalCenter implements Approver {
       return Promise.resolve(decision);
     }
     const existing = this.entries.get(req.id);
-    if (existing) return new Promise((resolve) => (existing.settle = chain(existing.settle, resolve)));
+    if (existing) return new Promise((resolve) => existing.waiters.push(resolve));
 
     return new Promise<ApprovalDecision>((resolve, reject) => {
       const preview = req.preview;
@@ -69,18 +76,22 @@ export class ApprovalCenter implements Approver {
       const entry: Entry = {
         request: req,
         viaDiff: useDiff,
-        settle: (decision) => {
-          if (!this.entries.has(req.id)) return;
-          this.entries.delete(req.id);
-          signal.removeEventListener('abort', onAbort);
-          if (decision.kind === 'approve' && decision.scope === 'task') {
-            let grants = this.taskGrants.get(req.taskId);
-            if (!grants) this.taskGrants.set(req.taskId, (grants = new Set()));
-            grants.add(req.toolName);
-          }
-          this.emit({ type: 'resolved', request: req, decision, auto: false });
-          resolve(decision);
-        },
+        waiters: [],
+        // Checked before it counts: the file may have changed while the proposal waited.
+        settle: (answer) => void this.checkStale(req, answer).then((d) => finish(d)),
+      };
+      const finish = (decision: ApprovalDecision) => {
+        if (!this.entries.has(req.id)) return;
+        this.entries.delete(req.id);
+        signal.removeEventListener('abort', onAbort);
+        if (decision.kind === 'approve' && decision.scope === 'task') {
+          let grants = this.taskGrants.get(req.taskId);
+          if (!grants) this.taskGrants.set(req.taskId, (grants = new Set()));
+          grants.add(req.toolName);
+        }
+        this.emit({ type: 'resolved', request: req, decision, auto: false });
+        resolve(decision);
+        for (const w of entry.waiters) w(decision);
       };
       const onAbort = () => {
         if (!this.entries.delete(req.id)) return;
@@ -131,6 +142,25 @@ export class ApprovalCenter implements Approver {
     return true;
   }
 
+  /** An approved edit whose file changed since the preview was taken becomes a rejection with the reason. */
+  private async checkStale(req: ApprovalRequest, decision: ApprovalDecision): Promise<ApprovalDecision> {
+    const preview = req.preview;
+    if (decision.kind !== 'approve' || preview?.kind !== 'edit' || !this.options.readCurrent) return decision;
+    let now: string | undefined;
+    try {
+      now = await this.options.readCurrent(preview.path);
+    } catch {
+      return decision; // the applier checks again before writing
+    }
+    const unchanged = preview.isNewFile ? now === undefined : now !== undefined && sameText(now, preview.original);
+    if (unchanged) return decision;
+    const name = preview.displayPath ?? preview.path;
+    return {
+      kind: 'reject',
+      reason: `${name} ${preview.isNewFile ? 'was created' : 'changed'} while this proposal waited for approval, so it was not written (the user's changes are kept). Re-read the file and propose the edit again.`,
+    };
+  }
+
   /** Forgets "always for this task" grants (task finished or reset). */
   clearTask(taskId: string): void {
     this.taskGrants.delete(taskId);
@@ -147,11 +177,9 @@ export class ApprovalCenter implements Approver {
   }
 }
 
-function chain<T>(a: (v: T) => void, b: (v: T) => void): (v: T) => void {
-  return (v) => {
-    a(v);
-    b(v);
-  };
+/** Line endings may be normalised by the editor (CRLF vs LF); that is not a change. */
+function sameText(a: string, b: string): boolean {
+  return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
 }
 
 function abortError(signal: AbortSignal): Error {

@@ -145,6 +145,8 @@ export class DiffApproval implements vscode.Disposable {
       preview: true,
       preserveFocus: options.preserveFocus ?? true,
     } satisfies vscode.TextDocumentShowOptions);
+    // Answered (or cancelled) while the tab was opening: settle() found no tab to close, so close it now.
+    if (this.pending.get(id) !== p) await this.closeDiff(p);
     this.updateContext();
   }
 

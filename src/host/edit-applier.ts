@@ -31,6 +31,12 @@ export class VscodeEditApplier implements EditApplier {
       doc = await vscode.workspace.openTextDocument(uri);
       const current = doc.getText();
       if (this.options.checkConcurrentChange !== false && edit.original !== undefined && !sameText(current, edit.original)) {
+        // Tools read from disk, so re-reading cannot fix a difference that lives only in the editor buffer.
+        if (doc.isDirty) {
+          throw new ConcurrentChangeError(
+            `${edit.path} has unsaved changes in the editor; Forge did not overwrite them. Ask the user to save or revert the file, then re-read it.`,
+          );
+        }
         throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
       }
       if (current === edit.content) return;

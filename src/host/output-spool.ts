@@ -8,6 +8,7 @@ export class OutputSpool {
   private head = '';
   private tail = '';
   private total = 0;
+  private closed = false;
   private readonly fd: number | undefined;
   readonly file: string | undefined;
 
@@ -28,7 +29,8 @@ export class OutputSpool {
   }
 
   push(chunk: string): void {
-    if (!chunk) return;
+    // After close the descriptor may already belong to another file: late output is dropped.
+    if (!chunk || this.closed) return;
     this.total += chunk.length;
     if (this.fd !== undefined) fs.writeSync(this.fd, chunk);
     const half = Math.floor(this.maxChars / 2);
@@ -57,6 +59,8 @@ export class OutputSpool {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     if (this.fd !== undefined) {
       try {
         fs.closeSync(this.fd);

@@ -57,6 +57,11 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     }
     if (req.signal.aborted) return { exitCode: null, output: '', timedOut: false, aborted: true };
     const ft = await this.acquire(req.cwd, req.signal);
+    if (req.signal.aborted) {
+      // Stopped while the terminal was starting: that says nothing about shell integration.
+      if (ft) ft.busy = false;
+      return { exitCode: null, output: '', timedOut: false, aborted: true };
+    }
     if (!ft?.terminal.shellIntegration) {
       if (ft) ft.busy = false;
       this.integrationUnavailable = true;
@@ -124,8 +129,13 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     const commandLine = here === req.cwd ? req.command : `cd ${shellQuote(req.cwd)} && ${req.command}`;
 
     let exitCode: number | undefined;
-    let ended!: () => void;
-    const endedPromise = new Promise<void>((r) => (ended = r));
+    let finished = false;
+    let resolveEnded!: () => void;
+    const endedPromise = new Promise<void>((r) => (resolveEnded = r));
+    const ended = () => {
+      finished = true;
+      resolveEnded();
+    };
     let execution: vscode.TerminalShellExecution | undefined;
     const endSub = vscode.window.onDidEndTerminalShellExecution((e) => {
       if (e.execution === execution) {
@@ -135,11 +145,13 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     });
     let timedOut = false;
     let aborted = false;
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
     const interrupt = () => {
       ft.terminal.sendText('\x03', false); // Ctrl+C
-      // If the command ignores SIGINT, kill the terminal (and its process tree).
-      setTimeout(() => {
-        if (exitCode === undefined) {
+      // If the command ignores SIGINT, kill the terminal (and its process tree). Keyed on the end event, not
+      // the exit code (which the shell may not report): the terminal may be running the next command by then.
+      killTimer ??= setTimeout(() => {
+        if (!finished) {
           ft.terminal.dispose();
           ended();
         }
@@ -171,12 +183,13 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
           spool.push(text);
           req.onOutput?.(text);
         }
-      })();
+      })().catch((err) => this.options.log?.warn(`terminal output capture failed: ${err instanceof Error ? err.message : String(err)}`));
       await endedPromise;
       // The stream may lag the end event slightly; give it a moment to drain.
       await Promise.race([reading, new Promise((r) => setTimeout(r, 500))]);
     } finally {
       clearTimeout(timer);
+      clearTimeout(killTimer);
       endSub.dispose();
       req.signal.removeEventListener('abort', onAbort);
       spool.close();

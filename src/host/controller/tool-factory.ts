@@ -79,6 +79,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     diff: diffApproval,
     autoApprove: () => readSettings().autoApprove,
     showDiff: () => readSettings().showDiffOnProposal,
+    readCurrent: readCurrentText,
   });
   const runner = new TerminalCommandRunner({
     fallback: new NodeCommandRunner({ spoolDir: opts.spoolDir }),

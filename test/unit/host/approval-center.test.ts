@@ -104,4 +104,30 @@ describe('host/ApprovalCenter', () => {
     await c.resolve('e1', { kind: 'approve' });
     assert.deepStrictEqual(await p, { kind: 'approve' });
   });
+  it('refuses an approved edit when the file changed while the proposal waited (the user\'s changes are not clobbered)', async () => {
+    const disk = new Map<string, string | undefined>([['/w/a.ts', 'a']]);
+    const events: string[] = [];
+    const diff = new FakeDiff();
+    const c = new ApprovalCenter({ diff, readCurrent: async (p) => disk.get(p) });
+    c.onDidChange((e) => e.type === 'resolved' && events.push(e.decision.kind));
+    // Unchanged file (line endings aside): the approval goes through.
+    disk.set('/w/a.ts', 'a');
+    const ok = c.request(editReq('e1'), new AbortController().signal);
+    assert.ok(await c.resolve('e1', { kind: 'approve', scope: 'once' }));
+    assert.strictEqual((await ok).kind, 'approve');
+    // The user edits and saves the file while the diff is open, then accepts the stale proposal.
+    const stale = c.request(editReq('e2'), new AbortController().signal);
+    disk.set('/w/a.ts', 'a, edited by the user');
+    assert.ok(await diff.accept('e2'));
+    const decision = await stale;
+    assert.strictEqual(decision.kind, 'reject');
+    assert.match(decision.kind === 'reject' ? decision.reason ?? '' : '', /changed/);
+    assert.deepStrictEqual(events, ['approve', 'reject']);
+    assert.deepStrictEqual(c.pending(), []);
+    // A new file that appeared meanwhile (panel answer, no diff).
+    const plain = new ApprovalCenter({ readCurrent: async () => 'someone else wrote this' });
+    const created = plain.request(req({ id: 'n1', toolName: 'write_file', risk: 'write', preview: { kind: 'edit', path: '/w/new.ts', original: '', proposed: 'x', isNewFile: true } }), new AbortController().signal);
+    assert.ok(await plain.resolve('n1', { kind: 'approve' }));
+    assert.strictEqual((await created).kind, 'reject');
+  });
 });

@@ -9,6 +9,23 @@ describe('host/output-spool', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-spool-test-'));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  it('ignores output that arrives after close (a terminal stream draining late must not write to a reused fd)', () => {
+    const s = new OutputSpool(100, dir, 'late');
+    s.push('early');
+    s.close();
+    // The OS hands the freed descriptor to the next file opened.
+    const other = path.join(dir, 'other.txt');
+    const fd = fs.openSync(other, 'w');
+    try {
+      assert.doesNotThrow(() => s.push('late'));
+    } finally {
+      fs.closeSync(fd);
+    }
+    assert.strictEqual(fs.readFileSync(other, 'utf8'), '', 'nothing written into the other file');
+    assert.strictEqual(fs.readFileSync(s.file!, 'utf8'), 'early');
+    assert.strictEqual(s.text(), 'early');
+  });
+
   it('keeps everything when under the cap', () => {
     const s = new OutputSpool(100, dir, 'small');
     s.push('hello ');
