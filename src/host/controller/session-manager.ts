@@ -84,9 +84,13 @@ export class SessionManager {
 
   async load(taskId: string): Promise<TaskSession | undefined> {
     if (taskId === this.session.id) return this.session;
-    if (this.session.running) throw new Error('Stop the running task before opening another one.');
+    const busy = 'Stop the running task before opening another one.';
+    if (this.session.running) throw new Error(busy);
     const record = await this.deps.store.load(taskId);
     if (!record) return undefined;
+    // A run may have started (or another task been opened) while the record was read.
+    if (taskId === this.session.id) return this.session;
+    if (this.session.running) throw new Error(busy);
     let next: TaskSession;
     try {
       next = TaskSession.restore(this.sessionDeps, record);

@@ -3,6 +3,7 @@ import { Agent } from '../../../src/core/loop/agent';
 import type { TaskRecord } from '../../../src/core/tasks/task-store';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskSession, type SessionDeps } from '../../../src/host/controller/session';
+import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, doneTurn, type Turn } from '../../support/scripted-model';
 import { ScriptedApprover } from '../core/helpers';
 
@@ -49,5 +50,33 @@ describe('host/TaskSession agent rebuilds', () => {
     await s.run('send', 'two');
     assert.strictEqual(built, 2, 'the agent was rebuilt (from its snapshot) before the second run');
     assert.strictEqual(s.dump().history.filter((m) => m.role === 'user').length, 2, 'the conversation survived the rebuild');
+  });
+});
+
+describe('host/SessionManager', () => {
+  it('does not open another task over a run that started while the saved task was loading', async () => {
+    const saved: TaskRecord[] = [];
+    const d = deps([{ events: doneTurn('x').slice(), delayMs: 20 }], saved);
+    // A saved task to open, from another session.
+    const other = TaskSession.create(deps([doneTurn('old')], []));
+    await other.run('send', 'old task');
+    const record = other.record();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const store = {
+      list: async () => [],
+      load: async () => (await gate, structuredClone(record)),
+      save: async () => undefined,
+      flush: async () => undefined,
+      onDidRemoveTasks: () => ({ dispose() {} }),
+    } as unknown as ConstructorParameters<typeof SessionManager>[0]['store'];
+    const manager = new SessionManager({ store, makeAgent: d.makeAgent, log, saveDelayMs: 5 });
+    const loading = manager.load(record.id);
+    // The user sends a message while the history entry is still being read.
+    const run = manager.current.run('send', 'new work');
+    release();
+    await assert.rejects(loading, /Stop the running task/);
+    assert.strictEqual((await run)?.reason, 'done', 'the run was not stopped by the switch');
+    assert.notStrictEqual(manager.current.id, record.id);
   });
 });
