@@ -45,14 +45,18 @@ describe('panel in an editor tab survives a reload', function () {
     assert.strictEqual(first.reason, 'converse', first.detail);
     const taskId = api.testApi.manager.current.id;
 
-    // The side view and an editor tab opened the normal way.
+    // The side view (hidden then shown, so it reloads and says ready while we watch) and a tab opened the normal way.
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await new Promise((r) => setTimeout(r, 500));
+    const sideMark = seen.length;
     await vscode.commands.executeCommand('forge.chatView.focus');
+    const side = (await waitFor(() => seen.slice(sideMark).find((s) => s.dir === 'in' && s.msg?.type === 'ready'), 'ready from the side view', 20_000)).webview;
     const opened: vscode.WebviewPanel = api.testApi.panel.openInEditor(vscode.ViewColumn.One);
     panels.push(opened);
     assert.strictEqual(opened.viewType, 'forge.chatEditor');
+    assert.notStrictEqual(opened.webview, side);
     await readyFrom(opened.webview);
     const openedNonce = nonceOf(opened.webview.html);
-    const side = await waitFor(() => seen.find((s) => s.dir === 'in' && s.msg?.type === 'ready' && s.webview !== opened.webview)?.webview, 'ready from the side view');
 
     // The restore path: VS Code creates the panel (with the options it saved, here deliberately none) and hands
     // it to the serializer with whatever the old webview saved. A forged state must not matter.
