@@ -114,6 +114,8 @@ export interface FileEdit {
   isNewFile: boolean;
   /** Content the proposal was computed from, so an applier can detect a concurrent change. */
   original?: string;
+  /** The task whose run made the edit (journals record it there even if the user switched tasks meanwhile). */
+  taskId?: string;
 }
 
 /** Writes an accepted edit. The VS Code host applies a WorkspaceEdit (undoable); Node writes atomically. */

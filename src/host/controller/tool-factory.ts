@@ -61,7 +61,7 @@ class JournalingApplier implements EditApplier {
   async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
     const before = edit.isNewFile ? null : (edit.original ?? (await readCurrentText(edit.path)) ?? null);
     await this.inner.apply(edit, signal);
-    const taskId = this.opts.currentTaskId();
+    const taskId = edit.taskId ?? this.opts.currentTaskId();
     if (!taskId) return;
     try {
       await this.opts.record({ taskId, path: edit.path, before, after: edit.content });

@@ -102,6 +102,7 @@ describe('tools/apply_diff (tool)', () => {
     const r = await call(tool, args, ctx({ approval: approved('let a = 1;\nlet b = 4;\n') }));
     assert.equal(fs.get('a.ts'), 'let a = 1;\nlet b = 4;\n');
     assert.equal(applier.applied.length, 1);
+    assert.equal(applier.applied[0]!.taskId, 't1', 'the edit carries its task (the journal records it there)');
     assert.match(r.content, /Applied 1 block/);
   });
   it('leaves the file untouched and reports when a block fails', async () => {

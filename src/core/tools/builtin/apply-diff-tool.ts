@@ -57,7 +57,7 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       if (!c.result.ok) return errorResult(c.result.message, { failures: c.result.failures });
       const { content, userEdited } = acceptedContent(ctx, c.result.content);
       ctx.signal.throwIfAborted();
-      await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original }, ctx.signal);
+      await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId }, ctx.signal);
       const { added, removed } = lineChangeCounts(c.original, content);
       const tolerant = c.result.applied.filter((a) => a.match === 'tolerant').map((a) => a.index + 1);
       let text = `Applied ${c.result.applied.length} block(s) to ${c.shown} (+${added} -${removed} lines).`;

@@ -71,7 +71,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       if ('content' in cur) return cur;
       const { content, userEdited } = acceptedContent(ctx, matchEol(cur.original, input.content));
       ctx.signal.throwIfAborted();
-      await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined }, ctx.signal);
+      await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId }, ctx.signal);
       const { added, removed } = lineChangeCounts(cur.original, content);
       let text = cur.exists ? `Wrote ${cur.shown} (+${added} -${removed} lines).` : `Created ${cur.shown} (${added} lines).`;
       if (userEdited) text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
