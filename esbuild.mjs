@@ -1,5 +1,7 @@
-// One script, two bundles: the extension (node, cjs, vscode external) and the webview (browser, ES2022).
+// One script, three bundles: the extension (node, cjs, vscode external), the shell parser it loads lazily
+// (dist/vendor/mvdan-sh.js) and the webview (browser, ES2022).
 import * as esbuild from 'esbuild';
+import { pathToFileURL } from 'node:url';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -22,7 +24,21 @@ const extension = {
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['vscode'],
+  // mvdan-sh (~1.3 MB minified, GopherJS) is only needed when a command is checked: keeping it out of the
+  // extension bundle spares every activation from parsing it. src/core/safety/commands.ts requires the
+  // vendored copy below at first use.
+  external: ['vscode', 'mvdan-sh'],
+};
+
+/** mvdan-sh on its own, next to the extension: dist/vendor/mvdan-sh.js. */
+const vendor = {
+  ...common,
+  sourcemap: false,
+  entryPoints: { 'mvdan-sh': 'mvdan-sh' },
+  outdir: 'dist/vendor',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
 };
 
 const webview = {
@@ -35,14 +51,18 @@ const webview = {
   loader: { '.css': 'css' },
 };
 
+/** The build options, for tools that stage their own copy of the extension (benchmarks). */
+export const buildOptions = { extension, vendor, webview };
+
 async function main() {
   if (watch) {
+    await esbuild.build(vendor); // a dependency: built once, not watched
     const contexts = await Promise.all([esbuild.context(extension), esbuild.context(webview)]);
     await Promise.all(contexts.map((c) => c.watch()));
     console.log('[esbuild] watching src/ and webview-ui/src/');
     return;
   }
-  const results = await Promise.all([esbuild.build(extension), esbuild.build(webview)]);
+  const results = await Promise.all([esbuild.build(extension), esbuild.build(vendor), esbuild.build(webview)]);
   for (const r of results) {
     for (const [file, out] of Object.entries(r.metafile.outputs)) {
       if (!file.endsWith('.map')) console.log(`[esbuild] ${file} ${(out.bytes / 1024).toFixed(1)} KiB`);
@@ -50,7 +70,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

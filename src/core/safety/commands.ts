@@ -54,14 +54,29 @@ interface ShSyntax {
   NodeType(n: ShNode): string;
 }
 let shSyntax: ShSyntax | undefined;
+/**
+ * The extension bundle leaves mvdan-sh out (1.3 MB that every activation would parse) and ships it as
+ * dist/vendor/mvdan-sh.js next to dist/extension.js; running from source (tests via tsx) there is no such
+ * file and the package itself is used.
+ */
+function loadMvdanSh(): unknown {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const vendored = `${__dirname}/vendor/mvdan-sh.js`;
+  try {
+    return require(vendored);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored)) throw err;
+    return require('mvdan-sh');
+  }
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 function sh(): ShSyntax {
   if (!shSyntax) {
     const limit = Error.stackTraceLimit;
     const g = globalThis as { require?: unknown };
     const hadRequire = 'require' in g;
     const prevRequire = g.require;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    shSyntax = (require('mvdan-sh') as { syntax: ShSyntax }).syntax;
+    shSyntax = (loadMvdanSh() as { syntax: ShSyntax }).syntax;
     Error.stackTraceLimit = limit;
     if (hadRequire) g.require = prevRequire;
     else delete g.require;
