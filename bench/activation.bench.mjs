@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { buildOptions } from '../esbuild.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -28,8 +29,10 @@ async function stage(tmp) {
   const ext = path.join(tmp, 'forge-ext');
   const common = { absWorkingDir: repo, bundle: true, minify: true, sourcemap: false, legalComments: 'none', logLevel: 'error' };
   await Promise.all([
-    esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: path.join(ext, 'dist/extension.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
-    esbuild.build({ ...common, entryPoints: { main: 'webview-ui/src/main.ts' }, outdir: path.join(ext, 'dist/webview'), platform: 'browser', format: 'esm', target: 'es2022', loader: { '.css': 'css' } }),
+    // The shipped build options (esbuild.mjs), production-like, staged in a temp extension folder.
+    esbuild.build({ ...buildOptions.extension, ...common, metafile: false, outfile: path.join(ext, 'dist/extension.js') }),
+    esbuild.build({ ...buildOptions.webview, ...common, metafile: false, outdir: path.join(ext, 'dist/webview') }),
+    esbuild.build({ ...buildOptions.vendor, ...common, metafile: false, outdir: path.join(ext, 'dist/vendor') }),
     esbuild.build({ ...common, minify: false, entryPoints: [path.join(here, 'activation/runner.ts')], outfile: path.join(tmp, 'runner/index.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
   ]);
   fs.copyFileSync(path.join(repo, 'package.json'), path.join(ext, 'package.json'));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { buildOptions } from '../esbuild.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
@@ -36,11 +37,13 @@ function bundledPackages(metafile, outfile) {
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-bench-bundle-'));
   try {
-    const common = { bundle: true, minify: true, sourcemap: false, legalComments: 'none', logLevel: 'error', metafile: true, absWorkingDir: repo };
+    // The shipped build options (esbuild.mjs), made production-like and pointed at a temp dir.
+    const prod = { minify: true, sourcemap: false, logLevel: 'error', metafile: true, absWorkingDir: repo };
     const t0 = performance.now();
-    const [ext, web] = await Promise.all([
-      esbuild.build({ ...common, entryPoints: ['src/extension.ts'], outfile: path.join(tmp, 'dist/extension.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
-      esbuild.build({ ...common, entryPoints: { main: 'webview-ui/src/main.ts' }, outdir: path.join(tmp, 'dist/webview'), platform: 'browser', format: 'esm', target: 'es2022', loader: { '.css': 'css' } }),
+    const [ext, web, vendor] = await Promise.all([
+      esbuild.build({ ...buildOptions.extension, ...prod, outfile: path.join(tmp, 'dist/extension.js') }),
+      esbuild.build({ ...buildOptions.webview, ...prod, outdir: path.join(tmp, 'dist/webview') }),
+      esbuild.build({ ...buildOptions.vendor, ...prod, outdir: path.join(tmp, 'dist/vendor') }),
     ]);
     const buildMs = Math.round(performance.now() - t0);
 
@@ -52,6 +55,9 @@ async function main() {
       largestInputs: extPkgs.slice(0, 8),
     });
     out('bundle.extension.gzip', 'KB', kb(gz(extBuf)), { entry: 'src/extension.ts', gzip: 'level 9' });
+    // Loaded only when a command line is first checked, not at activation.
+    const vendorBuf = fs.readFileSync(path.join(tmp, 'dist/vendor/mvdan-sh.js'));
+    out('bundle.vendor.min', 'KB', kb(vendorBuf.length), { entry: 'mvdan-sh (shell parser, lazily required)', build: 'esbuild --minify, node20 cjs' }, null, { gzipKB: kb(gz(vendorBuf)) });
 
     const webFiles = fs.readdirSync(path.join(tmp, 'dist/webview'));
     let webMin = 0;
@@ -68,7 +74,7 @@ async function main() {
     out('bundle.webview.gzip', 'KB', kb(webGz), { entry: 'webview-ui/src/main.ts', gzip: 'level 9' });
 
     const declared = Object.keys(pkg.dependencies ?? {});
-    const inExt = extPkgs.map((p) => p.name).filter((n) => n !== '(forge)');
+    const inExt = [...extPkgs, ...bundledPackages(vendor.metafile, 'mvdan-sh.js')].map((p) => p.name).filter((n) => n !== '(forge)');
     const inWeb = webPkgs.map((p) => p.name).filter((n) => n !== '(forge)');
     const bundled = [...new Set([...inExt, ...inWeb])].sort();
     out('deps.runtime.declared', 'packages', declared.length, { source: 'package.json dependencies' }, null, { packages: declared });
@@ -94,7 +100,10 @@ async function main() {
     }
     fs.copyFileSync(path.join(repo, '.vscodeignore'), path.join(stage, '.vscodeignore'));
     const vsix = path.join(tmp, 'forge.vsix');
-    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', '--out', vsix], { cwd: stage, encoding: 'utf8' });
+    // As scripts/package.mjs does: vsce needs a base URL for the README's relative links.
+    const base = `${String(pkg.repository?.url ?? pkg.repository ?? '').replace(/\.git$/, '')}/blob/HEAD/`;
+    const baseArgs = /^https?:\/\//.test(base) ? ['--baseContentUrl', base, '--baseImagesUrl', base] : [];
+    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', ...baseArgs, '--out', vsix], { cwd: stage, encoding: 'utf8' });
     if (pack.status !== 0 || !fs.existsSync(vsix)) {
       process.stdout.write(JSON.stringify({ name: 'vsix.size', skipped: `vsce package failed: ${(pack.stderr || pack.stdout || '').trim().slice(0, 300)}`, input: {} }) + '\n');
       return;
