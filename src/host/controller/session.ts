@@ -28,6 +28,8 @@ export class TaskSession {
   private unsubscribe: () => void;
   private title: string;
   private readonly createdAt: number;
+  /** Last real change (a run's events, a new message): merely opening or re-saving a task keeps its place. */
+  private updatedAt: number;
   private status: string;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private saving: Promise<void> = Promise.resolve();
@@ -42,6 +44,7 @@ export class TaskSession {
     this.unsubscribe = agent.on((e) => this.onEvent(e));
     this.title = record?.title ?? 'New task';
     this.createdAt = record?.createdAt ?? Date.now();
+    this.updatedAt = record?.updatedAt ?? this.createdAt;
     this.status = record?.status ?? 'new';
   }
 
@@ -138,7 +141,7 @@ export class TaskSession {
       id: this.id,
       title: this.title,
       createdAt: this.createdAt,
-      updatedAt: Date.now(),
+      updatedAt: this.updatedAt,
       mode: snapshot.mode,
       // Not agent.running: run_end (and its save) fires before the Agent clears its current run.
       status: this.status,
@@ -172,6 +175,7 @@ export class TaskSession {
   }
 
   private onEvent(e: AgentEvent): void {
+    this.updatedAt = Date.now();
     // continue / resume reuse the last user message in run_start; the panel must not show it twice.
     const forTranscript = e.type === 'run_start' && this.continueKind !== 'send' ? { ...e, userMessage: '' } : e;
     try {

@@ -80,3 +80,43 @@ describe('host/SessionManager', () => {
     assert.notStrictEqual(manager.current.id, record.id);
   });
 });
+
+describe('host/SessionManager history order', () => {
+  /** A saved, finished task last changed long ago, and a store that records every save. */
+  async function setup() {
+    const other = TaskSession.create(deps([doneTurn('old')], []));
+    await other.run('send', 'old task');
+    const record = { ...other.record(), updatedAt: 1_000 };
+    const saves: TaskRecord[] = [];
+    const store = {
+      list: async () => [],
+      load: async () => structuredClone(record),
+      save: async (r: TaskRecord) => void saves.push(structuredClone(r)),
+      flush: async () => undefined,
+      onDidRemoveTasks: () => ({ dispose() {} }),
+    } as unknown as ConstructorParameters<typeof SessionManager>[0]['store'];
+    const d = deps([doneTurn('new answer')], []);
+    const manager = new SessionManager({ store, makeAgent: d.makeAgent, log, saveDelayMs: 5 });
+    return { manager, record, saves };
+  }
+
+  it('viewing an old task and switching away does not bump its updatedAt (it keeps its place in the history)', async () => {
+    const { manager, record, saves } = await setup();
+    await manager.load(record.id);
+    manager.newTask();
+    await settle();
+    const mine = saves.filter((r) => r.id === record.id);
+    assert.ok(mine.length > 0, 'the task was saved on switch');
+    assert.deepStrictEqual(mine.map((r) => r.updatedAt), mine.map(() => 1_000));
+  });
+
+  it('a run in the old task does bump it', async () => {
+    const { manager, record, saves } = await setup();
+    const session = await manager.load(record.id);
+    await session!.run('send', 'one more thing');
+    manager.newTask();
+    await settle();
+    const last = saves.filter((r) => r.id === record.id).at(-1)!;
+    assert.ok(last.updatedAt > 1_000, `updatedAt ${last.updatedAt}`);
+  });
+});
