@@ -79,13 +79,22 @@ export class Controller implements ForgeController, PanelController {
 
   /** Starts a run in the current task. Resolves when it ends (undefined when it could not start). */
   async startRun(kind: RunKind, text: string, signal?: AbortSignal): Promise<RunReport | undefined> {
+    const asked = this.deps.manager.current;
+    if (!this.deps.model.configured) await this.deps.refreshModel();
+    // Checked after the wait: the user may have switched tasks or sent again meanwhile.
     const session = this.deps.manager.current;
+    if (session !== asked) {
+      if (kind === 'send') {
+        void this.panel?.prefill(text);
+        session.transcript.addError('The task changed before your message was sent; it is back in the input box.');
+      }
+      return undefined;
+    }
     if (session.running) {
       if (kind === 'send') void this.panel?.prefill(text);
       session.transcript.addError(`Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`);
       return undefined;
     }
-    if (!this.deps.model.configured) await this.deps.refreshModel();
     if (!this.deps.model.configured) {
       const status = this.panel?.bridge.snapshot().provider;
       session.transcript.addError(status?.problem ?? 'No model is configured. Pick one with "Forge: Select Model".', ['select_model', 'set_api_key', 'open_settings']);

@@ -1,4 +1,5 @@
-// Regression tests for bugs found reviewing the VS Code glue (diff approval, terminal runner, edit applier).
+// Regression tests for bugs found reviewing the VS Code glue (diff approval, terminal runner, edit applier,
+// controller).
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { CommandRunner, RunRequest, RunResult } from '../../../src/core/workspace/types';
@@ -6,6 +7,12 @@ import type { DiffApproval } from '../../../src/host/diff-approval';
 import { PROPOSED_SCHEME } from '../../../src/host/diff-approval';
 import { ConcurrentChangeError, VscodeEditApplier } from '../../../src/host/edit-applier';
 import { TerminalCommandRunner } from '../../../src/host/terminal-runner';
+import { Agent } from '../../../src/core/loop/agent';
+import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
+import { Controller, type ControllerDeps } from '../../../src/host/controller/forge-controller';
+import { SessionManager } from '../../../src/host/controller/session-manager';
+import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
+import { ScriptedApprover } from '../../unit/core/helpers';
 import { activateForge, allTabs, closeAllEditors, readText, waitFor, workspaceRoot, wsPath } from '../helpers';
 
 const proposalTabs = () =>
@@ -58,6 +65,93 @@ describe('review fixes: terminal runner', () => {
     assert.match(next.output, /forge-after-stop/);
     assert.strictEqual(runner.lastRunUsedTerminal, true, 'the next command still runs in the terminal');
     assert.strictEqual(fallback.used, 0);
+  });
+});
+
+describe('review fixes: terminal runner without shell integration', () => {
+  const name = 'Forge no-integration';
+  const forgeTerminals = () => vscode.window.terminals.filter((t) => t.name === name);
+
+  it('closes the terminal it opened when shell integration never starts (the fallback ran the command)', async function () {
+    this.timeout(30_000);
+    const fallback = new CountingFallback();
+    // 1 ms: shell integration cannot have started, as with an unsupported shell.
+    const runner = new TerminalCommandRunner({ fallback, shellIntegrationTimeoutMs: 1, terminalName: name });
+    try {
+      const r = await runner.run({ command: 'echo hi', cwd: workspaceRoot(), timeoutMs: 10_000, signal: new AbortController().signal });
+      assert.strictEqual(r.exitCode, 0);
+      assert.strictEqual(fallback.used, 1);
+      assert.strictEqual(runner.lastRunUsedTerminal, false);
+      await waitFor(() => forgeTerminals().length === 0, 'the empty Forge terminal to close', 5000);
+    } finally {
+      runner.dispose();
+      for (const t of forgeTerminals()) t.dispose();
+    }
+  });
+});
+
+describe('review fixes: controller', () => {
+  const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, show() {} };
+
+  /** A Controller over real sessions with a scripted model, whose model resolution waits for `release()`. */
+  function setup() {
+    const model = new ScriptedModel([{ events: doneTurn('first').slice(), delayMs: 50 }, doneTurn('second')]);
+    const store = {
+      list: async () => [],
+      load: async () => undefined,
+      save: async () => undefined,
+      flush: async () => undefined,
+      onDidRemoveTasks: () => ({ dispose() {} }),
+    };
+    const makeAgent = (snapshot?: AgentSnapshot) => {
+      const d = { model, tools: [], approver: new ScriptedApprover(), clock: new FakeClock() };
+      return snapshot ? Agent.restore(snapshot, d) : new Agent(d);
+    };
+    const manager = new SessionManager({ store: store as any, makeAgent, log: log as any, saveDelayMs: 5 });
+    const switchable = { configured: false };
+    let release!: () => void;
+    const resolved = new Promise<void>((r) => (release = r));
+    const controller = new Controller({
+      manager,
+      toolkit: { refresh: () => false } as any,
+      model: switchable as any,
+      journal: { collectGarbageSoon() {}, removeTask: async () => undefined } as any,
+      log: log as any,
+      refreshModel: async () => {
+        await resolved;
+        switchable.configured = true;
+      },
+    } as unknown as ControllerDeps);
+    const prefilled: string[] = [];
+    controller.setPanel({ prefill: async (t: string) => void prefilled.push(t), bridge: { snapshot: () => ({}) } } as any);
+    const errors = () => manager.current.transcript.snapshot().items.filter((i: any) => i.kind === 'error').map((i: any) => i.message as string);
+    return { controller, manager, release, prefilled, errors };
+  }
+
+  it('a second send while the model is being resolved comes back to the input box (no "already running" error)', async () => {
+    const { controller, release, prefilled, errors } = setup();
+    const first = controller.startRun('send', 'one');
+    const second = controller.startRun('send', 'two');
+    release();
+    const [a, b] = await Promise.allSettled([first, second]);
+    assert.strictEqual(a.status, 'fulfilled');
+    assert.strictEqual((a as PromiseFulfilledResult<any>).value?.reason, 'done');
+    assert.deepStrictEqual(b, { status: 'fulfilled', value: undefined }, 'the second send neither ran nor threw');
+    assert.deepStrictEqual(prefilled, ['two']);
+    assert.ok(errors().some((m) => /input box/.test(m)), `notes: ${errors().join(' | ')}`);
+  });
+
+  it('a task switch while the model is being resolved does not run the message in the closed task', async () => {
+    const { controller, manager, release, prefilled, errors } = setup();
+    const before = manager.current;
+    const run = controller.startRun('send', 'for the old task');
+    manager.newTask();
+    release();
+    assert.strictEqual(await run, undefined, 'nothing ran');
+    assert.strictEqual(before.dump().history.length, 0, 'the closed task did not run');
+    assert.strictEqual(manager.current.dump().history.length, 0, 'nor did the new one');
+    assert.deepStrictEqual(prefilled, ['for the old task']);
+    assert.ok(errors().some((m) => /input box/.test(m)), `notes: ${errors().join(' | ')}`);
   });
 });
 
