@@ -63,7 +63,8 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       return { exitCode: null, output: '', timedOut: false, aborted: true };
     }
     if (!ft?.terminal.shellIntegration) {
-      if (ft) ft.busy = false;
+      // Later commands skip the terminal (integrationUnavailable): close it rather than leave it open, empty.
+      if (ft) this.close(ft);
       this.integrationUnavailable = true;
       this.options.log?.warn('Terminal shell integration did not activate; running commands as child processes.');
       if (!fallback) throw new Error('Shell integration is unavailable in the terminal and no fallback runner is configured.');
@@ -80,6 +81,12 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
 
   readOutput(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }> {
     return readSpoolLines(this.spoolDir, ref, startLine, endLine);
+  }
+
+  private close(ft: ForgeTerminal): void {
+    const i = this.terminals.indexOf(ft);
+    if (i >= 0) this.terminals.splice(i, 1);
+    ft.terminal.dispose();
   }
 
   /** An idle Forge terminal with shell integration, or a new one in `cwd`. */
