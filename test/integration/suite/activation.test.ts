@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import { COMMAND_IDS } from '../../../src/host/commands';
 import { readSettings } from '../../../src/host/settings';
-import { activateForge, EXTENSION_ID } from '../helpers';
+import { activateForge, EXTENSION_ID, waitFor } from '../helpers';
 
 describe('Forge activation in a real VS Code', () => {
   it('activates and registers every palette command', async () => {
@@ -41,8 +41,13 @@ describe('Forge activation in a real VS Code', () => {
       const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'src', 'math.js');
       await vscode.workspace.openTextDocument(file); // the provider command needs a loaded model
       collection.set(file, [new vscode.Diagnostic(range, 'Expression expected.', vscode.DiagnosticSeverity.Error)]);
-      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, range);
-      const fix = actions.find((a) => a.title === 'Fix with Forge');
+      // Diagnostics reach the workbench's marker service asynchronously; the code-action context is built from
+      // those markers, so ask again until they have arrived (the provider itself is synchronous).
+      let actions: vscode.CodeAction[] = [];
+      const fix = await waitFor(async () => {
+        actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, range);
+        return actions.find((a) => a.title === 'Fix with Forge');
+      }, 'the Fix with Forge code action', 5000).catch(() => undefined);
       assert.ok(fix, `actions: ${actions.map((a) => a.title).join(', ')}`);
       assert.strictEqual(fix.command?.command, 'forge.fixProblem');
       assert.match(fix.command?.arguments?.[0].diagnostics[0].message, /Expression expected/);
