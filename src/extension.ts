@@ -9,6 +9,7 @@ import { TaskStore, type TaskRecord } from './core/tasks/task-store';
 import { registerFixWithForge } from './host/code-actions';
 import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
+import { DeferredController } from './host/controller/deferred-controller';
 import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
@@ -22,6 +23,16 @@ import { registerForgePanel } from './panel/provider';
 
 let shutdown: (() => Promise<void>) | undefined;
 
+/** What activation's background disk work produces (task history, edit journal, memory, the Controller). */
+interface Initialised {
+  controller: Controller;
+  store: TaskStore;
+  journal: EditJournal;
+  memory: MemoryService;
+}
+
+// Activation registers everything without waiting for the disk; the task store, edit journal, memory and the
+// restore of the last task happen in the background (`ready`). Commands and panel messages wait for it.
 export async function activate(context: vscode.ExtensionContext) {
   const started = Date.now();
   const log = createLogger(context);
@@ -34,40 +45,43 @@ export async function activate(context: vscode.ExtensionContext) {
   const storageDir = path.join(context.globalStorageUri.fsPath, workspaceKey(folders));
   const tasksDir = path.join(storageDir, 'history');
   const logTo = (m: string) => log.debug(m);
-  const [store, journal] = await Promise.all([TaskStore.open(tasksDir, { log: logTo }), EditJournal.open(storageDir, { log: logTo })]);
+  const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo }), EditJournal.open(storageDir, { log: logTo })]);
 
   const model = new SwitchableModel();
   const models = new ModelFactory(keys);
   const outputs = new InMemoryOutputStore();
   let controller: Controller | undefined;
+  let state: Initialised | undefined;
   const toolkit = createToolkit({
     log,
     currentTaskId: () => controller?.manager.current.id,
-    record: async (entry) => void (await journal.record(entry)),
+    // Edits happen only in runs, which start after `ready`; the journal is open by then.
+    record: async (entry) => void (await (await stores)[1].record(entry)),
     spoolDir: spoolDirFor(context),
   });
   context.subscriptions.push(toolkit);
-  const memory = await MemoryService.open(context, model, log);
+  const memoryOpened = MemoryService.open(context, model, log);
 
-  const makeAgent = (snapshot?: AgentSnapshot): Agent => {
-    const deps: AgentDeps = {
-      model,
-      tools: toolkit.tools,
-      approver: toolkit.approvals,
-      config: agentConfigFrom(readSettings(), model),
-      memory,
-      outputStore: outputs,
-      log: (m) => log.debug(m),
+  const newManager = (taskStore: TaskStore, memory: MemoryService) => {
+    const makeAgent = (snapshot?: AgentSnapshot): Agent => {
+      const deps: AgentDeps = {
+        model,
+        tools: toolkit.tools,
+        approver: toolkit.approvals,
+        config: agentConfigFrom(readSettings(), model),
+        memory,
+        outputStore: outputs,
+        log: (m) => log.debug(m),
+      };
+      return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
     };
-    return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
-  };
-  const newManager = (taskStore: TaskStore) =>
-    new SessionManager({
+    return new SessionManager({
       store: taskStore,
       makeAgent,
       log,
       onEvent: (session, e) => controller?.onAgentEvent(session, e),
     });
+  };
 
   let refreshing = 0;
   const refreshModel = async () => {
@@ -84,25 +98,54 @@ export async function activate(context: vscode.ExtensionContext) {
     else log.info(`Model: ${resolved.status.provider} ${resolved.status.model}`);
   };
 
-  controller = new Controller({
-    manager: newManager(store),
-    toolkit,
-    model,
-    models,
-    keys,
-    memory,
-    journal,
-    outputs,
-    statusBar,
+  const initialise = async (): Promise<Initialised> => {
+    const [[store, journal], memory] = await Promise.all([stores, memoryOpened]);
+    const created = new Controller({
+      manager: newManager(store, memory),
+      toolkit,
+      model,
+      models,
+      keys,
+      memory,
+      journal,
+      outputs,
+      statusBar,
+      log,
+      refreshModel,
+    });
+    controller = created;
+    created.setPanel(panel);
+    // Attaching resends the snapshot to webviews that are already ready, and so does the restore's switch.
+    created.manager.attach(panel);
+    // Never lose the conversation: bring back the last task of this workspace.
+    try {
+      const restored = await created.manager.restoreLatest();
+      if (restored) log.info(`Restored task ${restored.id} (${restored.record().title})`);
+    } catch (err) {
+      log.error(`Could not restore the last task: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    state = { controller: created, store, journal, memory };
+    return state;
+  };
+  // The gate forwards to the Controller once `ready` has made it; until then calls wait for it.
+  let settle!: { resolve(c: Controller): void; reject(err: unknown): void };
+  const gate = new DeferredController(
+    new Promise<Controller>((resolve, reject) => (settle = { resolve, reject })),
+    { openPanel: () => panel.reveal(), openPanelInEditor: () => panel.openInEditor(), showLogs: () => log.show() },
     log,
-    refreshModel,
+  );
+  const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
+  const ready = initialise();
+  ready.then((s) => settle.resolve(s.controller), settle.reject);
+  ready.catch((err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    log.error(`Forge could not initialise: ${err instanceof Error ? err.stack ?? message : message}`);
+    // The placeholder transcript is part of every snapshot: a webview that opens later sees the error too.
+    panel.bridge.getTranscript().addError(`Forge could not start: ${message}. Reload the window to try again.`, ['show_logs']);
   });
-  const panel = registerForgePanel(context, controller, log, { registerOpenInEditorCommand: false });
-  controller.setPanel(panel);
-  controller.manager.attach(panel);
 
   context.subscriptions.push(
-    registerCommands(controller, log),
+    registerCommands(gate, log),
     registerFixWithForge(),
     onSettingsChanged((s) => {
       toolkit.refresh(s);
@@ -114,51 +157,65 @@ export async function activate(context: vscode.ExtensionContext) {
     { dispose: () => controller?.manager.dispose() },
   );
 
-  // Never lose the conversation: bring back the last task of this workspace.
-  try {
-    const restored = await controller.manager.restoreLatest();
-    if (restored) log.info(`Restored task ${restored.id} (${restored.record().title})`);
-  } catch (err) {
-    log.error(`Could not restore the last task: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  // The model resolves alongside the disk work; a restored task that waited for an approval asks again once both are done.
   const modelReady = refreshModel()
-    .then(() => {
-      void controller?.resumeIfPending();
-    })
-    .catch((err) => log.error(`Model setup failed: ${err instanceof Error ? err.message : String(err)}`));
+    .catch((err) => log.error(`Model setup failed: ${err instanceof Error ? err.message : String(err)}`))
+    .then(() => ready)
+    .then(
+      (s) => void s.controller.resumeIfPending(),
+      () => undefined, // reported above
+    );
 
   shutdown = async () => {
-    await controller?.manager.flush().catch(() => undefined);
-    await journal.flush().catch(() => undefined);
+    const s = await ready.catch(() => undefined);
+    if (!s) return;
+    await s.controller.manager.flush().catch(() => undefined);
+    await s.journal.flush().catch(() => undefined);
   };
 
   const activationMs = Date.now() - started;
   log.info(`Forge activated in ${activationMs} ms`);
 
-  let currentStore = store;
+  // Awaiting it rethrows an initialisation failure; nobody awaiting it is not an unhandled rejection.
+  const readyForTests = ready.then(() => undefined);
+  readyForTests.catch(() => undefined);
+  let currentStore: TaskStore | undefined;
+  const initialised = () => {
+    if (!state) throw new Error('Forge is not initialised yet: await testApi.ready first');
+    return state;
+  };
   const testApi = {
-    controller,
+    /** Resolves when the task store, edit journal and memory are open and the last task is restored. */
+    ready: readyForTests,
+    get controller() {
+      return initialised().controller;
+    },
     panel,
     /** The TaskStore the current session manager saves to (simulateReload opens a fresh one). */
     get store() {
-      return currentStore;
+      return currentStore ?? initialised().store;
     },
-    journal,
+    get journal() {
+      return initialised().journal;
+    },
     toolkit,
     model,
-    memory,
+    get memory() {
+      return initialised().memory;
+    },
     outputs,
     modelReady,
     refreshModel,
     get manager() {
-      return controller!.manager;
+      return initialised().controller.manager;
     },
     /**
      * Simulates a window reload: the current task is flushed and dropped, `record` (if given) is written as the
      * saved state, and a new session manager restores the latest task from a freshly opened TaskStore.
      */
     async simulateReload(record?: TaskRecord) {
-      const old = controller!.manager;
+      const { controller: ctl, store, memory } = await ready;
+      const old = ctl.manager;
       if (old.current.running) {
         old.current.stop();
         await old.current.currentRun;
@@ -171,11 +228,11 @@ export async function activate(context: vscode.ExtensionContext) {
       }
       const reopened = await TaskStore.open(tasksDir, { log: logTo });
       currentStore = reopened;
-      const manager = newManager(reopened);
-      controller!.replaceManager(manager);
+      const manager = newManager(reopened, memory);
+      ctl.replaceManager(manager);
       const restored = await manager.restoreLatest();
       // As at activation: a restored task that waited for an approval asks again.
-      const resumed = controller!.resumeIfPending();
+      const resumed = ctl.resumeIfPending();
       return { manager, restored, resumed };
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
@@ -188,6 +245,7 @@ export async function activate(context: vscode.ExtensionContext) {
 }
 
 export async function deactivate(): Promise<void> {
+  // Waits for the background initialisation (a task restored meanwhile is flushed too).
   await shutdown?.();
   shutdown = undefined;
 }

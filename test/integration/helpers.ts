@@ -19,7 +19,11 @@ export function wsPath(...parts: string[]): string {
 export async function activateForge<T = any>(): Promise<T> {
   const ext = vscode.extensions.getExtension(EXTENSION_ID);
   if (!ext) throw new Error(`extension ${EXTENSION_ID} not loaded`);
-  return (await ext.activate()) as T;
+  const api = (await ext.activate()) as T;
+  // activate() registers everything and opens the task store etc. in the background: the internals the tests
+  // use (controller, manager, store) exist once testApi.ready resolves.
+  await (api as { testApi?: { ready?: Promise<unknown> } } | undefined)?.testApi?.ready;
+  return api;
 }
 
 /** Polls `probe` until it returns a truthy value (UI state such as tabs updates asynchronously). */

@@ -20,6 +20,8 @@ export interface ForgeApi {
     journal: any;
     model: { configured: boolean };
     manager: any;
+    /** The background initialisation (task store, journal, memory, restored task). */
+    ready: Promise<void>;
     modelReady: Promise<void>;
     simulateReload(record?: unknown): Promise<{ manager: any; restored: any; resumed?: Promise<any> }>;
     listVscodeLmModels(): Promise<unknown[]>;
@@ -28,6 +30,8 @@ export interface ForgeApi {
 
 export async function forge(): Promise<ForgeApi> {
   const api = await activateForge<ForgeApi>();
+  // activate() returns before the disk work is done: wait for it (and for the model) before using the internals.
+  await api.testApi.ready;
   await api.testApi.modelReady;
   return api;
 }
