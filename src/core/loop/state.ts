@@ -1,28 +1,15 @@
 // The agent's mutable state, shared by the Agent facade and the run that is executing.
-import type { ChatMessage, Usage } from '../model/types';
 import type { ModeName } from '../modes';
-import type { TokenAnchor } from '../context/tokens';
-import type { AgentSnapshot, PendingApproval } from '../tasks/snapshot';
+import type { AgentSnapshot } from '../tasks/snapshot';
 import { SNAPSHOT_VERSION } from '../tasks/snapshot';
 import { ZERO_USAGE } from './usage';
 
-export interface AgentState {
-  taskId: string;
-  mode: ModeName;
-  history: ChatMessage[];
-  iterations: number;
-  maxIterations: number;
+/** The snapshot's fields in working form (a Set for task-scoped grants), plus what is derivable and not saved. */
+export type AgentState = Omit<AgentSnapshot, 'version' | 'allowedForTask'> & {
   allowedForTask: Set<string>;
-  usage: Usage;
-  costUsd?: number;
-  anchor?: TokenAnchor;
-  memoryText?: string;
-  lastUserMessage?: string;
-  pending?: PendingApproval;
-  counters: { runs: number; approvals: number };
   /** Paths/commands seen over the task, to ground compaction summaries. Not snapshotted (derivable). */
   facts: { read: Set<string>; edited: Set<string>; commands: string[] };
-}
+};
 
 export function initialState(taskId: string, mode: ModeName, maxIterations: number, priced: boolean): AgentState {
   return {
@@ -40,40 +27,16 @@ export function initialState(taskId: string, mode: ModeName, maxIterations: numb
 }
 
 export function toSnapshot(s: AgentState): AgentSnapshot {
-  return structuredClone({
-    version: SNAPSHOT_VERSION,
-    taskId: s.taskId,
-    mode: s.mode,
-    history: s.history,
-    iterations: s.iterations,
-    maxIterations: s.maxIterations,
-    allowedForTask: [...s.allowedForTask],
-    usage: s.usage,
-    costUsd: s.costUsd,
-    anchor: s.anchor,
-    memoryText: s.memoryText,
-    lastUserMessage: s.lastUserMessage,
-    pending: s.pending,
-    counters: s.counters,
-  }) as AgentSnapshot;
+  const { allowedForTask, facts: _derived, ...saved } = s;
+  return structuredClone({ ...saved, version: SNAPSHOT_VERSION, allowedForTask: [...allowedForTask] });
 }
 
 export function fromSnapshot(snap: AgentSnapshot): AgentState {
-  const copy = structuredClone(snap);
+  const { version: _version, allowedForTask, ...saved } = structuredClone(snap);
   return {
-    taskId: copy.taskId,
-    mode: copy.mode,
-    history: copy.history,
-    iterations: copy.iterations,
-    maxIterations: copy.maxIterations,
-    allowedForTask: new Set(copy.allowedForTask),
-    usage: copy.usage,
-    costUsd: copy.costUsd,
-    anchor: copy.anchor,
-    memoryText: copy.memoryText,
-    lastUserMessage: copy.lastUserMessage,
-    pending: copy.pending,
-    counters: copy.counters ?? { runs: 0, approvals: 0 },
+    ...saved,
+    allowedForTask: new Set(allowedForTask),
+    counters: saved.counters ?? { runs: 0, approvals: 0 },
     facts: { read: new Set(), edited: new Set(), commands: [] },
   };
 }
