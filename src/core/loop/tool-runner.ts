@@ -144,7 +144,7 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
       result = validation.result;
     } else {
       input = validation.input;
-      const action = ctx.policy.decide(validation.tool, ctx.allowedForTask, input);
+      const { action, reason: why } = ctx.policy.evaluate(validation.tool, ctx.allowedForTask, input);
       let decision: ApprovalDecision | undefined;
       if (action === 'ask') {
         ctx.track?.(call.id, `waiting for approval of ${call.name}`);
@@ -152,7 +152,6 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
       }
       if (action === 'deny') {
         kind = 'denied';
-        const why = validation.tool.policy?.(input)?.reason;
         result = why
           ? { isError: true, content: `Refused: ${why} The call was not run. Do not retry it; use another approach or ask the user.` }
           : { isError: true, content: `Denied by policy: "${call.name}" (${validation.tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.` };

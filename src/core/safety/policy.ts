@@ -27,13 +27,18 @@ export class Policy {
    * per-tool 'deny' always wins (the user's standing rule beats a one-off click).
    */
   decide(tool: Pick<Tool, 'name' | 'risk' | 'policy'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): PolicyAction {
+    return this.evaluate(tool, allowedForTask, input).action;
+  }
+
+  /** decide(), with the tool's own reason when its rule (e.g. a parsed command line) is what denied the call. */
+  evaluate(tool: Pick<Tool, 'name' | 'risk' | 'policy'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): { action: PolicyAction; reason?: string } {
     const override = this.config.byTool?.[tool.name];
     const byRisk = this.config.byRisk[tool.risk] ?? 'ask';
-    if (override === 'deny') return 'deny';
-    const hint = input !== undefined ? tool.policy?.(input)?.action : undefined;
-    if (hint === 'deny') return 'deny';
-    if (allowedForTask.has(tool.name)) return 'allow';
-    if (hint === 'allow' && byRisk !== 'deny') return 'allow';
-    return override ?? byRisk;
+    if (override === 'deny') return { action: 'deny' };
+    const hint = input !== undefined ? tool.policy?.(input) : undefined;
+    if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason };
+    if (allowedForTask.has(tool.name)) return { action: 'allow' };
+    if (hint?.action === 'allow' && byRisk !== 'deny') return { action: 'allow' };
+    return { action: override ?? byRisk };
   }
 }

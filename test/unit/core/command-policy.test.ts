@@ -68,6 +68,9 @@ describe('core/loop command policy from parsed command rules', () => {
     });
     await h.agent.send('t');
     assert.equal(runner.calls.length, 0);
+    // The user's policy denied it, not the command rules: the model must not be told a rule refused it.
+    const result = h.model.requests[1].messages.at(-1)!;
+    assert.match(result.content, /^Denied by policy: "execute_command" \(execute\)/);
   });
 });
 
