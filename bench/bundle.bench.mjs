@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildOptions } from '../esbuild.mjs';
+import { vsceBaseArgs } from '../scripts/vsce-args.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
@@ -100,10 +101,7 @@ async function main() {
     }
     fs.copyFileSync(path.join(repo, '.vscodeignore'), path.join(stage, '.vscodeignore'));
     const vsix = path.join(tmp, 'forge.vsix');
-    // As scripts/package.mjs does: vsce needs a base URL for the README's relative links.
-    const base = `${String(pkg.repository?.url ?? pkg.repository ?? '').replace(/\.git$/, '')}/blob/HEAD/`;
-    const baseArgs = /^https?:\/\//.test(base) ? ['--baseContentUrl', base, '--baseImagesUrl', base] : [];
-    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', ...baseArgs, '--out', vsix], { cwd: stage, encoding: 'utf8' });
+    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', ...vsceBaseArgs(pkg), '--out', vsix], { cwd: stage, encoding: 'utf8' });
     if (pack.status !== 0 || !fs.existsSync(vsix)) {
       process.stdout.write(JSON.stringify({ name: 'vsix.size', skipped: `vsce package failed: ${(pack.stderr || pack.stdout || '').trim().slice(0, 300)}`, input: {} }) + '\n');
       return;

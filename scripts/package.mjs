@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vsceBaseArgs } from './vsce-args.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
@@ -32,11 +33,7 @@ if (leaked.length) {
   process.exit(1);
 }
 const out = path.join(repo, `${pkg.name}-${pkg.version}.vsix`);
-// vsce makes the README's relative links absolute; it only guesses the base for GitHub/GitLab remotes, so give it
-// the repository from package.json (as it would for GitHub).
-const base = `${String(pkg.repository?.url ?? pkg.repository ?? '').replace(/\.git$/, '')}/blob/HEAD/`;
-const baseArgs = /^https?:\/\//.test(base) ? ['--baseContentUrl', base, '--baseImagesUrl', base] : [];
-run(process.execPath, [vsce, 'package', '--no-dependencies', ...baseArgs, '--out', out]);
+run(process.execPath, [vsce, 'package', '--no-dependencies', ...vsceBaseArgs(pkg), '--out', out]);
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log(`\n[package] ${path.relative(repo, out)}: ${kib(fs.statSync(out).size)}, ${files.length} files:`);
 for (const f of files) {
