@@ -28,13 +28,7 @@ export class NodeMemoryFileIO implements MemoryFileIO {
   async writeAtomic(file: string, content: string): Promise<void> {
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-    const handle = await fsp.open(temp, 'w');
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSynced(temp, content, 'w');
     try {
       await this.renameWithRetry(temp, file);
     } catch (err) {
@@ -64,6 +58,17 @@ export class NodeMemoryFileIO implements MemoryFileIO {
         await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
       }
     }
+  }
+}
+
+/** Writes (flag 'w') or appends (flag 'a') text and fsyncs it before returning. */
+export async function writeSynced(file: string, text: string, flag: 'w' | 'a'): Promise<void> {
+  const handle = await fsp.open(file, flag);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -3,7 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { NodeMemoryFileIO } from '../memory/node-file-io';
+import { NodeMemoryFileIO, writeSynced } from '../memory/node-file-io';
 import type { MemoryFileIO } from '../memory/file-io';
 
 export interface TasksIO extends MemoryFileIO {
@@ -31,13 +31,7 @@ export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
 
   async append(file: string, text: string): Promise<void> {
     await fsp.mkdir(path.dirname(file), { recursive: true });
-    const handle = await fsp.open(file, 'a');
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSynced(file, text, 'a');
   }
 }
 
