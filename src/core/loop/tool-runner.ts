@@ -3,7 +3,7 @@ import { capToolOutput, type OutputStore } from '../context/output-store';
 import type { ChatMessage, ToolCall } from '../model/types';
 import { isToolAllowedInMode, type ModeDefinition } from '../modes';
 import type { ApprovalRequest, Approver } from '../safety/approval';
-import type { Policy } from '../safety/policy';
+import { taskGrantEntries, type Policy } from '../safety/policy';
 import { loopControlText } from '../tools/loop-control';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolError, TransientToolError, type ApprovalDecision, type LoopControl, type Tool, type ToolContext, type ToolResult } from '../tools/types';
@@ -92,7 +92,7 @@ async function approve(
   }
   ctx.setPending(undefined);
   ctx.emit({ type: 'approval_resolved', runId: ctx.runId, requestId: request.id, decision });
-  if (decision.kind === 'approve' && decision.scope === 'task') ctx.allowedForTask.add(tool.name);
+  if (decision.kind === 'approve' && decision.scope === 'task') for (const entry of taskGrantEntries(tool, input)) ctx.allowedForTask.add(entry);
   return decision;
 }
 
@@ -123,6 +123,54 @@ async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown,
   }
 }
 
+/** The tool's own refusal before anything is asked (a secret path, an untrusted workspace); never throws but for abort. */
+async function precheck(ctx: ToolRunContext, tool: Tool, input: unknown, call: ToolCall): Promise<ToolResult | undefined> {
+  if (!tool.precheck) return undefined;
+  try {
+    return await raceAbort(tool.precheck(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }), ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
+    return undefined; // a failing check leaves the decision to policy and execute()
+  }
+}
+
+/** policy -> (approval) -> execute with retries. */
+async function decideAndExecute(
+  ctx: ToolRunContext,
+  tool: Tool,
+  input: unknown,
+  call: StepToolCall,
+  rest: ToolCall[],
+  reuse: ApprovalRequest | undefined,
+): Promise<{ kind: CallKind; result: ToolResult; attempts: number }> {
+  const { action, reason: why } = ctx.policy.evaluate(tool, ctx.allowedForTask, input);
+  let decision: ApprovalDecision | undefined;
+  if (action === 'ask') {
+    ctx.track?.(call.id, `waiting for approval of ${call.name}`);
+    decision = await approve(ctx, tool, input, call, rest, reuse);
+  }
+  if (action === 'deny') {
+    const content = why
+      ? `Refused: ${why} The call was not run. Do not retry it; use another approach or ask the user.`
+      : `Denied by policy: "${call.name}" (${tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.`;
+    return { kind: 'denied', result: { isError: true, content }, attempts: 0 };
+  }
+  if (decision?.kind === 'reject') {
+    return { kind: 'rejected', result: { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` }, attempts: 0 };
+  }
+  const toolCtx: ToolContext = {
+    signal: ctx.signal,
+    taskId: ctx.taskId,
+    toolCallId: call.id,
+    approval: decision,
+    onProgress: (chunk) => ctx.emit({ type: 'tool_progress', runId: ctx.runId, id: call.id, chunk }),
+  };
+  ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
+  const executed = await executeWithRetry(ctx, tool, input, toolCtx);
+  const kind: CallKind = executed.result.isError ? 'error' : tool.loopControl ? 'control' : 'ok';
+  return { kind, result: executed.result, attempts: executed.attempts };
+}
+
 /** Decides and runs one call. Never throws except RunAbortedError. */
 export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest: ToolCall[], reuse?: ApprovalRequest): Promise<CallOutcome> {
   const started = ctx.clock.now();
@@ -144,33 +192,13 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
       result = validation.result;
     } else {
       input = validation.input;
-      const { action, reason: why } = ctx.policy.evaluate(validation.tool, ctx.allowedForTask, input);
-      let decision: ApprovalDecision | undefined;
-      if (action === 'ask') {
-        ctx.track?.(call.id, `waiting for approval of ${call.name}`);
-        decision = await approve(ctx, validation.tool, input, call, rest, reuse);
-      }
-      if (action === 'deny') {
+      const refusal = await precheck(ctx, validation.tool, input, call);
+      if (refusal) {
         kind = 'denied';
-        result = why
-          ? { isError: true, content: `Refused: ${why} The call was not run. Do not retry it; use another approach or ask the user.` }
-          : { isError: true, content: `Denied by policy: "${call.name}" (${validation.tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.` };
-      } else if (decision?.kind === 'reject') {
-        kind = 'rejected';
-        result = { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` };
+        result = { ...refusal, isError: true };
       } else {
-        const toolCtx: ToolContext = {
-          signal: ctx.signal,
-          taskId: ctx.taskId,
-          toolCallId: call.id,
-          approval: decision,
-          onProgress: (chunk) => ctx.emit({ type: 'tool_progress', runId: ctx.runId, id: call.id, chunk }),
-        };
-        ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
-        const executed = await executeWithRetry(ctx, validation.tool, input, toolCtx);
-        result = executed.result;
-        attempts = executed.attempts;
-        kind = result.isError ? 'error' : validation.tool.loopControl ? 'control' : 'ok';
+        const outcome = await decideAndExecute(ctx, validation.tool, input, call, rest, reuse);
+        ({ kind, result, attempts } = outcome);
         if (validation.tool.loopControl && !result.isError) {
           loopControl = { kind: validation.tool.loopControl, text: loopControlText(call.name, input) || result.content };
         }

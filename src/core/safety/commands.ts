@@ -2,18 +2,13 @@
 // in it — chains, pipes, subshells, $(...), backticks, <(...), `bash -c '...'`, `eval`, `xargs`/`env` wrappers.
 // The model's own claim of safety is never an input here.
 import ignore from 'ignore';
-import { DEFAULT_SECRET_PATTERNS } from './paths';
+import type { CommandRules } from './command-rules';
+import { DEFAULT_SECRET_PATTERNS } from './secrets';
+
+export type { CommandCheckOptions, CommandRules } from './command-rules';
 
 export type CommandAction = 'allow' | 'ask' | 'deny';
 
-export interface CommandRules {
-  /** Prefix rules on command words; each rule word is a glob (`*`, `?`). E.g. "git status", "npm run *". */
-  allow?: string[];
-  /** Same syntax; a match denies. Built-in dangerous patterns are always denied as well. */
-  deny?: string[];
-  /** What an unparseable command gets. Default 'ask'. */
-  onParseError?: 'ask' | 'deny';
-}
 
 export interface CommandPart {
   /** Source text of the simple command. */

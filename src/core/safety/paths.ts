@@ -3,6 +3,10 @@
 import * as nodePath from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import type { WorkspaceFs } from '../workspace/types';
+import type { CommandRules } from './command-rules';
+import { DEFAULT_SECRET_PATTERNS } from './secrets';
+
+export { DEFAULT_SECRET_PATTERNS };
 
 export type PathAccess = 'read' | 'write' | 'list';
 
@@ -42,17 +46,9 @@ export interface SandboxOptions {
   /** Path flavour; defaults to the running platform. */
   platform?: 'posix' | 'win32';
   /** Command allow/deny rules for execute_command (see commands.ts). */
-  commands?: import('./commands').CommandRules;
+  commands?: CommandRules;
 }
 
-/** Files refused by default (gitignore syntax, matched against the path relative to its workspace folder). */
-export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
-  '.env', '.env.*', '!.env.example', '!.env.sample', '!.env.template', '!.env.dist',
-  '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.kdbx',
-  'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*', '!*.pub',
-  '.netrc', '_netrc', '.pgpass', '.git-credentials', '.aws/credentials', '.ssh/', '.docker/config.json',
-  'secrets.json', 'secrets.yaml', 'secrets.yml', '.secrets', 'credentials.json',
-];
 
 const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
 const WIN_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;

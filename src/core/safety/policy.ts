@@ -26,19 +26,33 @@ export class Policy {
    * What to do with a call. A tool the user allowed for this task skips the question, but an explicit
    * per-tool 'deny' always wins (the user's standing rule beats a one-off click).
    */
-  decide(tool: Pick<Tool, 'name' | 'risk' | 'policy'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): PolicyAction {
+  decide(tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): PolicyAction {
     return this.evaluate(tool, allowedForTask, input).action;
   }
 
   /** decide(), with the tool's own reason when its rule (e.g. a parsed command line) is what denied the call. */
-  evaluate(tool: Pick<Tool, 'name' | 'risk' | 'policy'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): { action: PolicyAction; reason?: string } {
+  evaluate(tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): { action: PolicyAction; reason?: string } {
     const override = this.config.byTool?.[tool.name];
     const byRisk = this.config.byRisk[tool.risk] ?? 'ask';
     if (override === 'deny') return { action: 'deny' };
-    const hint = input !== undefined ? tool.policy?.(input) : undefined;
+    const hint = input !== undefined ? tool.policy?.(input, grantsFor(tool.name, allowedForTask)) : undefined;
     if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason };
-    if (allowedForTask.has(tool.name)) return { action: 'allow' };
+    // Tools with their own grants (taskGrant) are allowed through policy() above, never wholesale by name.
+    if (!tool.taskGrant && allowedForTask.has(tool.name)) return { action: 'allow' };
     if (hint?.action === 'allow' && byRisk !== 'deny') return { action: 'allow' };
     return { action: override ?? byRisk };
   }
+}
+
+/** How a task grant is stored in the task's allowed set: the tool name, or `tool:key` for a tool's own grants. */
+export function taskGrantEntries(tool: Pick<Tool, 'name' | 'taskGrant'>, input: unknown): string[] {
+  if (!tool.taskGrant) return [tool.name];
+  return tool.taskGrant(input).map((key) => `${tool.name}:${key}`);
+}
+
+function grantsFor(toolName: string, allowed: ReadonlySet<string>): Set<string> {
+  const prefix = `${toolName}:`;
+  const out = new Set<string>();
+  for (const entry of allowed) if (entry.startsWith(prefix)) out.add(entry.slice(prefix.length));
+  return out;
 }

@@ -10,7 +10,15 @@ export type LoopControl = 'done' | 'asked' | 'converse';
 /** What the approver sees before a risky call runs. */
 export type ApprovalPreview =
   | { kind: 'edit'; path: string; original: string; proposed: string; isNewFile: boolean; /** workspace-relative, for people */ displayPath?: string }
-  | { kind: 'command'; command: string; cwd?: string }
+  | {
+      kind: 'command';
+      command: string;
+      cwd?: string;
+      /** What "Always for this task" would allow from now on (e.g. "git commit"); absent: this call only. */
+      grant?: string;
+      /** How the command will run, for the approver: contained (and how) or not. */
+      containment?: string;
+    }
   | { kind: 'generic'; summary: string };
 
 export type ApprovalDecision =
@@ -51,7 +59,19 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * the user's allow/deny lists). 'deny' always wins; 'allow' skips the question unless the user's policy denies
    * the risk class or the tool; undefined falls back to the risk-class policy.
    */
-  policy?(input: z.infer<S>): { action: PolicyAction; reason: string } | undefined;
+  policy?(input: z.infer<S>, grants?: ReadonlySet<string>): { action: PolicyAction; reason: string } | undefined;
+  /**
+   * What "Always for this task" grants for this call, as keys the tool's policy() later receives in `grants`
+   * (e.g. a command's program and subcommand). Tools without it are granted whole, by name. An empty array
+   * grants nothing beyond this call.
+   */
+  taskGrant?(input: z.infer<S>): string[];
+  /**
+   * Refusals known before anything is asked (a write to a secret path, a command in an untrusted workspace):
+   * a result here ends the call before policy and approval, so the user is never asked about a call that
+   * would be refused anyway.
+   */
+  precheck?(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult | undefined>;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -45,6 +45,20 @@ export interface RunRequest {
   /** Characters of output kept in memory (head + tail); the rest is spooled for paging when the runner can. */
   maxOutputChars?: number;
   env?: Record<string, string>;
+  /** The task the command belongs to: a contained command gets that task's own temp folder. */
+  taskId?: string;
+}
+
+/** How commands are contained on this host, for the approval card, the tool result and the rules. */
+export interface Containment {
+  /** 'none': commands run with the user's full rights (no sandbox on this platform, or it is turned off). */
+  kind: 'bubblewrap' | 'seatbelt' | 'none';
+  /** One line for people, e.g. "bubblewrap sandbox: writes only in the workspace and a task temp folder, network off". */
+  summary: string;
+  /** Network inside the sandbox. */
+  network: 'off' | 'allowlist' | 'on';
+  /** Why there is no sandbox (kind 'none'). */
+  reason?: string;
 }
 
 export interface RunResult {
@@ -61,10 +75,19 @@ export interface RunResult {
   fullOutputRef?: string;
   /** Signal that ended the process, if any. */
   signal?: string;
+  /** How the command ran: contained or not, and what the sandbox stopped (writes outside, network). */
+  containment?: { contained: boolean; summary: string; blocked?: string[] };
+  /**
+   * The command was not run because its sandbox could not be set up (never silently run unsandboxed).
+   * The output says why.
+   */
+  sandboxFailed?: boolean;
 }
 
 export interface CommandRunner {
   run(req: RunRequest): Promise<RunResult>;
+  /** How commands are contained; runners without it run uncontained. */
+  containment?(): Containment;
   /** Lines [startLine, endLine] (1-based, inclusive) of a spooled full output. */
   readOutput?(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }>;
 }
