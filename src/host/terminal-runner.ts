@@ -4,7 +4,11 @@
 // CommandRunner (the Node child-process runner).
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
-import type { CommandRunner, RunRequest, RunResult } from '../core/workspace/types';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import type { CommandRunner, Containment, RunRequest, RunResult } from '../core/workspace/types';
+import type { CommandSandbox, SandboxPlan } from './node/sandbox/command-sandbox';
+import { shellQuote as posixQuote } from './node/sandbox/profile';
 import type { Logger } from './logger';
 import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from './output-spool';
 
@@ -18,6 +22,8 @@ export interface TerminalRunnerOptions {
   terminalName?: string;
   /** Default output cap when the request has none (default 20000 chars). */
   defaultMaxOutputChars?: number;
+  /** Contains every command; the same sandbox as the fallback's, so both paths run alike. */
+  sandbox?: CommandSandbox;
   /** false: always use the fallback (setting forge.terminal.useShellIntegration). */
   enabled?: () => boolean;
   log?: Logger;
@@ -71,12 +77,40 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       this.lastRunUsedTerminal = false;
       return fallback.run(req);
     }
+    let launched: { line: string; plan: SandboxPlan; statusFile?: string } | undefined;
     try {
       this.lastRunUsedTerminal = true;
-      return await this.execute(ft, req);
+      launched = await this.launch(req);
+      const res = await this.execute(ft, req, launched?.line);
+      if (!launched || !this.options.sandbox) return res;
+      if (launched.plan.contained && launched.statusFile && !res.aborted && !res.timedOut) {
+        const status = await fsp.readFile(launched.statusFile, 'utf8').catch(() => '');
+        // Never a bare run instead: the fallback uses the same sandbox (and rescans secrets once).
+        if (!status.includes('child-pid') && fallback) return fallback.run(req);
+        if (!status.includes('child-pid')) return { exitCode: null, output: `The sandbox could not start, so the command was not run: ${res.output.slice(0, 1000)}`, timedOut: false, sandboxFailed: true };
+      }
+      const blocked = this.options.sandbox.blocked(res.output, launched.plan);
+      return { ...res, containment: { contained: launched.plan.contained, summary: launched.plan.summary, ...(blocked.length ? { blocked } : {}) } };
     } finally {
       ft.busy = false;
+      if (launched?.statusFile) void fsp.rm(launched.statusFile, { force: true }).catch(() => undefined);
     }
+  }
+
+  /** The line typed into the terminal: `<launcher> '<command>'` under the sandbox, or the command itself. */
+  private async launch(req: RunRequest): Promise<{ line: string; plan: SandboxPlan; statusFile?: string } | undefined> {
+    const sandbox = this.options.sandbox;
+    if (!sandbox || process.platform === 'win32') return undefined;
+    const plan = await sandbox.plan(req, { statusFd: 3 });
+    if (plan.argv.length === 0) return undefined;
+    const statusFile = plan.contained && plan.argv.includes('--json-status-fd') ? path.join(this.spoolDir, `status-${crypto.randomBytes(6).toString('hex')}.json`) : undefined;
+    if (statusFile) await fsp.mkdir(this.spoolDir, { recursive: true });
+    const launcher = await sandbox.launcher(plan, req.cwd, statusFile);
+    return { line: `${posixQuote(launcher)} ${posixQuote(req.command)}`, plan, statusFile };
+  }
+
+  containment(): Containment {
+    return this.options.sandbox?.containment() ?? { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
   }
 
   readOutput(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }> {
@@ -126,14 +160,14 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     });
   }
 
-  private async execute(ft: ForgeTerminal, req: RunRequest): Promise<RunResult> {
+  private async execute(ft: ForgeTerminal, req: RunRequest, launchLine?: string): Promise<RunResult> {
     const integration = ft.terminal.shellIntegration!;
     const max = req.maxOutputChars ?? this.options.defaultMaxOutputChars ?? 20_000;
     const id = `cmd-${Date.now()}-${crypto.randomBytes(4).toString('hex')}`;
     const spool = new OutputSpool(max, this.spoolDir, id);
     // Run in the requested folder without relying on where the shell currently is.
     const here = integration.cwd?.fsPath;
-    const commandLine = here === req.cwd ? req.command : `cd ${shellQuote(req.cwd)} && ${req.command}`;
+    const commandLine = launchLine ?? (here === req.cwd ? req.command : `cd ${shellQuote(req.cwd)} && ${req.command}`);
 
     let exitCode: number | undefined;
     let finished = false;

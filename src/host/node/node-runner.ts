@@ -7,7 +7,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
-import type { CommandRunner, RunRequest, RunResult } from '../../core/workspace/types';
+import type { CommandRunner, Containment, RunRequest, RunResult } from '../../core/workspace/types';
+import type { CommandSandbox, SandboxPlan } from './sandbox/command-sandbox';
+import { scrubEnv } from './sandbox/env';
 
 export interface NodeCommandRunnerOptions {
   /** Where full outputs are kept for paging. Default: <tmpdir>/forge-output. */
@@ -18,6 +20,8 @@ export interface NodeCommandRunnerOptions {
   shell?: string | boolean;
   /** Extra environment for every command. */
   env?: Record<string, string>;
+  /** Contains every command (bubblewrap / Seatbelt). Without it commands run bare, with a scrubbed environment. */
+  sandbox?: CommandSandbox;
 }
 
 const DEFAULT_MAX_OUTPUT = 16_000;
@@ -56,8 +60,27 @@ export class NodeCommandRunner implements CommandRunner {
     this.spoolDir = options.spoolDir ?? path.join(os.tmpdir(), 'forge-output');
   }
 
+  containment(): Containment {
+    return this.options.sandbox?.containment() ?? { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
+  }
+
   async run(req: RunRequest): Promise<RunResult> {
     req.signal.throwIfAborted();
+    const sandbox = this.options.sandbox;
+    if (!sandbox) return this.runPlan(req, undefined);
+    let plan = await sandbox.plan(req, { statusFd: 3 });
+    let res = await this.runPlan(req, plan);
+    // A secret file that vanished since the last scan makes bubblewrap fail: rescan once before giving up.
+    if (res.sandboxFailed && !req.signal.aborted) {
+      plan = await sandbox.plan(req, { statusFd: 3, fresh: true });
+      res = await this.runPlan(req, plan);
+    }
+    if (res.sandboxFailed) return res;
+    const blocked = sandbox.blocked(res.output, plan);
+    return { ...res, containment: { contained: plan.contained, summary: plan.summary, ...(blocked.length ? { blocked } : {}) } };
+  }
+
+  private async runPlan(req: RunRequest, plan: SandboxPlan | undefined): Promise<RunResult> {
     const max = req.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
     const buf = new HeadTailBuffer(Math.floor(max * 0.4), Math.ceil(max * 0.6));
     const ref = `cmd-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -72,14 +95,15 @@ export class NodeCommandRunner implements CommandRunner {
     }
 
     const isWin = process.platform === 'win32';
-    const child = spawn(req.command, {
-      cwd: req.cwd,
-      shell: this.options.shell ?? true,
-      detached: !isWin,
-      windowsHide: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', ...this.options.env, ...req.env },
-    });
+    const env = { ...(plan?.env ?? scrubEnv(process.env).env), ...this.options.env, ...req.env };
+    const withStatus = plan?.contained === true && plan.argv.includes('--json-status-fd');
+    const spawnOpts = { cwd: req.cwd, detached: !isWin, windowsHide: true, env, stdio: ['ignore', 'pipe', 'pipe', withStatus ? 'pipe' : 'ignore'] as ('ignore' | 'pipe')[] };
+    const child = plan && plan.argv.length > 0
+      ? spawn(plan.argv[0]!, plan.argv.slice(1), { ...spawnOpts, shell: false })
+      : spawn(req.command, { ...spawnOpts, shell: this.options.shell ?? true });
+    let status = '';
+    child.stdio[3]?.on('data', (d: Buffer) => (status += d.toString('utf8')));
+    child.stdio[3]?.on('error', () => undefined);
 
     let timedOut = false;
     let aborted = false;
@@ -138,6 +162,14 @@ export class NodeCommandRunner implements CommandRunner {
       }
     }
     if (outcome.error) buf.push(`\n[Could not start the command: ${outcome.error.message}]`);
+    // bubblewrap reports the sandboxed child on the status fd once the sandbox is set up.
+    const setupFailed = plan?.contained === true && !aborted && !timedOut &&
+      (withStatus ? !status.includes('child-pid') : outcome.code !== 0 && /^sandbox-exec:/m.test(buf.text()));
+    if (setupFailed) {
+      if (spool) await new Promise<void>((r) => spool!.end(r));
+      await fsp.rm(spoolPath, { force: true }).catch(() => undefined);
+      return { exitCode: null, output: `The sandbox could not start, so the command was not run: ${buf.text().trim().slice(0, 1000) || outcome.error?.message || 'no error message'}`, timedOut: false, sandboxFailed: true };
+    }
 
     const keep = buf.truncated && spool !== undefined;
     if (spool) await new Promise<void>((r) => spool!.end(r));

@@ -1,0 +1,222 @@
+// Contains every command the agent runs: bubblewrap on Linux, Seatbelt on macOS, probed once. Both command
+// runners (terminal and child process) ask it for a plan: the argv to run and the environment to run it with.
+// A sandbox that is expected but fails to start is reported as such, never silently replaced by a bare run.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants as fsc, promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Containment, RunRequest } from '../../../core/workspace/types';
+import { scrubEnv } from './env';
+import { bwrapArgs, seatbeltProfile, shellQuote, type BwrapFeatures, type SandboxProfile } from './profile';
+import { SecretLocator } from './secret-locations';
+
+export interface SandboxSettings {
+  /** false: the user turned the sandbox off (commands then ask unless read-only). */
+  enabled: boolean;
+  network: 'off' | 'on';
+  /** Extra host variables to pass (names, `*` suffix for a prefix); credentials are refused anyway. */
+  envAllow: readonly string[];
+}
+
+export interface CommandSandboxOptions {
+  settings: () => SandboxSettings;
+  /** Workspace folders (writable inside the sandbox). */
+  roots: () => readonly string[];
+  platform?: NodeJS.Platform;
+  home?: string;
+  /** Where task temp folders and launchers live (default: a private folder under the OS temp dir). */
+  baseDir?: string;
+  /** Explicit bubblewrap binary (default: found on PATH). */
+  bwrapPath?: string;
+  log?: { info(m: string): void; warn(m: string): void };
+}
+
+export interface SandboxPlan {
+  contained: boolean;
+  /** Program and arguments, no shell in between (the command itself runs under /bin/sh -c inside). */
+  argv: string[];
+  /** The whole environment of the spawned process. */
+  env: Record<string, string>;
+  summary: string;
+  profile?: SandboxProfile;
+  /** Workspace secrets beyond the scan limit may be unmasked. */
+  scanIncomplete?: boolean;
+}
+
+type Probe = { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures } | { kind: 'seatbelt' } | { kind: 'none'; reason: string };
+
+const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+
+export class CommandSandbox {
+  private probe: Probe | undefined;
+  private probing: Promise<Probe> | undefined;
+  private base: Promise<string> | undefined;
+  private readonly platform: NodeJS.Platform;
+  private readonly home: string;
+  private readonly locator: SecretLocator;
+  private warnedEnv = new Set<string>();
+
+  constructor(private readonly opts: CommandSandboxOptions) {
+    this.platform = opts.platform ?? process.platform;
+    this.home = opts.home ?? os.homedir();
+    this.locator = new SecretLocator(this.home);
+  }
+
+  /** Probes the platform's sandbox once; later calls return the same answer. */
+  ready(): Promise<Containment> {
+    this.probing ??= this.runProbe().then((p) => (this.probe = p));
+    return this.probing.then(() => this.containment());
+  }
+
+  /** How commands run now (before the probe finished: what the probe is expected to find). */
+  containment(): Containment {
+    const s = this.opts.settings();
+    const network = s.network;
+    if (!s.enabled) return { kind: 'none', network: 'on', summary: 'no sandbox (turned off in forge.sandbox.enabled)', reason: 'The sandbox is turned off in the setting forge.sandbox.enabled.' };
+    const p = this.probe;
+    if (!p) return { kind: this.platform === 'darwin' ? 'seatbelt' : 'bubblewrap', network, summary: 'sandbox starting' };
+    if (p.kind === 'none') return { kind: 'none', network: 'on', summary: 'no sandbox', reason: p.reason };
+    const name = p.kind === 'bubblewrap' ? 'bubblewrap sandbox' : 'Seatbelt sandbox';
+    return { kind: p.kind, network, summary: `${name}: writes only in the workspace and a task temp folder, secrets hidden, network ${network}, scrubbed environment` };
+  }
+
+  /** The argv and environment for one command. */
+  async plan(req: Pick<RunRequest, 'command' | 'cwd' | 'taskId' | 'env'>, opts: { fresh?: boolean; statusFd?: number } = {}): Promise<SandboxPlan> {
+    const s = this.opts.settings();
+    const probe = s.enabled ? (this.probe ?? (await this.ready(), this.probe!)) : undefined;
+    const tmpDir = await this.taskTmp(req.taskId);
+    const scrubbed = scrubEnv(process.env, s.envAllow, { TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, ...(req.env ?? {}) });
+    for (const name of scrubbed.refused) {
+      if (this.warnedEnv.has(name)) continue;
+      this.warnedEnv.add(name);
+      this.opts.log?.warn(`forge.sandbox.envAllowList: ${name} looks like a credential and is not passed to commands.`);
+    }
+    const env = scrubbed.env;
+    const c = this.containment();
+    if (!probe || probe.kind === 'none') {
+      const argv = this.platform === 'win32' ? [] : ['/bin/sh', '-c', req.command];
+      return { contained: false, argv, env, summary: c.reason ? `no sandbox: ${c.reason}` : 'no sandbox' };
+    }
+    const roots = await Promise.all(this.opts.roots().map((r) => fsp.realpath(r).catch(() => r)));
+    const { masked, incomplete } = await this.locator.locate(roots, opts.fresh);
+    const profile: SandboxProfile = { writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd };
+    const argv = probe.kind === 'bubblewrap'
+      ? [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), '/bin/sh', '-c', req.command]
+      : [SANDBOX_EXEC, '-p', seatbeltProfile(profile), '/bin/sh', '-c', req.command];
+    return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete };
+  }
+
+  /**
+   * A one-shot launcher script for a terminal: the visible command line stays `<launcher> '<command>'` while
+   * the script holds the long sandbox invocation. It lives outside every writable folder, so a contained
+   * command cannot rewrite the next command's launcher.
+   */
+  async launcher(plan: SandboxPlan, cwd: string, statusFile?: string): Promise<string> {
+    const dir = path.join(await this.baseDir(), 'bin');
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, `run-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`);
+    const [cmd, ...args] = plan.argv.slice(0, -1); // the command itself comes as "$1"
+    const envWords = Object.entries(plan.env).map(([k, v]) => shellQuote(`${k}=${v}`));
+    const lines = ['#!/bin/sh', `rm -f -- ${shellQuote(file)}`];
+    if (!plan.contained) lines.push(`cd -- ${shellQuote(cwd)} || exit 125`);
+    if (statusFile) lines.push(`exec 3>${shellQuote(statusFile)}`);
+    lines.push(`exec /usr/bin/env -i ${envWords.join(' ')} ${[cmd!, ...args].map(shellQuote).join(' ')} "$1"`);
+    await fsp.writeFile(file, lines.join('\n') + '\n', { mode: 0o700 });
+    return file;
+  }
+
+  /** What the sandbox most likely stopped, read from the command's output (for the model and the card). */
+  blocked(output: string, plan: SandboxPlan): string[] {
+    if (!plan.contained || !plan.profile) return [];
+    const notes = new Set<string>();
+    const lines = output.split('\n').slice(-400);
+    for (const line of lines) {
+      if (/read-only file system|EROFS/i.test(line)) {
+        const target = /(\/[^\s:'"`]+)['"`]?\)?:\s*Read-only file system/i.exec(line)?.[1] ?? /EROFS[^'"]*['"](\/[^'"]+)['"]/.exec(line)?.[1];
+        notes.add(`a write outside the workspace and the task temp folder${target ? ` (${target})` : ''}: the rest of the file system is read-only`);
+      }
+      if (plan.profile.network === 'off' && /Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo|Network is unreachable|ENETUNREACH|Name or service not known|No address associated with hostname|Failed to establish a new connection|network is unreachable/i.test(line)) {
+        notes.add('a network connection: the network is off inside the sandbox (setting forge.sandbox.network)');
+      }
+      for (const m of plan.profile.masked) {
+        if (line.includes(m.path) || (/Permission denied|EACCES|Operation not permitted/i.test(line) && line.includes(path.basename(m.path)))) {
+          notes.add(`reading ${m.path.startsWith(this.home + '/') ? '~' + m.path.slice(this.home.length) : m.path}: it holds secrets and is hidden from commands`);
+          break;
+        }
+      }
+    }
+    return [...notes].slice(0, 5);
+  }
+
+  /** Removes the private temp folders (task temp folders included). */
+  async dispose(): Promise<void> {
+    if (!this.base) return;
+    const dir = await this.base.catch(() => undefined);
+    if (dir && !this.opts.baseDir) await fsp.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  private baseDir(): Promise<string> {
+    this.base ??= this.opts.baseDir
+      ? fsp.mkdir(this.opts.baseDir, { recursive: true, mode: 0o700 }).then(() => this.opts.baseDir!)
+      : fsp.mkdtemp(path.join(os.tmpdir(), 'forge-sandbox-'));
+    return this.base;
+  }
+
+  private async taskTmp(taskId: string | undefined): Promise<string> {
+    const safe = (taskId ?? 'shared').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80) || 'shared';
+    const dir = path.join(await this.baseDir(), 'tasks', safe);
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    return fsp.realpath(dir);
+  }
+
+  private async runProbe(): Promise<Probe> {
+    if (this.platform === 'darwin') {
+      if (!executable(SANDBOX_EXEC)) return { kind: 'none', reason: 'sandbox-exec (Seatbelt) is not available on this Mac.' };
+      const r = await run(SANDBOX_EXEC, ['-p', '(version 1)(allow default)(deny network*)', '/usr/bin/true']);
+      return r.ok ? { kind: 'seatbelt' } : { kind: 'none', reason: `Seatbelt could not start a sandbox: ${r.error}` };
+    }
+    if (this.platform !== 'linux') return { kind: 'none', reason: `Forge has no command sandbox on ${this.platform === 'win32' ? 'Windows' : this.platform}.` };
+    const bwrap = this.opts.bwrapPath ?? findOnPath('bwrap');
+    if (!bwrap) return { kind: 'none', reason: 'bubblewrap is not installed (on Debian/Ubuntu: sudo apt install bubblewrap).' };
+    let lastError = '';
+    for (const features of [{ userns: true }, { userns: false }]) {
+      const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-probe-'));
+      try {
+        const profile: SandboxProfile = { writable: [tmp], tmpDir: tmp, masked: [], network: 'off', env: { PATH: '/usr/bin:/bin' }, cwd: tmp };
+        const r = await run(bwrap, [...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > probe && cat probe']);
+        if (r.ok && r.stdout.trim() === 'ok') return { kind: 'bubblewrap', bwrap, features };
+        lastError = r.error || r.stdout;
+      } finally {
+        await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+      }
+    }
+    return { kind: 'none', reason: `bubblewrap is installed but cannot create a sandbox here (${lastError.trim().slice(0, 200)}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / AppArmor).` };
+  }
+}
+
+function executable(p: string): boolean {
+  try {
+    accessSync(p, fsc.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | undefined {
+  for (const dir of [...envPath.split(path.delimiter), '/usr/bin', '/usr/local/bin', '/bin']) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    if (executable(p)) return p;
+  }
+  return undefined;
+}
+
+function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: string; error: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 5000, env: { PATH: '/usr/bin:/bin' } }, (err, stdout, stderr) => {
+      resolve({ ok: !err, stdout: String(stdout), error: err ? String(stderr || err.message) : '' });
+    });
+  });
+}

@@ -1,0 +1,89 @@
+// The sandbox profile, and how each platform's sandbox is told about it: bubblewrap arguments on Linux, a
+// Seatbelt (SBPL) profile on macOS. Pure functions of the profile, so the exact containment is unit-testable
+// on any platform.
+
+export interface MaskedPath {
+  path: string;
+  /** Folders are hidden behind an empty tmpfs; files behind an unreadable stand-in. */
+  dir: boolean;
+}
+
+export interface SandboxProfile {
+  /** Folders the command may write (the workspace folders), absolute and symlink-resolved. */
+  writable: string[];
+  /** The task's own temp folder: writable, and TMPDIR inside the sandbox. */
+  tmpDir: string;
+  /** Secret locations to hide (the user's keys and credentials, the workspace's .env and key files). */
+  masked: MaskedPath[];
+  network: 'off' | 'on';
+  /** The complete environment of the command (already scrubbed). */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface BwrapFeatures {
+  /** A user namespace can be created (unprivileged bubblewrap, or root with CAP_SETFCAP). */
+  userns: boolean;
+}
+
+/**
+ * bubblewrap arguments up to and including `--`: the whole file system read-only, the workspace folders and the
+ * task temp folder writable, secrets masked, a fresh /dev and /proc (so no other process's environment is
+ * readable), new pid/ipc/uts (and net when off) namespaces, no capabilities, a new session (no terminal
+ * injection), and the whole tree killed when bwrap dies.
+ */
+export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?: number): string[] {
+  const a: string[] = ['--new-session', '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (features.userns) a.push('--unshare-user');
+  if (p.network === 'off') a.push('--unshare-net');
+  a.push('--cap-drop', 'ALL');
+  a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  const insideWritable = (m: MaskedPath) => [...p.writable, p.tmpDir].some((w) => within(w, m.path));
+  // Masks outside the writable folders first: a writable bind below a masked folder stays reachable.
+  for (const m of p.masked.filter((m) => !insideWritable(m))) a.push(...mask(m));
+  for (const w of p.writable) a.push('--bind', w, w);
+  a.push('--bind', p.tmpDir, p.tmpDir);
+  for (const m of p.masked.filter(insideWritable)) a.push(...mask(m));
+  a.push('--clearenv');
+  for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
+  a.push('--chdir', p.cwd);
+  if (statusFd !== undefined) a.push('--json-status-fd', String(statusFd));
+  a.push('--');
+  return a;
+}
+
+function mask(m: MaskedPath): string[] {
+  // /dev/null on bubblewrap's nodev mount cannot be opened: reads and writes fail with EACCES.
+  return m.dir ? ['--tmpfs', m.path, '--remount-ro', m.path] : ['--ro-bind', '/dev/null', m.path];
+}
+
+export function within(folder: string, p: string): boolean {
+  const f = folder.endsWith('/') ? folder : folder + '/';
+  return p === folder || p.startsWith(f);
+}
+
+/** SBPL string literal. */
+function sbpl(s: string): string {
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * A Seatbelt profile for `sandbox-exec -p`: everything allowed but writes outside the workspace and the task
+ * temp folder, reads and writes of masked secrets, and (when off) the network. Later rules win in SBPL.
+ */
+export function seatbeltProfile(p: SandboxProfile): string {
+  const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
+  const writable = [...p.writable, p.tmpDir].map((w) => `(subpath ${sbpl(w)})`);
+  lines.push(`(allow file-write* ${writable.join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`);
+  if (p.masked.length > 0) {
+    const masked = p.masked.map((m) => (m.dir ? `(subpath ${sbpl(m.path)})` : `(literal ${sbpl(m.path)})`));
+    lines.push(`(deny file-read* file-write* ${masked.join(' ')})`);
+  }
+  if (p.network === 'off') lines.push('(deny network*)');
+  return lines.join('\n');
+}
+
+/** POSIX shell quoting of one word. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,109 @@
+// Where the secrets are that a contained command must not read: the user's credential folders and files under
+// $HOME, and the workspace's own .env / key files (found by a bounded walk, cached briefly).
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import ignore from 'ignore';
+import { DEFAULT_SECRET_PATTERNS, HOME_SECRET_PATHS } from '../../../core/safety/secrets';
+import type { MaskedPath } from './profile';
+
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.venv', 'venv', '__pycache__', '.cache', '.next']);
+const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
+export const SCAN_MAX_ENTRIES = 20_000;
+const SCAN_MAX_DEPTH = 12;
+const CACHE_MS = 10_000;
+
+async function existing(p: string): Promise<MaskedPath | undefined> {
+  try {
+    const real = await fsp.realpath(p);
+    const st = await fsp.stat(real);
+    return { path: real, dir: st.isDirectory() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Secret locations under the home folder that exist (symlinks resolved). */
+export async function homeSecrets(home: string): Promise<MaskedPath[]> {
+  const found = await Promise.all(HOME_SECRET_PATHS.map((rel) => existing(path.join(home, rel))));
+  return found.filter((m): m is MaskedPath => m !== undefined);
+}
+
+export interface ScanResult {
+  masked: MaskedPath[];
+  /** The walk stopped at SCAN_MAX_ENTRIES: deeper secrets may be unmasked (the command rules still ask). */
+  incomplete: boolean;
+}
+
+/** Secret files and folders inside one workspace folder (gitignore-style DEFAULT_SECRET_PATTERNS + extras). */
+export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly string[] = []): Promise<ScanResult> {
+  const secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...extraPatterns]);
+  const masked: MaskedPath[] = [];
+  let seen = 0;
+  let incomplete = false;
+  const queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
+  while (queue.length > 0) {
+    const { dir, rel, depth } = queue.shift()!;
+    let entries;
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > SCAN_MAX_ENTRIES) {
+        incomplete = true;
+        return { masked, incomplete };
+      }
+      const childRel = rel ? `${rel}/${e.name}` : e.name;
+      const abs = path.join(dir, e.name);
+      if (e.isSymbolicLink()) {
+        // A link named like a secret is masked at its target; links are never walked.
+        if (secrets.ignores(childRel)) {
+          const m = await existing(abs);
+          if (m) masked.push(m);
+        }
+        continue;
+      }
+      if (e.isDirectory()) {
+        if (secrets.ignores(childRel + '/')) masked.push({ path: abs, dir: true });
+        else if (!SKIP_DIRS.has(e.name) && depth < SCAN_MAX_DEPTH) queue.push({ dir: abs, rel: childRel, depth: depth + 1 });
+      } else if (e.isFile()) {
+        if (secrets.ignores(childRel)) masked.push({ path: abs, dir: false });
+        else if (e.name === '.npmrc' && (await hasToken(abs))) masked.push({ path: abs, dir: false });
+      }
+    }
+  }
+  return { masked, incomplete };
+}
+
+async function hasToken(file: string): Promise<boolean> {
+  try {
+    return NPMRC_TOKEN.test(await fsp.readFile(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** scanWorkspaceSecrets with a short cache per folder (a command runs every few seconds at most). */
+export class SecretLocator {
+  private readonly cache = new Map<string, { at: number; value: Promise<ScanResult> }>();
+  private home: { at: number; value: Promise<MaskedPath[]> } | undefined;
+
+  constructor(private readonly homeDir: string, private readonly extraPatterns: () => readonly string[] = () => []) {}
+
+  async locate(roots: readonly string[], fresh = false): Promise<{ masked: MaskedPath[]; incomplete: boolean }> {
+    const now = Date.now();
+    if (fresh || !this.home || now - this.home.at > CACHE_MS) this.home = { at: now, value: homeSecrets(this.homeDir) };
+    const scans = roots.map((r) => {
+      const hit = this.cache.get(r);
+      if (!fresh && hit && now - hit.at <= CACHE_MS) return hit.value;
+      const value = scanWorkspaceSecrets(r, this.extraPatterns());
+      this.cache.set(r, { at: now, value });
+      return value;
+    });
+    const [home, ...ws] = await Promise.all([this.home.value, ...scans]);
+    const byPath = new Map<string, MaskedPath>();
+    for (const m of [...home, ...ws.flatMap((s) => s.masked)]) byPath.set(m.path, m);
+    return { masked: [...byPath.values()], incomplete: ws.some((s) => s.incomplete) };
+  }
+}
