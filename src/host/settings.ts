@@ -32,6 +32,7 @@ export interface ForgeSettings {
   reflection: { enabled: boolean; budgetUsd: number };
   memoryEnabled: boolean;
   showDiffOnProposal: boolean;
+  sandbox: { enabled: boolean; network: 'off' | 'allowlist' | 'on'; allowedHosts: string[]; envAllowList: string[] };
 }
 
 const PROVIDERS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
@@ -78,6 +79,12 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     reflection: { enabled: c.get('reflection.enabled') !== false, budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0) },
     memoryEnabled: c.get('memory.enabled') !== false,
     showDiffOnProposal: c.get('showDiffOnProposal') !== false,
+    sandbox: {
+      enabled: c.get('sandbox.enabled') !== false,
+      network: oneOf(c.get('sandbox.network'), ['off', 'allowlist', 'on'], 'off'),
+      allowedHosts: strings(c.get('sandbox.allowedHosts')),
+      envAllowList: strings(c.get('sandbox.envAllowList')),
+    },
   };
 }
 

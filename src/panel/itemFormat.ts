@@ -60,7 +60,13 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
   if (!preview) return undefined;
   switch (preview.kind) {
     case 'command':
-      return { kind: 'command', command: cap(preview.command, LIMITS.preview).text, cwd: preview.cwd?.slice(0, LIMITS.path) };
+      return {
+        kind: 'command',
+        command: cap(preview.command, LIMITS.preview).text,
+        cwd: preview.cwd?.slice(0, LIMITS.path),
+        ...(preview.grant ? { grant: preview.grant.slice(0, LIMITS.path) } : {}),
+        ...(preview.containment ? { containment: preview.containment.slice(0, LIMITS.path) } : {}),
+      };
     case 'generic':
       return { kind: 'generic', summary: cap(preview.summary, LIMITS.preview).text };
     case 'edit': {

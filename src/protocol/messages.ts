@@ -49,7 +49,13 @@ export const ApprovalPreviewViewSchema = z.discriminatedUnion('kind', [
     kind: z.literal('edit'), path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(),
     added: Count, removed: Count, diff: Preview, diffTruncated: z.boolean(),
   }),
-  z.object({ kind: z.literal('command'), command: Preview, cwd: z.string().max(LIMITS.path).optional() }),
+  z.object({
+    kind: z.literal('command'), command: Preview, cwd: z.string().max(LIMITS.path).optional(),
+    /** What "Always for this task" allows from now on (e.g. "git commit"); absent: nothing beyond this call. */
+    grant: z.string().max(LIMITS.path).optional(),
+    /** Whether and how the command runs contained. */
+    containment: z.string().max(LIMITS.path).optional(),
+  }),
   z.object({ kind: z.literal('generic'), summary: Preview }),
 ]);
 export type ApprovalPreviewView = z.infer<typeof ApprovalPreviewViewSchema>;

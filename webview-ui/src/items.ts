@@ -132,6 +132,10 @@ function renderApproval(a: ItemOf<'approval'>): HTMLElement {
   } else if (p?.kind === 'command') {
     card.append(h('pre', { class: 'command' }, p.command));
     if (p.cwd) card.append(h('div', { class: 'muted' }, `in ${p.cwd}`));
+    if (p.containment) {
+      const bare = p.containment.startsWith('Runs WITHOUT');
+      card.append(h('div', { class: `containment ${bare ? 'uncontained' : 'contained'}` }, p.containment));
+    }
   } else if (p?.kind === 'generic') {
     card.append(h('div', { class: 'pre-wrap' }, p.summary));
   }
@@ -140,7 +144,7 @@ function renderApproval(a: ItemOf<'approval'>): HTMLElement {
       h('input', { class: 'reject-reason', type: 'text', placeholder: 'Reason for rejecting (optional, Enter rejects)', maxlength: '2000', 'aria-label': 'Reason for rejecting', 'data-request-id': a.requestId }),
       h('div', { class: 'actions' },
         button('Approve', { 'data-act': 'approve', 'data-request-id': a.requestId, title: 'Approve once (Ctrl+Enter)' }, 'primary'),
-        button('Always for this task', { 'data-act': 'approve_task', 'data-request-id': a.requestId, title: 'Approve this kind of call for the rest of the task (Ctrl+Shift+Enter)' }),
+        alwaysButton(a),
         button('Reject', { 'data-act': 'reject', 'data-request-id': a.requestId, title: 'Reject (Ctrl+Backspace)' })),
       h('div', { class: 'hint' }, 'Ctrl+Enter approve · Ctrl+Shift+Enter always for this task · Ctrl+Backspace reject'));
   } else {
@@ -148,6 +152,16 @@ function renderApproval(a: ItemOf<'approval'>): HTMLElement {
     card.append(h('div', { class: `approval-outcome outcome-${a.status}` }, text, a.reason ? `: ${a.reason}` : ''));
   }
   return card;
+}
+
+/** "Always for this task" says what it grants: a command's program and subcommand, or nothing beyond this call. */
+function alwaysButton(a: ItemOf<'approval'>): HTMLElement | null {
+  const p = a.preview;
+  if (p?.kind === 'command') {
+    if (!p.grant) return null;
+    return button(`Always allow ${p.grant}`, { 'data-act': 'approve_task', 'data-request-id': a.requestId, title: `Run ${p.grant} without asking for the rest of this task; other commands still ask (Ctrl+Shift+Enter)` });
+  }
+  return button('Always for this task', { 'data-act': 'approve_task', 'data-request-id': a.requestId, title: 'Approve this kind of call for the rest of the task (Ctrl+Shift+Enter)' });
 }
 
 function renderDiff(diff: string, truncated: boolean): HTMLElement {

@@ -1,6 +1,7 @@
 // The workspace tools as VS Code runs them: vscode.workspace.fs, a visible terminal (child-process fallback),
 // WorkspaceEdit edits recorded in the edit journal, VS Code's ripgrep, and one sandbox whose trust and command
 // rules follow workspace trust and the settings live (the options object is shared, so updates apply at once).
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommandRules } from '../../core/safety/commands';
@@ -13,6 +14,7 @@ import { DiffApproval } from '../diff-approval';
 import { readCurrentText, VscodeEditApplier } from '../edit-applier';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
+import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../ripgrep-search';
 import { readSettings, type ForgeSettings } from '../settings';
 import { TerminalCommandRunner } from '../terminal-runner';
@@ -45,6 +47,8 @@ export interface Toolkit extends vscode.Disposable {
   diffApproval: DiffApproval;
   runner: TerminalCommandRunner;
   sandbox: SandboxOptions;
+  /** Contains every command the agent runs (terminal and child-process paths alike). */
+  commandSandbox: CommandSandbox;
   /** Re-reads trust and command rules (workspace trust granted, settings changed). True when the tools were rebuilt. */
   refresh(settings?: ForgeSettings): boolean;
 }
@@ -81,8 +85,10 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     showDiff: () => readSettings().showDiffOnProposal,
     readCurrent: readCurrentText,
   });
+  const commandSandbox = createCommandSandbox(opts.log);
   const runner = new TerminalCommandRunner({
-    fallback: new NodeCommandRunner({ spoolDir: opts.spoolDir }),
+    fallback: new NodeCommandRunner({ spoolDir: opts.spoolDir, sandbox: commandSandbox }),
+    sandbox: commandSandbox,
     spoolDir: opts.spoolDir,
     enabled: () => readSettings().useShellIntegration,
     defaultMaxOutputChars: settings.commandOutputCapChars,
@@ -94,7 +100,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
   const applier = new JournalingApplier(new VscodeEditApplier(), opts);
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
-  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds });
+  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, home: os.homedir() });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {
@@ -123,12 +129,44 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     diffApproval,
     runner,
     sandbox,
+    commandSandbox,
     refresh,
-    dispose: () => vscode.Disposable.from(...subs).dispose(),
+    dispose: () => {
+      vscode.Disposable.from(...subs).dispose();
+      void commandSandbox.dispose();
+    },
   };
 }
 
 /** Where full command outputs are spooled for paging. */
 export function spoolDirFor(context: vscode.ExtensionContext): string {
   return path.join(context.globalStorageUri.fsPath, 'output');
+}
+
+/** The command sandbox, following the forge.sandbox.* settings live; says once, plainly, when there is none. */
+function createCommandSandbox(log: Logger): CommandSandbox {
+  const sandbox = new CommandSandbox({
+    settings: () => {
+      const s = readSettings().sandbox;
+      return { enabled: s.enabled, network: s.network === 'allowlist' ? 'off' : s.network, envAllow: s.envAllowList };
+    },
+    roots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    log,
+  });
+  void sandbox.ready().then((c) => {
+    if (c.kind !== 'none') {
+      log.info(`Commands run contained: ${c.summary}.`);
+      return;
+    }
+    const why = c.reason ?? 'no sandbox is available';
+    log.warn(`Commands run WITHOUT a sandbox: ${why}`);
+    if (!readSettings().sandbox.enabled) return; // the user's own choice: the log line is enough
+    void vscode.window.showWarningMessage(
+      `Forge: commands will run without a sandbox (${why}). Only read-only commands run automatically; Forge asks before every other command.`,
+      'Open Setting',
+    ).then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'forge.sandbox');
+    });
+  });
+  return sandbox;
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules } from '../../safety/commands';
 import type { WorkspaceSandbox } from '../../safety/paths';
-import type { CommandRunner } from '../../workspace/types';
+import type { CommandCheckOptions } from '../../safety/command-rules';
+import type { CommandRunner, Containment } from '../../workspace/types';
 import type { ApprovalPreview, Tool, ToolResult } from '../types';
 import { errorResult, formatBytes, resolveOrRefuse } from './common';
 
@@ -16,13 +17,21 @@ export const executeCommandInput = z.object({
   timeoutSeconds: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_S).optional().describe(`Kill the command after this long. Default: the user setting (${COMMAND_DEFAULT_TIMEOUT_S} unless changed).`),
 });
 
+const UNCONTAINED: Containment = { kind: 'none', network: 'on', summary: 'no sandbox' };
+
 export function createExecuteCommandTool(
   sandbox: WorkspaceSandbox,
   runner: CommandRunner,
   rules: CommandRules = DEFAULT_COMMAND_RULES,
-  opts: { defaultTimeoutSeconds?: number } = {},
+  opts: { defaultTimeoutSeconds?: number; home?: string } = {},
 ): Tool<typeof executeCommandInput> {
   const defaultTimeoutS = opts.defaultTimeoutSeconds ?? COMMAND_DEFAULT_TIMEOUT_S;
+  const containment = () => runner.containment?.() ?? UNCONTAINED;
+  // The rules know whether an OS sandbox contains the command: without one only read-only forms run unasked.
+  const check = (command: string, grants?: ReadonlySet<string>) => {
+    const options: CommandCheckOptions = { sandboxed: containment().kind !== 'none', grants, roots: sandbox.roots(), home: opts.home };
+    return checkCommand(command, rules, options);
+  };
   const resolveCwd = async (cwd: string | undefined) => {
     const r = await resolveOrRefuse(sandbox, cwd ?? '.', 'list');
     if (!r.ok) return r;
@@ -39,19 +48,36 @@ export function createExecuteCommandTool(
     input: executeCommandInput,
     risk: 'execute',
     async preview(input): Promise<ApprovalPreview> {
-      return { kind: 'command', command: input.command, cwd: input.cwd };
+      const keys = check(input.command).grantKeys ?? [];
+      const c = containment();
+      return {
+        kind: 'command',
+        command: input.command,
+        cwd: input.cwd,
+        ...(keys.length > 0 ? { grant: keys.join(', ') } : {}),
+        containment: c.kind === 'none' ? `Runs WITHOUT a sandbox, with your full rights${c.reason ? ` (${c.reason})` : ''}` : `Runs contained (${c.summary})`,
+      };
     },
     // The parsed command line decides, never the model's claim: allow-listed commands run without a question,
     // denied ones are refused before any approval is asked; everything else follows the execute policy.
-    policy(input) {
-      const verdict = checkCommand(input.command, rules);
+    policy(input, grants) {
+      const verdict = check(input.command, grants);
       if (verdict.action === 'ask') return undefined;
       const where = verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : '';
       return { action: verdict.action, reason: `${verdict.reason}${where}` };
     },
+    // "Always for this task" grants the command's programs and subcommands only (e.g. "git commit"), never
+    // every later command; a command with a hazard (secret, environment, redirection) grants nothing.
+    taskGrant(input) {
+      return check(input.command).grantKeys ?? [];
+    },
+    async precheck() {
+      if (!sandbox.trusted) return errorResult('Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.', { refused: 'untrusted' });
+      return undefined;
+    },
     async execute(input, ctx): Promise<ToolResult> {
       if (!sandbox.trusted) return errorResult('Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.', { refused: 'untrusted' });
-      const verdict = checkCommand(input.command, rules);
+      const verdict = check(input.command);
       if (verdict.action === 'deny') {
         return errorResult(`Refused: ${verdict.reason}${verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : ''} The command was not run.`, { refused: 'command-rule', verdict: { action: verdict.action, reason: verdict.reason, part: verdict.part } });
       }
@@ -66,7 +92,11 @@ export function createExecuteCommandTool(
         signal: ctx.signal,
         onOutput: ctx.onProgress,
         maxOutputChars: COMMAND_OUTPUT_CHARS,
+        taskId: ctx.taskId,
       });
+      if (res.sandboxFailed) {
+        return errorResult(`${res.output}\nThe command was NOT run. Tell the user; do not try to work around the sandbox.`, { sandboxFailed: true });
+      }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const lines: string[] = [`$ ${input.command}`];
       if (res.timedOut) lines.push(`Timed out after ${timeoutS} s; the process was killed. Use a longer timeoutSeconds or a non-watching variant of the command.`);
@@ -74,6 +104,9 @@ export function createExecuteCommandTool(
       else if (res.exitCode === null) lines.push(`Killed by signal ${res.signal ?? 'unknown'} after ${seconds} s.`);
       else lines.push(`Exit code: ${res.exitCode} (${seconds} s)`);
       lines.push(res.output.trim() ? res.output.replace(/\s+$/, '') : '(no output)');
+      const contained = res.containment ?? { contained: false, summary: containment().summary };
+      lines.push(contained.contained ? `[Ran contained: ${contained.summary}.]` : `[Ran without a sandbox.]`);
+      if (contained.blocked?.length) lines.push(`[The sandbox blocked ${contained.blocked.join('; ')}. If the task needs this, explain it to the user instead of working around it.]`);
       if (res.truncated) {
         const size = res.totalChars !== undefined ? ` (${formatBytes(res.totalChars)} in total)` : '';
         lines.push(
@@ -86,7 +119,7 @@ export function createExecuteCommandTool(
         content: lines.join('\n'),
         isError: res.timedOut || undefined,
         effects: { command: input.command },
-        data: { exitCode: res.exitCode, timedOut: res.timedOut, aborted: res.aborted ?? false, truncated: res.truncated ?? false, fullOutputRef: res.fullOutputRef, verdict: verdict.action },
+        data: { exitCode: res.exitCode, contained: contained.contained, blocked: contained.blocked ?? [], timedOut: res.timedOut, aborted: res.aborted ?? false, truncated: res.truncated ?? false, fullOutputRef: res.fullOutputRef, verdict: verdict.action },
       };
     },
   };

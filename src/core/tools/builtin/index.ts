@@ -19,6 +19,8 @@ export interface WorkspaceToolDeps {
   sandbox: SandboxOptions;
   /** execute_command's timeout when the model gives none (the user's forge.commandTimeoutSeconds). */
   commandDefaultTimeoutSeconds?: number;
+  /** The user's home folder, so command rules recognise secrets under it (~/.ssh, ~/.aws ...). */
+  home?: string;
 }
 
 export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
@@ -29,7 +31,7 @@ export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
     createApplyDiffTool(sandbox, deps.applier),
     createListFilesTool(sandbox),
     createSearchFilesTool(sandbox, deps.search),
-    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands), { defaultTimeoutSeconds: deps.commandDefaultTimeoutSeconds }),
+    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands), { defaultTimeoutSeconds: deps.commandDefaultTimeoutSeconds, home: deps.home }),
   ] as Tool[];
   const { runner } = deps;
   if (runner.readOutput) tools.push(createReadCommandOutputTool({ readOutput: runner.readOutput.bind(runner) }) as Tool);
