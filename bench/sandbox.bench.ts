@@ -1,0 +1,52 @@
+// The OS sandbox's start-up cost per command: `true` through NodeCommandRunner contained in bubblewrap vs the
+// same runner bare, on a workspace with secrets to mask (the secret scan is cached, as between a task's commands),
+// and the first (uncached) scan of a 2,000-file workspace. Also the longest event-loop block while commands run.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { NodeCommandRunner } from '../src/host/node';
+import { CommandSandbox } from '../src/host/node/sandbox/command-sandbox';
+import { scanWorkspaceSecrets } from '../src/host/node/sandbox/secret-locations';
+import { emit, figure, log, QUICK, sample, skip, withLoopMonitor } from './lib/harness';
+
+async function main(): Promise<void> {
+  if (process.platform !== 'linux') return skip('sandbox start-up per command', 'bubblewrap is Linux only');
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'forge-bench-sbx-')));
+  try {
+    const ws = path.join(dir, 'ws');
+    for (let i = 0; i < 2000; i++) {
+      const f = path.join(ws, `pkg${i % 40}`, `src${i % 7}`, `file${i}.ts`);
+      mkdirSync(path.dirname(f), { recursive: true });
+      writeFileSync(f, `export const x${i} = ${i};\n`);
+    }
+    for (const s of ['.env', 'pkg3/.env.local', 'pkg9/deploy/key.pem']) {
+      mkdirSync(path.dirname(path.join(ws, s)), { recursive: true });
+      writeFileSync(path.join(ws, s), 'SECRET=1\n');
+    }
+    const sandbox = new CommandSandbox({ settings: () => ({ enabled: true, network: 'off', envAllow: [] }), roots: () => [ws], baseDir: path.join(dir, 'sbx') });
+    const c = await sandbox.ready();
+    if (c.kind !== 'bubblewrap') return skip('sandbox start-up per command', `no bubblewrap: ${c.reason}`);
+    const contained = new NodeCommandRunner({ sandbox, spoolDir: path.join(dir, 'spool') });
+    const bare = new NodeCommandRunner({ spoolDir: path.join(dir, 'spool') });
+    const req = { command: 'true', cwd: ws, timeoutMs: 10_000, signal: new AbortController().signal, taskId: 'bench' };
+    const n = QUICK ? 20 : 100;
+    const bareMs = await sample(n, () => bare.run(req), 5);
+    let containedMs: number[] = [];
+    const { maxBlockMs } = await withLoopMonitor(async () => {
+      containedMs = await sample(n, () => contained.run(req), 5);
+    });
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const overhead = containedMs.map((x) => x - median(bareMs));
+    emit(figure({ name: 'sandbox start-up per command (contained minus bare `true`)', unit: 'ms', input: { files: 2000, maskedSecrets: 3, runs: n }, goal: { max: 30 }, budget: { max: 150 }, extra: { containedMedianMs: median(containedMs), bareMedianMs: median(bareMs), maxEventLoopBlockMs: Math.round(maxBlockMs * 10) / 10 } }, overhead));
+    const scans = await sample(QUICK ? 5 : 20, () => scanWorkspaceSecrets(ws), 1);
+    emit(figure({ name: 'sandbox workspace secret scan (uncached, 2,000 files)', unit: 'ms', input: { files: 2000 }, goal: { max: 100 }, budget: { max: 1000 } }, scans));
+    await sandbox.dispose();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  log(String(err?.stack ?? err));
+  process.exit(1);
+});
