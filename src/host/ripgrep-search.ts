@@ -1,6 +1,7 @@
 // SearchBackend on the ripgrep binary VS Code ships (no download, no extra dependency). `rg --json`,
 // honours .gitignore plus extra ignore files (.forgeignore). Without a binary, findRipgrep() is undefined
-// and the tools fall back to their own JS search.
+// and the tools fall back to their own JS search. The searching tool may pass `admit(path)`: every file with a
+// match is judged by it before any of its lines or counts are taken (the tool passes read_file's own verdict).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,10 +32,14 @@ export function findRipgrep(appRoot: string): string | undefined {
 /** Stop reading once this many matches beyond maxResults were counted (the total is then a lower bound). */
 const COUNT_HEADROOM = 2000;
 
+/** A query with an optional per-file judgement (see search-files.ts AdmittingSearchQuery). */
+export type RipgrepQuery = SearchQuery & { admit?: (absPath: string) => Promise<boolean> };
+
 export class RipgrepSearch implements SearchBackend {
   constructor(readonly rgPath: string) {}
 
-  search(q: SearchQuery): Promise<SearchResult> {
+  /** The command line for a query, with `paths` as given to rg. */
+  static args(q: SearchQuery, paths: string[] = q.paths): string[] {
     const args = [
       '--json',
       '--hidden',
@@ -42,17 +47,36 @@ export class RipgrepSearch implements SearchBackend {
       '--engine', 'auto', // JS-style lookarounds/backreferences switch to PCRE2
       '--max-columns', '1000',
       '--max-filesize', '5M',
-      '--glob', '!.git',
+      // Ignore files (.gitignore, .forgeignore) match case-insensitively, as the JS walker's do.
+      '--ignore-file-case-insensitive',
       q.caseSensitive ? '--case-sensitive' : '--ignore-case',
     ];
     if (q.contextLines > 0) args.push('--context', String(q.contextLines));
     if (q.glob) args.push('--glob', q.glob);
+    // After the caller's glob (the later glob wins in rg): .git in any letter case is never entered, even for '.*'.
+    args.push('--iglob', '!.git');
     for (const f of q.ignoreFiles ?? []) if (fs.existsSync(f)) args.push('--ignore-file', f);
-    args.push('--regexp', q.pattern, '--', ...q.paths);
+    args.push('--regexp', q.pattern, '--', ...paths);
+    return args;
+  }
+
+  search(q: RipgrepQuery): Promise<SearchResult> {
+    // rg matches an --ignore-file's anchored patterns ("src/x.txt") only against paths relative to its working
+    // directory: run it in the folder holding the (first) ignore file, its workspace folder, with the searched
+    // paths relative to it, and turn the paths it reports back into absolute ones.
+    const dir = q.ignoreFiles?.length ? path.dirname(q.ignoreFiles[0]!) : undefined;
+    const cwd = dir && fs.existsSync(dir) ? dir : undefined;
+    const inCwd = (p: string) => {
+      const r = cwd ? path.relative(cwd, p) : '';
+      return cwd && r !== '..' && !r.startsWith('..' + path.sep) && !path.isAbsolute(r);
+    };
+    const paths = q.paths.map((p) => (inCwd(p) ? path.relative(cwd!, p) || '.' : p));
+    const absolute = (p: string) => (cwd ? path.resolve(cwd, p) : p);
+    const args = RipgrepSearch.args(q, paths);
 
     return new Promise((resolve, reject) => {
       if (q.signal.aborted) return reject(q.signal.reason ?? new Error('aborted'));
-      const child = spawn(this.rgPath, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const child = spawn(this.rgPath, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, ...(cwd ? { cwd } : {}) });
       const matches: SearchMatch[] = [];
       let total = 0;
       let incomplete = false;
@@ -61,9 +85,22 @@ export class RipgrepSearch implements SearchBackend {
       // Context lines seen before the next match in the current file.
       let before: string[] = [];
       let lastMatch: SearchMatch | undefined;
+      let stopped = false;
       const onAbort = () => child.kill();
       q.signal.addEventListener('abort', onAbort, { once: true });
 
+      // With admit, a file's events wait (in order) until its verdict, asked as soon as the file begins.
+      let group: { verdict: Promise<boolean>; events: any[] } | undefined;
+      let chain: Promise<void> = Promise.resolve();
+      const flush = () => {
+        const g = group;
+        group = undefined;
+        if (!g) return;
+        chain = chain.then(async () => {
+          const ok = await g.verdict.catch(() => false);
+          if (ok) for (const ev of g.events) take(ev);
+        });
+      };
       const handle = (line: string) => {
         if (!line) return;
         let ev: any;
@@ -72,6 +109,20 @@ export class RipgrepSearch implements SearchBackend {
         } catch {
           return;
         }
+        if (!q.admit) return take(ev);
+        if (ev.type === 'begin') {
+          flush();
+          group = { verdict: q.admit(absolute(pathText(ev.data.path))), events: [ev] };
+        } else if (ev.type === 'end') {
+          group?.events.push(ev);
+          flush();
+        } else if (group && (ev.type === 'match' || ev.type === 'context')) {
+          group.events.push(ev);
+        }
+      };
+
+      const take = (ev: any) => {
+        if (stopped) return;
         if (ev.type === 'begin') {
           before = [];
           lastMatch = undefined;
@@ -84,7 +135,7 @@ export class RipgrepSearch implements SearchBackend {
         } else if (ev.type === 'match') {
           total++;
           if (matches.length < q.maxResults) {
-            const m: SearchMatch = { path: pathText(ev.data.path), line: ev.data.line_number, text: lineText(ev.data) };
+            const m: SearchMatch = { path: absolute(pathText(ev.data.path)), line: ev.data.line_number, text: lineText(ev.data) };
             if (q.contextLines > 0) m.before = before.slice(-q.contextLines);
             matches.push(m);
             lastMatch = m;
@@ -94,6 +145,7 @@ export class RipgrepSearch implements SearchBackend {
           before = [];
           if (total >= q.maxResults + COUNT_HEADROOM) {
             incomplete = true;
+            stopped = true;
             child.kill();
           }
         }
@@ -112,14 +164,17 @@ export class RipgrepSearch implements SearchBackend {
         reject(e);
       });
       child.on('close', (code) => {
-        q.signal.removeEventListener('abort', onAbort);
         handle(buffered);
-        if (q.signal.aborted) return reject(q.signal.reason ?? new Error('aborted'));
-        // rg: 0 = matches, 1 = none, 2 = error (but partial results are still valid, e.g. unreadable files)
-        if (code === 2 && matches.length === 0 && !incomplete) {
-          return reject(new Error(`ripgrep failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`));
-        }
-        resolve({ matches, totalMatches: total, ...(incomplete ? { incomplete: true } : {}) });
+        flush();
+        void chain.then(() => {
+          q.signal.removeEventListener('abort', onAbort);
+          if (q.signal.aborted) return reject(q.signal.reason ?? new Error('aborted'));
+          // rg: 0 = matches, 1 = none, 2 = error (but partial results are still valid, e.g. unreadable files)
+          if (code === 2 && matches.length === 0 && !incomplete) {
+            return reject(new Error(`ripgrep failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`));
+          }
+          resolve({ matches, totalMatches: total, ...(incomplete ? { incomplete: true } : {}) });
+        }, reject);
       });
     });
   }

@@ -10,7 +10,7 @@ export { DEFAULT_SECRET_PATTERNS };
 
 export type PathAccess = 'read' | 'write' | 'list';
 
-export type PathRefusalCode = 'invalid' | 'outside-workspace' | 'symlink-escape' | 'secret' | 'ignored' | 'untrusted' | 'no-workspace';
+export type PathRefusalCode = 'invalid' | 'outside-workspace' | 'symlink-escape' | 'secret' | 'ignored' | 'git-internal' | 'untrusted' | 'no-workspace';
 
 export interface ResolvedPath {
   ok: true;
@@ -51,6 +51,8 @@ export interface SandboxOptions {
 
 
 const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
+/** Code points HFS+ ignores in names (git's protectHFS list): '.g\u200cit' is .git there. */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 const WIN_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
 
 function refuse(code: PathRefusalCode, reason: string): PathRefusal {
@@ -97,11 +99,41 @@ export class WorkspaceSandbox {
     }
     const realRel = this.relPosix(realRoot, real);
 
-    for (const r of new Set([rel, realRel])) {
-      const verdict = await this.checkRel(realRoot === root ? root : realRoot, r, access, abs, exists);
+    // The lexical path is judged by its own folder's rules, the real one by the folder it really lives in.
+    const checks: [string, string][] = [[root, rel]];
+    if (realRel !== rel || realRoot !== root) checks.push([realRoot, realRel]);
+    for (const [r, p] of checks) {
+      const verdict = await this.checkRel(r, p, access, abs, exists);
       if (verdict) return verdict;
     }
     return { ok: true, abs, root, rel, real, exists };
+  }
+
+  /**
+   * The same location addressed through its real path: for a start reached through a symbolic link (inside the
+   * workspace), the folder and relative path where it really lives, so walkers apply that folder's rules.
+   */
+  async canonical(r: ResolvedPath): Promise<ResolvedPath> {
+    if (r.real === r.abs) return r;
+    const roots = this.roots();
+    const realRoots = await this.getRealRoots(roots);
+    const i = realRoots.findIndex((rr) => this.contains(rr, r.real));
+    if (i < 0) return r;
+    const root = roots[i]!;
+    const rel = this.relPosix(realRoots[i]!, r.real);
+    const abs = rel ? this.path.join(root, ...rel.split('/')) : root;
+    return { ...r, abs, root, rel };
+  }
+
+  /** Whether a '/'-separated relative path goes into a .git folder (any letter case; the folder itself too). */
+  isGitPath(rel: string): boolean {
+    return rel.split('/').some((c) => this.isGitName(c));
+  }
+
+  /** '.git' in any letter case (case-insensitive file systems), with HFS-ignored characters, or its 8.3 name. */
+  isGitName(name: string): boolean {
+    const n = name.replace(HFS_IGNORED, '').toLowerCase();
+    return n === '.git' || (this.path === nodePath.win32 && /^git~\d+$/.test(n));
   }
 
   /**
@@ -194,22 +226,28 @@ export class WorkspaceSandbox {
 
   private async checkRel(root: string, rel: string, access: PathAccess, abs: string, exists: boolean): Promise<PathRefusal | undefined> {
     if (!rel) return undefined;
-    const hidden = await this.isHidden(root, rel, false);
-    if (hidden === 'secret') {
+    if (this.isGitPath(rel)) {
+      return refuse(
+        'git-internal',
+        `'${rel}' is inside .git (git's own data); Forge does not read, list or write it. Use git commands instead (git status, git log, git show, git config --get, git diff).`,
+      );
+    }
+    // One .forgeignore lookup for the whole path (it is mtime-checked on every call).
+    const hidden = this.hiddenMatcher(await this.forgeIgnore(root));
+    // A folder being listed is judged as a folder too ("build/" excludes listing build).
+    const self = hidden(rel, false) ?? (access === 'list' ? hidden(rel, true) : undefined);
+    if (self === 'secret') {
       return refuse('secret', `'${rel}' looks like a secret (keys, credentials, .env). Forge does not read or write secrets; ask the user if you need a value from it.`);
     }
-    if (hidden === 'ignored') return refuse('ignored', `'${rel}' is excluded by .forgeignore; work with other files or ask the user.`);
+    if (self === 'ignored') return refuse('ignored', `'${rel}' is excluded by .forgeignore; work with other files or ask the user.`);
     // Parent directories can be ignored too ("build/" excludes build/x.js).
     const parts = rel.split('/');
     for (let i = 1; i < parts.length; i++) {
-      const dirHidden = await this.isHidden(root, parts.slice(0, i).join('/'), true);
+      const dirHidden = hidden(parts.slice(0, i).join('/'), true);
       if (dirHidden === 'secret') return refuse('secret', `'${rel}' is inside a secrets folder; Forge does not touch it.`);
       if (dirHidden === 'ignored') return refuse('ignored', `'${rel}' is inside a folder excluded by .forgeignore.`);
     }
-    if (access === 'write' && (parts[0] === '.git' || parts.includes('.git'))) {
-      return refuse('secret', `'${rel}' is inside .git; Forge never writes git internals directly. Use git commands instead.`);
-    }
-    if (!this.options.allowSecrets && this.path.basename(rel) === '.npmrc' && exists) {
+    if (!this.options.allowSecrets && this.isNpmrc(rel) && exists) {
       try {
         const text = new TextDecoder().decode(await this.fs.readFile(abs));
         if (NPMRC_TOKEN.test(text)) return refuse('secret', `'${rel}' contains registry credentials; Forge does not read or write it.`);
@@ -218,6 +256,11 @@ export class WorkspaceSandbox {
       }
     }
     return undefined;
+  }
+
+  /** Whether the path names an .npmrc (judged by content: only one holding a token is a secret). */
+  isNpmrc(rel: string): boolean {
+    return this.path.basename(rel).toLowerCase() === '.npmrc';
   }
 
   private async forgeIgnore(root: string): Promise<Ignore | undefined> {

@@ -55,14 +55,15 @@ describe('safety/paths: WorkspaceSandbox.resolve', () => {
     assert.ok((await allow.resolve('.env', 'read')).ok);
   });
 
-  it('refuses .forgeignore matches and .git writes, and all writes when untrusted', async () => {
+  it('refuses .forgeignore matches and .git (read, write, list), and all writes when untrusted', async () => {
     const a = await sb().resolve('private/notes.md', 'read');
     assert.ok(!a.ok && a.code === 'ignored');
     const b = await sb().resolve('x.log', 'write');
     assert.ok(!b.ok && b.code === 'ignored');
-    const g = await sb().resolve('.git/config', 'write');
-    assert.ok(!g.ok && g.code === 'secret');
-    assert.ok((await sb().resolve('.git/config', 'read')).ok);
+    for (const access of ['read', 'write', 'list'] as const) {
+      const g = await sb().resolve(access === 'list' ? '.git' : '.git/config', access);
+      assert.ok(!g.ok && g.code === 'git-internal', access);
+    }
     const u = await sb(mem(), false).resolve('src/a.ts', 'write');
     assert.ok(!u.ok && u.code === 'untrusted');
     assert.ok((await sb(mem(), false).resolve('src/a.ts', 'read')).ok);

@@ -3,7 +3,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import { applyDiff } from '../apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
-import { decodeText, errorResult, isBinary, resolveOrRefuse } from './common';
+import { checkEditTarget, decodeText, errorResult } from './common';
 import { acceptedContent, lineChangeCounts } from './write-file';
 
 export const applyDiffInput = z.object({
@@ -21,17 +21,20 @@ export const applyDiffInput = z.object({
 
 type Input = z.infer<typeof applyDiffInput>;
 
+const DIFF_TARGET = {
+  mustExist: true,
+  messages: {
+    missing: (shown: string) => `File not found: ${shown}. apply_diff edits existing files; use write_file to create one.`,
+    dir: (shown: string) => `${shown} is a directory.`,
+    binary: (shown: string) => `${shown} is a binary file; apply_diff only edits text.`,
+  },
+};
+
 async function compute(sandbox: WorkspaceSandbox, input: Input, ctx: ToolContext) {
-  const r = await resolveOrRefuse(sandbox, input.path, 'write');
-  if (!r.ok) return { error: r.result };
-  const { abs } = r.path;
-  const shown = sandbox.display(abs);
-  const st = await sandbox.fs.stat(abs);
-  if (!st) return { error: errorResult(`File not found: ${shown}. apply_diff edits existing files; use write_file to create one.`) };
-  if (st.type === 'dir') return { error: errorResult(`${shown} is a directory.`) };
-  const bytes = await sandbox.fs.readFile(abs, ctx.signal);
-  if (isBinary(bytes)) return { error: errorResult(`${shown} is a binary file; apply_diff only edits text.`) };
-  const original = decodeText(bytes);
+  const t = await checkEditTarget(sandbox, input.path, ctx.signal, DIFF_TARGET, 'whole');
+  if (!t.ok) return { error: t.result };
+  const { abs, shown } = t;
+  const original = decodeText(t.bytes ?? new Uint8Array());
   const result = await applyDiff(original, input.blocks, { signal: ctx.signal });
   return { abs, shown, original, result };
 }
@@ -45,6 +48,11 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       'Either every block applies or the file is left untouched and you get a report with the closest match.',
     input: applyDiffInput,
     risk: 'write',
+    /** Path refusals, a missing, folder or binary target: before anyone is asked, without computing the diff. */
+    async precheck(input, ctx) {
+      const t = await checkEditTarget(sandbox, input.path, ctx.signal, DIFF_TARGET, 'head');
+      return t.ok ? undefined : t.result;
+    },
     async preview(input, ctx): Promise<ApprovalPreview> {
       const c = await compute(sandbox, input, ctx);
       if ('error' in c) return { kind: 'generic', summary: c.error!.content };

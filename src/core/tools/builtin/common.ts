@@ -8,9 +8,12 @@ export function errorResult(content: string, data?: unknown): ToolResult {
   return { content, isError: true, data };
 }
 
+/** Bytes isBinary looks at. */
+export const BINARY_SAMPLE = 64 * 1024;
+
 /** Binary when a NUL byte appears early or too much of the sample is not valid UTF-8. */
 export function isBinary(bytes: Uint8Array): boolean {
-  const sample = bytes.subarray(0, 64 * 1024);
+  const sample = bytes.subarray(0, BINARY_SAMPLE);
   if (sample.indexOf(0) >= 0) return true;
   if (sample.length === 0) return false;
   // Cut a possibly split multi-byte character at the end before judging.
@@ -45,6 +48,31 @@ export function formatBytes(n: number): string {
 }
 
 export type Resolved = { ok: true; path: ResolvedPath } | { ok: false; result: ToolResult };
+
+/**
+ * Refusals of an edit target that need no diff: path rules for 'write' (secrets, .forgeignore, .git, outside the
+ * workspace, untrusted), a folder, a binary file, and (when `mustExist`) a missing file. write_file and apply_diff
+ * run it from precheck (before anyone is asked; 'head' reads only the first 64 KB) and again in execute ('whole',
+ * returning the bytes), where the file may have changed meanwhile.
+ */
+export async function checkEditTarget(
+  sandbox: WorkspaceSandbox,
+  input: string,
+  signal: AbortSignal,
+  opts: { mustExist: boolean; messages: { missing: (shown: string) => string; dir: (shown: string) => string; binary: (shown: string) => string } },
+  read: 'head' | 'whole',
+): Promise<{ ok: true; abs: string; shown: string; exists: boolean; bytes?: Uint8Array } | { ok: false; result: ToolResult }> {
+  const r = await resolveOrRefuse(sandbox, input, 'write');
+  if (!r.ok) return r;
+  const { abs } = r.path;
+  const shown = sandbox.display(abs);
+  const st = await sandbox.fs.stat(abs);
+  if (!st) return opts.mustExist ? { ok: false, result: errorResult(opts.messages.missing(shown)) } : { ok: true, abs, shown, exists: false };
+  if (st.type === 'dir') return { ok: false, result: errorResult(opts.messages.dir(shown)) };
+  const bytes = read === 'head' && sandbox.fs.readFileHead ? (await sandbox.fs.readFileHead(abs, BINARY_SAMPLE, signal)).data : await sandbox.fs.readFile(abs, signal);
+  if (isBinary(bytes)) return { ok: false, result: errorResult(opts.messages.binary(shown)) };
+  return { ok: true, abs, shown, exists: true, ...(read === 'whole' ? { bytes } : {}) };
+}
 
 export async function resolveOrRefuse(sandbox: WorkspaceSandbox, input: string, access: 'read' | 'write' | 'list'): Promise<Resolved> {
   const r: PathResolution = await sandbox.resolve(input, access);

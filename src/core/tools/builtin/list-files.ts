@@ -18,15 +18,17 @@ export function createListFilesTool(sandbox: WorkspaceSandbox): Tool<typeof list
   return {
     name: 'list_files',
     description:
-      'List files and folders (folders end with "/"). Honours .gitignore and .forgeignore and skips node_modules ' +
-      'and .git. Use recursive=true for a tree; output is capped and says how much was left out.',
+      'List files and folders (folders end with "/"). Honours .gitignore and .forgeignore and skips node_modules, ' +
+      '.git and secret files (.env, keys), which Forge cannot read. Use recursive=true for a tree; output is capped ' +
+      'and says how much was left out.',
     input: listFilesInput,
     risk: 'read',
     async execute(input, ctx) {
       const r = await resolveOrRefuse(sandbox, input.path ?? '.', 'list');
       if (!r.ok) return r.result;
-      const start = r.path;
-      const shown = sandbox.display(start.abs);
+      const shown = sandbox.display(r.path.abs);
+      // Entries are relative to where the folder really lives (a linked folder is walked at its target).
+      const start = await sandbox.canonical(r.path);
       const st = await sandbox.fs.stat(start.abs);
       if (!st) return errorResult(`Folder not found: ${shown}.`);
       if (st.type !== 'dir') return errorResult(`${shown} is a file, not a folder. Use read_file to read it.`);
@@ -35,7 +37,7 @@ export function createListFilesTool(sandbox: WorkspaceSandbox): Tool<typeof list
       let omitted = 0;
       let countCapped = false;
       const prefix = start.rel ? start.rel.length + 1 : 0;
-      for await (const e of walk(sandbox, start, { recursive: input.recursive ?? false, signal: ctx.signal, hideSecrets: false })) {
+      for await (const e of walk(sandbox, start, { recursive: input.recursive ?? false, signal: ctx.signal })) {
         if (entries.length < max) entries.push(e.rel.slice(prefix) + (e.type === 'dir' ? '/' : ''));
         else if (++omitted >= COUNT_LIMIT) {
           countCapped = true;

@@ -1,7 +1,8 @@
+import * as nodePath from 'node:path';
 import ignore from 'ignore';
 import * as z from 'zod';
 import type { ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
-import type { SearchBackend, SearchMatch, SearchResult, WorkspaceFs } from '../../workspace/types';
+import type { SearchBackend, SearchMatch, SearchQuery, SearchResult, WorkspaceFs } from '../../workspace/types';
 import type { Tool } from '../types';
 import { decodeText, errorResult, resolveOrRefuse } from './common';
 import { walk } from './walk';
@@ -27,13 +28,38 @@ export const searchFilesInput = z.object({
 
 type Input = z.infer<typeof searchFilesInput>;
 
+/**
+ * A query a backend may narrow per file: `admit(absPath)` is asked once per file with a match, before any of that
+ * file's matches, context lines or counts are taken. The tool filters what comes back as well, so a backend that
+ * ignores it still returns no refused text (but its total may then count matches in refused files).
+ */
+export interface AdmittingSearchQuery extends SearchQuery {
+  admit?: (absPath: string) => Promise<boolean>;
+}
+
+/**
+ * The read_file judgement (WorkspaceSandbox.resolve(path, 'read')) for every file whose text a search would
+ * return, once per file per search.
+ */
+export function readableFilter(sandbox: WorkspaceSandbox): (abs: string) => Promise<boolean> {
+  const verdicts = new Map<string, Promise<boolean>>();
+  return (abs) => {
+    let v = verdicts.get(abs);
+    if (!v) {
+      v = sandbox.resolve(abs, 'read').then((r) => r.ok, () => false);
+      verdicts.set(abs, v);
+    }
+    return v;
+  };
+}
+
 export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: SearchBackend): Tool<typeof searchFilesInput> {
   return {
     name: 'search_files',
     description:
       'Search file contents with a regular expression. Results are "path:line: text" with context lines as ' +
       '"path-line- text". Honours .gitignore/.forgeignore, skips binaries, node_modules and secrets. Capped; ' +
-      'the header gives the total number of matches.',
+      'the header gives the total number of matches. Files read_file refuses (secrets, .forgeignore, .git) are never searched.',
     input: searchFilesInput,
     risk: 'read',
     async execute(input, ctx) {
@@ -49,28 +75,40 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
       }
       const r = await resolveOrRefuse(sandbox, input.path ?? '.', 'read');
       if (!r.ok) return r.result;
-      const start = r.path;
-      const st = await sandbox.fs.stat(start.abs);
-      if (!st) return errorResult(`Not found: ${sandbox.display(start.abs)}.`);
+      const st = await sandbox.fs.stat(r.path.abs);
+      if (!st) return errorResult(`Not found: ${sandbox.display(r.path.abs)}.`);
+      if (st.type === 'dir') {
+        // A folder is judged as a folder too (an ignored "build/" is refused, not searched to nothing).
+        const asDir = await resolveOrRefuse(sandbox, input.path ?? '.', 'list');
+        if (!asDir.ok) return asDir.result;
+      }
+      // A linked folder is searched where it really lives, under that folder's rules.
+      const start = await sandbox.canonical(r.path);
       const max = input.maxResults ?? SEARCH_DEFAULT_MAX;
       const context = input.contextLines ?? 1;
+      const admit = readableFilter(sandbox);
       let result: SearchResult;
       if (backend) {
-        const raw = await backend.search({
+        const p = start.root.includes('\\') ? nodePath.win32 : nodePath.posix;
+        const query: AdmittingSearchQuery = {
           pattern: input.pattern,
           caseSensitive: input.caseSensitive ?? false,
           paths: [start.abs],
           glob: input.glob,
-          ignoreFiles: await sandbox.ignoreFiles(),
+          // Only the searched folder's own ignore file: another folder's rules would apply to the wrong tree.
+          ignoreFiles: (await sandbox.ignoreFiles()).filter((f) => p.dirname(f) === start.root),
           contextLines: context,
           maxResults: max,
           signal: ctx.signal,
-        });
+          admit,
+        };
+        const raw = await backend.search(query);
+        // Whatever the backend did, no text from a file read_file refuses leaves here.
         const kept: SearchMatch[] = [];
-        for (const m of raw.matches) if ((await sandbox.resolve(m.path, 'read')).ok) kept.push(m);
+        for (const m of raw.matches) if (await admit(m.path)) kept.push(m);
         result = { ...raw, matches: kept, totalMatches: raw.totalMatches - (raw.matches.length - kept.length) };
       } else {
-        result = await jsSearch(sandbox, start, st.type === 'file', regex, input, max, context, ctx.signal);
+        result = await jsSearch(sandbox, start, st.type === 'file', regex, input, max, context, ctx.signal, admit);
       }
       return { content: format(sandbox, result, max, input), data: { totalMatches: result.totalMatches, returned: result.matches.length, totalIsLowerBound: !!result.incomplete } };
     },
@@ -113,7 +151,17 @@ async function readSmallFile(fs: WorkspaceFs, abs: string, signal: AbortSignal):
   return fs.readFile(abs, signal);
 }
 
-async function jsSearch(sandbox: WorkspaceSandbox, start: ResolvedPath, single: boolean, regex: RegExp, input: Input, max: number, context: number, signal: AbortSignal): Promise<SearchResult> {
+async function jsSearch(
+  sandbox: WorkspaceSandbox,
+  start: ResolvedPath,
+  single: boolean,
+  regex: RegExp,
+  input: Input,
+  max: number,
+  context: number,
+  signal: AbortSignal,
+  admit: (abs: string) => Promise<boolean>,
+): Promise<SearchResult> {
   const globFilter = input.glob ? ignore({ allowRelativePaths: true }).add(input.glob) : undefined;
   const prefix = start.rel ? start.rel.length + 1 : 0;
   const prefilter = wholeTextFilter(regex);
@@ -135,6 +183,8 @@ async function jsSearch(sandbox: WorkspaceSandbox, start: ResolvedPath, single: 
       if (!regex.test(lines[i]!)) continue;
       if (++count <= max) matches.push({ path: abs, line: i + 1, text: lines[i]!, before: lines.slice(Math.max(0, i - context), i), after: lines.slice(i + 1, i + 1 + context) });
     }
+    // The walk already left out what it can judge by name; a file with matches also gets read_file's own verdict.
+    if (count > 0 && !(await admit(abs))) return none;
     return { rel, matches, count };
   };
 
@@ -157,7 +207,7 @@ async function jsSearch(sandbox: WorkspaceSandbox, start: ResolvedPath, single: 
   try {
     if (single) enqueue(start.abs, start.rel);
     else {
-      for await (const f of walk(sandbox, start, { recursive: true, signal, hideSecrets: true })) {
+      for await (const f of walk(sandbox, start, { recursive: true, signal })) {
         if (f.type === 'dir') continue;
         if (globFilter && !globFilter.ignores(f.rel.slice(prefix))) continue;
         if (stopped) {

@@ -1,4 +1,6 @@
 // Breadth-first workspace walker honouring nested .gitignore files, .forgeignore, secrets and default skips.
+// What it yields is what read_file would open: never .git (any letter case), secrets, .forgeignore'd paths,
+// an .npmrc holding a token, or a link leaving the workspace.
 // Speed: entry types come from the directory listing (no stat per entry), .gitignore is found in the listing,
 // ignore rules are compiled once per file, and up to DIR_CONCURRENCY directories are read ahead while the
 // output stays in the same deterministic order as a serial walk.
@@ -8,7 +10,8 @@ import { type ResolvedPath, type WorkspaceSandbox } from '../../safety/paths';
 import type { DirEntry } from '../../workspace/types';
 import { decodeText } from './common';
 
-export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn', '.DS_Store']);
+/** Folders never walked (compared in lower case: on macOS and Windows 'Node_Modules' is node_modules). */
+export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 /** Directory listings in flight ahead of the consumer. */
 export const DIR_CONCURRENCY = 16;
@@ -23,8 +26,6 @@ export interface WalkEntry {
 export interface WalkOptions {
   recursive: boolean;
   signal?: AbortSignal;
-  /** Leave out files the sandbox calls secrets (search never reads them). */
-  hideSecrets: boolean;
   /** Ignore .gitignore rules. */
   noGitignore?: boolean;
 }
@@ -73,8 +74,13 @@ function ignoredByGit(levels: Level[], rel: string, isDir: boolean): boolean {
   return ignored;
 }
 
-export async function* walk(sandbox: WorkspaceSandbox, start: ResolvedPath, opts: WalkOptions): AsyncGenerator<WalkEntry> {
+/**
+ * Walks from a resolved folder. A start reached through a symbolic link is walked where it really lives (see
+ * WorkspaceSandbox.canonical), so that folder's .forgeignore rules apply; callers slice `rel` against the same.
+ */
+export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, opts: WalkOptions): AsyncGenerator<WalkEntry> {
   const fs = sandbox.fs;
+  const start = await sandbox.canonical(resolved);
   const p = start.root.includes('\\') ? nodePath.win32 : nodePath.posix;
   const signal = opts.signal;
   const hidden = await hiddenMatcher(sandbox, start.root);
@@ -109,6 +115,8 @@ export async function* walk(sandbox: WorkspaceSandbox, start: ResolvedPath, opts
     if (!r.ok) return false;
     return (await fs.stat(abs).catch(() => undefined))?.type === 'file';
   };
+  /** An .npmrc is a secret by content (a token), which the name matcher cannot see. */
+  const readable = async (abs: string): Promise<boolean> => (await sandbox.resolve(abs, 'read')).ok;
 
   const processDir = async (dir: DirTask): Promise<DirResult> => {
     let listing: DirEntry[];
@@ -126,17 +134,19 @@ export async function* walk(sandbox: WorkspaceSandbox, start: ResolvedPath, opts
       let type = e.type;
       if (type !== 'file' && type !== 'dir' && type !== 'symlink') continue;
       const isDir = type === 'dir';
-      if (isDir && DEFAULT_SKIP_DIRS.has(e.name)) continue;
+      // .git in any letter case and of any type (a worktree's .git file, a link named .git) is never shown.
+      if (sandbox.isGitName(e.name) || (isDir && DEFAULT_SKIP_DIRS.has(e.name.toLowerCase()))) continue;
       const rel = dir.rel ? `${dir.rel}/${e.name}` : e.name;
       // Filters first (cheap, in memory); a symlink is judged as a file, the only thing it may become.
-      const h = hidden(rel, isDir);
-      if (h === 'ignored' || (h === 'secret' && opts.hideSecrets)) continue;
+      if (hidden(rel, isDir)) continue;
       if (levels.length && ignoredByGit(levels, rel, isDir)) continue;
       const abs = p.join(dir.abs, e.name);
       if (type === 'symlink') {
         // Never descend into linked folders; follow file links only inside the workspace.
         if (!(await linkedFile(abs).catch(() => false))) continue;
         type = 'file';
+      } else if (type === 'file' && sandbox.isNpmrc(rel) && !(await readable(abs).catch(() => false))) {
+        continue;
       }
       entries.push({ abs, rel, type });
       if (isDir && opts.recursive) subdirs.push({ abs, rel, levels });

@@ -4,7 +4,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
-import { decodeText, dominantEol, errorResult, isBinary, resolveOrRefuse } from './common';
+import { checkEditTarget, decodeText, dominantEol } from './common';
 
 export const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root. Parent folders are created.'),
@@ -34,17 +34,26 @@ interface Current {
   exists: boolean;
 }
 
+const WRITE_TARGET = {
+  mustExist: false,
+  messages: {
+    missing: (shown: string) => `File not found: ${shown}.`,
+    dir: (shown: string) => `${shown} is a directory; give a file path.`,
+    binary: (shown: string) => `${shown} is a binary file; Forge only edits text files.`,
+  },
+};
+
+/** Refusals known without the new content (precheck runs this before the user is asked). */
+async function refusal(sandbox: WorkspaceSandbox, path: string, ctx: ToolContext): Promise<ToolResult | undefined> {
+  const t = await checkEditTarget(sandbox, path, ctx.signal, WRITE_TARGET, 'head');
+  return t.ok ? undefined : t.result;
+}
+
 async function loadCurrent(sandbox: WorkspaceSandbox, path: string, ctx: ToolContext): Promise<Current | ToolResult> {
-  const r = await resolveOrRefuse(sandbox, path, 'write');
-  if (!r.ok) return r.result;
-  const { abs } = r.path;
-  const shown = sandbox.display(abs);
-  const st = await sandbox.fs.stat(abs);
-  if (st?.type === 'dir') return errorResult(`${shown} is a directory; give a file path.`);
-  if (!st) return { abs, shown, original: '', exists: false };
-  const bytes = await sandbox.fs.readFile(abs, ctx.signal);
-  if (isBinary(bytes)) return errorResult(`${shown} is a binary file; Forge only edits text files.`);
-  return { abs, shown, original: decodeText(bytes), exists: true };
+  const t = await checkEditTarget(sandbox, path, ctx.signal, WRITE_TARGET, 'whole');
+  if (!t.ok) return t.result;
+  const { abs, shown } = t;
+  return { abs, shown, original: t.bytes ? decodeText(t.bytes) : '', exists: t.exists };
 }
 
 /** Keep a CRLF file CRLF when the model wrote plain LF content. */
@@ -61,6 +70,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       'Always pass the complete content. The user reviews the change as a diff and may edit it before accepting.',
     input: writeFileInput,
     risk: 'write',
+    precheck: (input, ctx) => refusal(sandbox, input.path, ctx),
     async preview(input, ctx): Promise<ApprovalPreview> {
       const cur = await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return { kind: 'generic', summary: cur.content };
