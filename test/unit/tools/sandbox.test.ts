@@ -1,4 +1,4 @@
-// The OS sandbox for commands, for real: bubblewrap on this Linux machine (scripts/ensure-sandbox.mjs installs
+// The OS sandbox for commands, for real: bubblewrap on this Linux machine (scripts/ensure-tools.mjs installs
 // it). Hostile commands run through the same NodeCommandRunner the extension uses and must not write outside
 // the workspace, read a secret, reach the network, see an API key, or leave a process behind.
 import { strict as assert } from 'node:assert';
@@ -103,7 +103,7 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     settings = { enabled: true, network: 'off', envAllow: [] };
     sandbox = new CommandSandbox({ settings: () => settings, roots: () => [ws], home, baseDir: path.join(dir, 'sbx') });
     const c = await sandbox.ready();
-    assert.equal(c.kind, 'bubblewrap', `bubblewrap must be installed for these tests (node scripts/ensure-sandbox.mjs): ${c.reason ?? ''}`);
+    assert.equal(c.kind, 'bubblewrap', `bubblewrap must be installed for these tests (node scripts/ensure-tools.mjs): ${c.reason ?? ''}`);
     runner = new NodeCommandRunner({ spoolDir: path.join(dir, 'spool'), killGraceMs: 300, sandbox });
   });
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
