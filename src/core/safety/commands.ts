@@ -1,25 +1,17 @@
 // Command rules: parse the command line with a real shell parser (mvdan/sh) and judge EVERY simple command
-// in it — chains, pipes, subshells, $(...), backticks, <(...), `bash -c '...'`, `eval`, `xargs`/`env` wrappers.
+// in it — chains, pipes, subshells, $(...), backticks, <(...), `bash -c '...'`, `eval`, wrappers (nice, env,
+// xargs ...), find -exec. Three outcomes per command: a danger (deny), a hazard (ask, never covered by
+// "Always for this task"), or not on the allow list (ask, grantable by program + subcommand).
 // The model's own claim of safety is never an input here.
-import ignore from 'ignore';
-import type { CommandRules } from './command-rules';
-import { DEFAULT_SECRET_PATTERNS } from './secrets';
+import { assignHazard, broadFolder, normalize, SECRET_PARAM, secretReach, underHome, type PathContext } from './command-hazards';
+import { parseErrorText, parseScript, type CommandPart } from './command-parse';
+import { builtinForms, grantKey, judgeBuiltin, NOT_LISTED, unwrap, type ProgramClass, type Word } from './command-programs';
+import type { CommandCheckOptions, CommandRules } from './command-rules';
 
 export type { CommandCheckOptions, CommandRules } from './command-rules';
+export type { CommandPart } from './command-parse';
 
 export type CommandAction = 'allow' | 'ask' | 'deny';
-
-
-export interface CommandPart {
-  /** Source text of the simple command. */
-  text: string;
-  /** Literal words (undefined for words with expansions resolved only at run time). */
-  words: (string | undefined)[];
-  /** Output redirection targets ('>', '>>', '&>' ...), literal or undefined. */
-  writes: (string | undefined)[];
-  /** The command reads a pipe from the previous command. */
-  pipedInto: boolean;
-}
 
 export interface CommandVerdict {
   action: CommandAction;
@@ -28,8 +20,14 @@ export interface CommandVerdict {
   /** The simple command that decided the verdict (deny/ask), if any. */
   part?: string;
   parts: CommandPart[];
+  /**
+   * For 'ask': the program (+ subcommand) keys that "Always for this task" may grant, e.g. ["git commit", "make"].
+   * Empty when any part asks for a hazard or the command could not be parsed: then only this call can be approved.
+   */
+  grantKeys?: string[];
 }
 
+/** The built-in allow list in words (the forms judged option by option in command-programs.ts); user rules add prefix rules. */
 export const DEFAULT_COMMAND_RULES: Required<Pick<CommandRules, 'allow' | 'deny'>> = {
   allow: [
     'git status', 'git diff', 'git log', 'git show', 'git branch', 'git rev-parse', 'git ls-files', 'git blame',
@@ -40,56 +38,12 @@ export const DEFAULT_COMMAND_RULES: Required<Pick<CommandRules, 'allow' | 'deny'
   deny: ['git push --force*', 'git push -f', 'git clean -*f*', 'git reset --hard*', 'npm publish', 'chmod -R 777 *'],
 };
 
-// mvdan-sh is a GopherJS build: sync, complete bash AST. It sets Error.stackTraceLimit = Infinity and
-// global.require on load, so restore both.
-interface ShNode { Pos(): { Offset(): number }; End(): { Offset(): number }; [k: string]: any } // eslint-disable-line @typescript-eslint/no-explicit-any
-interface ShSyntax {
-  NewParser(): { Parse(src: string, name: string): ShNode };
-  Walk(node: ShNode, fn: (n: ShNode | null) => boolean): void;
-  NodeType(n: ShNode): string;
-}
-let shSyntax: ShSyntax | undefined;
-/**
- * The extension bundle leaves mvdan-sh out (1.3 MB that every activation would parse) and ships it as
- * dist/vendor/mvdan-sh.js next to dist/extension.js; running from source (tests via tsx) there is no such
- * file and the package itself is used.
- */
-function loadMvdanSh(): unknown {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const vendored = `${__dirname}/vendor/mvdan-sh.js`;
-  try {
-    return require(vendored);
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored)) throw err;
-    return require('mvdan-sh');
-  }
-  /* eslint-enable @typescript-eslint/no-require-imports */
-}
-function sh(): ShSyntax {
-  if (!shSyntax) {
-    const limit = Error.stackTraceLimit;
-    const g = globalThis as { require?: unknown };
-    const hadRequire = 'require' in g;
-    const prevRequire = g.require;
-    shSyntax = (loadMvdanSh() as { syntax: ShSyntax }).syntax;
-    Error.stackTraceLimit = limit;
-    if (hadRequire) g.require = prevRequire;
-    else delete g.require;
-  }
-  return shSyntax;
+/** The built-in forms by class, for README and the settings description. */
+export function describeBuiltinCommandRules(): { readOnly: string[]; runsWorkspaceCode: string[] } {
+  const forms = builtinForms();
+  return { readOnly: forms.filter((f) => f.cls === 'read-only').map((f) => f.form), runsWorkspaceCode: forms.filter((f) => f.cls === 'runs-workspace-code').map((f) => f.form) };
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox']);
-const INTERPRETERS = new Set([...SHELLS, 'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'pwsh', 'powershell', 'lua', 'deno', 'bun']);
-const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runas']);
-const DESTRUCTIVE = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|shutdown|reboot|halt|poweroff|mkswap|diskpart|format)$/;
-const SAFE_DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|zero|fd\/\d+)$/;
-const WRAPPERS = new Set(['env', 'nice', 'nohup', 'time', 'command', 'builtin', 'exec', 'stdbuf', 'timeout', 'xargs', 'ionice', 'chronic', 'watch']);
-const MAX_DEPTH = 4;
-
-const secretNames = ignore().add([...DEFAULT_SECRET_PATTERNS]);
-
-/** Judge a full command line. Deny beats ask beats allow; every simple command is judged. */
 /** The user's lists extend the defaults rather than replace them, so a custom allow list keeps the default denials. */
 export function withDefaultCommandRules(user: CommandRules = {}): CommandRules {
   return {
@@ -99,148 +53,310 @@ export function withDefaultCommandRules(user: CommandRules = {}): CommandRules {
   };
 }
 
-export function checkCommand(command: string, rules: CommandRules = DEFAULT_COMMAND_RULES): CommandVerdict {
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox']);
+const INTERPRETERS = new Set([...SHELLS, 'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'pwsh', 'powershell', 'lua', 'deno', 'bun']);
+const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runas']);
+const DESTRUCTIVE = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|shutdown|reboot|halt|poweroff|mkswap|diskpart|format)$/;
+const SAFE_DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|zero|fd\/\d+)$/;
+/** Builtins that change what later commands of the line run or read. */
+const SHELL_STATE = new Set(['source', '.', 'alias', 'hash', 'enable', 'trap', 'shopt', 'read', 'mapfile', 'readarray', 'let', 'getopts', 'export', 'declare', 'typeset', 'local', 'readonly', 'set', 'cd', 'pushd', 'popd']);
+const FIND_WRITES = /^-(delete|fprint0?|fprintf|fls)$/;
+const MAX_DEPTH = 4;
+
+/** Every simple command in the line, including those inside substitutions, `sh -c` strings and wrappers. */
+export function extractParts(src: string, depth: number): CommandPart[] {
+  const parts = parseScript(src);
+  const nested: string[] = [];
+  for (let i = 0; i < parts.length && i < 1000; i++) {
+    const p = parts[i]!;
+    if (p.kind !== 'call') continue;
+    const words = wordsOf(p);
+    const base = p.words[0] === undefined ? undefined : basename(p.words[0]);
+    const shellScript = base && SHELLS.has(base) ? shellCommand(p) : undefined;
+    if (shellScript) { if (shellScript.script !== undefined) nested.push(shellScript.script); continue; }
+    if (base === 'eval' && p.words.length > 1 && p.words.every((a) => a !== undefined)) { nested.push(p.words.slice(1).join(' ')); continue; }
+    const u = unwrap(words);
+    if (u) {
+      for (const s of u.scripts) if (s !== undefined) nested.push(s);
+      if (u.inner && u.inner.words.length + u.inner.assigns.length > 0) {
+        parts.push(innerPart(p, u.inner.words, u.inner.assigns, base!, u.inner.runtimeArgs));
+      }
+    }
+    if (base === 'find') {
+      for (let k = 1; k < p.words.length; k++) {
+        if (p.words[k] && /^-(exec|execdir|ok|okdir)$/.test(p.words[k]!)) {
+          let end = p.words.findIndex((a, n) => n > k && (a === ';' || a === '+'));
+          if (end < 0) end = p.words.length;
+          parts.push(innerPart(p, words.slice(k + 1, end).filter((x) => x.value !== '{}'), [], 'find', true));
+          k = end;
+        }
+      }
+    }
+  }
+  for (const s of nested) {
+    if (depth < MAX_DEPTH) parts.push(...extractParts(s, depth + 1));
+    else parts.push({ text: s, words: [undefined], globs: [], assigns: [], writes: [], reads: [], params: [], pipedInto: false, kind: 'call' });
+  }
+  return parts;
+}
+
+function innerPart(p: CommandPart, words: Word[], assigns: { name: string; value?: string }[], via: string, runtimeArgs: boolean): CommandPart {
+  return {
+    text: words.map((w) => w.value ?? '$?').join(' ') || p.text,
+    words: words.map((w) => w.value),
+    globs: words.map((w) => w.glob),
+    assigns,
+    writes: [], reads: [], params: p.params, pipedInto: false, kind: 'call', via, runtimeArgs,
+  };
+}
+
+const wordsOf = (p: CommandPart): Word[] => p.words.map((value, i) => ({ value, glob: p.globs[i] }));
+
+function basename(word: string): string {
+  return word.replace(/\\/g, '/').split('/').pop()!.replace(/\.exe$/i, '');
+}
+
+/** `sh -c 'script'`: the script (undefined when known only at run time) and whether the shell's flags are plain. */
+function shellCommand(p: CommandPart): { script: string | undefined; plain: boolean } | undefined {
+  const args = p.words.slice(1);
+  const i = args.findIndex((a) => a !== undefined && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
+  if (i < 0) return undefined;
+  const flags = args.slice(0, i + 1);
+  const plain = flags.every((f) => f !== undefined && (/^-[ceuxvfC]+$/.test(f) || f === '-o' || f === 'pipefail'));
+  return { script: args[i + 1], plain };
+}
+
+// ------------------------------------------------------------------------------------------------ judging
+
+type Judgement =
+  | { ok: true; cls?: ProgramClass; note?: string; granted?: string }
+  | { ok: false; hazard: boolean; reason: string; key?: string };
+
+interface Ctx extends PathContext {
+  sandboxed: boolean;
+  grants?: ReadonlySet<string>;
+  enabled: Set<string>;
+  userAllow: CompiledRule[];
+}
+
+/** Judge a full command line. Deny beats ask beats allow; every simple command is judged. */
+export function checkCommand(command: string, rules: CommandRules = DEFAULT_COMMAND_RULES, opts: CommandCheckOptions = {}): CommandVerdict {
   if (typeof command !== 'string' || !command.trim()) return { action: 'deny', reason: 'The command is empty.', parts: [] };
   if (command.includes('\0')) return { action: 'deny', reason: 'The command contains a NUL byte.', parts: [] };
   let parts: CommandPart[];
   try {
     parts = extractParts(command, 0);
   } catch (e) {
-    const msg = errorText(e);
-    return { action: rules.onParseError ?? 'ask', reason: `The command could not be parsed as shell syntax (${msg}), so it cannot be checked automatically.`, parts: [] };
+    const msg = parseErrorText(e);
+    return { action: rules.onParseError ?? 'ask', reason: `The command could not be parsed as shell syntax (${msg}), so it cannot be checked automatically.`, parts: [], grantKeys: [] };
   }
-  const allow = (rules.allow ?? []).map(compileRule);
+  const defaults = new Set(DEFAULT_COMMAND_RULES.allow);
+  const allow = rules.allow ?? [];
+  const ctx: Ctx = {
+    sandboxed: opts.sandboxed === true, grants: opts.grants, home: opts.home, roots: opts.roots,
+    enabled: new Set(allow.filter((r) => defaults.has(r))),
+    userAllow: allow.filter((r) => !defaults.has(r)).map(compileRule),
+  };
   const deny = (rules.deny ?? []).map(compileRule);
-  let firstAsk: { part: CommandPart; reason: string } | undefined;
+  const judged: { part: CommandPart; j: Judgement }[] = [];
   for (const part of parts) {
     const danger = builtinDanger(part) ?? matchRule(deny, part, true);
-    if (danger) return { action: 'deny', reason: danger, part: part.text, parts };
-    const ask = askReason(part, allow);
-    if (ask && !firstAsk) firstAsk = { part, reason: ask };
+    if (danger) return { action: 'deny', reason: danger, part: part.text, parts, grantKeys: [] };
+    judged.push({ part, j: judge(part, ctx) });
   }
-  if (firstAsk) return { action: 'ask', reason: firstAsk.reason, part: firstAsk.part.text, parts };
-  return { action: 'allow', reason: 'Every part of the command is on the allow list.', parts };
+  const asks = judged.filter((x): x is { part: CommandPart; j: Extract<Judgement, { ok: false }> } => !x.j.ok);
+  if (asks.length > 0) {
+    const hazard = asks.find((a) => a.j.hazard);
+    const first = hazard ?? asks[0]!;
+    const keys = hazard ? [] : [...new Set(asks.map((a) => a.j.key!))];
+    return { action: 'ask', reason: first.j.reason, part: first.part.text, parts, grantKeys: keys };
+  }
+  const oks = judged.map((x) => x.j as Extract<Judgement, { ok: true }>);
+  const granted = [...new Set(oks.map((o) => o.granted).filter(Boolean))];
+  const notes = [...new Set(oks.map((o) => o.note).filter(Boolean))];
+  let reason = granted.length ? `Granted for this task: ${granted.join(', ')}.` : 'Every part of the command is on the allow list.';
+  if (oks.some((o) => o.cls === 'runs-workspace-code')) reason += " It runs the workspace's own scripts, inside the OS sandbox.";
+  if (notes.length) reason += ` Note: ${notes.join('; ')}.`;
+  return { action: 'allow', reason, parts };
 }
 
-function errorText(e: unknown): string {
-  const err = e as { Error?: () => string; message?: string };
-  if (typeof err?.Error === 'function') return err.Error();
-  return err?.message ?? String(e);
-}
+const hazard = (p: CommandPart, what: string): Judgement => ({ ok: false, hazard: true, reason: `\`${p.text}\` ${what}.` });
 
-/** Every simple command in the line, including those inside substitutions and `sh -c` strings. */
-export function extractParts(src: string, depth: number): CommandPart[] {
-  const syntax = sh();
-  const file = syntax.NewParser().Parse(src, '');
-  const bytes = Buffer.from(src, 'utf8');
-  const text = (n: ShNode) => bytes.subarray(n.Pos().Offset(), n.End().Offset()).toString('utf8').replace(/[\s;&]+$/, '');
-  const piped = new Set<string>(); // GopherJS wraps nodes anew on access: key by source span
-  const key = (n: ShNode) => `${n.Pos().Offset()}:${n.End().Offset()}`;
-  const parts: CommandPart[] = [];
-  const nested: string[] = [];
-
-  syntax.Walk(file, (n) => {
-    if (!n) return true;
-    const type = syntax.NodeType(n);
-    if (type === 'BinaryCmd') {
-      const op = bytes.subarray(n.OpPos.Offset(), n.OpPos.Offset() + 2).toString('utf8');
-      if (op.startsWith('|') && op !== '||') for (const c of calls(syntax, n.Y)) piped.add(key(c));
-    } else if (type === 'Stmt') {
-      const writes = (n.Redirs as ShNode[]).filter((r) => isOutputRedirect(bytes, r)).map((r) => literal(syntax, r.Word));
-      const cmd = n.Cmd as ShNode | null;
-      if (cmd && syntax.NodeType(cmd) === 'CallExpr' && (cmd.Args as ShNode[]).length > 0) {
-        const words = (cmd.Args as ShNode[]).map((w) => literal(syntax, w));
-        parts.push({ text: text(n), words, writes, pipedInto: piped.has(key(cmd)) });
-      } else if (writes.length > 0 || (cmd && syntax.NodeType(cmd) === 'FuncDecl')) {
-        parts.push({ text: text(n), words: cmd && syntax.NodeType(cmd) === 'FuncDecl' ? ['function'] : [], writes, pipedInto: false });
-      } else if (cmd && syntax.NodeType(cmd) === 'DeclClause') {
-        parts.push({ text: text(n), words: [literal(syntax, cmd.Variant)], writes, pipedInto: false });
-      }
+function judge(p: CommandPart, ctx: Ctx): Judgement {
+  const general = generalHazard(p, ctx);
+  if (general) return hazard(p, general);
+  if (p.kind === 'function') return hazard(p, 'defines a shell function, which can replace a program of the same name');
+  if (p.words.length === 0) return { ok: true }; // assignments (judged above) or a redirected compound command
+  const name = p.words[0];
+  if (name === undefined) return hazard(p, 'runs a command whose name is only known at run time');
+  const base = basename(name);
+  const words = wordsOf(p);
+  const result = judgeProgram(p, words, base, ctx);
+  if (result.ok) {
+    if (p.runtimeArgs && !ctx.sandboxed && result.printsContent !== false) {
+      return hazard(p, `gets file names from ${p.via} at run time and prints file contents; they could name a secret file`);
     }
-    return true;
-  });
+    return { ok: true, cls: result.cls, note: result.note };
+  }
+  if (result.hazard) return hazard(p, result.reason);
+  if (p.runtimeArgs && !ctx.sandboxed) return hazard(p, `gets arguments from ${p.via} at run time and is not on the allow list`);
+  const key = grantKey(p.words);
+  if (key === undefined) return hazard(p, `${result.reason === NOT_LISTED ? NOT_LISTED : `asks: ${result.reason}`}; its program or subcommand is not a plain name, so nothing can be granted for it`);
+  if (ctx.grants?.has(key)) return { ok: true, granted: key };
+  const reason = result.reason === NOT_LISTED ? `\`${p.text}\` ${NOT_LISTED}.` : `\`${p.text}\` asks: ${result.reason}.`;
+  return { ok: false, hazard: false, reason, key };
+}
 
-  // Commands that run other commands: judge what they run too.
-  for (let i = 0; i < parts.length && i < 1000; i++) {
-    const p = parts[i]!;
-    for (const inner of innerCommands(p)) {
-      if (inner.kind === 'script') nested.push(inner.src);
-      else parts.push({ ...p, text: inner.words.map((w) => w ?? '$?').join(' '), words: inner.words, writes: [], pipedInto: false });
+/** Hazards of any command: assignments, redirections, credential parameters. */
+function generalHazard(p: CommandPart, ctx: Ctx): string | undefined {
+  for (const a of p.assigns) {
+    const h = assignHazard(a);
+    if (h) return h;
+  }
+  for (const w of p.writes) {
+    if (w === undefined) return 'writes output to a file named only at run time';
+    if (!SAFE_DEVICES.test(w)) return `writes output to ${w}`;
+  }
+  for (const r of p.reads) {
+    if (r === undefined) return 'reads input from a file named only at run time';
+    const s = secretReach(r, undefined, ctx);
+    if (s) return `reads ${s} as its input`;
+  }
+  const param = p.params.find((x) => SECRET_PARAM.test(x));
+  if (param && !ctx.sandboxed) return `expands $${param}, which can hold a credential`;
+  return undefined;
+}
+
+type ProgramResult = { ok: true; cls?: ProgramClass; note?: string; printsContent?: boolean } | { ok: false; hazard: boolean; reason: string };
+
+function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): ProgramResult {
+  const userOk = matchRule(ctx.userAllow, p, false) !== undefined;
+  // The shell's own state: later commands of the line would run under it.
+  if (p.kind === 'decl' || base === 'set') return judgeShellState(p, base, ctx);
+  if (SHELL_STATE.has(base) && (base === 'cd' || base === 'pushd' || base === 'popd')) {
+    const target = p.words[1];
+    if (base !== 'popd' && (target === undefined || p.words.length === 1 || target === '-' || target.startsWith('/') || target.startsWith('~') || normalize(target).startsWith('..'))) {
+      return { ok: false, hazard: true, reason: 'changes to a folder outside the workspace, so the paths after it cannot be judged' };
     }
+    return userOk ? { ok: true } : { ok: false, hazard: false, reason: 'cd changes the working folder' };
   }
-  if (depth < MAX_DEPTH) for (const s of nested) parts.push(...extractParts(s, depth + 1));
-  return parts;
-}
-
-function calls(syntax: ShSyntax, stmt: ShNode): ShNode[] {
-  const out: ShNode[] = [];
-  syntax.Walk(stmt, (n) => {
-    if (n && syntax.NodeType(n) === 'CallExpr') out.push(n);
-    // Stop at substitutions: their commands are not fed by this pipe.
-    return !(n && /^(CmdSubst|ProcSubst)$/.test(syntax.NodeType(n)));
-  });
-  return out;
-}
-
-function isOutputRedirect(bytes: Buffer, r: ShNode): boolean {
-  const op = bytes.subarray(r.OpPos.Offset(), r.Word.Pos().Offset()).toString('utf8').trim();
-  return /^(&?>>?|>\||>&)$/.test(op) && !(op === '>&' && /^\d+$/.test(bytes.subarray(r.Word.Pos().Offset(), r.Word.End().Offset()).toString()));
-}
-
-/** The literal value of a word, or undefined when it contains run-time expansions. */
-function literal(syntax: ShSyntax, word: ShNode | null): string | undefined {
-  if (!word) return undefined;
-  const type = syntax.NodeType(word);
-  if (type === 'Lit') return unescape(word.Value as string, false);
-  let out = '';
-  for (const part of word.Parts as ShNode[]) {
-    const t = syntax.NodeType(part);
-    if (t === 'Lit') out += unescape(part.Value as string, false);
-    else if (t === 'SglQuoted') out += part.Value as string;
-    else if (t === 'DblQuoted') {
-      for (const q of part.Parts as ShNode[]) {
-        if (syntax.NodeType(q) !== 'Lit') return undefined;
-        out += unescape(q.Value as string, true);
-      }
-    } else return undefined;
+  if (SHELL_STATE.has(base) || (base === 'printf' && p.words.includes('-v'))) {
+    return { ok: false, hazard: true, reason: `uses ${base}, which changes what the commands after it run or read` };
   }
-  return out;
-}
-
-function unescape(s: string, inDouble: boolean): string {
-  return s.replace(/\\(\n|.)/g, (m, c: string) => (c === '\n' ? '' : !inDouble || '$`"\\'.includes(c) ? c : m));
-}
-
-type Inner = { kind: 'script'; src: string } | { kind: 'argv'; words: (string | undefined)[] };
-
-function innerCommands(p: CommandPart): Inner[] {
-  const [name, ...args] = p.words;
-  const base = name === undefined ? undefined : basename(name);
-  const out: Inner[] = [];
-  if (base && SHELLS.has(base)) {
-    const i = args.findIndex((a) => a !== undefined && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
-    if (i >= 0 && args[i + 1] !== undefined) out.push({ kind: 'script', src: args[i + 1]! });
+  if (SHELLS.has(base)) {
+    const sc = shellCommand(p);
+    if (sc && sc.script === undefined) return { ok: false, hazard: true, reason: 'runs a script that is only known at run time' };
+    if (sc && sc.plain && !name(p).includes('/')) return { ok: true }; // its script is judged as parts of its own
   }
-  if (base === 'eval' && args.every((a) => a !== undefined)) out.push({ kind: 'script', src: args.join(' ') });
-  if (base && WRAPPERS.has(base)) {
-    let j = 0;
-    while (j < args.length && args[j] !== undefined && (args[j]!.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[j]!) || (base === 'timeout' && /^\d/.test(args[j]!)))) j++;
-    if (j < args.length) out.push({ kind: 'argv', words: args.slice(j) });
+  if (base === 'eval') {
+    return p.words.slice(1).every((w) => w !== undefined) ? { ok: true } : { ok: false, hazard: true, reason: 'evaluates code that is only known at run time' };
+  }
+  const u = unwrap(words);
+  if (u) {
+    if (u.hazard) return { ok: false, hazard: true, reason: u.hazard };
+    if (u.scripts.some((s) => s === undefined)) return { ok: false, hazard: true, reason: 'runs a script that is only known at run time' };
+    if (u.chdir && (u.chdir.value === undefined || u.chdir.value.startsWith('/') || u.chdir.value.startsWith('~') || normalize(u.chdir.value).startsWith('..'))) {
+      return { ok: false, hazard: true, reason: 'changes to a folder outside the workspace' };
+    }
+    if (u.printsEnv && !ctx.sandboxed) return { ok: false, hazard: true, reason: 'prints the environment, which can hold API keys' };
+    const secret = anySecret(words, ctx);
+    if (secret) return { ok: false, hazard: true, reason: secret };
+    if (u.refusal && !userOk) return { ok: false, hazard: false, reason: u.refusal };
+    return { ok: true }; // the program it runs is judged as a part of its own
   }
   if (base === 'find') {
-    for (let i = 0; i < args.length; i++) {
-      if (args[i] && /^-(exec|execdir|ok|okdir)$/.test(args[i]!)) {
-        const end = args.findIndex((a, k) => k > i && (a === ';' || a === '+'));
-        out.push({ kind: 'argv', words: args.slice(i + 1, end < 0 ? undefined : end) });
-      }
-    }
+    const w = p.words.find((x) => x !== undefined && FIND_WRITES.test(x));
+    if (w) return { ok: false, hazard: true, reason: `uses find ${w}, which deletes or writes files` };
   }
-  return out;
+  if (base === 'printenv' && !ctx.sandboxed) return { ok: false, hazard: true, reason: 'prints the environment, which can hold API keys' };
+
+  const b = judgeBuiltin(words, p.pipedInto, (f) => ctx.enabled.has(f));
+  if (b) {
+    if (b.hazard) return { ok: false, hazard: true, reason: `uses ${b.hazard}` };
+    const reach = b.form ? builtinReach(b.paths, b.printsContent, b.recursive, ctx) : anySecret(words, ctx);
+    if (reach) return { ok: false, hazard: true, reason: reach };
+    if (b.form && !b.refusal) {
+      if (b.cls === 'runs-workspace-code' && !ctx.sandboxed && !userOk) {
+        return { ok: false, hazard: false, reason: "runs the workspace's own scripts (package.json, node_modules) and there is no OS sandbox here" };
+      }
+      return { ok: true, cls: b.cls, note: b.note, printsContent: b.printsContent };
+    }
+    if (userOk) return { ok: true };
+    return { ok: false, hazard: false, reason: b.refusal ?? NOT_LISTED };
+  }
+  const secret = anySecret(words, ctx);
+  if (secret) return { ok: false, hazard: true, reason: secret };
+  if (userOk) return { ok: true };
+  return { ok: false, hazard: false, reason: NOT_LISTED };
 }
 
-function basename(word: string): string {
-  return word.replace(/\\/g, '/').split('/').pop()!.replace(/\.exe$/i, '');
+const name = (p: CommandPart) => p.words[0] ?? '';
+
+/** export/declare/local/readonly/typeset and set: assignments are judged already; flags that print or alias variables are not plain. */
+function judgeShellState(p: CommandPart, base: string, ctx: Ctx): ProgramResult {
+  const flags = p.words.slice(1);
+  if (flags.some((f) => f === undefined)) return { ok: false, hazard: true, reason: `runs ${base} with words known only at run time` };
+  if (base === 'set') {
+    if (flags.length === 0) return ctx.sandboxed ? { ok: true } : { ok: false, hazard: true, reason: 'prints the shell variables, which can hold API keys' };
+    const plain = flags.every((f) => /^[-+][euxvo]+$/.test(f!) || /^(pipefail|errexit|nounset|xtrace)$/.test(f!));
+    return plain ? { ok: true } : { ok: false, hazard: true, reason: 'changes shell options for the commands after it' };
+  }
+  if (p.assigns.length === 0 && flags.every((f) => /^-[pfF]*$/.test(f!))) {
+    return ctx.sandboxed ? { ok: true } : { ok: false, hazard: true, reason: `prints the shell variables, which can hold API keys` };
+  }
+  if (flags.every((f) => /^[-+][xrgila]+$/.test(f!))) return { ok: true };
+  return { ok: false, hazard: true, reason: `uses ${base} ${flags.join(' ')}, which changes how variables behave` };
 }
+
+/** Secret reach of a built-in form: file operands and option values, dynamic names, recursive folders. */
+function builtinReach(paths: (Word & { folder?: boolean })[], printsContent: boolean, recursive: Word[], ctx: Ctx): string | undefined {
+  for (const f of recursive) {
+    if (f.value === undefined || f.glob !== undefined) {
+      if (f.value === undefined) return 'searches a folder named only at run time';
+      continue; // a glob of names: checked against secret names above
+    }
+    if (broadFolder(f.value, ctx)) return `searches ${f.value} recursively, which holds secret files`;
+    if (!ctx.sandboxed && isWorkspaceWide(f.value, ctx)) {
+      return `searches ${f.value === '.' ? 'the whole folder (.)' : f.value} recursively without an OS sandbox, so it can print secret files such as .env; search a subfolder (src) instead`;
+    }
+  }
+  for (const w of paths) {
+    if (w.value === undefined) {
+      if (printsContent) return 'reads a file named only at run time, which could be a secret';
+      continue;
+    }
+    if (!printsContent && !w.folder) continue; // ls, wc, git status: names and counts, not contents
+    const s = secretReach(w.value, w.glob, ctx, w.folder);
+    if (s) return w.glob !== undefined ? `uses a glob that can match ${s}` : `reads ${s}`;
+  }
+  return undefined;
+}
+
+/** The workspace root, a parent, or any absolute folder: where secret files usually live. A named subfolder (src) is not. */
+function isWorkspaceWide(folder: string, ctx: Ctx): boolean {
+  const n = normalize(folder);
+  return n === '' || n.startsWith('..') || n.startsWith('/') || folder.startsWith('~') || underHome(folder, ctx) !== undefined;
+}
+
+/** Any word (after the program) that names or can match a secret: for programs without an option table. */
+function anySecret(words: Word[], ctx: Ctx): string | undefined {
+  for (const w of words.slice(1)) {
+    if (w.value === undefined) continue;
+    const candidates = [w.value];
+    const eq = w.value.indexOf('=');
+    if (w.value.startsWith('-') && eq > 0) candidates.push(w.value.slice(eq + 1));
+    const colon = w.value.indexOf(':');
+    if (colon >= 0) candidates.push(w.value.slice(colon + 1));
+    for (const c of candidates) {
+      if (c.startsWith('-') && c === w.value) continue;
+      const s = secretReach(c, c === w.value ? w.glob : undefined, ctx);
+      if (s) return w.glob !== undefined && c === w.value ? `uses a glob that can match ${s}` : `names ${s}`;
+    }
+  }
+  return undefined;
+}
+
+// -------------------------------------------------------------------------------------------- dangers, rules
 
 function builtinDanger(p: CommandPart): string | undefined {
   for (const w of p.writes) {
@@ -261,9 +377,8 @@ function builtinDanger(p: CommandPart): string | undefined {
     const critical = lit.find((a) => isCriticalTarget(a));
     if (lit.includes('--no-preserve-root')) return `\`${p.text}\` disables rm's root protection.`;
     if (recursive && critical) return `\`${p.text}\` recursively changes or deletes ${critical}.`;
-    if (recursive && args.some((a) => a === undefined) && base === 'rm') return undefined; // unknown target: asks below
   }
-  if (p.words[0] === 'function' && /^\s*:\s*\(\)/.test(p.text)) return `\`${p.text}\` looks like a fork bomb.`;
+  if (p.kind === 'function' && /^\s*(function\s+)?:\s*\(\)/.test(p.text)) return `\`${p.text}\` looks like a fork bomb.`;
   return undefined;
 }
 
@@ -274,25 +389,6 @@ function isCriticalTarget(a: string): boolean {
   return /^\/(bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|sys|usr|var|Users|System|Library)(\/\*)?$/.test(t);
 }
 
-function askReason(p: CommandPart, allow: CompiledRule[]): string | undefined {
-  if (p.words[0] === undefined) {
-    return p.words.length === 0 ? `\`${p.text}\` redirects output to a file.` : `\`${p.text}\` runs a command whose name is only known at run time.`;
-  }
-  if (p.words[0] === 'function') return `\`${p.text}\` defines a shell function.`;
-  const secret = p.words.find((w) => w !== undefined && w !== p.words[0] && isSecretName(w));
-  if (secret) return `\`${p.text}\` touches ${secret}, which looks like a secret.`;
-  const write = p.writes.find((w) => w !== '/dev/null');
-  if (p.writes.length > 0 && write !== undefined) return `\`${p.text}\` writes output to ${write}.`;
-  if (p.writes.some((w) => w === undefined)) return `\`${p.text}\` writes output to a file named at run time.`;
-  if (!matchRule(allow, p, false)) return `\`${p.text}\` is not on the allow list.`;
-  return undefined;
-}
-
-function isSecretName(w: string): boolean {
-  const b = basename(w);
-  return b !== '' && b !== '.' && b !== '..' && !b.startsWith('-') && secretNames.ignores(b);
-}
-
 type CompiledRule = { source: string; words: RegExp[] };
 
 function compileRule(rule: string): CompiledRule {
@@ -300,16 +396,30 @@ function compileRule(rule: string): CompiledRule {
   return { source: rule, words };
 }
 
+/** Deny rules also see `git --no-pager -C x push -f` as `git push -f`. */
+function ruleWords(p: CommandPart, forDeny: boolean): (string | undefined)[][] {
+  const out = [p.words];
+  const base = p.words[0] === undefined ? undefined : basename(p.words[0]);
+  if (forDeny && (base === 'git' || base === 'npm') && p.words[1]?.startsWith('-')) {
+    let i = 1;
+    while (i < p.words.length && p.words[i]?.startsWith('-')) i += p.words[i] === '-C' || p.words[i] === '-c' ? 2 : 1;
+    out.push([p.words[0], ...p.words.slice(i)]);
+  }
+  return out;
+}
+
 function matchRule(rules: CompiledRule[], p: CommandPart, forDeny: boolean): string | undefined {
-  for (const r of rules) {
-    if (r.words.length === 0 || r.words.length > p.words.length) continue;
-    const ok = r.words.every((re, i) => {
-      const w = p.words[i];
-      if (w === undefined) return false;
-      // Deny rules also match a command invoked by path (/bin/rm); allow rules need the exact word.
-      return re.test(w) || (forDeny && i === 0 && re.test(basename(w)));
-    });
-    if (ok) return forDeny ? `\`${p.text}\` matches the deny rule "${r.source}".` : r.source;
+  for (const words of ruleWords(p, forDeny)) {
+    for (const r of rules) {
+      if (r.words.length === 0 || r.words.length > words.length) continue;
+      const ok = r.words.every((re, i) => {
+        const w = words[i];
+        if (w === undefined) return false;
+        // Deny rules also match a command invoked by path (/bin/rm); allow rules need the exact word.
+        return re.test(w) || (forDeny && i === 0 && re.test(basename(w)));
+      });
+      if (ok) return forDeny ? `\`${p.text}\` matches the deny rule "${r.source}".` : r.source;
+    }
   }
   return undefined;
 }

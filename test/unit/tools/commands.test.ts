@@ -46,16 +46,18 @@ describe('safety/commands: checkCommand', () => {
     deny('dd if=/dev/zero of=/dev/nvme0n1', /dd/);
     deny('mkfs.ext4 /dev/sdb1', /mkfs/);
     deny('git push --force origin main', /git push/);
-    assert.equal(checkCommand('npm test > /dev/null 2>&1').action, 'allow');
+    assert.equal(checkCommand('npm test > /dev/null 2>&1', DEFAULT_COMMAND_RULES, { sandboxed: true }).action, 'allow');
+    assert.equal(checkCommand('git status > /dev/null 2>&1').action, 'allow');
   });
 
   it('allows only commands whose every part is allow-listed', () => {
-    assert.equal(checkCommand('git status && npm test').action, 'allow');
+    assert.equal(checkCommand('git status && npm test', DEFAULT_COMMAND_RULES, { sandboxed: true }).action, 'allow');
+    assert.equal(checkCommand('git status && npm test').action, 'ask', 'without a sandbox npm test runs the workspace scripts unconfined');
     assert.equal(checkCommand('cat package.json | grep version').action, 'allow');
     const v = checkCommand('git status && make install');
     assert.equal(v.action, 'ask');
     assert.equal(v.part, 'make install');
-    assert.equal(checkCommand('npm test > out.txt').action, 'ask', 'writing a file is not auto-allowed');
+    assert.equal(checkCommand('npm test > out.txt', DEFAULT_COMMAND_RULES, { sandboxed: true }).action, 'ask', 'writing a file is not auto-allowed');
     assert.equal(checkCommand('$CMD --x').action, 'ask', 'dynamic command names cannot be allowed');
     assert.equal(checkCommand('cat .env').action, 'ask', 'secret file argument');
     assert.equal(checkCommand('make', { allow: ['make'], deny: [] }).action, 'allow');
