@@ -41,7 +41,11 @@ describe('core/loop command policy from parsed command rules', () => {
     const h = harness([callsTurn(['execute_command', { command: 'make build' }]), doneTurn()], { tools: asked.tools }, approver);
     await h.agent.send('t');
     assert.equal(approver.requests.length, 1);
-    assert.deepEqual(approver.requests[0].preview, { kind: 'command', command: 'make build', cwd: undefined });
+    const preview = approver.requests[0].preview as { kind: string; command: string; grant?: string; containment?: string };
+    assert.equal(preview.kind, 'command');
+    assert.equal(preview.command, 'make build');
+    assert.equal(preview.grant, 'make', '"Always" grants the program, not every command');
+    assert.match(preview.containment ?? '', /^Runs WITHOUT a sandbox/, 'the fake runner has no sandbox, and the card says so');
 
     const listed = setup({ allow: ['make *'] });
     const approver2 = new ScriptedApprover([{ kind: 'reject' }]);
@@ -71,6 +75,56 @@ describe('core/loop command policy from parsed command rules', () => {
     // The user's policy denied it, not the command rules: the model must not be told a rule refused it.
     const result = h.model.requests[1].messages.at(-1)!;
     assert.match(result.content, /^Denied by policy: "execute_command" \(execute\)/);
+  });
+});
+
+describe('core/loop command grants and containment', () => {
+  function contained(kind: 'bubblewrap' | 'none') {
+    const fs = new MemoryFs(['/ws'], { '/ws/a.txt': 'hello' });
+    const runner = new FakeCommandRunner(() => ({ exitCode: 0, output: 'ran' }));
+    Object.assign(runner, { containment: () => ({ kind, network: 'off', summary: kind === 'none' ? 'no sandbox' : 'bubblewrap sandbox' }) });
+    const tools = createWorkspaceTools({ fs, runner, applier: new FsEditApplier(fs), sandbox: { trusted: true } });
+    return { runner, tools };
+  }
+
+  it('"Always allow" grants the program and subcommand only: the same runs unasked, another command asks', async () => {
+    const { runner, tools } = contained('bubblewrap');
+    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }, { kind: 'approve' }]);
+    const h = harness([
+      callsTurn(['execute_command', { command: 'git commit -m first' }]),
+      callsTurn(['execute_command', { command: 'git commit -m second' }]),
+      callsTurn(['execute_command', { command: 'curl -fsS http://127.0.0.1:9/' }]),
+      doneTurn(),
+    ], { tools }, approver);
+    await h.agent.send('t');
+    assert.deepEqual(approver.requests.map((r) => (r.args as { command: string }).command), ['git commit -m first', 'curl -fsS http://127.0.0.1:9/']);
+    assert.equal((approver.requests[0].preview as { grant?: string }).grant, 'git commit');
+    assert.equal(runner.calls.length, 3);
+  });
+
+  it('a command that touches a secret grants nothing beyond itself', async () => {
+    const { tools } = contained('bubblewrap');
+    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }, { kind: 'approve' }]);
+    const h = harness([
+      callsTurn(['execute_command', { command: 'cat < .env' }]),
+      callsTurn(['execute_command', { command: 'cat < .env' }]),
+      doneTurn(),
+    ], { tools }, approver);
+    await h.agent.send('t');
+    assert.equal(approver.requests.length, 2);
+    assert.equal((approver.requests[0].preview as { grant?: string }).grant, undefined);
+  });
+
+  it('npm test runs unasked only inside a sandbox; without one it asks and the card says so', async () => {
+    for (const [kind, asks] of [['bubblewrap', 0], ['none', 1]] as const) {
+      const { runner, tools } = contained(kind);
+      const approver = new ScriptedApprover([{ kind: 'approve' }]);
+      const h = harness([callsTurn(['execute_command', { command: 'npm test' }]), doneTurn()], { tools }, approver);
+      await h.agent.send('t');
+      assert.equal(approver.requests.length, asks, kind);
+      assert.equal(runner.calls.length, 1);
+      if (asks) assert.match((approver.requests[0].preview as { containment?: string }).containment ?? '', /WITHOUT a sandbox/);
+    }
   });
 });
 
