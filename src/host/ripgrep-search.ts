@@ -32,8 +32,8 @@ export function findRipgrep(appRoot: string): string | undefined {
 /** Stop reading once this many matches beyond maxResults were counted (the total is then a lower bound). */
 const COUNT_HEADROOM = 2000;
 
-/** A query with an optional per-file judgement (see search-files.ts AdmittingSearchQuery). */
-export type RipgrepQuery = SearchQuery & { admit?: (absPath: string) => Promise<boolean> };
+/** @deprecated SearchQuery carries admit() itself. */
+export type RipgrepQuery = SearchQuery;
 
 export class RipgrepSearch implements SearchBackend {
   constructor(readonly rgPath: string) {}

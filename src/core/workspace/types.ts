@@ -105,6 +105,12 @@ export interface SearchQuery {
   contextLines: number;
   maxResults: number;
   signal: AbortSignal;
+  /**
+   * Asked once per file with a match, before any of that file's matches, context lines or counts are taken:
+   * false drops the file (read_file would refuse it). The tool filters what comes back as well, so a backend
+   * that ignores this still returns no refused text (but its total may then count refused files).
+   */
+  admit?: (absPath: string) => Promise<boolean>;
 }
 
 export interface SearchMatch {

@@ -29,15 +29,6 @@ export const searchFilesInput = z.object({
 type Input = z.infer<typeof searchFilesInput>;
 
 /**
- * A query a backend may narrow per file: `admit(absPath)` is asked once per file with a match, before any of that
- * file's matches, context lines or counts are taken. The tool filters what comes back as well, so a backend that
- * ignores it still returns no refused text (but its total may then count matches in refused files).
- */
-export interface AdmittingSearchQuery extends SearchQuery {
-  admit?: (absPath: string) => Promise<boolean>;
-}
-
-/**
  * The read_file judgement (WorkspaceSandbox.resolve(path, 'read')) for every file whose text a search would
  * return, once per file per search.
  */
@@ -90,7 +81,7 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
       let result: SearchResult;
       if (backend) {
         const p = start.root.includes('\\') ? nodePath.win32 : nodePath.posix;
-        const query: AdmittingSearchQuery = {
+        const query: SearchQuery = {
           pattern: input.pattern,
           caseSensitive: input.caseSensitive ?? false,
           paths: [start.abs],
