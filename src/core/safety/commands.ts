@@ -238,7 +238,9 @@ function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): Pr
     if (base !== 'popd' && (target === undefined || p.words.length === 1 || target === '-' || target.startsWith('/') || target.startsWith('~') || normalize(target).startsWith('..'))) {
       return { ok: false, hazard: true, reason: 'changes to a folder outside the workspace, so the paths after it cannot be judged' };
     }
-    return userOk ? { ok: true } : { ok: false, hazard: false, reason: 'cd changes the working folder' };
+    // Into a folder inside the workspace: harmless (what runs after it is judged on its own), and models
+    // write `cd sub && npm test` constantly.
+    return { ok: true, cls: 'read-only' };
   }
   if (SHELL_STATE.has(base) || (base === 'printf' && p.words.includes('-v'))) {
     return { ok: false, hazard: true, reason: `uses ${base}, which changes what the commands after it run or read` };
