@@ -83,17 +83,18 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       launched = await this.launch(req);
       const res = await this.execute(ft, req, launched?.line);
       if (!launched || !this.options.sandbox) return res;
+      const blocked = await this.options.sandbox.finish(launched.plan, res.output);
       if (launched.plan.contained && launched.statusFile && !res.aborted && !res.timedOut) {
         const status = await fsp.readFile(launched.statusFile, 'utf8').catch(() => '');
         // Never a bare run instead: the fallback uses the same sandbox (and rescans secrets once).
         if (!status.includes('child-pid') && fallback) return fallback.run(req);
         if (!status.includes('child-pid')) return { exitCode: null, output: `The sandbox could not start, so the command was not run: ${res.output.slice(0, 1000)}`, timedOut: false, sandboxFailed: true };
       }
-      const blocked = this.options.sandbox.blocked(res.output, launched.plan);
       return { ...res, containment: { contained: launched.plan.contained, summary: launched.plan.summary, ...(blocked.length ? { blocked } : {}) } };
     } finally {
       ft.busy = false;
       if (launched?.statusFile) void fsp.rm(launched.statusFile, { force: true }).catch(() => undefined);
+      if (launched?.plan.proxy) void launched.plan.proxy.close().catch(() => undefined); // also when execute() threw
     }
   }
 

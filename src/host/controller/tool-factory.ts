@@ -148,7 +148,7 @@ function createCommandSandbox(log: Logger): CommandSandbox {
   const sandbox = new CommandSandbox({
     settings: () => {
       const s = readSettings().sandbox;
-      return { enabled: s.enabled, network: s.network === 'allowlist' ? 'off' : s.network, envAllow: s.envAllowList };
+      return { enabled: s.enabled, network: s.network, allowedHosts: s.allowedHosts, envAllow: s.envAllowList };
     },
     roots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
     log,

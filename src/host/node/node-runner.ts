@@ -72,11 +72,12 @@ export class NodeCommandRunner implements CommandRunner {
     let res = await this.runPlan(req, plan);
     // A secret file that vanished since the last scan makes bubblewrap fail: rescan once before giving up.
     if (res.sandboxFailed && !req.signal.aborted) {
+      await sandbox.finish(plan, '');
       plan = await sandbox.plan(req, { statusFd: 3, fresh: true });
       res = await this.runPlan(req, plan);
     }
+    const blocked = await sandbox.finish(plan, res.output);
     if (res.sandboxFailed) return res;
-    const blocked = sandbox.blocked(res.output, plan);
     return { ...res, containment: { contained: plan.contained, summary: plan.summary, ...(blocked.length ? { blocked } : {}) } };
   }
 

@@ -12,19 +12,19 @@ import * as tls from 'node:tls';
 import { findOnPath } from '../../../src/host/node/sandbox/command-sandbox';
 import { BRIDGE_FAILED_EXIT, bridgeArgv, proxyEnv, wrapCommand, writeBridgeScript } from '../../../src/host/node/sandbox/net-bridge';
 import {
-  clientHelloServerName, compileAllowList, decide, expandAllowList, isNonPublic, matchRule, NETWORK_PRESETS, normalizeIp,
+  clientHelloServerName, compileAllowList, decide, expandAllowList, isNonPublic, matchRule, NETWORK_PRESETS, normalizeIp, registryHosts,
   startAllowlistProxy, type AllowlistProxy,
 } from '../../../src/host/node/sandbox/network-proxy';
 import { bwrapArgs, type SandboxProfile } from '../../../src/host/node/sandbox/profile';
 
 describe('network allow list: patterns', () => {
   it('exact names, *.suffix for subdomains only, ports 80/443 unless given, IPs only when listed', () => {
-    const l = compileAllowList(['registry.example.org', '*.pypi.org', 'git.example.com:8443', 'any.example.com:*', '10.1.2.3', '192.168.0.0/16:5432', '[::1]:8080', 'LocalHost']);
+    const l = compileAllowList(['registry.example-npm.org', '*.pypi.org', 'git.example.com:8443', 'any.example.com:*', '10.1.2.3', '192.168.0.0/16:5432', '[::1]:8080', 'LocalHost']);
     assert.deepEqual(l.errors, []);
     const ok = (h: string, p: number) => !!matchRule(l, h, p);
-    assert.ok(ok('registry.example.org', 443) && ok('registry.example.org', 80));
-    assert.ok(!ok('registry.example.org', 22), 'other ports need host:port');
-    assert.ok(!ok('evil-registry.example.org', 443) && !ok('registry.example.org.evil.com', 443));
+    assert.ok(ok('registry.example-npm.org', 443) && ok('registry.example-npm.org', 80));
+    assert.ok(!ok('registry.example-npm.org', 22), 'other ports need host:port');
+    assert.ok(!ok('evil-registry.example-npm.org', 443) && !ok('registry.example-npm.org.evil.com', 443));
     assert.ok(ok('files.pypi.org', 443) && ok('a.b.pypi.org', 443));
     assert.ok(!ok('pypi.org', 443), '*.pypi.org is subdomains only');
     assert.ok(!ok('evilpypi.org', 443));
@@ -40,8 +40,8 @@ describe('network allow list: patterns', () => {
     const l = compileAllowList(['*', '*.com', 'a.*.com', 'host:99999', 'host:x', 'name.org/8', 'bad host', '10.0.0.0/33']);
     assert.equal(l.rules.length, 0);
     assert.equal(l.errors.length, 8, l.errors.join('\n'));
-    const e = expandAllowList(['preset:package-registries', 'example.org', 'preset:nope']);
-    for (const h of ['registry.example.org', 'pypi.org', 'files.pythonhosted.org', 'crates.io', 'static.crates.io', 'index.crates.io', 'proxy.golang.org', 'sum.golang.org', 'rubygems.org', 'repo.maven.apache.org', 'api.nuget.org', 'example.org']) assert.ok(e.patterns.includes(h), h);
+    const e = expandAllowList(['preset:package-registries', 'example.org', 'preset:nope'], { npm: registryHosts(['https://npm-mirror.example.net/', 'http://scoped.example.net:4873/x']) });
+    for (const h of ['npm-mirror.example.net', 'scoped.example.net:4873', 'pypi.org', 'files.pythonhosted.org', 'crates.io', 'static.crates.io', 'index.crates.io', 'proxy.golang.org', 'sum.golang.org', 'rubygems.org', 'repo.maven.apache.org', 'api.nuget.org', 'example.org']) assert.ok(e.patterns.includes(h), h);
     assert.ok(!e.patterns.includes('github.com'), 'GitHub is its own preset');
     assert.ok(NETWORK_PRESETS.github!.includes('codeload.github.com'));
     assert.match(e.errors[0]!, /preset:nope: unknown preset/);

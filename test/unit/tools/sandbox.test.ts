@@ -158,6 +158,29 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     }
   });
 
+  it('network allow list: listed hosts answer through the proxy, others are refused and reported', async () => {
+    const server = http.createServer((_q, s) => s.end('allowed-answer'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const other = http.createServer((_q, s) => s.end('hunter2-other'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const otherPort = (other.address() as AddressInfo).port;
+    settings = { ...settings, network: 'allowlist', allowedHosts: [`localhost:${port}`] };
+    try {
+      const r = await run(`curl --noproxy '' -sS -m 5 http://localhost:${port}/; echo; curl --noproxy '' -sS -m 5 http://localhost:${otherPort}/; echo; echo done`);
+      assert.match(r.output, /allowed-answer/);
+      assert.doesNotMatch(r.output, /hunter2-other/);
+      assert.match(r.output, /done/);
+      assert.ok(r.containment?.blocked?.some((b) => b.includes(`localhost:${otherPort}`)), JSON.stringify(r.containment));
+      const sockets = execFileSync('sh', ['-c', `ls ${path.join(dir, 'sbx', 'net')} | grep -v bin || true`]).toString().trim();
+      assert.equal(execFileSync('sh', ['-c', `find ${path.join(dir, 'sbx', 'net')} -name '*.sock' | wc -l`]).toString().trim(), '0', `proxy sockets closed (${sockets})`);
+    } finally {
+      settings = { ...settings, network: 'off', allowedHosts: [] };
+      server.close();
+      other.close();
+    }
+  });
+
   it('no process is left behind after a timeout, not even a detached one', async () => {
     const marker = 900 + Math.floor(Math.random() * 90);
     const r = await run(`sleep ${marker}.1 & setsid sleep ${marker}.2 & nohup sleep ${marker}.3 >/dev/null 2>&1 & sleep ${marker}.4`, 800);

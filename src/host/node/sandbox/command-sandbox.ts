@@ -8,13 +8,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Containment, RunRequest } from '../../../core/workspace/types';
 import { scrubEnv } from './env';
+import { bridgeArgv, writeBridgeScript } from './net-bridge';
+import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
 import { bwrapArgs, seatbeltProfile, shellQuote, type BwrapFeatures, type SandboxProfile } from './profile';
 import { SecretLocator } from './secret-locations';
 
 export interface SandboxSettings {
   /** false: the user turned the sandbox off (commands then ask unless read-only). */
   enabled: boolean;
-  network: 'off' | 'on';
+  network: 'off' | 'allowlist' | 'on';
+  /** Host patterns for 'allowlist' (`preset:package-registries` ...). */
+  allowedHosts?: readonly string[];
   /** Extra host variables to pass (names, `*` suffix for a prefix); credentials are refused anyway. */
   envAllow: readonly string[];
 }
@@ -42,6 +46,8 @@ export interface SandboxPlan {
   profile?: SandboxProfile;
   /** Workspace secrets beyond the scan limit may be unmasked. */
   scanIncomplete?: boolean;
+  /** This command's allow-list proxy (closed by finish()). */
+  proxy?: AllowlistProxy;
 }
 
 type Probe = { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures } | { kind: 'seatbelt' } | { kind: 'none'; reason: string };
@@ -78,7 +84,8 @@ export class CommandSandbox {
     if (!p) return { kind: this.platform === 'darwin' ? 'seatbelt' : 'bubblewrap', network, summary: 'sandbox starting' };
     if (p.kind === 'none') return { kind: 'none', network: 'on', summary: 'no sandbox', reason: p.reason };
     const name = p.kind === 'bubblewrap' ? 'bubblewrap sandbox' : 'Seatbelt sandbox';
-    return { kind: p.kind, network, summary: `${name}: writes only in the workspace and a task temp folder, secrets hidden, network ${network}, scrubbed environment` };
+    const net = network === 'allowlist' ? (p.kind === 'bubblewrap' ? 'network only to allowed hosts' : 'network off (no allow list under Seatbelt)') : `network ${network}`;
+    return { kind: p.kind, network, summary: `${name}: writes only in the workspace and a task temp folder, secrets hidden, ${net}, scrubbed environment` };
   }
 
   /** The argv and environment for one command. */
@@ -101,10 +108,59 @@ export class CommandSandbox {
     const roots = await Promise.all(this.opts.roots().map((r) => fsp.realpath(r).catch(() => r)));
     const { masked, incomplete } = await this.locator.locate(roots, opts.fresh);
     const profile: SandboxProfile = { writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd };
+    let inner = ['/bin/sh', '-c', req.command];
+    let proxy: AllowlistProxy | undefined;
+    if (probe.kind === 'bubblewrap' && s.network === 'allowlist') {
+      const net = await this.allowListProxy(s.allowedHosts ?? []);
+      proxy = net.proxy;
+      profile.privateDirs = [net.netDir];
+      profile.roBinds = [path.dirname(net.proxy.socketPath), path.dirname(net.script)];
+      inner = bridgeArgv(req.command, { socketPath: net.proxy.socketPath, scriptPath: net.script, nodePath: process.execPath });
+    }
     const argv = probe.kind === 'bubblewrap'
-      ? [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), '/bin/sh', '-c', req.command]
-      : [SANDBOX_EXEC, '-p', seatbeltProfile(profile), '/bin/sh', '-c', req.command];
-    return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete };
+      ? [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner]
+      : [SANDBOX_EXEC, '-p', seatbeltProfile(profile), ...inner];
+    return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete, proxy };
+  }
+
+  /** Ends a command's plan: closes its proxy; what the sandbox most likely stopped, for the model and the card. */
+  async finish(plan: SandboxPlan, output: string): Promise<string[]> {
+    const notes = this.blocked(output, plan);
+    if (plan.proxy) {
+      const denied = plan.proxy.takeDenied();
+      await plan.proxy.close().catch(() => undefined);
+      if (denied.length) notes.unshift(`network connections to ${denied.slice(0, 5).join(', ')}: not on the allow list (setting forge.sandbox.allowedHosts)`);
+    }
+    return notes.slice(0, 5);
+  }
+
+  /** One proxy per command, on a socket in its own folder: other commands never see it. */
+  private async allowListProxy(allowedHosts: readonly string[]): Promise<{ proxy: AllowlistProxy; script: string; netDir: string }> {
+    const netDir = path.join(await this.baseDir(), 'net');
+    const dir = path.join(netDir, randomBytes(4).toString('hex'));
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    const script = await writeBridgeScript(path.join(netDir, 'bin'));
+    const npm = allowedHosts.some((h) => /^preset:(npm|package-registries)$/i.test(h.trim())) ? await this.npmRegistries() : [];
+    const proxy = await startAllowlistProxy({ allowedHosts, socketPath: path.join(dir, 'p.sock'), dynamicPresets: { npm }, log: this.opts.log });
+    return { proxy, script, netDir };
+  }
+
+  private npmHosts: Promise<string[]> | undefined;
+  /** The registries the user's npm is configured with (default and scoped), read once. */
+  private npmRegistries(): Promise<string[]> {
+    this.npmHosts ??= new Promise((resolve) => {
+      execFile('npm', ['config', 'list', '--json'], { timeout: 10_000, cwd: this.opts.roots()[0] }, (err, stdout) => {
+        if (err) return resolve([]);
+        try {
+          const cfg = JSON.parse(String(stdout)) as Record<string, unknown>;
+          const urls = Object.entries(cfg).filter(([k, v]) => (k === 'registry' || k.endsWith(':registry')) && typeof v === 'string').map(([, v]) => v as string);
+          resolve(registryHosts(urls));
+        } catch {
+          resolve([]);
+        }
+      });
+    });
+    return this.npmHosts;
   }
 
   /**
@@ -135,6 +191,9 @@ export class CommandSandbox {
       if (/read-only file system|EROFS/i.test(line)) {
         const target = /(\/[^\s:'"`]+)['"`]?\)?:\s*Read-only file system/i.exec(line)?.[1] ?? /EROFS[^'"]*['"](\/[^'"]+)['"]/.exec(line)?.[1];
         notes.add(`a write outside the workspace and the task temp folder${target ? ` (${target})` : ''}: the rest of the file system is read-only`);
+      }
+      if (plan.profile.network !== 'on' && (line.includes(BLOCKED_REASON_PHRASE) || /CONNECT tunnel failed, response 403|Tunnel connection failed: 403/.test(line))) {
+        notes.add('a network connection to a host that is not on the allow list (setting forge.sandbox.allowedHosts)');
       }
       if (plan.profile.network === 'off' && /Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo|Network is unreachable|ENETUNREACH|Name or service not known|No address associated with hostname|Failed to establish a new connection|network is unreachable/i.test(line)) {
         notes.add('a network connection: the network is off inside the sandbox (setting forge.sandbox.network)');

@@ -12,9 +12,10 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 
 /**
- * Named groups of hosts. `package-registries` is the public registries of the common package managers, and only
- * them: enough for `npm/pnpm/yarn install`, `pip install`, `cargo fetch`, `go mod download`, `bundle install`,
- * Maven/Gradle dependency resolution and `dotnet restore` against the default registries.
+ * Named groups of hosts. `package-registries` is the registries of the common package managers, and only them:
+ * enough for `npm/pnpm/yarn install`, `pip install`, `cargo fetch`, `go mod download`, `bundle install`,
+ * Maven/Gradle dependency resolution and `dotnet restore`. npm's registry is not written here: it is the one the
+ * user's own npm is configured with (npmRegistryHosts), so a company mirror works as it is.
  *
  * GitHub is a separate preset, not part of `package-registries`: github.com is a general code host, not a
  * registry, so allowing it allows fetching anything anyone pushed (and talking to its API). It is what git
@@ -22,8 +23,7 @@ import * as path from 'node:path';
  * and install scripts that download prebuilt binaries from GitHub releases need; users who need that add
  * `preset:github` knowingly.
  */
-const ECOSYSTEMS = {
-  npm: ['registry.example.org'],
+const ECOSYSTEMS: Record<string, string[]> = {
   pypi: ['pypi.org', 'files.pythonhosted.org'],
   crates: ['crates.io', 'index.crates.io', 'static.crates.io'],
   go: ['proxy.golang.org', 'sum.golang.org'],
@@ -38,19 +38,46 @@ export const NETWORK_PRESETS: Readonly<Record<string, readonly string[]>> = {
   github: ['github.com', 'codeload.github.com', 'objects.githubusercontent.com', 'release-assets.githubusercontent.com'],
 };
 
+/** Presets whose hosts come from the user's configuration (npm's registry), added to the fixed ones. */
+export interface DynamicPresets {
+  npm?: readonly string[];
+}
+
 /** Replaces `preset:<name>` entries of a setting by the preset's hosts (unknown presets are reported). */
-export function expandAllowList(entries: readonly string[]): { patterns: string[]; errors: string[] } {
+export function expandAllowList(entries: readonly string[], dynamic: DynamicPresets = {}): { patterns: string[]; errors: string[] } {
+  const npm = [...(dynamic.npm ?? [])];
+  const presets: Record<string, readonly string[]> = {
+    ...NETWORK_PRESETS,
+    'package-registries': [...NETWORK_PRESETS['package-registries']!, ...npm],
+    npm,
+  };
   const patterns: string[] = [];
   const errors: string[] = [];
   for (const e of entries) {
     const t = e.trim();
     if (!t) continue;
     const m = /^preset:(.+)$/i.exec(t);
+    const name = m?.[1]!.toLowerCase();
     if (!m) patterns.push(t);
-    else if (NETWORK_PRESETS[m[1]!.toLowerCase()]) patterns.push(...NETWORK_PRESETS[m[1]!.toLowerCase()]!);
-    else errors.push(`${t}: unknown preset (known: ${Object.keys(NETWORK_PRESETS).map((k) => `preset:${k}`).join(', ')})`);
+    else if (name && presets[name]) patterns.push(...presets[name]!);
+    else errors.push(`${t}: unknown preset (known: ${Object.keys(presets).map((k) => `preset:${k}`).join(', ')})`);
   }
   return { patterns: [...new Set(patterns)], errors };
+}
+
+/** The hosts of registry URLs (`https://host/path` -> `host`, `host:port` when not 80/443). */
+export function registryHosts(urls: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const u of urls) {
+    try {
+      const url = new URL(u.trim());
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
+      out.add(url.port && url.port !== '443' && url.port !== '80' ? `${url.hostname}:${url.port}` : url.hostname);
+    } catch {
+      /* not a URL */
+    }
+  }
+  return [...out];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -305,6 +332,8 @@ export interface AllowlistProxyOptions {
   log?: { info(m: string): void; warn(m: string): void };
   /** Name resolution (default: the system resolver, as the command itself would have used). Tests map names here. */
   resolve?: (host: string) => Promise<string | string[]>;
+  /** Hosts of presets that come from the user's configuration (npm's registry). */
+  dynamicPresets?: DynamicPresets;
   /** Upstream connections open at once (default 256); more are answered 503. */
   maxConnections?: number;
   /** Connect timeout per address (default 15 s). */
@@ -330,7 +359,7 @@ export const BLOCKED_REASON_PHRASE = 'Blocked by Forge network allow list';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<AllowlistProxy> {
-  const { patterns, errors: presetErrors } = expandAllowList(opts.allowedHosts);
+  const { patterns, errors: presetErrors } = expandAllowList(opts.allowedHosts, opts.dynamicPresets);
   const list = compileAllowList(patterns);
   const errors = [...presetErrors, ...list.errors];
   for (const e of errors) opts.log?.warn(`network allow list: ${e}`);

@@ -15,7 +15,12 @@ export interface SandboxProfile {
   tmpDir: string;
   /** Secret locations to hide (the user's keys and credentials, the workspace's .env and key files). */
   masked: MaskedPath[];
-  network: 'off' | 'on';
+  /** 'allowlist': no network of its own; a forwarder reaches the host's allow-list proxy through a socket. */
+  network: 'off' | 'allowlist' | 'on';
+  /** Folders replaced by an empty private tmpfs (other commands' proxy sockets), mounted after the binds. */
+  privateDirs?: string[];
+  /** Read-only binds at the same path, after privateDirs (this command's proxy socket and forwarder). */
+  roBinds?: string[];
   /** The complete environment of the command (already scrubbed). */
   env: Record<string, string>;
   cwd: string;
@@ -35,7 +40,7 @@ export interface BwrapFeatures {
 export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?: number): string[] {
   const a: string[] = ['--new-session', '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
   if (features.userns) a.push('--unshare-user');
-  if (p.network === 'off') a.push('--unshare-net');
+  if (p.network !== 'on') a.push('--unshare-net');
   a.push('--cap-drop', 'ALL');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   const insideWritable = (m: MaskedPath) => [...p.writable, p.tmpDir].some((w) => within(w, m.path));
@@ -44,6 +49,8 @@ export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?:
   for (const w of p.writable) a.push('--bind', w, w);
   a.push('--bind', p.tmpDir, p.tmpDir);
   for (const m of p.masked.filter(insideWritable)) a.push(...mask(m));
+  for (const d of p.privateDirs ?? []) a.push('--tmpfs', d);
+  for (const d of p.roBinds ?? []) a.push('--ro-bind', d, d);
   a.push('--clearenv');
   for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
   a.push('--chdir', p.cwd);
@@ -79,7 +86,8 @@ export function seatbeltProfile(p: SandboxProfile): string {
     const masked = p.masked.map((m) => (m.dir ? `(subpath ${sbpl(m.path)})` : `(literal ${sbpl(m.path)})`));
     lines.push(`(deny file-read* file-write* ${masked.join(' ')})`);
   }
-  if (p.network === 'off') lines.push('(deny network*)');
+  // No allow-list proxy under Seatbelt yet: 'allowlist' means off there.
+  if (p.network !== 'on') lines.push('(deny network*)');
   return lines.join('\n');
 }
 
