@@ -38,14 +38,14 @@ describe('command sandbox in the real VS Code', function () {
     fs.rmSync(wsPath('sandbox-inside.txt'), { force: true });
   });
 
-  it('writes only inside the workspace; secrets, the network and API keys stay out of reach', async () => {
+  it('writes only inside the workspace; secrets, the network and API keys stay out of reach', async function () {
     process.env.FORGE_IT_API_KEY = 'sk-hunter2-host';
     try {
       const r = await run(
         `echo in > sandbox-inside.txt; echo out > ${outside}/escaped.txt; cat .env; cat .en?; env | grep -i hunter2; ` +
         `node -e "fetch('http://127.0.0.1:9/').then(()=>console.log('net-open'),()=>console.log('net-closed'))"; echo finished`,
       );
-      console.log(`      ran through ${runner.lastRunUsedTerminal ? 'the terminal (shell integration)' : 'the child-process fallback'}`);
+      this.test!.title += runner.lastRunUsedTerminal ? ' [terminal, shell integration]' : ' [child-process fallback]';
       assert.match(r.output, /finished/);
       assert.strictEqual(fs.readFileSync(wsPath('sandbox-inside.txt'), 'utf8'), 'in\n');
       assert.strictEqual(fs.existsSync(path.join(outside, 'escaped.txt')), false, 'nothing is written outside the workspace');
