@@ -181,6 +181,41 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     }
   });
 
+  it('sockets of other programs are out of reach: system services under /run, anything in the shared /tmp', async () => {
+    const net = await import('node:net');
+    const servers: import('node:net').Server[] = [];
+    const listen = (p: string) => new Promise<void>((r) => { const srv = net.createServer((c) => c.end('hunter2-socket')); servers.push(srv); srv.listen(p, r); });
+    const inRun = `/run/forge-test-${process.pid}.sock`;
+    const inTmp = path.join(tmpdir(), `forge-test-${process.pid}.sock`);
+    await listen(inRun);
+    await listen(inTmp);
+    try {
+      const probe = (p: string) => `node -e "require('net').connect('${p}').on('data',d=>console.log(String(d))).on('error',e=>console.log('refused',e.code))"`;
+      const r = await run(`${probe(inRun)}; ${probe(inTmp)}; ls ${tmpdir()} | grep -c forge-test || true`);
+      assert.doesNotMatch(r.output, /hunter2/);
+      assert.equal((r.output.match(/refused/g) ?? []).length, 2, r.output);
+      settings = { ...settings, enabled: false };
+      const bare = await run(probe(inRun));
+      assert.match(bare.output, /hunter2-socket/, 'without the sandbox the same socket answers (the test can fail)');
+    } finally {
+      settings = { ...settings, enabled: true };
+      for (const srv of servers) srv.close();
+    }
+  });
+
+  it('what runs later outside the sandbox stays read-only: .git/hooks, .git/config, .vscode', async () => {
+    for (const d of ['.git/hooks', '.vscode']) mkdirSync(path.join(ws, d), { recursive: true });
+    writeFileSync(path.join(ws, '.git/config'), '[core]\n');
+    writeFileSync(path.join(ws, '.vscode/settings.json'), '{}');
+    await run('echo evil > .git/hooks/pre-commit; echo "[core] fsmonitor=evil" >> .git/config; echo evil > .vscode/tasks.json; echo ok > .git/HEAD.test; true');
+    assert.equal(existsSync(path.join(ws, '.git/hooks/pre-commit')), false);
+    assert.equal(readFileSync(path.join(ws, '.git/config'), 'utf8'), '[core]\n');
+    assert.equal(existsSync(path.join(ws, '.vscode/tasks.json')), false);
+    assert.equal(existsSync(path.join(ws, '.git/HEAD.test')), true, 'the rest of .git stays writable (git commit works)');
+    rmSync(path.join(ws, '.git'), { recursive: true, force: true });
+    rmSync(path.join(ws, '.vscode'), { recursive: true, force: true });
+  });
+
   it('no process is left behind after a timeout, not even a detached one', async () => {
     const marker = 900 + Math.floor(Math.random() * 90);
     const r = await run(`sleep ${marker}.1 & setsid sleep ${marker}.2 & nohup sleep ${marker}.3 >/dev/null 2>&1 & sleep ${marker}.4`, 800);
@@ -212,7 +247,9 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new NodeEditApplier(), sandbox: { trusted: true }, home });
     const r = await call(byName(tools, 'execute_command'), { command: `echo hi > ${outside}/z.txt` }, ctx());
     assert.match(r.content, /Ran contained: bubblewrap sandbox/);
-    assert.match(r.content, /The sandbox blocked a write outside the workspace/);
+    assert.match(r.content, /The sandbox blocked a path in \/tmp: the shared temp folder is hidden/);
+    const etc = await call(byName(tools, 'execute_command'), { command: 'echo hi > /etc/forge-z.txt' }, ctx());
+    assert.match(etc.content, /The sandbox blocked a write outside the workspace/);
     assert.equal((r.data as { contained: boolean }).contained, true);
   });
 

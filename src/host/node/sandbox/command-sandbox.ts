@@ -10,7 +10,7 @@ import type { Containment, RunRequest } from '../../../core/workspace/types';
 import { scrubEnv } from './env';
 import { bridgeArgv, writeBridgeScript } from './net-bridge';
 import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
-import { bwrapArgs, seatbeltProfile, shellQuote, type BwrapFeatures, type SandboxProfile } from './profile';
+import { bwrapArgs, seatbeltProfile, shellQuote, within, type BwrapFeatures, type MaskedPath, type SandboxProfile } from './profile';
 import { SecretLocator } from './secret-locations';
 
 export interface SandboxSettings {
@@ -107,7 +107,12 @@ export class CommandSandbox {
     }
     const roots = await Promise.all(this.opts.roots().map((r) => fsp.realpath(r).catch(() => r)));
     const { masked, incomplete } = await this.locator.locate(roots, opts.fresh);
-    const profile: SandboxProfile = { writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd };
+    const profile: SandboxProfile = {
+      writable: roots, tmpDir, masked: [...masked, ...(await this.hostSockets())], network: s.network, env, cwd: req.cwd,
+      protectedPaths: await protectedPaths(roots),
+    };
+    profile.hiddenDirs = await this.hiddenDirs();
+    if (profile.hiddenDirs.some((d) => within(d, this.home))) profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
     let inner = ['/bin/sh', '-c', req.command];
     let proxy: AllowlistProxy | undefined;
     if (probe.kind === 'bubblewrap' && s.network === 'allowlist') {
@@ -121,6 +126,26 @@ export class CommandSandbox {
       ? [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner]
       : [SANDBOX_EXEC, '-p', seatbeltProfile(profile), ...inner];
     return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete, proxy };
+  }
+
+  private hidden: Promise<string[]> | undefined;
+  /** The shared temp folder(s) and the user's runtime folder: other programs' sockets live there. */
+  private hiddenDirs(): Promise<string[]> {
+    this.hidden ??= (async () => {
+      const uid = process.getuid?.();
+      const candidates = ['/tmp', '/var/tmp', os.tmpdir(), ...(uid !== undefined ? [`/run/user/${uid}`] : [])];
+      const real = await Promise.all(candidates.map((d) => fsp.realpath(d).catch(() => undefined)));
+      return [...new Set(real.filter((d): d is string => !!d && d !== '/'))];
+    })();
+    return this.hidden;
+  }
+
+  /**
+   * Sockets of system services (docker, containerd, D-Bus ...) a contained command must not talk to. Scanned
+   * for every command (about a millisecond): a service started a moment ago must not be reachable.
+   */
+  private hostSockets(): Promise<MaskedPath[]> {
+    return findSockets(['/run', '/var/run'], 3);
   }
 
   /** Ends a command's plan: closes its proxy; what the sandbox most likely stopped, for the model and the card. */
@@ -198,6 +223,11 @@ export class CommandSandbox {
       if (plan.profile.network === 'off' && /Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo|Network is unreachable|ENETUNREACH|Name or service not known|No address associated with hostname|Failed to establish a new connection|network is unreachable/i.test(line)) {
         notes.add('a network connection: the network is off inside the sandbox (setting forge.sandbox.network)');
       }
+      if (/No such file|nonexistent|ENOENT/i.test(line)) {
+        const hiddenIn = (plan.profile.hiddenDirs ?? []).find((d) => line.includes(d + '/'));
+        const bound = [...plan.profile.writable, plan.profile.tmpDir, ...(plan.profile.keepVisible ?? [])].some((w) => line.includes(w));
+        if (hiddenIn && !bound) notes.add(`a path in ${hiddenIn}: the shared temp folder is hidden inside the sandbox (use $TMPDIR, the task's own temp folder)`);
+      }
       for (const m of plan.profile.masked) {
         if (line.includes(m.path) || (/Permission denied|EACCES|Operation not permitted/i.test(line) && line.includes(path.basename(m.path)))) {
           notes.add(`reading ${m.path.startsWith(this.home + '/') ? '~' + m.path.slice(this.home.length) : m.path}: it holds secrets and is hidden from commands`);
@@ -252,6 +282,38 @@ export class CommandSandbox {
     }
     return { kind: 'none', reason: `bubblewrap is installed but cannot create a sandbox here (${lastError.trim().slice(0, 200)}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / AppArmor).` };
   }
+}
+
+/** Unix sockets under the given folders (symlinks resolved, so /var/run and /run are one), depth-limited. */
+async function findSockets(dirs: string[], depth: number): Promise<MaskedPath[]> {
+  const out = new Map<string, MaskedPath>();
+  const walk = async (dir: string, left: number): Promise<void> => {
+    let entries;
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isSocket()) out.set(p, { path: p, dir: false });
+      else if (e.isDirectory() && left > 0 && !(dir === '/run' && e.name === 'user')) await walk(p, left - 1);
+    }
+  };
+  for (const d of new Set(await Promise.all(dirs.map((d) => fsp.realpath(d).catch(() => d))))) await walk(d, depth);
+  return [...out.values()].slice(0, 200);
+}
+
+/** In each writable folder, what later runs outside the sandbox and so stays read-only inside it. */
+async function protectedPaths(roots: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const root of roots) {
+    for (const rel of ['.git/hooks', '.git/config', '.vscode']) {
+      const p = path.join(root, rel);
+      if (await fsp.lstat(p).then((st) => !st.isSymbolicLink(), () => false)) out.push(p);
+    }
+  }
+  return out;
 }
 
 function executable(p: string): boolean {

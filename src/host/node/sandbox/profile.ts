@@ -17,6 +17,19 @@ export interface SandboxProfile {
   masked: MaskedPath[];
   /** 'allowlist': no network of its own; a forwarder reaches the host's allow-list proxy through a socket. */
   network: 'off' | 'allowlist' | 'on';
+  /**
+   * Folders hidden behind an empty private tmpfs before anything else is mounted: the shared temp folder and the
+   * user's runtime folder, where other programs keep their sockets (ssh-agent, VS Code's IPC, D-Bus, X11).
+   * Writable folders inside them are bound again on top.
+   */
+  hiddenDirs?: string[];
+  /** Folders inside a hidden one that stay visible, read-only (a HOME under /tmp). */
+  keepVisible?: string[];
+  /**
+   * Paths inside writable folders that stay read-only: what would run later outside the sandbox (.git/hooks,
+   * .git/config with its hooksPath/fsmonitor/pager settings, .vscode tasks and settings).
+   */
+  protectedPaths?: string[];
   /** Folders replaced by an empty private tmpfs (other commands' proxy sockets), mounted after the binds. */
   privateDirs?: string[];
   /** Read-only binds at the same path, after privateDirs (this command's proxy socket and forwarder). */
@@ -43,6 +56,8 @@ export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?:
   if (p.network !== 'on') a.push('--unshare-net');
   a.push('--cap-drop', 'ALL');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  for (const d of p.hiddenDirs ?? []) a.push('--tmpfs', d);
+  for (const d of p.keepVisible ?? []) a.push('--ro-bind', d, d);
   const insideWritable = (m: MaskedPath) => [...p.writable, p.tmpDir].some((w) => within(w, m.path));
   // Masks outside the writable folders first: a writable bind below a masked folder stays reachable.
   for (const m of p.masked.filter((m) => !insideWritable(m))) a.push(...mask(m));
@@ -51,6 +66,7 @@ export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?:
   for (const m of p.masked.filter(insideWritable)) a.push(...mask(m));
   for (const d of p.privateDirs ?? []) a.push('--tmpfs', d);
   for (const d of p.roBinds ?? []) a.push('--ro-bind', d, d);
+  for (const d of p.protectedPaths ?? []) a.push('--ro-bind', d, d);
   a.push('--clearenv');
   for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
   a.push('--chdir', p.cwd);
@@ -82,6 +98,7 @@ export function seatbeltProfile(p: SandboxProfile): string {
   const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
   const writable = [...p.writable, p.tmpDir].map((w) => `(subpath ${sbpl(w)})`);
   lines.push(`(allow file-write* ${writable.join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`);
+  if (p.protectedPaths?.length) lines.push(`(deny file-write* ${p.protectedPaths.map((d) => `(subpath ${sbpl(d)})`).join(' ')})`);
   if (p.masked.length > 0) {
     const masked = p.masked.map((m) => (m.dir ? `(subpath ${sbpl(m.path)})` : `(literal ${sbpl(m.path)})`));
     lines.push(`(deny file-read* file-write* ${masked.join(' ')})`);
