@@ -6,4 +6,5 @@ import { ensureDebPackage } from './lib/apt.mjs';
 if (process.platform === 'linux') {
   ensureDebPackage({ tag: 'ensure-tools', binary: '/usr/bin/bwrap', pkg: 'bubblewrap' });
   ensureDebPackage({ tag: 'ensure-tools', binary: '/usr/bin/rg', pkg: 'ripgrep' });
+  ensureDebPackage({ tag: 'ensure-tools', binary: '/usr/bin/curl', pkg: 'curl' }); // the network allow-list tests
 }
