@@ -114,6 +114,25 @@ describe('webview panel (Chromium)', function () {
     assert.deepEqual(await p.posted(), []);
   });
 
+  it('a command approval says how it runs contained and what "Always" grants; a hazard can only be approved once', async () => {
+    await p.host(state({ status: { state: 'awaiting_approval', runId: 'r1' } }));
+    const command = (id: string, preview: Record<string, unknown>) => approval(id, `req-${id}`, {
+      toolName: 'execute_command', risk: 'execute', summary: 'Run a command',
+      preview: { kind: 'command', command: 'git commit -m "x" && make', ...preview } as never,
+    });
+    await p.host(patch(
+      { op: 'append', item: command('c1', { grant: 'git commit, make', containment: 'Runs contained (bubblewrap sandbox: network off)' }) },
+      { op: 'append', item: command('c2', { containment: 'Runs WITHOUT a sandbox, with your full rights (bubblewrap is not installed)' }) },
+    ));
+    assert.equal(await p.page.locator('[data-id="c1"] vscode-button[data-act="approve_task"]').innerText(), 'Always allow git commit, make');
+    assert.match(await p.page.locator('[data-id="c1"] .containment.contained').innerText(), /Runs contained/);
+    assert.equal(await p.page.locator('[data-id="c2"] vscode-button[data-act="approve_task"]').count(), 0, 'no grant: nothing beyond this call');
+    assert.match(await p.page.locator('[data-id="c2"] .containment.uncontained').innerText(), /WITHOUT a sandbox/);
+    await p.clearPosted();
+    await p.page.locator('[data-id="c1"] vscode-button[data-act="approve_task"]').click();
+    assert.deepEqual(await p.posted(), [{ type: 'approval_decision', requestId: 'req-c1', decision: { kind: 'approve', scope: 'task' } }]);
+  });
+
   it('renders hostile markdown inert', async () => {
     const hostile = [
       '<script>window.__pwned = "script"</script>',
