@@ -11,7 +11,7 @@ import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
 import { DeferredController } from './host/controller/deferred-controller';
 import { Controller } from './host/controller/forge-controller';
-import { ModelFactory, SwitchableModel } from './host/controller/model-factory';
+import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
 import { createLogger } from './host/logger';
@@ -48,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext) {
   const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo }), EditJournal.open(storageDir, { log: logTo })]);
 
   const model = new SwitchableModel();
-  const models = new ModelFactory(keys);
+  const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refreshModel(), log: (m) => log.info(m) });
   const outputs = new InMemoryOutputStore();
   let controller: Controller | undefined;
   let state: Initialised | undefined;

@@ -33,6 +33,10 @@ export interface ForgeSettings {
   memoryEnabled: boolean;
   showDiffOnProposal: boolean;
   sandbox: { enabled: boolean; network: 'off' | 'allowlist' | 'on'; allowedHosts: string[]; envAllowList: string[] };
+  /** auto: native tool calls, switching to the XML text format when the endpoint or model cannot do them. */
+  toolCallFormat: 'auto' | 'native' | 'xml';
+  /** Tokens; 0 = what the server reports (Ollama, LM Studio, vLLM, OpenRouter...) or the known model limits. */
+  contextWindow: number;
 }
 
 const PROVIDERS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
@@ -85,6 +89,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
       allowedHosts: strings(c.get('sandbox.allowedHosts')),
       envAllowList: strings(c.get('sandbox.envAllowList')),
     },
+    toolCallFormat: oneOf(c.get('toolCallFormat'), ['auto', 'native', 'xml'], 'auto'),
+    contextWindow: Math.floor(num(c.get('contextWindow'), 0, 0)),
   };
 }
 

@@ -168,6 +168,15 @@ export const ProviderStatusSchema = z.object({
   models: z.array(z.object({ id: Id, label: Label })).max(LIMITS.models).optional(),
   /** The id in `models` of the model in use (ids are provider-qualified, so `model` alone cannot pick it). */
   modelId: Id.optional(),
+  /** How tool calls are made: native, or Forge's XML text format (auto switches when an endpoint cannot). */
+  toolFormat: z.enum(['native', 'xml']).optional(),
+  /** Why that format (the setting, a remembered decision, or what the endpoint / model did). */
+  toolFormatReason: Label.optional(),
+  /** Tokens, and where the number came from (server, setting, assumption). */
+  contextWindow: z.number().int().positive().optional(),
+  contextWindowSource: Label.optional(),
+  /** A usable configuration with a caveat (e.g. the local server is not running yet). */
+  warning: Label.optional(),
 });
 export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
 

@@ -26,3 +26,24 @@ export function limitsFor(model: string): ModelLimits {
   for (const [re, limits] of KNOWN) if (re.test(m)) return limits;
   return DEFAULT_LIMITS;
 }
+
+/**
+ * The context window an OpenAI-style /v1/models entry carries, if any: OpenRouter `context_length` (or
+ * `top_provider.context_length`), vLLM `max_model_len`, LM Studio-style `loaded_context_length` /
+ * `max_context_length`, other servers' `context_window` / `context_length`, llama.cpp `meta.n_ctx_train`
+ * (the trained length, not the runtime one: the caller treats it as a last resort).
+ */
+export function windowFromModelEntry(entry: Record<string, unknown>): { tokens: number; field: string } | undefined {
+  const pos = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined);
+  for (const field of ['loaded_context_length', 'max_model_len', 'context_length', 'context_window', 'max_context_length', 'max_input_tokens']) {
+    const n = pos(entry[field]);
+    if (n) return { tokens: n, field };
+  }
+  const top = entry.top_provider as Record<string, unknown> | undefined;
+  const fromTop = pos(top?.context_length);
+  if (fromTop) return { tokens: fromTop, field: 'top_provider.context_length' };
+  const meta = entry.meta as Record<string, unknown> | undefined;
+  const trained = pos(meta?.n_ctx_train);
+  if (trained) return { tokens: trained, field: 'meta.n_ctx_train' };
+  return undefined;
+}

@@ -79,6 +79,8 @@ export class Chrome {
       this.model.replaceChildren(h('a', { class: 'model-link', 'data-act': 'action', 'data-action': 'select_model', role: 'button', tabindex: '0', title: 'Choose model' }, label));
     }
     this.setup.hidden = p.configured;
+    this.model.title = [p.toolFormat && `Tool calls: ${p.toolFormat === 'xml' ? 'XML text format' : 'native'}${p.toolFormatReason ? ` (${p.toolFormatReason})` : ''}`, p.contextWindow && `Context window: ${p.contextWindow} tokens (${p.contextWindowSource ?? 'unknown'})`, p.warning].filter(Boolean).join('\n');
+    if (p.toolFormat === 'xml' || p.warning) this.model.append(h('span', { class: 'muted', title: this.model.title }, p.warning ? ' ⚠' : ' · XML tools'));
     if (!p.configured) {
       this.setup.replaceChildren(
         h('h2', {}, 'Connect a model to start'),

@@ -4,7 +4,9 @@ import * as vscode from 'vscode';
 import { ModelError } from '../../core/model/errors';
 import { costOf, priceFor } from '../../core/model/pricing';
 import type { Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../../core/model/types';
-import { createModel } from '../../providers';
+import { ContextWindowCache, detectLocalServers, type DetectedServer, type DetectOptions } from '../../providers/endpoint-discovery';
+import { createEndpointModel } from '../../providers/local-model';
+import { MemoryToolFormatStore, type ToolFormatMemo, type ToolFormatStore } from '../../providers/tool-format';
 import { createVscodeLmModel, listVscodeLmModels } from '../../providers/vscode-lm';
 import type { ProviderStatus } from '../../protocol/messages';
 import type { ApiKeyStore } from '../secrets';
@@ -76,8 +78,55 @@ export class SwitchableModel implements Model {
   }
 }
 
+/** The bit of vscode.Memento the tool-format memory needs. */
+export interface MementoLike {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): Thenable<void>;
+}
+
+/** forge.toolCallFormat auto's decisions, kept in globalState (per endpoint + model, across windows). */
+export function mementoToolFormatStore(memento: MementoLike): ToolFormatStore {
+  const k = (key: string) => `forge.toolFormat:${key}`;
+  return {
+    get: (key) => memento.get<ToolFormatMemo>(k(key)),
+    set: (key, memo) => memento.update(k(key), memo),
+    delete: (key) => (memento.get(k(key)) === undefined ? undefined : memento.update(k(key), undefined)),
+  };
+}
+
+export interface ModelFactoryOptions {
+  /** Where auto remembers the tool-call format (default: memory only). */
+  toolFormats?: ToolFormatStore;
+  /** Called when auto switches a model's format mid-task (refresh the panel's status). */
+  onToolFormatChange?: () => void;
+  /** Probing Ollama / LM Studio on their default ports for the picker; false turns it off (tests). */
+  detect?: DetectOptions | false;
+  /** Connection check / discovery timeout per request (ms). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  log?: (message: string) => void;
+}
+
 export class ModelFactory {
-  constructor(private readonly keys: ApiKeyStore) {}
+  private readonly toolFormats: ToolFormatStore;
+  private readonly windows = new ContextWindowCache();
+  private detected: { at: number; servers: Promise<DetectedServer[]> } | undefined;
+
+  constructor(
+    private readonly keys: ApiKeyStore,
+    private readonly options: ModelFactoryOptions = {},
+  ) {
+    this.toolFormats = options.toolFormats ?? new MemoryToolFormatStore();
+  }
+
+  /** Local servers on their default ports (cached for 30 s; a closed port answers at once). */
+  detectLocal(): Promise<DetectedServer[]> {
+    if (this.options.detect === false) return Promise.resolve([]);
+    if (!this.detected || Date.now() - this.detected.at > 30_000) {
+      this.detected = { at: Date.now(), servers: detectLocalServers({ fetch: this.options.fetch, ...this.options.detect }) };
+    }
+    return this.detected.servers;
+  }
 
   async resolve(s: ForgeSettings): Promise<ResolvedModel> {
     const provider = s.provider;
@@ -103,14 +152,40 @@ export class ModelFactory {
       let apiKey = await this.keys.get(provider);
       if (!apiKey && provider === 'openai-compatible' && isLoopbackUrl(s.baseUrl)) apiKey = PLACEHOLDER_KEY;
       if (!apiKey) return fail(`No API key for ${label}: run "Forge: Set API Key".`, modelName);
-      const model = createModel({
+      const built = await createEndpointModel({
         provider,
         model: modelName,
         apiKey,
         baseUrl: s.baseUrl || undefined,
         maxOutputTokens: s.maxOutputTokens,
+        toolCallFormat: s.toolCallFormat,
+        contextWindowOverride: s.contextWindow,
+        store: this.toolFormats,
+        windows: this.windows,
+        timeoutMs: this.options.timeoutMs ?? 2000,
+        fetch: this.options.fetch,
+        onToolFormatChange: () => this.options.onToolFormatChange?.(),
+        log: this.options.log,
       });
-      return { model, status: { configured: true, provider, model: modelName } };
+      const check = built.check;
+      // A wrong URL, a missing model or a refused key cannot work: say so now, not at the first message.
+      if (check && !check.ok && check.problem !== 'refused' && check.problem !== 'timeout' && check.problem !== 'http') {
+        return fail(check.message ?? 'The endpoint is not usable.', modelName);
+      }
+      const format = built.adaptive?.state ?? { format: built.model.info.nativeTools ? 'native' : 'xml', reason: `forge.toolCallFormat is "${s.toolCallFormat}"` };
+      return {
+        model: built.model,
+        status: {
+          configured: true,
+          provider,
+          model: modelName,
+          toolFormat: format.format,
+          toolFormatReason: format.reason.slice(0, 1000),
+          contextWindow: built.contextWindow.tokens,
+          contextWindowSource: built.contextWindow.source.slice(0, 1000),
+          ...(check && !check.ok && check.message ? { warning: check.message.slice(0, 1000) } : {}),
+        },
+      };
     } catch (err) {
       return fail(`${label}: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -130,6 +205,14 @@ export class ModelFactory {
     if (current.provider === 'openai-compatible' && current.model) {
       out.push({ id: `openai-compatible:${current.model}`, label: `${current.model} (${current.baseUrl || 'endpoint'})`, provider: 'openai-compatible', model: current.model });
     }
+    // Ollama / LM Studio found on their default ports: "<model>@<baseUrl>" saves the URL too (saveModelChoice).
+    const here = current.baseUrl.replace(/\/+$/, '');
+    for (const server of await this.detectLocal().catch(() => [])) {
+      for (const model of server.models.slice(0, 100)) {
+        if (current.provider === 'openai-compatible' && model === current.model && server.baseUrl === here) continue;
+        out.push({ id: `openai-compatible:${model}@${server.baseUrl}`, label: `${model} (${server.label})`, provider: 'openai-compatible', model: `${model}@${server.baseUrl}` });
+      }
+    }
     return out.filter((c) => /^[\x21-\x7e]+$/.test(c.id));
   }
 }
@@ -137,6 +220,11 @@ export class ModelFactory {
 /** Writes provider + model to the settings scope where the user keeps them (workspace if set there). */
 export async function saveModelChoice(provider: ProviderId, model: string): Promise<void> {
   const c = vscode.workspace.getConfiguration('forge');
+  const at = provider === 'openai-compatible' ? splitModelAtUrl(model) : undefined;
+  if (at) {
+    await c.update('baseUrl', at.baseUrl, vscode.ConfigurationTarget.Global);
+    model = at.model;
+  }
   const target = (key: string) => {
     const i = c.inspect(key);
     return i?.workspaceFolderValue !== undefined
@@ -147,4 +235,10 @@ export async function saveModelChoice(provider: ProviderId, model: string): Prom
   };
   await c.update('provider', provider, target('provider'));
   await c.update('model', model, target('model'));
+}
+
+/** "llama3.1:8b@http://127.0.0.1:11434/v1" -> model + base URL (choices of detected local servers). */
+export function splitModelAtUrl(value: string): { model: string; baseUrl: string } | undefined {
+  const m = /^(.+)@(https?:\/\/\S+)$/.exec(value);
+  return m ? { model: m[1], baseUrl: m[2] } : undefined;
 }

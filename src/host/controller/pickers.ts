@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { EditJournal, UndoResult } from '../../core/tasks/journal';
 import type { TaskSummary } from '../../core/tasks/task-store';
+import { checkEndpoint } from '../../providers/endpoint-discovery';
 import type { ApiKeyStore } from '../secrets';
 import { readSettings, type ProviderId } from '../settings';
 import type { MemoryService } from './agent-factory';
@@ -27,6 +28,11 @@ export async function pickModel(models: ModelFactory, keys: ApiKeyStore): Promis
       items.push({ label: c.model, description: c.id === current ? 'current' : undefined, run: () => saveWithKey(provider, c.model, keys) });
     }
     items.push({ label: `$(edit) Other ${PROVIDER_LABELS[provider]} model…`, run: () => askModelName(provider, keys) });
+  }
+  const local = choices.filter((c) => c.provider === 'openai-compatible' && c.model.includes('@http'));
+  if (local.length) {
+    items.push({ label: 'Found on this machine', kind: vscode.QuickPickItemKind.Separator });
+    for (const c of local) items.push({ label: c.label, description: '$(server) no key needed', run: () => save(c.provider, c.model) });
   }
   items.push({ label: 'Local or other endpoints', kind: vscode.QuickPickItemKind.Separator });
   items.push({ label: '$(server) OpenAI-compatible endpoint…', description: 'Ollama, LM Studio, vLLM, OpenRouter', run: () => askCompatible(keys) });
@@ -60,7 +66,25 @@ async function askCompatible(keys: ApiKeyStore): Promise<boolean> {
     ignoreFocusOut: true,
   });
   if (!baseUrl?.trim()) return false;
-  const model = await vscode.window.showInputBox({ title: 'Forge: model name', value: s.provider === 'openai-compatible' ? s.model : '', ignoreFocusOut: true });
+  // List the endpoint's models now, so a wrong URL or a server that is not running shows at once.
+  const check = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Forge: connecting to ${baseUrl.trim()}` },
+    () => checkEndpoint({ baseUrl: baseUrl.trim(), timeoutMs: 3000 }),
+  );
+  let model: string | undefined;
+  if (!check.ok) {
+    const go = await vscode.window.showWarningMessage(check.message ?? 'The endpoint did not answer.', 'Use Anyway', 'Cancel');
+    if (go !== 'Use Anyway') return false;
+  } else if (check.models.length) {
+    const other = '$(edit) Another model name…';
+    const pick = await vscode.window.showQuickPick([...check.models.map((m) => ({ label: m.id, description: m.contextWindow ? `${m.contextWindow} tokens` : undefined })), { label: other }], {
+      title: `Forge: models at ${baseUrl.trim()}`,
+      ignoreFocusOut: true,
+    });
+    if (!pick) return false;
+    if (pick.label !== other) model = pick.label;
+  }
+  model ??= await vscode.window.showInputBox({ title: 'Forge: model name', value: s.provider === 'openai-compatible' ? s.model : '', ignoreFocusOut: true });
   if (!model?.trim()) return false;
   await vscode.workspace.getConfiguration('forge').update('baseUrl', baseUrl.trim(), vscode.ConfigurationTarget.Global);
   await saveModelChoice('openai-compatible', model.trim());
