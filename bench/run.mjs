@@ -21,6 +21,7 @@ const BENCHES = [
   { name: 'loop', file: 'loop.bench.ts' },
   { name: 'toolcall', file: 'toolcall.bench.ts' },
   { name: 'context', file: 'context.bench.ts' },
+  { name: 'caching', file: 'caching.bench.ts' },
   { name: 'apply-diff', file: 'apply-diff.bench.ts' },
   { name: 'memory', file: 'memory.bench.ts', flags: ['--expose-gc'] },
   { name: 'files', file: 'files.bench.ts', flags: ['--expose-gc'] },

@@ -1,4 +1,4 @@
-// Anthropic messages adapter: cached system layers, extended thinking (signatures round-tripped), tool_use.
+// Anthropic messages adapter: prompt caching (see toAnthropicPrompt), extended thinking (signatures round-tripped), tool_use.
 import Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
@@ -8,6 +8,7 @@ import type {
   TextBlockParam,
   Tool as AnthropicTool,
 } from '@anthropic-ai/sdk/resources/messages';
+import { prefixLayers, stepContextText } from '../core/context/prompt';
 import { ModelError } from '../core/model/errors';
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../core/model/types';
 import { toModelError } from './errors';
@@ -23,16 +24,25 @@ export interface AnthropicAdapterOptions {
 
 const EPHEMERAL = { type: 'ephemeral' as const };
 
-/** System layers as blocks; the cache breakpoint sits on the last stable layer (tools + stable prefix cached). */
-export function toAnthropicSystem(request: Pick<ModelRequest, 'system'>): TextBlockParam[] {
-  const layers = request.system.filter((l) => l.text.trim() !== '');
-  let lastStable = -1;
-  layers.forEach((l, i) => {
-    if (l.stable) lastStable = i;
-  });
-  return layers.map((l, i) => (i === lastStable ? { type: 'text', text: l.text, cache_control: EPHEMERAL } : { type: 'text', text: l.text }));
+/** The API accepts at most 4 cache_control breakpoints per request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+/** On a lookup the API tries block boundaries up to ~20 blocks before each breakpoint. */
+export const CACHE_LOOKBACK_BLOCKS = 20;
+
+/** Minimum cacheable prefix (tokens): shorter prefixes are silently not cached (no error, no write). */
+export function anthropicMinCacheTokens(model: string): number {
+  const m = model.toLowerCase();
+  if (/opus-4-[5-9]|haiku-4-5/.test(m)) return 4096;
+  if (/haiku/.test(m)) return 2048;
+  return 1024;
 }
 
+/** System layers as blocks, per-step layers excluded (they go after the conversation; see toAnthropicPrompt). */
+export function toAnthropicSystem(request: Pick<ModelRequest, 'system'>): TextBlockParam[] {
+  return prefixLayers(request.system).map((l) => ({ type: 'text', text: l.text }));
+}
+
+/** History as Anthropic turns: tool results and a following user text share one user turn; no cache marks. */
 export function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): MessageParam[] {
   const out: MessageParam[] = [];
   const pushUser = (blocks: ContentBlockParam[]) => {
@@ -58,13 +68,74 @@ export function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): Me
       out.push({ role: 'assistant', content: blocks });
     }
   }
-  // Second cache breakpoint on the newest block so the growing history is cached between iterations.
-  const last = out[out.length - 1];
-  if (last?.role === 'user' && Array.isArray(last.content) && last.content.length) {
-    const block = last.content[last.content.length - 1] as ContentBlockParam & { cache_control?: unknown };
-    if (block.type === 'text' || block.type === 'tool_result') block.cache_control = EPHEMERAL;
-  }
   return out;
+}
+
+type Markable = { type: string; text?: string; cache_control?: unknown };
+
+/** Thinking blocks cannot carry cache_control (they are cached as part of the prefix), nor can empty text. */
+function markable(block: Markable): boolean {
+  if (block.type === 'thinking' || block.type === 'redacted_thinking') return false;
+  return block.type !== 'text' || !!block.text?.trim();
+}
+
+export interface AnthropicPrompt {
+  tools: AnthropicTool[];
+  system: TextBlockParam[];
+  messages: MessageParam[];
+}
+
+/**
+ * The request in the API's cache order (tools -> system -> messages) with its cache breakpoints:
+ *  1. the last block of the history (the conversation so far is written once and read back on the next step);
+ *  2. the previous step's breakpoint (end of the previous user turn) when the last step added so many blocks that
+ *     the API's ~20-block lookback from breakpoint 1 would not reach it;
+ *  3. the last stable system layer (or the last tool): tools + role + rules, shared by every task in the mode.
+ * The per-step text (iteration, environment, warnings) comes after breakpoint 1, as the final user turn's last
+ * text block (after its tool_result blocks, which must come first). It is never stored, so the next step's
+ * prefix is byte-identical to what this step wrote. Prefixes under the model's minimum cacheable length are
+ * ignored by the API; breakpoint 1 covers them as soon as the history grows past it.
+ */
+export function toAnthropicPrompt(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): AnthropicPrompt {
+  const tools = toAnthropicTools(request);
+  const layers = prefixLayers(request.system);
+  const system = toAnthropicSystem(request);
+  const messages = toAnthropicMessages(request);
+  const marks: Markable[] = [];
+
+  const flat: { msg: number; block: Markable }[] = [];
+  messages.forEach((m, i) => {
+    if (Array.isArray(m.content)) for (const b of m.content) flat.push({ msg: i, block: b as Markable });
+  });
+  let last = -1;
+  for (let i = flat.length - 1; i >= 0 && last < 0; i--) if (markable(flat[i].block)) last = i;
+  if (last >= 0) {
+    marks.push(flat[last].block);
+    // End of the user turn before the last assistant turn: where the previous step put its breakpoint.
+    const lastMsg = flat[last].msg;
+    let prevUser = -1;
+    for (let i = lastMsg - 1; i >= 0 && prevUser < 0; i--) if (messages[i].role === 'user' && messages[i + 1]?.role === 'assistant') prevUser = i;
+    if (prevUser >= 0) {
+      let prev = -1;
+      for (let i = last - 1; i >= 0 && prev < 0; i--) if (flat[i].msg <= prevUser && markable(flat[i].block)) prev = i;
+      if (prev >= 0 && last - prev >= CACHE_LOOKBACK_BLOCKS - 4) marks.push(flat[prev].block);
+    }
+  }
+  let lastStable = -1;
+  layers.forEach((l, i) => {
+    if (l.stable) lastStable = i;
+  });
+  if (lastStable >= 0) marks.push(system[lastStable] as Markable);
+  else if (tools.length) marks.push(tools[tools.length - 1] as Markable);
+  for (const b of marks.slice(0, MAX_CACHE_BREAKPOINTS)) b.cache_control = EPHEMERAL;
+
+  const step = stepContextText(request.system);
+  if (step) {
+    const final = messages[messages.length - 1];
+    if (final?.role === 'user' && Array.isArray(final.content)) final.content.push({ type: 'text', text: step });
+    else messages.push({ role: 'user', content: [{ type: 'text', text: step }] });
+  }
+  return { tools, system, messages };
 }
 
 export function toAnthropicTools(request: Pick<ModelRequest, 'tools'>): AnthropicTool[] {
@@ -107,15 +178,16 @@ export class AnthropicModel implements Model {
     let maxTokens = request.maxOutputTokens ?? this.info.maxOutputTokens;
     // max_tokens must exceed the thinking budget.
     if (budget) maxTokens = Math.max(maxTokens, budget + 1024);
+    const prompt = toAnthropicPrompt(request);
+    // Key order follows the API's cache order (tools -> system -> messages); only readability depends on it.
     const body: MessageCreateParamsStreaming = {
       model: this.info.model,
       max_tokens: maxTokens,
-      messages: toAnthropicMessages(request),
+      ...(prompt.tools.length ? { tools: prompt.tools } : {}),
+      ...(prompt.system.length ? { system: prompt.system } : {}),
+      messages: prompt.messages,
       stream: true,
     };
-    const system = toAnthropicSystem(request);
-    if (system.length) body.system = system;
-    if (request.tools.length) body.tools = toAnthropicTools(request);
     if (budget) body.thinking = { type: 'enabled', budget_tokens: budget };
     // request.temperature is not sent: the Messages API version this SDK targets has no temperature parameter.
 

@@ -6,6 +6,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { prefixLayers, stepContextText } from '../core/context/prompt';
 import { ModelError } from '../core/model/errors';
 import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest } from '../core/model/types';
 import { toModelError } from './errors';
@@ -22,9 +23,16 @@ export interface OpenAIAdapterOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * OpenAI caches automatically: the longest previously seen prefix (tools, then messages) in 128-token steps from
+ * 1,024 tokens. So nothing that varies goes early: the system message holds the stable layers only, and the
+ * per-step text (iteration, environment, warnings) is added after the history, in this request only: appended to
+ * the final user or tool message. The next step's prefix is then byte-identical to this one's up to where this
+ * step's text began.
+ */
 export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'messages'>): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
-  const system = request.system.map((l) => l.text).filter((t) => t.trim() !== '').join('\n\n');
+  const system = prefixLayers(request.system).map((l) => l.text).join('\n\n');
   if (system) out.push({ role: 'system', content: system });
   for (const m of request.messages) {
     if (m.role === 'user') out.push({ role: 'user', content: m.content });
@@ -41,6 +49,16 @@ export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'message
         })),
       });
     } else out.push({ role: 'assistant', content: m.content });
+  }
+  const step = stepContextText(request.system);
+  if (step) {
+    // Appended to the final user or tool message: the prefix match is by tokens, so this caches exactly like a
+    // separate message would, and the conversation keeps its shape (no extra user turn after tool results, which
+    // some compatible servers' chat templates reject).
+    const final = out[out.length - 1];
+    if ((final?.role === 'user' || final?.role === 'tool') && typeof final.content === 'string') {
+      out[out.length - 1] = { ...final, content: `${final.content}\n\n${step}` } as ChatCompletionMessageParam;
+    } else out.push({ role: 'user', content: step });
   }
   return out;
 }

@@ -4,9 +4,11 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicHttpErrorBody, anthropicJson, anthropicStreamFrames, sse } from './llm-server/anthropic-wire';
 import { openaiErrorFrame, openaiHttpErrorBody, openaiJson, openaiStreamFrames } from './llm-server/openai-wire';
-import type { Frame, LlmTurn, RecordedRequest, ReplyTurn, WireProvider } from './llm-server/types';
+import { CacheSim, type CacheSimOptions } from './llm-server/cache-sim';
+import { defaultUsage, type Frame, type LlmTurn, type RecordedRequest, type ReplyTurn, type WireProvider } from './llm-server/types';
 
 export type { LlmTurn, ReplyTurn, FaultTurn, RecordedRequest, ScriptedToolCall, ScriptedUsage } from './llm-server/types';
+export type { CacheSimOptions, CacheSimRecord } from './llm-server/cache-sim';
 
 export interface LlmServerOptions {
   /** Split every response into TCP writes of this many bytes (0 = one write per frame). */
@@ -15,6 +17,11 @@ export interface LlmServerOptions {
   eol?: '\n' | '\r\n';
   /** Fixed port (default: random). */
   port?: number;
+  /**
+   * Behave like the providers' prompt caches (llm-server/cache-sim.ts): input and cache usage of every reply are
+   * computed from the request (output tokens still come from the script), and invalid Anthropic requests get a 400.
+   */
+  cache?: boolean | CacheSimOptions;
 }
 
 export interface LlmServer {
@@ -33,8 +40,10 @@ export interface LlmServer {
   /** Turns not yet consumed. */
   readonly pending: number;
   configure(options: Pick<LlmServerOptions, 'chunkBytes' | 'eol'>): void;
-  /** Clears the queue and the recorded requests. */
+  /** Clears the queue and the recorded requests (and the simulated cache). */
   reset(): void;
+  /** The prompt-cache simulation, when started with `cache` (its log has one record per answered request). */
+  readonly cache?: CacheSim;
   close(): Promise<void>;
 }
 
@@ -47,6 +56,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
   let queue: LlmTurn[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const cache = options.cache ? new CacheSim(options.cache === true ? {} : options.cache) : undefined;
 
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
@@ -76,6 +86,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     if (path === '/__reset') {
       queue = [];
       requests.length = 0;
+      cache?.reset();
       return json(res, 200, { ok: true });
     }
     const provider: WireProvider | undefined = path.endsWith('/chat/completions')
@@ -92,9 +103,17 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     }
     const stream = body?.stream === true;
     requests.push({ provider, method: req.method ?? 'POST', path, headers: { ...req.headers }, body, stream });
-    const turn = queue.shift();
+    let turn = queue.shift();
     if (!turn) {
       return json(res, 500, { error: { type: 'api_error', message: 'llm-server: no scripted turn left' } }, { 'x-should-retry': 'false' });
+    }
+    if (cache && turn.fault === undefined) {
+      const sim = cache.usageFor(provider, body, defaultUsage(turn).outputTokens);
+      if (!sim.ok) {
+        const error = provider === 'openai' ? { error: { message: sim.message, type: 'invalid_request_error', code: null, param: null } } : { type: 'error', error: { type: 'invalid_request_error', message: sim.message } };
+        return json(res, sim.status, error, { 'x-should-retry': 'false' });
+      }
+      turn = { ...turn, usage: sim.usage };
     }
     await respond(provider, turn, String(body?.model ?? 'test-model'), stream, res);
   }
@@ -200,7 +219,9 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     reset: () => {
       queue = [];
       requests.length = 0;
+      cache?.reset();
     },
+    cache,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -1,4 +1,7 @@
 // System prompt layers: stable layers first (role, tool rules) so provider prompt caches hit; dynamic last.
+// Per-step layers (iteration, warnings, environment) are flagged `perStep`: the caching adapters (Anthropic,
+// OpenAI) send them after the conversation instead of in the system prompt, so the prefix they would otherwise
+// invalidate (system + the whole history) is cached and read back on the next step. See stepContextText().
 // Models without native tool calling are wrapped by core/tools/text-mode.ts, which renders the tool catalogue itself.
 import type { SystemLayer } from '../model/types';
 import type { ModeDefinition } from '../modes';
@@ -38,12 +41,29 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
     { id: 'role', stable: true, text: `${ROLE}\n\nMode: ${p.mode.label}. ${p.mode.prompt}` },
     { id: 'tool-rules', stable: true, text: TOOL_RULES },
   ];
+  // Memory is recalled once per user message: constant across the steps of a run, so it stays in the prefix.
   if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
   if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {
-    layers.push({ id: 'iteration-warning', stable: false, text: iterationWarningText(p.iteration, p.maxIterations) });
+    layers.push({ id: 'iteration-warning', stable: false, perStep: true, text: iterationWarningText(p.iteration, p.maxIterations) });
   }
-  if (p.stagnationWarning) layers.push({ id: 'stagnation-warning', stable: false, text: p.stagnationWarning });
+  if (p.stagnationWarning) layers.push({ id: 'stagnation-warning', stable: false, perStep: true, text: p.stagnationWarning });
   const env = [`Iteration: ${p.iteration}/${p.maxIterations}`, p.environment].filter(Boolean).join('\n');
-  layers.push({ id: 'environment', stable: false, text: `Environment:\n${env}` });
+  layers.push({ id: 'environment', stable: false, perStep: true, text: `Environment:\n${env}` });
   return layers;
+}
+
+/** The layers that belong in the (cacheable) system prompt: everything but the per-step ones. */
+export function prefixLayers(system: readonly SystemLayer[]): SystemLayer[] {
+  return system.filter((l) => !l.perStep && l.text.trim() !== '');
+}
+
+export const STEP_CONTEXT_HEADER = '[Forge step context: refreshed every step, not written by the user]';
+
+/**
+ * The per-step layers as one text for the end of the request (after the last user / tool-result turn), or
+ * undefined when there are none. It is never stored in history: the next step sends a fresh one.
+ */
+export function stepContextText(system: readonly SystemLayer[]): string | undefined {
+  const parts = system.filter((l) => l.perStep && l.text.trim() !== '').map((l) => l.text.trim());
+  return parts.length ? `${STEP_CONTEXT_HEADER}\n${parts.join('\n\n')}` : undefined;
 }

@@ -25,6 +25,11 @@ export interface SystemLayer {
   text: string;
   /** true for layers that do not change between iterations (role, tool rules). */
   stable: boolean;
+  /**
+   * Changes every step (iteration counter, environment, warnings). Adapters with prompt caching send it after
+   * the conversation, on the final user turn of that request only, so the cached prefix stays byte-identical.
+   */
+  perStep?: boolean;
 }
 
 export interface ToolSpec {
