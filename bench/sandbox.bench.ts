@@ -7,9 +7,24 @@ import * as path from 'node:path';
 import { NodeCommandRunner } from '../src/host/node';
 import { CommandSandbox } from '../src/host/node/sandbox/command-sandbox';
 import { scanWorkspaceSecrets } from '../src/host/node/sandbox/secret-locations';
+import { checkCommand, withDefaultCommandRules } from '../src/core/safety/commands';
 import { emit, figure, log, QUICK, sample, skip, withLoopMonitor } from './lib/harness';
 
+/** The command rules on typical lines (chains, globs, wrappers, environment), after the parser's first load. */
+async function rulesFigure(): Promise<void> {
+  const rules = withDefaultCommandRules({});
+  const cmds = ['git status && npm test', 'cat src/*.ts | grep -n foo', 'git log --oneline -5', 'LD_PRELOAD=x ls', 'rg foo src', 'nice -n 5 git diff HEAD~1 -- src/a.ts'];
+  const t0 = performance.now();
+  checkCommand('git status', rules);
+  const firstLoadMs = performance.now() - t0;
+  const per = await sample(QUICK ? 50 : 300, () => {
+    for (const c of cmds) checkCommand(c, rules, { sandboxed: true, home: '/home/u', roots: ['/ws'] });
+  }, 20);
+  emit(figure({ name: 'command rules check per command line', unit: 'ms', input: { lines: cmds.length }, goal: { max: 5 }, budget: { max: 50 }, extra: { parserFirstLoadMs: Math.round(firstLoadMs) } }, per.map((x) => x / cmds.length)));
+}
+
 async function main(): Promise<void> {
+  await rulesFigure();
   if (process.platform !== 'linux') return skip('sandbox start-up per command', 'bubblewrap is Linux only');
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'forge-bench-sbx-')));
   try {

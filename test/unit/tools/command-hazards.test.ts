@@ -358,13 +358,4 @@ describe('safety/commands: sandbox awareness and grants', () => {
     for (const f of [...d.readOnly, ...d.runsWorkspaceCode]) assert.ok(DEFAULT_COMMAND_RULES.allow.includes(f), f);
     assert.equal(d.readOnly.length + d.runsWorkspaceCode.length, DEFAULT_COMMAND_RULES.allow.length);
   });
-
-  it('stays fast for typical commands', () => {
-    checkCommand('git status');
-    const cmds = ['git status && npm test', 'cat src/*.ts | grep -n foo', 'git log --oneline -5', 'LD_PRELOAD=x ls', 'rg foo src', 'nice -n 5 git diff HEAD~1 -- src/a.ts'];
-    const t = performance.now();
-    for (let i = 0; i < 20; i++) for (const c of cmds) checkCommand(c, DEFAULT_COMMAND_RULES, OPTS);
-    const per = (performance.now() - t) / (20 * cmds.length);
-    assert.ok(per < 5, `${per.toFixed(2)} ms per command`);
-  });
 });
