@@ -19,6 +19,12 @@ export interface ForgeSettings {
   /** undefined = the mode's default */
   maxIterations: number | undefined;
   costBudgetUsd: number;
+  /** Tokens per run (all model calls: steps, compaction, reflection, sub-agents); 0 = no limit. */
+  tokenBudget: number;
+  /** A model stream silent this long is retried (0 = off). */
+  streamIdleTimeoutSeconds: number;
+  /** "<provider>:<model>" used after repeated provider outages; '' = none. */
+  fallbackModel: string;
   timeBudgetMinutes: number;
   maxOutputTokens: number;
   temperature: number | undefined;
@@ -65,6 +71,9 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     mode: oneOf(c.get('mode'), MODES, 'agent'),
     maxIterations: typeof maxIterations === 'number' && maxIterations >= 1 ? Math.floor(maxIterations) : undefined,
     costBudgetUsd: num(c.get('costBudgetUsd'), 2, 0),
+    tokenBudget: Math.floor(num(c.get('tokenBudget'), 2_000_000, 0)),
+    streamIdleTimeoutSeconds: num(c.get('streamIdleTimeoutSeconds'), 90, 0),
+    fallbackModel: String(c.get('fallbackModel') ?? '').trim(),
     timeBudgetMinutes: num(c.get('timeBudgetMinutes'), 30, 0),
     maxOutputTokens: num(c.get('maxOutputTokens'), 8192, 1),
     temperature: typeof temperature === 'number' ? temperature : undefined,

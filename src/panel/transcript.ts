@@ -38,6 +38,8 @@ export class Transcript {
   /** Per run: model tool call id / approval request id -> item id (tool call ids repeat across runs). */
   private toolItems = new Map<string, string>();
   private approvalItems = new Map<string, string>();
+  /** Per run: warning key -> item id (retries of one step update one line). */
+  private warningItems = new Map<string, string>();
   private pendingRequestId: string | undefined;
   private listeners = new Set<TranscriptListener>();
   private readonly now: () => number;
@@ -78,6 +80,7 @@ export class Transcript {
     this.open = undefined;
     this.toolItems.clear();
     this.approvalItems.clear();
+    this.warningItems.clear();
     for (const it of this.items) {
       const m = /^i(\d+)$/.exec(it.id);
       if (m) this.counter = Math.max(this.counter, Number(m[1]));
@@ -104,6 +107,7 @@ export class Transcript {
         this.closeStream(ops);
         this.toolItems.clear();
         this.approvalItems.clear();
+        this.warningItems.clear();
         if (e.userMessage.trim()) {
           this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'user', text: cap(e.userMessage, LIMITS.itemText).text });
         }
@@ -203,10 +207,19 @@ export class Transcript {
           contextTokens: e.contextTokens, contextWindow: e.contextWindow,
         });
         break;
-      case 'warning':
+      case 'warning': {
         this.closeStream(ops);
-        this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'warning', warningKind: e.kind, message: cap(e.message, LIMITS.preview).text });
+        const message = cap(e.message, LIMITS.preview).text;
+        const existing = e.key === undefined ? undefined : this.get(this.warningItems.get(e.key) ?? '');
+        if (existing?.kind === 'warning') {
+          this.update(ops, { ...existing, warningKind: e.kind, message });
+          break;
+        }
+        const id = this.nextId();
+        if (e.key !== undefined) this.warningItems.set(e.key, id);
+        this.append(ops, { id, ts: this.now(), kind: 'warning', warningKind: e.kind, message });
         break;
+      }
       case 'compaction':
         this.closeStream(ops);
         this.append(ops, {
@@ -250,6 +263,7 @@ export class Transcript {
       id: this.nextId(), ts: this.now(), kind: 'run_end', reason: r.reason, detail: cap(r.detail, LIMITS.itemText).text,
       iterations: r.iterations, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens,
       costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs), actions: runEndActions(r.reason, r.detail),
+      ...spendView(r),
     });
     this.setProgress(ops, {
       ...this.baseProgress(), iteration: r.iterations, inputTokens: r.usage.inputTokens,
@@ -369,4 +383,20 @@ export class Transcript {
     if (ops.length > 0) for (const l of this.listeners) l({ kind: 'ops', ops });
     return ops;
   }
+}
+
+const SPEND_ORDER = ['steps', 'compaction', 'reflection', 'sub_agents'] as const;
+
+/** The run report's breakdown for the run-end card: only when more than the model steps spent something. */
+function spendView(r: Extract<AgentEvent, { type: 'run_end' }>['report']): Pick<ItemOf<'run_end'>, 'spend' | 'fallbackModel'> {
+  const out: Pick<ItemOf<'run_end'>, 'spend' | 'fallbackModel'> = {};
+  const lines = SPEND_ORDER.flatMap((source) => {
+    const line = r.spend?.[source];
+    if (!line) return [];
+    const tokens = Math.max(0, Math.round(line.usage.inputTokens + line.usage.outputTokens));
+    return [{ source, tokens, ...(line.costUsd !== undefined && line.costUsd >= 0 ? { costUsd: line.costUsd } : {}) }];
+  });
+  if (lines.some((l) => l.source !== 'steps')) out.spend = lines;
+  if (r.fallback) out.fallbackModel = r.fallback.to.slice(0, LIMITS.label);
+  return out;
 }

@@ -101,7 +101,7 @@ export const ApprovalItemSchema = z.object({
 });
 export const WarningItemSchema = z.object({
   ...base, kind: z.literal('warning'),
-  warningKind: z.enum(['iteration_limit', 'stagnation', 'retry', 'budget', 'other']), message: Preview,
+  warningKind: z.enum(['iteration_limit', 'stagnation', 'retry', 'budget', 'fallback', 'other']), message: Preview,
 });
 export const CompactionItemSchema = z.object({
   ...base, kind: z.literal('compaction'), beforeTokens: Count, afterTokens: Count, summary: Preview,
@@ -121,6 +121,12 @@ export const RunEndItemSchema = z.object({
   costUsd: z.number().nonnegative().optional(),
   elapsedMs: Ms,
   actions: z.array(ActionSchema).max(6),
+  /** What besides the model steps the totals include (compaction, reflection, sub-agents); costUsd absent = unknown price. */
+  spend: z.array(z.object({
+    source: z.enum(['steps', 'compaction', 'reflection', 'sub_agents']), tokens: Count, costUsd: z.number().nonnegative().optional(),
+  })).max(4).optional(),
+  /** "<provider>:<model>" the run switched to after the primary kept failing. */
+  fallbackModel: Label.optional(),
 });
 export const ErrorItemSchema = z.object({
   ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),

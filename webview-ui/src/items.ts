@@ -184,7 +184,22 @@ function renderRunEnd(r: ItemOf<'run_end'>): HTMLElement {
     h('div', { class: 'run-end-title' }, RUN_END_TITLES[r.reason]),
     r.detail ? mdBody(r.detail) : null,
     h('div', { class: 'muted stats' }, stats.join(' · ')),
+    spendBreakdown(r),
     actionButtons(r.actions));
+}
+
+const SPEND_LABELS: Record<NonNullable<ItemOf<'run_end'>['spend']>[number]['source'], string> = {
+  steps: 'steps', compaction: 'compaction', reflection: 'reflection', sub_agents: 'sub-agents',
+};
+
+/** "incl. reflection 1.2k tokens · sub-agents 3.4k tokens · $0.02" and the fallback model, when there is any. */
+function spendBreakdown(r: ItemOf<'run_end'>): HTMLElement | null {
+  const parts = (r.spend ?? []).filter((l) => l.source !== 'steps' && l.tokens > 0)
+    .map((l) => `${SPEND_LABELS[l.source]} ${formatTokens(l.tokens)} tokens${l.costUsd !== undefined ? ` (${formatCost(l.costUsd)})` : ''}`);
+  const lines: string[] = [];
+  if (parts.length) lines.push(`incl. ${parts.join(' · ')}`);
+  if (r.fallbackModel) lines.push(`switched to the fallback model ${r.fallbackModel}`);
+  return lines.length ? h('div', { class: 'muted stats spend' }, lines.join(' · ')) : null;
 }
 
 /** Renders pending markdown bodies of an item element. */

@@ -12,7 +12,7 @@ import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import { resolveConfig, systemClock, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, AgentEventListener, RunReport } from './events';
-import { CONTINUE_NUDGE, Run, type RunDeps } from './run';
+import { CONTINUE_NUDGE, isPriced, Run, type RunDeps } from './run';
 import { fromSnapshot, initialState, toSnapshot, type AgentState } from './state';
 
 export interface AgentDeps {
@@ -62,7 +62,7 @@ export class Agent {
       config: this.config,
       log: deps.log ?? (() => undefined),
     };
-    this.state = initialState(deps.taskId ?? newTaskId(), this.config.mode, this.limitFor(this.config.mode), !!this.config.price);
+    this.state = initialState(deps.taskId ?? newTaskId(), this.config.mode, this.limitFor(this.config.mode), isPriced(this.config.price, deps.model.info));
   }
 
   /** Subscribes to every event; returns the unsubscribe function. */

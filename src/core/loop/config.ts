@@ -1,5 +1,5 @@
 // Agent configuration and the injectable clock (tests use a fake one so backoffs cost no real time).
-import type { Usage } from '../model/types';
+import type { Model, ModelInfo, Usage } from '../model/types';
 import type { ModeName } from '../modes';
 import type { PolicyConfig } from '../safety/policy';
 
@@ -58,8 +58,23 @@ export interface AgentConfig {
   maxIterations?: number;
   /** From this share of the limit the prompt carries a wrap-up warning. */
   iterationWarningRatio: number;
-  /** Cost budget per run (USD); needs `price`. */
+  /** Cost budget per run (USD); needs `price`. Compaction, reflection and sub-agents count against it. */
   maxCostUsd?: number;
+  /**
+   * Token budget per run (input + output tokens of every model call: steps, compaction, reflection, sub-agents).
+   * Works when the price is unknown (vscode.lm, local models). Warns at 80%, stops at 100% like the cost budget.
+   */
+  maxTokens?: number;
+  /**
+   * A model stream that delivers no event for this long is a stall: the attempt is aborted and retried like a
+   * network error. The wait for the first event gets twice as long (prompt processing, model load). 0 = off.
+   */
+  streamIdleTimeoutMs: number;
+  /**
+   * Used for the rest of a run once the model keeps failing with provider faults (overloaded, 5xx, unreachable,
+   * stalled) after its retries; never for auth or bad-request errors. A function is asked when it is needed.
+   */
+  fallbackModel?: Model | (() => Model | undefined);
   /** Wall-time budget per run (ms). */
   maxWallTimeMs?: number;
   maxConsecutiveToolErrors: number;
@@ -76,8 +91,11 @@ export interface AgentConfig {
   compactAt: number;
   keepRecentTurns: number;
   toolOutputCapChars: number;
-  /** USD for a usage; undefined when unknown (reports then carry tokens only). */
-  price?: (usage: Usage) => number | undefined;
+  /**
+   * USD for a usage of `model` (the model that produced it; absent = the primary); undefined when unknown (reports
+   * then carry tokens only). A price of 0 is a known free model.
+   */
+  price?: (usage: Usage, model?: ModelInfo) => number | undefined;
   policy?: Partial<PolicyConfig>;
   /** Memory share of the prompt (tokens); default 5% of the window, max 2000. */
   memoryTokenBudget?: number;
@@ -99,6 +117,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   stagnation: { identicalCalls: 3, noProgressIterations: 6, repeatedErrors: 3 },
   toolRetry: { retries: 3, baseMs: 1000, capMs: 10_000 },
   modelRetry: { retries: 3, baseMs: 1000, capMs: 30_000 },
+  streamIdleTimeoutMs: 90_000,
   compactAt: 0.9,
   keepRecentTurns: 4,
   toolOutputCapChars: 16_000,

@@ -7,6 +7,7 @@ import { SNAPSHOT_VERSION } from '../tasks/snapshot';
 import type { Tool } from '../tools/types';
 import { Agent, type AgentDeps } from './agent';
 import type { AgentEventListener, RunReport } from './events';
+import type { LoopToolContext, SpendPort } from './spend';
 
 export const DELEGATE_TOOL_NAME = 'delegate_task';
 
@@ -19,6 +20,11 @@ export interface DelegateOptions {
   taskId?: string;
   /** Receives the child's events (e.g. to show its progress). */
   onEvent?: AgentEventListener;
+  /**
+   * The parent run's account: the child gets what is left of the parent's token and cost budgets, and what it
+   * spends is booked on the parent as 'sub_agents' (so it counts in the parent's report and breakers).
+   */
+  spend?: SpendPort;
 }
 
 export interface DelegateResult {
@@ -32,13 +38,21 @@ let subCounter = 0;
 export async function delegate(parentDeps: AgentDeps, task: string, opts: DelegateOptions = {}): Promise<DelegateResult> {
   const taskId = opts.taskId ?? `${parentDeps.taskId ?? 'task'}-sub-${++subCounter}`;
   const mode = opts.mode ?? parentDeps.config?.mode ?? 'agent';
+  const left = opts.spend?.remaining() ?? {};
   const childDeps: AgentDeps = {
     ...parentDeps,
     // No recursion, and no second reflection pass on the same work.
     tools: parentDeps.tools.filter((t) => t.name !== DELEGATE_TOOL_NAME),
     memory: undefined,
     taskId,
-    config: { ...parentDeps.config, mode, maxIterations: opts.maxIterations ?? parentDeps.config?.maxIterations },
+    config: {
+      ...parentDeps.config,
+      mode,
+      maxIterations: opts.maxIterations ?? parentDeps.config?.maxIterations,
+      // The parent's budgets are shared, not copied: the child may spend only what the parent has left.
+      ...(left.tokens !== undefined ? { maxTokens: Math.min(left.tokens, parentDeps.config?.maxTokens ?? Infinity) } : {}),
+      ...(left.costUsd !== undefined ? { maxCostUsd: Math.min(left.costUsd, parentDeps.config?.maxCostUsd ?? Infinity) } : {}),
+    },
   };
   const child = Agent.restore(
     {
@@ -61,6 +75,7 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
     const running = child.send(task);
     if (opts.signal?.aborted) child.stop();
     const report = await running;
+    opts.spend?.record('sub_agents', report.usage, report.costUsd, report.steps.length);
     const result =
       report.reason === 'done' || report.reason === 'converse'
         ? report.detail
@@ -97,12 +112,13 @@ export function createDelegateTool(parentDeps: AgentDeps, getHistory?: () => rea
         maxIterations: input.maxIterations,
         signal: ctx.signal,
         history: getHistory?.(),
+        spend: (ctx as LoopToolContext).spend,
         onEvent: (e) => {
           if (e.type === 'tool_result') ctx.onProgress?.(`[sub-task] ${e.name}${e.isError ? ' (error)' : ''}\n`);
         },
       });
       const ok = report.reason === 'done' || report.reason === 'converse';
-      return { content: result, isError: !ok, data: { reason: report.reason, iterations: report.iterations, usage: report.usage } };
+      return { content: result, isError: !ok, data: { reason: report.reason, iterations: report.iterations, usage: report.usage, costUsd: report.costUsd } };
     },
   };
 }

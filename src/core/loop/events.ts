@@ -2,6 +2,7 @@
 import type { FinishReason, Usage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
 import type { ApprovalDecision } from '../tools/types';
+import type { SpendBreakdown } from './spend';
 
 export type TerminationReason =
   | 'done'
@@ -29,6 +30,10 @@ export interface StepReport {
   latencyMs: number;
   usage?: Usage;
   costUsd?: number;
+  /** The provider reported no usage for this step: `usage` is Forge's estimate. */
+  usageEstimated?: boolean;
+  /** "<provider>:<model>" when the step ran on the fallback model. */
+  model?: string;
   finishReason?: FinishReason;
   toolCalls: ToolCallReport[];
   error?: string;
@@ -42,9 +47,14 @@ export interface RunReport {
   detail: string;
   iterations: number;
   steps: StepReport[];
+  /** Everything the run spent: model steps, compaction summaries, reflection and sub-agents (see `spend`). */
   usage: Usage;
   /** undefined when the model has no known price (tokens are still reported). */
   costUsd?: number;
+  /** `usage` / `costUsd` by source. */
+  spend?: SpendBreakdown;
+  /** Set when the run switched to the fallback model. */
+  fallback?: { from: string; to: string; reason: string };
   elapsedMs: number;
 }
 
@@ -81,7 +91,14 @@ export type AgentEvent =
       contextTokens: number;
       contextWindow: number;
     }
-  | { type: 'warning'; runId: string; kind: 'iteration_limit' | 'stagnation' | 'retry' | 'budget' | 'other'; message: string }
+  | {
+      type: 'warning';
+      runId: string;
+      kind: 'iteration_limit' | 'stagnation' | 'retry' | 'budget' | 'fallback' | 'other';
+      message: string;
+      /** Warnings with the same key (within a run) are one line that updates in place, e.g. retries of one step. */
+      key?: string;
+    }
   | { type: 'compaction'; runId: string; beforeTokens: number; afterTokens: number; summary: string }
   | { type: 'memory_recalled'; runId: string; memories: { id: string; content: string; type: string }[] }
   | { type: 'memory_learned'; runId: string; memories: { id: string; content: string; type: string }[] }

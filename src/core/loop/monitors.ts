@@ -72,8 +72,8 @@ export class RunMonitors {
     return undefined;
   }
 
-  /** Budget trips, checked before each step. */
-  checkBudgets(elapsedMs: number, costUsd: number | undefined): Trip | undefined {
+  /** Budget trips, checked before each step. `tokens`: everything the run spent so far (all sources). */
+  checkBudgets(elapsedMs: number, costUsd: number | undefined, tokens = 0): Trip | undefined {
     const c = this.config;
     if (c.maxWallTimeMs !== undefined && elapsedMs >= c.maxWallTimeMs) {
       return { reason: 'breaker', detail: `Time budget reached: ran ${Math.round(elapsedMs / 1000)} s of ${Math.round(c.maxWallTimeMs / 1000)} s allowed. Continue to keep going.` };
@@ -81,6 +81,18 @@ export class RunMonitors {
     if (c.maxCostUsd !== undefined && costUsd !== undefined && costUsd >= c.maxCostUsd) {
       return { reason: 'breaker', detail: `Cost budget reached: $${costUsd.toFixed(4)} of $${c.maxCostUsd.toFixed(4)}. Raise the budget to continue.` };
     }
+    if (c.maxTokens !== undefined && tokens >= c.maxTokens) {
+      return {
+        reason: 'breaker',
+        detail: `Token budget reached: ${formatTokenCount(tokens)} of ${formatTokenCount(c.maxTokens)} tokens used (model steps, compaction, reflection and sub-agents). Continue to allow another ${formatTokenCount(c.maxTokens)}, or raise forge.tokenBudget.`,
+      };
+    }
     return undefined;
   }
+}
+
+/** 1234 -> "1,234"; 2_500_000 -> "2.5M". */
+export function formatTokenCount(n: number): string {
+  if (n >= 1_000_000) return `${Math.round(n / 100_000) / 10}M`;
+  return Math.round(n).toLocaleString('en-US');
 }

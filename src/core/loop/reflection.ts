@@ -1,4 +1,5 @@
 // Reflection: ask the memory port to learn from tool errors (bounded per run) and from the finished run.
+// The run hands in a metered summarizer, so what reflection spends counts against the run's budgets and report.
 import type { MemoryItem, ReflectionInput } from '../memory/port';
 import type { ChatMessage } from '../model/types';
 import { raceAbort } from './abort';
@@ -13,11 +14,14 @@ export class Reflections {
     private readonly deps: RunDeps,
     private readonly opts: RunOptions,
     private readonly history: () => readonly ChatMessage[],
+    /** Why the run may not spend more (a budget is used up); no reflection then. */
+    private readonly overBudget: () => string | undefined = () => undefined,
   ) {}
 
   /** Runs in the background (never blocks the loop); awaited before the run-end reflection. */
   onToolError(): void {
     if (!this.deps.memory || this.errorReflections >= this.deps.config.maxErrorReflectionsPerRun) return;
+    if (this.overBudget()) return;
     this.errorReflections++;
     this.inFlight.push(this.reflect({ trigger: 'tool_error' }));
   }

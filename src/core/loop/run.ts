@@ -3,11 +3,11 @@ import { compactHistory } from '../context/compaction';
 import { closeDanglingToolCalls, danglingToolCalls } from '../context/history';
 import type { OutputStore } from '../context/output-store';
 import { buildSystemLayers } from '../context/prompt';
-import { contextTokens } from '../context/tokens';
+import { contextTokens, estimateTextTokens } from '../context/tokens';
 import { memoryBudget } from '../memory/budget';
 import type { MemoryPort } from '../memory/port';
-import { ModelError } from '../model/errors';
-import type { Model, ModelRequest, ToolSpec } from '../model/types';
+import { isProviderOutage, ModelError } from '../model/errors';
+import type { Model, ModelInfo, ModelRequest, ToolSpec, Usage } from '../model/types';
 import { getMode, isToolAllowedInMode } from '../modes';
 import type { Approver } from '../safety/approval';
 import type { Policy } from '../safety/policy';
@@ -16,11 +16,12 @@ import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig, Clock } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
 import type { AgentEvent, RunReport, StepReport, TerminationReason } from './events';
-import { partialOf, runModelStep } from './model-step';
-import { RunMonitors } from './monitors';
+import { partialOf, runModelStep, type StepOutput } from './model-step';
+import { formatTokenCount, RunMonitors } from './monitors';
 import { Reflections } from './reflection';
 import { StagnationDetector } from './stagnation';
 import type { AgentState } from './state';
+import { meteredModel, SpendAccount, type SpendPort, type SpendSource } from './spend';
 import { runToolCalls, type CallOutcome, type ToolRunContext } from './tool-runner';
 import { addCost, addUsage, ZERO_USAGE } from './usage';
 
@@ -55,26 +56,50 @@ interface Ending {
   detail: string;
 }
 
+const modelId = (info: ModelInfo) => `${info.provider}:${info.model}`;
+
+/** true when `price` knows the model's price (a free model's 0 included). */
+export function isPriced(price: AgentConfig['price'], info: ModelInfo): boolean {
+  return price?.(ZERO_USAGE, info) !== undefined;
+}
+
 export class Run {
   private readonly started: number;
   private readonly steps: StepReport[] = [];
-  private usage = { ...ZERO_USAGE };
-  private cost: number | undefined;
+  /** Everything the run spent (steps, compaction, reflection, sub-agents): the report's and the budgets' numbers. */
+  private readonly spend: SpendAccount;
+  /** The model in use: the primary, or the fallback after the primary kept failing. */
+  private model: Model;
+  private fallback?: RunReport['fallback'];
+  /** Compaction and reflection go through this, so their usage lands in `spend`. */
+  private readonly summarizer: Model;
   private readonly monitors: RunMonitors;
   private readonly stagnation: StagnationDetector;
   private stagnationWarning?: string;
   private remindedLastStep = false;
   private budgetWarned = false;
+  private tokenBudgetWarned = false;
   private readonly reflections: Reflections;
   /** The user's stop and the wall-time deadline in one signal: all in-flight work gets `this.signal`. */
   private readonly deadline: RunDeadline;
 
   constructor(private readonly state: AgentState, private readonly deps: RunDeps, private readonly opts: RunOptions) {
     this.started = deps.clock.now();
-    this.cost = deps.config.price ? 0 : undefined;
+    this.model = deps.model;
+    const priced = isPriced(deps.config.price, deps.model.info);
+    this.spend = new SpendAccount(priced);
+    // A task that has spent nothing yet takes the price as it is now (the model may have been set up since).
+    if (priced && this.state.costUsd === undefined && this.state.usage.inputTokens + this.state.usage.outputTokens === 0) this.state.costUsd = 0;
     this.monitors = new RunMonitors(deps.config);
     this.stagnation = new StagnationDetector(deps.config.stagnation);
-    this.reflections = new Reflections(deps, opts, () => this.state.history);
+    // The summarizer follows the run onto the fallback when it is the run's own model.
+    const summarizerOf = () => (deps.summarizer === deps.model ? this.model : deps.summarizer);
+    const metered = (source: SpendSource): Model => {
+      const inner = { get info() { return summarizerOf().info; }, stream: (r: ModelRequest) => summarizerOf().stream(r) };
+      return meteredModel(inner, (usage, info) => this.record(source, usage, info));
+    };
+    this.summarizer = metered('compaction');
+    this.reflections = new Reflections({ ...deps, summarizer: metered('reflection') }, opts, () => this.state.history, () => this.overBudget());
     this.deadline = new RunDeadline(opts.signal, deps.clock, this.started, deps.config.maxWallTimeMs);
   }
 
@@ -104,9 +129,56 @@ export class Run {
     this.state.pending = undefined;
     closeDanglingToolCalls(this.state.history, this.deadline.expired ? TIME_BUDGET_RESULT : undefined);
     const report = this.report(ending);
-    if (ending.reason !== 'stopped') await this.reflections.atRunEnd(report);
+    if (ending.reason !== 'stopped') {
+      const over = this.overBudget();
+      if (over) this.deps.log(`run ${runId}: no run-end reflection, ${over}`);
+      else {
+        await this.reflections.atRunEnd(report);
+        // The reflection's own spend belongs to this run (same report object: the reflection was handed it).
+        const { usage, costUsd, spend } = this.report(ending);
+        Object.assign(report, { usage, costUsd, spend });
+      }
+    }
     this.emit({ type: 'run_end', runId, report });
     return report;
+  }
+
+  /** Books a model call's usage on the run (and the task), priced for the model that made it. */
+  private record(source: SpendSource, usage: Usage, info: ModelInfo | undefined, calls = 1): number | undefined {
+    const price = this.deps.config.price;
+    const cost = price ? price(usage, info) : undefined;
+    this.addSpend(source, usage, cost, calls);
+    return cost;
+  }
+
+  private addSpend(source: SpendSource, usage: Usage, cost: number | undefined, calls = 1): void {
+    this.spend.add(source, usage, cost, calls);
+    this.state.usage = addUsage(this.state.usage, usage);
+    this.state.costUsd = addCost(this.state.costUsd, cost);
+  }
+
+  /** Why the run may not spend more (a budget is used up), or undefined. */
+  private overBudget(): string | undefined {
+    const c = this.deps.config;
+    if (c.maxTokens !== undefined && this.spend.tokens >= c.maxTokens) return `the token budget is used up (${formatTokenCount(this.spend.tokens)} of ${formatTokenCount(c.maxTokens)})`;
+    const cost = this.spend.costUsd;
+    if (c.maxCostUsd !== undefined && cost !== undefined && cost >= c.maxCostUsd) return `the cost budget is used up ($${cost.toFixed(4)} of $${c.maxCostUsd})`;
+    return undefined;
+  }
+
+  /** The run's account as tools see it: a sub-agent gets what is left of the budgets and books its spend here. */
+  private spendPort(): SpendPort {
+    return {
+      remaining: () => {
+        const c = this.deps.config;
+        const cost = this.spend.costUsd;
+        return {
+          ...(c.maxTokens !== undefined ? { tokens: Math.max(0, c.maxTokens - this.spend.tokens) } : {}),
+          ...(c.maxCostUsd !== undefined && cost !== undefined ? { costUsd: Math.max(0, c.maxCostUsd - cost) } : {}),
+        };
+      },
+      record: (source, usage, cost, calls) => this.addSpend(source, usage, cost, calls),
+    };
   }
 
   private report(ending: Ending): RunReport {
@@ -117,8 +189,10 @@ export class Run {
       detail: ending.detail,
       iterations: this.state.iterations,
       steps: this.steps,
-      usage: this.usage,
-      costUsd: this.cost,
+      usage: { ...this.spend.usage },
+      costUsd: this.spend.costUsd,
+      spend: this.spend.breakdown(),
+      ...(this.fallback ? { fallback: this.fallback } : {}),
       elapsedMs: this.deps.clock.now() - this.started,
     };
   }
@@ -155,7 +229,7 @@ export class Run {
   }
 
   private contextWindow(): number {
-    return this.deps.config.contextWindow ?? this.deps.model.info.contextWindow;
+    return this.deps.config.contextWindow ?? this.model.info.contextWindow;
   }
 
   private toolSpecs(): ToolSpec[] {
@@ -182,6 +256,7 @@ export class Run {
       nextApprovalId: () => `${this.state.taskId}-approval-${++this.state.counters.approvals}`,
       setPending: (p) => (this.state.pending = p),
       track: (id, what) => this.deadline.track(`tool:${id}`, what),
+      spend: this.spendPort(),
     };
   }
 
@@ -205,12 +280,22 @@ export class Run {
 
   private budgetCheck(): Ending | undefined {
     const elapsed = this.deps.clock.now() - this.started;
-    const trip = this.monitors.checkBudgets(elapsed, this.cost);
+    const cost = this.spend.costUsd;
+    const tokens = this.spend.tokens;
+    const trip = this.monitors.checkBudgets(elapsed, cost, tokens);
     if (trip) return trip;
     const max = this.deps.config.maxCostUsd;
-    if (!this.budgetWarned && max !== undefined && this.cost !== undefined && this.cost >= max * 0.8) {
+    if (!this.budgetWarned && max !== undefined && cost !== undefined && cost >= max * 0.8) {
       this.budgetWarned = true;
-      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'budget', message: `Cost $${this.cost.toFixed(4)} is at 80% of the $${max} budget.` });
+      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'budget', key: 'budget-cost', message: `Cost $${cost.toFixed(4)} is at 80% of the $${max} budget.` });
+    }
+    const maxTokens = this.deps.config.maxTokens;
+    if (!this.tokenBudgetWarned && maxTokens !== undefined && tokens >= maxTokens * 0.8) {
+      this.tokenBudgetWarned = true;
+      this.emit({
+        type: 'warning', runId: this.opts.runId, kind: 'budget', key: 'budget-tokens',
+        message: `${formatTokenCount(tokens)} tokens used: ${Math.floor((100 * tokens) / maxTokens)}% of the ${formatTokenCount(maxTokens)} token budget.`,
+      });
     }
     return undefined;
   }
@@ -253,11 +338,9 @@ export class Run {
     this.emit({ type: 'step_start', runId, iteration, maxIterations: this.state.maxIterations });
     const t0 = this.deps.clock.now();
     const stepReport: StepReport = { iteration, latencyMs: 0, toolCalls: [] };
-    let step;
+    let step: StepOutput;
     try {
-      step = await this.deadline.during('model', `waiting for the model's reply (step ${iteration})`, () =>
-        runModelStep(this.deps.model, request, { runId, emit: (e) => this.emit(e), signal, clock: this.deps.clock, retry: this.deps.config.modelRetry }),
-      );
+      step = await this.deadline.during('model', `waiting for the model's reply (step ${iteration})`, () => this.modelStep(request, iteration));
     } catch (err) {
       stepReport.latencyMs = this.deps.clock.now() - t0;
       if (isAbort(err, signal)) {
@@ -276,7 +359,8 @@ export class Run {
     }
     stepReport.latencyMs = this.deps.clock.now() - t0;
     stepReport.finishReason = step.finishReason;
-    this.recordUsage(stepReport, step.usage, request.messages.length);
+    if (this.fallback) stepReport.model = modelId(this.model.info);
+    this.recordUsage(stepReport, step, request);
 
     this.state.history.push({
       role: 'assistant',
@@ -300,16 +384,61 @@ export class Run {
     return this.afterTools(stepReport, outcomes);
   }
 
-  private recordUsage(stepReport: StepReport, usage: StepReport['usage'], messageCount: number): void {
-    if (!usage) return;
+  /**
+   * One model step with retries; when the retries are spent on a provider outage (overloaded, 5xx, unreachable,
+   * stalled) and a fallback model is configured, the step is retried on the fallback, which then serves the rest
+   * of the run. Auth and bad-request errors never fall back.
+   */
+  private async modelStep(request: ModelRequest, iteration: number): Promise<StepOutput> {
+    const { runId } = this.opts;
+    const stepOpts = (suffix: string) => ({
+      runId, emit: (e: AgentEvent) => this.emit(e), signal: this.signal, clock: this.deps.clock, retry: this.deps.config.modelRetry,
+      idleTimeoutMs: this.deps.config.streamIdleTimeoutMs, warningKey: `model-retry-${iteration}${suffix}`,
+    });
+    try {
+      return await runModelStep(this.model, request, stepOpts(this.fallback ? '-fallback' : ''));
+    } catch (err) {
+      if (this.fallback || !(err instanceof ModelError) || !isProviderOutage(err)) throw err;
+      const fallback = this.fallbackModel();
+      if (!fallback) throw err;
+      const from = modelId(this.model.info);
+      const to = modelId(fallback.info);
+      this.fallback = { from, to, reason: `${err.kind}${err.status ? ` ${err.status}` : ''}: ${err.message.split('\n')[0].slice(0, 200)}` };
+      this.model = fallback;
+      this.deps.log(`run ${runId}: switching to the fallback model ${to} after ${from} failed (${this.fallback.reason})`);
+      this.emit({
+        type: 'warning', runId, kind: 'fallback', key: 'fallback',
+        message: `${from} keeps failing (${err.kind}${err.status ? ` ${err.status}` : ''}); switched to the fallback model ${to} for the rest of this run.`,
+      });
+      return runModelStep(this.model, request, stepOpts('-fallback'));
+    }
+  }
+
+  private fallbackModel(): Model | undefined {
+    const fb = this.deps.config.fallbackModel;
+    let model: Model | undefined;
+    try {
+      model = typeof fb === 'function' ? fb() : fb;
+    } catch (err) {
+      this.deps.log(`fallback model unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+    if (!model || model === this.model || modelId(model.info) === modelId(this.model.info)) return undefined;
+    return model;
+  }
+
+  private recordUsage(stepReport: StepReport, step: StepOutput, request: ModelRequest): void {
+    let usage = step.usage;
+    if (!usage) {
+      // No usage from the provider (some local servers): estimate, so the token budget still counts this step.
+      const output = step.text + step.thinking.map((t) => t.text).join('') + step.toolCalls.map((c) => c.name + c.rawArgs).join('');
+      if (!output) return;
+      usage = { inputTokens: contextTokens(this.state.anchor, request.messages, { system: request.system, tools: request.tools }), outputTokens: estimateTextTokens(output) };
+      stepReport.usageEstimated = true;
+    }
     stepReport.usage = usage;
-    const price = this.deps.config.price;
-    stepReport.costUsd = price?.(usage);
-    this.usage = addUsage(this.usage, usage);
-    this.cost = addCost(this.cost, price ? stepReport.costUsd : undefined);
-    this.state.usage = addUsage(this.state.usage, usage);
-    this.state.costUsd = addCost(this.state.costUsd, price ? stepReport.costUsd : undefined);
-    if (usage.inputTokens > 0) this.state.anchor = { inputTokens: usage.inputTokens, messageCount };
+    stepReport.costUsd = this.record('steps', usage, this.model.info);
+    if (!stepReport.usageEstimated && usage.inputTokens > 0) this.state.anchor = { inputTokens: usage.inputTokens, messageCount: request.messages.length };
   }
 
   private endStep(step: StepReport): void {
@@ -322,8 +451,8 @@ export class Run {
       runId,
       iteration: step.iteration,
       maxIterations: this.state.maxIterations,
-      usage: this.usage,
-      costUsd: this.cost,
+      usage: { ...this.spend.usage },
+      costUsd: this.spend.costUsd,
       elapsedMs: this.deps.clock.now() - this.started,
       contextTokens: contextTokens(this.state.anchor, this.state.history, { system: [], tools }),
       contextWindow: this.contextWindow(),
@@ -384,18 +513,12 @@ export class Run {
     ].filter(Boolean).join('\n');
     try {
       const result = await this.deadline.during('compaction', 'compacting the context', () =>
-        compactHistory(this.state.history, { model: this.deps.summarizer, signal: this.signal, keepRecentTurns: this.deps.config.keepRecentTurns, facts: factText }),
+        compactHistory(this.state.history, { model: this.summarizer, signal: this.signal, keepRecentTurns: this.deps.config.keepRecentTurns, facts: factText }),
       );
       if (!result) return;
       this.state.history.splice(0, this.state.history.length, ...result.history);
       this.state.anchor = undefined;
-      if (result.usage) {
-        this.usage = addUsage(this.usage, result.usage);
-        this.state.usage = addUsage(this.state.usage, result.usage);
-        const c = this.deps.config.price?.(result.usage);
-        this.cost = addCost(this.cost, this.deps.config.price ? c : undefined);
-        this.state.costUsd = addCost(this.state.costUsd, this.deps.config.price ? c : undefined);
-      }
+      // Its usage was booked by the metered summarizer (also when the summary failed half-way).
       const after = contextTokens(undefined, this.state.history, { system, tools });
       this.emit({ type: 'compaction', runId: this.opts.runId, beforeTokens: before, afterTokens: after, summary: result.summary });
     } catch (err) {

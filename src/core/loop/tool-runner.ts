@@ -12,6 +12,7 @@ import { backoffMs, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, ToolCallReport } from './events';
 import type { CallKind } from './monitors';
 import type { StepToolCall } from './model-step';
+import type { LoopToolContext, SpendPort } from './spend';
 import type { PendingApproval } from '../tasks/snapshot';
 
 export interface ToolRunContext {
@@ -33,6 +34,8 @@ export interface ToolRunContext {
   setPending(pending: PendingApproval | undefined): void;
   /** Records what this call is doing (undefined: done), so a time-budget trip can say what it cut off. */
   track?(callId: string, what: string | undefined): void;
+  /** The run's spend account: tools that call models themselves (delegate_task) draw on it and book there. */
+  spend?: SpendPort;
 }
 
 export interface CallOutcome {
@@ -108,7 +111,7 @@ async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown,
       if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
       if (err instanceof TransientToolError && attempt <= retry.retries) {
         const wait = backoffMs(attempt, retry);
-        ctx.emit({ type: 'warning', runId: ctx.runId, kind: 'retry', message: `${tool.name}: ${err.message}. Retrying in ${wait / 1000} s.` });
+        ctx.emit({ type: 'warning', runId: ctx.runId, kind: 'retry', key: `tool-retry-${toolCtx.toolCallId}`, message: `${tool.name}: ${err.message}. Retry ${attempt}/${retry.retries} in ${wait / 1000} s.` });
         try {
           await ctx.clock.sleep(wait, ctx.signal);
         } catch {
@@ -158,12 +161,13 @@ async function decideAndExecute(
   if (decision?.kind === 'reject') {
     return { kind: 'rejected', result: { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` }, attempts: 0 };
   }
-  const toolCtx: ToolContext = {
+  const toolCtx: LoopToolContext = {
     signal: ctx.signal,
     taskId: ctx.taskId,
     toolCallId: call.id,
     approval: decision,
     onProgress: (chunk) => ctx.emit({ type: 'tool_progress', runId: ctx.runId, id: call.id, chunk }),
+    ...(ctx.spend ? { spend: ctx.spend } : {}),
   };
   ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
   const executed = await executeWithRetry(ctx, tool, input, toolCtx);

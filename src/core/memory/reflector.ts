@@ -170,10 +170,16 @@ function hadErrors(report: RunReport | undefined, input: ReflectionInput): boole
   return input.history.some((m) => m.role === 'tool' && m.isError);
 }
 
-// Providers report usage either once or cumulatively; the largest figure is the turn's total either way.
+// Providers report usage either once or cumulatively; the largest figure is the turn's total either way. Cache
+// reads/writes are kept: without them a cached prompt would be charged at the full input price.
 function maxUsage(a: Usage | undefined, b: Usage): Usage {
   if (!a) return { ...b };
-  return { inputTokens: Math.max(a.inputTokens, b.inputTokens), outputTokens: Math.max(a.outputTokens, b.outputTokens) };
+  const out: Usage = { inputTokens: Math.max(a.inputTokens, b.inputTokens), outputTokens: Math.max(a.outputTokens, b.outputTokens) };
+  const cacheRead = Math.max(a.cacheReadTokens ?? 0, b.cacheReadTokens ?? 0);
+  const cacheWrite = Math.max(a.cacheWriteTokens ?? 0, b.cacheWriteTokens ?? 0);
+  if (cacheRead) out.cacheReadTokens = cacheRead;
+  if (cacheWrite) out.cacheWriteTokens = cacheWrite;
+  return out;
 }
 
 /**

@@ -8,6 +8,7 @@ export type ModelErrorKind =
   | 'server' // 5xx
   | 'network' // connection refused/reset, timeout
   | 'stream' // stream cut or error frame mid-response
+  | 'stall' // the stream went silent (no event for the idle timeout); the attempt was aborted. Retried.
   | 'aborted'; // the run's AbortSignal fired
 
 export class ModelError extends Error {
@@ -44,8 +45,19 @@ export class ModelError extends Error {
         return 'Could not reach the provider; check the base URL and your connection.';
       case 'stream':
         return 'The response stream broke off; Forge retries the step.';
+      case 'stall':
+        return 'The model stopped sending data; Forge retries the step. Raise forge.streamIdleTimeoutSeconds for slow local models, or set forge.fallbackModel.';
       case 'aborted':
         return 'Stopped.';
     }
   }
+}
+
+/**
+ * Faults that say the provider itself is in trouble (overloaded, 5xx, unreachable, silent or broken streams): once
+ * the retries are spent these switch a run to the fallback model. Never auth, bad requests or rate limits (the
+ * user's own quota), never a stop.
+ */
+export function isProviderOutage(err: ModelError): boolean {
+  return err.kind === 'overloaded' || err.kind === 'server' || err.kind === 'network' || err.kind === 'stall' || err.kind === 'stream';
 }

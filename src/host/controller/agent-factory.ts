@@ -17,7 +17,11 @@ export function agentConfigFrom(s: ForgeSettings, model: SwitchableModel): Parti
     ...(s.maxIterations !== undefined ? { maxIterations: s.maxIterations } : {}),
     ...(s.costBudgetUsd > 0 ? { maxCostUsd: s.costBudgetUsd } : {}),
     ...(s.timeBudgetMinutes > 0 ? { maxWallTimeMs: s.timeBudgetMinutes * 60_000 } : {}),
-    price: (usage) => model.price(usage),
+    ...(s.tokenBudget > 0 ? { maxTokens: s.tokenBudget } : {}),
+    streamIdleTimeoutMs: s.streamIdleTimeoutSeconds * 1000,
+    // Asked when the model keeps failing: the fallback resolved with the current model (settings changes apply).
+    fallbackModel: () => model.fallback,
+    price: (usage, info) => model.price(usage, info),
     // The memory share of the prompt budget (60/30/10 split of what the output reservation leaves).
     memoryTokenBudget: memoryBudget(window, Math.min(s.maxOutputTokens, window / 2)).memory,
     maxOutputTokens: s.maxOutputTokens,

@@ -69,9 +69,17 @@ export class SwitchableModel implements Model {
     yield* model.stream(request);
   }
 
-  /** USD for a usage with the current model's price; undefined when unknown (vscode.lm, local models). */
-  price(usage: Usage): number | undefined {
-    const info = this.current?.info;
+  /** The forge.fallbackModel resolved along with the current model (undefined when none or not usable). */
+  get fallback(): Model | undefined {
+    return this.current ? fallbacks.get(this.current) : undefined;
+  }
+
+  /**
+   * USD for a usage with the current model's price (or `model`'s, e.g. the fallback that produced it); undefined
+   * when unknown (vscode.lm, local models).
+   */
+  price(usage: Usage, model?: ModelInfo): number | undefined {
+    const info = model ?? this.current?.info;
     if (!info) return undefined;
     const p = priceFor(info.provider, info.model);
     return p ? costOf(usage, p) : undefined;
@@ -128,7 +136,29 @@ export class ModelFactory {
     return this.detected.servers;
   }
 
+  /**
+   * The model for the settings, with forge.fallbackModel ("<provider>:<model>", the picker's ids) resolved beside
+   * it (SwitchableModel.fallback): a run switches to it when the model keeps failing with provider outages.
+   */
   async resolve(s: ForgeSettings): Promise<ResolvedModel> {
+    const [resolved, fallback] = await Promise.all([this.resolvePrimary(s), this.resolveFallback(s)]);
+    if (resolved.model && fallback.model) fallbacks.set(resolved.model, fallback.model);
+    if (fallback.problem) this.options.log?.(`forge.fallbackModel "${s.fallbackModel}" is not usable: ${fallback.problem}`);
+    return resolved;
+  }
+
+  /** forge.fallbackModel as a Model; { problem } when it is set but cannot be used. */
+  async resolveFallback(s: ForgeSettings): Promise<{ model?: Model; problem?: string }> {
+    const spec = parseModelId(s.fallbackModel);
+    if (!spec) return s.fallbackModel ? { problem: 'expected "<provider>:<model>", e.g. "anthropic:claude-haiku-4-5"' } : {};
+    const at = spec.provider === 'openai-compatible' ? splitModelAtUrl(spec.model) : undefined;
+    // forge.baseUrl belongs to the primary's provider; an OpenAI-compatible fallback may bring its own ("model@url").
+    const baseUrl = at?.baseUrl ?? (spec.provider === s.provider || spec.provider === 'openai-compatible' ? s.baseUrl : '');
+    const r = await this.resolvePrimary({ ...s, provider: spec.provider, model: at?.model ?? spec.model, baseUrl, fallbackModel: '' });
+    return r.model ? { model: r.model } : { problem: r.status.problem ?? 'not available' };
+  }
+
+  private async resolvePrimary(s: ForgeSettings): Promise<ResolvedModel> {
     const provider = s.provider;
     const label = PROVIDER_LABELS[provider];
     const fail = (problem: string, model?: string): ResolvedModel => ({ status: { configured: false, provider, model, problem } });
@@ -241,4 +271,18 @@ export async function saveModelChoice(provider: ProviderId, model: string): Prom
 export function splitModelAtUrl(value: string): { model: string; baseUrl: string } | undefined {
   const m = /^(.+)@(https?:\/\/\S+)$/.exec(value);
   return m ? { model: m[1], baseUrl: m[2] } : undefined;
+}
+
+/** Models resolved as the fallback of a primary (read by SwitchableModel.fallback). */
+const fallbacks = new WeakMap<Model, Model>();
+
+const PROVIDER_IDS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
+
+/** "anthropic:claude-haiku-4-5" -> { provider, model }; the model part may contain ':' (e.g. "llama3.1:8b"). */
+export function parseModelId(id: string): { provider: ProviderId; model: string } | undefined {
+  const i = id.indexOf(':');
+  if (i <= 0) return undefined;
+  const provider = id.slice(0, i).trim() as ProviderId;
+  const model = id.slice(i + 1).trim();
+  return PROVIDER_IDS.includes(provider) && model ? { provider, model } : undefined;
 }

@@ -41,8 +41,11 @@ describe('core/loop errors and retries', () => {
     assert.equal(report.reason, 'done');
     assert.deepEqual(h.clock.sleeps, [7000, 2000]);
     const retries = h.ofType('warning').filter((w) => w.kind === 'retry');
-    assert.equal(retries.length, 2);
-    assert.match(retries[0].message, /rate_limit/);
+    // One line that updates in place: two retries, then "recovered".
+    assert.equal(retries.length, 3);
+    assert.equal(new Set(retries.map((w) => w.key)).size, 1);
+    assert.match(retries[0].message, /^Rate limited \(429\); retry 1\/3 in 7 s/);
+    assert.match(retries[2].message, /recovered on retry 2\/3/);
     assert.equal(report.iterations, 1); // retries do not count as iterations
   });
 
