@@ -31,15 +31,7 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/**
- * A known cost. Callers show nothing for an unknown one (undefined = no price: tokens only); a free model's 0 is
- * "$0.00", and a tiny non-zero cost never rounds down to a zero-looking "$0.0000".
- */
-export function formatCost(usd: number): string {
-  if (!Number.isFinite(usd) || usd <= 0) return '$0.00';
-  if (usd < 0.0001) return '<$0.0001';
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
-}
+export { formatCost } from '../../src/protocol/format';
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

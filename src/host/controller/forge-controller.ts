@@ -1,6 +1,7 @@
 // Routes the palette commands (ForgeController) and the panel's messages (PanelController) to the task
 // sessions, approvals, models and memory. Every run goes through startRun, so the panel, commands and tests
 // share one path.
+import { formatCost } from '../../protocol/format';
 import * as vscode from 'vscode';
 import type { OutputStore } from '../../core/context/output-store';
 import { WorkspaceSandbox } from '../../core/safety/paths';
@@ -125,7 +126,7 @@ export class Controller implements ForgeController, PanelController {
         break;
       case 'iteration': {
         const tokens = e.usage.inputTokens + e.usage.outputTokens;
-        const cost = e.costUsd !== undefined ? ` · $${e.costUsd.toFixed(3)}` : '';
+        const cost = e.costUsd !== undefined ? ` · ${formatCost(e.costUsd)}` : '';
         bar.running({ iteration: e.iteration, maxIterations: e.maxIterations, detail: `${(tokens / 1000).toFixed(1)}k tokens${cost}` });
         break;
       }

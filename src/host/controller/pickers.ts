@@ -1,5 +1,6 @@
 // The palette's pickers and confirmations (Select Model, Task History, Forget, Undo Task Changes), kept apart
 // from the controller so it stays about routing.
+import { formatCost } from '../../protocol/format';
 import * as vscode from 'vscode';
 import type { EditJournal, UndoResult } from '../../core/tasks/journal';
 import type { TaskSummary } from '../../core/tasks/task-store';
@@ -102,7 +103,7 @@ export async function pickTask(tasks: TaskSummary[]): Promise<string | undefined
     tasks.map((t) => ({
       label: t.title || 'Untitled task',
       description: t.status,
-      detail: `${new Date(t.updatedAt).toLocaleString()} · ${t.mode}${t.iterations !== undefined ? ` · ${t.iterations} iterations` : ''}${t.costUsd ? ` · $${t.costUsd.toFixed(3)}` : ''}`,
+      detail: `${new Date(t.updatedAt).toLocaleString()} · ${t.mode}${t.iterations !== undefined ? ` · ${t.iterations} iterations` : ''}${t.costUsd !== undefined ? ` · ${formatCost(t.costUsd)}` : ''}`,
       id: t.id,
     })),
     { title: 'Forge: Task History', placeHolder: 'Open a task', matchOnDetail: true },
