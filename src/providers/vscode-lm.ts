@@ -1,16 +1,20 @@
 // Model adapter over the VS Code Language Model API (vscode.lm): the zero-key default when the user already
 // has a chat model in VS Code (e.g. Copilot). Native tool calling via LanguageModelChatTool.
-// vscode.lm has no system role and reports no usage: system layers become the first user message, and
-// usage is estimated with the model's own countTokens.
+// vscode.lm has no system role (in the stable API) and reports no usage: system layers become the first user
+// message, and usage is estimated with the model's own countTokens (so context accounting uses the provider's
+// tokenizer), counted alongside the request and cached per message across steps.
 import * as vscode from 'vscode';
 import { ModelError } from '../core/model/errors';
-import type { ChatMessage, Model, ModelEvent, ModelInfo, ModelRequest } from '../core/model/types';
+import type { ChatMessage, Model, ModelEvent, ModelInfo, ModelRequest, ToolSpec, Usage } from '../core/model/types';
 
 export interface VscodeLmSelector {
   /** A model id or family (forge.model); empty = first available. */
   model?: string;
   vendor?: string;
 }
+
+/** The window Forge assumes when a chat model does not say (maxInputTokens 0 or missing). */
+export const FALLBACK_CONTEXT_WINDOW = 64_000;
 
 /** Chat models VS Code offers right now (empty when none is installed or signed in). */
 export async function listVscodeLmModels(vendor?: string): Promise<vscode.LanguageModelChat[]> {
@@ -22,12 +26,22 @@ export async function listVscodeLmModels(vendor?: string): Promise<vscode.Langua
   }
 }
 
-/** Picks a chat model by id, then family, then the first available; undefined when VS Code has none. */
+/** Picks a chat model by id, then family, then name, else the first available; undefined when VS Code has none. */
 export async function selectVscodeLmModel(selector: VscodeLmSelector = {}): Promise<vscode.LanguageModelChat | undefined> {
   const all = await listVscodeLmModels(selector.vendor);
-  const want = selector.model?.trim();
-  if (!want) return all[0];
-  return all.find((m) => m.id === want) ?? all.find((m) => m.family === want) ?? all.find((m) => m.name === want);
+  return pickLmModel(all, selector.model);
+}
+
+/** The choice among `all` for forge.model (`id`, `vendor/id`, family or name); the first when `want` is empty. */
+export function pickLmModel<T extends Pick<vscode.LanguageModelChat, 'id' | 'vendor' | 'family' | 'name'>>(all: readonly T[], want?: string): T | undefined {
+  const w = want?.trim();
+  if (!w) return all[0];
+  return (
+    all.find((m) => m.id === w) ??
+    all.find((m) => `${m.vendor}/${m.id}` === w) ??
+    all.find((m) => m.family === w) ??
+    all.find((m) => m.name === w)
+  );
 }
 
 export async function createVscodeLmModel(selector: VscodeLmSelector = {}): Promise<VscodeLmModel | undefined> {
@@ -35,20 +49,41 @@ export async function createVscodeLmModel(selector: VscodeLmSelector = {}): Prom
   return chat ? new VscodeLmModel(chat) : undefined;
 }
 
+/** The model's own token count for one message; cached by content (the history repeats every step). */
+class TokenCounter {
+  private readonly cache = new Map<string, number>();
+  constructor(
+    private readonly chat: Pick<vscode.LanguageModelChat, 'countTokens'>,
+    private readonly max = 4_000,
+  ) {}
+
+  async count(value: string | vscode.LanguageModelChatMessage, key: string, token: vscode.CancellationToken): Promise<number> {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const n = await this.chat.countTokens(value, token);
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw new Error(`countTokens returned ${String(n)}`);
+    if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(key, n);
+    return n;
+  }
+}
+
 export class VscodeLmModel implements Model {
   readonly info: ModelInfo;
+  private readonly counter: TokenCounter;
 
   constructor(
     private readonly chat: vscode.LanguageModelChat,
-    private readonly justification = 'Forge runs coding tasks you ask for with this model.',
+    private readonly justification = 'Forge uses this chat model to run the coding tasks you give it in the Forge panel.',
   ) {
     this.info = {
       provider: 'vscode-lm',
       model: chat.id,
-      contextWindow: chat.maxInputTokens || 64_000,
+      contextWindow: chat.maxInputTokens > 0 ? chat.maxInputTokens : FALLBACK_CONTEXT_WINDOW,
       maxOutputTokens: 8_192,
       nativeTools: true,
     };
+    this.counter = new TokenCounter(chat);
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
@@ -57,20 +92,22 @@ export class VscodeLmModel implements Model {
     const onAbort = () => cts.cancel();
     request.signal.addEventListener('abort', onAbort, { once: true });
     const messages = toLmMessages(request);
-    const tools: vscode.LanguageModelChatTool[] = request.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-    }));
+    const tools = toLmTools(request.tools);
+    // Counted while the model answers: the input side does not depend on the reply.
+    const inputTokens = this.countInput(messages, tools, cts.token);
+    inputTokens.catch(() => undefined);
     let outputText = '';
     let sawToolCall = false;
+    let completed = false;
+    const callIds = new Set<string>();
+    const idPrefix = `lm_${Date.now().toString(36)}_`;
     try {
       const response = await this.chat.sendRequest(
         messages,
         { justification: this.justification, ...(tools.length ? { tools, toolMode: vscode.LanguageModelChatToolMode.Auto } : {}) },
         cts.token,
       );
-      let n = 0;
+      const ThinkingPart = (vscode as unknown as { LanguageModelThinkingPart?: new (...a: never[]) => { value: string | string[] } }).LanguageModelThinkingPart;
       for await (const part of response.stream) {
         if (request.signal.aborted) throw new ModelError('aborted', 'Request aborted');
         if (part instanceof vscode.LanguageModelTextPart) {
@@ -79,45 +116,100 @@ export class VscodeLmModel implements Model {
           yield { type: 'text', delta: part.value };
         } else if (part instanceof vscode.LanguageModelToolCallPart) {
           sawToolCall = true;
-          const id = part.callId || `lm_call_${++n}`;
-          const rawArgs = JSON.stringify(part.input ?? {});
-          outputText += rawArgs;
-          yield { type: 'tool_call_start', id, name: part.name };
-          yield { type: 'tool_call_delta', id, argsDelta: rawArgs };
-          const isObject = part.input !== null && typeof part.input === 'object' && !Array.isArray(part.input);
-          yield {
-            type: 'tool_call_end',
-            id,
-            name: part.name,
-            args: isObject ? part.input : undefined,
-            rawArgs,
-            ...(isObject ? {} : { parseError: 'tool arguments must be a JSON object' }),
-          };
+          let id = part.callId || `${idPrefix}${callIds.size + 1}`;
+          if (callIds.has(id)) id = `${id}_${callIds.size + 1}`; // a repeated id would pair two results with one call
+          callIds.add(id);
+          const ev = toolCallEvents(id, part.name, part.input);
+          outputText += part.name + ev[1].argsDelta;
+          yield* ev;
+        } else if (ThinkingPart && part instanceof ThinkingPart) {
+          const value = Array.isArray(part.value) ? part.value.join('') : part.value;
+          if (value) yield { type: 'thinking', delta: value };
         }
       }
-      const usage = await this.estimateUsage(messages, outputText, cts.token);
+      // A cancelled request ends its stream quietly: that is a stop, never a finished turn.
+      if (request.signal.aborted || cts.token.isCancellationRequested) throw new ModelError('aborted', 'Request aborted');
+      const usage = await this.estimateUsage(inputTokens, outputText, cts.token);
       if (usage) yield { type: 'usage', usage };
+      completed = true;
       yield { type: 'finish', reason: sawToolCall ? 'tool_calls' : 'stop' };
     } catch (e) {
-      throw toModelErrorFromLm(e, request.signal);
+      throw toModelErrorFromLm(e, request.signal, this.chat);
     } finally {
       request.signal.removeEventListener('abort', onAbort);
+      // Closed early (the loop stopped reading): the model must stop generating too.
+      if (!completed) cts.cancel();
       cts.dispose();
     }
   }
 
-  private async estimateUsage(messages: vscode.LanguageModelChatMessage[], output: string, token: vscode.CancellationToken) {
+  private async countInput(messages: vscode.LanguageModelChatMessage[], tools: vscode.LanguageModelChatTool[], token: vscode.CancellationToken): Promise<number> {
+    const counts = await Promise.all(messages.map((m) => this.counter.count(m, `m:${messageKey(m)}`, token)));
+    // Tool definitions travel with every request and fill the window like messages do.
+    const toolText = tools.length ? JSON.stringify(tools) : '';
+    const toolTokens = toolText ? await this.counter.count(toolText, `t:${toolText}`, token) : 0;
+    return counts.reduce((a, b) => a + b, 0) + toolTokens;
+  }
+
+  private async estimateUsage(input: Promise<number>, output: string, token: vscode.CancellationToken): Promise<Usage | undefined> {
     try {
-      const counts = await Promise.all(messages.map((m) => this.chat.countTokens(m, token)));
-      const outputTokens = output ? await this.chat.countTokens(output, token) : 0;
-      return { inputTokens: counts.reduce((a, b) => a + b, 0), outputTokens };
+      const [inputTokens, outputTokens] = await Promise.all([input, output ? this.chat.countTokens(output, token) : Promise.resolve(0)]);
+      return { inputTokens, outputTokens };
     } catch {
-      return undefined; // counting is best effort
+      return undefined; // counting is best effort: the loop estimates itself without a reported usage
     }
   }
 }
 
-/** Port messages -> vscode.lm messages (system as the first user message; tool results grouped). */
+/** One tool call part -> start, one args delta, end (vscode.lm hands over whole calls, never partial JSON). */
+export function toolCallEvents(id: string, name: string, input: unknown): [ModelEvent, { type: 'tool_call_delta'; id: string; argsDelta: string }, ModelEvent] {
+  const isObject = input !== null && typeof input === 'object' && !Array.isArray(input);
+  let rawArgs: string;
+  try {
+    rawArgs = JSON.stringify(input ?? {}) ?? '{}';
+  } catch {
+    rawArgs = String(input);
+  }
+  return [
+    { type: 'tool_call_start', id, name },
+    { type: 'tool_call_delta', id, argsDelta: rawArgs },
+    {
+      type: 'tool_call_end',
+      id,
+      name,
+      args: isObject ? input : undefined,
+      rawArgs,
+      ...(isObject ? {} : { parseError: `tool arguments must be a JSON object, got ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}` }),
+    },
+  ];
+}
+
+/** Tool specs -> vscode.lm tools (the schema must be an object schema; names are passed unchanged). */
+export function toLmTools(tools: readonly ToolSpec[]): vscode.LanguageModelChatTool[] {
+  return tools.map((t) => {
+    const schema = t.inputSchema && typeof t.inputSchema === 'object' ? { ...t.inputSchema } : {};
+    delete schema.$schema;
+    if (schema.type === undefined) schema.type = 'object';
+    return { name: t.name, description: t.description || t.name, inputSchema: schema };
+  });
+}
+
+/** A stable key for a message's content (role + parts), for the token count cache. */
+function messageKey(m: vscode.LanguageModelChatMessage): string {
+  const parts = (m.content as unknown[]).map((p) => {
+    if (p instanceof vscode.LanguageModelTextPart) return ['t', p.value];
+    if (p instanceof vscode.LanguageModelToolCallPart) return ['c', p.callId, p.name, p.input];
+    if (p instanceof vscode.LanguageModelToolResultPart) return ['r', p.callId, p.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '?'))];
+    return ['?'];
+  });
+  return JSON.stringify([m.role, parts]);
+}
+
+/**
+ * Port messages -> vscode.lm messages. System layers become the first user message; every tool result of one
+ * assistant turn goes into the one user message that follows it (in the order of the calls); an assistant turn
+ * with neither text nor calls is left out (some backends refuse empty assistant messages).
+ */
 export function toLmMessages(request: Pick<ModelRequest, 'system' | 'messages'>): vscode.LanguageModelChatMessage[] {
   const out: vscode.LanguageModelChatMessage[] = [];
   const system = request.system.map((l) => l.text).filter(Boolean).join('\n\n');
@@ -129,7 +221,8 @@ export function toLmMessages(request: Pick<ModelRequest, 'system' | 'messages'>)
   };
   for (const m of request.messages as ChatMessage[]) {
     if (m.role === 'tool') {
-      const text = m.isError ? `Error: ${m.content}` : m.content;
+      const body = m.content || '(no output)';
+      const text = m.isError ? `Error: ${body}` : body;
       toolResults.push(new vscode.LanguageModelToolResultPart(m.toolCallId, [new vscode.LanguageModelTextPart(text)]));
       continue;
     }
@@ -140,32 +233,64 @@ export function toLmMessages(request: Pick<ModelRequest, 'system' | 'messages'>)
       const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = [];
       if (m.content) parts.push(new vscode.LanguageModelTextPart(m.content));
       for (const c of m.toolCalls ?? []) {
-        const input = c.args !== null && typeof c.args === 'object' ? (c.args as object) : {};
+        const input = c.args !== null && typeof c.args === 'object' && !Array.isArray(c.args) ? (c.args as object) : {};
         parts.push(new vscode.LanguageModelToolCallPart(c.id, c.name, input));
       }
-      out.push(vscode.LanguageModelChatMessage.Assistant(parts.length ? parts : ''));
+      if (parts.length) out.push(vscode.LanguageModelChatMessage.Assistant(parts));
     }
   }
   flushResults();
   return out;
 }
 
-/** LanguageModelError codes -> ModelError kinds. */
-export function toModelErrorFromLm(e: unknown, signal?: AbortSignal): ModelError {
+const LM_ERROR_CODES = ['NoPermissions', 'Blocked', 'NotFound'] as const;
+
+/** The LanguageModelError code of `e` ('NoPermissions' | 'Blocked' | 'NotFound' | other), if it is one. */
+function lmErrorCode(e: unknown): string | undefined {
+  const LmError = vscode.LanguageModelError as (typeof vscode.LanguageModelError) | undefined;
+  const isLmError = (LmError && e instanceof LmError) || (e instanceof Error && e.name === 'LanguageModelError');
+  if (!isLmError) return undefined;
+  const code = String((e as { code?: unknown }).code ?? '');
+  // The codes are the factory functions' names; compare with those and with the literal names.
+  for (const known of LM_ERROR_CODES) if (code === known || (LmError && code === LmError[known]?.name)) return known;
+  return code;
+}
+
+/** LanguageModelError codes (and vscode.lm's plain errors) -> ModelErrors that say what to do. */
+export function toModelErrorFromLm(e: unknown, signal?: AbortSignal, chat?: Pick<vscode.LanguageModelChat, 'id' | 'name' | 'vendor'>): ModelError {
   if (e instanceof ModelError) return e;
   if (signal?.aborted || e instanceof vscode.CancellationError) return new ModelError('aborted', 'Request aborted', { cause: e });
   const message = e instanceof Error ? e.message : String(e);
-  if (e instanceof vscode.LanguageModelError) {
-    switch (e.code) {
-      case vscode.LanguageModelError.NoPermissions.name:
-        return new ModelError('auth', `VS Code did not allow Forge to use this chat model: ${message}`, { cause: e });
-      case vscode.LanguageModelError.Blocked.name:
-        return new ModelError('auth', `This chat model is blocked for Forge (quota or policy): ${message}`, { cause: e });
-      case vscode.LanguageModelError.NotFound.name:
-        return new ModelError('bad_request', `The chat model is no longer available: ${message}`, { cause: e });
-    }
+  const which = chat ? `"${chat.name || chat.id}"${chat.vendor ? ` (${chat.vendor})` : ''}` : 'the chat model';
+  const detail = message ? ` VS Code said: ${message}` : '';
+  switch (lmErrorCode(e)) {
+    case 'NoPermissions':
+      // Not 'auth': that kind's advice is about API keys, which vscode.lm has none of.
+      return new ModelError(
+        'bad_request',
+        `VS Code did not give Forge access to the chat model ${which}: the consent prompt was declined or access was withdrawn. ` +
+          `Allow Forge under Accounts > Manage Language Model Access in VS Code and continue, or run "Forge: Select Model" to use another model.${detail}`,
+        { cause: e },
+      );
+    case 'Blocked':
+      return new ModelError(
+        'bad_request',
+        `The chat model ${which} refused requests from Forge (blocked by its provider: quota, rate or policy). ` +
+          `Check that model's extension or account, or run "Forge: Select Model" to use another model.${detail}`,
+        { cause: e },
+      );
+    case 'NotFound':
+      return new ModelError(
+        'bad_request',
+        `The chat model ${which} was not found: its extension was disabled, signed out or removed it. Run "Forge: Select Model" to pick another.${detail}`,
+        { cause: e },
+      );
   }
-  if (/rate.?limit|429|quota/i.test(message)) return new ModelError('rate_limit', message, { cause: e });
-  if (/network|ECONN|ETIMEDOUT|fetch failed|socket/i.test(message)) return new ModelError('network', message, { cause: e });
-  return new ModelError('server', message || 'The VS Code language model failed', { cause: e });
+  // vscode.lm's own plain errors when the provider behind a model went away between select and send.
+  if (/provider for .* (not registered|not found)|model not found|language model .* is unknown/i.test(message)) {
+    return new ModelError('bad_request', `The chat model ${which} was not found: its provider is no longer registered. Run "Forge: Select Model" to pick another. VS Code said: ${message}`, { cause: e });
+  }
+  if (/rate.?limit|\b429\b|quota|too many requests/i.test(message)) return new ModelError('rate_limit', message, { cause: e });
+  if (/network|ECONN|ETIMEDOUT|ENOTFOUND|fetch failed|socket/i.test(message)) return new ModelError('network', message, { cause: e });
+  return new ModelError('server', `The chat model ${which} failed: ${message || 'no details'}`, { cause: e });
 }

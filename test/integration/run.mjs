@@ -8,6 +8,8 @@
 // fixture workspace to a temp folder, starts the loopback LLM server (test/support/llm-server) in this process,
 // starts a private code-server with the smoke-test driver, opens the workspace with
 // extensionDevelopmentPath=<repo> and extensionTestsPath=<runner>, forwards test output, and kills all it started.
+// The test-only chat model extension (test/integration/fixtures/lm-provider) is installed into the run's private
+// extensions folder: the web workbench keeps one extensionDevelopmentPath only (its payload is a Map).
 // Env reaching the extension host: FORGE_TEST_LLM_URL, FORGE_TEST_WORKSPACE, FORGE_IT_GREP, FORGE_IT_RESULTS.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +23,8 @@ import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } fro
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outDir = path.join(repo, 'out', 'integration');
+/** Test-only extension loaded next to Forge: a scripted vscode.lm chat model (see its extension.js). */
+export const lmProviderExtension = path.join(repo, 'test/integration/fixtures/lm-provider');
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(name);
@@ -74,6 +78,17 @@ export async function startLlmServer() {
   return { url: String(url).replace(/\/$/, ''), close: () => (server.close ?? server.stop)?.call(server) };
 }
 
+/**
+ * Copies the test-only extensions into the run's extensions folder (code-server picks up the folders it finds
+ * there when it first initialises the profile). Only one extensionDevelopmentPath reaches the web workbench.
+ */
+export function installTestExtensions(extensionsDir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(lmProviderExtension, 'package.json'), 'utf8'));
+  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  fs.cpSync(lmProviderExtension, target, { recursive: true });
+  return target;
+}
+
 /** Copies the fixture and points its workspace settings at the loopback LLM server. */
 export function prepareWorkspace(target, llmUrl, fixture = opts.workspace) {
   fs.cpSync(fixture, target, { recursive: true });
@@ -104,6 +119,7 @@ async function main() {
   }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-it-'));
   const dirs = makeDirs(root);
+  installTestExtensions(dirs.extensions);
   const workspace = path.join(root, 'workspace');
   const resultsFile = path.join(root, 'results.txt');
   const consoleLog = fs.createWriteStream(path.join(root, 'console.log'));
