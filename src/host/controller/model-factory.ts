@@ -172,7 +172,10 @@ export class ModelFactory {
               : 'No chat model is available in VS Code. Sign in to a chat model extension (e.g. GitHub Copilot), or run "Forge: Select Model" to use OpenAI, Anthropic or a local endpoint.',
           );
         }
-        return { model, status: { configured: true, provider, model: model.info.model } };
+        return {
+          model,
+          status: { configured: true, provider, model: model.info.model, contextWindow: model.info.contextWindow, contextWindowSource: "VS Code (the model's maxInputTokens)" },
+        };
       }
       const modelName = s.model || DEFAULT_MODELS[provider];
       if (!modelName) return fail(`Set the model name for the ${label}: run "Forge: Select Model" (setting forge.model).`);
@@ -198,8 +201,10 @@ export class ModelFactory {
         log: this.options.log,
       });
       const check = built.check;
-      // A wrong URL, a missing model or a refused key cannot work: say so now, not at the first message.
-      if (check && !check.ok && check.problem !== 'refused' && check.problem !== 'timeout' && check.problem !== 'http') {
+      // A refused key or a base URL that is not a URL cannot work: say so now, not at the first message. The rest
+      // (nothing listening yet, no /models route, a model name the list does not show) is a warning in the panel:
+      // servers without /models, aliases and models loaded on demand still answer chat requests.
+      if (check && !check.ok && (check.problem === 'auth' || (check.problem === 'unreachable' && /is not a URL/.test(check.message ?? '')))) {
         return fail(check.message ?? 'The endpoint is not usable.', modelName);
       }
       const format = built.adaptive?.state ?? { format: built.model.info.nativeTools ? 'native' : 'xml', reason: `forge.toolCallFormat is "${s.toolCallFormat}"` };
