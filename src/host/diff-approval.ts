@@ -4,6 +4,7 @@
 // accepting. Accept/Reject come from the editor title, keybindings, the panel, or the palette.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { whenEditSettled } from './edit-applier';
 
 export const ORIGINAL_SCHEME = 'forge-original';
 export const PROPOSED_SCHEME = 'forge-proposed';
@@ -74,6 +75,9 @@ class ProposedFs implements vscode.FileSystemProvider {
     throw vscode.FileSystemError.NoPermissions('proposals cannot be renamed');
   }
 }
+
+/** The longest an accepted proposal's tab waits for its edit to be written before it closes anyway. */
+const ACCEPT_CLOSE_DELAY_MS = 1500;
 
 export interface DiffApprovalOptions {
   /** Relative label for a path in the diff title (default: workspace-relative). */
@@ -204,6 +208,9 @@ export class DiffApproval implements vscode.Disposable {
     this.pending.delete(id);
     p.resolve(outcome);
     this.changeEmitter.fire();
+    // An accepted edit is written first: the workbench handles the write and the tab closing in one queue, and
+    // the next model request waits for the write, not for the diff editor to be torn down.
+    if (outcome.kind === 'accept') await whenEditSettled(p.proposal.path, ACCEPT_CLOSE_DELAY_MS);
     await this.closeDiff(p);
     this.fsProvider.delete(p.proposedUri);
     this.originals.delete(p.originalUri.path);

@@ -19,16 +19,27 @@ export class VscodeEditApplier implements EditApplier {
   constructor(private readonly options: VscodeEditApplierOptions = {}) {}
 
   async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.applyNow(edit, signal);
+    } finally {
+      settled(edit.path);
+    }
+  }
+
+  private async applyNow(edit: FileEdit, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     const uri = vscode.Uri.file(edit.path);
-    const exists = await fileExists(uri);
+    // An existing file is opened straight away (one round trip to the workbench, no stat first); only a
+    // file that cannot be opened is checked for existence.
+    let doc: vscode.TextDocument | undefined = openDocument(edit.path);
+    if (!doc && !edit.isNewFile) doc = await vscode.workspace.openTextDocument(uri).then(undefined, () => undefined);
+    const exists = !!doc || (await fileExists(uri));
     const we = new vscode.WorkspaceEdit();
-    let doc: vscode.TextDocument | undefined;
     if (!exists) {
       we.createFile(uri, { ignoreIfExists: true, contents: new Uint8Array() });
       we.insert(uri, new vscode.Position(0, 0), edit.content);
     } else {
-      doc = await vscode.workspace.openTextDocument(uri);
+      doc ??= await vscode.workspace.openTextDocument(uri);
       const current = doc.getText();
       if (this.options.checkConcurrentChange !== false && edit.original !== undefined && !sameText(current, edit.original)) {
         // Tools read from disk, so re-reading cannot fix a difference that lives only in the editor buffer.
@@ -52,6 +63,38 @@ export class VscodeEditApplier implements EditApplier {
   }
 }
 
+/** The open document of a file path, if any (no round trip). */
+function openDocument(fsPath: string): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === fsPath && !d.isClosed);
+}
+
+const waiters = new Map<string, Set<() => void>>();
+
+function settled(fsPath: string): void {
+  const set = waiters.get(fsPath);
+  if (!set) return;
+  waiters.delete(fsPath);
+  for (const w of set) w();
+}
+
+/**
+ * Resolves when an edit of `fsPath` was applied (or failed), or after `timeoutMs`. The diff approval closes its
+ * tab then, so the workbench writes the file before it tears the diff editor down (both go through one queue).
+ */
+export function whenEditSettled(fsPath: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let set = waiters.get(fsPath);
+    if (!set) waiters.set(fsPath, (set = new Set()));
+    const done = () => {
+      clearTimeout(timer);
+      set!.delete(done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    set.add(done);
+  });
+}
+
 async function fileExists(uri: vscode.Uri): Promise<boolean> {
   try {
     await vscode.workspace.fs.stat(uri);
@@ -68,7 +111,7 @@ function sameText(a: string, b: string): boolean {
 
 /** Reads a file as text the way the applier sees it (open document first, then disk). */
 export async function readCurrentText(path: string): Promise<string | undefined> {
-  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
+  const open = openDocument(path);
   if (open) return open.getText();
   try {
     return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path)));

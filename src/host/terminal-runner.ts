@@ -11,6 +11,7 @@ import type { CommandSandbox, SandboxPlan } from './node/sandbox/command-sandbox
 import { shellQuote as posixQuote } from './node/sandbox/profile';
 import type { Logger } from './logger';
 import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from './output-spool';
+import { warmShellParser } from './shell-parser-warmup';
 
 export interface TerminalRunnerOptions {
   /** Used when shell integration is unavailable, or the request needs env variables. */
@@ -27,6 +28,13 @@ export interface TerminalRunnerOptions {
   /** false: always use the fallback (setting forge.terminal.useShellIntegration). */
   enabled?: () => boolean;
   log?: Logger;
+  /**
+   * Load the shell parser this long after construction (activation), in small steps, so the first command check
+   * does not block the host loading it. undefined: at the first prewarm() only.
+   */
+  warmParserAfterMs?: number;
+  /** Folder for the shell parser's V8 code cache (global storage). */
+  parserCacheDir?: string;
 }
 
 interface ForgeTerminal {
@@ -49,6 +57,29 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
         if (i >= 0) this.terminals.splice(i, 1);
       }),
     );
+    if (options.warmParserAfterMs !== undefined) {
+      const timer = setTimeout(() => void this.warmParser(), options.warmParserAfterMs);
+      timer.unref?.();
+      this.disposables.push({ dispose: () => clearTimeout(timer) });
+    }
+  }
+
+  private warmParser(): void {
+    void warmShellParser({ cacheDir: this.options.parserCacheDir, log: this.options.log });
+  }
+
+  /**
+   * Gets ready for a command before one is asked for (a run that may run commands started): loads the shell
+   * parser in small steps and starts a Forge terminal hidden from the user, so its shell and shell integration
+   * are up by the time the command is approved. The terminal is shown (without focus) only when a command runs
+   * in it. Nothing happens when commands would not use the terminal.
+   */
+  prewarm(cwd: string): void {
+    this.warmParser();
+    if (this.disposed || this.integrationUnavailable || !(this.options.enabled?.() ?? true)) return;
+    if (this.terminals.some((t) => !t.busy && t.terminal.exitStatus === undefined)) return;
+    const ft = this.create(cwd, true);
+    void this.waitForIntegration(ft.terminal, new AbortController().signal);
   }
 
   /** true after a command ran through shell integration; false after falling back. */
@@ -126,20 +157,26 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
 
   /** An idle Forge terminal with shell integration, or a new one in `cwd`. */
   private async acquire(cwd: string, signal: AbortSignal): Promise<ForgeTerminal | undefined> {
-    let ft = this.terminals.find((t) => !t.busy && t.terminal.exitStatus === undefined);
-    if (!ft) {
-      const terminal = vscode.window.createTerminal({
-        name: this.options.terminalName ?? 'Forge',
-        cwd,
-        iconPath: new vscode.ThemeIcon('tools'),
-        env: { FORGE_TERMINAL: '1' },
-      });
-      ft = { terminal, busy: false };
-      this.terminals.push(ft);
-    }
+    // A terminal with shell integration up first (a pre-warmed one), then any idle one, else a new one.
+    const idle = this.terminals.filter((t) => !t.busy && t.terminal.exitStatus === undefined);
+    const ft = idle.find((t) => t.terminal.shellIntegration) ?? idle[0] ?? this.create(cwd, false);
     ft.busy = true;
     ft.terminal.show(true); // visible, but keep the user's focus
     if (!ft.terminal.shellIntegration) await this.waitForIntegration(ft.terminal, signal);
+    return ft;
+  }
+
+  private create(cwd: string, hidden: boolean): ForgeTerminal {
+    const terminal = vscode.window.createTerminal({
+      name: this.options.terminalName ?? 'Forge',
+      cwd,
+      iconPath: new vscode.ThemeIcon('tools'),
+      env: { FORGE_TERMINAL: '1' },
+      // A pre-warmed terminal stays out of sight (no tab, no focus) until a command runs in it: show() reveals it.
+      ...(hidden ? { hideFromUser: true } : {}),
+    });
+    const ft = { terminal, busy: false };
+    this.terminals.push(ft);
     return ft;
   }
 
@@ -247,7 +284,10 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     };
   }
 
+  private disposed = false;
+
   dispose(): void {
+    this.disposed = true;
     for (const d of this.disposables) d.dispose();
     for (const t of this.terminals) t.terminal.dispose();
     this.terminals.length = 0;

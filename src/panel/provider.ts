@@ -101,9 +101,13 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     const subs = this.wire(view.webview);
-    subs.push(view.onDidChangeVisibility(() => {
-      if (!view.visible) this.readyWebviews.delete(view.webview);
-    }));
+    // The sidebar view keeps its content while hidden (SIDEBAR_RETAINS_CONTEXT): hiding does not unload it, so it
+    // stays ready and is shown again at once, without reloading its script and re-rendering the transcript.
+    if (!SIDEBAR_RETAINS_CONTEXT) {
+      subs.push(view.onDidChangeVisibility(() => {
+        if (!view.visible) this.readyWebviews.delete(view.webview);
+      }));
+    }
     subs.push(view.onDidDispose(() => {
       this.readyWebviews.delete(view.webview);
       if (this.view === view) this.view = undefined;
@@ -200,7 +204,15 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
 }
 
 /**
- * Registers the sidebar view provider (state is restored from the host, so no retainContextWhenHidden), the
+ * The sidebar view keeps its webview alive while hidden: showing the side bar again then costs a repaint instead
+ * of reloading a 600 KB script and re-rendering the transcript from the host's snapshot (0.3-1 s). The price is
+ * the hidden webview's memory (measured by bench/latency.bench.mjs as latency.chromium_rss_panel_hidden). The
+ * editor tab does not: it is opened on demand and restored by its serializer.
+ */
+export const SIDEBAR_RETAINS_CONTEXT = true;
+
+/**
+ * Registers the sidebar view provider (kept alive while hidden: SIDEBAR_RETAINS_CONTEXT; state still comes from the host), the
  * serializer that brings the editor tab back after a reload (activation event onWebviewPanel:forge.chatEditor)
  * and, unless told not to, the `forge.openPanelInEditor` command.
  */
@@ -213,7 +225,7 @@ export function registerForgePanel(
   const provider = new ForgePanelProvider(context.extensionUri, controller, logger, options);
   context.subscriptions.push(
     provider,
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: SIDEBAR_RETAINS_CONTEXT } }),
     vscode.window.registerWebviewPanelSerializer(EDITOR_PANEL_TYPE, provider),
   );
   if (options.registerOpenInEditorCommand !== false) {

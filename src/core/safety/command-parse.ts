@@ -47,6 +47,10 @@ interface ShSyntax {
   NodeType(n: ShNode): string;
 }
 let shSyntax: ShSyntax | undefined;
+/** The vendored parser next to the extension bundle (dist/vendor/mvdan-sh.js); absent when running from source. */
+export function vendoredShellParserPath(): string {
+  return `${__dirname}/vendor/mvdan-sh.js`;
+}
 /**
  * The extension bundle leaves mvdan-sh out (1.3 MB that every activation would parse) and ships it as
  * dist/vendor/mvdan-sh.js next to dist/extension.js; running from source (tests via tsx) there is no such
@@ -54,7 +58,7 @@ let shSyntax: ShSyntax | undefined;
  */
 function loadMvdanSh(): unknown {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const vendored = `${__dirname}/vendor/mvdan-sh.js`;
+  const vendored = vendoredShellParserPath();
   try {
     return require(vendored);
   } catch (err) {
@@ -63,18 +67,34 @@ function loadMvdanSh(): unknown {
   }
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
-function sh(): ShSyntax {
-  if (!shSyntax) {
-    const limit = Error.stackTraceLimit;
-    const g = globalThis as { require?: unknown };
-    const hadRequire = 'require' in g;
-    const prevRequire = g.require;
-    shSyntax = (loadMvdanSh() as { syntax: ShSyntax }).syntax;
+/**
+ * Runs `load` (which evaluates mvdan-sh and returns its exports) and keeps its syntax package, restoring the
+ * globals the GopherJS build changes. The host may call it ahead of time with a cheaper load (a V8 code cache,
+ * spread over several ticks: src/host/shell-parser-warmup.ts) so the first command check does not block.
+ */
+export function adoptShellParser(load: () => unknown): void {
+  if (shSyntax) return;
+  const limit = Error.stackTraceLimit;
+  const g = globalThis as { require?: unknown };
+  const hadRequire = 'require' in g;
+  const prevRequire = g.require;
+  try {
+    const syntax = (load() as { syntax?: ShSyntax } | undefined)?.syntax;
+    if (!syntax || typeof syntax.NewParser !== 'function') throw new Error('mvdan-sh did not load: no syntax package');
+    shSyntax = syntax;
+  } finally {
     Error.stackTraceLimit = limit;
     if (hadRequire) g.require = prevRequire;
     else delete g.require;
   }
-  return shSyntax;
+}
+/** Whether the shell parser is loaded (the first command check will not pay for it). */
+export function shellParserLoaded(): boolean {
+  return shSyntax !== undefined;
+}
+function sh(): ShSyntax {
+  if (!shSyntax) adoptShellParser(loadMvdanSh);
+  return shSyntax!;
 }
 
 export function parseErrorText(e: unknown): string {

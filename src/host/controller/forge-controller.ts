@@ -111,9 +111,25 @@ export class Controller implements ForgeController, PanelController {
     // Trust and command rules as they are now (a settings event may not have arrived yet).
     if (this.deps.toolkit.refresh()) session.rebuildAgent();
     this.deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
+    this.prewarmCommands();
     const report = await session.run(kind, text, signal);
     if (report) this.deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
     return report;
+  }
+
+  /**
+   * A run that may run commands: the Forge terminal starts (hidden) and the shell parser loads while the model
+   * thinks, so the first command neither waits for a shell nor blocks the host loading the parser.
+   */
+  private prewarmCommands(): void {
+    const { toolkit } = this.deps;
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!root || !toolkit.sandbox.trusted || !toolkit.tools.some((t) => t.name === 'execute_command')) return;
+    try {
+      toolkit.runner.prewarm(root);
+    } catch (err) {
+      this.deps.log.warn(`could not prepare the terminal: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Status bar and logs follow the same events the panel does. */

@@ -93,6 +93,9 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     enabled: () => readSettings().useShellIntegration,
     defaultMaxOutputChars: settings.commandOutputCapChars,
     log: opts.log,
+    // The shell parser loads in small steps soon after activation (code cache in global storage).
+    warmParserAfterMs: 3000,
+    ...(opts.spoolDir ? { parserCacheDir: path.join(path.dirname(opts.spoolDir), 'code-cache') } : {}),
   });
   // Trust is read by the sandbox on every call, so one options object serves every tool set.
   const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) };

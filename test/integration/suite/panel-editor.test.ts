@@ -45,12 +45,12 @@ describe('panel in an editor tab survives a reload', function () {
     assert.strictEqual(first.reason, 'converse', first.detail);
     const taskId = api.testApi.manager.current.id;
 
-    // The side view (hidden then shown, so it reloads and says ready while we watch) and a tab opened the normal way.
-    await vscode.commands.executeCommand('workbench.view.explorer');
-    await new Promise((r) => setTimeout(r, 500));
+    // The side view (kept alive while hidden, so it is loaded once: ready now or earlier) and a tab opened the normal way.
     const sideMark = seen.length;
     await vscode.commands.executeCommand('forge.chatView.focus');
-    const side = (await waitFor(() => seen.slice(sideMark).find((s) => s.dir === 'in' && s.msg?.type === 'ready'), 'ready from the side view', 20_000)).webview;
+    const sideView = await waitFor(() => api.testApi.panel.view as vscode.WebviewView | undefined, 'the side view', 20_000);
+    await waitFor(() => api.testApi.panel.readyWebviews.has(sideView.webview) || seen.slice(sideMark).some((s) => s.webview === sideView.webview && s.dir === 'in' && s.msg?.type === 'ready'), 'ready from the side view', 20_000);
+    const side = sideView.webview;
     const opened: vscode.WebviewPanel = api.testApi.panel.openInEditor(vscode.ViewColumn.One);
     panels.push(opened);
     assert.strictEqual(opened.viewType, 'forge.chatEditor');

@@ -11,36 +11,35 @@ describe('panel restore and task persistence', function () {
     api = await forge();
   });
 
-  it('hide/show: the re-created webview says ready and gets the full transcript snapshot', async () => {
+  it('hide/show: the side view is kept alive (no reload, no new ready) and gets the updates posted while hidden', async () => {
     await freshTask(api, [
       { text: 'Looking.', toolCalls: [{ id: 'f-read', name: 'read_file', args: { path: 'src/math.js' } }] },
       { toolCalls: [{ id: 'f-bye', name: 'converse', args: { reply: 'math.js has add and divide.' } }] },
     ]);
-    const report = await api.testApi.controller.startRun('send', 'What is in math.js?');
-    assert.strictEqual(report.reason, 'converse', report.detail);
-
-    const seen: { dir: string; msg: any }[] = [];
-    const sub = api.testApi.panel.observe((dir: string, msg: any) => seen.push({ dir, msg }));
+    const seen: { dir: string; msg: any; webview: vscode.Webview }[] = [];
+    const sub = api.testApi.panel.observe((dir: string, msg: any, webview: vscode.Webview) => seen.push({ dir, msg, webview }));
     try {
       await vscode.commands.executeCommand('forge.chatView.focus');
-      await waitFor(() => seen.some((s) => s.dir === 'out' && s.msg.type === 'state') || api.testApi.panel.bridge.snapshot(), 'the view to be shown');
-      // Hide the Forge view (another view container takes the side bar), then show it again.
+      const view = await waitFor(() => api.testApi.panel.view as vscode.WebviewView | undefined, 'the side view');
+      await waitFor(() => api.testApi.panel.readyWebviews.has(view.webview), 'the side view to be ready', 20_000);
+      // Hide the Forge view (another view container takes the side bar); a run updates the transcript meanwhile.
       await vscode.commands.executeCommand('workbench.view.explorer');
-      await new Promise((r) => setTimeout(r, 500));
+      await waitFor(() => !view.visible, 'the side view to be hidden');
       const mark = seen.length;
-      await vscode.commands.executeCommand('forge.chatView.focus');
-      const ready = await waitFor(() => seen.slice(mark).findIndex((s) => s.dir === 'in' && s.msg?.type === 'ready') + 1, 'a new ready from the re-created webview', 20_000);
-      const state = await waitFor(() => seen.slice(mark + ready).find((s) => s.dir === 'out' && s.msg.type === 'state'), 'the state snapshot after ready');
-      const items = api.testApi.manager.current.transcript.snapshot().items;
-      assert.ok(items.length >= 4, `transcript items: ${items.map((i: any) => i.kind)}`);
-      assert.deepStrictEqual(
-        state.msg.snapshot.items.map((i: any) => i.id),
-        items.map((i: any) => i.id),
-        'the webview got every item',
+      const report = await api.testApi.controller.startRun('send', 'What is in math.js?');
+      assert.strictEqual(report.reason, 'converse', report.detail);
+      // Patches are coalesced: the last one may follow the run's end by a moment.
+      await waitFor(
+        () => seen.slice(mark).some((s) => s.webview === view.webview && s.dir === 'out' && JSON.stringify(s.msg).includes('math.js has add and divide.')),
+        'the hidden view to receive the run reply',
       );
-      assert.strictEqual(state.msg.snapshot.taskId, api.testApi.manager.current.id);
-      assert.strictEqual(state.msg.snapshot.provider.configured, true);
-      assert.ok(state.msg.snapshot.history.some((t: any) => t.id === api.testApi.manager.current.id), 'the history lists the task');
+      assert.ok(api.testApi.panel.readyWebviews.has(view.webview), 'still loaded while hidden');
+      const shown = seen.length;
+      await vscode.commands.executeCommand('forge.chatView.focus');
+      await waitFor(() => view.visible, 'the side view to be shown again');
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(!seen.slice(shown).some((s) => s.dir === 'in' && s.msg?.type === 'ready'), 'no reload: the webview did not start over');
+      assert.strictEqual(api.testApi.panel.view, view, 'the same view');
     } finally {
       sub.dispose();
     }

@@ -1,0 +1,184 @@
+// The extension's own time in a real VS Code (code-server + headless Chromium), with a loopback model that
+// answers at once: first request after a reload, Approve -> edit on disk -> next request, the first command of a
+// session (new terminal), the host's longest block around the first command check (shell parser load), and the
+// sidebar panel's re-show. The extension under test is a staged copy with production bundles (as
+// activation.bench.mjs), driven by bench/latency/runner.ts inside the extension host through the same
+// controller calls the panel's buttons make. Model request times are stamped here, as the server receives them.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { buildOptions } from '../esbuild.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const quick = process.env.BENCH_QUICK === '1';
+const line = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+const log = (m) => process.stderr.write(`[bench] ${m}\n`);
+
+function stats(xs) {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return { median: null, p90: null, n: 0 };
+  const q = (p) => {
+    const pos = (s.length - 1) * p;
+    const lo = Math.floor(pos);
+    const hi = Math.ceil(pos);
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+  };
+  const r = (x) => Math.round(x * 10) / 10;
+  return { median: r(q(0.5)), p90: r(q(0.9)), max: r(s.at(-1)), n: s.length };
+}
+
+async function stage(tmp) {
+  const ext = path.join(tmp, 'forge-ext');
+  const common = { absWorkingDir: repo, bundle: true, minify: process.env.FORGE_BENCH_NO_MINIFY !== '1', sourcemap: false, legalComments: 'none', logLevel: 'error' };
+  await Promise.all([
+    esbuild.build({ ...buildOptions.extension, ...common, metafile: false, outfile: path.join(ext, 'dist/extension.js') }),
+    esbuild.build({ ...buildOptions.webview, ...common, metafile: false, outdir: path.join(ext, 'dist/webview') }),
+    esbuild.build({ ...buildOptions.vendor, ...common, metafile: false, outdir: path.join(ext, 'dist/vendor') }),
+    esbuild.build({ ...common, minify: false, entryPoints: [path.join(here, 'latency/runner.ts')], outfile: path.join(tmp, 'runner/index.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
+  ]);
+  fs.copyFileSync(path.join(repo, 'package.json'), path.join(ext, 'package.json'));
+  fs.cpSync(path.join(repo, 'media'), path.join(ext, 'media'), { recursive: true });
+  return { ext, runner: path.join(tmp, 'runner/index.js') };
+}
+
+/** RSS (MB) of the Chromium process tree whose browser process uses `userDataDir`. */
+function chromiumRssMb(userDataDir) {
+  try {
+    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8', maxBuffer: 16 << 20 })
+      .split('\n')
+      .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/))
+      .filter(Boolean)
+      .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
+    const roots = rows.filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type=')).map((r) => r.pid);
+    const tree = new Set(roots);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) (tree.add(r.pid), (grew = true));
+    }
+    return Math.round(rows.filter((r) => tree.has(r.pid)).reduce((s, r) => s + r.rss, 0) / 1024);
+  } catch {
+    return undefined;
+  }
+}
+
+async function once(lib, it, staged, tmp, i) {
+  const { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } = lib;
+  const root = path.join(tmp, `session-${i}`);
+  const dirs = makeDirs(root);
+  const workspace = path.join(root, 'workspace');
+  const llm = await it.startLlmServer();
+  it.prepareWorkspace(workspace, llm.url, path.join(repo, 'test/fixtures/sample-workspace'));
+  const outFile = path.join(root, 'latency.json');
+  let server;
+  let browser;
+  try {
+    server = await startCodeServer({
+      dirs,
+      port: await freePort(),
+      smokeTestDriver: true,
+      extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url, FORGE_BENCH_LATENCY_OUT: outFile, ...(quick ? { FORGE_BENCH_EDITS: '5', FORGE_BENCH_COLD_COMMANDS: '2', FORGE_BENCH_RESHOWS: '3' } : {}) },
+    });
+    browser = await launchChromium(dirs);
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    let done;
+    const exited = new Promise((r) => (done = r));
+    await page.exposeFunction('codeAutomationExit', (code) => done(code));
+    await page.exposeFunction('codeAutomationLog', () => undefined);
+    server.exited.then((c) => done(`code-server exited (${c})`));
+    await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: staged.ext, extensionTestsPath: staged.runner }));
+    let memoryMb;
+    const sampler = (async () => {
+      for (;;) {
+        if (fs.existsSync(`${outFile}.hidden`)) {
+          memoryMb = chromiumRssMb(dirs.chrome);
+          fs.writeFileSync(`${outFile}.ack`, '1');
+          return;
+        }
+        if (fs.existsSync(outFile)) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    let timer;
+    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout after 300 s'), 300_000)))]);
+    clearTimeout(timer);
+    await sampler;
+    if (!fs.existsSync(outFile)) throw new Error(`no latency result (exit: ${code})`);
+    return { ...JSON.parse(fs.readFileSync(outFile, 'utf8')), chromiumRssMbPanelHidden: memoryMb };
+  } finally {
+    await browser?.close().catch(() => {});
+    await server?.stop().catch(() => {});
+    await llm.close?.();
+  }
+}
+
+/** The integration harness's loopback server, with each model request stamped (epoch ms) as it arrives. */
+async function loopback(it) {
+  const { createRequire } = await import('node:module');
+  await it.startLlmServer().then((s) => s?.close?.()); // builds out/integration/llm-server.cjs
+  const mod = createRequire(import.meta.url)(path.join(it.outDir, 'llm-server.cjs'));
+  return {
+    async startLlmServer() {
+      const server = await mod.startLlmServer();
+      const push = server.requests.push;
+      server.requests.push = function (...items) {
+        for (const r of items) r.at = Date.now();
+        return push.apply(this, items);
+      };
+      return { server, url: server.url.replace(/\/$/, ''), close: () => server.close() };
+    },
+    prepareWorkspace: it.prepareWorkspace,
+  };
+}
+
+async function main() {
+  const setup = await import('../scripts/setup-real-vscode.mjs');
+  if (!setup.isInstalled()) {
+    line({ name: 'latency.approve_to_next_request', skipped: 'real VS Code (code-server) not installed: node scripts/setup-real-vscode.mjs', input: {} });
+    return;
+  }
+  const lib = await import('../test/integration/lib/code-server.mjs');
+  const it = await loopback(await import('../test/integration/run.mjs'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-bench-latency-'));
+  try {
+    const staged = await stage(tmp);
+    const sessions = Number(process.env.FORGE_BENCH_SESSIONS ?? (quick ? 1 : 2));
+    const results = [];
+    for (let i = 0; i < sessions; i++) {
+      const r = await once(lib, it, staged, tmp, i);
+      if (r.error) throw new Error(`latency runner failed: ${r.error}`);
+      results.push(r);
+      log(`latency session ${i + 1}/${sessions}: ${JSON.stringify(r)}`);
+    }
+    const all = (k) => results.flatMap((r) => (Array.isArray(r[k]) ? r[k] : [r[k]]));
+    const input = { vscode: results[0].vscodeVersion, host: 'code-server extension host (Node 24) + headless Chromium', bundle: 'production (minified)', sessions, humanPauseMs: Number(process.env.FORGE_BENCH_HUMAN_MS ?? 300), model: 'loopback, answers at once' };
+    const emit = (name, xs, goalP90, source) => {
+      const s = stats(xs);
+      line({ name, unit: 'ms', ...s, input: { ...input, source }, goal: goalP90 === null ? null : { p90: goalP90 }, withinGoal: goalP90 === null || s.p90 === null ? null : s.p90 < goalP90 });
+    };
+    emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, 'Approve (panel path) -> the next model request on the wire, edits of a 200-line file');
+    emit('latency.approve_to_disk', all('approveToDiskMs'), 100, 'Approve (panel path) -> the edit readable on disk');
+    emit('latency.approve_host_block', all('approveBlockMs'), 50, 'longest extension-host block between Approve and the next request');
+    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), 100, 'first command of a session (no Forge terminal yet): Approve -> next request (node -e, asks)');
+    emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), 100, 'a command in an existing Forge terminal: Approve -> next request (node -e, asks)');
+    emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
+    emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
+    emit('latency.first_request_after_reload', all('firstRequestMs'), 100, 'first run of a fresh window: Enter (startRun) -> request on the wire');
+    emit('latency.later_request', all('laterRequestMs'), 100, 'later runs of the same window: Enter (startRun) -> request on the wire');
+    const mem = all('chromiumRssMbPanelHidden').filter((x) => typeof x === 'number');
+    if (mem.length) line({ name: 'latency.chromium_rss_panel_hidden', unit: 'MB', ...stats(mem), input: { ...input, source: 'RSS of the whole Chromium process tree with the Forge sidebar hidden (cost of a retained webview)' }, goal: null, withinGoal: null });
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

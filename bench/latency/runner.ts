@@ -1,0 +1,261 @@
+// extensionTestsPath module for the latency benchmark (bench/latency.bench.mjs), run inside the real VS Code
+// extension host. Drives whole tasks on the loopback model (which answers at once) through the same controller
+// path the panel's buttons use, and times the extension's own work:
+//   - first request of the session (the first after a reload) vs later ones: Enter -> request on the wire;
+//   - Approve (after a human pause) -> the edit on disk, and -> the next model request;
+//   - the first command of a session (a new terminal): Approve -> the next model request, vs a warm terminal;
+//   - the longest event-loop block of the host around the first command check (the shell parser's lazy load);
+//   - the sidebar panel hidden and shown again -> its content is back.
+// Request times come from the LLM server (stamped in the bench process; same machine, same wall clock).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+const EXTENSION_ID = 'forge-dev.forge-agent';
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Human pause between the approval appearing and the click (a fast user). */
+const HUMAN_MS = Number(process.env.FORGE_BENCH_HUMAN_MS ?? 300);
+const EDITS = Number(process.env.FORGE_BENCH_EDITS ?? 10);
+const COLD_COMMANDS = Number(process.env.FORGE_BENCH_COLD_COMMANDS ?? 4);
+const RESHOWS = Number(process.env.FORGE_BENCH_RESHOWS ?? 6);
+
+async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 20_000, everyMs = 2): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+const llmUrl = () => process.env.FORGE_TEST_LLM_URL!;
+async function llmScript(turns: unknown[]) {
+  await fetch(`${llmUrl()}/__reset`, { method: 'POST' });
+  const r = await fetch(`${llmUrl()}/__script`, { method: 'POST', body: JSON.stringify(turns), headers: { 'content-type': 'application/json' } });
+  if (!r.ok) throw new Error(`llm /__script: ${r.status}`);
+}
+async function requestTimes(): Promise<number[]> {
+  const reqs = (await (await fetch(`${llmUrl()}/__requests`)).json()) as Array<{ at?: number }>;
+  return reqs.map((r) => r.at ?? NaN);
+}
+
+/** Event-loop blocks of this host: [end time (epoch ms), length ms] for every gap of a 2 ms timer over 8 ms. */
+function blockMonitor() {
+  const blocks: Array<[number, number]> = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const gap = now - last - 2;
+    if (gap > 8) blocks.push([Date.now(), gap]);
+    last = now;
+  }, 2);
+  return {
+    top(n: number) {
+      return [...blocks].sort((a, b) => b[1] - a[1]).slice(0, n).map(([t, g]) => ({ at: t, ms: Math.round(g), phase: phaseAt(t) }));
+    },
+    /** Longest block that ended within [from, to]. */
+    max(from: number, to: number) {
+      return Math.round(blocks.filter(([t]) => t >= from && t <= to + 1).reduce((m, [, g]) => Math.max(m, g), 0));
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+const phases: Array<[number, string]> = [];
+const phase = (name: string) => phases.push([Date.now(), name]);
+const phaseAt = (t: number) => phases.filter(([at]) => at <= t).at(-1)?.[1] ?? 'activation';
+
+const done = (result: string) => ({ toolCalls: [{ id: `done-${Math.random().toString(36).slice(2, 8)}`, name: 'task_completion', args: { result } }] });
+
+export async function run(): Promise<void> {
+  const out = process.env.FORGE_BENCH_LATENCY_OUT!;
+  const result: Record<string, unknown> = {};
+  const monitor = blockMonitor();
+  const profile = process.env.FORGE_BENCH_PROFILE ? await startProfile() : undefined;
+  try {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    if (!ext) throw new Error(`extension ${EXTENSION_ID} not loaded`);
+    const api = (await ext.activate()) as any;
+    await api.testApi.ready;
+    await api.testApi.modelReady;
+    const t = api.testApi;
+    const controller = t.controller;
+    const approvals = api.approvals;
+    const pending = (tool: string) => waitFor(() => approvals.pending().find((r: any) => r.toolName === tool), `an approval for ${tool}`);
+    const idle = () => waitFor(() => !t.manager.current.running, 'the run to end', 30_000, 10);
+    result.vscodeVersion = vscode.version;
+    result.retainContextWhenHidden = undefined;
+
+    phase('requests');
+    // ---- 1. first request after the reload vs later ones (Enter -> request on the wire) ----
+    const requestMs: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      controller.newTask();
+      await llmScript([done('ok')]);
+      const t0 = Date.now();
+      const report = controller.startRun('send', `Say ok (${i}).`);
+      await report;
+      const [at] = await requestTimes();
+      requestMs.push(at - t0);
+      await idle();
+    }
+    result.firstRequestMs = requestMs[0];
+    result.laterRequestMs = requestMs.slice(1);
+
+    phase('commands');
+    // ---- 2. the first command of the session: parser load (host block) + a new terminal ----
+    const cmdTurn = (id: string) => ({ toolCalls: [{ id, name: 'execute_command', args: { command: `node -e "console.log('forge-bench')"` } }] });
+    const coldCmdMs: number[] = [];
+    const warmCmdMs: number[] = [];
+    const cmdBlocks: number[] = [];
+    for (let i = 0; i < COLD_COMMANDS; i++) {
+      for (const term of vscode.window.terminals.filter((x) => x.name === 'Forge')) term.dispose();
+      await waitFor(() => !vscode.window.terminals.some((x) => x.name === 'Forge'), 'Forge terminals to close', 10_000, 20);
+      await sleep(500);
+      controller.newTask();
+      await llmScript([cmdTurn(`c${i}a`), cmdTurn(`c${i}b`), done('ran')]);
+      const started = Date.now();
+      const run = controller.startRun('send', 'Run echo twice.');
+      const first = await pending('execute_command');
+      const asked = Date.now();
+      cmdBlocks.push(monitor.max(started, asked));
+      if (i === 0) result.firstCommandCheckBlockMs = monitor.max(started, asked);
+      await sleep(HUMAN_MS);
+      const a0 = Date.now();
+      controller.onApproval(first.id, { kind: 'approve', scope: 'once' });
+      await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the first command', 30_000, 5);
+      coldCmdMs.push((await requestTimes())[1] - a0);
+      const second = await pending('execute_command');
+      await sleep(HUMAN_MS);
+      const b0 = Date.now();
+      controller.onApproval(second.id, { kind: 'approve', scope: 'once' });
+      await waitFor(async () => (await requestTimes()).length >= 3, 'the request after the second command', 30_000, 5);
+      warmCmdMs.push((await requestTimes())[2] - b0);
+      await run;
+      await idle();
+    }
+    result.firstCommandApproveToNextMs = coldCmdMs;
+    result.warmCommandApproveToNextMs = warmCmdMs;
+    result.commandCheckBlockMs = cmdBlocks;
+
+    phase('edits');
+    // ---- 3. Approve an edit -> on disk -> next request ----
+    const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const file = path.join(ws, 'src', 'bench-edits.js');
+    const lines = Array.from({ length: 200 }, (_, i) => `export const value${i} = ${i};`);
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const turns: unknown[] = [];
+    for (let i = 0; i < EDITS; i++) {
+      turns.push({ toolCalls: [{ id: `e${i}`, name: 'apply_diff', args: { path: 'src/bench-edits.js', blocks: [{ search: `export const value${i * 7} = ${i * 7};`, replace: `export const value${i * 7} = ${i * 7} + 1; // edited` }] } }] });
+    }
+    turns.push(done('edited'));
+    controller.newTask();
+    await llmScript(turns);
+    const diskMs: number[] = [];
+    const nextMs: number[] = [];
+    const editBlocks: number[] = [];
+    const run = controller.startRun('send', 'Edit the values.');
+    for (let i = 0; i < EDITS; i++) {
+      const req = await pending('apply_diff');
+      await waitFor(
+        () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === 'forge-proposed'),
+        'the diff tab',
+      );
+      await sleep(HUMAN_MS);
+      const want = `export const value${i * 7} = ${i * 7} + 1; // edited`;
+      const t0 = Date.now();
+      controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
+      await waitFor(() => fs.readFileSync(file, 'utf8').includes(want), 'the edit on disk', 20_000, 1);
+      diskMs.push(Date.now() - t0);
+      await waitFor(async () => (await requestTimes()).length >= i + 2, 'the next request', 20_000, 5);
+      const at = (await requestTimes())[i + 1];
+      nextMs.push(at - t0);
+      editBlocks.push(monitor.max(t0, at));
+    }
+    await run;
+    await idle();
+    if (profile) await profile(process.env.FORGE_BENCH_PROFILE!);
+    result.approveToDiskMs = diskMs;
+    result.approveToNextRequestMs = nextMs;
+    result.approveBlockMs = editBlocks;
+
+    phase('panel');
+    // ---- 4. the sidebar panel hidden and shown again ----
+    try {
+      await reshow(t.panel, result);
+    } catch (e) {
+      result.panelError = e instanceof Error ? e.message : String(e);
+    }
+    // Leave the sidebar hidden while the bench samples the browser's memory.
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+    await sleep(1500);
+    fs.writeFileSync(`${out}.hidden`, '1');
+    await waitFor(() => fs.existsSync(`${out}.ack`), 'the memory sample', 20_000, 50).catch(() => undefined);
+    result.maxBlockWholeSessionMs = monitor.max(0, Date.now());
+    result.topBlocks = monitor.top(8);
+  } catch (e) {
+    result.error = e instanceof Error ? e.stack : String(e);
+  } finally {
+    monitor.stop();
+  }
+  fs.writeFileSync(out, JSON.stringify(result));
+}
+
+/** CPU profile of this host (FORGE_BENCH_PROFILE=<file.cpuprofile>): returns the function that stops and writes it. */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const inspector = require('node:inspector') as typeof import('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (m: string, p?: object) => new Promise<any>((res, rej) => session.post(m, p ?? {}, (e, r) => (e ? rej(e) : res(r))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return async (file) => {
+    const { profile } = await post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+async function reshow(panel: any, result: Record<string, unknown>): Promise<void> {
+  {
+    let lastReady = 0;
+    let lastVisible = 0;
+    const sub = panel.observe((dir: string, msg: any) => {
+      if (dir === 'in' && msg?.type === 'ready') lastReady = Date.now();
+    });
+    await vscode.commands.executeCommand('forge.chatView.focus');
+    const view = await waitFor(() => panel.view as vscode.WebviewView | undefined, 'the sidebar view', 30_000, 10);
+    await waitFor(() => lastReady || (view.visible && panel.readyWebviews?.has(view.webview)), 'the panel to say ready', 30_000, 10);
+    const visSub = view?.onDidChangeVisibility(() => {
+      if (view.visible) lastVisible = Date.now();
+    });
+    const reshowMs: number[] = [];
+    const reshowKind: string[] = [];
+    for (let i = 0; i < RESHOWS; i++) {
+      await vscode.commands.executeCommand('workbench.action.closeSidebar');
+      await sleep(700);
+      lastReady = 0;
+      lastVisible = 0;
+      const t0 = Date.now();
+      await vscode.commands.executeCommand('forge.chatView.focus');
+      // A reloaded webview is back when it says `ready` (then gets the snapshot); a retained one when visible.
+      await waitFor(() => lastReady || lastVisible, 'the panel to be shown', 30_000, 2);
+      await sleep(1500); // a ready that follows the visibility event means the content reloaded
+      if (lastReady) {
+        reshowMs.push(lastReady - t0);
+        reshowKind.push('reloaded');
+      } else {
+        reshowMs.push(lastVisible - t0);
+        reshowKind.push('retained');
+      }
+    }
+    sub.dispose();
+    visSub?.dispose();
+    result.reshowMs = reshowMs;
+    result.reshowKind = reshowKind;
+  }
+}
