@@ -25,6 +25,7 @@ const BENCHES = [
   { name: 'apply-diff', file: 'apply-diff.bench.ts' },
   { name: 'memory', file: 'memory.bench.ts', flags: ['--expose-gc'] },
   { name: 'files', file: 'files.bench.ts', flags: ['--expose-gc'] },
+  { name: 'tools-bounded', file: 'tools-bounded.bench.ts' },
   { name: 'sandbox', file: 'sandbox.bench.ts' },
   { name: 'bundle', file: 'bundle.bench.mjs' },
   { name: 'webview', file: 'webview.bench.ts' },

@@ -33,6 +33,8 @@ export interface ForgeSettings {
   commandAllowList: string[];
   commandDenyList: string[];
   commandTimeoutSeconds: number;
+  /** forge.toolTimeoutSeconds: one limit for every file tool, or per tool name ("*" for the rest); undefined = defaults. */
+  toolTimeoutSeconds: number | Record<string, number> | undefined;
   commandOutputCapChars: number;
   useShellIntegration: boolean;
   reflection: { enabled: boolean; budgetUsd: number };
@@ -53,6 +55,14 @@ function oneOf<T extends string>(value: unknown, allowed: T[], fallback: T): T {
 }
 function num(value: unknown, fallback: number, min = -Infinity): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= min ? value : fallback;
+}
+/** A positive number, or an object of positive numbers by tool name; anything else: undefined (the defaults). */
+function toolTimeouts(value: unknown): number | Record<string, number> | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : undefined;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(value)) if (typeof v === 'number' && Number.isFinite(v) && v > 0) out[k] = v;
+  return Object.keys(out).length ? out : undefined;
 }
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : [];
@@ -87,6 +97,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     commandAllowList: strings(c.get('commandAllowList')),
     commandDenyList: strings(c.get('commandDenyList')),
     commandTimeoutSeconds: num(c.get('commandTimeoutSeconds'), 120, 1),
+    toolTimeoutSeconds: toolTimeouts(c.get('toolTimeoutSeconds')),
     commandOutputCapChars: num(c.get('commandOutputCapChars'), 20_000, 1000),
     useShellIntegration: c.get('terminal.useShellIntegration') !== false,
     reflection: { enabled: c.get('reflection.enabled') !== false, budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0) },

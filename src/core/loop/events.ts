@@ -1,6 +1,7 @@
 // Typed events out of the loop. The panel, status bar, logs and tests all consume this one stream.
 import type { FinishReason, Usage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
+import type { ToolErrorClass } from '../tools/error-class';
 import type { ApprovalDecision } from '../tools/types';
 import type { SpendBreakdown } from './spend';
 
@@ -22,6 +23,8 @@ export interface ToolCallReport {
   latencyMs: number;
   resultChars: number;
   error?: string;
+  /** With `error`: validation | permission | network | timeout | tool. */
+  errorClass?: ToolErrorClass;
   attempts: number;
 }
 
@@ -79,6 +82,8 @@ export type AgentEvent =
       latencyMs: number;
       /** set when the content shown is truncated; the full text can be paged by this handle */
       fullOutputRef?: string;
+      /** For an error result: validation | permission | network | timeout | tool. */
+      errorClass?: ToolErrorClass;
     }
   | {
       type: 'iteration';

@@ -6,7 +6,8 @@ import type { ApprovalRequest, Approver } from '../safety/approval';
 import { taskGrantEntries, type Policy } from '../safety/policy';
 import { loopControlText } from '../tools/loop-control';
 import type { ToolRegistry } from '../tools/registry';
-import { ToolError, TransientToolError, type ApprovalDecision, type LoopControl, type Tool, type ToolContext, type ToolResult } from '../tools/types';
+import { classifyThrown, declaredErrorClass, isTransientError, withErrorClass, type ToolErrorClass } from '../tools/error-class';
+import { ToolError, type ApprovalDecision, type LoopControl, type Tool, type ToolContext, type ToolResult } from '../tools/types';
 import { raceAbort, RunAbortedError } from './abort';
 import { backoffMs, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, ToolCallReport } from './events';
@@ -48,6 +49,69 @@ export interface CallOutcome {
   input?: unknown;
 }
 
+/** A tool's time limit when it declares none (tools declare their own: read 30 s, search 60 s, a command its timeout). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/** The call's time limit in ms; 0 = none. delegate_task runs a sub-agent bounded by its own limits and the run's. */
+export function toolTimeLimitMs(tool: Tool, input: unknown): number {
+  let v: number | undefined;
+  try {
+    v = typeof tool.timeoutMs === 'function' ? tool.timeoutMs(input) : tool.timeoutMs;
+  } catch {
+    v = undefined;
+  }
+  if (v === undefined) return tool.name === 'delegate_task' ? 0 : DEFAULT_TOOL_TIMEOUT_MS;
+  return Number.isFinite(v) && v > 0 ? v : 0;
+}
+
+/** The call ran past its time limit (its signal was aborted; it was abandoned whether or not it stopped). */
+export class ToolTimeoutError extends Error {
+  override readonly name = 'ToolTimeoutError';
+  constructor(readonly limitMs: number) {
+    super(`timed out after ${formatSeconds(limitMs)} s`);
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return s >= 10 || Number.isInteger(s) ? String(Math.round(s)) : s.toFixed(1);
+}
+
+/**
+ * Runs `work` with a signal that aborts on the run's signal or after `limitMs` (a real timer: a time limit is a
+ * watchdog on wall time, and a hung tool must not hold a fake clock's timers). The work is raced against that
+ * signal, so a tool that ignores it is abandoned all the same: RunAbortedError on Stop, ToolTimeoutError at the limit.
+ */
+export async function withTimeLimit<T>(runSignal: AbortSignal, limitMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (!limitMs) return raceAbort(Promise.resolve().then(() => work(runSignal)), runSignal);
+  const timer = new AbortController();
+  const signal = AbortSignal.any([runSignal, timer.signal]);
+  const handle = setTimeout(() => timer.abort(new ToolTimeoutError(limitMs)), limitMs);
+  try {
+    return await raceAbort(Promise.resolve().then(() => work(signal)), signal);
+  } catch (err) {
+    if (timer.signal.aborted && !runSignal.aborted) throw new ToolTimeoutError(limitMs);
+    throw err;
+  } finally {
+    clearTimeout(handle);
+  }
+}
+
+function timeoutResult(tool: Tool, err: ToolTimeoutError): ToolResult {
+  const seconds = formatSeconds(err.limitMs);
+  const effect =
+    tool.risk === 'read'
+      ? 'It may still be running in the background; its result will be ignored.'
+      : 'It may still be running in the background and may still change things: check its effect before trying again.';
+  return {
+    isError: true,
+    content:
+      `${tool.name} timed out after ${seconds} s (its time limit) and was stopped. ${effect} ` +
+      'Try a smaller request (a line range, a sub-folder, a narrower pattern). The user can raise the limit with the forge.toolTimeoutSeconds setting.',
+    data: { errorClass: 'timeout', timedOut: true, timeoutSeconds: err.limitMs / 1000 },
+  };
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -64,12 +128,12 @@ async function approve(
   rest: ToolCall[],
   reuse?: ApprovalRequest,
 ): Promise<ApprovalDecision> {
-  const baseCtx: ToolContext = { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id };
   let preview: ApprovalRequest['preview'];
   if (reuse?.preview) preview = reuse.preview;
   else if (tool.preview) {
     try {
-      preview = await raceAbort(tool.preview(input, baseCtx), ctx.signal);
+      // Building the preview loads what execute() would (the file being edited): the same time limit applies.
+      preview = await withTimeLimit(ctx.signal, toolTimeLimitMs(tool, input), (signal) => tool.preview!(input, { signal, taskId: ctx.taskId, toolCallId: call.id }));
     } catch (err) {
       if (ctx.signal.aborted) throw new RunAbortedError();
       preview = { kind: 'generic', summary: `${tool.name} (preview unavailable: ${errorText(err)})` };
@@ -99,19 +163,24 @@ async function approve(
   return decision;
 }
 
-/** Executes with retries for TransientToolError (1 s, 2 s, 4 s ... capped). Any other throw becomes an error result. */
+/**
+ * Executes under the tool's time limit, with retries for transient failures (TransientToolError, busy / try-again /
+ * out-of-handles I/O errors: 1 s, 2 s, 4 s ... capped). Any other throw becomes an error result with its class.
+ */
 async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown, toolCtx: ToolContext): Promise<{ result: ToolResult; attempts: number }> {
   const retry = ctx.config.toolRetry;
+  const limitMs = toolTimeLimitMs(tool, input);
   for (let attempt = 1; ; attempt++) {
     try {
-      const result = await raceAbort(Promise.resolve().then(() => tool.execute(input, toolCtx)), ctx.signal);
+      const result = await withTimeLimit(ctx.signal, limitMs, (signal) => tool.execute(input, { ...toolCtx, signal }));
       const content = typeof result?.content === 'string' ? result.content : JSON.stringify(result?.content ?? '');
       return { result: { ...result, content }, attempts: attempt };
     } catch (err) {
       if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
-      if (err instanceof TransientToolError && attempt <= retry.retries) {
+      if (err instanceof ToolTimeoutError) return { result: timeoutResult(tool, err), attempts: attempt };
+      if (isTransientError(err) && attempt <= retry.retries) {
         const wait = backoffMs(attempt, retry);
-        ctx.emit({ type: 'warning', runId: ctx.runId, kind: 'retry', key: `tool-retry-${toolCtx.toolCallId}`, message: `${tool.name}: ${err.message}. Retry ${attempt}/${retry.retries} in ${wait / 1000} s.` });
+        ctx.emit({ type: 'warning', runId: ctx.runId, kind: 'retry', key: `tool-retry-${toolCtx.toolCallId}`, message: `${tool.name}: ${errorText(err)}. Retry ${attempt}/${retry.retries} in ${wait / 1000} s.` });
         try {
           await ctx.clock.sleep(wait, ctx.signal);
         } catch {
@@ -120,8 +189,9 @@ async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown,
         if (ctx.signal.aborted) throw new RunAbortedError();
         continue;
       }
-      const prefix = err instanceof ToolError ? '' : err instanceof TransientToolError ? `${tool.name} failed after ${attempt} attempts: ` : `${tool.name} failed: `;
-      return { result: { isError: true, content: `${prefix}${errorText(err)}` }, attempts: attempt };
+      const prefix = err instanceof ToolError ? '' : attempt > 1 ? `${tool.name} failed after ${attempt} attempts: ` : `${tool.name} failed: `;
+      const errorClass: ToolErrorClass = err instanceof ToolError ? 'tool' : classifyThrown(err);
+      return { result: { isError: true, content: `${prefix}${errorText(err)}`, data: { errorClass } }, attempts: attempt };
     }
   }
 }
@@ -183,26 +253,33 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
   let attempts = 0;
   let input: unknown = call.args;
   let loopControl: CallOutcome['loopControl'];
+  /** The class of an error result when the tool's data does not say (what failed before or around the tool). */
+  let errorClass: ToolErrorClass = 'tool';
   const tool = ctx.registry.get(call.name);
 
   if (call.parseError !== undefined || (call.args === undefined && call.rawArgs.trim() !== '')) {
     result = { isError: true, content: `Could not parse the arguments of "${call.name}": ${call.parseError ?? 'invalid JSON'}. Raw arguments: ${call.rawArgs.slice(0, 500)}\nSend valid JSON arguments.` };
+    errorClass = 'validation';
   } else if (tool && !isToolAllowedInMode(ctx.mode, tool)) {
     kind = 'disallowed';
+    errorClass = 'permission';
     result = { isError: true, content: `Tool "${call.name}" is not available in ${ctx.mode.label} mode. Available tools: ${availableNames(ctx).join(', ')}.` };
   } else {
     const validation = ctx.registry.validate(call.name, call.args, availableNames(ctx));
     if (!validation.ok) {
       result = validation.result;
+      errorClass = 'validation';
     } else {
       input = validation.input;
       const refusal = await precheck(ctx, validation.tool, input, call);
       if (refusal) {
         kind = 'denied';
         result = { ...refusal, isError: true };
+        errorClass = 'permission';
       } else {
         const outcome = await decideAndExecute(ctx, validation.tool, input, call, rest, reuse);
         ({ kind, result, attempts } = outcome);
+        if (kind === 'denied' || kind === 'rejected') errorClass = 'permission';
         if (validation.tool.loopControl && !result.isError) {
           loopControl = { kind: validation.tool.loopControl, text: loopControlText(call.name, input) || result.content };
         }
@@ -211,12 +288,21 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
   }
 
   ctx.track?.(call.id, undefined);
+  let resultClass: ToolErrorClass | undefined;
+  if (result.isError) {
+    // The tool's own word wins (a refusal, a timeout, a network failure it knows of); else what failed around it.
+    resultClass = (kind === 'denied' || kind === 'rejected' || kind === 'disallowed' ? errorClass : declaredErrorClass(result.data)) ?? errorClass;
+    result = { ...result, data: withErrorClass(result.data, resultClass) };
+  }
   const capped = await capToolOutput(result.content, ctx.config.toolOutputCapChars, ctx.outputStore, { toolName: call.name, toolCallId: call.id });
   const latencyMs = ctx.clock.now() - started;
   ctx.history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: capped.content, ...(result.isError ? { isError: true } : {}) });
-  ctx.emit({ type: 'tool_result', runId: ctx.runId, id: call.id, name: call.name, content: capped.content, isError: !!result.isError, latencyMs, fullOutputRef: capped.ref });
+  ctx.emit({ type: 'tool_result', runId: ctx.runId, id: call.id, name: call.name, content: capped.content, isError: !!result.isError, latencyMs, fullOutputRef: capped.ref, ...(resultClass ? { errorClass: resultClass } : {}) });
   const report: ToolCallReport = { id: call.id, name: call.name, args: call.args, latencyMs, resultChars: result.content.length, attempts };
-  if (result.isError) report.error = result.content.split('\n')[0].slice(0, 300);
+  if (result.isError) {
+    report.error = result.content.split('\n')[0].slice(0, 300);
+    report.errorClass = resultClass;
+  }
   return { call, kind, result, report, loopControl, input };
 }
 

@@ -72,6 +72,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * would be refused anyway.
    */
   precheck?(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult | undefined>;
+  /**
+   * Time limit of one execute() in ms (a number, or per call from the input, e.g. a command's own timeout). The
+   * loop aborts the call's signal when it passes and abandons a call that ignores it. Absent: the loop's default
+   * (DEFAULT_TOOL_TIMEOUT_MS); 0: none (a tool bounded otherwise, such as a sub-agent with its own limits).
+   */
+  timeoutMs?: number | ((input: z.infer<S>) => number);
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 }
 

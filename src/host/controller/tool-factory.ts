@@ -103,15 +103,17 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
   const applier = new JournalingApplier(new VscodeEditApplier(), opts);
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
-  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, home: os.homedir() });
+  let toolTimeoutSeconds = settings.toolTimeoutSeconds;
+  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {
     sandbox.trusted = vscode.workspace.isTrusted;
     const next = commandRules(s);
-    if (JSON.stringify(next) === JSON.stringify(sandbox.commands) && s.commandTimeoutSeconds === commandTimeoutSeconds) return false;
+    if (JSON.stringify(next) === JSON.stringify(sandbox.commands) && s.commandTimeoutSeconds === commandTimeoutSeconds && JSON.stringify(s.toolTimeoutSeconds) === JSON.stringify(toolTimeoutSeconds)) return false;
     sandbox.commands = next;
     commandTimeoutSeconds = s.commandTimeoutSeconds;
+    toolTimeoutSeconds = s.toolTimeoutSeconds;
     tools = build();
     return true;
   };

@@ -8,6 +8,62 @@ export function errorResult(content: string, data?: unknown): ToolResult {
   return { content, isError: true, data };
 }
 
+/** Longest stretch of synchronous work a tool does before it lets the extension host's event loop run. */
+export const SLICE_MS = 8;
+
+/** Lets the event loop run (timers, I/O, the UI's messages) before the caller continues. */
+export function yieldToLoop(): Promise<void> {
+  return new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+}
+
+/**
+ * Keeps long loops from blocking the host: call `tick()` often (it is cheap); once SLICE_MS of work has run since
+ * the last pause it yields to the event loop, then rejects if `signal` was aborted meanwhile.
+ */
+export class Pacer {
+  private last = performance.now();
+  private n = 0;
+  constructor(private readonly signal?: AbortSignal, private readonly sliceMs = SLICE_MS) {}
+
+  /** True when a pause is due (checked on the clock every 64 calls). */
+  due(): boolean {
+    if ((++this.n & 63) !== 0) return false;
+    return performance.now() - this.last >= this.sliceMs;
+  }
+
+  async pause(): Promise<void> {
+    await yieldToLoop();
+    this.last = performance.now();
+    this.signal?.throwIfAborted();
+  }
+
+  /** `if (pacer.due()) await pacer.pause()`, for loops that do not mind an await per call. */
+  async tick(): Promise<void> {
+    if (this.due()) await this.pause();
+  }
+}
+
+/** Bytes of a file decoded per slice (TextDecoder runs at several hundred MB/s: about 1-2 ms per slice). */
+const DECODE_CHUNK = 1024 * 1024;
+
+/** decodeText for big files: decodes a slice at a time with a pause between, so no decode blocks the host for long. */
+export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
+  if (bytes.byteLength <= DECODE_CHUNK) return decodeText(bytes);
+  const streaming = new TextDecoder('utf-8', { fatal: false });
+  const parts: string[] = [];
+  const pacer = new Pacer(signal);
+  for (let at = 0; at < bytes.byteLength; at += DECODE_CHUNK) {
+    const end = Math.min(bytes.byteLength, at + DECODE_CHUNK);
+    parts.push(streaming.decode(bytes.subarray(at, end), { stream: end < bytes.byteLength }));
+    await pacer.pause();
+  }
+  const text = parts.join('');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Largest file write_file and apply_diff load to edit (the original is held, diffed and shown in a diff editor). */
+export const EDIT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
 /** Bytes isBinary looks at. */
 export const BINARY_SAMPLE = 64 * 1024;
 
@@ -61,6 +117,7 @@ export async function checkEditTarget(
   signal: AbortSignal,
   opts: { mustExist: boolean; messages: { missing: (shown: string) => string; dir: (shown: string) => string; binary: (shown: string) => string } },
   read: 'head' | 'whole',
+  maxBytes: number = EDIT_MAX_FILE_BYTES,
 ): Promise<{ ok: true; abs: string; shown: string; exists: boolean; bytes?: Uint8Array } | { ok: false; result: ToolResult }> {
   const r = await resolveOrRefuse(sandbox, input, 'write');
   if (!r.ok) return r;
@@ -69,6 +126,16 @@ export async function checkEditTarget(
   const st = await sandbox.fs.stat(abs);
   if (!st) return opts.mustExist ? { ok: false, result: errorResult(opts.messages.missing(shown)) } : { ok: true, abs, shown, exists: false };
   if (st.type === 'dir') return { ok: false, result: errorResult(opts.messages.dir(shown)) };
+  if (st.size > maxBytes) {
+    return {
+      ok: false,
+      result: errorResult(
+        `${shown} is ${formatBytes(st.size)}, over the ${formatBytes(maxBytes)} cap on files Forge edits. Do not rewrite it whole: ` +
+          'read the part you need with read_file startLine/endLine and change it with a command (for example sed), or ask the user.',
+        { errorClass: 'tool', tooLarge: true, size: st.size, capBytes: maxBytes },
+      ),
+    };
+  }
   const bytes = read === 'head' && sandbox.fs.readFileHead ? (await sandbox.fs.readFileHead(abs, BINARY_SAMPLE, signal)).data : await sandbox.fs.readFile(abs, signal);
   if (isBinary(bytes)) return { ok: false, result: errorResult(opts.messages.binary(shown)) };
   return { ok: true, abs, shown, exists: true, ...(read === 'whole' ? { bytes } : {}) };
@@ -82,7 +149,11 @@ export async function resolveOrRefuse(sandbox: WorkspaceSandbox, input: string, 
 
 /** Dominant line ending of a text ('\n' when none). */
 export function dominantEol(text: string): '\n' | '\r\n' {
-  const crlf = text.split('\r\n').length - 1;
-  const lf = text.split('\n').length - 1 - crlf;
+  let crlf = 0;
+  let lf = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+    else lf++;
+  }
   return crlf > lf ? '\r\n' : '\n';
 }

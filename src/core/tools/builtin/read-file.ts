@@ -1,11 +1,12 @@
 import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { Tool } from '../types';
-import { decodeText, errorResult, formatBytes, isBinary, resolveOrRefuse } from './common';
+import { decodeTextPaced, errorResult, formatBytes, isBinary, Pacer, resolveOrRefuse } from './common';
 
 export const READ_MAX_LINES = 2000;
 export const READ_MAX_CHARS = 256 * 1024;
-const READ_MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** Largest file read_file loads (whole: the file system ports have no ranged read). */
+export const READ_MAX_FILE_BYTES = 20 * 1024 * 1024;
 const MAX_LINE_CHARS = 2000;
 
 export const readFileInput = z.object({
@@ -32,17 +33,33 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       if (!st) return errorResult(`File not found: ${shown}. Use list_files or search_files to find the right path.`);
       if (st.type === 'dir') return errorResult(`${shown} is a directory. Use list_files to see its contents.`);
       if (st.size > READ_MAX_FILE_BYTES) {
-        return errorResult(`${shown} is ${formatBytes(st.size)}, too large to read. Use search_files to find the lines you need.`);
+        return errorResult(
+          `${shown} is ${formatBytes(st.size)}, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap on files it loads. ` +
+            'Find the lines you need with search_files (path set to this file), or show a range with execute_command ' +
+            '(for example `sed -n 100,200p`).',
+          { errorClass: 'tool', tooLarge: true, size: st.size, capBytes: READ_MAX_FILE_BYTES },
+        );
       }
       const bytes = await sandbox.fs.readFile(abs, ctx.signal);
+      if (bytes.byteLength > READ_MAX_FILE_BYTES) {
+        return errorResult(`${shown} grew to ${formatBytes(bytes.byteLength)} while being read, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap. Use search_files to find the lines you need.`, { errorClass: 'tool', tooLarge: true, size: bytes.byteLength, capBytes: READ_MAX_FILE_BYTES });
+      }
       if (isBinary(bytes)) {
         return { content: `${shown} is a binary file (${formatBytes(bytes.byteLength)}); its contents are not shown.`, effects: { read: [shown] }, data: { binary: true, size: bytes.byteLength } };
       }
-      const text = decodeText(bytes);
-      const lines = text.split(/\r?\n/);
-      if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-      const total = text === '' ? 0 : lines.length;
+      const text = await decodeTextPaced(bytes, ctx.signal);
+      // Lines are found with indexOf (no split of the whole file): one pass counts them and finds where startLine
+      // begins, pausing for the host on big files; only the lines shown are cut out.
       const start = input.startLine ?? 1;
+      const pacer = new Pacer(ctx.signal);
+      let newlines = 0;
+      let startAt = start === 1 ? 0 : -1;
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+        newlines++;
+        if (newlines === start - 1) startAt = i + 1;
+        if (pacer.due()) await pacer.pause();
+      }
+      const total = text === '' ? 0 : newlines + (text.endsWith('\n') ? 0 : 1);
       if (total === 0) return { content: `${shown} is empty.`, effects: { read: [shown] }, data: { totalLines: 0 } };
       if (start > total) return errorResult(`${shown} has only ${total} lines; startLine ${start} is past the end.`);
       if (input.endLine !== undefined && input.endLine < start) return errorResult(`endLine (${input.endLine}) is before startLine (${start}).`);
@@ -51,9 +68,16 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       const out: string[] = [];
       let chars = 0;
       let end = start - 1;
+      let at = startAt;
       for (let n = start; n <= wantedEnd && n - start < READ_MAX_LINES; n++) {
-        let line = lines[n - 1]!;
-        if (line.length > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters on this line)`;
+        const nl = text.indexOf('\n', at);
+        const lineEnd = nl < 0 ? text.length : nl;
+        // A line longer than the cap is cut before it is copied out.
+        let line = text.slice(at, Math.min(lineEnd, at + MAX_LINE_CHARS + 1));
+        if (line.endsWith('\r') && at + line.length === lineEnd) line = line.slice(0, -1);
+        const fullLength = lineEnd - at - (text.charCodeAt(lineEnd - 1) === 13 ? 1 : 0);
+        at = nl < 0 ? text.length : nl + 1;
+        if (fullLength > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… (${fullLength - MAX_LINE_CHARS} more characters on this line)`;
         const row = `${String(n).padStart(width)} | ${line}`;
         if (chars + row.length > READ_MAX_CHARS && out.length > 0) break;
         out.push(row);

@@ -3,8 +3,10 @@ import ignore from 'ignore';
 import * as z from 'zod';
 import type { ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
 import type { SearchBackend, SearchMatch, SearchQuery, SearchResult, WorkspaceFs } from '../../workspace/types';
+import { isTransientError } from '../error-class';
+import { RegexScanner, RegexStuckError } from '../regex-worker';
 import type { Tool } from '../types';
-import { decodeText, errorResult, resolveOrRefuse } from './common';
+import { errorResult, resolveOrRefuse } from './common';
 import { walk } from './walk';
 
 export const SEARCH_DEFAULT_MAX = 100;
@@ -16,6 +18,13 @@ const BINARY_SNIFF_BYTES = 8192;
 /** First read per file; bigger files get a stat (size cap) and a full read. */
 const HEAD_BYTES = 64 * 1024;
 const MAX_TEXT = 300;
+/** One file's regex scan longer than this ends the search (catastrophic backtracking); the tool's limit is longer. */
+export const REGEX_STUCK_MS = 10_000;
+
+export interface SearchToolOptions {
+  /** How long the JS backend's regex may run on one file (default REGEX_STUCK_MS). */
+  regexStuckMs?: number;
+}
 
 export const searchFilesInput = z.object({
   pattern: z.string().min(1).describe('Regular expression (JavaScript syntax), matched line by line.'),
@@ -44,7 +53,7 @@ export function readableFilter(sandbox: WorkspaceSandbox): (abs: string) => Prom
   };
 }
 
-export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: SearchBackend): Tool<typeof searchFilesInput> {
+export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: SearchBackend, opts: SearchToolOptions = {}): Tool<typeof searchFilesInput> {
   return {
     name: 'search_files',
     description:
@@ -99,7 +108,17 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
         for (const m of raw.matches) if (await admit(m.path)) kept.push(m);
         result = { ...raw, matches: kept, totalMatches: raw.totalMatches - (raw.matches.length - kept.length) };
       } else {
-        result = await jsSearch(sandbox, start, st.type === 'file', regex, input, max, context, ctx.signal, admit);
+        try {
+          result = await jsSearch(sandbox, start, st.type === 'file', regex, input, max, context, ctx.signal, admit, opts.regexStuckMs ?? REGEX_STUCK_MS);
+        } catch (e) {
+          if (!(e instanceof RegexStuckError) || ctx.signal.aborted) throw e;
+          return errorResult(
+            `Search stopped: the pattern /${input.pattern}/ ran for ${Math.round(e.ms / 1000)} s on one file (${sandbox.display(e.file)}) without finishing. ` +
+              'It most likely backtracks catastrophically: nested or overlapping quantifiers such as (a+)+, (a|a)* or (.*)*. ' +
+              'Rewrite it without nested quantifiers, anchor it, or search for a plain literal part of it.',
+            { errorClass: 'tool', regexTimedOut: true, file: sandbox.display(e.file) },
+          );
+        }
       }
       return { content: format(sandbox, result, max, input), data: { totalMatches: result.totalMatches, returned: result.matches.length, totalIsLowerBound: !!result.incomplete } };
     },
@@ -119,12 +138,12 @@ function looksBinary(bytes: Uint8Array): boolean {
 }
 
 /**
- * A whole-text regex that can only be false when no line matches, so most files skip the line split.
- * Lookarounds may see across line ends, so patterns with them are always checked line by line.
+ * Flags for a whole-text regex that can only be false when no line matches, so most files skip the line split.
+ * Lookarounds may see across line ends, so patterns with them are always checked line by line (null).
  */
-function wholeTextFilter(regex: RegExp): RegExp | undefined {
-  if (/\(\?<?[=!]/.test(regex.source)) return undefined;
-  return new RegExp(regex.source, regex.flags.includes('m') ? regex.flags : regex.flags + 'm');
+function wholeTextFlags(regex: RegExp): string | null {
+  if (/\(\?<?[=!]/.test(regex.source)) return null;
+  return regex.flags.includes('m') ? regex.flags : regex.flags + 'm';
 }
 
 /**
@@ -152,28 +171,24 @@ async function jsSearch(
   context: number,
   signal: AbortSignal,
   admit: (abs: string) => Promise<boolean>,
+  stuckMs: number,
 ): Promise<SearchResult> {
   const globFilter = input.glob ? ignore({ allowRelativePaths: true }).add(input.glob) : undefined;
   const prefix = start.rel ? start.rel.length + 1 : 0;
-  const prefilter = wholeTextFilter(regex);
   // Reads still in flight when the search stops early are cancelled through this.
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
+  // Decoding, line splitting and the user's regex run in a worker that Stop, the time limit or a stuck pattern kill.
+  const scanner = new RegexScanner({ source: regex.source, flags: regex.flags, prefilterFlags: wholeTextFlags(regex), context, max, stuckMs, signal: stop.signal });
 
   const scan = async (abs: string, rel: string): Promise<FileScan> => {
     const none = { rel, matches: [], count: 0 };
     const bytes = await readSmallFile(sandbox.fs, abs, stop.signal);
     if (!bytes || looksBinary(bytes)) return none;
-    const text = decodeText(bytes);
-    if (prefilter && !prefilter.test(text)) return none;
-    const lines = text.split(/\r?\n/);
-    const matches: SearchMatch[] = [];
-    let count = 0;
-    for (let i = 0; i < lines.length; i++) {
-      if (!regex.test(lines[i]!)) continue;
-      if (++count <= max) matches.push({ path: abs, line: i + 1, text: lines[i]!, before: lines.slice(Math.max(0, i - context), i), after: lines.slice(i + 1, i + 1 + context) });
-    }
+    const found = await scanner.scan(abs, bytes);
+    const count = found.count;
+    const matches: SearchMatch[] = found.matches.map((m) => ({ path: abs, ...m }));
     // The walk already left out what it can judge by name; a file with matches also gets read_file's own verdict.
     if (count > 0 && !(await admit(abs))) return none;
     return { rel, matches, count };
@@ -191,7 +206,12 @@ async function jsSearch(
   // stops (and what it returns) never depends on which read finished first.
   const window: Promise<FileScan>[] = [];
   const enqueue = (abs: string, rel: string) => {
-    const task = scan(abs, rel).catch(() => ({ rel, matches: [], count: 0 }));
+    // An unreadable file is skipped; a stuck pattern, a dead worker or a transient I/O error ends the search.
+    const task = scan(abs, rel).catch((e) => {
+      if (e instanceof RegexStuckError || isTransientError(e) || stop.signal.aborted) throw e;
+      return { rel, matches: [], count: 0 };
+    });
+    task.catch(() => undefined); // a task left in the window when the search ends must not be an unhandled rejection
     window.push(task);
   };
   let moreFiles = false;
@@ -213,6 +233,7 @@ async function jsSearch(
     signal.throwIfAborted();
   } finally {
     signal.removeEventListener('abort', onAbort);
+    scanner.close(); // before stop.abort(): a search that ended by itself keeps its worker warm for the next one
     stop.abort();
   }
   // Files not searched (still queued or never reached) may hold more matches: the total is then a lower bound.

@@ -8,7 +8,8 @@ import * as nodePath from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { type ResolvedPath, type WorkspaceSandbox } from '../../safety/paths';
 import type { DirEntry } from '../../workspace/types';
-import { decodeText } from './common';
+import { isTransientError } from '../error-class';
+import { decodeText, Pacer } from './common';
 
 /** Folders never walked (compared in lower case: on macOS and Windows 'Node_Modules' is node_modules). */
 export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
@@ -84,6 +85,9 @@ export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, o
   const p = start.root.includes('\\') ? nodePath.win32 : nodePath.posix;
   const signal = opts.signal;
   const hidden = await hiddenMatcher(sandbox, start.root);
+  // One pacer for the walk: a folder of 100,000 entries, or a consumer taking entries on microtasks only, still lets
+  // the host's event loop run every few milliseconds.
+  const pacer = new Pacer(signal);
 
   const compile = async (file: string, base: string): Promise<Level | undefined> => {
     const bytes = await fs.readFile(file, signal).catch(() => undefined);
@@ -122,7 +126,9 @@ export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, o
     let listing: DirEntry[];
     try {
       listing = await fs.readDir(dir.abs, signal);
-    } catch {
+    } catch (e) {
+      // A folder that cannot be listed is left out; a busy / out-of-handles error fails the walk so the call is retried.
+      if (isTransientError(e)) throw e;
       return { entries: [], subdirs: [] };
     }
     listing.sort(byName);
@@ -131,6 +137,7 @@ export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, o
     const entries: WalkEntry[] = [];
     const subdirs: DirTask[] = [];
     for (const e of listing) {
+      if (pacer.due()) await pacer.pause();
       let type = e.type;
       if (type !== 'file' && type !== 'dir' && type !== 'symlink') continue;
       const isDir = type === 'dir';
@@ -176,7 +183,10 @@ export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, o
     head++;
     queue.push(...res.subdirs);
     fill();
-    for (const e of res.entries) yield e;
+    for (const e of res.entries) {
+      if (pacer.due()) await pacer.pause();
+      yield e;
+    }
   }
   signal?.throwIfAborted();
 }

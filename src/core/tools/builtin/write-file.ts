@@ -1,24 +1,139 @@
-import { diffLines } from 'diff';
+import { diffArrays } from 'diff';
 import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
-import { checkEditTarget, decodeText, dominantEol } from './common';
+import { checkEditTarget, decodeTextPaced, dominantEol, Pacer, yieldToLoop } from './common';
 
 export const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root. Parent folders are created.'),
   content: z.string().describe('The COMPLETE new file content (not a fragment, no line numbers).'),
 });
 
-export function lineChangeCounts(before: string, after: string): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const c of diffLines(before, after)) {
-    if (c.added) added += c.count ?? 0;
-    else if (c.removed) removed += c.count ?? 0;
+export interface LineChanges {
+  added: number;
+  removed: number;
+  /** The line diff ran out of time: counted as lines that appear more or fewer times (a lower bound for moves). */
+  approximate?: boolean;
+}
+
+/** Time the line diff may take (it runs on the extension host's thread); past it the cheaper count is used. */
+const DIFF_TIME_MS = 15;
+
+/** Lines with their terminator (as jsdiff's diffLines tokenises), so "a" and "a\n" differ like they do there. */
+function lineTokens(text: string, out: string[], from: number, to: number): number {
+  let at = from;
+  while (at < to) {
+    const nl = text.indexOf('\n', at);
+    if (nl < 0 || nl >= to) {
+      out.push(text.slice(at, to));
+      return to;
+    }
+    out.push(text.slice(at, nl + 1));
+    at = nl + 1;
   }
-  return { added, removed };
+  return at;
+}
+
+/** Counts on token arrays: common ends trimmed, then a time-limited diff of the middle (undefined past the limit). */
+function countTokens(a: string[], b: string[], timeoutMs: number): LineChanges | { midA: string[]; midB: string[] } {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  if (endA === start || endB === start) return { added: endB - start, removed: endA - start };
+  const midA = a.slice(start, endA);
+  const midB = b.slice(start, endB);
+  const changes = diffArrays(midA, midB, { timeout: timeoutMs });
+  if (changes) {
+    let added = 0;
+    let removed = 0;
+    for (const c of changes) {
+      if (c.added) added += c.count ?? c.value.length;
+      else if (c.removed) removed += c.count ?? c.value.length;
+    }
+    return { added, removed };
+  }
+  return { midA, midB };
+}
+
+/** Lines gained and lost (a multiset count): linear, and exact unless lines moved. */
+async function multisetCount(midA: string[], midB: string[], pacer?: Pacer): Promise<LineChanges> {
+  const seen = new Map<string, number>();
+  for (const t of midA) {
+    seen.set(t, (seen.get(t) ?? 0) + 1);
+    if (pacer?.due()) await pacer.pause();
+  }
+  let common = 0;
+  for (const t of midB) {
+    const n = seen.get(t);
+    if (n) {
+      seen.set(t, n - 1);
+      common++;
+    }
+    if (pacer?.due()) await pacer.pause();
+  }
+  return { added: midB.length - common, removed: midA.length - common, approximate: true };
+}
+
+function multisetCountSync(midA: string[], midB: string[]): LineChanges {
+  const seen = new Map<string, number>();
+  for (const t of midA) seen.set(t, (seen.get(t) ?? 0) + 1);
+  let common = 0;
+  for (const t of midB) {
+    const n = seen.get(t);
+    if (n) {
+      seen.set(t, n - 1);
+      common++;
+    }
+  }
+  return { added: midB.length - common, removed: midA.length - common, approximate: true };
+}
+
+/**
+ * Lines added and removed. Bounded: the line diff stops after DIFF_TIME_MS (every line of a 10,000-line file
+ * changed would otherwise take jsdiff seconds) and the count falls back to lines gained and lost.
+ */
+export function lineChangeCounts(before: string, after: string): LineChanges {
+  const a: string[] = [];
+  const b: string[] = [];
+  lineTokens(before, a, 0, before.length);
+  lineTokens(after, b, 0, after.length);
+  const r = countTokens(a, b, DIFF_TIME_MS);
+  return 'midA' in r ? multisetCountSync(r.midA, r.midB) : r;
+}
+
+/** Characters tokenised per slice in lineChangeCountsPaced. */
+const TOKEN_SLICE = 512 * 1024;
+
+/** lineChangeCounts with pauses between slices of work, for big files on the extension host. */
+export async function lineChangeCountsPaced(before: string, after: string, signal?: AbortSignal): Promise<LineChanges> {
+  const pacer = new Pacer(signal);
+  const tokens = async (text: string) => {
+    const out: string[] = [];
+    for (let at = 0; at < text.length; ) {
+      // Slice ends fall after a newline so no line is cut in two.
+      let to = Math.min(text.length, at + TOKEN_SLICE);
+      const nl = to < text.length ? text.indexOf('\n', to - 1) : -1;
+      to = nl < 0 ? text.length : nl + 1;
+      at = lineTokens(text, out, at, to);
+      if (at < text.length) await pacer.pause();
+    }
+    return out;
+  };
+  const a = await tokens(before);
+  const b = await tokens(after);
+  await yieldToLoop();
+  signal?.throwIfAborted();
+  const r = countTokens(a, b, DIFF_TIME_MS);
+  if (!('midA' in r)) return r;
+  await pacer.pause();
+  return multisetCount(r.midA, r.midB, pacer);
 }
 
 /** The content the user accepted: their edit of the proposed side wins over the model's proposal. */
@@ -53,7 +168,7 @@ async function loadCurrent(sandbox: WorkspaceSandbox, path: string, ctx: ToolCon
   const t = await checkEditTarget(sandbox, path, ctx.signal, WRITE_TARGET, 'whole');
   if (!t.ok) return t.result;
   const { abs, shown } = t;
-  return { abs, shown, original: t.bytes ? decodeText(t.bytes) : '', exists: t.exists };
+  return { abs, shown, original: t.bytes ? await decodeTextPaced(t.bytes, ctx.signal) : '', exists: t.exists };
 }
 
 /** Keep a CRLF file CRLF when the model wrote plain LF content. */
@@ -82,10 +197,12 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const { content, userEdited } = acceptedContent(ctx, matchEol(cur.original, input.content));
       ctx.signal.throwIfAborted();
       await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId }, ctx.signal);
-      const { added, removed } = lineChangeCounts(cur.original, content);
-      let text = cur.exists ? `Wrote ${cur.shown} (+${added} -${removed} lines).` : `Created ${cur.shown} (${added} lines).`;
+      // The edit is on disk: counting its lines must not fail the call, and must not hold the host.
+      const { added, removed, approximate } = await lineChangeCountsPaced(cur.original, content).catch(() => ({ added: 0, removed: 0, approximate: true }));
+      const about = approximate ? '~' : '';
+      let text = cur.exists ? `Wrote ${cur.shown} (+${about}${added} -${about}${removed} lines).` : `Created ${cur.shown} (${added} lines).`;
       if (userEdited) text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
-      return { content: text, effects: { edited: [cur.shown] }, data: { path: cur.shown, created: !cur.exists, added, removed, userEdited } };
+      return { content: text, effects: { edited: [cur.shown] }, data: { path: cur.shown, created: !cur.exists, added, removed, userEdited, ...(approximate ? { approximateCounts: true } : {}) } };
     },
   };
 }
