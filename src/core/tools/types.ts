@@ -42,7 +42,17 @@ export interface ToolResult {
   /** Structured data for the UI / tests (validated against the tool's output schema when present). */
   data?: unknown;
   /** Paths read/edited and commands run, for progress (stagnation) tracking. */
-  effects?: { read?: string[]; edited?: string[]; command?: string };
+  effects?: {
+    read?: string[];
+    edited?: string[];
+    command?: string;
+    /**
+     * What information the call brought, as a stable key (e.g. a digest of the part of the result that matters,
+     * without timings or refs). Optional: when absent the loop digests the result text itself. A call whose key
+     * was already seen in the run brought nothing new (no progress).
+     */
+    observed?: string;
+  };
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

@@ -34,7 +34,7 @@ describe('core/loop stagnation', () => {
     // Iterations 1-2 read new files; 3..6 are re-reads -> warn after 6; still none at 7 -> stop.
     assert.equal(report.reason, 'stagnation');
     assert.equal(report.iterations, 7);
-    assert.match(report.detail, /without reading a new file, editing, or running a new command/);
+    assert.match(report.detail, /iterations without progress: every read, list or search returned what was already seen, no edit, no new command/);
     assert.equal(h.ofType('warning').filter((w) => w.kind === 'stagnation').length, 1);
   });
 
