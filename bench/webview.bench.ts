@@ -2,7 +2,10 @@
 //  - render a 1,000-message transcript: from the host's `state` message to the first frame painted after it
 //    (rAF + a task after it), visible items rendered;
 //  - stream 2,000 tokens/s for 10 s into an assistant message at the host's coalescing cadence (one patch per
-//    16 ms) on top of that transcript, with a longtask PerformanceObserver: no main-thread task over 50 ms.
+//    16 ms) on top of that transcript, with a longtask PerformanceObserver: no main-thread task over 50 ms;
+//  - stream a hostile ~200 KB answer (a 300-level indented list, `- - - ...` and `>>>...` chains, `[[[[`, `_a_a_a`, one
+//    long line) in 2 KB deltas, one per frame: the longest main-thread task (largest gap between back-to-back
+//    MessageChannel ticks, which only run between tasks), goal < 50 ms per delta.
 import { existsSync } from 'node:fs';
 import { assistant, manyItems, state } from '../test/e2e/fixtures';
 import { CHROMIUM, openPanel, startHarness, type Harness } from '../test/e2e/harness';
@@ -103,6 +106,63 @@ async function stream(h: Harness): Promise<StreamResult> {
   }
 }
 
+/** The hostile answer: ~200 KB of markdown that once cost seconds per render. */
+export function hostileAnswer(): string {
+  const parts = [
+    Array.from({ length: 300 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n'),
+    Array.from({ length: 12 }, () => `${'- '.repeat(2000)}x`).join('\n'),
+    Array.from({ length: 10 }, () => `${'>'.repeat(2000)} quoted`).join('\n'),
+    '['.repeat(30_000),
+    '_a'.repeat(15_000),
+    'word **bold** `code` [link](https://example.com) '.repeat(500),
+    '<img src=x onerror=alert(1)>'.repeat(300),
+  ];
+  return parts.join('\n\n') + '\n\nThe end.\n';
+}
+
+async function streamHostile(h: Harness): Promise<{ maxGapMs: number; gaps: number[]; longTasks: number[]; patches: number; chars: number; renderedChars: number }> {
+  const p = await openPanel(h);
+  try {
+    await p.host(state({ seq: 1, items: [assistant('hostile', '', true)], status: { state: 'running' } }));
+    const text = hostileAnswer();
+    const r = (await p.page.evaluate(`(async ({ text, step }) => {
+      const longTasks = [];
+      const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
+      obs.observe({ type: 'longtask', buffered: false });
+      // Back-to-back MessageChannel ticks: a gap between two ticks is a task that ran in between.
+      const gaps = [0];
+      const ch = new MessageChannel();
+      let last = performance.now();
+      let ticking = true;
+      ch.port1.onmessage = () => {
+        const now = performance.now();
+        if (now - last > gaps[0]) gaps[0] = now - last;
+        last = now;
+        if (ticking) ch.port2.postMessage(0);
+      };
+      ch.port2.postMessage(0);
+      let seq = 1;
+      let patches = 0;
+      for (let i = 0; i < text.length; i += step) {
+        window.postMessage({ type: 'patch', seq: ++seq, ops: [{ op: 'delta', id: 'hostile', field: 'text', delta: text.slice(i, i + step) }] }, '*');
+        patches++;
+        await new Promise((r) => setTimeout(r, 16));
+      }
+      window.postMessage({ type: 'patch', seq: ++seq, ops: [{ op: 'end_stream', id: 'hostile' }] }, '*');
+      for (let k = 0; k < 300 && document.querySelector('[data-id="hostile"] .md.streaming'); k++) await new Promise((r) => setTimeout(r, 16));
+      await new Promise((r) => setTimeout(r, 100));
+      ticking = false;
+      obs.disconnect();
+      const el = document.querySelector('[data-id="hostile"] .md');
+      return { gaps, longTasks, patches, chars: text.length, renderedChars: el ? el.textContent.length : 0 };
+    })(${JSON.stringify({ text, step: 2048 })})`)) as { gaps: number[]; longTasks: number[]; patches: number; chars: number; renderedChars: number };
+    if (p.errors.length) throw new Error(`page errors: ${p.errors.join('; ')}`);
+    return { ...r, maxGapMs: r.gaps.reduce((m, g) => Math.max(m, g), 0) };
+  } finally {
+    await p.page.close();
+  }
+}
+
 async function main() {
   if (!existsSync(CHROMIUM)) {
     skip('webview.render.1000', `no Chromium at ${CHROMIUM} (apt-get install chromium, or set FORGE_CHROMIUM)`);
@@ -156,6 +216,35 @@ async function main() {
       ),
     );
     log(`webview stream: ${r.longTasks.length} long tasks (max ${s.max} ms), ${r.patches} patches, ${r.renderedChars} chars rendered`);
+
+    const runs = QUICK ? 2 : 5;
+    const hostile: Awaited<ReturnType<typeof streamHostile>>[] = [];
+    for (let i = 0; i < runs; i++) hostile.push(await streamHostile(h));
+    const x = emit(
+      figure(
+        {
+          name: 'webview.stream.hostile',
+          unit: 'ms',
+          input: {
+            answerChars: hostile[0]!.chars,
+            content: '300-level indented list, "- " x2000 and ">" x2000 chains, 30k "[", 15k "_a", one long line, raw <img onerror>',
+            deltaChars: 2048,
+            patchEveryMs: 16,
+            measured: 'longest main-thread task per run (largest gap between back-to-back MessageChannel ticks)',
+          },
+          goal: { max: 50 },
+          budget: { max: 500 },
+          judgeOn: 'max',
+          extra: {
+            patches: hostile[0]!.patches,
+            longTasksOver50Ms: hostile.map((r) => r.longTasks.length),
+            renderedChars: hostile[0]!.renderedChars,
+          },
+        },
+        hostile.map((r) => r.maxGapMs),
+      ),
+    );
+    log(`webview hostile stream: longest task ${x.max} ms (median of runs ${x.median} ms)`);
   } finally {
     await h.close();
   }

@@ -2,7 +2,8 @@
 // and DOMPurify then strips anything active that got through: scripts, handlers, frames, svg, javascript: URLs.
 import DOMPurify from 'dompurify';
 import type { Token } from 'marked';
-import { escapeHtml, marked } from './markedSetup';
+import { escapeHtml, lexBlocks, marked } from './markedSetup';
+import { PIECE_CHARS, splitPieces } from './mdBounds';
 
 export { collectLinks, lexBlocks, type LinkDefs } from './markedSetup';
 
@@ -48,14 +49,23 @@ export function sanitizeHtml(html: string): DocumentFragment {
   return purify.sanitize(html, PURIFY_CONFIG);
 }
 
+/**
+ * One-shot render. A long message is parsed in pieces of at most PIECE_CHARS cut at line ends (a fenced code block
+ * cut in two is reopened), so no single parse sees more than that, whatever the model wrote.
+ */
 export function renderMarkdown(src: string): DocumentFragment {
-  let html: string;
+  if (src.length <= PIECE_CHARS) return finish(parseOrPre(src));
+  const out = document.createDocumentFragment();
+  for (const piece of splitPieces(src.replace(/\r\n?/g, '\n'), PIECE_CHARS)) out.append(finish(parseOrPre(piece)));
+  return out;
+}
+
+function parseOrPre(src: string): string {
   try {
-    html = marked.parse(src) as string;
+    return marked.parser(lexBlocks(src.replace(/\r\n?/g, '\n'), Object.create(null)));
   } catch {
-    html = `<pre>${escapeHtml(src)}</pre>`;
+    return `<pre>${escapeHtml(src)}</pre>`;
   }
-  return finish(html);
 }
 
 /** Renders already-lexed block tokens: same renderer, sanitizer and code-block decoration as renderMarkdown. */
