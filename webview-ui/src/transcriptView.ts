@@ -50,9 +50,14 @@ export class TranscriptView {
       scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
     }
     let pending = false;
+    let lastTop = scroller.scrollTop;
     scroller.addEventListener('scroll', () => {
-      // Scroll events run before this frame's DOM writes, so these reads find layout clean.
-      this.stick = this.atBottom();
+      // Scroll events run before this frame's DOM writes, so these reads find layout clean. Content that grew
+      // below (a stream, before the follow lands) is not the user leaving the bottom: only a move up is.
+      const top = this.scroller.scrollTop;
+      if (this.atBottom()) this.stick = true;
+      else if (top < lastTop - 1 || !this.stick) this.stick = false;
+      lastTop = top;
       if (pending || (this.stick && this.reportedStick === true)) return;
       pending = true;
       requestAnimationFrame(() => {
