@@ -30,6 +30,7 @@ const BENCHES = [
   { name: 'bundle', file: 'bundle.bench.mjs' },
   { name: 'webview', file: 'webview.bench.ts' },
   { name: 'activation', file: 'activation.bench.mjs' },
+  { name: 'latency', file: 'latency.bench.mjs' },
 ];
 
 const argv = process.argv.slice(2);
