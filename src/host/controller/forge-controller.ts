@@ -122,10 +122,11 @@ export class Controller implements ForgeController, PanelController {
    * thinks, so the first command neither waits for a shell nor blocks the host loading the parser.
    */
   private prewarmCommands(): void {
-    const { toolkit } = this.deps;
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (!root || !toolkit.sandbox.trusted || !toolkit.tools.some((t) => t.name === 'execute_command')) return;
+    // Only an optimisation: nothing here may keep a run from starting.
     try {
+      const { toolkit } = this.deps;
+      const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      if (!root || !toolkit.sandbox?.trusted || !toolkit.tools?.some((t) => t.name === 'execute_command')) return;
       toolkit.runner.prewarm(root);
     } catch (err) {
       this.deps.log.warn(`could not prepare the terminal: ${err instanceof Error ? err.message : String(err)}`);
