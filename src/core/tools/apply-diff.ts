@@ -1,12 +1,26 @@
 // Search/replace blocks against a file: exact match first (must be unique), then indentation/whitespace
-// tolerant line match (re-indenting the replacement), else a report naming the closest candidate.
+// tolerant line match (re-indenting the whole replacement), else a report naming the closest candidate.
 // All blocks are matched against the ORIGINAL content; all apply or nothing does. Line endings outside the
 // replaced regions are kept byte for byte; replacement text uses the file's dominant line ending.
+//
+// Speed: one pass over the file's lines finds the exact candidates of every block of 3+ lines (a middle line of
+// the search must be a whole line of the file: lines are filtered by length and last character, then compared
+// natively); shorter blocks use the native substring search. Only when some block has no exact match does a
+// second pass hash every line with whitespace ignored, and each block looks up its rarest line in that index.
+// Both passes run in slices and yield to the event loop.
+//
+// Two helps for blocks that would otherwise fail, neither of which can move an edit to a place the model did not
+// mean: an optional `startLine` settles a block that matches several places when exactly one match starts within
+// HINT_TOLERANCE lines of it; and line-number prefixes copied from read_file ("12 | code") are stripped when every
+// search line carries one with consecutive numbers AND the search as written matches nowhere (so real content
+// that looks like a prefix is never stripped).
 import { diffArrays } from 'diff';
 
 export interface SearchReplaceBlock {
   search: string;
   replace: string;
+  /** 1-based line where the search starts, as read_file showed it. Only used to choose among several matches. */
+  startLine?: number;
 }
 
 export interface LineRange {
@@ -18,6 +32,10 @@ export interface LineRange {
 export interface AppliedBlock extends LineRange {
   index: number;
   match: 'exact' | 'tolerant';
+  /** The search matched several places; the line hint chose this one. */
+  settledByHint?: boolean;
+  /** read_file line-number prefixes were removed from the search and replace. */
+  strippedLineNumbers?: boolean;
 }
 
 export interface ClosestCandidate extends LineRange {
@@ -29,7 +47,7 @@ export interface ClosestCandidate extends LineRange {
 
 export interface BlockFailure {
   index: number;
-  kind: 'empty-search' | 'not-found' | 'ambiguous' | 'overlap';
+  kind: 'empty-search' | 'not-found' | 'ambiguous' | 'overlap' | 'indentation' | 'line-numbers';
   message: string;
   matches?: LineRange[];
   closest?: ClosestCandidate;
@@ -45,8 +63,18 @@ export interface ApplyDiffOptions {
   signal?: AbortSignal;
 }
 
+/** A line hint settles an ambiguous block when exactly one match starts within this many lines of it. */
+export const HINT_TOLERANCE = 2;
 const MAX_REPORTED_MATCHES = 5;
 const MAX_OCCURRENCES = 50;
+/** Lines handled between clock checks in the passes over the file. */
+const CHUNK_LINES = 4096;
+/** A middle line shorter than this ("}", "") is too common to anchor an exact search on. */
+const MIN_ANCHOR_CHARS = 4;
+/** An anchor line seen more often than this is too common to be worth verifying one by one (native search instead). */
+const MAX_ANCHOR_LINES = 64;
+/** Columns a tab counts for when indentation widths are compared (any constant works: the mapping is fitted). */
+const TAB_COLS = 4;
 
 interface Region {
   index: number;
@@ -54,70 +82,74 @@ interface Region {
   end: number;
   text: string; // LF replacement
   match: 'exact' | 'tolerant';
+  settledByHint?: boolean;
+  strippedLineNumbers?: boolean;
 }
 
-/** The file as LF text plus what is needed to map back to the original bytes. */
+type Pause = () => Promise<void>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The file
+
+/** The file as LF text, its line starts, and what is needed to map back to the original bytes. */
 class FileModel {
   readonly text: string;
-  readonly lineStarts: number[] = [0];
-  /** '\r' characters removed before each line start. */
-  readonly crBefore: number[] = [0];
   readonly eol: '\n' | '\r\n';
-  private lines?: string[];
-  private norm?: string[];
-  private index?: Map<string, number[]>;
+  /** Start offset of each line, plus a sentinel (text.length + 1) after the last. */
+  lineStarts: Int32Array = new Int32Array(0);
+  lineCount = 0;
+  /** '\r' characters removed before each line start (only for files with CRLF). */
+  private crBefore?: Int32Array;
+  /** Whitespace-insensitive hash per line (tolerant pass). */
+  normHashes?: Int32Array;
+  /** Lines of the file per whitespace-insensitive hash, for the hashes some tolerant search line has. */
+  wanted?: Map<number, number[]>;
+  private normCache = new Map<number, string>();
 
   constructor(readonly original: string) {
+    if (original.indexOf('\r\n') < 0) {
+      this.text = original;
+      this.eol = '\n';
+      return;
+    }
+    const crBefore: number[] = [0];
     let crlf = 0;
     let lf = 0;
     for (let i = original.indexOf('\n'); i >= 0; i = original.indexOf('\n', i + 1)) {
       if (i > 0 && original.charCodeAt(i - 1) === 13) crlf++;
       else lf++;
-      this.crBefore.push(crlf);
-      this.lineStarts.push(i + 1 - crlf);
+      crBefore.push(crlf);
     }
+    this.crBefore = Int32Array.from(crBefore);
     this.eol = crlf > lf ? '\r\n' : '\n';
-    this.text = crlf ? original.replace(/\r\n/g, '\n') : original;
+    this.text = original.replace(/\r\n/g, '\n');
   }
 
-  get lineCount(): number {
-    return this.lineStarts.length;
+  lineStart(line: number): number {
+    return this.lineStarts[line]!;
   }
 
-  getLines(): string[] {
-    return (this.lines ??= this.text.split('\n'));
+  /** Offset of the '\n' ending `line` (or the text's end). */
+  lineEnd(line: number): number {
+    return this.lineStarts[line + 1]! - 1;
   }
 
-  normLines(): string[] {
-    if (!this.norm) throw new Error('prepare() first');
-    return this.norm;
+  line(i: number): string {
+    return this.text.slice(this.lineStarts[i]!, this.lineStarts[i + 1]! - 1);
   }
 
-  /** Build the normalised lines and their index in slices, yielding between them. */
-  async prepare(pause: () => Promise<void>): Promise<void> {
-    if (this.norm && this.index) return;
-    const lines = this.getLines();
-    const norm: string[] = new Array(lines.length);
-    const index = new Map<string, number[]>();
-    for (let i = 0; i < lines.length; i++) {
-      if ((i & 127) === 0) await pause();
-      const n = normalizeLine(lines[i]!);
-      norm[i] = n;
-      const list = index.get(n);
-      if (list) list.push(i);
-      else index.set(n, [i]);
+  normLine(i: number): string {
+    let n = this.normCache.get(i);
+    if (n === undefined) {
+      n = normalizeLine(this.line(i));
+      if (this.normCache.size < 100_000) this.normCache.set(i, n);
     }
-    this.norm = norm;
-    this.index = index;
-  }
-
-  positions(normalized: string): number[] {
-    return this.index?.get(normalized) ?? [];
+    return n;
   }
 
   lineOf(offset: number): number {
     let lo = 0;
-    let hi = this.lineStarts.length - 1;
+    let hi = this.lineCount - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (this.lineStarts[mid]! <= offset) lo = mid;
@@ -127,12 +159,147 @@ class FileModel {
   }
 
   toOriginal(offset: number): number {
-    return offset + this.crBefore[this.lineOf(offset)]!;
+    return this.crBefore ? offset + this.crBefore[this.lineOf(offset)]! : offset;
   }
 
-  lineEnd(line: number): number {
-    return this.lineStarts[line]! + this.getLines()[line]!.length;
+  /**
+   * The one pass over the lines: records line starts and, for each anchor (a whole middle line of some search),
+   * the lines equal to it. Lines are filtered by a fingerprint (length and up to twenty characters) before a native
+   * comparison, so a line costs a few character reads whatever the number of blocks.
+   */
+  async scanLines(anchors: AnchorText[], pause: Pause): Promise<void> {
+    const scan: LineScan = {
+      text: this.text,
+      starts: new Int32Array(Math.max(16, (this.text.length >> 5) + 16)),
+      filter: new Uint8Array(KEY_SPACE),
+      buckets: new Map(),
+      minLen: 0x7fffffff,
+      line: 0,
+      pos: 0,
+      done: false,
+    };
+    for (const a of anchors) {
+      const t = a.text;
+      const key = lineKey(t, 0, t.length);
+      scan.filter[key] = 1;
+      const list = scan.buckets.get(key);
+      if (list) list.push(a);
+      else scan.buckets.set(key, [a]);
+      if (t.length < scan.minLen) scan.minLen = t.length;
+    }
+    for (;;) {
+      scanChunk(scan, CHUNK_LINES * 4);
+      if (scan.done) break;
+      await pause();
+    }
+    this.lineStarts = scan.starts;
+    this.lineCount = scan.line;
   }
+
+  /** Whitespace-insensitive hashes of every line, in slices. */
+  async hashLines(pause: Pause): Promise<Int32Array> {
+    if (this.normHashes) return this.normHashes;
+    const out = new Int32Array(this.lineCount);
+    for (let from = 0; from < this.lineCount; from += CHUNK_LINES) {
+      const to = Math.min(this.lineCount, from + CHUNK_LINES);
+      for (let i = from; i < to; i++) out[i] = normHash(this.text, this.lineStarts[i]!, this.lineStarts[i + 1]! - 1);
+      await pause();
+    }
+    return (this.normHashes = out);
+  }
+}
+
+const KEY_SPACE = 1 << 16;
+/** A cheap fingerprint of a whole line: its length and up to sixteen characters spread evenly over it, plus the
+ * last four. Not a hash of the line: only a filter before a native comparison. */
+function lineKey(s: string, start: number, len: number): number {
+  const end = start + len;
+  let h = Math.imul(len, 0x9e3779b1);
+  const step = len > 16 ? len / 16 : 1;
+  for (let x = 0; x < len && x < 16 * step; x += step) h = Math.imul(h ^ s.charCodeAt(start + (x | 0)), 0x85ebca6b) ^ (h >>> 13);
+  h = Math.imul(h ^ s.charCodeAt(end - 4), 0xc2b2ae35);
+  h = Math.imul(h ^ s.charCodeAt(end - 3), 0x85ebca6b);
+  h = Math.imul(h ^ s.charCodeAt(end - 2), 0xc2b2ae35);
+  h = Math.imul(h ^ s.charCodeAt(end - 1), 0x85ebca6b);
+  return (h ^ (h >>> 15)) >>> 16;
+}
+
+interface LineScan {
+  text: string;
+  starts: Int32Array;
+  filter: Uint8Array;
+  buckets: Map<number, AnchorText[]>;
+  minLen: number;
+  /** Next line to record and its start offset. */
+  line: number;
+  pos: number;
+  done: boolean;
+}
+
+/** Up to `count` lines of the scan (a plain function, so the hot loop is optimised like any other). */
+function scanChunk(scan: LineScan, count: number): void {
+  const { text, filter, buckets, minLen } = scan;
+  const n = text.length;
+  let starts = scan.starts;
+  let line = scan.line;
+  let start = scan.pos;
+  const stop = line + count;
+  while (line < stop) {
+    if (line + 2 >= starts.length) {
+      const grown = new Int32Array(starts.length * 2);
+      grown.set(starts);
+      starts = grown;
+    }
+    starts[line] = start;
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? n : nl;
+    const len = end - start;
+    if (len >= minLen) {
+      const key = lineKey(text, start, len);
+      if (filter[key] === 1) {
+        for (const a of buckets.get(key)!) {
+          if (a.lines.length < MAX_ANCHOR_LINES && a.text.length === len && text.startsWith(a.text, start)) a.lines.push(line);
+        }
+      }
+    }
+    line++;
+    if (nl < 0) {
+      starts[line] = n + 1;
+      scan.done = true;
+      break;
+    }
+    start = nl + 1;
+  }
+  scan.starts = starts;
+  scan.line = line;
+  scan.pos = start;
+}
+
+function isWs(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Hash of normalizeLine(s.slice(from, to)) computed without building it (same whitespace as JS's \s and trim). */
+function normHash(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5 | 0;
+  let gap = false;
+  let seen = false;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (isWs(c)) {
+      gap = seen;
+      continue;
+    }
+    if (gap) {
+      h = Math.imul(h ^ 32, 0x01000193);
+      gap = false;
+    }
+    h = Math.imul(h ^ c, 0x01000193);
+    seen = true;
+  }
+  return h;
 }
 
 function normalizeLine(line: string): string {
@@ -143,10 +310,82 @@ function leadingWs(line: string): string {
   return /^[ \t]*/.exec(line)![0];
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Blocks
+
+/** One way of reading a block: as written, or with read_file line-number prefixes removed. */
+interface Variant {
+  search: string;
+  replace: string;
+  lines: string[];
+  stripped: boolean;
+  hint?: number;
+  /** Exact occurrences (offsets), in order, at most MAX_OCCURRENCES. */
+  exact: number[];
+  /** Tolerant matches (0-based start lines). */
+  tolerant: number[];
+  tLines?: string[];
+  tNorm?: string[];
+  tHash?: number[];
+  /** Replace lines had prefixes on some lines only. */
+  replaceProblem?: string;
+}
+
+/** A whole middle line of one or more searches, and the file lines equal to it. */
+interface AnchorText {
+  text: string;
+  lines: number[];
+}
+
+/** The middle lines of a search that can anchor it (each a whole line of any exact occurrence). */
+interface AnchorUse {
+  variant: Variant;
+  uses: { anchor: AnchorText; at: number }[];
+}
+
+interface Job {
+  index: number;
+  label: string;
+  variants: Variant[];
+  done?: Region | BlockFailure;
+}
+
+// read_file renders "<padded number> | <line>"; an empty line may come back with its trailing space trimmed.
+const PREFIX = /^ *(\d{1,9}) \|(?: |$)/;
+
+function prepareVariant(search: string, replace: string, stripped: boolean, hint: number | undefined): Variant {
+  return { search, replace, lines: search.split('\n'), stripped, hint, exact: [], tolerant: [] };
+}
+
+/** The block with line-number prefixes removed, when every search line carries one with consecutive numbers. */
+function strippedVariant(search: string, replace: string, hint: number | undefined): Variant | undefined {
+  const lines = search.split('\n');
+  const numbers: number[] = [];
+  const body: string[] = [];
+  for (const l of lines) {
+    const m = PREFIX.exec(l);
+    if (!m) return undefined;
+    numbers.push(Number(m[1]));
+    body.push(l.slice(m[0].length));
+  }
+  for (let i = 1; i < numbers.length; i++) if (numbers[i] !== numbers[i - 1]! + 1) return undefined;
+  if (numbers[0]! < 1) return undefined;
+  const v = prepareVariant(body.join('\n'), replace, true, hint ?? numbers[0]);
+  if (replace !== '') {
+    const rl = replace.split('\n');
+    const has = rl.map((l) => PREFIX.test(l));
+    if (has.every(Boolean)) v.replace = rl.map((l) => l.replace(PREFIX, '')).join('\n');
+    else if (has.some(Boolean) && rl.some((l, i) => !has[i] && l.trim() !== '')) {
+      v.replaceProblem = 'its search carries read_file line-number prefixes ("12 | ") but only some replace lines do, so which ones are real content cannot be told';
+    }
+  }
+  return v;
+}
+
 export async function applyDiff(content: string, blocks: SearchReplaceBlock[], options: ApplyDiffOptions = {}): Promise<ApplyDiffResult> {
   const sliceMs = options.sliceMs ?? 8;
   let sliceStart = performance.now();
-  const pause = async () => {
+  const pause: Pause = async () => {
     if (performance.now() - sliceStart < sliceMs) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
     options.signal?.throwIfAborted();
@@ -154,12 +393,83 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
   };
 
   const file = new FileModel(content);
-  const regions: Region[] = [];
-  const failures: BlockFailure[] = [];
+  const jobs: Job[] = [];
+  const anchorTexts = new Map<string, AnchorText>();
+  const anchored: AnchorUse[] = [];
+  const native: Variant[] = [];
 
   for (let index = 0; index < blocks.length; index++) {
+    const block = blocks[index]!;
+    const label = blocks.length > 1 ? `Block ${index + 1} of ${blocks.length}` : 'The block';
+    const job: Job = { index, label, variants: [] };
+    jobs.push(job);
+    let search = (block.search ?? '').replace(/\r\n/g, '\n');
+    let replace = (block.replace ?? '').replace(/\r\n/g, '\n');
+    if (search.endsWith('\n')) {
+      search = search.slice(0, -1);
+      if (replace.endsWith('\n')) replace = replace.slice(0, -1);
+    }
+    const hint = typeof block.startLine === 'number' && Number.isInteger(block.startLine) && block.startLine >= 1 ? block.startLine : undefined;
+    if (search.trim() === '') {
+      if (file.text.trim() === '') job.done = { index, start: 0, end: file.text.length, text: replace, match: 'exact' };
+      else job.done = { index, kind: 'empty-search', message: `${label}: the search text is empty. Copy the exact lines to replace from the file (use write_file to replace a whole file).` };
+      continue;
+    }
+    job.variants.push(prepareVariant(search, replace, false, hint));
+    const s = strippedVariant(search, replace, hint);
+    if (s && s.search.trim() !== '') job.variants.push(s);
+    for (const v of job.variants) {
+      // Every whole middle line can anchor the search (the one seen least in the file is used); blocks of 1-2 lines,
+      // which may start and end mid-line, and blocks whose middle lines are all short ("}") search natively.
+      const use: AnchorUse = { variant: v, uses: [] };
+      for (let j = 1; j < v.lines.length - 1; j++) {
+        const t = v.lines[j]!;
+        if (t.length < MIN_ANCHOR_CHARS) continue;
+        let a = anchorTexts.get(t);
+        if (!a) anchorTexts.set(t, (a = { text: t, lines: [] }));
+        use.uses.push({ anchor: a, at: j });
+      }
+      if (use.uses.length > 0) anchored.push(use);
+      else native.push(v);
+    }
+  }
+
+  // 1. Exact: one pass over the lines for all anchored blocks, the native search for the others.
+  await file.scanLines([...anchorTexts.values()], pause);
+  for (const { variant: v, uses } of anchored) {
+    let a = uses[0]!;
+    for (const u of uses) if (u.anchor.lines.length < a.anchor.lines.length) a = u;
+    if (a.anchor.lines.length >= MAX_ANCHOR_LINES) {
+      native.push(v);
+      continue;
+    }
+    const first = v.lines[0]!;
+    for (const line of a.anchor.lines) {
+      const l0 = line - a.at;
+      if (l0 < 0 || l0 + v.lines.length > file.lineCount) continue;
+      const p = file.lineEnd(l0) - first.length;
+      if (p < file.lineStart(l0)) continue;
+      if (file.text.startsWith(v.search, p)) {
+        v.exact.push(p);
+        if (v.exact.length >= MAX_OCCURRENCES) break;
+      }
+    }
+  }
+  for (const v of native) {
+    for (let i = file.text.indexOf(v.search); i >= 0 && v.exact.length < MAX_OCCURRENCES; i = file.text.indexOf(v.search, i + 1)) v.exact.push(i);
     await pause();
-    const outcome = await matchBlock(file, blocks[index]!, index, blocks.length, pause);
+  }
+
+  // 2. Tolerant, for the blocks whose every reading failed exactly (and for the written search whenever the
+  // stripped one is to be considered: real content wins over a guessed prefix).
+  const tolerant = jobs.filter((j) => !j.done && j.variants[0]!.exact.length === 0).flatMap((j) => j.variants.filter((v) => v.exact.length === 0));
+  if (tolerant.length > 0) await matchTolerant(file, tolerant, pause);
+
+  // 3. Decide each block.
+  const regions: Region[] = [];
+  const failures: BlockFailure[] = [];
+  for (const job of jobs) {
+    const outcome = job.done ?? (await decide(file, job, pause));
     if ('kind' in outcome) failures.push(outcome);
     else regions.push(outcome);
   }
@@ -192,52 +502,120 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
   }
   out += content.slice(cursor);
   const applied = regions
-    .map((r) => ({ index: r.index, match: r.match, ...lineRange(file, r) }))
+    .map((r) => {
+      const a: AppliedBlock = { index: r.index, match: r.match, ...lineRange(file, r) };
+      if (r.settledByHint) a.settledByHint = true;
+      if (r.strippedLineNumbers) a.strippedLineNumbers = true;
+      return a;
+    })
     .sort((a, b) => a.index - b.index);
   return { ok: true, content: out, applied };
 }
 
-async function matchBlock(file: FileModel, block: SearchReplaceBlock, index: number, total: number, pause: () => Promise<void>): Promise<Region | BlockFailure> {
-  const label = total > 1 ? `Block ${index + 1} of ${total}` : 'The block';
-  let search = (block.search ?? '').replace(/\r\n/g, '\n');
-  let replace = (block.replace ?? '').replace(/\r\n/g, '\n');
-  if (search.endsWith('\n')) {
-    search = search.slice(0, -1);
-    if (replace.endsWith('\n')) replace = replace.slice(0, -1);
+async function matchTolerant(file: FileModel, variants: Variant[], pause: Pause): Promise<void> {
+  const hashes = await file.hashLines(pause);
+  const wanted = new Map<number, number[]>();
+  const filter = new Uint8Array(1 << 16);
+  for (const v of variants) {
+    v.tLines = trimBlankEdges(v.lines);
+    v.tNorm = v.tLines.map(normalizeLine);
+    v.tHash = v.tLines.map((l) => normHash(l, 0, l.length));
+    v.tNorm.forEach((n, j) => {
+      if (n === '') return;
+      const h = v.tHash![j]!;
+      if (!wanted.has(h)) wanted.set(h, []);
+      filter[h & 0xffff] = 1;
+    });
+  }
+  for (let from = 0; from < hashes.length; from += CHUNK_LINES) {
+    const to = Math.min(hashes.length, from + CHUNK_LINES);
+    for (let i = from; i < to; i++) {
+      const h = hashes[i]!;
+      if (filter[h & 0xffff] === 1) wanted.get(h)?.push(i);
+    }
+    await pause();
+  }
+  for (const v of variants) {
+    const ns = v.tNorm!;
+    const hs = v.tHash!;
+    if (ns.length === 0) continue;
+    // Anchor on the rarest search line so common lines ("}", "") cost nothing.
+    let anchor = -1;
+    let anchorHits: number[] = [];
+    for (let j = 0; j < ns.length; j++) {
+      if (ns[j] === '') continue;
+      const hits = wanted.get(hs[j]!)!;
+      if (anchor < 0 || hits.length < anchorHits.length) {
+        anchor = j;
+        anchorHits = hits;
+      }
+    }
+    for (const p of anchorHits) {
+      const start = p - anchor;
+      if (start < 0 || start + ns.length > file.lineCount) continue;
+      let ok = true;
+      for (let j = 0; j < ns.length && ok; j++) ok = hashes[start + j] === hs[j];
+      for (let j = 0; j < ns.length && ok; j++) ok = file.normLine(start + j) === ns[j];
+      if (ok) v.tolerant.push(start);
+      if (v.tolerant.length >= MAX_OCCURRENCES) break;
+    }
+  }
+  file.wanted = wanted;
+}
+
+async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region | BlockFailure> {
+  const { index, label } = job;
+  const raw = job.variants[0]!;
+  // The search as written wins whenever it matches anything: prefixes are stripped only from a search that matches nowhere.
+  let v = raw;
+  if (raw.exact.length === 0 && raw.tolerant.length === 0 && job.variants[1] && (job.variants[1].exact.length > 0 || job.variants[1].tolerant.length > 0)) {
+    v = job.variants[1];
+    if (v.replaceProblem) return { index, kind: 'line-numbers', message: `${label}: ${v.replaceProblem}. Send the replace text without line-number prefixes.` };
+  }
+  const extra = v.stripped ? { strippedLineNumbers: true } : {};
+
+  if (v.exact.length > 0) {
+    let pick = 0;
+    let settled = false;
+    if (v.exact.length > 1) {
+      const ranges = v.exact.map((h) => lineRange(file, { start: h, end: h + v.search.length }));
+      const s = settle(ranges, v.hint, v.exact.length >= MAX_OCCURRENCES);
+      if (s === undefined) return ambiguous(index, label, ranges, v.exact.length >= MAX_OCCURRENCES, '', v.hint);
+      pick = s;
+      settled = true;
+    }
+    const at = v.exact[pick]!;
+    return deletionAware(file, { index, start: at, end: at + v.search.length, text: v.replace, match: 'exact', ...(settled ? { settledByHint: true } : {}), ...extra });
   }
 
-  if (search.trim() === '') {
-    if (file.text.trim() === '') return { index, start: 0, end: file.text.length, text: replace, match: 'exact' };
-    return { index, kind: 'empty-search', message: `${label}: the search text is empty. Copy the exact lines to replace from the file (use write_file to replace a whole file).` };
+  if (v.tolerant.length > 0) {
+    const n = v.tLines!.length;
+    let pick = 0;
+    let settled = false;
+    if (v.tolerant.length > 1) {
+      const ranges = v.tolerant.map((s) => ({ startLine: s + 1, endLine: s + n }));
+      const s = settle(ranges, v.hint, v.tolerant.length >= MAX_OCCURRENCES);
+      if (s === undefined) return ambiguous(index, label, ranges, v.tolerant.length >= MAX_OCCURRENCES, ' (ignoring indentation)', v.hint);
+      pick = s;
+      settled = true;
+    }
+    const start = v.tolerant[pick]!;
+    const end = start + n - 1;
+    const fileLines: string[] = [];
+    for (let i = start; i <= end; i++) fileLines.push(file.line(i));
+    const re = reindent(v.tLines!, fileLines, v.replace === '' ? [] : v.replace.split('\n'), file, start);
+    if (!re.ok) {
+      return {
+        index,
+        kind: 'indentation',
+        message: `${label}: the search matches ${rangeText({ startLine: start + 1, endLine: end + 1 })} only when indentation is ignored, and the replacement cannot be re-indented safely: ${re.reason}. Copy the lines with their exact indentation from read_file.`,
+      };
+    }
+    return deletionAware(file, { index, start: file.lineStart(start), end: file.lineEnd(end), text: re.text, match: 'tolerant', ...(settled ? { settledByHint: true } : {}), ...extra });
   }
 
-  // 1. Exact.
-  const hits: number[] = [];
-  for (let i = file.text.indexOf(search); i >= 0 && hits.length < MAX_OCCURRENCES; i = file.text.indexOf(search, i + 1)) hits.push(i);
-  if (hits.length === 1) return deletionAware(file, { index, start: hits[0]!, end: hits[0]! + search.length, text: replace, match: 'exact' });
-  if (hits.length > 1) {
-    const ranges = hits.map((h) => lineRange(file, { start: h, end: h + search.length }));
-    return ambiguous(index, label, ranges, hits.length >= MAX_OCCURRENCES);
-  }
-
-  // 2. Tolerant: whole lines, ignoring indentation and runs of whitespace.
-  await file.prepare(pause);
-  const searchLines = trimBlankEdges(search.split('\n'));
-  const ns = searchLines.map(normalizeLine);
-  const starts = tolerantStarts(file, ns);
-  if (starts.length === 1) {
-    const start = starts[0]!;
-    const end = start + ns.length - 1;
-    const fileLines = file.getLines().slice(start, end + 1);
-    const text = reindent(searchLines, fileLines, replace.split('\n'), file);
-    return deletionAware(file, { index, start: file.lineStarts[start]!, end: file.lineEnd(end), text, match: 'tolerant' });
-  }
-  if (starts.length > 1) {
-    return ambiguous(index, label, starts.map((s) => ({ startLine: s + 1, endLine: s + ns.length })), starts.length >= MAX_OCCURRENCES, ' (ignoring indentation)');
-  }
-
-  // 3. Not found: name the closest candidate.
-  const closest = await closestCandidate(file, searchLines, ns, pause);
+  // Not found: name the closest candidate (for the search as written).
+  const closest = await closestCandidate(file, raw, pause);
   let message = `${label}: the search text was not found, neither exactly nor ignoring indentation/whitespace.`;
   if (closest) {
     const from = Math.max(1, closest.startLine - 3);
@@ -249,14 +627,30 @@ async function matchBlock(file: FileModel, block: SearchReplaceBlock, index: num
   return { index, kind: 'not-found', message, closest };
 }
 
-function ambiguous(index: number, label: string, ranges: LineRange[], capped: boolean, how = ''): BlockFailure {
+/** Index of the only match starting within HINT_TOLERANCE lines of the hint, if there is exactly one. */
+function settle(ranges: LineRange[], hint: number | undefined, capped: boolean): number | undefined {
+  if (hint === undefined || capped) return undefined;
+  let found: number | undefined;
+  for (let i = 0; i < ranges.length; i++) {
+    if (Math.abs(ranges[i]!.startLine - hint) > HINT_TOLERANCE) continue;
+    if (found !== undefined) return undefined;
+    found = i;
+  }
+  return found;
+}
+
+function ambiguous(index: number, label: string, ranges: LineRange[], capped: boolean, how = '', hint?: number): BlockFailure {
   const shown = ranges.slice(0, MAX_REPORTED_MATCHES).map(rangeText).join(', ');
   const count = capped ? `${ranges.length}+` : `${ranges.length}`;
+  const hintText =
+    hint === undefined
+      ? ' Include more surrounding lines so it matches exactly one place, or give startLine (the line where the search starts).'
+      : ` startLine ${hint} does not settle it: it is not within ${HINT_TOLERANCE} lines of the start of exactly one of them. Include more surrounding lines so it matches exactly one place.`;
   return {
     index,
     kind: 'ambiguous',
     matches: ranges,
-    message: `${label}: the search text matches ${count} places${how} (${shown}${ranges.length > MAX_REPORTED_MATCHES ? ', ...' : ''}). Include more surrounding lines so it matches exactly one place.`,
+    message: `${label}: the search text matches ${count} places${how} (${shown}${ranges.length > MAX_REPORTED_MATCHES ? ', ...' : ''}).${hintText}`,
   };
 }
 
@@ -279,91 +673,185 @@ function trimBlankEdges(lines: string[]): string[] {
   return lines.slice(a, b);
 }
 
-function tolerantStarts(file: FileModel, ns: string[]): number[] {
-  if (ns.length === 0) return [];
-  // Anchor on the rarest search line so common lines ("}", "") cost nothing.
-  let anchor = -1;
-  let anchorHits: number[] = [];
-  for (let j = 0; j < ns.length; j++) {
-    if (ns[j] === '') continue;
-    const hits = file.positions(ns[j]!);
-    if (hits.length === 0) return [];
-    if (anchor < 0 || hits.length < anchorHits.length) {
-      anchor = j;
-      anchorHits = hits;
+// ---------------------------------------------------------------------------------------------------------------
+// Re-indentation
+
+function cols(ws: string): number {
+  let c = 0;
+  for (let i = 0; i < ws.length; i++) c += ws.charCodeAt(i) === 9 ? TAB_COLS : 1;
+  return c;
+}
+
+type Reindent = { ok: true; text: string } | { ok: false; reason: string };
+
+/**
+ * Maps the replacement's indentation from the search's to the file's. The search lines and the file lines they
+ * matched give pairs (search columns, file columns); they must fit one mapping file = a * search + b (a > 0: the
+ * same nesting, any unit and base), which is then applied to every replacement line and rendered in the file's
+ * style (tabs or spaces; the file's own whitespace wherever a level already appears in the matched lines).
+ * Anything that does not fit is refused with the reason, never applied with mixed indentation.
+ */
+function reindent(searchLines: string[], fileLines: string[], replaceLines: string[], file: FileModel, startLine: number): Reindent {
+  const pairs: { s: number; f: number; fws: string; line: number }[] = [];
+  let identical = true;
+  for (let j = 0; j < searchLines.length; j++) {
+    if (searchLines[j]!.trim() === '') continue;
+    const sws = leadingWs(searchLines[j]!);
+    const fws = leadingWs(fileLines[j]!);
+    if (sws !== fws) identical = false;
+    pairs.push({ s: cols(sws), f: cols(fws), fws, line: startLine + j + 1 });
+  }
+  if (identical) return { ok: true, text: replaceLines.join('\n') };
+
+  // Style of the matched lines: tabs, spaces, or a mix (then only levels seen in the file can be rendered).
+  let tabs = 0;
+  let spaces = 0;
+  for (const p of pairs) {
+    if (p.fws === '') continue;
+    if (/^\t+$/.test(p.fws)) tabs++;
+    else if (/^ +$/.test(p.fws)) spaces++;
+    else {
+      tabs++;
+      spaces++;
     }
   }
-  const nl = file.normLines();
-  const out: number[] = [];
-  for (const p of anchorHits) {
-    const start = p - anchor;
-    if (start < 0 || start + ns.length > nl.length) continue;
-    let ok = true;
-    for (let j = 0; j < ns.length && ok; j++) ok = nl[start + j] === ns[j];
-    if (ok) out.push(start);
-    if (out.length >= MAX_OCCURRENCES) break;
+  let style: 'tab' | 'space' | 'mixed' = tabs && spaces ? 'mixed' : tabs ? 'tab' : spaces ? 'space' : fileStyle(file, startLine);
+
+  // Fit file = a * search + b.
+  let lo = pairs[0]!;
+  let hi = pairs[0]!;
+  for (const p of pairs) {
+    if (p.s < lo.s) lo = p;
+    if (p.s > hi.s) hi = p;
   }
+  let a: number;
+  if (hi.s !== lo.s) {
+    a = (hi.f - lo.f) / (hi.s - lo.s);
+  } else {
+    // Every search line at one level: the ratio comes from the indentation units of the two sides.
+    const unitS = indentUnit(searchLines.concat(replaceLines));
+    const unitF = style === 'tab' ? TAB_COLS : fileUnit(file, startLine);
+    a = unitS && unitF ? unitF / unitS : 1;
+  }
+  const b = lo.f - a * lo.s;
+  if (!(a > 0)) return { ok: false, reason: `the nesting of the search lines does not follow the file's (lines ${lo.line} and ${hi.line})` };
+  for (const p of pairs) {
+    if (Math.abs(a * p.s + b - p.f) > 1e-9) {
+      return { ok: false, reason: `the search's indentation does not map onto the file's consistently (line ${p.line} is indented ${p.f} columns in the file; the rest of the search implies ${fmt(a * p.s + b)})` };
+    }
+  }
+  const known = new Map<number, string>();
+  for (const p of pairs) if (!known.has(p.f)) known.set(p.f, p.fws);
+  if (style === 'mixed' && known.size === 0) style = 'space';
+
+  const out: string[] = [];
+  for (let k = 0; k < replaceLines.length; k++) {
+    const line = replaceLines[k]!;
+    if (line.trim() === '') {
+      out.push('');
+      continue;
+    }
+    const ws = leadingWs(line);
+    const t = a * cols(ws) + b;
+    const target = Math.round(t);
+    if (Math.abs(t - target) > 1e-9 || target < 0) {
+      return { ok: false, reason: `replacement line ${k + 1} is indented ${cols(ws)} columns, which falls between the file's levels (${fmt(t)} columns)` };
+    }
+    let indent = known.get(target);
+    if (indent === undefined) {
+      if (style === 'tab') {
+        if (target % TAB_COLS !== 0) return { ok: false, reason: `replacement line ${k + 1} would need tabs and spaces mixed in a tab-indented file` };
+        indent = '\t'.repeat(target / TAB_COLS);
+      } else if (style === 'space') {
+        indent = ' '.repeat(target);
+      } else {
+        return { ok: false, reason: `the matched lines mix tabs and spaces, and replacement line ${k + 1} needs a level none of them has` };
+      }
+    }
+    out.push(indent + line.slice(ws.length));
+  }
+  return { ok: true, text: out.join('\n') };
+}
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+/** Smallest common step between the indentation levels of some lines (columns), 0 when flat. */
+function indentUnit(lines: string[]): number {
+  const levels = new Set<number>();
+  for (const l of lines) if (l.trim() !== '') levels.add(cols(leadingWs(l)));
+  const sorted = [...levels].sort((x, y) => x - y);
+  let g = 0;
+  for (let i = 1; i < sorted.length; i++) g = gcd(g, sorted[i]! - sorted[i - 1]!);
+  return g;
+}
+
+function gcd(x: number, y: number): number {
+  while (y) [x, y] = [y, x % y];
+  return x;
+}
+
+/** Lines sampled around a match to learn the file's indentation. */
+function sampleLines(file: FileModel, around: number, radius = 400): string[] {
+  const out: string[] = [];
+  const from = Math.max(0, around - radius);
+  const to = Math.min(file.lineCount, around + radius);
+  for (let i = from; i < to; i++) out.push(file.line(i));
   return out;
 }
 
-/** Re-indent replacement lines from the search's base indentation to the file's. */
-function reindent(searchLines: string[], fileLines: string[], replaceLines: string[], file: FileModel): string {
-  const firstIdx = searchLines.findIndex((l) => l.trim() !== '');
-  const searchBase = leadingWs(searchLines[firstIdx] ?? '');
-  const fileBase = leadingWs(fileLines[firstIdx] ?? '');
-  if (searchBase === fileBase) return replaceLines.join('\n');
-  const fileUsesTabs = fileBase.includes('\t') || (fileBase === '' && fileLines.some((l) => l.startsWith('\t')));
-  const fileUnit = guessSpaceUnit(file.getLines());
-  const searchUnit = guessSpaceUnit([...searchLines, ...replaceLines]);
-  const cols = (ws: string, unit: number) => ws.replace(/\t/g, ' '.repeat(unit)).length;
-  // Extra indentation beyond the base, rendered in the file's style (tabs vs spaces).
-  const renderExtra = (extra: string) => {
-    if (fileUsesTabs && extra.includes(' ')) return '\t'.repeat(Math.round(cols(extra, searchUnit) / searchUnit));
-    if (!fileUsesTabs && extra.includes('\t')) return ' '.repeat(cols(extra, fileUnit));
-    return extra;
-  };
-  return replaceLines
-    .map((line) => {
-      if (line.trim() === '') return '';
-      const ws = leadingWs(line);
-      if (ws.startsWith(searchBase)) return fileBase + renderExtra(ws.slice(searchBase.length)) + line.slice(ws.length);
-      // Less indented than the search's base: shift by the same number of columns.
-      const shift = cols(searchBase, searchUnit) - cols(ws, searchUnit);
-      const target = Math.max(0, cols(fileBase, fileUnit) - shift);
-      const indent = fileUsesTabs ? '\t'.repeat(Math.floor(target / fileUnit)) : ' '.repeat(target);
-      return indent + line.slice(ws.length);
-    })
-    .join('\n');
+function fileStyle(file: FileModel, around: number): 'tab' | 'space' {
+  let tabs = 0;
+  let spaces = 0;
+  for (const l of sampleLines(file, around)) {
+    const c = l.charCodeAt(0);
+    if (c === 9) tabs++;
+    else if (c === 32 && l.trim() !== '') spaces++;
+  }
+  return tabs > spaces ? 'tab' : 'space';
 }
 
-function guessSpaceUnit(lines: string[]): number {
+/** The file's indentation step in columns near a line (the most common change between neighbouring lines). */
+function fileUnit(file: FileModel, around: number): number {
   const counts = new Map<number, number>();
   let prev = 0;
-  for (let i = 0; i < lines.length && i < 2000; i++) {
-    const ws = leadingWs(lines[i]!);
-    if (ws.includes('\t') || lines[i]!.trim() === '') continue;
-    const d = Math.abs(ws.length - prev);
-    if (d === 2 || d === 4 || d === 8) counts.set(d, (counts.get(d) ?? 0) + 1);
-    prev = ws.length;
+  for (const l of sampleLines(file, around)) {
+    if (l.trim() === '') continue;
+    const c = cols(leadingWs(l));
+    const d = Math.abs(c - prev);
+    if (d === 2 || d === 3 || d === 4 || d === 8) counts.set(d, (counts.get(d) ?? 0) + 1);
+    prev = c;
   }
-  let best = 4;
+  let best = 0;
   let bestCount = 0;
   for (const [d, c] of counts) if (c > bestCount) [best, bestCount] = [d, c];
   return best;
 }
 
-async function closestCandidate(file: FileModel, searchLines: string[], ns: string[], pause: () => Promise<void>): Promise<ClosestCandidate | undefined> {
+// ---------------------------------------------------------------------------------------------------------------
+// The mismatch report
+
+async function closestCandidate(file: FileModel, v: Variant, pause: Pause): Promise<ClosestCandidate | undefined> {
+  if (!v.tLines) {
+    v.tLines = trimBlankEdges(v.lines);
+    v.tNorm = v.tLines.map(normalizeLine);
+    v.tHash = v.tLines.map((l) => normHash(l, 0, l.length));
+  }
+  const searchLines = v.tLines;
+  const ns = v.tNorm!;
   const m = ns.length;
-  const nl = file.normLines();
-  if (m === 0 || nl.length === 0) return undefined;
-  const span = Math.min(m, nl.length);
+  const total = file.lineCount;
+  if (m === 0 || total === 0) return undefined;
+  const wanted = file.wanted;
+  const span = Math.min(m, total);
   const starts = new Map<number, number>();
   for (let j = 0; j < m; j++) {
     if (ns[j] === '') continue;
-    const hits = file.positions(ns[j]!);
+    const hits = wanted?.get(v.tHash![j]!) ?? [];
     if (hits.length > 200) continue; // too common to say anything
     for (const p of hits) {
-      const s = Math.max(0, Math.min(p - j, nl.length - span));
+      const s = Math.max(0, Math.min(p - j, total - span));
       starts.set(s, (starts.get(s) ?? 0) + 1);
     }
   }
@@ -372,24 +860,33 @@ async function closestCandidate(file: FileModel, searchLines: string[], ns: stri
     // No line matches even loosely: rank windows by how much their first and last lines resemble the search's.
     const first = bigrams(ns[0]!);
     const last = bigrams(ns[m - 1]!);
-    const scored: [number, number][] = [];
-    const cache = new Map<number, Set<number>>();
-    const grams = (i: number) => cache.get(i) ?? (cache.set(i, bigrams(nl[i]!)), cache.get(i)!);
-    for (let s = 0; s + span <= nl.length; s++) {
-      if ((s & 31) === 0) await pause();
-      scored.push([s, dice(first, grams(s)) + dice(last, grams(s + span - 1))]);
+    const top: [number, number][] = [];
+    for (let s = 0; s + span <= total; s++) {
+      if ((s & 255) === 0) await pause();
+      const g1 = bigrams(file.normLine(s));
+      const g2 = span === 1 ? g1 : bigrams(file.normLine(s + span - 1));
+      const score = dice(first, g1) + dice(last, g2);
+      if (top.length < 8 || score > top[top.length - 1]![1]) {
+        top.push([s, score]);
+        top.sort((x, y) => y[1] - x[1]);
+        if (top.length > 8) top.pop();
+      }
     }
-    candidates = scored.sort((a, b) => b[1] - a[1]).slice(0, 8).map(([s]) => s);
+    candidates = top.map(([s]) => s);
   }
   let best: { start: number; score: number } | undefined;
   for (const s of candidates) {
     let sum = 0;
-    for (let j = 0; j < span; j++) sum += ns[j] === nl[s + j] ? 1 : dice(bigrams(ns[j]!), bigrams(nl[s + j]!));
+    for (let j = 0; j < span; j++) {
+      const fl = file.normLine(s + j);
+      sum += ns[j] === fl ? 1 : dice(bigrams(ns[j]!), bigrams(fl));
+    }
     const score = sum / m;
     if (!best || score > best.score) best = { start: s, score };
   }
   if (!best || best.score < 0.2) return undefined;
-  const fileLines = file.getLines().slice(best.start, best.start + span);
+  const fileLines: string[] = [];
+  for (let i = best.start; i < best.start + span; i++) fileLines.push(file.line(i));
   return {
     startLine: best.start + 1,
     endLine: best.start + span,

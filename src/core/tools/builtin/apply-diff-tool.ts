@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
-import { applyDiff } from '../apply-diff';
+import { applyDiff, type AppliedBlock } from '../apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
-import { checkEditTarget, decodeText, errorResult } from './common';
-import { acceptedContent, lineChangeCounts } from './write-file';
+import { checkEditTarget, decodeTextPaced, errorResult } from './common';
+import { acceptedContent, lineChangeCountsPaced } from './write-file';
 
 export const applyDiffInput = z.object({
   path: z.string().describe('File to edit, relative to the workspace root.'),
@@ -13,6 +13,12 @@ export const applyDiffInput = z.object({
       z.object({
         search: z.string().describe('Exact lines currently in the file (copied from read_file, without line-number prefixes). Must match one place.'),
         replace: z.string().describe('The lines that replace them. Empty string deletes them.'),
+        startLine: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe('Optional: the line number (as read_file showed it) where the search starts. Only used to choose when the search matches several places.'),
       }),
     )
     .min(1)
@@ -34,7 +40,7 @@ async function compute(sandbox: WorkspaceSandbox, input: Input, ctx: ToolContext
   const t = await checkEditTarget(sandbox, input.path, ctx.signal, DIFF_TARGET, 'whole');
   if (!t.ok) return { error: t.result };
   const { abs, shown } = t;
-  const original = decodeText(t.bytes ?? new Uint8Array());
+  const original = await decodeTextPaced(t.bytes ?? new Uint8Array(), ctx.signal);
   const result = await applyDiff(original, input.blocks, { signal: ctx.signal });
   return { abs, shown, original, result };
 }
@@ -66,10 +72,16 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const { content, userEdited } = acceptedContent(ctx, c.result.content);
       ctx.signal.throwIfAborted();
       await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId }, ctx.signal);
-      const { added, removed } = lineChangeCounts(c.original, content);
-      const tolerant = c.result.applied.filter((a) => a.match === 'tolerant').map((a) => a.index + 1);
+      const { added, removed } = await lineChangeCountsPaced(c.original, content, ctx.signal);
+      const applied: AppliedBlock[] = c.result.applied;
+      const which = (f: (a: AppliedBlock) => boolean | undefined) => applied.filter(f).map((a) => a.index + 1);
+      const tolerant = which((a) => a.match === 'tolerant');
+      const hinted = which((a) => a.settledByHint);
+      const stripped = which((a) => a.strippedLineNumbers);
       let text = `Applied ${c.result.applied.length} block(s) to ${c.shown} (+${added} -${removed} lines).`;
       if (tolerant.length) text += ` Block(s) ${tolerant.join(', ')} matched after ignoring indentation; the replacement was re-indented to fit.`;
+      if (hinted.length) text += ` Block(s) ${hinted.join(', ')} matched several places; startLine chose the one at ${applied.filter((a) => a.settledByHint).map((a) => `line ${a.startLine}`).join(', ')}.`;
+      if (stripped.length) text += ` Block(s) ${stripped.join(', ')} carried read_file line-number prefixes; they were removed (send text without them).`;
       if (userEdited) text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
       return { content: text, effects: { edited: [c.shown] }, data: { path: c.shown, applied: c.result.applied, added, removed, userEdited } };
     },
