@@ -176,6 +176,8 @@ export function underHome(p: string, ctx: PathContext): string | undefined {
  * `pattern` is the word's glob pattern when the shell expands it; `folder` is set for commands that read a
  * folder's contents recursively, so a folder that holds a secret location counts too.
  */
+const HARMLESS_DEVICES = /^\/dev\/(null|zero|u?random|full|stdin|stdout|stderr|tty|fd\/\d+)$/;
+
 export function secretReach(word: string, pattern: string | undefined, ctx: PathContext, folder = false): string | undefined {
   const alts = pattern === undefined ? [undefined] : expandBraces(pattern);
   for (const alt of alts) {
@@ -190,6 +192,9 @@ export function secretReach(word: string, pattern: string | undefined, ctx: Path
 function literalSecret(w: string, ctx: PathContext, folder: boolean): string | undefined {
   const n = normalize(w.replace(/\\/g, '/'));
   if (PROC_SECRET.test(n) || (folder && /^\/proc(\/|$)/.test(n))) return `the process information in ${n}`;
+  // Raw disks and memory hold every secret on the machine; bash opens a network connection for /dev/tcp|udp.
+  if (/^\/dev\/(tcp|udp)\//.test(n)) return `${n}, which opens a network connection in bash`;
+  if (/^\/dev\//.test(n) && !HARMLESS_DEVICES.test(n)) return `the device ${n}`;
   const rel = underHome(w, ctx);
   if (rel !== undefined) {
     for (const h of HOME_SECRET_PATHS) {
