@@ -62,35 +62,46 @@ function countTokens(a: string[], b: string[], timeoutMs: number): LineChanges |
   return { midA, midB };
 }
 
-/** Lines gained and lost (a multiset count): linear, and exact unless lines moved. */
-async function multisetCount(midA: string[], midB: string[], pacer?: Pacer): Promise<LineChanges> {
-  const seen = new Map<string, number>();
-  for (const t of midA) {
-    seen.set(t, (seen.get(t) ?? 0) + 1);
-    if (pacer?.due()) await pacer.pause();
-  }
+/** Slices of the multiset count between pacer checks. */
+const COUNT_SLICE = 4096;
+
+/** Counts lines[from, to) into `seen`. */
+function addLines(seen: Map<string, number>, lines: string[], from: number, to: number): void {
+  for (let i = from; i < to; i++) seen.set(lines[i]!, (seen.get(lines[i]!) ?? 0) + 1);
+}
+
+/** Takes lines[from, to) out of `seen`; returns how many were there (lines both sides share). */
+function takeLines(seen: Map<string, number>, lines: string[], from: number, to: number): number {
   let common = 0;
-  for (const t of midB) {
-    const n = seen.get(t);
+  for (let i = from; i < to; i++) {
+    const n = seen.get(lines[i]!);
     if (n) {
-      seen.set(t, n - 1);
+      seen.set(lines[i]!, n - 1);
       common++;
     }
-    if (pacer?.due()) await pacer.pause();
   }
+  return common;
+}
+
+/** Lines gained and lost (a multiset count): linear, and exact unless lines moved. */
+function multisetCountSync(midA: string[], midB: string[]): LineChanges {
+  const seen = new Map<string, number>();
+  addLines(seen, midA, 0, midA.length);
+  const common = takeLines(seen, midB, 0, midB.length);
   return { added: midB.length - common, removed: midA.length - common, approximate: true };
 }
 
-function multisetCountSync(midA: string[], midB: string[]): LineChanges {
+/** multisetCountSync in slices, pausing when the pacer says so. */
+async function multisetCount(midA: string[], midB: string[], pacer: Pacer): Promise<LineChanges> {
   const seen = new Map<string, number>();
-  for (const t of midA) seen.set(t, (seen.get(t) ?? 0) + 1);
+  for (let i = 0; i < midA.length; i += COUNT_SLICE) {
+    addLines(seen, midA, i, Math.min(midA.length, i + COUNT_SLICE));
+    if (pacer.due()) await pacer.pause();
+  }
   let common = 0;
-  for (const t of midB) {
-    const n = seen.get(t);
-    if (n) {
-      seen.set(t, n - 1);
-      common++;
-    }
+  for (let i = 0; i < midB.length; i += COUNT_SLICE) {
+    common += takeLines(seen, midB, i, Math.min(midB.length, i + COUNT_SLICE));
+    if (pacer.due()) await pacer.pause();
   }
   return { added: midB.length - common, removed: midA.length - common, approximate: true };
 }
