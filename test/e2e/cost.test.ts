@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import type { AgentEvent, RunReport } from '../../src/core/loop/events';
 import { Transcript } from '../../src/panel/transcript';
 import type { HostMessage } from '../../src/protocol/messages';
-import { openPanel, startHarness, type Harness, type PanelPage } from './harness';
+import { usePanel, type PanelPage } from './harness';
 
 function report(over: Partial<RunReport>): RunReport {
   return {
@@ -37,25 +37,8 @@ function runSnapshot(end: RunReport, iterationCost?: number): HostMessage {
 }
 
 describe('webview cost display (Chromium)', function () {
-  let h: Harness;
   let p: PanelPage;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    p = await openPanel(h);
-  });
-  afterEach(async function () {
-    const csp = await p.cspViolations();
-    await p.page.close();
-    if (this.currentTest?.state === 'passed') {
-      assert.deepEqual(csp, [], 'no CSP violations');
-      assert.deepEqual(p.errors, [], 'no page errors');
-    }
-  });
+  usePanel((page) => (p = page));
 
   it('a stopped run of a model with no price shows tokens only (no "$0.0000", no "$" at all)', async () => {
     await p.host(runSnapshot(report({ costUsd: undefined })));

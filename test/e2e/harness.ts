@@ -1,5 +1,6 @@
 // Serves the built webview bundle with the provider's exact HTML + CSP on 127.0.0.1 and drives it in headless
 // Chromium. acquireVsCodeApi is stubbed to record what the webview posts; host messages are window.postMessage.
+import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -135,4 +136,31 @@ export async function openPanel(h: Harness, savedState?: unknown): Promise<Panel
     clearPosted: () => page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted = []; }),
     cspViolations: () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp),
   };
+}
+
+/**
+ * Mocha hooks every panel suite shares: one harness per suite, a fresh panel page per test (handed to `use`), and
+ * after a passing test no CSP violation and no page error (unless `checkPage` is false).
+ */
+export function usePanel(use: (p: PanelPage, h: Harness) => void, opts: { checkPage?: boolean } = {}): void {
+  let h: Harness;
+  let p: PanelPage;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => {
+    await h?.close();
+  });
+  beforeEach(async () => {
+    p = await openPanel(h);
+    use(p, h);
+  });
+  afterEach(async function () {
+    const csp = opts.checkPage === false ? [] : await p.cspViolations();
+    await p.page.close();
+    if (opts.checkPage !== false && this.currentTest?.state === 'passed') {
+      assert.deepEqual(csp, [], 'no CSP violations');
+      assert.deepEqual(p.errors, [], 'no page errors');
+    }
+  });
 }

@@ -3,7 +3,7 @@
 // Speed is a benchmark figure (bench/webview.bench.ts: webview.stream.hostile), not asserted here.
 import { strict as assert } from 'node:assert';
 import { assistant, state } from './fixtures';
-import { openPanel, startHarness, type Harness, type PanelPage } from './harness';
+import { usePanel, type PanelPage } from './harness';
 
 const END = 'END-OF-ANSWER';
 
@@ -55,21 +55,8 @@ async function streamIn(p: PanelPage, id: string, text: string, step: number): P
 
 describe('webview markdown: bounded and inert on hostile input (Chromium)', function () {
   this.timeout(180_000);
-  let h: Harness;
   let p: PanelPage;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    p = await openPanel(h);
-  });
-  afterEach(async () => {
-    await p.page.close();
-  });
+  usePanel((page) => (p = page), { checkPage: false });
 
   for (const [name, body] of Object.entries(HOSTILE)) {
     const text = `${body}\n\n${END}\n`;

@@ -3,28 +3,14 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { approval, assistant, manyItems, patch, state, thinking, tool, user } from './fixtures';
-import { ROOT, openPanel, startHarness, type Harness, type PanelPage } from './harness';
+import { ROOT, openPanel, usePanel, type Harness, type PanelPage } from './harness';
 
 describe('webview panel (Chromium)', function () {
   let h: Harness;
   let p: PanelPage;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
-  beforeEach(async () => {
-    p = await openPanel(h);
-  });
-  afterEach(async function () {
-    const csp = await p.cspViolations();
-    await p.page.close();
-    if (this.currentTest?.state === 'passed') {
-      assert.deepEqual(csp, [], 'no CSP violations');
-      assert.deepEqual(p.errors, [], 'no page errors');
-    }
+  usePanel((page, harness) => {
+    p = page;
+    h = harness;
   });
 
   it('boots under the strict CSP and says ready', async () => {
