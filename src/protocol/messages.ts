@@ -241,6 +241,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6).optional() }),
   /** Puts text into the input box (e.g. "Add Selection to Chat") and focuses it. */
   z.object({ type: z.literal('prefill'), text: z.string().max(LIMITS.userText) }),
+  /** Opens a part of the panel (the view title's History button). */
+  z.object({ type: z.literal('show'), view: z.enum(['history', 'setup']) }),
   /** The current task's mode changed (mode switch, new task, task loaded). */
   z.object({ type: z.literal('mode'), mode: Label }),
   /** Answer to check_provider: whether the endpoint answers, its models, and local servers found. */

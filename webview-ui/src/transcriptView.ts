@@ -42,6 +42,9 @@ export class TranscriptView {
     const follow = new ResizeObserver(() => {
       if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
       else if (this.pin) this.applyPin();
+      // Items above the viewport grew or shrank (markdown rendered, a row collapsed): the saved anchor is re-read
+      // so a hide/show lands on what the user sees now, not on what was there before the content settled.
+      else this.report();
     });
     follow.observe(this.list);
     follow.observe(this.scroller);

@@ -269,6 +269,12 @@ export class Controller implements ForgeController, PanelController {
   }
 
   async showTaskHistory(): Promise<void> {
+    // The panel has its own searchable history: open it there; the quick pick serves when there is no panel.
+    if (this.panel) {
+      await this.panel.reveal();
+      this.panel.post({ type: 'show', view: 'history' });
+      return;
+    }
     const id = await pickTask(await this.deps.manager.history());
     if (id) await this.loadTask(id);
   }
