@@ -83,10 +83,10 @@ export class Chrome {
   }
 
   renderModes(modes: readonly { id: string; label: string }[] | undefined, current: string | undefined, running: boolean): void {
-    const key = JSON.stringify([modes, current, running]);
+    const key = JSON.stringify([modes, current, running, this.configured]);
     if (key === this.modesKey) return;
     this.modesKey = key;
-    this.modeSelect.hidden = !modes || modes.length === 0;
+    this.modeSelect.hidden = !modes || modes.length === 0 || !this.configured;
     if (!modes) return;
     this.modeSelect.replaceChildren(...modes.map((m) => h('option', { value: m.id, selected: m.id === current }, m.label)));
     if (current) this.modeSelect.value = current;
@@ -184,7 +184,7 @@ export class Chrome {
     }
     const elapsed = progress.elapsedMs + (running ? elapsedExtraMs : 0);
     if (elapsed > 0) parts.push(formatDuration(elapsed));
-    if (progress.contextTokens && progress.contextWindow) {
+    if (progress.contextTokens && progress.contextWindow && progress.contextTokens / progress.contextWindow >= 0.01) {
       parts.push(`context ${Math.round((100 * progress.contextTokens) / progress.contextWindow)}%`);
     }
     this.progressText.textContent = parts.join(' · ');
