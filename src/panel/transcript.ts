@@ -207,7 +207,11 @@ export class Transcript {
           // The time the user took to decide is not the tool's: its clock (and the live ticker) starts now.
           const at = this.now();
           this.approvedAt.set(tool.id, at);
-          this.update(ops, { ...tool, status: d.kind === 'reject' ? 'rejected' : 'running', startedAt: at });
+          const p = item.preview;
+          const edit = d.kind !== 'reject' && p?.kind === 'edit'
+            ? { edit: { path: p.path, ...(p.displayPath ? { displayPath: p.displayPath } : {}), isNewFile: p.isNewFile, added: p.added, removed: p.removed, requestId: item.requestId } }
+            : {};
+          this.update(ops, { ...tool, status: d.kind === 'reject' ? 'rejected' : 'running', startedAt: at, ...edit });
         }
         if (this.status.state === 'awaiting_approval' && !this.hasPendingApproval()) {
           this.setStatus(ops, { ...this.status, state: 'running' });

@@ -86,6 +86,8 @@ export const ToolItemSchema = z.object({
   fullOutputRef: Id.optional(),
   /** Tail of live progress output (terminal chunks). */
   progress: Preview.optional(),
+  /** An edit the user approved from its card: the row reads "edited src/x.ts +4 −1" and reopens the change. */
+  edit: z.object({ path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(), added: Count, removed: Count, requestId: Id }).optional(),
   /** A command's exit code (null: killed by a signal); absent for other tools. */
   exitCode: z.number().int().nullable().optional(),
 });

@@ -56,15 +56,16 @@ describe('webview panel (Chromium)', function () {
     await p.page.locator('[data-id="a1"] vscode-button[data-act="approve"]').click();
     assert.deepEqual(await p.posted(), [{ type: 'approval_decision', requestId: 'req-a1', decision: { kind: 'approve', scope: 'once' } }]);
 
-    // Host confirms; the card turns into an outcome line and the tool runs.
-    await p.host(patch({ op: 'update', item: approval('a1', 'req-a1', { status: 'approved' }) }, { op: 'update', item: tool('t1', { status: 'running' }) }));
-    // A resolved edit is one line that reopens the change.
-    assert.equal(await p.page.locator('[data-id="a1"]').textContent(), 'edited src/app.ts+2−1');
-    assert.equal(await p.page.locator('[data-id="a1"] pre.diff').count(), 0);
+    // Host confirms: the card goes, and the tool's own row says what happened and reopens the change.
+    const edit = { path: 'src/app.ts', isNewFile: false, added: 2, removed: 1, requestId: 'req-a1' };
+    await p.host(patch({ op: 'update', item: approval('a1', 'req-a1', { status: 'approved' }) }, { op: 'update', item: tool('t1', { status: 'done', edit }) }));
+    assert.equal(await p.page.locator('[data-id="a1"]').isHidden(), true);
     assert.equal(await p.page.locator('[data-id="a1"] vscode-button').count(), 0);
+    assert.match(await p.page.locator('[data-id="t1"] .tool-head').textContent() ?? '', /Editedsrc\/app.ts \+2 −1/);
     await p.clearPosted();
-    await p.page.locator('[data-id="a1"] a[data-act="open_diff"]').click();
+    await p.page.locator('[data-id="t1"] a[data-act="open_diff"]').click();
     assert.deepEqual(await p.posted(), [{ type: 'open_diff', requestId: 'req-a1' }]);
+    assert.equal(await p.page.locator('[data-id="t1"] details').getAttribute('open'), null, 'the link does not toggle the row');
 
     const next = async (n: number) => {
       await p.host(patch({ op: 'append', item: approval(`a${n}`, `req-a${n}`) }));

@@ -1,14 +1,20 @@
-// Approvals. Pending: one card that is enough to decide — what runs (printed once) or what changes (a capped
-// diff), how it runs, and the buttons. Resolved: one quiet line ("edited src/x.ts +4 −1", "ran make", "rejected
-// by you: reason") that can reopen the diff.
+// Approvals: one card that is enough to decide — what runs (printed once) or what changes (a capped diff), how
+// it runs, and the buttons. Once answered the card goes: the tool's row says what happened ("Edited src/x.ts
+// +4 −1" reopens the change; "rejected" is the user's choice, not an error).
 import type { ItemOf } from '../../src/protocol/messages';
 import { button, h } from './dom';
 import { icon } from './icons';
 
 type Approval = ItemOf<'approval'>;
 
+/** Only a pending approval is rendered (see approvalShown). */
 export function renderApproval(a: Approval): HTMLElement {
-  return a.status === 'pending' ? pendingCard(a) : resolvedRow(a);
+  return pendingCard(a);
+}
+
+/** Once answered, the tool's own row tells the story ("edited src/x.ts +4 −1", "rejected"): the card goes. */
+export function approvalShown(a: Approval): boolean {
+  return a.status === 'pending';
 }
 
 function pendingCard(a: Approval): HTMLElement {
@@ -44,31 +50,6 @@ function pendingCard(a: Approval): HTMLElement {
     h('div', { class: 'hint' }, 'Ctrl+Enter approve · Ctrl+Shift+Enter always · Ctrl+Backspace reject'));
   return card;
 }
-
-const OUTCOME: Record<Exclude<Approval['status'], 'pending'>, [icon: string, text: string]> = {
-  approved: ['check', 'approved'],
-  approved_task: ['check-all', 'approved for this task'],
-  rejected: ['circle-slash', 'rejected by you'],
-  cancelled: ['circle-slash', 'cancelled'],
-};
-
-function resolvedRow(a: Approval): HTMLElement {
-  const p = a.preview;
-  const [glyph, outcome] = OUTCOME[a.status as Exclude<Approval['status'], 'pending'>];
-  const row = h('div', { class: `approval-card resolved approval-row outcome-${a.status}` });
-  if (p?.kind === 'edit' && (a.status === 'approved' || a.status === 'approved_task')) {
-    row.append(icon('edit'), h('span', {}, p.isNewFile ? 'created ' : 'edited '),
-      h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0', title: `Show the change to ${p.path}`, class: 'path' }, p.displayPath ?? p.path),
-      h('span', { class: 'added' }, `+${p.added}`), h('span', { class: 'removed' }, `−${p.removed}`));
-  } else {
-    const what = p?.kind === 'edit' ? `${p.isNewFile ? 'create' : 'edit'} ${p.displayPath ?? p.path}` : p?.kind === 'command' ? p.command.split('\n')[0]! : a.summary;
-    row.append(icon(glyph), h('span', { class: 'approval-outcome' }, capitalise(outcome)), h('span', { class: 'approval-what', title: what }, what));
-  }
-  if (a.reason) row.append(h('span', { class: 'approval-reason' }, `“${a.reason}”`));
-  return row;
-}
-
-const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** "Always for this task" says what it grants: a command's program and subcommand, or nothing beyond this call. */
 function alwaysButton(a: Approval): HTMLElement | null {

@@ -2,7 +2,7 @@
 // upgraded by the transcript view when they scroll near the viewport (see hydrate()).
 import type { ItemOf, TranscriptItem } from '../../src/protocol/messages';
 import { actionButtons } from './actions';
-import { renderApproval } from './approvalCard';
+import { approvalShown, renderApproval } from './approvalCard';
 import { formatTokens, h } from './dom';
 import { icon } from './icons';
 import { renderMarkdown } from './markdown';
@@ -19,7 +19,7 @@ function mdBody(source: string, streaming = false): HTMLElement {
 export function renderItem(item: TranscriptItem): HTMLElement {
   const el = h('div', { class: `item item-${item.kind}`, 'data-id': item.id });
   // task_completion / converse / ask_question: the run-end block shows them once, rendered.
-  if (item.kind === 'tool' && HIDDEN_TOOLS.has(item.name)) {
+  if ((item.kind === 'tool' && HIDDEN_TOOLS.has(item.name)) || (item.kind === 'approval' && !approvalShown(item))) {
     el.hidden = true;
     return el;
   }

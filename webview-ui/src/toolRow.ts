@@ -63,11 +63,17 @@ export function renderTool(t: Tool): HTMLElement {
       t.durationMs !== undefined ? formatDuration(t.durationMs) : ''),
   ];
   const quiet = t.status === 'done' || live;
+  const e = t.edit;
+  const target = e
+    ? h('span', { class: 'tool-args tool-edit' },
+      h('a', { 'data-act': 'open_diff', 'data-request-id': e.requestId, role: 'link', tabindex: '0', title: `Show the change to ${e.path}` }, e.displayPath ?? e.path),
+      ' ', h('span', { class: 'added' }, `+${e.added}`), ' ', h('span', { class: 'removed' }, `−${e.removed}`))
+    : h('span', { class: 'tool-args' }, t.argsSummary);
   const summary = h('summary', { class: 'tool-head', title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
     icon('chevron-right', undefined, 'chev'),
     icon(glyph, undefined, 'tool-icon'),
-    h('span', { class: 'tool-name' }, verb),
-    h('span', { class: 'tool-args' }, t.argsSummary),
+    h('span', { class: 'tool-name' }, e ? (e.isNewFile ? 'Created' : 'Edited') : verb),
+    target,
     ...meta,
     h('span', { class: `tool-status status-${t.status}${quiet ? ' sr-only' : ''}` }, statusText),
     icon(statusIcon, undefined, `tool-status-icon status-${t.status}${live ? ' codicon-modifier-spin' : ''}`));

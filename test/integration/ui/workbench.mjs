@@ -59,8 +59,8 @@ export function forgePanel(page) {
     pendingApproval: wv.locator('.approval-card.pending'),
     approveButton: wv.locator('.approval-card.pending vscode-button[data-act="approve"]'),
     approvalOutcome: wv.locator('.approval-card.resolved .approval-outcome'),
-    /** An approved edit collapses to "edited src/x.ts +4 −1". */
-    resolvedEdit: wv.locator('.approval-row.outcome-approved, .approval-row.outcome-approved_task'),
+    /** An approved edit: the card goes, the tool's row reads "Edited src/x.ts +4 −1" (the link reopens the change). */
+    resolvedEdit: wv.locator('.item-tool .tool-head', { has: wv.locator('.tool-edit') }),
     runEnd: (reason) => wv.locator(`.item-run_end .run-end.reason-${reason}`),
     progressText: wv.locator('.progress .progress-text'),
     stopButton: wv.locator('vscode-button[data-act="stop"]'),

@@ -59,6 +59,7 @@ describe('panel transcript folding', () => {
     assert.equal(tool.argsText, JSON.stringify({ path: 'a.ts', content: 'x' }, null, 2));
     assert.equal(tool.progress, 'writing…');
     assert.equal(tool.result, 'ok');
+    assert.deepEqual(tool.edit, { path: 'a.ts', isNewFile: false, added: 2, removed: 1, requestId: 'ap-1' }, 'the approved edit is on the row');
     const ap = item(items, 'approval')[0]!;
     assert.equal(ap.status, 'approved_task');
     assert.equal(ap.summary, 'Edit a.ts');
