@@ -61,7 +61,7 @@ describe('webview panel (Chromium)', function () {
     await p.host(patch({ op: 'update', item: approval('a1', 'req-a1', { status: 'approved' }) }, { op: 'update', item: tool('t1', { status: 'done', edit }) }));
     assert.equal(await p.page.locator('[data-id="a1"]').isHidden(), true);
     assert.equal(await p.page.locator('[data-id="a1"] vscode-button').count(), 0);
-    assert.match(await p.page.locator('[data-id="t1"] .tool-head').textContent() ?? '', /Editedsrc\/app.ts \+2 −1/);
+    assert.match(await p.page.locator('[data-id="t1"] .tool-head').textContent() ?? '', /Editedsrc\/app.ts\+2−1/);
     await p.clearPosted();
     await p.page.locator('[data-id="t1"] a[data-act="open_diff"]').click();
     assert.deepEqual(await p.posted(), [{ type: 'open_diff', requestId: 'req-a1' }]);

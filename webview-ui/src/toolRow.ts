@@ -67,7 +67,7 @@ export function renderTool(t: Tool): HTMLElement {
   const target = e
     ? h('span', { class: 'tool-args tool-edit' },
       h('a', { 'data-act': 'open_diff', 'data-request-id': e.requestId, role: 'link', tabindex: '0', title: `Show the change to ${e.path}` }, e.displayPath ?? e.path),
-      ' ', h('span', { class: 'added' }, `+${e.added}`), ' ', h('span', { class: 'removed' }, `−${e.removed}`))
+      h('span', { class: 'added' }, `+${e.added}`), h('span', { class: 'removed' }, `−${e.removed}`))
     : h('span', { class: 'tool-args' }, t.argsSummary);
   const summary = h('summary', { class: 'tool-head', title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
     icon('chevron-right', undefined, 'chev'),
