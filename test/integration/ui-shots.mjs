@@ -2,7 +2,8 @@
 // Screenshots for looking (and a few checks that the flows work), driven like a person in the real VS Code:
 // a first run without a model (the inline setup form: pick the provider, type the base URL, Check connection,
 // Save), the welcome state, a finished task with tool rows (a command and an edit approved from their cards),
-// a model failure with Retry / Open settings, and the in-panel History — in the light, dark and high-contrast
+// a model failure with Retry / Open settings, the in-panel History and Explain Selection from the editor's
+// Forge context submenu — in the light, dark and high-contrast
 // themes at 300 px and 600 px side bars. Writes test-results/ui-<state>-<theme>-<width>.png.
 //
 //   node esbuild.mjs && node test/integration/ui-shots.mjs
@@ -158,6 +159,23 @@ async function shoot(theme, label) {
     await runCommand(page, 'Forge: Show Task History');
     await wv.locator('.history').waitFor({ state: 'visible', timeout: 15_000 });
     await snap(page, 'history', label);
+    await page.keyboard.press('Escape');
+
+    // 6. An editor action from the context menu's Forge submenu: a new task with a short user line.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('greet.js');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().click();
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.waitFor({ timeout: 15_000 });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    llm.script([{ text: '`greetWorld(name)` returns a greeting string for `name`; it is exported for the tests.' }]);
+    await editor.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: /^Forge$/ }).first().hover({ timeout: 10_000 });
+    await page.locator('.monaco-menu .action-label', { hasText: 'Explain Selection' }).first().click({ timeout: 10_000 });
+    await panel.userBubble('Explain selection in src/greet.js:1-').waitFor({ timeout: 30_000 });
+    await panel.runEnd('converse').waitFor({ timeout: 30_000 });
+    await snap(page, 'explain', label);
   } catch (err) {
     const page = browser?.pages()[0];
     if (page) await page.screenshot({ path: path.join(shots, `ui-failed-${label}.png`) }).catch(() => {});
