@@ -172,7 +172,10 @@ async function shoot(theme, label) {
     llm.script([{ text: '`greetWorld(name)` returns a greeting string for `name`; it is exported for the tests.' }]);
     await editor.click({ button: 'right' });
     await page.locator('.monaco-menu .action-label', { hasText: /^Forge$/ }).first().hover({ timeout: 10_000 });
-    await page.locator('.monaco-menu .action-label', { hasText: 'Explain Selection' }).first().click({ timeout: 10_000 });
+    // Into the submenu with the keyboard (a mouse path across the menu can close it): its first item is Explain.
+    await page.keyboard.press('ArrowRight');
+    await page.locator('.monaco-menu .action-item.focused .action-label', { hasText: 'Explain Selection' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
     await panel.userBubble('Explain selection in src/greet.js:1-').waitFor({ timeout: 30_000 });
     await panel.runEnd('converse').waitFor({ timeout: 30_000 });
     await snap(page, 'explain', label);
