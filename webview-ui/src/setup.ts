@@ -75,7 +75,8 @@ export class SetupForm {
     const wasOpen = this.open;
     this.el.hidden = false;
     this.cancel.hidden = !canCancel;
-    this.intro.textContent = p.problem ?? 'Forge needs a language model: a local server, a VS Code chat model, or an API key.';
+    this.intro.replaceChildren('Forge needs a language model: a local server, a VS Code chat model, or an API key.',
+      p.problem ? h('span', { class: 'setup-problem' }, icon('info'), ' ', p.problem) : '');
     if (!wasOpen) {
       const known = providerIdOf(p.provider);
       if (known) this.setProvider(known, false);
