@@ -14,10 +14,8 @@ import rust from 'highlight.js/lib/languages/rust';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
-import cpp from 'highlight.js/lib/languages/cpp';
-import csharp from 'highlight.js/lib/languages/csharp';
 
-const LANGS = { bash, css, diff, go, java, javascript, json, python, rust, typescript, xml, yaml, cpp, csharp };
+const LANGS = { bash, css, diff, go, java, javascript, json, python, rust, typescript, xml, yaml };
 for (const [name, lang] of Object.entries(LANGS)) hljs.registerLanguage(name, lang);
 hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
 hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
