@@ -113,6 +113,11 @@ describe('webview panel design (Chromium)', function () {
     assert.equal(await p.page.locator('[data-id="c1"] .section-title').allInnerTexts().then((t) => t.join('|')), 'Output');
     assert.equal(await p.page.locator('[data-id="k1"]').isHidden(), true, 'task_completion shows once, as the run end');
     assert.equal(await p.page.locator('.codicon').count() > 5, true, 'codicons, not emoji');
+    const fontLoaded = await p.page.evaluate(async () => {
+      await document.fonts.load('16px codicon');
+      return [...document.fonts].some((f) => f.family.replace(/"/g, '') === 'codicon' && f.status === 'loaded');
+    });
+    assert.equal(fontLoaded, true, 'the codicon font loads from the webview bundle under the CSP');
     assert.doesNotMatch(await p.page.locator('.items').innerText(), /[⚠⛔✅❌]/u);
   });
 
