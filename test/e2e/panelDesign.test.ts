@@ -112,6 +112,10 @@ describe('webview panel design (Chromium)', function () {
     assert.doesNotMatch(body, /Exit code/, 'the exit code is on the row, not repeated');
     assert.equal(await p.page.locator('[data-id="c1"] .section-title').allInnerTexts().then((t) => t.join('|')), 'Output');
     assert.equal(await p.page.locator('[data-id="k1"]').isHidden(), true, 'task_completion shows once, as the run end');
+    await p.host(patch({ op: 'append', item: tool('k2', { name: 'converse', argsText: '{"reply":"Sur', argsSummary: '', status: 'pending', durationMs: undefined, result: undefined }) }));
+    assert.match(await p.page.locator('[data-id="k2"] .tool-head').innerText(), /Replying/, 'while it streams, the row says so');
+    await p.host(patch({ op: 'update', item: tool('k2', { name: 'converse', argsText: '{"reply":"Sure."}', argsSummary: 'Sure.', status: 'done', result: 'Sure.' }) }));
+    assert.equal(await p.page.locator('[data-id="k2"]').isHidden(), true);
     assert.equal(await p.page.locator('.codicon').count() > 5, true, 'codicons, not emoji');
     const fontLoaded = await p.page.evaluate(async () => {
       await document.fonts.load('16px codicon');

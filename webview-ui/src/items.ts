@@ -19,7 +19,9 @@ function mdBody(source: string, streaming = false): HTMLElement {
 export function renderItem(item: TranscriptItem): HTMLElement {
   const el = h('div', { class: `item item-${item.kind}`, 'data-id': item.id });
   // task_completion / converse / ask_question: the run-end block shows them once, rendered.
-  if ((item.kind === 'tool' && HIDDEN_TOOLS.has(item.name)) || (item.kind === 'approval' && !approvalShown(item))) {
+  // (While one streams its text, its row says so — "Finishing…" — and goes when the run end shows the text.)
+  const live = item.kind === 'tool' && (item.status === 'pending' || item.status === 'running');
+  if ((item.kind === 'tool' && HIDDEN_TOOLS.has(item.name) && !live) || (item.kind === 'approval' && !approvalShown(item))) {
     el.hidden = true;
     return el;
   }

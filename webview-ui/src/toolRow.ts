@@ -15,7 +15,9 @@ const VERBS: Record<string, [label: string, icon: string]> = {
   list_files: ['List', 'list-tree'],
   search_files: ['Search', 'search'],
   delegate_task: ['Delegate', 'organization'],
-  ask_question: ['Ask', 'question'],
+  ask_question: ['Asking', 'question'],
+  task_completion: ['Finishing', 'pass'],
+  converse: ['Replying', 'comment'],
 };
 
 /** Loop-control calls end the run: the run-end block shows their text, so no row of their own. */
