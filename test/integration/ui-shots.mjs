@@ -135,7 +135,10 @@ async function shoot(theme, label) {
     for (let i = 0; i < 2; i++) {
       await panel.approveButton.first().waitFor({ timeout: 30_000 });
       if (i === 0) await snap(page, 'approval', label);
+      // Wait for this card to go before looking for the next (under load the answered card lingers a moment).
+      const id = await panel.approveButton.first().getAttribute('data-request-id');
       await panel.approveButton.first().click();
+      await wv.locator(`.approval-card.pending vscode-button[data-request-id="${id}"]`).waitFor({ state: 'detached', timeout: 30_000 });
     }
     await panel.runEnd('done').waitFor({ timeout: 60_000 });
     await page.keyboard.press('Escape');
