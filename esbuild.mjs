@@ -48,7 +48,9 @@ const webview = {
   platform: 'browser',
   format: 'esm',
   target: 'es2022',
-  loader: { '.css': 'css' },
+  loader: { '.css': 'css', '.ttf': 'file' },
+  // The codicon font lands next to main.css as dist/webview/codicon.ttf (a localResourceRoot).
+  assetNames: '[name]',
 };
 
 /** The build options, for tools that stage their own copy of the extension (benchmarks). */

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InMemoryOutputStore } from './core/context/output-store';
 import { Agent, type AgentDeps } from './core/loop/agent';
+import { MODES } from './core/modes';
 import { EditJournal } from './core/tasks/journal';
 import type { AgentSnapshot } from './core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from './core/tasks/task-store';
@@ -94,6 +95,8 @@ export async function activate(context: vscode.ExtensionContext) {
     if (generation !== refreshing) return;
     const inUse = choices.find((c) => c.provider === settings.provider && (c.model === settings.model || c.model === resolved.status.model));
     panel.setProviderStatus({ ...resolved.status, models: choices.slice(0, 500).map((c) => ({ id: c.id, label: c.label })), modelId: inUse?.id });
+    // The "no model" error of a moment ago is moot once a model works: it leaves the transcript.
+    if (!resolved.status.problem) controller?.manager.current.transcript.clearSetupErrors();
     if (resolved.status.problem) log.info(`Model not ready: ${resolved.status.problem}`);
     else log.info(`Model: ${resolved.status.provider} ${resolved.status.model}`);
   };
@@ -135,6 +138,7 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
   );
   const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
+  panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
   const ready = initialise();
   ready.then((s) => settle.resolve(s.controller), settle.reject);
   ready.catch((err: unknown) => {

@@ -31,6 +31,14 @@ export interface PanelController {
   onOpenSettings(): void;
   onSetApiKey(provider?: string): void;
   onShowLogs(): void;
+  /** Removes a task from the history (the panel's History list). */
+  onDeleteTask?(taskId: string): void;
+  /** The mode switch: the current task's mode from its next run on. */
+  onSetMode?(mode: string): void;
+  /** The setup form: asks the endpoint for its models and looks for local servers; answers with provider_check. */
+  onCheckProvider?(req: Extract<WebviewMessage, { type: 'check_provider' }>): void;
+  /** The setup form's Save. */
+  onSaveProvider?(req: Extract<WebviewMessage, { type: 'save_provider' }>): void;
 }
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
@@ -64,6 +72,8 @@ export class PanelBridge {
   private unsubscribe: (() => void) | undefined;
   private provider: ProviderStatus = { configured: false };
   private history: TaskSummary[] = [];
+  private modes: { id: string; label: string }[] | undefined;
+  private mode: string | undefined;
   private seq = 0;
 
   constructor(
@@ -103,6 +113,7 @@ export class PanelBridge {
   post(msg: HostMessage): void {
     if (msg.type === 'provider_status') this.provider = msg.provider;
     if (msg.type === 'history') this.history = msg.tasks;
+    if (msg.type === 'mode') this.mode = msg.mode;
     for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
   }
 
@@ -112,6 +123,16 @@ export class PanelBridge {
 
   setHistory(tasks: TaskSummary[]): void {
     this.post({ type: 'history', tasks });
+  }
+
+  /** The mode switch's choices and the current task's mode. */
+  setModes(modes: { id: string; label: string }[], current?: string): void {
+    this.modes = modes;
+    if (current !== undefined) this.post({ type: 'mode', mode: current });
+  }
+
+  setMode(mode: string): void {
+    this.post({ type: 'mode', mode });
   }
 
   showError(message: string, actions?: Action[]): void {
@@ -131,7 +152,7 @@ export class PanelBridge {
 
   snapshot(): Snapshot {
     const t = this.transcript.snapshot();
-    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history };
+    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history, ...(this.modes ? { modes: this.modes } : {}), ...(this.mode ? { mode: this.mode } : {}) };
   }
 
   dispose(): void {
@@ -212,6 +233,10 @@ export class PanelBridge {
       case 'open_settings': return c.onOpenSettings();
       case 'set_api_key': return c.onSetApiKey(m.provider);
       case 'show_logs': return c.onShowLogs();
+      case 'delete_task': return c.onDeleteTask?.(m.id);
+      case 'set_mode': return c.onSetMode?.(m.mode);
+      case 'check_provider': return c.onCheckProvider?.(m);
+      case 'save_provider': return c.onSaveProvider?.(m);
     }
   }
 

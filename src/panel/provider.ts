@@ -53,6 +53,10 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
     this.bridge.setHistory(tasks);
   }
 
+  setMode(mode: string): void {
+    this.bridge.setMode(mode);
+  }
+
   showError(message: string, actions?: Action[]): void {
     this.bridge.showError(message, actions);
   }

@@ -41,6 +41,10 @@ export class Transcript {
   /** Per run: warning key -> item id (retries of one step update one line). */
   private warningItems = new Map<string, string>();
   private pendingRequestId: string | undefined;
+  /** What the next run's user message shows as (an editor action's short line instead of its whole prompt). */
+  private pendingDisplay: string | undefined;
+  /** Tool item id -> when its approval was answered: the tool's duration counts from there. */
+  private approvedAt = new Map<string, number>();
   private listeners = new Set<TranscriptListener>();
   private readonly now: () => number;
   private readonly resultChars: number;
@@ -93,11 +97,29 @@ export class Transcript {
     this.pendingRequestId = safeId(requestId);
   }
 
-  /** An error outside a run (no provider, failed to start): stays in the transcript with what to do. */
-  addError(message: string, actions: Action[] = []): PatchOp[] {
+  /** The next run's user message is shown as `text` (the model still gets the whole prompt). */
+  displayNextMessageAs(text: string): void {
+    this.pendingDisplay = text;
+  }
+
+  /**
+   * An error outside a run (no provider, failed to start): stays in the transcript with what to do. Topic 'setup'
+   * (no usable model) is dropped again by clearSetupErrors once a model is configured.
+   */
+  addError(message: string, actions: Action[] = [], topic?: 'setup'): PatchOp[] {
     const ops: PatchOp[] = [];
-    this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'error', message: cap(message, LIMITS.preview).text, actions });
+    this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'error', message: cap(message, LIMITS.preview).text, actions, ...(topic ? { topic } : {}) });
     return this.emit(ops);
+  }
+
+  /** Removes the "no model" errors (a model is configured now); true when there were any. */
+  clearSetupErrors(): boolean {
+    const kept = this.items.filter((it) => !(it.kind === 'error' && it.topic === 'setup'));
+    if (kept.length === this.items.length) return false;
+    this.items = kept;
+    this.index = new Map(this.items.map((it, i) => [it.id, i]));
+    for (const l of this.listeners) l({ kind: 'reset' });
+    return true;
   }
 
   apply(e: AgentEvent): PatchOp[] {
@@ -108,13 +130,18 @@ export class Transcript {
         this.toolItems.clear();
         this.approvalItems.clear();
         this.warningItems.clear();
-        if (e.userMessage.trim()) {
-          this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'user', text: cap(e.userMessage, LIMITS.itemText).text });
+        this.approvedAt.clear();
+        const shown = this.pendingDisplay ?? e.userMessage;
+        this.pendingDisplay = undefined;
+        if (e.userMessage.trim() && shown.trim()) {
+          this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'user', text: cap(shown, LIMITS.itemText).text });
         }
         this.setStatus(ops, { state: 'running', runId: safeId(e.runId), requestId: this.pendingRequestId, mode: e.mode.slice(0, 100) });
         this.pendingRequestId = undefined;
         if (e.taskId) this.taskId = safeId(e.taskId);
-        this.setProgress(ops, { iteration: 0, maxIterations: e.maxIterations, inputTokens: 0, outputTokens: 0, elapsedMs: 0 });
+        // Continue / resume (no new message) go on counting where the task was: "Iteration 7 / 25", not 0.
+        const carried = !e.userMessage.trim() && this.progress ? Math.min(this.progress.iteration, e.maxIterations) : 0;
+        this.setProgress(ops, { iteration: carried, maxIterations: e.maxIterations, inputTokens: 0, outputTokens: 0, elapsedMs: 0 });
         break;
       }
       case 'step_start':
@@ -177,7 +204,14 @@ export class Transcript {
         this.update(ops, { ...item, status, reason });
         const tool = this.toolByCallId(item.toolCallId);
         if (tool && tool.status === 'awaiting_approval') {
-          this.update(ops, { ...tool, status: d.kind === 'reject' ? 'rejected' : 'running' });
+          // The time the user took to decide is not the tool's: its clock (and the live ticker) starts now.
+          const at = this.now();
+          this.approvedAt.set(tool.id, at);
+          const p = item.preview;
+          const edit = d.kind !== 'reject' && p?.kind === 'edit'
+            ? { edit: { path: p.path, ...(p.displayPath ? { displayPath: p.displayPath } : {}), isNewFile: p.isNewFile, added: p.added, removed: p.removed, requestId: item.requestId } }
+            : {};
+          this.update(ops, { ...tool, status: d.kind === 'reject' ? 'rejected' : 'running', startedAt: at, ...edit });
         }
         if (this.status.state === 'awaiting_approval' && !this.hasPendingApproval()) {
           this.setStatus(ops, { ...this.status, state: 'running' });
@@ -193,8 +227,13 @@ export class Transcript {
         const item = this.tool(e.id) ?? this.startToolLate(ops, e.id, e.name);
         const { text, truncated } = cap(e.content, this.resultChars);
         const keep = item.status === 'rejected' || item.status === 'cancelled';
+        const approved = this.approvedAt.get(item.id);
+        const durationMs = approved !== undefined ? Math.min(e.latencyMs, this.now() - approved) : e.latencyMs;
+        const exit = item.name === 'execute_command' ? /^Exit code: (-?\d+)/m.exec(e.content) : null;
+        const killed = item.name === 'execute_command' && /^Killed by signal/m.test(e.content);
         this.update(ops, {
-          ...item, status: keep ? item.status : e.isError ? 'error' : 'done', durationMs: Math.max(0, e.latencyMs),
+          ...item, status: keep ? item.status : e.isError ? 'error' : 'done', durationMs: Math.max(0, durationMs),
+          ...(exit ? { exitCode: Number(exit[1]) } : killed ? { exitCode: null } : {}),
           result: text, resultTruncated: truncated || e.fullOutputRef !== undefined,
           fullOutputRef: e.fullOutputRef === undefined ? undefined : safeId(e.fullOutputRef),
         });
@@ -259,8 +298,11 @@ export class Transcript {
         this.update(ops, { ...item, status: 'cancelled' });
       }
     }
+    // A plain answer was streamed above already: the run end does not repeat it.
+    const last = [...this.items].reverse().find((it) => it.kind !== 'tool' && it.kind !== 'warning');
+    const repeated = (r.reason === 'converse' || r.reason === 'done') && last?.kind === 'assistant' && last.text.trim() === r.detail.trim();
     this.append(ops, {
-      id: this.nextId(), ts: this.now(), kind: 'run_end', reason: r.reason, detail: cap(r.detail, LIMITS.itemText).text,
+      id: this.nextId(), ts: this.now(), kind: 'run_end', reason: r.reason, detail: repeated ? '' : cap(r.detail, LIMITS.itemText).text,
       iterations: r.iterations, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens,
       costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs), actions: runEndActions(r.reason, r.detail),
       ...spendView(r),

@@ -34,7 +34,7 @@ export const TerminationReasonSchema = z.enum([
 ]);
 
 /** Buttons the host can attach to a notice; the webview maps each to a WebviewMessage. */
-export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs']);
+export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs', 'retry', 'setup_model']);
 export type Action = z.infer<typeof ActionSchema>;
 
 export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled']);
@@ -86,6 +86,10 @@ export const ToolItemSchema = z.object({
   fullOutputRef: Id.optional(),
   /** Tail of live progress output (terminal chunks). */
   progress: Preview.optional(),
+  /** An edit the user approved from its card: the row reads "edited src/x.ts +4 −1" and reopens the change. */
+  edit: z.object({ path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(), added: Count, removed: Count, requestId: Id }).optional(),
+  /** A command's exit code (null: killed by a signal); absent for other tools. */
+  exitCode: z.number().int().nullable().optional(),
 });
 export const ApprovalItemSchema = z.object({
   ...base,
@@ -130,6 +134,8 @@ export const RunEndItemSchema = z.object({
 });
 export const ErrorItemSchema = z.object({
   ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
+  /** 'setup': about the model not being set up; goes away once one is, and is never saved with the task. */
+  topic: z.enum(['setup']).optional(),
 });
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
@@ -191,6 +197,9 @@ export const TaskSummarySchema = z.object({
   title: Label,
   updatedAt: Ms,
   status: z.string().max(40).optional(),
+  /** Tokens the task spent so far and its cost (absent: unknown price). */
+  tokens: Count.optional(),
+  costUsd: z.number().nonnegative().optional(),
 });
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
@@ -203,6 +212,9 @@ export const SnapshotSchema = z.object({
   progress: ProgressSchema.optional(),
   provider: ProviderStatusSchema,
   history: z.array(TaskSummarySchema).max(LIMITS.history),
+  /** The modes the panel's mode switch offers, and the current task's mode. */
+  modes: z.array(z.object({ id: Id, label: Label })).max(20).optional(),
+  mode: Label.optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
@@ -231,8 +243,21 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6).optional() }),
   /** Puts text into the input box (e.g. "Add Selection to Chat") and focuses it. */
   z.object({ type: z.literal('prefill'), text: z.string().max(LIMITS.userText) }),
+  /** Opens a part of the panel (the view title's History button). */
+  z.object({ type: z.literal('show'), view: z.enum(['history', 'setup']) }),
+  /** The current task's mode changed (mode switch, new task, task loaded). */
+  z.object({ type: z.literal('mode'), mode: Label }),
+  /** Answer to check_provider: whether the endpoint answers, its models, and local servers found. */
+  z.object({
+    type: z.literal('provider_check'), ok: z.boolean(), message: Preview.optional(),
+    models: z.array(Label).max(LIMITS.models).optional(),
+    local: z.array(z.object({ label: Label, baseUrl: z.string().max(LIMITS.path), models: z.array(Label).max(LIMITS.models) })).max(4).optional(),
+  }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
+
+export const ProviderIdSchema = z.enum(['vscode-lm', 'openai', 'anthropic', 'openai-compatible']);
+export type PanelProviderId = z.infer<typeof ProviderIdSchema>;
 
 // ---------- webview -> host (untrusted direction: strict objects, unknown keys rejected) ----------
 
@@ -259,6 +284,15 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('open_settings') }),
   z.strictObject({ type: z.literal('set_api_key'), provider: z.string().max(100).optional() }),
   z.strictObject({ type: z.literal('show_logs') }),
+  z.strictObject({ type: z.literal('delete_task'), id: Id }),
+  z.strictObject({ type: z.literal('set_mode'), mode: Id }),
+  /** The setup form: ask an endpoint for its models (and look for local servers); the key is not stored. */
+  z.strictObject({ type: z.literal('check_provider'), provider: ProviderIdSchema, baseUrl: z.string().max(LIMITS.path).optional(), apiKey: z.string().max(LIMITS.path).optional() }),
+  /** The setup form's Save: settings for provider/base URL/model, SecretStorage for the key. */
+  z.strictObject({
+    type: z.literal('save_provider'), provider: ProviderIdSchema, baseUrl: z.string().max(LIMITS.path).optional(),
+    model: z.string().max(LIMITS.label).optional(), apiKey: z.string().max(LIMITS.path).optional(),
+  }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];
@@ -299,7 +333,9 @@ export function parseWebviewMessage(x: unknown): ParseResult<WebviewMessage> {
 /** Maps a notice button to the message it posts. `continue` needs a fresh request id. */
 export function actionToMessage(action: Action, newRequestId: () => string): WebviewMessage {
   switch (action) {
-    case 'continue': return { type: 'continue', requestId: newRequestId() };
+    case 'continue':
+    case 'retry': return { type: 'continue', requestId: newRequestId() };
+    case 'setup_model': return { type: 'select_model' };
     case 'new_task': return { type: 'new_task' };
     case 'set_api_key': return { type: 'set_api_key' };
     case 'select_model': return { type: 'select_model' };

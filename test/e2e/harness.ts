@@ -34,11 +34,11 @@ export async function ensureBundle(): Promise<void> {
   await esbuild.build({
     absWorkingDir: ROOT, bundle: true, sourcemap: 'linked', sourcesContent: false, legalComments: 'none', logLevel: 'warning',
     entryPoints: { main: 'webview-ui/src/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'esm',
-    target: 'es2022', loader: { '.css': 'css' },
+    target: 'es2022', loader: { '.css': 'css', '.ttf': 'file' }, assetNames: '[name]',
   });
 }
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html' };
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html', '.ttf': 'font/ttf' };
 
 export interface Harness {
   origin: string;

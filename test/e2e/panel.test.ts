@@ -49,16 +49,23 @@ describe('webview panel (Chromium)', function () {
       { op: 'append', item: tool('t1', { status: 'awaiting_approval', durationMs: undefined, result: undefined }) },
       { op: 'append', item: approval('a1', 'req-a1') },
     ));
-    assert.match(await p.page.locator('[data-id="t1"] .tool-head').innerText(), /read_file\s+src\/app.ts\s+needs approval/);
+    assert.match(await p.page.locator('[data-id="t1"] .tool-head').innerText(), /Read\s+src\/app.ts\s+needs approval/);
+    assert.match(await p.page.locator('[data-id="t1"] .tool-head').getAttribute('title') ?? '', /^read_file: src\/app.ts/);
     assert.equal(await p.page.locator('[data-id="a1"] pre.diff .add').count(), 3);
     await p.clearPosted();
     await p.page.locator('[data-id="a1"] vscode-button[data-act="approve"]').click();
     assert.deepEqual(await p.posted(), [{ type: 'approval_decision', requestId: 'req-a1', decision: { kind: 'approve', scope: 'once' } }]);
 
-    // Host confirms; the card turns into an outcome line and the tool runs.
-    await p.host(patch({ op: 'update', item: approval('a1', 'req-a1', { status: 'approved' }) }, { op: 'update', item: tool('t1', { status: 'running' }) }));
-    assert.equal(await p.page.locator('[data-id="a1"] .approval-outcome').textContent(), 'Approved');
+    // Host confirms: the card goes, and the tool's own row says what happened and reopens the change.
+    const edit = { path: 'src/app.ts', isNewFile: false, added: 2, removed: 1, requestId: 'req-a1' };
+    await p.host(patch({ op: 'update', item: approval('a1', 'req-a1', { status: 'approved' }) }, { op: 'update', item: tool('t1', { status: 'done', edit }) }));
+    assert.equal(await p.page.locator('[data-id="a1"]').isHidden(), true);
     assert.equal(await p.page.locator('[data-id="a1"] vscode-button').count(), 0);
+    assert.match(await p.page.locator('[data-id="t1"] .tool-head').textContent() ?? '', /Editedsrc\/app.ts\+2−1/);
+    await p.clearPosted();
+    await p.page.locator('[data-id="t1"] a[data-act="open_diff"]').click();
+    assert.deepEqual(await p.posted(), [{ type: 'open_diff', requestId: 'req-a1' }]);
+    assert.equal(await p.page.locator('[data-id="t1"] details').getAttribute('open'), null, 'the link does not toggle the row');
 
     const next = async (n: number) => {
       await p.host(patch({ op: 'append', item: approval(`a${n}`, `req-a${n}`) }));
@@ -299,22 +306,22 @@ describe('webview panel (Chromium)', function () {
       items: [{ id: 'e1', ts: 1, kind: 'run_end', reason: 'max_iterations', detail: 'Reached 25 iterations. Continue to extend the limit.', iterations: 25, inputTokens: 9000, outputTokens: 1200, elapsedMs: 65000, actions: ['continue'] }],
     }));
     assert.match(await p.page.locator('.setup-card').innerText(), /No API key for OpenAI/);
+    assert.equal(await p.page.locator('.header .needs-setup').count(), 1, 'the header names no model it cannot use');
     await p.clearPosted();
-    await p.page.locator('.setup-card vscode-button[data-action="set_api_key"]').click();
     await p.page.locator('[data-id="e1"] vscode-button[data-action="continue"]').click();
-    await p.page.locator('vscode-button[data-act="toggle_history"]').click();
-    await p.page.locator('a[data-task-id="task-1"]').click();
+    await p.host({ type: 'show', view: 'history' });
+    await p.page.locator('.history a[data-task-id="task-1"]').click();
     const input = p.page.locator('textarea.input');
     await input.fill('line one');
     await input.press('Shift+Enter');
     await input.type('line two');
     await input.press('Enter');
     const posted = await p.posted();
-    assert.deepEqual(posted.slice(0, 2), [{ type: 'set_api_key' }, { type: 'continue', requestId: (posted[1] as { requestId: string }).requestId }]);
-    assert.match((posted[1] as { requestId: string }).requestId, /^[\x21-\x7e]+$/);
-    assert.deepEqual(posted[2], { type: 'load_task', id: 'task-1' });
-    assert.equal(posted[3]?.type, 'send_message');
-    assert.equal((posted[3] as { text: string }).text, 'line one\nline two');
+    assert.deepEqual(posted.slice(0, 1), [{ type: 'continue', requestId: (posted[0] as { requestId: string }).requestId }]);
+    assert.match((posted[0] as { requestId: string }).requestId, /^[\x21-\x7e]+$/);
+    assert.deepEqual(posted[1], { type: 'load_task', id: 'task-1' });
+    assert.equal(posted[2]?.type, 'send_message');
+    assert.equal((posted[2] as { text: string }).text, 'line one\nline two');
     assert.equal(await input.inputValue(), '');
     // Host banners say what to do and offer the action.
     await p.host({ type: 'error', message: 'The model rejected the API key (401).', actions: ['set_api_key'] });

@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// Screenshots for looking, not a test: a command approval card (with its containment line and the scoped
-// "Always allow" button) in the real VS Code, in the light, dark and high-contrast themes, at a narrow and a wide
-// side bar. Writes test-results/approval-<theme>-<width>.png.
+// Screenshots for looking (and a few checks that the flows work), driven like a person in the real VS Code:
+// a first run without a model (the inline setup form: pick the provider, type the base URL, Check connection,
+// Save), the welcome state, a finished task with tool rows (a command and an edit approved from their cards),
+// a model failure with Retry / Open settings, the in-panel History and Explain Selection from the editor's
+// Forge context submenu — in the light, dark and high-contrast
+// themes at 300 px and 600 px side bars. Writes test-results/ui-<state>-<theme>-<width>.png.
 //
-//   node test/integration/ui-shots.mjs
+//   node esbuild.mjs && node test/integration/ui-shots.mjs
+//   FORGE_SHOTS_THEMES=hc,dark   only these themes (light, dark, hc)
+//   FORGE_SHOTS_WIDTHS=300       only these side-bar widths (default 300,600)
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,17 +17,80 @@ import { fileURLToPath } from 'node:url';
 import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { prepareWorkspace } from './run.mjs';
 import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, runCommand, waitForWorkbench, widenSidebar } from './ui/workbench.mjs';
+import { forgePanel, forgeWebview, runCommand, waitForWorkbench } from './ui/workbench.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
 const ALL_THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern', hc: 'Default High Contrast' };
-// FORGE_SHOTS_THEMES=hc,dark limits the run to some themes.
 const THEMES = Object.fromEntries(Object.entries(ALL_THEMES).filter(([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k)));
-const turns = [
-  { text: 'I will build the project first.', toolCalls: [{ id: 's1', name: 'execute_command', args: { command: 'make build && git commit -am "build output"' } }] },
-  { toolCalls: [{ id: 's2', name: 'task_completion', args: { result: 'Done.' } }] },
+const WIDTHS = (process.env.FORGE_SHOTS_WIDTHS ?? '300,600').split(',').map(Number);
+
+const SEARCH = "  return 'Hello, ' + name + '!';";
+const REPLACE = "  return 'Hi, ' + name + '!';";
+const TASK = 'Make the greeting in src/greet.js say Hi instead of Hello, and check it runs.';
+const task = [
+  { text: 'I will read src/greet.js first.', toolCalls: [{ id: 'u1', name: 'read_file', args: { path: 'src/greet.js' } }] },
+  { text: 'Here is the change.', toolCalls: [{ id: 'u2', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] } }] },
+  { toolCalls: [{ id: 'u3', name: 'execute_command', args: { command: 'node -e "console.log(require(\'./src/greet.js\').greetWorld(\'Ada\'))"' } }] },
+  { toolCalls: [{ id: 'u4', name: 'task_completion', args: { result: 'The greeting in `src/greet.js` now says **Hi**; running it prints `Hi, Ada!`.' } }] },
 ];
+// Retries 1 + 3, then the run fails: one status line that updates, then the failure with Retry / Open settings.
+const outage = Array.from({ length: 4 }, () => ({ fault: 'http', status: 503 }));
+const question = [{ text: '`src/math.js` exports one function:\n\n```js\nfunction add(a, b) {\n  return a + b;\n}\n```\n\nIt is used by the tests only.' }];
+
+/** Drags the sash between side bar and editor to `width` (either way). */
+async function setSidebarWidth(page, width) {
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (!box || Math.abs(box.width - width) < 4) return;
+  // The vertical sash whose centre is nearest the side bar's right edge.
+  const sash = await page.evaluate((edge) => {
+    let best;
+    for (const el of document.querySelectorAll('.monaco-sash.vertical')) {
+      const r = el.getBoundingClientRect();
+      if (r.height < 100) continue;
+      const d = Math.abs(r.left + r.width / 2 - edge);
+      if (!best || d < best.d) best = { d, x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }
+    return best;
+  }, box.x + box.width);
+  const x = sash && sash.d < 10 ? sash.x : box.x + box.width;
+  const y = sash?.y ?? box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + 10 * Math.sign(box.x + width - x), y, { steps: 2 });
+  await page.mouse.move(box.x + width, y, { steps: 6 });
+  await page.mouse.up();
+  await page.waitForTimeout(500);
+  const after = await page.locator('.part.sidebar').boundingBox();
+  if (!after || Math.abs(after.width - width) > 12) console.log(`[shots] side bar is ${Math.round(after?.width ?? 0)} px (wanted ${width})`);
+}
+
+async function snap(page, state, label) {
+  for (const width of WIDTHS) {
+    await setSidebarWidth(page, width);
+    const box = await page.locator('.part.sidebar').boundingBox();
+    const file = path.join(shots, `ui-${state}-${label}-${width}.png`);
+    // The activity bar, the side bar and a strip of the editor: the panel at the size a person sees it.
+    await page.screenshot({ path: file, clip: { x: 0, y: 0, width: Math.round((box?.x ?? 48) + (box?.width ?? width) + 40), height: 900 } });
+    console.log(`[shots] ${file}`);
+  }
+}
+
+async function pickTheme(page, label) {
+  const cls = { light: 'vs', dark: 'vs-dark', hc: 'hc-black' }[label];
+  const pick = { light: 'Light Modern', dark: 'Dark Modern', hc: 'Dark High Contrast' }[label];
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill('>Preferences: Color Theme');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().click();
+  await page.waitForTimeout(500);
+  await input.fill(pick);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first().waitFor({ timeout: 10_000 });
+  await input.press('Enter');
+  await page.waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c), cls, { timeout: 30_000 })
+    .catch(() => console.log(`[shots] ${label}: the workbench never showed the ${cls} class`));
+  await page.waitForTimeout(800);
+}
 
 async function shoot(theme, label) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-shots-'));
@@ -29,42 +98,94 @@ async function shoot(theme, label) {
   const workspace = path.join(root, 'workspace');
   let llm, server, browser;
   try {
-    llm = await startLoopbackLlm(repo);
-    llm.script(turns);
-    prepareWorkspace(workspace, llm.url);
-    server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url } });
+    llm = await startLoopbackLlm(repo, { models: ['test-model', 'test-model-large'] });
+    prepareWorkspace(workspace); // no model configured: the first run sets one up
+    server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1' } });
     browser = await launchChromium(dirs, { viewport: { width: 1400, height: 900 } });
     const page = browser.pages()[0] ?? (await browser.newPage());
     await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: repo }));
     await waitForWorkbench(page);
     const panel = forgePanel(page);
+    const wv = forgeWebview(page);
     await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
     await runCommand(page, 'Forge: Open Panel');
     await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
-    await panel.input.fill('Build it and commit.');
+    await pickTheme(page, label);
+
+    // 1. First run: no model. The header names none; the setup form asks for one.
+    await panel.setupCard.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await wv.locator('.header .needs-setup').count(), 1, 'the header says "Set up a model", not a model name');
+    await wv.locator('.setup-card select').selectOption('openai-compatible');
+    await wv.locator('.setup-card input[type="url"]').fill(`${llm.url}/v1`);
+    await wv.locator('.setup-card vscode-button[data-act="setup_check"]').click();
+    await wv.locator('.setup-card .check-result.good').waitFor({ timeout: 20_000 });
+    await wv.locator('.setup-card input[list]').fill('test-model');
+    await snap(page, 'setup', label);
+    await wv.locator('.setup-card vscode-button[data-act="setup_save"]').click();
+    await panel.setupCard.waitFor({ state: 'hidden', timeout: 30_000 });
+
+    // 2. The welcome state: what Forge does, example tasks.
+    await wv.locator('.welcome').waitFor({ state: 'visible', timeout: 15_000 });
+    await snap(page, 'welcome', label);
+
+    // 3. A task: read, an edit approved from the card, a command approved from the card, done.
+    llm.script(task);
+    await panel.input.fill(TASK);
     await panel.input.press('Enter');
-    await panel.pendingApproval.waitFor({ timeout: 30_000 });
-    // Pick the theme as a person would (the palette), then wait for its class on the workbench root.
-    const cls = { light: 'vs', dark: 'vs-dark', hc: 'hc-black' }[label];
-    const pick = { light: 'Light Modern', dark: 'Dark Modern', hc: 'Dark High Contrast' }[label];
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('>Preferences: Color Theme');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().click();
-    await page.waitForTimeout(500);
-    await input.fill(pick);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first().waitFor({ timeout: 10_000 });
-    await input.press('Enter');
-    await page.waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c), cls, { timeout: 30_000 })
-      .catch(() => console.log(`[shots] ${label}: the workbench never showed the ${cls} class`));
-    await page.waitForTimeout(800);
-    for (const width of [300, 520]) {
-      await widenSidebar(page, width);
-      await page.waitForTimeout(600);
-      const file = path.join(shots, `approval-${label}-${width}.png`);
-      await page.screenshot({ path: file });
-      console.log(`[shots] ${file}`);
+    for (let i = 0; i < 2; i++) {
+      await panel.approveButton.first().waitFor({ timeout: 30_000 });
+      if (i === 0) await snap(page, 'approval', label);
+      // Wait for this card to go before looking for the next (under load the answered card lingers a moment).
+      const id = await panel.approveButton.first().getAttribute('data-request-id');
+      await panel.approveButton.first().click();
+      await wv.locator(`.approval-card.pending vscode-button[data-request-id="${id}"]`).waitFor({ state: 'detached', timeout: 30_000 });
     }
+    await panel.runEnd('done').waitFor({ timeout: 60_000 });
+    await page.keyboard.press('Escape');
+    await snap(page, 'task', label);
+
+    // 4. The endpoint fails: one retry line, then the failure with Retry / Open settings.
+    llm.script(outage);
+    await panel.input.fill('Also add a farewell function.');
+    await panel.input.press('Enter');
+    await panel.runEnd('error').waitFor({ timeout: 60_000 });
+    assert.equal(await wv.locator('.item-run_end vscode-button[data-action="retry"]').count(), 1, 'Retry on the failure');
+    await snap(page, 'error', label);
+
+    // 5. A second task answered in one reply, then the History (the view title's History button opens it here).
+    await runCommand(page, 'Forge: New Task');
+    llm.script(question);
+    await panel.input.fill('What does src/math.js export?');
+    await panel.input.press('Enter');
+    await panel.runEnd('converse').waitFor({ timeout: 30_000 });
+    await snap(page, 'answer', label);
+    await runCommand(page, 'Forge: Show Task History');
+    await wv.locator('.history').waitFor({ state: 'visible', timeout: 15_000 });
+    await snap(page, 'history', label);
+    await page.keyboard.press('Escape');
+
+    // 6. An editor action from the context menu's Forge submenu: a new task with a short user line.
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').fill('greet.js');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().click();
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.waitFor({ timeout: 15_000 });
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    llm.script([{ text: '`greetWorld(name)` returns a greeting string for `name`; it is exported for the tests.' }]);
+    await editor.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: /^Forge$/ }).first().hover({ timeout: 10_000 });
+    // Into the submenu with the keyboard (a mouse path across the menu can close it): its first item is Explain.
+    await page.keyboard.press('ArrowRight');
+    await page.locator('.monaco-menu .action-item.focused .action-label', { hasText: 'Explain Selection' }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await panel.userBubble('Explain selection in src/greet.js:1-').waitFor({ timeout: 30_000 });
+    await panel.runEnd('converse').waitFor({ timeout: 30_000 });
+    await snap(page, 'explain', label);
+  } catch (err) {
+    const page = browser?.pages()[0];
+    if (page) await page.screenshot({ path: path.join(shots, `ui-failed-${label}.png`) }).catch(() => {});
+    throw err;
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop().catch(() => {});
@@ -74,5 +195,13 @@ async function shoot(theme, label) {
 }
 
 fs.mkdirSync(shots, { recursive: true });
-for (const [label, theme] of Object.entries(THEMES)) await shoot(theme, label);
-process.exit(0);
+let failed = 0;
+for (const [label, theme] of Object.entries(THEMES)) {
+  try {
+    await shoot(theme, label);
+  } catch (err) {
+    failed++;
+    console.error(`[shots] ${label} failed: ${err?.stack ?? err}`);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -22,6 +22,8 @@ export interface LlmServerOptions {
    * computed from the request (output tokens still come from the script), and invalid Anthropic requests get a 400.
    */
   cache?: boolean | CacheSimOptions;
+  /** Answer GET …/models with these ids, like a real OpenAI-compatible server (default: no such route, 404). */
+  models?: string[];
 }
 
 export interface LlmServer {
@@ -83,6 +85,9 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       return json(res, 200, { pending: queue.length });
     }
     if (path === '/__requests') return json(res, 200, requests);
+    if (options.models && req.method === 'GET' && path.endsWith('/models')) {
+      return json(res, 200, { object: 'list', data: options.models.map((id) => ({ id, object: 'model', owned_by: 'llm-server' })) });
+    }
     if (path === '/__reset') {
       queue = [];
       requests.length = 0;

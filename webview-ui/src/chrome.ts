@@ -1,17 +1,23 @@
-// Everything around the conversation: header (model, history, new task), setup card, error banner,
-// progress bar with Stop, task history, and the input box.
+// Everything around the conversation: header (mode switch, model, setup and settings), the setup form, error
+// banner, history, the welcome state, progress with Stop, and the input box.
 import type { Action, Progress, ProviderStatus, RunStatus, TaskSummary } from '../../src/protocol/messages';
+import { actionButtons } from './actions';
 import { button, formatCost, formatDuration, formatTokens, h } from './dom';
-import { actionButtons } from './items';
+import { HistoryView } from './historyView';
+import { icon, iconButton } from './icons';
+import { SetupForm } from './setup';
+import { renderRecent, renderWelcome } from './welcome';
 
 export class Chrome {
   readonly root: HTMLElement;
   readonly scroller: HTMLElement;
   readonly input: HTMLTextAreaElement;
+  readonly setup = new SetupForm();
+  readonly historyView = new HistoryView();
   private readonly model: HTMLElement;
+  private readonly modeSelect: HTMLSelectElement;
   private readonly banner: HTMLElement;
-  private readonly setup: HTMLElement;
-  private readonly history: HTMLElement;
+  private readonly welcome: HTMLElement;
   private readonly progress: HTMLElement;
   private readonly progressText: HTMLElement;
   private readonly progressFill: HTMLElement;
@@ -19,21 +25,26 @@ export class Chrome {
   private readonly sendBtn: HTMLElement;
   private readonly stopBtn: HTMLElement;
   private readonly hint: HTMLElement;
-  private historyKey = '';
   private modelKey = '';
+  private modesKey = '';
+  private configured = true;
 
   constructor(mount: HTMLElement) {
     this.model = h('div', { class: 'model' });
+    this.modeSelect = h('select', { class: 'mode-select', 'aria-label': 'Mode', title: 'Mode: what Forge may do in this task' }) as HTMLSelectElement;
+    this.modeSelect.hidden = true;
+    this.modeSelect.addEventListener('change', () => this.root.dispatchEvent(new CustomEvent('forge-set-mode', { detail: this.modeSelect.value })));
     const header = h('header', { class: 'header' },
+      this.modeSelect,
       this.model,
       h('div', { class: 'header-actions' },
-        button('History', { 'data-act': 'toggle_history', title: 'Task history', 'aria-label': 'Task history' }, 'icon'),
-        button('New', { 'data-act': 'action', 'data-action': 'new_task', title: 'New task', 'aria-label': 'New task' }, 'icon'),
-        button('Settings', { 'data-act': 'action', 'data-action': 'open_settings', title: 'Settings', 'aria-label': 'Settings' }, 'icon')));
+        iconButton('plug', 'Connect a model', { 'data-act': 'open_setup' }),
+        iconButton('settings-gear', 'Forge settings', { 'data-act': 'action', 'data-action': 'open_settings' })));
     this.banner = h('div', { class: 'banner', role: 'alert', hidden: true });
-    this.setup = h('section', { class: 'setup-card', hidden: true, 'aria-label': 'Set up a model' });
-    this.history = h('section', { class: 'history', hidden: true, 'aria-label': 'Task history' });
-    this.scroller = h('main', { class: 'transcript', tabindex: '0' });
+    this.scroller = h('main', { class: 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
+    this.welcome = renderWelcome();
+    this.welcome.hidden = true;
+    this.scroller.append(this.welcome);
     this.progressFill = h('div', { class: 'progress-fill' });
     this.progressText = h('span', { class: 'progress-text' });
     this.ring = h('vscode-progress-ring', { class: 'ring', hidden: true });
@@ -46,29 +57,58 @@ export class Chrome {
       'aria-label': 'Message Forge', maxlength: '100000',
     }) as HTMLTextAreaElement;
     this.sendBtn = button('Send', { 'data-act': 'send', title: 'Send (Enter)' }, 'primary');
-    this.stopBtn = button('Stop', { 'data-act': 'stop', title: 'Stop the running task', hidden: true }, 'secondary');
+    this.stopBtn = button('Stop', { 'data-act': 'stop', title: 'Stop the running task' }, 'secondary');
+    this.stopBtn.hidden = true;
     this.hint = h('div', { class: 'composer-hint muted' });
     const composer = h('footer', { class: 'composer' },
       this.progress,
       h('div', { class: 'composer-row' }, this.input, h('div', { class: 'composer-buttons' }, this.sendBtn, this.stopBtn)),
       this.hint);
-    this.root = h('div', { class: 'app' }, header, this.banner, this.setup, this.history, this.scroller, composer);
+    this.root = h('div', { class: 'app' }, header, this.banner, this.setup.el, this.historyView.el, this.scroller, composer);
     mount.replaceChildren(this.root);
     this.input.addEventListener('input', () => this.autosize());
   }
 
+  /** Grows with its text up to 240 px; a scroll bar only once it is that tall (no arrows on one line). */
   autosize(): void {
     this.input.style.height = 'auto';
-    this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
+    const full = this.input.scrollHeight + 2;
+    this.input.style.height = `${Math.min(full, 240)}px`;
+    this.input.style.overflowY = full > 240 ? 'auto' : 'hidden';
+  }
+
+  /** The empty panel greets; any item (or the setup form) replaces the greeting. */
+  renderWelcome(itemCount: number): void {
+    this.welcome.hidden = itemCount > 0 || !this.configured;
+  }
+
+  renderModes(modes: readonly { id: string; label: string }[] | undefined, current: string | undefined, running: boolean): void {
+    const key = JSON.stringify([modes, current, running, this.configured]);
+    if (key === this.modesKey) return;
+    this.modesKey = key;
+    this.modeSelect.hidden = !modes || modes.length === 0 || !this.configured;
+    if (!modes) return;
+    this.modeSelect.replaceChildren(...modes.map((m) => h('option', { value: m.id, selected: m.id === current }, m.label)));
+    if (current) this.modeSelect.value = current;
+    this.modeSelect.disabled = running;
+    this.modeSelect.title = running ? 'The mode can change when the task is not running' : 'Mode: what Forge may do in this task';
   }
 
   renderProvider(p: ProviderStatus): void {
     const key = JSON.stringify(p);
     if (key === this.modelKey) return;
     this.modelKey = key;
-    const label = p.model ? `${p.provider ? p.provider + ' · ' : ''}${p.model}` : p.configured ? 'Model' : 'No model';
+    this.configured = p.configured;
+    if (!p.configured) {
+      // Never name a model that cannot be used: say what to do instead.
+      this.model.replaceChildren(h('a', { class: 'model-link needs-setup', 'data-act': 'open_setup', role: 'button', tabindex: '0', title: p.problem ?? 'Set up a model' },
+        icon('warning'), h('span', {}, 'Set up a model')));
+      this.setup.show(p, this.setupByUser);
+      this.welcome.hidden = true;
+      return;
+    }
     if (p.models && p.models.length > 0) {
-      const dd = h('vscode-dropdown', { 'aria-label': 'Model', class: 'model-dropdown' });
+      const dd = h('vscode-dropdown', { 'aria-label': 'Model', class: 'model-dropdown', title: 'Model' });
       for (const m of p.models) dd.append(h('vscode-option', { value: m.id, selected: m.id === (p.modelId ?? p.model) }, m.label));
       dd.addEventListener('change', () => {
         const v = (dd as unknown as { value?: string }).value;
@@ -76,44 +116,46 @@ export class Chrome {
       });
       this.model.replaceChildren(dd);
     } else {
-      this.model.replaceChildren(h('a', { class: 'model-link', 'data-act': 'action', 'data-action': 'select_model', role: 'button', tabindex: '0', title: 'Choose model' }, label));
+      const label = p.model ? `${p.model}${p.provider ? ` · ${p.provider}` : ''}` : 'Choose model';
+      this.model.replaceChildren(h('a', { class: 'model-link', 'data-act': 'action', 'data-action': 'select_model', role: 'button', tabindex: '0', title: 'Choose model' }, icon('hubot'), h('span', {}, label)));
     }
-    this.setup.hidden = p.configured;
     this.model.title = [p.toolFormat && `Tool calls: ${p.toolFormat === 'xml' ? 'XML text format' : 'native'}${p.toolFormatReason ? ` (${p.toolFormatReason})` : ''}`, p.contextWindow && `Context window: ${p.contextWindow} tokens (${p.contextWindowSource ?? 'unknown'})`, p.warning].filter(Boolean).join('\n');
-    if (p.toolFormat === 'xml' || p.warning) this.model.append(h('span', { class: 'muted', title: this.model.title }, p.warning ? ' ⚠' : ' · XML tools'));
-    if (!p.configured) {
-      this.setup.replaceChildren(
-        h('h2', {}, 'Connect a model to start'),
-        h('p', {}, p.problem ?? 'Forge needs a language model. Use a chat model already available in VS Code, or add an API key for OpenAI, Anthropic or an OpenAI-compatible server (Ollama, LM Studio, vLLM, OpenRouter).'),
-        h('div', { class: 'actions' },
-          button('Set API key', { 'data-act': 'action', 'data-action': 'set_api_key' }, 'primary'),
-          button('Choose model', { 'data-act': 'action', 'data-action': 'select_model' }),
-          button('Open settings', { 'data-act': 'action', 'data-action': 'open_settings' })));
-    }
+    if (p.warning) this.model.append(icon('warning', p.warning, 'model-warning'));
+    else if (p.toolFormat === 'xml') this.model.append(h('span', { class: 'muted small', title: this.model.title }, ' XML tools'));
+    // Configured now: the form that asked for it goes (unless the user opened it to change things).
+    if (!this.setupByUser) this.setup.hide();
+  }
+
+  /** The user opened the setup form (it stays until closed); else it shows only while no model is usable. */
+  private setupByUser = false;
+
+  openSetup(p: ProviderStatus): void {
+    this.setupByUser = true;
+    this.historyView.toggle(false);
+    this.setup.show(p, p.configured);
+    this.setup.focus();
+  }
+
+  closeSetup(): void {
+    this.setupByUser = false;
+    if (this.configured) this.setup.hide();
   }
 
   renderHistory(tasks: readonly TaskSummary[], currentTaskId: string | undefined): void {
-    const key = JSON.stringify([tasks, currentTaskId]);
-    if (key === this.historyKey) return;
-    this.historyKey = key;
-    const list = tasks.length === 0
-      ? h('p', { class: 'muted' }, 'No tasks yet. Your tasks appear here and can be reopened and continued.')
-      : h('ul', { class: 'history-list' }, ...tasks.map((t) => h('li', {},
-        h('a', { 'data-act': 'load_task', 'data-task-id': t.id, role: 'button', tabindex: '0', class: t.id === currentTaskId ? 'current' : undefined },
-          h('span', { class: 'history-title' }, t.title || 'Untitled task'),
-          h('span', { class: 'muted history-meta' }, [t.status, new Date(t.updatedAt).toLocaleString()].filter(Boolean).join(' · '))))));
-    this.history.replaceChildren(h('h2', {}, 'Task history'), list);
+    this.historyView.render(tasks, currentTaskId);
+    renderRecent(this.welcome, tasks);
   }
 
   toggleHistory(force?: boolean): void {
-    this.history.hidden = force === undefined ? !this.history.hidden : !force;
+    this.historyView.toggle(force);
   }
 
   showBanner(message: string, actions: readonly Action[] = []): void {
     this.banner.replaceChildren(
+      icon('error', undefined, 'banner-icon'),
       h('span', { class: 'pre-wrap' }, message),
       actionButtons(actions) ?? '',
-      button('Dismiss', { 'data-act': 'dismiss_banner', 'aria-label': 'Dismiss' }, 'icon'));
+      iconButton('close', 'Dismiss', { 'data-act': 'dismiss_banner' }));
     this.banner.hidden = false;
   }
 
@@ -128,17 +170,21 @@ export class Chrome {
     this.ring.hidden = !running;
     this.hint.textContent = status.state === 'awaiting_approval'
       ? 'Waiting for your approval (Ctrl+Enter approves, Ctrl+Backspace rejects).'
-      : running ? 'Forge is working. Stop ends the run; you can continue it later.' : '';
+      : '';
     if (!progress || (progress.maxIterations === 0 && !running)) {
       this.progress.hidden = true;
       return;
     }
     this.progress.hidden = false;
     const parts = [`Iteration ${progress.iteration} / ${progress.maxIterations}`];
-    parts.push(`${formatTokens(progress.inputTokens)} in · ${formatTokens(progress.outputTokens)} out`);
-    if (progress.costUsd !== undefined) parts.push(formatCost(progress.costUsd));
-    parts.push(formatDuration(progress.elapsedMs + (running ? elapsedExtraMs : 0)));
-    if (progress.contextTokens && progress.contextWindow) {
+    // Numbers only once there are some: no "0 in · 0 out" while the first reply streams, no "$0.00" for nothing.
+    if (progress.inputTokens + progress.outputTokens > 0) {
+      parts.push(`${formatTokens(progress.inputTokens)} in · ${formatTokens(progress.outputTokens)} out`);
+      if (progress.costUsd !== undefined) parts.push(formatCost(progress.costUsd));
+    }
+    const elapsed = progress.elapsedMs + (running ? elapsedExtraMs : 0);
+    if (elapsed > 0) parts.push(formatDuration(elapsed));
+    if (progress.contextTokens && progress.contextWindow && progress.contextTokens / progress.contextWindow >= 0.01) {
       parts.push(`context ${Math.round((100 * progress.contextTokens) / progress.contextWindow)}%`);
     }
     this.progressText.textContent = parts.join(' · ');

@@ -28,8 +28,12 @@ const store: Store = new Store({
     // Restore the scroll position only for the same task (a hide/show), not after switching tasks.
     const restore = uiState && uiState.taskId === store.taskId ? uiState : undefined;
     view.reset(items, restore);
+    chrome.renderWelcome(items.length);
   },
-  append: (item) => view.append(item),
+  append: (item) => {
+    view.append(item);
+    chrome.renderWelcome(store.items.length);
+  },
   update: (item) => view.update(item),
   delta: (item, field) => view.delta(item, field),
   endStream: (item) => view.endStream(item),
@@ -39,6 +43,8 @@ const store: Store = new Store({
 function renderChrome(): void {
   chrome.renderProvider(store.provider);
   chrome.renderHistory(store.history, store.taskId);
+  chrome.renderModes(store.modes, store.status.mode ?? store.mode, store.status.state !== 'idle');
+  chrome.renderWelcome(store.items.length);
   chrome.renderStatus(store.status, store.progress, performance.now() - store.progressAt);
   syncTicker();
 }
@@ -92,6 +98,17 @@ function handle(msg: HostMessage): void {
       chrome.input.value = msg.text;
       chrome.autosize();
       chrome.input.focus();
+      return;
+    case 'mode':
+      store.setMode(msg.mode);
+      return;
+    case 'show':
+      if (msg.view === 'history') chrome.toggleHistory(true);
+      else chrome.openSetup(store.provider);
+      return;
+    case 'provider_check':
+      chrome.setup.onCheck(msg);
+      if (msg.ok && msg.message === 'Saved.') chrome.closeSetup();
       return;
   }
 }
@@ -154,6 +171,17 @@ function act(target: HTMLElement): void {
       chrome.toggleHistory(false);
       return d.taskId ? post({ type: 'load_task', id: d.taskId }) : undefined;
     case 'toggle_history': return chrome.toggleHistory();
+    case 'delete_task': return d.taskId ? post({ type: 'delete_task', id: d.taskId }) : undefined;
+    case 'open_setup': return chrome.openSetup(store.provider);
+    case 'close_setup': return chrome.closeSetup();
+    case 'setup_check': return chrome.setup.check();
+    case 'setup_save': return chrome.setup.save();
+    case 'setup_use_local': return chrome.setup.useLocal(d.baseUrl ?? '', d.model || undefined);
+    case 'example':
+      chrome.input.value = d.text ?? '';
+      chrome.autosize();
+      chrome.input.focus();
+      return;
     case 'dismiss_banner': return chrome.hideBanner();
     case 'copy': {
       const code = target.closest('.code-block')?.querySelector('code')?.textContent ?? '';
@@ -167,6 +195,7 @@ function act(target: HTMLElement): void {
       const a = ActionSchema.safeParse(d.action);
       if (!a.success) return;
       chrome.hideBanner();
+      if (a.data === 'setup_model') return chrome.openSetup(store.provider);
       return post(actionToMessage(a.data, newRequestId));
     }
   }
@@ -187,6 +216,11 @@ chrome.root.addEventListener('click', (e) => {
     if (el.tagName === 'A') e.preventDefault();
     act(el);
   }
+});
+
+chrome.root.addEventListener('forge-set-mode', (e) => {
+  const mode = (e as CustomEvent<string>).detail;
+  if (typeof mode === 'string' && mode) post({ type: 'set_mode', mode });
 });
 
 chrome.root.addEventListener('forge-select-model', (e) => {
@@ -216,6 +250,10 @@ document.addEventListener('keydown', (e) => {
   if (target === chrome.input && e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     return send();
+  }
+  if (e.key === 'Escape' && chrome.historyView.open) {
+    chrome.toggleHistory(false);
+    return chrome.input.focus();
   }
   if ((e.key === 'Enter' || e.key === ' ') && target.matches('a[data-act][tabindex], [role="button"][data-act]')) {
     e.preventDefault();

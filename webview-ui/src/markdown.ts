@@ -1,5 +1,6 @@
 // Markdown -> sanitized DOM. Raw HTML in the source is shown as text (marked's html renderer is overridden),
 // and DOMPurify then strips anything active that got through: scripts, handlers, frames, svg, javascript: URLs.
+import { highlightCode } from './highlight';
 import DOMPurify from 'dompurify';
 import type { Token } from 'marked';
 import { escapeHtml, lexBlocks, marked } from './markedSetup';
@@ -102,6 +103,8 @@ function decorateCodeBlocks(frag: DocumentFragment): void {
     copy.setAttribute('aria-label', 'Copy code');
     copy.textContent = 'Copy';
     bar.append(label, copy);
+    const code = pre.querySelector('code');
+    if (code) highlightCode(code);
     pre.replaceWith(wrap);
     wrap.append(bar, pre);
   }

@@ -21,6 +21,8 @@ export class Store {
   progressAt = 0;
   provider: ProviderStatus = { configured: true };
   history: TaskSummary[] = [];
+  modes: { id: string; label: string }[] | undefined;
+  mode: string | undefined;
   taskId: string | undefined;
   seq = -1;
   hasSnapshot = false;
@@ -50,6 +52,8 @@ export class Store {
     this.setProgress(s.progress);
     this.provider = s.provider;
     this.history = s.history;
+    this.modes = s.modes ?? this.modes;
+    this.mode = s.mode ?? s.status.mode ?? this.mode;
     this.taskId = s.taskId;
     this.seq = s.seq;
     this.hasSnapshot = true;
@@ -114,6 +118,11 @@ export class Store {
 
   setProvider(p: ProviderStatus): void {
     this.provider = p;
+    this.view.chrome();
+  }
+
+  setMode(mode: string): void {
+    this.mode = mode;
     this.view.chrome();
   }
 

@@ -42,6 +42,9 @@ export class TranscriptView {
     const follow = new ResizeObserver(() => {
       if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
       else if (this.pin) this.applyPin();
+      // Items above the viewport grew or shrank (markdown rendered, a row collapsed): the saved anchor is re-read
+      // so a hide/show lands on what the user sees now, not on what was there before the content settled.
+      else this.scheduleReport();
     });
     follow.observe(this.list);
     follow.observe(this.scroller);
@@ -49,7 +52,6 @@ export class TranscriptView {
     for (const ev of ['wheel', 'touchstart', 'pointerdown', 'keydown']) {
       scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
     }
-    let pending = false;
     let lastTop = scroller.scrollTop;
     scroller.addEventListener('scroll', () => {
       // Scroll events run before this frame's DOM writes, so these reads find layout clean. Content that grew
@@ -58,12 +60,8 @@ export class TranscriptView {
       if (this.atBottom()) this.stick = true;
       else if (top < lastTop - 1 || !this.stick) this.stick = false;
       lastTop = top;
-      if (pending || (this.stick && this.reportedStick === true)) return;
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        this.report();
-      });
+      if (this.stick && this.reportedStick === true) return;
+      this.scheduleReport();
     }, { passive: true });
   }
 
@@ -169,6 +167,18 @@ export class TranscriptView {
     }
     const el = kids[lo] as HTMLElement;
     return { anchorId: el.dataset.id, anchorOffset: Math.round(top - el.offsetTop) };
+  }
+
+  private reportPending = false;
+
+  /** One report per frame at most, however many scroll and resize events come. */
+  private scheduleReport(): void {
+    if (this.reportPending) return;
+    this.reportPending = true;
+    requestAnimationFrame(() => {
+      this.reportPending = false;
+      this.report();
+    });
   }
 
   /** Saves the scroll state; while stuck to the bottom only the change to "stuck" matters (no reads). */

@@ -238,7 +238,7 @@ export async function runModelStep(model: Model, request: ModelRequest, opts: Re
       last = modelError;
       const wait = Math.min(opts.retry.capMs, modelError.retryAfterMs ?? backoffMs(attempt, opts.retry));
       const detail = modelError.kind === 'stall' ? ` (${modelError.message})` : ` — ${modelError.message.split('\n')[0].slice(0, 160)}`;
-      warn(`${describeModelError(modelError)}; retry ${attempt}/${opts.retry.retries} in ${formatSeconds(wait)}${detail}. Partial output discarded.`);
+      warn(`${describeModelError(modelError)}; retry ${attempt}/${opts.retry.retries} in ${formatSeconds(wait)}${detail}${partial.text || partial.toolCalls.length ? '. Partial output discarded' : ''}.`);
       try {
         await opts.clock.sleep(wait, opts.signal);
       } catch {

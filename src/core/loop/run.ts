@@ -54,6 +54,8 @@ export class Run {
   private readonly stagnation: StagnationDetector;
   private stagnationWarning?: string;
   private remindedLastStep = false;
+  /** A tool was called in this run: from then on a text-only reply is a lapse (reminded), not an answer. */
+  private calledTools = false;
   private budgetWarned = false;
   private tokenBudgetWarned = false;
   private readonly reflections: Reflections;
@@ -347,6 +349,12 @@ export class Run {
     });
 
     if (step.toolCalls.length === 0) {
+      // A plain answer to a fresh message (no tool used yet in this run) is the reply: asking again would cost a
+      // second request and make the model wrap a finished answer in task_completion.
+      if (this.opts.kind === 'send' && !this.calledTools && step.text.trim() && step.finishReason !== 'length' && tools.some((t) => t.name === 'converse')) {
+        this.endStep(stepReport);
+        return { reason: 'converse', detail: step.text };
+      }
       if (!this.remindedLastStep) {
         this.remindedLastStep = true;
         this.state.history.push({ role: 'user', content: TEXT_ONLY_REMINDER });
@@ -357,6 +365,7 @@ export class Run {
       return { reason: 'converse', detail: step.text };
     }
     this.remindedLastStep = false;
+    this.calledTools = true;
     const outcomes = await runToolCalls(this.toolRunContext(iteration), step.toolCalls);
     return this.afterTools(stepReport, outcomes);
   }

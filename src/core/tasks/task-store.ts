@@ -14,6 +14,8 @@ export interface TaskSummary {
   status: string;
   iterations?: number;
   costUsd?: number;
+  /** Tokens the task spent (input + output). */
+  tokens?: number;
 }
 
 export interface TaskRecord extends TaskSummary {
@@ -256,6 +258,7 @@ function summaryOf(r: TaskSummary): TaskSummary {
   };
   if (r.iterations !== undefined) s.iterations = r.iterations;
   if (r.costUsd !== undefined) s.costUsd = r.costUsd;
+  if (typeof r.tokens === 'number' && Number.isFinite(r.tokens) && r.tokens >= 0) s.tokens = r.tokens;
   return s;
 }
 

@@ -91,4 +91,8 @@ export class DeferredController implements ForgeController, PanelController {
   onOpenSettings(): void { this.fire('open settings', (c) => c.onOpenSettings()); }
   onSetApiKey(provider?: string): void { this.fire('set API key', (c) => c.onSetApiKey(provider)); }
   onShowLogs(): void { this.early.showLogs(); }
+  onDeleteTask(taskId: string): void { this.fire('delete task', (c) => c.onDeleteTask(taskId)); }
+  onSetMode(mode: string): void { this.fire('set mode', (c) => c.onSetMode(mode)); }
+  onCheckProvider(req: Parameters<Controller['onCheckProvider']>[0]): void { this.fire('check provider', (c) => c.onCheckProvider(req)); }
+  onSaveProvider(req: Parameters<Controller['onSaveProvider']>[0]): void { this.fire('save provider', (c) => c.onSaveProvider(req)); }
 }

@@ -23,6 +23,13 @@ function where(sel: SelectionContext): string {
   return `\`${relativePath(sel.uri)}\` ${start === end ? `line ${start}` : `lines ${start}-${end}`}`;
 }
 
+/** "foo.ts:10-20": what the panel shows as the user's message for an editor action (the prompt goes to the model). */
+export function selectionLabel(sel: SelectionContext): string {
+  const start = sel.range.start.line + 1;
+  const end = sel.range.end.line + 1;
+  return `${relativePath(sel.uri)}:${start === end ? start : `${start}-${end}`}`;
+}
+
 export function quoteSelection(sel: SelectionContext): string {
   return `From ${where(sel)}:\n\n${fence(sel.text, sel.languageId)}`;
 }

@@ -16,12 +16,17 @@ import type { ApiKeyStore } from '../secrets';
 import { readSettings, type ProviderId } from '../settings';
 import type { ForgeStatusBar } from '../status-bar';
 import type { MemoryService } from './agent-factory';
-import { explainPrompt, fixProblemPrompt, fixPrompt, quoteSelection, refactorPrompt } from './editor-actions';
+import { explainPrompt, fixProblemPrompt, fixPrompt, quoteSelection, refactorPrompt, selectionLabel } from './editor-actions';
+import { PanelSetup } from './panel-setup';
+import { MODES } from '../../core/modes';
+
 import { saveModelChoice, type ModelFactory, type SwitchableModel } from './model-factory';
 import { pickMemoryToForget, pickModel, pickTask, undoWithReport } from './pickers';
 import type { TaskSession, RunKind } from './session';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from './tool-factory';
+
+const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
 
 export interface ControllerDeps {
   manager: SessionManager;
@@ -79,7 +84,7 @@ export class Controller implements ForgeController, PanelController {
   // ---------- runs ----------
 
   /** Starts a run in the current task. Resolves when it ends (undefined when it could not start). */
-  async startRun(kind: RunKind, text: string, signal?: AbortSignal): Promise<RunReport | undefined> {
+  async startRun(kind: RunKind, text: string, signal?: AbortSignal, display?: string): Promise<RunReport | undefined> {
     const asked = this.deps.manager.current;
     if (!this.deps.model.configured) await this.deps.refreshModel();
     // Checked after the wait: the user may have switched tasks or sent again meanwhile.
@@ -98,7 +103,7 @@ export class Controller implements ForgeController, PanelController {
     }
     if (!this.deps.model.configured) {
       const status = this.panel?.bridge.snapshot().provider;
-      session.transcript.addError(status?.problem ?? 'No model is configured. Pick one with "Forge: Select Model".', ['select_model', 'set_api_key', 'open_settings']);
+      session.transcript.addError(status?.problem ?? 'No model is configured yet. Set one up to start.', ['setup_model', 'select_model'], 'setup');
       if (kind === 'send') void this.panel?.prefill(text);
       return undefined;
     }
@@ -112,7 +117,7 @@ export class Controller implements ForgeController, PanelController {
     if (this.deps.toolkit.refresh()) session.rebuildAgent();
     this.deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
     this.prewarmCommands();
-    const report = await session.run(kind, text, signal);
+    const report = await session.run(kind, text, signal, display);
     if (report) this.deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
     return report;
   }
@@ -167,7 +172,7 @@ export class Controller implements ForgeController, PanelController {
   }
 
   /** Sends a prompt from an editor action: into the current task when it is empty, else into a new one. */
-  private async sendPrompt(text: string): Promise<RunReport | undefined> {
+  private async sendPrompt(text: string, display?: string): Promise<RunReport | undefined> {
     await this.panel?.reveal();
     const current = this.deps.manager.current;
     if (current.running) {
@@ -175,8 +180,9 @@ export class Controller implements ForgeController, PanelController {
       void vscode.window.showInformationMessage('Forge is busy with a task; your request is in the chat box. Send it when the task ends.');
       return undefined;
     }
+    // The task in the panel is not replaced: it is saved and stays in the history; the action starts a new one.
     if (current.dump().history.length > 0) this.deps.manager.newTask();
-    return this.startRun('send', text);
+    return this.startRun('send', text, undefined, display);
   }
 
   // ---------- ForgeController (palette) ----------
@@ -206,15 +212,15 @@ export class Controller implements ForgeController, PanelController {
   }
 
   explainSelection(sel: SelectionContext) {
-    return this.sendPrompt(explainPrompt(sel));
+    return this.sendPrompt(explainPrompt(sel), `Explain selection in ${selectionLabel(sel)}`);
   }
 
   fixSelection(sel: SelectionContext) {
-    return this.sendPrompt(fixPrompt(sel));
+    return this.sendPrompt(fixPrompt(sel), `Fix selection in ${selectionLabel(sel)}`);
   }
 
   refactorSelection(sel: SelectionContext, instruction: string) {
-    return this.sendPrompt(refactorPrompt(sel, instruction));
+    return this.sendPrompt(refactorPrompt(sel, instruction), `Refactor ${selectionLabel(sel)}: ${instruction}`);
   }
 
   async fixProblem(args: FixProblemArgs) {
@@ -263,6 +269,12 @@ export class Controller implements ForgeController, PanelController {
   }
 
   async showTaskHistory(): Promise<void> {
+    // The panel has its own searchable history: open it there; the quick pick serves when there is no panel.
+    if (this.panel) {
+      await this.panel.reveal();
+      this.panel.post({ type: 'show', view: 'history' });
+      return;
+    }
     const id = await pickTask(await this.deps.manager.history());
     if (id) await this.loadTask(id);
   }
@@ -358,7 +370,50 @@ export class Controller implements ForgeController, PanelController {
   }
 
   onOpenDiff(requestId: string): void {
-    void this.deps.toolkit.diffApproval.show(requestId, { preserveFocus: false });
+    // A pending proposal opens its diff editor; an answered one shows the change it made (from the transcript).
+    if (this.deps.toolkit.diffApproval.pendingIds().includes(requestId)) {
+      void this.deps.toolkit.diffApproval.show(requestId, { preserveFocus: false });
+      return;
+    }
+    void this.setup.showPastChange(this.deps.manager.current.transcript, requestId);
+  }
+
+  // ---------- the panel's own setup, history and mode switch (panel-setup.ts) ----------
+
+  private readonly setup = new PanelSetup({
+    keys: () => this.deps.keys,
+    panel: () => this.panel,
+    refreshModel: () => this.deps.refreshModel(),
+    log: () => this.deps.log,
+  });
+
+  onCheckProvider(req: Parameters<PanelSetup['check']>[0]): void {
+    void this.setup.check(req);
+  }
+
+  onSaveProvider(req: Parameters<PanelSetup['save']>[0]): void {
+    void this.setup.save(req);
+  }
+
+  onDeleteTask(taskId: string): void {
+    void this.deleteTask(taskId).catch((err) => this.panel?.showError(`Forge could not delete that task: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  private async deleteTask(taskId: string): Promise<void> {
+    const manager = this.deps.manager;
+    if (taskId === manager.current.id) {
+      if (manager.current.running) throw new Error('stop it first');
+      manager.newTask();
+    }
+    await manager.remove(taskId);
+  }
+
+  onSetMode(mode: string): void {
+    const known = MODE_IDS as readonly string[];
+    if (!known.includes(mode)) return;
+    const session = this.deps.manager.current;
+    session.setMode(mode as (typeof MODE_IDS)[number]);
+    this.panel?.bridge.setMode(mode);
   }
 
   onOpenToolOutput(ref: string): void {

@@ -12,6 +12,8 @@ import { TaskSession, type SessionDeps } from './session';
 export interface HistorySink {
   attachTranscript(transcript: Transcript): void;
   setHistory(tasks: TaskSummary[]): void;
+  /** The current task's mode (the panel's mode switch). */
+  setMode?(mode: string): void;
 }
 
 export interface SessionManagerDeps {
@@ -69,6 +71,7 @@ export class SessionManager {
   attach(sink: HistorySink): void {
     this.sink = sink;
     sink.attachTranscript(this.session.transcript);
+    sink.setMode?.(this.session.dump().mode);
     void this.publishHistory();
   }
 
@@ -113,6 +116,14 @@ export class SessionManager {
     return this.deps.store.onDidRemoveTasks(listener);
   }
 
+  /** Deletes a task from the history (never the current one: open another first). */
+  async remove(taskId: string): Promise<void> {
+    if (taskId === this.session.id) throw new Error('the open task cannot be deleted');
+    await this.deps.store.remove(taskId);
+    this.published.delete(taskId);
+    await this.publishHistory();
+  }
+
   async history(): Promise<StoredSummary[]> {
     return this.deps.store.list();
   }
@@ -122,7 +133,10 @@ export class SessionManager {
     try {
       const tasks = await this.deps.store.list();
       this.sink.setHistory(
-        tasks.map((t) => ({ id: t.id, title: t.title.slice(0, 1000) || 'Untitled task', updatedAt: t.updatedAt, status: t.status.slice(0, 40) })),
+        tasks.map((t) => ({
+          id: t.id, title: t.title.slice(0, 1000) || 'Untitled task', updatedAt: t.updatedAt, status: t.status.slice(0, 40),
+          ...(t.tokens !== undefined ? { tokens: t.tokens } : {}), ...(t.costUsd !== undefined && t.costUsd >= 0 ? { costUsd: t.costUsd } : {}),
+        })),
       );
     } catch (err) {
       this.deps.log.warn(`Forge could not list the task history: ${err instanceof Error ? err.message : String(err)}`);
@@ -152,6 +166,7 @@ export class SessionManager {
     }
     this.session = next;
     this.sink?.attachTranscript(next.transcript);
+    this.sink?.setMode?.(next.dump().mode);
     this.deps.onSwitch?.(next);
     void this.publishHistory();
   }

@@ -6,6 +6,7 @@ import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { TranscriptItem } from '../../protocol/messages';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
+import { titleOf } from './session-title';
 import type { Logger } from '../logger';
 
 export interface SessionDeps {
@@ -84,8 +85,9 @@ export class TaskSession {
    * Starts a run. `signal` (the panel's Stop for this request) stops it. Resolves with the report, or
    * undefined when there was nothing to resume.
    */
-  run(kind: RunKind, text: string, signal?: AbortSignal): Promise<RunReport | undefined> {
-    if (kind === 'send' && this.title === 'New task') this.title = titleOf(text);
+  run(kind: RunKind, text: string, signal?: AbortSignal, display?: string): Promise<RunReport | undefined> {
+    if (kind === 'send' && this.title === 'New task') this.title = titleOf(display ?? text);
+    if (kind === 'send' && display) this.transcript.displayNextMessageAs(display);
     if (this.rebuildPending) this.rebuildAgent();
     // Set before starting: the Agent emits run_start synchronously.
     this.continueKind = kind;
@@ -147,8 +149,9 @@ export class TaskSession {
       status: this.status,
       iterations: snapshot.iterations,
       ...(snapshot.costUsd !== undefined ? { costUsd: snapshot.costUsd } : {}),
+      tokens: Math.max(0, Math.round((snapshot.usage?.inputTokens ?? 0) + (snapshot.usage?.outputTokens ?? 0))),
       snapshot,
-      transcript: this.transcript.snapshot(),
+      transcript: withoutSetupErrors(this.transcript.snapshot()),
     };
   }
 
@@ -194,10 +197,11 @@ export class TaskSession {
   }
 }
 
-function titleOf(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 80 ? `${line.slice(0, 77)}...` : line || 'New task';
+/** "No model" errors belong to the moment, not to the task: they are never saved with it. */
+function withoutSetupErrors(t: TranscriptState): TranscriptState {
+  return { ...t, items: t.items.filter((it) => !(it.kind === 'error' && it.topic === 'setup')) };
 }
+
 
 /**
  * A saved transcript as the panel should show it after a reload: nothing spins. Tool cards and approvals that

@@ -27,6 +27,24 @@ describe('editor actions', function () {
     assert.ok(prompt, 'an explain prompt reached the model');
     assert.match(prompt, /`src\/math\.js` lines 5-7/);
     assert.match(prompt, /return a \/ b;/);
+    // The panel shows a short line, not the internal prompt; the task is titled by it.
+    const items = api.testApi.manager.current.transcript.snapshot().items;
+    assert.deepEqual(items.filter((i: any) => i.kind === 'user').map((i: any) => i.text), ['Explain selection in src/math.js:5-7']);
+    assert.strictEqual(api.testApi.manager.current.record().title, 'Explain selection in src/math.js:5-7');
+  });
+
+  it('Explain Selection over a task with history starts a new task and keeps the old one in the history', async () => {
+    await freshTask(api, [
+      { toolCalls: [{ id: 'h-1', name: 'converse', args: { reply: 'Hello.' } }] },
+      { toolCalls: [{ id: 'ex-2', name: 'converse', args: { reply: 'add() adds.' } }] },
+    ]);
+    await api.testApi.controller.startRun('send', 'Say hello');
+    const before = api.testApi.manager.current.id;
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(wsPath('src', 'math.js')));
+    editor.selection = new vscode.Selection(0, 0, 1, 0);
+    await vscode.commands.executeCommand<any>('forge.explainSelection');
+    assert.notStrictEqual(api.testApi.manager.current.id, before, 'a new task');
+    await waitFor(async () => (await api.testApi.manager.history()).some((t: any) => t.id === before), 'the old task in the history');
   });
 
   it('Fix This Problem (the code action) quotes the diagnostic and the code around it', async () => {

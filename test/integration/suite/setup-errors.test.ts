@@ -35,7 +35,8 @@ describe('setup, errors and the webview message path', function () {
     const items = api.testApi.manager.current.transcript.snapshot().items;
     const error = items.at(-1);
     assert.strictEqual(error.kind, 'error');
-    assert.ok(error.actions.includes('select_model') && error.actions.includes('set_api_key'), `actions: ${error.actions}`);
+    assert.ok(error.actions.includes('select_model') && error.actions.includes('setup_model'), `actions: ${error.actions}`);
+    assert.strictEqual(error.topic, 'setup', 'a "no model" error goes away once a model is configured, and is never saved');
     assert.strictEqual((await llm.requests()).length, 0, 'nothing was sent anywhere');
   });
 

@@ -75,8 +75,8 @@ export async function forgeTaskThroughTheUi(page, { workspace, llm, shots, step 
   step('screenshot vscode-panel-mid-task.png');
 
   await panel.approveButton.click();
-  await panel.approvalOutcome.filter({ hasText: 'Approved' }).waitFor({ timeout: 15_000 });
-  step('Approve clicked; the card shows Approved');
+  await panel.resolvedEdit.filter({ hasText: 'greet.js' }).waitFor({ timeout: 15_000 });
+  step('Approve clicked; the card went and the row reads "Edited src/greet.js +1 −1"');
 
   const ended = panel.runEnd('done');
   await ended.waitFor({ timeout: 30_000 });

@@ -9,14 +9,14 @@ import * as esbuild from 'esbuild';
  * @param {string} repo  repository root
  * @returns {Promise<import('../../support/llm-server').LlmServer>} the full in-process server (script(), requests, close())
  */
-export async function startLoopbackLlm(repo) {
+export async function startLoopbackLlm(repo, options = {}) {
   const entry = path.join(repo, 'test/support/llm-server.ts');
   const outfile = path.join(repo, 'out/integration/ui', `llm-server-${process.pid}.cjs`);
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
   await esbuild.build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'warning' });
   try {
     const mod = createRequire(import.meta.url)(outfile);
-    return await mod.startLlmServer();
+    return await mod.startLlmServer(options);
   } finally {
     fs.rmSync(outfile, { force: true });
   }

@@ -54,10 +54,13 @@ export function forgePanel(page) {
     input: wv.locator('textarea.input[aria-label="Message Forge"]'),
     userBubble: (text) => wv.locator('.item-user .user-bubble', { hasText: text }),
     assistant: (text) => wv.locator('.item-assistant .md', { hasText: text }),
-    toolCard: (name) => wv.locator('.item-tool .tool-card', { has: wv.locator('.tool-name', { hasText: name }) }),
+    // Rows show a verb ("Read"); the summary's title keeps the tool's name ("read_file: src/a.ts").
+    toolCard: (name) => wv.locator('.item-tool .tool-card', { has: wv.locator(`.tool-head[title^="${name}"]`) }),
     pendingApproval: wv.locator('.approval-card.pending'),
     approveButton: wv.locator('.approval-card.pending vscode-button[data-act="approve"]'),
     approvalOutcome: wv.locator('.approval-card.resolved .approval-outcome'),
+    /** An approved edit: the card goes, the tool's row reads "Edited src/x.ts +4 −1" (the link reopens the change). */
+    resolvedEdit: wv.locator('.item-tool .tool-head', { has: wv.locator('.tool-edit') }),
     runEnd: (reason) => wv.locator(`.item-run_end .run-end.reason-${reason}`),
     progressText: wv.locator('.progress .progress-text'),
     stopButton: wv.locator('vscode-button[data-act="stop"]'),

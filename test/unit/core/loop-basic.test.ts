@@ -51,22 +51,31 @@ describe('core/loop basics', () => {
     }
   });
 
-  it('text-only reply gets one reminder; a second text-only reply ends as converse', async () => {
-    const h = harness([textTurn('Hello!'), textTurn('Hi again, how can I help?')]);
+  it('a plain answer to a message is the reply: one request, no reminder, no task_completion', async () => {
+    const h = harness([textTurn('Hello! How can I help?'), doneTurn('should never be asked for')]);
+    const report = await h.agent.send('hi');
+    assert.equal(report.reason, 'converse');
+    assert.equal(report.detail, 'Hello! How can I help?');
+    assert.equal(h.model.requests.length, 1);
+    assert.ok(!h.agent.history.some((m) => m.role === 'user' && m.content === TEXT_ONLY_REMINDER));
+  });
+
+  it('a text-only reply after a tool call gets one reminder; a second one ends as converse', async () => {
+    const h = harness([callsTurn(['read_file', { path: 'a' }]), textTurn('Hello!'), textTurn('Hi again, how can I help?')]);
     const report = await h.agent.send('hi');
     assert.equal(report.reason, 'converse');
     assert.equal(report.detail, 'Hi again, how can I help?');
-    assert.equal(h.model.requests.length, 2);
-    const lastOfSecond = h.model.requests[1].messages.at(-1)!;
-    assert.equal(lastOfSecond.role, 'user');
-    assert.equal(lastOfSecond.content, TEXT_ONLY_REMINDER);
+    assert.equal(h.model.requests.length, 3);
+    const lastOfThird = h.model.requests[2].messages.at(-1)!;
+    assert.equal(lastOfThird.role, 'user');
+    assert.equal(lastOfThird.content, TEXT_ONLY_REMINDER);
   });
 
   it('a tool call after the reminder resets it', async () => {
-    const h = harness([textTurn('thinking aloud'), callsTurn(['read_file', { path: 'a' }]), textTurn('again'), doneTurn()]);
+    const h = harness([callsTurn(['read_file', { path: 'a' }]), textTurn('thinking aloud'), callsTurn(['read_file', { path: 'a' }]), textTurn('again'), doneTurn()]);
     const report = await h.agent.send('task');
     assert.equal(report.reason, 'done');
-    assert.equal(h.model.requests.length, 4);
+    assert.equal(h.model.requests.length, 5);
   });
 
   it('ask_question ends the run with reason asked; the next message resumes the conversation', async () => {

@@ -54,11 +54,12 @@ describe('panel transcript folding', () => {
     assert.equal(item(items, 'assistant')[0]!.text, 'I will edit **a.ts**.');
     const tool = item(items, 'tool')[0]!;
     assert.equal(tool.status, 'done');
-    assert.equal(tool.durationMs, 42);
+    assert.equal(tool.durationMs, 0, 'counted from the approval (the test clock stands still), not the 42 ms that include the wait');
     assert.equal(tool.argsSummary, 'a.ts');
     assert.equal(tool.argsText, JSON.stringify({ path: 'a.ts', content: 'x' }, null, 2));
     assert.equal(tool.progress, 'writing…');
     assert.equal(tool.result, 'ok');
+    assert.deepEqual(tool.edit, { path: 'a.ts', isNewFile: false, added: 2, removed: 1, requestId: 'ap-1' }, 'the approved edit is on the row');
     const ap = item(items, 'approval')[0]!;
     assert.equal(ap.status, 'approved_task');
     assert.equal(ap.summary, 'Edit a.ts');

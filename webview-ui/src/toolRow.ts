@@ -1,0 +1,97 @@
+// A tool call as one line — icon, verb, short target, status, exit code, duration — that expands to its
+// arguments and one output section (live output while it runs, the result once done; never both).
+import type { ItemOf } from '../../src/protocol/messages';
+import { formatDuration, h } from './dom';
+import { icon } from './icons';
+
+type Tool = ItemOf<'tool'>;
+
+const VERBS: Record<string, [label: string, icon: string]> = {
+  read_file: ['Read', 'file'],
+  write_file: ['Write', 'new-file'],
+  apply_diff: ['Edit', 'edit'],
+  execute_command: ['Run', 'terminal'],
+  read_command_output: ['Output', 'output'],
+  list_files: ['List', 'list-tree'],
+  search_files: ['Search', 'search'],
+  delegate_task: ['Delegate', 'organization'],
+  ask_question: ['Asking', 'question'],
+  task_completion: ['Finishing', 'pass'],
+  converse: ['Replying', 'comment'],
+};
+
+/** Loop-control calls end the run: the run-end block shows their text, so no row of their own. */
+export const HIDDEN_TOOLS = new Set(['task_completion', 'converse', 'ask_question']);
+
+const STATUS: Record<Tool['status'], [icon: string, text: string]> = {
+  pending: ['loading', 'preparing'],
+  running: ['loading', 'running'],
+  awaiting_approval: ['shield', 'needs approval'],
+  done: ['check', 'done'],
+  error: ['error', 'failed'],
+  rejected: ['circle-slash', 'rejected'],
+  cancelled: ['circle-slash', 'cancelled'],
+};
+
+export function toolVerb(name: string): [string, string] {
+  return VERBS[name] ?? [name.replace(/^mcp__?/, '').replace(/_/g, ' '), 'tools'];
+}
+
+/** The command's own lines ("$ cmd", "Exit code: 0 (1.2 s)") are on the row already: the output starts after. */
+function commandOutput(result: string): string {
+  return result.replace(/^\$ [^\n]*\n/, '').replace(/^(Exit code: -?\d+ \([\d.]+ s\)|Killed by signal [^\n]*)\n/, '');
+}
+
+function commandLine(t: Tool): HTMLElement | null {
+  let command = t.argsSummary;
+  try {
+    const args = JSON.parse(t.argsText) as { command?: unknown };
+    if (typeof args.command === 'string') command = args.command;
+  } catch {
+    /* partial JSON while streaming: the summary will do */
+  }
+  return command ? h('pre', { class: 'command-line' }, `$ ${command}`) : null;
+}
+
+export function renderTool(t: Tool): HTMLElement {
+  const live = t.status === 'running' || t.status === 'pending';
+  const [verb, glyph] = toolVerb(t.name);
+  const [statusIcon, statusText] = STATUS[t.status];
+  const isCommand = t.name === 'execute_command';
+  const failedExit = t.exitCode !== undefined && t.exitCode !== null && t.exitCode !== 0;
+  const meta: (HTMLElement | null)[] = [
+    t.exitCode !== undefined ? h('span', { class: `tool-exit${failedExit ? ' bad' : ''}`, title: 'Exit code' }, t.exitCode === null ? 'killed' : `exit ${t.exitCode}`) : null,
+    h('span', { class: 'tool-duration', 'data-started': live && t.startedAt !== undefined ? String(t.startedAt) : undefined },
+      t.durationMs !== undefined ? formatDuration(t.durationMs) : ''),
+  ];
+  const quiet = t.status === 'done' || live;
+  const e = t.edit;
+  const target = e
+    ? h('span', { class: 'tool-args tool-edit' },
+      h('a', { 'data-act': 'open_diff', 'data-request-id': e.requestId, role: 'link', tabindex: '0', title: `Show the change to ${e.path}` }, e.displayPath ?? e.path),
+      h('span', { class: 'added' }, `+${e.added}`), h('span', { class: 'removed' }, `−${e.removed}`))
+    : h('span', { class: 'tool-args' }, t.argsSummary);
+  const summary = h('summary', { class: 'tool-head', title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
+    icon('chevron-right', undefined, 'chev'),
+    icon(glyph, undefined, 'tool-icon'),
+    h('span', { class: 'tool-name' }, e ? (e.isNewFile ? 'Created' : 'Edited') : verb),
+    target,
+    ...meta,
+    h('span', { class: `tool-status status-${t.status}${quiet ? ' sr-only' : ''}` }, statusText),
+    icon(statusIcon, undefined, `tool-status-icon status-${t.status}${live ? ' codicon-modifier-spin' : ''}`));
+  const output = t.result !== undefined ? (isCommand ? commandOutput(t.result) : t.result) : t.progress;
+  const body = h('div', { class: 'tool-body' },
+    isCommand ? commandLine(t)
+      : t.argsText ? h('div', { class: 'section' }, h('div', { class: 'section-title' }, 'Arguments'), h('pre', { class: 'args' }, t.argsText)) : null,
+    output !== undefined && output !== ''
+      ? h('div', { class: 'section' },
+        h('div', { class: 'section-title' }, t.status === 'error' ? 'Error' : live ? 'Output (running)' : 'Output'),
+        h('pre', { class: `${t.result !== undefined ? 'result' : 'progress-out'}${t.status === 'error' ? ' is-error' : ''}`, 'aria-live': live ? 'polite' : undefined }, output),
+        t.resultTruncated
+          ? h('div', { class: 'truncated' }, 'Output shortened. ',
+            t.fullOutputRef ? h('a', { 'data-act': 'open_output', 'data-ref': t.fullOutputRef, role: 'link', tabindex: '0' }, 'Open full output') : null)
+          : null)
+      : null);
+  // A running command shows its output inline (open); finished rows start collapsed.
+  return h('details', { class: `tool-card status-${t.status}`, 'data-key': 'tool', open: live && !!t.progress }, summary, body);
+}
