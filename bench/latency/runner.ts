@@ -258,4 +258,41 @@ async function reshow(panel: any, result: Record<string, unknown>): Promise<void
     result.reshowMs = reshowMs;
     result.reshowKind = reshowKind;
   }
+  // The same for an empty retained webview view (no script, nothing from Forge): VS Code's own floor.
+  {
+    let view: vscode.WebviewView | undefined;
+    let lastVisible = 0;
+    const reg = vscode.window.registerWebviewViewProvider(
+      'forgeBench.emptyView',
+      {
+        resolveWebviewView(v) {
+          view = v;
+          v.webview.html = '<!DOCTYPE html><html><body><p>empty</p></body></html>';
+          v.onDidChangeVisibility(() => {
+            if (v.visible) lastVisible = Date.now();
+          });
+        },
+      },
+      { webviewOptions: { retainContextWhenHidden: true } },
+    );
+    try {
+      await vscode.commands.executeCommand('forgeBench.emptyView.focus');
+      await waitFor(() => view?.visible, 'the empty view', 30_000, 10);
+      const emptyReshowMs: number[] = [];
+      for (let i = 0; i < RESHOWS; i++) {
+        await vscode.commands.executeCommand('workbench.action.closeSidebar');
+        await sleep(700);
+        lastVisible = 0;
+        const t0 = Date.now();
+        await vscode.commands.executeCommand('forgeBench.emptyView.focus');
+        await waitFor(() => lastVisible, 'the empty view to be shown', 30_000, 2);
+        emptyReshowMs.push(lastVisible - t0);
+      }
+      result.emptyReshowMs = emptyReshowMs;
+    } catch (e) {
+      result.emptyViewError = e instanceof Error ? e.message : String(e);
+    } finally {
+      reg.dispose();
+    }
+  }
 }
