@@ -167,7 +167,7 @@ async function main() {
     emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, 'Approve (panel path) -> the next model request on the wire, edits of a 200-line file');
     emit('latency.approve_to_disk', all('approveToDiskMs'), 100, 'Approve (panel path) -> the edit readable on disk');
     emit('latency.approve_host_block', all('approveBlockMs'), 50, 'longest extension-host block between Approve and the next request');
-    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), 100, 'first command of a session (no Forge terminal yet): Approve -> next request (node -e, asks)');
+    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), 100, 'first command after the user closed the Forge terminal(s) 500 ms before the run (Forge starts a hidden spare on close): Approve -> next request (node -e, asks)');
     emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), 100, 'a command in an existing Forge terminal: Approve -> next request (node -e, asks)');
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
     emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
