@@ -40,7 +40,12 @@ async function stage(tmp) {
     esbuild.build({ ...buildOptions.vendor, ...common, metafile: false, outdir: path.join(ext, 'dist/vendor') }),
     esbuild.build({ ...common, minify: false, entryPoints: [path.join(here, 'latency/runner.ts')], outfile: path.join(tmp, 'runner/index.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
   ]);
-  fs.copyFileSync(path.join(repo, 'package.json'), path.join(ext, 'package.json'));
+  // The staged copy also contributes an empty webview view in its own side bar container: VS Code's own time to
+  // re-show a retained webview view, the floor under latency.panel_reshow (the runner registers its provider).
+  const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'));
+  pkg.contributes.viewsContainers.activitybar.push({ id: 'forgeBench', title: 'Forge bench', icon: 'media/forge.svg' });
+  pkg.contributes.views.forgeBench = [{ type: 'webview', id: 'forgeBench.emptyView', name: 'Empty' }];
+  fs.writeFileSync(path.join(ext, 'package.json'), JSON.stringify(pkg, null, 2));
   fs.cpSync(path.join(repo, 'media'), path.join(ext, 'media'), { recursive: true });
   return { ext, runner: path.join(tmp, 'runner/index.js') };
 }
@@ -162,10 +167,11 @@ async function main() {
     emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, 'Approve (panel path) -> the next model request on the wire, edits of a 200-line file');
     emit('latency.approve_to_disk', all('approveToDiskMs'), 100, 'Approve (panel path) -> the edit readable on disk');
     emit('latency.approve_host_block', all('approveBlockMs'), 50, 'longest extension-host block between Approve and the next request');
-    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), 100, 'first command of a session (no Forge terminal yet): Approve -> next request (node -e, asks)');
+    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), 100, 'first command after the user closed the Forge terminal(s) 500 ms before the run (Forge starts a hidden spare on close): Approve -> next request (node -e, asks)');
     emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), 100, 'a command in an existing Forge terminal: Approve -> next request (node -e, asks)');
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
     emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
+    emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');
     emit('latency.first_request_after_reload', all('firstRequestMs'), 100, 'first run of a fresh window: Enter (startRun) -> request on the wire');
     emit('latency.later_request', all('laterRequestMs'), 100, 'later runs of the same window: Enter (startRun) -> request on the wire');
     const mem = all('chromiumRssMbPanelHidden').filter((x) => typeof x === 'number');

@@ -19,6 +19,7 @@ const repo = path.resolve(here, '..');
 /** name -> script, extra node flags. Order: cheap first, heavy optional ones last. */
 const BENCHES = [
   { name: 'loop', file: 'loop.bench.ts' },
+  { name: 'steps', file: 'steps.bench.ts' },
   { name: 'toolcall', file: 'toolcall.bench.ts' },
   { name: 'context', file: 'context.bench.ts' },
   { name: 'caching', file: 'caching.bench.ts' },

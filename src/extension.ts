@@ -15,6 +15,7 @@ import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
+import { warmFetch } from './host/fetch-warmup';
 import { createLogger } from './host/logger';
 import { ApiKeyStore } from './host/secrets';
 import { onSettingsChanged, readSettings } from './host/settings';
@@ -176,6 +177,10 @@ export async function activate(context: vscode.ExtensionContext) {
     await s.controller.manager.flush().catch(() => undefined);
     await s.journal.flush().catch(() => undefined);
   };
+
+  // Load fetch (the model SDKs' transport) while nobody waits, not in the first request after a reload.
+  const fetchWarmup = setTimeout(() => void warmFetch(), 300);
+  context.subscriptions.push({ dispose: () => clearTimeout(fetchWarmup) });
 
   const activationMs = Date.now() - started;
   log.info(`Forge activated in ${activationMs} ms`);

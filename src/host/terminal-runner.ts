@@ -40,6 +40,8 @@ export interface TerminalRunnerOptions {
 interface ForgeTerminal {
   terminal: vscode.Terminal;
   busy: boolean;
+  /** Shell integration came up in it (terminal.shellIntegration may read undefined once it closed). */
+  integrated?: boolean;
 }
 
 export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
@@ -54,7 +56,9 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     this.disposables.push(
       vscode.window.onDidCloseTerminal((t) => {
         const i = this.terminals.findIndex((f) => f.terminal === t);
-        if (i >= 0) this.terminals.splice(i, 1);
+        if (i < 0) return;
+        const [closed] = this.terminals.splice(i, 1);
+        this.replaceSpare(closed!);
       }),
     );
     if (options.warmParserAfterMs !== undefined) {
@@ -76,10 +80,32 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
    */
   prewarm(cwd: string): void {
     this.warmParser();
+    this.spareCwd = cwd;
+    this.startSpare(cwd);
+  }
+
+  /** Where the last prewarm() asked for a terminal: from then on a closed Forge terminal is replaced by a spare. */
+  private spareCwd: string | undefined;
+
+  /** A hidden terminal starting in `cwd`, unless one is idle already or commands would not use the terminal. */
+  private startSpare(cwd: string): void {
     if (this.disposed || this.integrationUnavailable || !(this.options.enabled?.() ?? true)) return;
     if (this.terminals.some((t) => !t.busy && t.terminal.exitStatus === undefined)) return;
     const ft = this.create(cwd, true);
-    void this.waitForIntegration(ft.terminal, new AbortController().signal);
+    void this.waitForIntegration(ft.terminal, new AbortController().signal).then(() => {
+      if (ft.terminal.shellIntegration) ft.integrated = true;
+    });
+  }
+
+  /**
+   * The user closed the Forge terminal (or a stuck command's terminal was killed): the next command would wait
+   * for a new shell and its shell integration (0.5-3 s). Once commands have run in this window (prewarm() was
+   * called), a hidden spare starts right away instead, as the pre-warmed one did. Never for a terminal whose
+   * shell integration did not come up: a shell that cannot start must not be restarted in a loop.
+   */
+  private replaceSpare(closed: ForgeTerminal): void {
+    if (this.spareCwd === undefined || !(closed.integrated || closed.terminal.shellIntegration)) return;
+    this.startSpare(this.spareCwd);
   }
 
   /** true after a command ran through shell integration; false after falling back. */
@@ -163,6 +189,7 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     ft.busy = true;
     ft.terminal.show(true); // visible, but keep the user's focus
     if (!ft.terminal.shellIntegration) await this.waitForIntegration(ft.terminal, signal);
+    if (ft.terminal.shellIntegration) ft.integrated = true;
     return ft;
   }
 

@@ -90,16 +90,20 @@ export class FileModel {
 
   /**
    * The one pass over the lines: records line starts and, for each anchor (a whole middle line of some search),
-   * the lines equal to it. Lines are filtered by a fingerprint (length and up to twenty characters) before a native
-   * comparison, so a line costs a few character reads whatever the number of blocks.
+   * the lines equal to it. A line costs its newline search, a store and a length test; only lines as long as some
+   * anchor read three characters for a second filter, then sixteen for a third, and only those that pass all are
+   * compared natively. So the pass costs about the same whatever the number of blocks.
    */
   async scanLines(anchors: AnchorText[], pause: Pause): Promise<void> {
+    let maxLen = 0;
+    for (const a of anchors) maxLen = Math.max(maxLen, a.text.length);
     const scan: LineScan = {
       text: this.text,
       starts: new Int32Array(Math.max(16, (this.text.length >> 5) + 16)),
-      filter: new Uint8Array(KEY_SPACE),
+      lengths: new Int32Array(anchors.length > 0 ? maxLen + 1 : 0),
+      quick: new Int32Array(KEY_SPACE),
+      filter: new Int32Array(KEY_SPACE),
       buckets: new Map(),
-      minLen: 0x7fffffff,
       line: 0,
       pos: 0,
       done: false,
@@ -107,14 +111,15 @@ export class FileModel {
     for (const a of anchors) {
       const t = a.text;
       const key = lineKey(t, 0, t.length);
-      scan.filter[key] = 1;
+      scan.lengths[t.length]!++;
+      scan.quick[quickKey(t, 0, t.length)]!++;
+      scan.filter[key]!++;
       const list = scan.buckets.get(key);
       if (list) list.push(a);
       else scan.buckets.set(key, [a]);
-      if (t.length < scan.minLen) scan.minLen = t.length;
     }
     for (;;) {
-      scanChunk(scan, CHUNK_LINES * 4);
+      scanChunk(scan, CHUNK_LINES * 8);
       if (scan.done) break;
       await pause();
     }
@@ -136,26 +141,43 @@ export class FileModel {
 }
 
 const KEY_SPACE = 1 << 16;
-/** A cheap fingerprint of a whole line: its length and up to sixteen characters spread evenly over it, plus the
- * last four. Not a hash of the line: only a filter before a native comparison. */
+/** The first filter after the length: five characters (the last, and one in each fifth). */
+function quickKey(s: string, start: number, len: number): number {
+  if (len === 0) return 0;
+  const fifth = (len / 5) | 0;
+  let h = Math.imul(len ^ (s.charCodeAt(start + len - 1) << 8), 0x9e3779b1);
+  h = Math.imul(h ^ s.charCodeAt(start + fifth), 0x85ebca6b);
+  h = Math.imul(h ^ s.charCodeAt(start + 2 * fifth), 0xc2b2ae35);
+  h = Math.imul(h ^ s.charCodeAt(start + 3 * fifth), 0x85ebca6b);
+  h = Math.imul(h ^ s.charCodeAt(start + 4 * fifth), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) & 0xffff;
+}
+
+/** A fingerprint of a whole line: its length and up to sixteen characters spread evenly over it, plus the last
+ * four. Not a hash of the line: only a filter before a native comparison, computed only for lines as long as some
+ * anchor. */
 function lineKey(s: string, start: number, len: number): number {
   const end = start + len;
   let h = Math.imul(len, 0x9e3779b1);
   const step = len > 16 ? len / 16 : 1;
   for (let x = 0; x < len && x < 16 * step; x += step) h = Math.imul(h ^ s.charCodeAt(start + (x | 0)), 0x85ebca6b) ^ (h >>> 13);
-  h = Math.imul(h ^ s.charCodeAt(end - 4), 0xc2b2ae35);
-  h = Math.imul(h ^ s.charCodeAt(end - 3), 0x85ebca6b);
-  h = Math.imul(h ^ s.charCodeAt(end - 2), 0xc2b2ae35);
-  h = Math.imul(h ^ s.charCodeAt(end - 1), 0x85ebca6b);
+  if (len >= 4) {
+    h = Math.imul(h ^ s.charCodeAt(end - 4), 0xc2b2ae35);
+    h = Math.imul(h ^ s.charCodeAt(end - 3), 0x85ebca6b);
+    h = Math.imul(h ^ s.charCodeAt(end - 2), 0xc2b2ae35);
+    h = Math.imul(h ^ s.charCodeAt(end - 1), 0x85ebca6b);
+  }
   return (h ^ (h >>> 15)) >>> 16;
 }
 
 interface LineScan {
   text: string;
   starts: Int32Array;
-  filter: Uint8Array;
+  /** The live anchors (seen fewer than MAX_ANCHOR_LINES times) per length, per quickKey and per lineKey. */
+  lengths: Int32Array;
+  quick: Int32Array;
+  filter: Int32Array;
   buckets: Map<number, AnchorText[]>;
-  minLen: number;
   /** Next line to record and its start offset. */
   line: number;
   pos: number;
@@ -164,8 +186,9 @@ interface LineScan {
 
 /** Up to `count` lines of the scan (a plain function, so the hot loop is optimised like any other). */
 function scanChunk(scan: LineScan, count: number): void {
-  const { text, filter, buckets, minLen } = scan;
+  const { text, lengths, quick, filter } = scan;
   const n = text.length;
+  const maxLen = lengths.length;
   let starts = scan.starts;
   let line = scan.line;
   let start = scan.pos;
@@ -180,13 +203,9 @@ function scanChunk(scan: LineScan, count: number): void {
     const nl = text.indexOf('\n', start);
     const end = nl < 0 ? n : nl;
     const len = end - start;
-    if (len >= minLen) {
+    if (len < maxLen && lengths[len] !== 0 && quick[quickKey(text, start, len)] !== 0) {
       const key = lineKey(text, start, len);
-      if (filter[key] === 1) {
-        for (const a of buckets.get(key)!) {
-          if (a.lines.length < MAX_ANCHOR_LINES && a.text.length === len && text.startsWith(a.text, start)) a.lines.push(line);
-        }
-      }
+      if (filter[key] !== 0) matchAnchors(scan, key, start, len, line);
     }
     line++;
     if (nl < 0) {
@@ -199,6 +218,20 @@ function scanChunk(scan: LineScan, count: number): void {
   scan.starts = starts;
   scan.line = line;
   scan.pos = start;
+}
+
+/** The anchors behind a filter hit. An anchor seen MAX_ANCHOR_LINES times is too common to use: it leaves the
+ * filters (each counts the live anchors behind an entry), so the lines equal to it cost no more than any other. */
+function matchAnchors(scan: LineScan, key: number, start: number, len: number, line: number): void {
+  for (const a of scan.buckets.get(key)!) {
+    if (a.lines.length >= MAX_ANCHOR_LINES || a.text.length !== len || !scan.text.startsWith(a.text, start)) continue;
+    a.lines.push(line);
+    if (a.lines.length === MAX_ANCHOR_LINES) {
+      scan.lengths[len]!--;
+      scan.quick[quickKey(a.text, 0, len)]!--;
+      scan.filter[key]!--;
+    }
+  }
 }
 
 function isWs(c: number): boolean {

@@ -86,7 +86,7 @@ interface Region {
 // Blocks
 
 /** One way of reading a block: as written, or with read_file line-number prefixes removed. */
-interface Variant {
+export interface Variant {
   search: string;
   replace: string;
   lines: string[];
@@ -186,7 +186,8 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
     if (s && s.search.trim() !== '') job.variants.push(s);
     for (const v of job.variants) {
       // Every whole middle line can anchor the search (the one seen least in the file is used); blocks of 1-2 lines,
-      // which may start and end mid-line, and blocks whose middle lines are all short ("}") search natively.
+      // which may start and end mid-line, blocks whose middle lines are all short ("}"), and blocks whose every
+      // anchor proves common (seen MAX_ANCHOR_LINES times) search natively.
       const use: AnchorUse = { variant: v, uses: [] };
       for (let j = 1; j < v.lines.length - 1; j++) {
         const t = v.lines[j]!;
@@ -221,10 +222,7 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
       }
     }
   }
-  for (const v of native) {
-    for (let i = file.text.indexOf(v.search); i >= 0 && v.exact.length < MAX_OCCURRENCES; i = file.text.indexOf(v.search, i + 1)) v.exact.push(i);
-    await pause();
-  }
+  await searchNatively(file.text, native, pause);
 
   // 2. Tolerant, for the blocks whose every reading failed exactly (and for the written search whenever the
   // stripped one is to be considered: real content wins over a guessed prefix).
@@ -276,6 +274,48 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
     })
     .sort((a, b) => a.index - b.index);
   return { ok: true, content: out, applied };
+}
+
+/** Largest total search length that goes into one alternation (beyond it, one native search per block). */
+const MAX_ALTERNATION_CHARS = 64 * 1024;
+
+/**
+ * Every occurrence (up to MAX_OCCURRENCES, overlapping ones included) of each variant's search. One search runs
+ * natively; several run as one pass of a regular expression made of their escaped texts (a literal alternation:
+ * linear, no backtracking blow-up): each position it stops at is tried against every search, and the next try
+ * starts one character later, so no occurrence of any of them is skipped.
+ */
+export async function searchNatively(text: string, variants: Variant[], pause: Pause): Promise<void> {
+  let total = 0;
+  for (const v of variants) total += v.search.length;
+  if (variants.length < 2 || total > MAX_ALTERNATION_CHARS) {
+    for (const v of variants) {
+      for (let i = text.indexOf(v.search); i >= 0 && v.exact.length < MAX_OCCURRENCES; i = text.indexOf(v.search, i + 1)) v.exact.push(i);
+      await pause();
+    }
+    return;
+  }
+  let live = [...new Set(variants.map((v) => v.search))];
+  const build = () => new RegExp(live.map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
+  let re = build();
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const at = m.index;
+    let saturated = false;
+    for (const v of variants) {
+      if (v.exact.length >= MAX_OCCURRENCES || !text.startsWith(v.search, at)) continue;
+      v.exact.push(at);
+      if (v.exact.length >= MAX_OCCURRENCES) saturated = true;
+    }
+    const from = at + 1;
+    if (saturated) {
+      // A search seen MAX_OCCURRENCES times leaves the alternation (the others keep going).
+      live = live.filter((t) => variants.some((v) => v.search === t && v.exact.length < MAX_OCCURRENCES));
+      if (live.length === 0) break;
+      re = build();
+    }
+    re.lastIndex = from;
+    await pause();
+  }
 }
 
 async function matchTolerant(file: FileModel, variants: Variant[], pause: Pause): Promise<void> {

@@ -33,6 +33,33 @@ describe('pre-warming for the first command', () => {
     }
   });
 
+  it('replaces a closed Forge terminal with a hidden spare once commands have run in the window', async function () {
+    this.timeout(60_000);
+    const name = 'Forge spare test';
+    const runner = new TerminalCommandRunner({ terminalName: name, shellIntegrationTimeoutMs: 10_000 });
+    const opened: vscode.Terminal[] = [];
+    const sub = vscode.window.onDidOpenTerminal((t) => t.name === name && opened.push(t));
+    try {
+      runner.prewarm(workspaceRoot());
+      const first = await waitFor(() => opened[0], 'the pre-warmed terminal');
+      await waitFor(() => first.shellIntegration, 'shell integration in the pre-warmed terminal', 20_000);
+      first.dispose(); // the user closes the Forge terminal
+      const spare = await waitFor(() => opened[1], 'the spare terminal', 20_000);
+      assert.strictEqual((spare.creationOptions as vscode.TerminalOptions).hideFromUser, true, 'the spare is hidden');
+      await waitFor(() => spare.shellIntegration, 'shell integration in the spare', 20_000);
+      const r = await runner.run({ command: 'echo spare-$((6*7))', cwd: workspaceRoot(), timeoutMs: 20_000, signal: new AbortController().signal });
+      assert.match(r.output, /spare-42/);
+      assert.strictEqual(opened.length, 2, 'the command ran in the spare: no third terminal');
+      runner.dispose(); // a disposed runner starts nothing more
+      await new Promise((r) => setTimeout(r, 500));
+      assert.strictEqual(opened.length, 2);
+    } finally {
+      sub.dispose();
+      runner.dispose();
+      for (const t of vscode.window.terminals.filter((x) => x.name === name)) t.dispose();
+    }
+  });
+
   it('loads the shell parser ahead of time (or finds it loaded), and parsing works after', async () => {
     const r = await warmShellParser({});
     assert.ok(r.loaded || r.via === 'missing', JSON.stringify(r));

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { applyDiff } from '../../../src/core/tools/apply-diff';
+import { applyDiff, searchNatively } from '../../../src/core/tools/apply-diff';
 
 describe('tools/apply-diff: applyDiff', () => {
   const src = ['function a() {', '  const x = 1;', '  return x;', '}', '', 'function b() {', '  return 2;', '}', ''].join('\n');
@@ -251,6 +251,51 @@ describe('tools/apply-diff: applyDiff', () => {
       assert.match(amb.message, /lines 1-2, lines 3002-3003/);
       const amb3 = await applyDiff(f + '  call(3); // 3\n  call(4); // 4\n  }\n  call(6); // 6\n', [{ search: '  call(3); // 3\n  call(4); // 4\n  }\n  call(6); // 6', replace: 'x' }]);
       assert.ok(!amb3.ok && amb3.failures[0]!.kind === 'ambiguous');
+    });
+
+    it('several blocks searched natively in one pass: overlapping, nested and saturated occurrences are all counted', async () => {
+      // 1-2 line blocks (no whole middle line) go through the one-pass alternation together.
+      const f = 'ababa\nfoo bar\nfoo\nx\n' + 'common;\n'.repeat(60) + 'unique tail\n';
+      const amb = await applyDiff(f, [
+        { search: 'aba', replace: 'X' }, // occurs at 0 and 2 (overlapping): ambiguous
+        { search: 'foo', replace: 'F' }, // prefix of another search, occurs twice: ambiguous
+        { search: 'foo bar', replace: 'FB' },
+        { search: 'common;', replace: 'c' }, // past MAX_OCCURRENCES: ambiguous with "50+"
+        { search: 'unique tail', replace: 'u' },
+      ]);
+      assert.ok(!amb.ok);
+      assert.deepEqual(amb.failures.map((x) => [x.index, x.kind]), [[0, 'ambiguous'], [1, 'ambiguous'], [3, 'ambiguous']]);
+      assert.match(amb.message, /Block 1 of 5: the search text matches 2 places \(line 1, line 1\)/);
+      assert.match(amb.message, /Block 2 of 5: the search text matches 2 places \(line 2, line 3\)/);
+      assert.match(amb.message, /Block 4 of 5: the search text matches 50\+ places/);
+      const ok = await applyDiff(f, [
+        { search: 'foo bar\nfoo', replace: 'FB\nF' },
+        { search: 'unique tail', replace: 'u' },
+        { search: 'x\n', replace: '' },
+      ]);
+      assert.ok(ok.ok, !ok.ok ? ok.message : '');
+      assert.equal(ok.content, 'ababa\nFB\nF\n' + 'common;\n'.repeat(60) + 'u\n');
+      assert.deepEqual(ok.applied.map((a) => [a.startLine, a.endLine]), [[2, 3], [65, 65], [4, 4]]);
+    });
+
+    it('the one-pass native search finds exactly what a search per block finds (random texts, regex characters)', async () => {
+      let seed = 7;
+      const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+      const alphabet = ['a', 'b', '.', '*', '(', ')', '\n', '$', '\\', '|', '[', ']'];
+      for (let round = 0; round < 200; round++) {
+        const text = Array.from({ length: 200 + rnd(400) }, () => alphabet[rnd(4) === 0 ? rnd(alphabet.length) : rnd(2)]).join('');
+        const searches = Array.from({ length: 2 + rnd(4) }, () => {
+          const at = rnd(text.length - 8);
+          return rnd(5) === 0 ? 'zz' + text.slice(at, at + 1 + rnd(6)) : text.slice(at, at + 1 + rnd(6));
+        });
+        const variants = searches.map((search) => ({ search, replace: '', lines: search.split('\n'), stripped: false, exact: [] as number[], tolerant: [] as number[] }));
+        await searchNatively(text, variants, async () => {});
+        for (const v of variants) {
+          const want: number[] = [];
+          for (let i = text.indexOf(v.search); i >= 0 && want.length < 50; i = text.indexOf(v.search, i + 1)) want.push(i);
+          assert.deepEqual(v.exact, want, `round ${round}: ${JSON.stringify(v.search)} in ${JSON.stringify(text)}`);
+        }
+      }
     });
 
     it('yields to the event loop while it works (a large file with a miss)', async () => {

@@ -6,7 +6,8 @@ import * as z from 'zod';
 import { InMemoryOutputStore } from '../../../src/core/context/output-store';
 import { resolveConfig } from '../../../src/core/loop/config';
 import type { StepToolCall } from '../../../src/core/loop/model-step';
-import { DEFAULT_TOOL_TIMEOUT_MS, runToolCall, toolTimeLimitMs, type ToolRunContext } from '../../../src/core/loop/tool-runner';
+import { DEFAULT_TOOL_TIMEOUT_MS, runToolCall, toolTimeLimitMs, withTimeLimit, type ToolRunContext } from '../../../src/core/loop/tool-runner';
+import { getEventListeners } from 'node:events';
 import { getMode } from '../../../src/core/modes';
 import { Policy } from '../../../src/core/safety/policy';
 import { ToolRegistry } from '../../../src/core/tools/registry';
@@ -194,5 +195,22 @@ describe('bounded tools: transient I/O errors and error classes', () => {
     assert.deepEqual((await run('refusing')).result.data, { refused: 'secret', errorClass: 'permission' });
     assert.deepEqual((await run('plain')).result.data, { value: 'text', errorClass: 'tool' });
     assert.deepEqual((await run('fine')).result.data, { n: 1 });
+  });
+
+  it('a time-limited call leaves nothing registered on the run signal (hundreds of calls in one run retain nothing)', async () => {
+    const run = new AbortController();
+    for (let i = 0; i < 300; i++) await withTimeLimit(run.signal, 60_000, async (signal) => (signal.aborted ? -1 : i));
+    await assert.rejects(withTimeLimit(run.signal, 60_000, () => Promise.reject(new Error('tool failed'))), /tool failed/);
+    assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+    // Still linked while a call runs: Stop reaches the call's signal.
+    let seen: AbortSignal | undefined;
+    const p = withTimeLimit(run.signal, 60_000, (signal) => {
+      seen = signal;
+      return new Promise(() => undefined);
+    });
+    await new Promise((r) => setImmediate(r));
+    run.abort();
+    await assert.rejects(p);
+    assert.equal(seen?.aborted, true);
   });
 });

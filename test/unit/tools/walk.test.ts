@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { hiddenMatcher, walk, type WalkEntry } from '../../../src/core/tools/builtin/walk';
+import { byName as byEntryName, hiddenMatcher, sortPaced, walk, type WalkEntry } from '../../../src/core/tools/builtin/walk';
+import { Pacer } from '../../../src/core/tools/builtin/common';
 import { WorkspaceSandbox, type ResolvedPath } from '../../../src/core/safety/paths';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
 import type { DirEntry, WorkspaceFs } from '../../../src/core/workspace/types';
@@ -191,5 +192,23 @@ describe('tools/search_files (JS fallback)', () => {
     const p = tool.execute({ pattern: 'needle' } as never, { signal: ac.signal, taskId: 't', toolCallId: 'c' });
     setTimeout(() => ac.abort(new Error('stop')), 2);
     await assert.rejects(p);
+  });
+
+  it('sortPaced orders like the native sort (stable, any length around the run size) and pauses on big arrays', async () => {
+    let seed = 3;
+    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    for (const n of [0, 1, 5, 4096, 4097, 9000, 20_000]) {
+      const items = Array.from({ length: n }, (_, i) => ({ name: `n${rnd(n >> 2 || 1)}`, i }));
+      const want = items.slice().sort(byEntryName);
+      const got = items.slice();
+      await sortPaced(got, byEntryName, new Pacer(undefined, 0));
+      assert.deepEqual(got, want, `n=${n}`);
+    }
+    // With a zero slice every check pauses: the event loop runs while 20,000 items are sorted.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    await sortPaced(Array.from({ length: 20_000 }, (_, i) => ({ name: String(20_000 - i) })), byEntryName, new Pacer(undefined, 0));
+    clearInterval(timer);
+    assert.ok(ticks > 0, 'the event loop never ran');
   });
 });
