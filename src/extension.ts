@@ -10,6 +10,7 @@ import { registerFixWithForge } from './host/code-actions';
 import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
 import { DeferredController } from './host/controller/deferred-controller';
+import { createDurability } from './host/controller/durability';
 import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
@@ -45,7 +46,13 @@ export async function activate(context: vscode.ExtensionContext) {
   const storageDir = path.join(context.globalStorageUri.fsPath, workspaceKey(folders));
   const tasksDir = path.join(storageDir, 'history');
   const logTo = (m: string) => log.debug(m);
-  const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo }), EditJournal.open(storageDir, { log: logTo })]);
+  const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo, maxTasks: readSettings().historyMaxTasks }), EditJournal.open(storageDir, { log: logTo })]);
+  // Intent before effect, reconcile on restore, loud storage failures, one owner per task (docs/DESIGN-durability.md).
+  const durable = createDurability({
+    storageDir,
+    log,
+    show: (m) => (controller ? controller.manager.note(m) : panel.bridge.getTranscript().addError(m, ['show_logs'])),
+  });
 
   const model = new SwitchableModel();
   const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refreshModel(), log: (m) => log.info(m) });
@@ -56,7 +63,9 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
     currentTaskId: () => controller?.manager.current.id,
     // Edits happen only in runs, which start after `ready`; the journal is open by then.
-    record: async (entry) => void (await (await stores)[1].record(entry)),
+    ledger: durable.ledger(stores.then(([, journal]) => journal)),
+    commands: async () => durable.commands,
+    storage: durable.health,
     spoolDir: spoolDirFor(context),
   });
   context.subscriptions.push(toolkit);
@@ -79,6 +88,9 @@ export async function activate(context: vscode.ExtensionContext) {
       store: taskStore,
       makeAgent,
       log,
+      leases: durable.leases,
+      storage: durable.health,
+      reconcile: (record) => stores.then(([, journal]) => durable.reconciler(journal)(record)),
       onEvent: (session, e) => controller?.onAgentEvent(session, e),
     });
   };
@@ -171,6 +183,7 @@ export async function activate(context: vscode.ExtensionContext) {
     if (!s) return;
     await s.controller.manager.flush().catch(() => undefined);
     await s.journal.flush().catch(() => undefined);
+    await durable.dispose().catch(() => undefined);
   };
 
   const activationMs = Date.now() - started;
@@ -226,7 +239,7 @@ export async function activate(context: vscode.ExtensionContext) {
         await store.save(record);
         await store.flush();
       }
-      const reopened = await TaskStore.open(tasksDir, { log: logTo });
+      const reopened = await TaskStore.open(tasksDir, { log: logTo, maxTasks: readSettings().historyMaxTasks });
       currentStore = reopened;
       const manager = newManager(reopened, memory);
       ctl.replaceManager(manager);

@@ -13,6 +13,8 @@ export interface TasksIO extends MemoryFileIO {
   remove(file: string): Promise<void>;
   /** Append text durably (fsync), creating the file and its directory if needed. */
   append(file: string, text: string): Promise<void>;
+  /** Move a file (creating the target's directory); used to keep damaged or archived records aside. */
+  move?(from: string, to: string): Promise<void>;
 }
 
 export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
@@ -32,6 +34,11 @@ export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
   async append(file: string, text: string): Promise<void> {
     await fsp.mkdir(path.dirname(file), { recursive: true });
     await writeSynced(file, text, 'a');
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    await fsp.mkdir(path.dirname(to), { recursive: true });
+    await fsp.rename(from, to);
   }
 }
 
