@@ -3,7 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { NodeMemoryFileIO, writeSynced } from '../memory/node-file-io';
+import { NodeMemoryFileIO } from '../memory/node-file-io';
 import type { MemoryFileIO } from '../memory/file-io';
 
 export interface TasksIO extends MemoryFileIO {
@@ -29,11 +29,6 @@ export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
 
   async remove(file: string): Promise<void> {
     await fsp.rm(file, { force: true });
-  }
-
-  async append(file: string, text: string): Promise<void> {
-    await fsp.mkdir(path.dirname(file), { recursive: true });
-    await writeSynced(file, text, 'a');
   }
 
   async move(from: string, to: string): Promise<void> {

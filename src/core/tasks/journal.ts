@@ -374,7 +374,12 @@ export class EditJournal {
 
   private async append(log: TaskLog, line: LogLine): Promise<void> {
     const text = `${log.needsNewline ? '\n' : ''}${JSON.stringify(line)}\n`;
-    await this.io.append(this.logFile(log.stem), text);
+    try {
+      await this.io.append(this.logFile(log.stem), text);
+    } catch (err) {
+      log.needsNewline = true; // a torn append (full disk) may have left part of the line: start the next one fresh
+      throw err;
+    }
     log.needsNewline = false;
     log.size += Buffer.byteLength(text, 'utf8');
   }
