@@ -6,6 +6,7 @@ import type { ChatMessage } from '../model/types';
 import type { CommandLog } from './command-log';
 import type { EditJournal, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
+import type { TaskRecord } from './task-store';
 
 /** The workspace as a restore sees it: the disk, and unsaved editor buffers (VS Code's hot exit keeps them). */
 export interface WorkspaceProbe {
@@ -162,4 +163,18 @@ function oneLine(s: string): string {
 
 function sameText(a: string, b: string): boolean {
   return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
+}
+
+/**
+ * The whole restore-time step for one saved task: settle its open edits and cut-off commands against the
+ * workspace, then give the cut-off tool calls their results. Returns the record to restore and notes for the panel.
+ */
+export async function reconcileTask(
+  record: TaskRecord,
+  deps: { journal: EditJournal; commands?: CommandLog; probe: WorkspaceProbe; log?: (m: string) => void },
+): Promise<{ record: TaskRecord; notes: string[]; changed: boolean }> {
+  const facts = [...(await settleEdits(deps.journal, record.id, deps.probe, deps.log)), ...(deps.commands ? await settleCommands(deps.commands, record.id, deps.probe) : [])];
+  if (!facts.length) return { record, notes: [], changed: false };
+  const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts);
+  return { record: { ...record, snapshot: r.snapshot }, notes: r.notes, changed: r.changed };
 }

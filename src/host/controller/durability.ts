@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import { CommandLog } from '../../core/tasks/command-log';
 import type { EditJournal } from '../../core/tasks/journal';
 import { TaskLeases } from '../../core/tasks/lease';
-import { reconcileSnapshot, settleCommands, settleEdits, type WorkspaceProbe } from '../../core/tasks/recovery';
-import type { AgentSnapshot } from '../../core/tasks/snapshot';
+import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { Logger } from '../logger';
-import { VscodeWorkspaceProbe, type EditLedger } from './durable-effects';
+import { journalLedger, type EditLedger } from '../../core/tasks/effects';
+import { VscodeWorkspaceProbe } from './durable-effects';
 import { StorageHealth } from './storage-health';
 
 export interface DurabilityOptions {
@@ -40,22 +40,8 @@ export function createDurability(opts: DurabilityOptions): Durability {
     commands,
     leases,
     health,
-    ledger: (journalP) => ({
-      async begin(entry) {
-        const journal = await journalP;
-        const intent = await journal.beginEdit(entry);
-        return {
-          commit: async () => void (await journal.commitEdit(intent)),
-          abandon: (reason) => journal.abandonEdit(intent, reason),
-        };
-      },
-    }),
-    reconciler: (journal) => async (record) => {
-      const facts = [...(await settleEdits(journal, record.id, probe, debug)), ...(await settleCommands(commands, record.id, probe))];
-      if (!facts.length) return { record, notes: [], changed: false };
-      const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts);
-      return { record: { ...record, snapshot: r.snapshot }, notes: r.notes, changed: r.changed };
-    },
+    ledger: (journalP) => journalLedger(journalP),
+    reconciler: (journal) => (record) => reconcileTask(record, { journal, commands, probe, log: debug }),
     dispose: () => leases.dispose(),
   };
 }

@@ -8,7 +8,7 @@ import type { StoreNotice, TaskRecord, TaskStore, TaskSummary as StoredSummary }
 import type { TaskSummary } from '../../protocol/messages';
 import type { Transcript } from '../../panel/transcript';
 import type { Logger } from '../logger';
-import type { StorageReporter } from './durable-effects';
+import type { StorageReporter } from '../../core/tasks/effects';
 import { describeNotice, openElsewhere, reloadNote } from './recovery-notes';
 import { TaskSession, type SessionDeps } from './session';
 

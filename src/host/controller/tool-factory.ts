@@ -12,7 +12,7 @@ import type { CommandLog } from '../../core/tasks/command-log';
 import { ApprovalCenter } from '../approval-center';
 import { DiffApproval } from '../diff-approval';
 import { readCurrentText, VscodeEditApplier } from '../edit-applier';
-import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReporter } from './durable-effects';
+import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
@@ -79,7 +79,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) };
   const search = createRipgrepSearch(vscode.env.appRoot);
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
-  const applier = new JournalingApplier(new VscodeEditApplier(), opts.ledger, opts.currentTaskId, opts.log, opts.storage);
+  const applier = new JournalingApplier(new VscodeEditApplier(), opts.ledger, opts.currentTaskId, opts.log, opts.storage, readCurrentText);
   const recorded = opts.commands ? new RecordingRunner(runner, opts.commands, opts.log, opts.storage) : runner;
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
