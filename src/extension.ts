@@ -226,7 +226,7 @@ export async function activate(context: vscode.ExtensionContext) {
      * Simulates a window reload: the current task is flushed and dropped, `record` (if given) is written as the
      * saved state, and a new session manager restores the latest task from a freshly opened TaskStore.
      */
-    async simulateReload(record?: TaskRecord) {
+    async simulateReload(record?: TaskRecord, opts: { beforeReopen?: () => Promise<void> } = {}) {
       const { controller: ctl, store, memory } = await ready;
       const old = ctl.manager;
       if (old.current.running) {
@@ -239,6 +239,7 @@ export async function activate(context: vscode.ExtensionContext) {
         await store.save(record);
         await store.flush();
       }
+      await opts.beforeReopen?.(); // a fault test damages the stored state here, as a crash would
       const reopened = await TaskStore.open(tasksDir, { log: logTo, maxTasks: readSettings().historyMaxTasks });
       currentStore = reopened;
       const manager = newManager(reopened, memory);
@@ -250,6 +251,8 @@ export async function activate(context: vscode.ExtensionContext) {
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,
+    /** This workspace's storage folder (history/, journal/, commands/, leases/), for fault tests. */
+    storageDir,
   };
   // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
   const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';

@@ -131,6 +131,16 @@ export class SessionManager {
    * left to it (this window starts empty and says so); a damaged one that held nothing gives way to the next.
    */
   async restoreLatest(): Promise<TaskSession | undefined> {
+    // Notices of the store's open (a damaged task kept aside) wait for the task this shows.
+    this.opening++;
+    try {
+      return await this.restoreLatestNow();
+    } finally {
+      if (--this.opening === 0) this.flushNotes();
+    }
+  }
+
+  private async restoreLatestNow(): Promise<TaskSession | undefined> {
     for (const latest of (await this.deps.store.list()).slice(0, 5)) {
       const holder = this.deps.leases && !this.deps.leases.holds(latest.id) ? await this.deps.leases.holder(latest.id) : undefined;
       if (holder) {

@@ -1,0 +1,111 @@
+// Fault tests in the real VS Code (docs/DESIGN-durability.md): the stored state is damaged the way a crash or a
+// bad disk leaves it, the window is reloaded (simulateReload: a fresh TaskStore and session manager), and the
+// panel, History, the files on disk, the journal and what the model is told next are checked.
+import * as assert from 'node:assert';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { llm, readText, waitFor, wsPath } from '../helpers';
+import { forge, freshTask, historyIsConsistent, pendingApproval, toolResultSeenByModel, type ForgeApi } from './forge-api';
+
+describe('durability faults', function () {
+  this.timeout(90_000);
+  let api: ForgeApi;
+  let storageDir: string;
+  before(async () => {
+    api = await forge();
+    storageDir = (api.testApi as any).storageDir;
+  });
+
+  const taskFile = (id: string) => path.join(storageDir, 'history', 'tasks', `${id}.json`);
+  const errors = (session: any) => session.transcript.snapshot().items.filter((i: any) => i.kind === 'error').map((i: any) => i.message as string);
+
+  async function finishedTask(id: string, prompt: string) {
+    await freshTask(api, [
+      { toolCalls: [{ id: `${id}-read`, name: 'read_file', args: { path: 'src/greet.js' } }] },
+      { toolCalls: [{ id: `${id}-done`, name: 'task_completion', args: { result: 'greet.js greets.' } }] },
+    ]);
+    const report = await api.testApi.controller.startRun('send', prompt);
+    assert.strictEqual(report.reason, 'done', report.detail);
+    return api.testApi.manager.current;
+  }
+
+  it('a truncated task file: kept aside, the intact part restored, the panel says what happened, History lists only what opens', async () => {
+    const session = await finishedTask('dt', 'Summarise greet.js (durability)');
+    const id = session.id as string;
+    const history = session.dump().history;
+    let damaged = '';
+    const { restored } = await api.testApi.simulateReload(undefined, {
+      beforeReopen: async () => {
+        const text = await fsp.readFile(taskFile(id), 'utf8');
+        // Cut inside the last message of the conversation, as a torn write would.
+        damaged = text.slice(0, text.lastIndexOf('{"role":"tool"') + 20);
+        await fsp.writeFile(taskFile(id), damaged);
+      },
+    });
+    assert.ok(restored, 'the damaged task still opens');
+    assert.strictEqual(restored.id, id);
+    // Every message before the damage is back; the cut-off last one is gone (its call is closed as interrupted).
+    assert.deepStrictEqual(restored.dump().history.slice(0, history.length - 1), history.slice(0, history.length - 1));
+    assert.ok(!restored.dump().history.some((m: any) => m.role === 'tool' && m.content === history[history.length - 1].content));
+    assert.ok(historyIsConsistent(restored.dump().history));
+    const message = errors(restored).find((m: string) => /is damaged/.test(m));
+    assert.ok(message, `the panel explains: ${JSON.stringify(errors(restored))}`);
+    assert.match(message, /recovered everything up to the damage: \d+ message/);
+    const kept = (await fsp.readdir(path.dirname(taskFile(id)))).filter((n) => n.startsWith(`${id}.json.corrupt-`));
+    assert.strictEqual(kept.length, 1, 'the damaged file is kept for the user');
+    assert.ok(message.includes(kept[0]), 'and named in the message');
+    assert.strictEqual(await fsp.readFile(path.join(path.dirname(taskFile(id)), kept[0]), 'utf8'), damaged);
+    const listed = await api.testApi.manager.history();
+    assert.ok(listed.some((t: any) => t.id === id), 'the recovered task is in History');
+    const panelHistory = await waitFor(() => api.testApi.panel.bridge.snapshot().history, 'the panel history');
+    assert.ok(panelHistory.some((t: any) => t.id === id));
+  });
+
+  it('an unrecoverable task file leaves History (kept aside, explained) and the previous task is restored instead', async () => {
+    const older = await finishedTask('du1', 'First task (durability)');
+    const newer = await finishedTask('du2', 'Second task (durability)');
+    const { restored } = await api.testApi.simulateReload(undefined, {
+      beforeReopen: async () => fsp.writeFile(taskFile(newer.id), 'garbage from a bad disk'),
+    });
+    assert.strictEqual(restored?.id, older.id, 'the newest task that opens is restored');
+    const listed = await api.testApi.manager.history();
+    assert.ok(!listed.some((t: any) => t.id === newer.id), 'History never lists a task it cannot open');
+    assert.ok(errors(restored).some((m: string) => /Second task \(durability\)".*damaged.*Nothing of it could be recovered/s.test(m)), JSON.stringify(errors(restored)));
+    assert.ok((await fsp.readdir(path.dirname(taskFile(newer.id)))).some((n) => n.startsWith(`${newer.id}.json.corrupt-`)));
+  });
+
+  it('killed after Approve with the edit written: the restored task does not ask again, Undo sees the edit, the model is told it was applied', async () => {
+    const rel = 'src/durable-note.txt';
+    const file = wsPath(rel);
+    await fsp.rm(file, { force: true });
+    await freshTask(api, [{ toolCalls: [{ id: 'dk-write', name: 'write_file', args: { path: rel, content: 'written before the crash\n' } }] }]);
+    const run = api.testApi.controller.startRun('send', 'Write the durable note.');
+    await pendingApproval(api, 'write_file');
+    const session = api.testApi.manager.current;
+    const crashed = session.record(); // saved while the approval waited
+    assert.ok(crashed.snapshot.pending);
+    // The crash moment: the user approved, the journal's intent is durable, the file is written, then the host died.
+    await api.testApi.journal.beginEdit({ taskId: session.id, path: file, before: null, after: 'written before the crash\n', toolCallId: 'dk-write' });
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    await fsp.writeFile(file, 'written before the crash\n');
+    await llm.script([{ toolCalls: [{ id: 'dk-done', name: 'task_completion', args: { result: 'Note written.' } }] }]);
+
+    const { restored, resumed } = await api.testApi.simulateReload(crashed);
+    await run;
+    assert.strictEqual(restored.id, session.id);
+    assert.strictEqual(resumed, undefined, 'no stale approval is asked again');
+    assert.strictEqual(restored.hasPendingApproval, false);
+    assert.ok(!api.approvals.pending().some((r) => r.toolCallId === 'dk-write'));
+    assert.ok(errors(restored).some((m: string) => /durable-note\.txt was written before the reload: marked applied/.test(m)), JSON.stringify(errors(restored)));
+    const entries = await api.testApi.journal.entries(session.id);
+    assert.ok(entries.some((e: any) => e.path === file && e.after === 'written before the crash\n' && !e.undone), 'the journal has the edit');
+
+    const report = await api.testApi.controller.continueTask();
+    assert.strictEqual(report?.reason, 'done', report?.detail);
+    assert.match((await toolResultSeenByModel('dk-write')) ?? '', /^Applied: this edit of .*durable-note\.txt was written before Forge was reloaded/);
+
+    const undo = await api.testApi.controller.undoTaskChanges(session.id, false);
+    assert.deepStrictEqual(undo.conflicts, []);
+    await assert.rejects(readText(file), 'Undo deleted the file the task created');
+  });
+});
