@@ -6,7 +6,7 @@ import type { ChatMessage } from '../model/types';
 import type { CommandLog } from './command-log';
 import type { EditJournal, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
-import type { TaskRecord } from './task-store';
+import type { TaskRecord } from './task-format';
 
 /** The workspace as a restore sees it: the disk, and unsaved editor buffers (VS Code's hot exit keeps them). */
 export interface WorkspaceProbe {

@@ -3,7 +3,7 @@
 // in arrays only the complete elements (the records: messages, transcript items), in objects the complete
 // values plus a partly read object or array (the path down to the damaged record). Then the task is rebuilt with
 // defaults for whatever was lost after the damage.
-import type { TaskRecord } from './task-store';
+import type { TaskRecord } from './task-format';
 
 class Damage extends Error {}
 

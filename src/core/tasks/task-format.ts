@@ -1,8 +1,22 @@
 // The task store's file formats: tasks/<stem>.json = {version, task: TaskRecord}; tasks-index.json =
 // {version, tasks: TaskSummary[] (+ the file size each summary was read from, to notice damage at open)}.
-import type { TaskRecord, TaskSummary } from './task-store';
-
 export const FORMAT_VERSION = 1;
+
+export interface TaskSummary {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  mode: string;
+  status: string;
+  iterations?: number;
+  costUsd?: number;
+}
+
+export interface TaskRecord extends TaskSummary {
+  snapshot: unknown /* AgentSnapshot */;
+  transcript?: unknown /* panel transcript snapshot */;
+}
 
 export function summaryOf(r: TaskSummary): TaskSummary {
   const s: TaskSummary = {

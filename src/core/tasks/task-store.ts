@@ -8,23 +8,9 @@
 import * as path from 'node:path';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
 import { salvageTask } from './salvage';
-import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf } from './task-format';
+import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf, type TaskRecord, type TaskSummary } from './task-format';
 
-export interface TaskSummary {
-  id: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-  mode: string;
-  status: string;
-  iterations?: number;
-  costUsd?: number;
-}
-
-export interface TaskRecord extends TaskSummary {
-  snapshot: unknown /* AgentSnapshot */;
-  transcript?: unknown /* panel transcript snapshot */;
-}
+export type { TaskRecord, TaskSummary } from './task-format';
 
 export interface TaskStoreOptions {
   log?: (m: string) => void;

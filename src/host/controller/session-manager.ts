@@ -86,7 +86,8 @@ export class SessionManager {
       onEvent: (s, e) => deps.onEvent?.(s, e),
     };
     this.session = TaskSession.create(this.sessionDeps);
-    this.noticeSub = deps.store.onNotice((n) => this.onStoreNotice(n));
+    // (Optional calls: stores faked in tests may predate notices and open().)
+    this.noticeSub = deps.store.onNotice?.((n) => this.onStoreNotice(n)) ?? { dispose() {} };
   }
 
   /** Shows a message in the panel (in the current task; after the switch when a task is being opened). */
@@ -179,7 +180,7 @@ export class SessionManager {
     }
     let keep = false;
     try {
-      const opened = await this.deps.store.open(taskId);
+      const opened = this.deps.store.open ? await this.deps.store.open(taskId) : { record: await this.deps.store.load(taskId) };
       if (!opened.record) {
         if (opened.error) throw new Error(`Forge could not read this task: ${opened.error}. See the Forge log.`);
         if (opened.damage) throw new Error(describeNotice(opened.damage));
