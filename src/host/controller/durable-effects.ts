@@ -16,7 +16,8 @@ export class VscodeWorkspaceProbe implements WorkspaceProbe {
   }
 
   async unsavedText(path: string): Promise<string | undefined> {
-    const doc = this.openDoc(path);
+    // After a reload, a hot-exit buffer may not be open yet: resolving the document restores it from its backup.
+    const doc = this.openDoc(path) ?? (await vscode.workspace.openTextDocument(vscode.Uri.file(path)).then(undefined, () => undefined));
     return doc?.isDirty ? doc.getText() : undefined;
   }
 
