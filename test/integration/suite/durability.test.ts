@@ -3,7 +3,9 @@
 // panel, History, the files on disk, the journal and what the model is told next are checked.
 import * as assert from 'node:assert';
 import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import * as vscode from 'vscode';
 import { llm, readText, waitFor, wsPath } from '../helpers';
 import { forge, freshTask, historyIsConsistent, pendingApproval, toolResultSeenByModel, type ForgeApi } from './forge-api';
 
@@ -107,5 +109,51 @@ describe('durability faults', function () {
     const undo = await api.testApi.controller.undoTaskChanges(session.id, false);
     assert.deepStrictEqual(undo.conflicts, []);
     await assert.rejects(readText(file), 'Undo deleted the file the task created');
+  });
+
+  it('killed with the edit in the editor but unsaved: the restore saves it, the journal knows, the model is told', async () => {
+    const rel = 'src/unsaved-note.txt';
+    const file = wsPath(rel);
+    await fsp.writeFile(file, 'before\n');
+    await freshTask(api, [{ toolCalls: [{ id: 'du-write', name: 'write_file', args: { path: rel, content: 'after\n' } }] }]);
+    const run = api.testApi.controller.startRun('send', 'Change the unsaved note.');
+    await pendingApproval(api, 'write_file');
+    const session = api.testApi.manager.current;
+    const crashed = session.record();
+    // The crash moment: intent durable, the WorkspaceEdit reached the buffer, the save did not happen.
+    await api.testApi.journal.beginEdit({ taskId: session.id, path: file, before: 'before\n', after: 'after\n', toolCallId: 'du-write' });
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const we = new vscode.WorkspaceEdit();
+    we.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), 'after\n');
+    assert.ok(await vscode.workspace.applyEdit(we));
+    assert.ok(doc.isDirty);
+
+    const { restored } = await api.testApi.simulateReload(crashed);
+    await run;
+    assert.strictEqual(restored.hasPendingApproval, false);
+    assert.strictEqual(await fsp.readFile(file, 'utf8'), 'after\n', 'the approved edit was saved');
+    assert.ok(!doc.isDirty);
+    assert.ok((await api.testApi.journal.entries(session.id)).some((e: any) => e.path === file && e.after === 'after\n'));
+    const result = restored.dump().history.find((m: any) => m.role === 'tool' && m.toolCallId === 'du-write');
+    assert.match(result?.content ?? '', /Forge saved it after the reload/);
+  });
+
+  it('a task open in another window: opening it here is refused with a clear message; at startup this window starts a new task', async () => {
+    const session = await finishedTask('dw', 'A task the other window has (durability)');
+    const id = session.id as string;
+    await api.testApi.manager.flush(); // saved (and its lease taken) before this window lets it go
+    assert.ok(await fsp.stat(path.join(storageDir, 'leases', `${id}.json`)), 'this window holds the task while it is open');
+    api.testApi.controller.newTask();
+    await api.testApi.manager.flush();
+    // Let the lease go as switching away does, then the other window (alive: same machine, live pid) takes it.
+    await waitFor(async () => !(await fsp.stat(path.join(storageDir, 'leases', `${id}.json`)).catch(() => undefined)), 'the lease to be released');
+    await fsp.writeFile(path.join(storageDir, 'leases', `${id}.json`), JSON.stringify({ owner: 'other-window', pid: process.pid, host: os.hostname(), at: Date.now() }));
+    await assert.rejects(api.testApi.manager.load(id), /open in another VS Code window/);
+    const { restored, manager } = await api.testApi.simulateReload();
+    const listed = (await manager.history()).slice(0, 3).map((t: any) => `${t.id}@${t.updatedAt}`);
+    assert.notStrictEqual(restored?.id, id);
+    assert.strictEqual(restored, undefined, `the newest task is the other window's: nothing restored (${id}; ${listed.join(', ')})`);
+    assert.ok(errors(manager.current).some((m: string) => /open in another VS Code window, so this window starts a new task/.test(m)), JSON.stringify(errors(manager.current)));
+    await fsp.rm(path.join(storageDir, 'leases', `${id}.json`), { force: true });
   });
 });
