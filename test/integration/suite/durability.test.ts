@@ -156,4 +156,45 @@ describe('durability faults', function () {
     assert.ok(errors(manager.current).some((m: string) => /open in another VS Code window, so this window starts a new task/.test(m)), JSON.stringify(errors(manager.current)));
     await fsp.rm(path.join(storageDir, 'leases', `${id}.json`), { force: true });
   });
+
+  it('storage that cannot be written: the panel warns once, the edit is not applied (the model is told why), the next save catches up', async function () {
+    this.timeout(60_000);
+    const rel = 'src/storage-fault.txt';
+    const file = wsPath(rel);
+    await fsp.rm(file, { force: true });
+    await freshTask(api, [
+      { toolCalls: [{ id: 'ds-write', name: 'write_file', args: { path: rel, content: 'should not land\n' } }] },
+      { toolCalls: [{ id: 'ds-done', name: 'task_completion', args: { result: 'Could not write.' } }] },
+    ]);
+    // Break the storage the way a full or read-only disk does: every write under these folders fails.
+    const broken = [path.join(storageDir, 'journal', 'logs'), path.join(storageDir, 'history', 'tasks')];
+    for (const dir of broken) {
+      await fsp.mkdir(dir, { recursive: true });
+      await fsp.rename(dir, `${dir}.aside`);
+      await fsp.writeFile(dir, 'not a folder');
+    }
+    try {
+      const session = api.testApi.manager.current;
+      const run = api.testApi.controller.startRun('send', 'Write the storage note.');
+      const approval = await pendingApproval(api, 'write_file');
+      assert.ok(await api.approvals.resolve(approval.id, { kind: 'approve', scope: 'once' }));
+      const report = await run;
+      assert.strictEqual(report?.reason, 'done', report?.detail);
+      await assert.rejects(fsp.stat(file), 'the edit was not applied: it could not be journaled');
+      assert.match((await toolResultSeenByModel('ds-write')) ?? '', /Not applied: Forge could not record this edit/);
+      await waitFor(() => errors(session).some((m: string) => /cannot write the task history/.test(m)), 'the save warning in the panel');
+      const shown = errors(session);
+      assert.strictEqual(shown.filter((m: string) => /cannot write the edit journal/.test(m)).length, 1, JSON.stringify(shown));
+      assert.strictEqual(shown.filter((m: string) => /cannot write the task history/.test(m)).length, 1, 'shown once, not per attempt');
+    } finally {
+      for (const dir of broken) {
+        await fsp.rm(dir, { force: true });
+        await fsp.rename(`${dir}.aside`, dir);
+      }
+    }
+    const session = api.testApi.manager.current;
+    await waitFor(() => errors(session).some((m: string) => /can write the task history again/.test(m)), 'the retried save', 30_000);
+    const saved = JSON.parse(await fsp.readFile(taskFile(session.id), 'utf8'));
+    assert.ok(saved.task.snapshot.history.some((m: any) => m.role === 'tool' && m.toolCallId === 'ds-done'), 'the whole conversation reached the disk');
+  });
 });
