@@ -153,6 +153,18 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(seen, ['running (interrupted: npm test)']);
     assert.deepEqual(await commands.interrupted('t'), [], 'ended: nothing to report after a restore');
   });
+  it('a command whose start cannot be recorded still runs (nothing to undo), and the failure is reported', async () => {
+    const io = new FaultyIO();
+    io.fault = 'enospc';
+    const commands = new CommandLog(path.join(dir, 'commands'), { io });
+    const failures: string[] = [];
+    let ran = 0;
+    const runner = new RecordingRunner({ run: async () => (ran++, { exitCode: 0, output: '', timedOut: false }) }, async () => commands, log, { failed: (w) => failures.push(w), succeeded() {} });
+    const res = await runner.run({ command: 'ls', cwd: '/ws', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c1' });
+    assert.equal(res.exitCode, 0);
+    assert.equal(ran, 1);
+    assert.deepEqual(failures, ['the command log']);
+  });
 });
 
 describe('durability: restore reconciles the records with the workspace', () => {
