@@ -33,9 +33,18 @@ export type EffectFact =
  * (or rolled back when saving fails); still the original -> not applied; anything else -> unknown. The journal
  * records each outcome, so the next restore finds nothing open.
  */
-export async function settleEdits(journal: EditJournal, taskId: string, probe: WorkspaceProbe, log: (m: string) => void = () => undefined): Promise<EffectFact[]> {
+export async function settleEdits(
+  journal: EditJournal,
+  taskId: string,
+  probe: WorkspaceProbe,
+  log: (m: string) => void = () => undefined,
+  /** Only intents at least this old (an edit being applied right now is not a crash's leftover). */
+  opts: { minAgeMs?: number; now?: number } = {},
+): Promise<EffectFact[]> {
   const facts: EffectFact[] = [];
+  const cutoff = (opts.now ?? Date.now()) - (opts.minAgeMs ?? 0);
   for (const intent of await journal.openIntents(taskId)) {
+    if (opts.minAgeMs !== undefined && intent.at > cutoff) continue;
     const outcome = await settleOne(journal, intent, probe).catch((err) => {
       log(`[recovery] cannot settle the edit of ${intent.path}: ${err instanceof Error ? err.message : String(err)}`);
       return 'unknown' as const;

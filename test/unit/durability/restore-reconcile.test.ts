@@ -9,7 +9,7 @@ import type { ChatMessage } from '../../../src/core/model/types';
 import { CommandLog } from '../../../src/core/tasks/command-log';
 import { JournalingApplier, RecordingRunner, journalLedger } from '../../../src/core/tasks/effects';
 import { EditJournal } from '../../../src/core/tasks/journal';
-import { reconcileTask, type WorkspaceProbe } from '../../../src/core/tasks/recovery';
+import { reconcileTask, settleEdits, type WorkspaceProbe } from '../../../src/core/tasks/recovery';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../../../src/core/tasks/task-store';
 import type { EditApplier, FileEdit } from '../../../src/core/workspace/types';
@@ -153,6 +153,17 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(seen, ['running (interrupted: npm test)']);
     assert.deepEqual(await commands.interrupted('t'), [], 'ended: nothing to report after a restore');
   });
+  it('Undo settles only intents a crash left (old enough), never an edit being applied right now', async () => {
+    const ws = new FakeWorkspace();
+    ws.disk.set(FILE, 'new');
+    await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
+    assert.deepEqual(await settleEdits(journal, 't', ws, undefined, { minAgeMs: 60_000 }), []);
+    assert.equal((await journal.openIntents('t')).length, 1, 'left to the applier that is still running');
+    const later = await settleEdits(journal, 't', ws, undefined, { minAgeMs: 60_000, now: Date.now() + 61_000 });
+    assert.deepEqual(later.map((f) => f.kind === 'edit' && f.outcome), ['applied']);
+    assert.equal((await journal.editSummary('t')).live.length, 1, 'Undo now sees it');
+  });
+
   it('a command whose start cannot be recorded still runs (nothing to undo), and the failure is reported', async () => {
     const io = new FaultyIO();
     io.fault = 'enospc';
