@@ -1,16 +1,44 @@
-import type { BlobStore } from './blob-store';
-
-// The edit journal's log format: one JSON object per line (see DESIGN-durability.md for the intent/outcome rule).
+// The edit journal's log format: one JSON object per line (see docs/DESIGN-durability.md for the intent/outcome
+// rule), and the pure reads over a folded log (intents, summaries, undo of one file).
 //   edit    an applied edit (the outcome of an intent with the same seq, or a plain record)
 //   undo    edits an undo reverted
 //   intent  an edit about to be applied: written BEFORE the file is touched, so a crash in between is visible
 //   void    intents that did not happen (failed, refused, or found not applied when reconciling after a crash)
+import type { BlobStore } from './blob-store';
 
 export type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
 export type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
 export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
 export type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
 export type LogLine = EditLine | UndoLine | IntentLine | VoidLine;
+
+/** An edit recorded as about to happen (beginEdit); settle it with commitEdit or abandonEdit. */
+export interface EditIntent {
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null;
+  after: string | null;
+  toolCallId?: string;
+}
+
+/** An intent that has no outcome in the log: what a crash cut off. `before`/`after` undefined = content missing. */
+export interface OpenIntent {
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null | undefined;
+  after: string | null | undefined;
+  at: number;
+  toolCallId?: string;
+}
+
+/** What Undo would touch, per file, and the files whose journal contents are gone (they cannot be restored). */
+export interface EditSummary {
+  live: { path: string; seq: number }[];
+  missing: { path: string; seqs: number[] }[];
+}
+
 
 export interface TaskLog {
   stem: string;
@@ -128,4 +156,31 @@ export async function undoPath(blobs: BlobStore, file: string, edits: EditLine[]
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The log's intents without an outcome, with their contents (undefined = missing from the blobs). */
+export async function readIntents(log: TaskLog, blobs: BlobStore, taskId: string): Promise<OpenIntent[]> {
+  const out: OpenIntent[] = [];
+  for (const line of log.intents?.values() ?? []) {
+    const before = line.before === null ? null : await blobs.get(line.before);
+    const after = line.after === null ? null : await blobs.get(line.after);
+    const open: OpenIntent = { taskId, seq: line.seq, path: line.path, before, after, at: line.at };
+    if (line.toolCallId !== undefined) open.toolCallId = line.toolCallId;
+    out.push(open);
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/** Live edits per file, and the files whose journal contents are gone. */
+export async function summarizeEdits(log: TaskLog, blobs: BlobStore): Promise<EditSummary> {
+  const summary: EditSummary = { live: [], missing: [] };
+  const missing = new Map<string, number[]>();
+  for (const e of log.edits) {
+    if (log.undone.has(e.seq)) continue;
+    summary.live.push({ path: e.path, seq: e.seq });
+    const lost = (e.before !== null && (await blobs.get(e.before)) === undefined) || (e.after !== null && (await blobs.get(e.after)) === undefined);
+    if (lost) missing.set(e.path, [...(missing.get(e.path) ?? []), e.seq]);
+  }
+  summary.missing = [...missing].map(([p, seqs]) => ({ path: p, seqs }));
+  return summary;
 }

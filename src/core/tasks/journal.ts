@@ -7,7 +7,9 @@
 import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
-import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, undoPath, type EditLine, type IndexEntry, type IntentLine, type LogLine, type TaskLog } from './journal-lines';
+import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, readIntents, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
+
+export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
 export interface JournalEntry {
   taskId: string;
@@ -42,34 +44,6 @@ export interface EditJournalOptions {
   gcGraceMs?: number;
   /** Timer for collectGarbageSoon; returns a cancel function. Defaults to an unref'd setTimeout. */
   schedule?: (fn: () => void, ms: number) => () => void;
-}
-
-
-/** An edit recorded as about to happen (beginEdit); settle it with commitEdit or abandonEdit. */
-export interface EditIntent {
-  taskId: string;
-  seq: number;
-  path: string;
-  before: string | null;
-  after: string | null;
-  toolCallId?: string;
-}
-
-/** An intent that has no outcome in the log: what a crash cut off. `before`/`after` undefined = content missing. */
-export interface OpenIntent {
-  taskId: string;
-  seq: number;
-  path: string;
-  before: string | null | undefined;
-  after: string | null | undefined;
-  at: number;
-  toolCallId?: string;
-}
-
-/** What Undo would touch, per file, and the files whose journal contents are gone (they cannot be restored). */
-export interface EditSummary {
-  live: { path: string; seq: number }[];
-  missing: { path: string; seqs: number[] }[];
 }
 
 
@@ -189,32 +163,13 @@ export class EditJournal {
   /** Intents of the task that have no outcome: edits a crash cut off, to reconcile with the disk. */
   openIntents(taskId: string): Promise<OpenIntent[]> {
     return this.exclusive(taskId, async () => {
-      const log = await this.taskLog(taskId);
-      const out: OpenIntent[] = [];
-      for (const line of log.intents?.values() ?? []) {
-        const before = line.before === null ? null : await this.blobs.get(line.before);
-        const after = line.after === null ? null : await this.blobs.get(line.after);
-        const open: OpenIntent = { taskId, seq: line.seq, path: line.path, before, after, at: line.at };
-        if (line.toolCallId !== undefined) open.toolCallId = line.toolCallId;
-        out.push(open);
-      }
-      return out.sort((a, b) => a.seq - b.seq);
+      return readIntents(await this.taskLog(taskId), this.blobs, taskId);
     });
   }
 
   /** Per file: the live edits, and those whose contents are missing from the journal (Undo reports them). */
   async editSummary(taskId: string): Promise<EditSummary> {
-    const log = await this.exclusive(taskId, () => this.taskLog(taskId));
-    const summary: EditSummary = { live: [], missing: [] };
-    const missing = new Map<string, number[]>();
-    for (const e of log.edits) {
-      if (log.undone.has(e.seq)) continue;
-      summary.live.push({ path: e.path, seq: e.seq });
-      const lost = (e.before !== null && (await this.blobs.get(e.before)) === undefined) || (e.after !== null && (await this.blobs.get(e.after)) === undefined);
-      if (lost) missing.set(e.path, [...(missing.get(e.path) ?? []), e.seq]);
-    }
-    summary.missing = [...missing].map(([p, seqs]) => ({ path: p, seqs }));
-    return summary;
+    return summarizeEdits(await this.exclusive(taskId, () => this.taskLog(taskId)), this.blobs);
   }
 
   /**
