@@ -152,8 +152,9 @@ export class SessionManager {
         const restored = await this.load(latest.id);
         if (restored) return restored;
       } catch (err) {
+        // Damaged beyond recovery (the notice says so) or unreadable: the next newest task is restored instead.
         this.deps.log.warn(`could not restore task ${latest.id}: ${err instanceof Error ? err.message : String(err)}`);
-        return undefined;
+        if (this.session.running) return undefined;
       }
     }
     return undefined;

@@ -9,6 +9,7 @@ import { EditJournal } from '../../../src/core/tasks/journal';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskStore, type StoreNotice, type TaskRecord } from '../../../src/core/tasks/task-store';
 import { TaskSession, type SessionDeps } from '../../../src/host/controller/session';
+import { SessionManager } from '../../../src/host/controller/session-manager';
 import { StorageHealth } from '../../../src/host/controller/storage-health';
 import { describeNotice } from '../../../src/host/controller/recovery-notes';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
@@ -184,5 +185,28 @@ describe('durability: storage faults', () => {
     assert.equal(opened.record, undefined);
     assert.equal(opened.damage?.kind, 'damaged');
     assert.deepEqual(await reopened.list(), []);
+  });
+
+  it('at startup, a newest task damaged beyond recovery gives way to the next one, and the panel says why', async () => {
+    const store = await TaskStore.open(dir);
+    await store.save(record('older', 1, 4, 'Older task'));
+    await store.save(record('newest', 2, 4, 'Newest task'));
+    await store.flush();
+    const file = path.join(dir, 'tasks', 'newest.json');
+    await fsp.writeFile(file, '#'.repeat((await fsp.stat(file)).size)); // same size: found only when opened
+    const model = new ScriptedModel([]);
+    const manager = new SessionManager({
+      store: await TaskStore.open(dir),
+      log,
+      makeAgent: (snap?: AgentSnapshot) => {
+        const d = { model, tools: [], approver: new ScriptedApprover(), clock: new FakeClock() };
+        return snap ? Agent.restore(snap, d) : new Agent(d);
+      },
+    });
+    const restored = await manager.restoreLatest();
+    assert.equal(restored?.id, 'older');
+    const notes = restored!.transcript.snapshot().items.filter((i) => i.kind === 'error').map((i) => (i as { message: string }).message);
+    assert.ok(notes.some((m) => /"Newest task" is damaged.*Nothing of it could be recovered.*kept as/s.test(m)), JSON.stringify(notes));
+    assert.deepEqual((await manager.history()).map((t) => t.id), ['older']);
   });
 });
