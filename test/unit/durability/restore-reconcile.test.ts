@@ -280,7 +280,8 @@ describe('durability: restore reconciles the records with the workspace', () => 
     await store.flush();
     const handle = await commands.start('t2', { toolCallId: cmd.id, command: 'npm run migrate', cwd: '/ws' });
     handle.output('migrating table users... done\nmigrating table orders...');
-    await new Promise((r) => setTimeout(r, 20)); // the batch reaches the disk; then the host dies (no end line)
+    // The batch reaches the disk; then the host dies (no end line).
+    for (let i = 0; i < 1000 && !(await commands.interrupted('t2'))[0]?.outputTail.includes('orders'); i++) await new Promise((r) => setTimeout(r, 10));
     ws.running = true;
     const { manager: m } = manager();
     const session = (await m.load('t2'))!;
