@@ -11,6 +11,7 @@ import { registerFixWithForge } from './host/code-actions';
 import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
 import { DeferredController } from './host/controller/deferred-controller';
+import { createDurability } from './host/controller/durability';
 import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
@@ -47,7 +48,13 @@ export async function activate(context: vscode.ExtensionContext) {
   const storageDir = path.join(context.globalStorageUri.fsPath, workspaceKey(folders));
   const tasksDir = path.join(storageDir, 'history');
   const logTo = (m: string) => log.debug(m);
-  const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo }), EditJournal.open(storageDir, { log: logTo })]);
+  const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo, maxTasks: readSettings().historyMaxTasks }), EditJournal.open(storageDir, { log: logTo })]);
+  // Intent before effect, reconcile on restore, loud storage failures, one owner per task (docs/DESIGN-durability.md).
+  const durable = createDurability({
+    storageDir,
+    log,
+    show: (m) => (controller ? controller.manager.note(m) : panel.bridge.getTranscript().addError(m, ['show_logs'])),
+  });
 
   const model = new SwitchableModel();
   const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refreshModel(), log: (m) => log.info(m) });
@@ -58,7 +65,9 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
     currentTaskId: () => controller?.manager.current.id,
     // Edits happen only in runs, which start after `ready`; the journal is open by then.
-    record: async (entry) => void (await (await stores)[1].record(entry)),
+    ledger: durable.ledger(stores.then(([, journal]) => journal)),
+    commands: async () => durable.commands,
+    storage: durable.health,
     spoolDir: spoolDirFor(context),
   });
   context.subscriptions.push(toolkit);
@@ -81,6 +90,9 @@ export async function activate(context: vscode.ExtensionContext) {
       store: taskStore,
       makeAgent,
       log,
+      leases: durable.leases,
+      storage: durable.health,
+      reconcile: (record) => stores.then(([, journal]) => durable.reconciler(journal)(record)),
       onEvent: (session, e) => controller?.onAgentEvent(session, e),
     });
   };
@@ -176,6 +188,7 @@ export async function activate(context: vscode.ExtensionContext) {
     if (!s) return;
     await s.controller.manager.flush().catch(() => undefined);
     await s.journal.flush().catch(() => undefined);
+    await durable.dispose().catch(() => undefined);
   };
 
   // Load fetch (the model SDKs' transport) while nobody waits, not in the first request after a reload.
@@ -222,7 +235,7 @@ export async function activate(context: vscode.ExtensionContext) {
      * Simulates a window reload: the current task is flushed and dropped, `record` (if given) is written as the
      * saved state, and a new session manager restores the latest task from a freshly opened TaskStore.
      */
-    async simulateReload(record?: TaskRecord) {
+    async simulateReload(record?: TaskRecord, opts: { beforeReopen?: () => Promise<void> } = {}) {
       const { controller: ctl, store, memory } = await ready;
       const old = ctl.manager;
       if (old.current.running) {
@@ -235,7 +248,8 @@ export async function activate(context: vscode.ExtensionContext) {
         await store.save(record);
         await store.flush();
       }
-      const reopened = await TaskStore.open(tasksDir, { log: logTo });
+      await opts.beforeReopen?.(); // a fault test damages the stored state here, as a crash would
+      const reopened = await TaskStore.open(tasksDir, { log: logTo, maxTasks: readSettings().historyMaxTasks });
       currentStore = reopened;
       const manager = newManager(reopened, memory);
       ctl.replaceManager(manager);
@@ -246,6 +260,8 @@ export async function activate(context: vscode.ExtensionContext) {
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,
+    /** This workspace's storage folder (history/, journal/, commands/, leases/), for fault tests. */
+    storageDir,
   };
   // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
   const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';

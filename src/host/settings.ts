@@ -39,6 +39,8 @@ export interface ForgeSettings {
   useShellIntegration: boolean;
   reflection: { enabled: boolean; budgetUsd: number };
   memoryEnabled: boolean;
+  /** forge.history.maxTasks: tasks kept in the history; older ones are archived, never deleted. */
+  historyMaxTasks: number;
   showDiffOnProposal: boolean;
   sandbox: { enabled: boolean; network: 'off' | 'allowlist' | 'on'; allowedHosts: string[]; envAllowList: string[] };
   /** auto: native tool calls, switching to the XML text format when the endpoint or model cannot do them. */
@@ -102,6 +104,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     useShellIntegration: c.get('terminal.useShellIntegration') !== false,
     reflection: { enabled: c.get('reflection.enabled') !== false, budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0) },
     memoryEnabled: c.get('memory.enabled') !== false,
+    historyMaxTasks: Math.floor(num(c.get('history.maxTasks'), 1000, 10)),
     showDiffOnProposal: c.get('showDiffOnProposal') !== false,
     sandbox: {
       enabled: c.get('sandbox.enabled') !== false,

@@ -12,6 +12,16 @@ export interface MemoryFileIO {
   writeAtomic(path: string, content: string): Promise<void>;
   /** mtime + size, or undefined when the file does not exist. Used to notice external edits. */
   stat(path: string): Promise<FileStamp | undefined>;
+  /**
+   * Optional: append whole lines in one write with O_APPEND, so lines another process appends at the same time
+   * interleave line by line and none is lost.
+   */
+  append?(path: string, text: string): Promise<void>;
+  /**
+   * Optional: run `fn` holding a lock shared with other processes (another VS Code window on the same workspace).
+   * Every read-modify-write of the file happens under it, after re-reading the file.
+   */
+  withLock?<T>(path: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /**

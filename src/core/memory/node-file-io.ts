@@ -3,17 +3,20 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FileStamp, MemoryFileIO } from './file-io';
+import { withFileLock } from './file-lock';
 
 export interface NodeFsOps {
   rename: (from: string, to: string) => Promise<void>;
+  /** Writes (flag 'w') or appends (flag 'a') text durably; tests inject a full disk or a torn write here. */
+  write: (file: string, text: string, flag: 'w' | 'a') => Promise<void>;
 }
 
 export class NodeMemoryFileIO implements MemoryFileIO {
   private readonly ops: NodeFsOps;
 
-  /** `ops` lets tests inject a failing rename to simulate a crash mid-write. */
+  /** `ops` lets tests inject a failing rename (a crash mid-write) or a failing write (full disk, torn write). */
   constructor(ops: Partial<NodeFsOps> = {}) {
-    this.ops = { rename: ops.rename ?? ((a, b) => fsp.rename(a, b)) };
+    this.ops = { rename: ops.rename ?? ((a, b) => fsp.rename(a, b)), write: ops.write ?? writeSynced };
   }
 
   async read(file: string): Promise<string | undefined> {
@@ -28,13 +31,24 @@ export class NodeMemoryFileIO implements MemoryFileIO {
   async writeAtomic(file: string, content: string): Promise<void> {
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-    await writeSynced(temp, content, 'w');
     try {
+      // A full disk or a torn write fails here: the temp file must not be left behind either.
+      await this.ops.write(temp, content, 'w');
       await this.renameWithRetry(temp, file);
     } catch (err) {
       await fsp.rm(temp, { force: true }).catch(() => undefined);
       throw err;
     }
+  }
+
+  /** One write() of whole lines with O_APPEND: concurrent appenders interleave by line, never lose one. */
+  async append(file: string, text: string): Promise<void> {
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    await this.ops.write(file, text, 'a');
+  }
+
+  withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+    return withFileLock(`${file}.lock`, fn);
   }
 
   async stat(file: string): Promise<FileStamp | undefined> {

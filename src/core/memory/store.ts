@@ -183,18 +183,37 @@ export class MemoryStore {
     return run;
   }
 
-  /** Read-modify-write under the queue, on a copy so a failed write leaves memory and disk consistent. */
+  /**
+   * Read-modify-write under the queue and, when the IO has one, under a lock shared with other processes (a second
+   * window). The file is re-read under the lock first, so another writer's lines are merged, never overwritten.
+   * Pure additions are appended (O_APPEND, whole lines); anything else rewrites the file atomically. Works on a
+   * copy, so a failed write leaves memory and disk consistent.
+   */
   private mutate<T>(fn: (entries: Entry[]) => T): Promise<T> {
-    return this.serialized(async () => {
-      await this.reloadIfChanged(); // never clobber an edit the user made since we last looked
-      const draft = structuredClone(this.entries);
-      const result = fn(draft);
-      await this.io.writeAtomic(this.filePath, serialize(draft));
-      this.entries = draft;
-      this.stamp = await this.io.stat(this.filePath);
-      this.recomputeCorrupt();
-      return result;
-    });
+    const locked = this.io.withLock ? <R>(f: () => Promise<R>) => this.io.withLock!(this.filePath, f) : <R>(f: () => Promise<R>) => f();
+    return this.serialized(() =>
+      locked(async () => {
+        // Never clobber an edit made since we last looked (mtime granularity can hide one: under a lock, always re-read).
+        if (this.io.withLock) await this.load();
+        else await this.reloadIfChanged();
+        const draft = structuredClone(this.entries);
+        const kept = serialize(draft);
+        const result = fn(draft);
+        const before = this.entries.length;
+        const appendOnly = !!this.io.append && draft.length > before && serialize(draft.slice(0, before)) === kept;
+        if (appendOnly) {
+          const text = (await this.io.read(this.filePath)) ?? '';
+          const lead = text !== '' && !text.endsWith('\n') ? '\n' : '';
+          await this.io.append!(this.filePath, lead + serialize(draft.slice(before)));
+        } else {
+          await this.io.writeAtomic(this.filePath, serialize(draft));
+        }
+        this.entries = draft;
+        this.stamp = await this.io.stat(this.filePath);
+        this.recomputeCorrupt();
+        return result;
+      }),
+    );
   }
 
   private async load(): Promise<void> {

@@ -3,7 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { NodeMemoryFileIO, writeSynced } from '../memory/node-file-io';
+import { NodeMemoryFileIO } from '../memory/node-file-io';
 import type { MemoryFileIO } from '../memory/file-io';
 
 export interface TasksIO extends MemoryFileIO {
@@ -13,6 +13,8 @@ export interface TasksIO extends MemoryFileIO {
   remove(file: string): Promise<void>;
   /** Append text durably (fsync), creating the file and its directory if needed. */
   append(file: string, text: string): Promise<void>;
+  /** Move a file (creating the target's directory); used to keep damaged or archived records aside. */
+  move?(from: string, to: string): Promise<void>;
 }
 
 export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
@@ -29,9 +31,9 @@ export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
     await fsp.rm(file, { force: true });
   }
 
-  async append(file: string, text: string): Promise<void> {
-    await fsp.mkdir(path.dirname(file), { recursive: true });
-    await writeSynced(file, text, 'a');
+  async move(from: string, to: string): Promise<void> {
+    await fsp.mkdir(path.dirname(to), { recursive: true });
+    await fsp.rename(from, to);
   }
 }
 

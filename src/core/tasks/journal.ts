@@ -7,6 +7,9 @@
 import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, readIntents, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
+
+export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
 export interface JournalEntry {
   taskId: string;
@@ -43,28 +46,8 @@ export interface EditJournalOptions {
   schedule?: (fn: () => void, ms: number) => () => void;
 }
 
-type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
-type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
-
-interface TaskLog {
-  stem: string;
-  edits: EditLine[];
-  undone: Set<number>;
-  nextSeq: number;
-  size: number;
-  /** The log ends in a partial line (crash mid-append): the next append must start on a fresh line. */
-  needsNewline: boolean;
-}
-
-interface IndexEntry {
-  stem: string;
-  live: number;
-  lastAt: number;
-  size: number;
-}
 
 const INDEX_KEY = 'index';
-const VERSION = 1;
 const GC_GRACE_MS = 10 * 60_000;
 const GC_DELAY_MS = 30_000;
 
@@ -125,6 +108,68 @@ export class EditJournal {
         return out;
       });
     });
+  }
+
+  /**
+   * Intent, the first half of the durability rule (docs/DESIGN-durability.md): the edit's contents and an intent
+   * line are durable BEFORE the file is touched. Rejects when they cannot be written: then the edit must not be
+   * applied (Undo could not revert it). Settle with commitEdit (applied) or abandonEdit (not applied).
+   */
+  beginEdit(entry: Omit<JournalEntry, 'seq' | 'at' | 'undone'>): Promise<EditIntent> {
+    return this.exclusive(entry.taskId, async () => {
+      const log = await this.taskLog(entry.taskId);
+      return this.blobs.putPinned([entry.before, entry.after], async ([before, after]) => {
+        const line: IntentLine = { k: 'intent', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
+        if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
+        await this.append(log, line);
+        (log.intents ??= new Map()).set(line.seq, line);
+        log.nextSeq++;
+        const intent: EditIntent = { taskId: entry.taskId, seq: line.seq, path: entry.path, before: entry.before, after: entry.after };
+        if (entry.toolCallId !== undefined) intent.toolCallId = entry.toolCallId;
+        return intent;
+      });
+    });
+  }
+
+  /** Outcome: the intent's edit is on disk. Appends the edit line (same seq), so Undo sees it. */
+  commitEdit(intent: Pick<EditIntent, 'taskId' | 'seq'>): Promise<JournalEntry | undefined> {
+    return this.exclusive(intent.taskId, async () => {
+      const log = await this.taskLog(intent.taskId);
+      const open = log.intents?.get(intent.seq);
+      if (!open) return undefined;
+      const line: EditLine = { ...open, k: 'edit', at: this.now() };
+      await this.append(log, line);
+      log.intents!.delete(intent.seq);
+      log.edits.push(line);
+      this.touchIndex(intent.taskId, log);
+      const before = line.before === null ? null : await this.blobs.get(line.before);
+      const after = line.after === null ? null : await this.blobs.get(line.after);
+      const out: JournalEntry = { taskId: line.taskId, seq: line.seq, path: line.path, before: before ?? null, after: after ?? null, at: line.at };
+      if (line.toolCallId !== undefined) out.toolCallId = line.toolCallId;
+      return out;
+    });
+  }
+
+  /** Outcome: the intent's edit did not happen (failed, refused, or found not applied after a crash). */
+  abandonEdit(intent: Pick<EditIntent, 'taskId' | 'seq'>, reason?: string): Promise<void> {
+    return this.exclusive(intent.taskId, async () => {
+      const log = await this.taskLog(intent.taskId);
+      if (!log.intents?.has(intent.seq)) return;
+      await this.append(log, { k: 'void', taskId: intent.taskId, seqs: [intent.seq], at: this.now(), ...(reason ? { reason } : {}) });
+      log.intents.delete(intent.seq);
+    });
+  }
+
+  /** Intents of the task that have no outcome: edits a crash cut off, to reconcile with the disk. */
+  openIntents(taskId: string): Promise<OpenIntent[]> {
+    return this.exclusive(taskId, async () => {
+      return readIntents(await this.taskLog(taskId), this.blobs, taskId);
+    });
+  }
+
+  /** Per file: the live edits, and those whose contents are missing from the journal (Undo reports them). */
+  async editSummary(taskId: string): Promise<EditSummary> {
+    return summarizeEdits(await this.exclusive(taskId, () => this.taskLog(taskId)), this.blobs);
   }
 
   /**
@@ -231,7 +276,7 @@ export class EditJournal {
       }
       const undoneSeqs: number[] = [];
       for (const [file, edits] of groups) {
-        const outcome = await this.undoPath(file, edits, fs, !!opts.force);
+        const outcome = await undoPath(this.blobs, file, edits, fs, !!opts.force);
         if (outcome === 'restored') result.restored.push(file);
         else if (outcome === 'deleted') result.deleted.push(file);
         else {
@@ -271,35 +316,6 @@ export class EditJournal {
     return live;
   }
 
-  private async undoPath(file: string, edits: EditLine[], fs: JournalFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
-    const first = edits[0];
-    const last = edits[edits.length - 1];
-    const target = first.before === null ? null : await this.blobs.get(first.before);
-    if (target === undefined) return { conflict: 'the checkpoint content is missing from the journal' };
-    let current: string | null;
-    try {
-      current = await fs.read(file);
-    } catch (err) {
-      return { conflict: `cannot read the file: ${errorText(err)}` };
-    }
-    const targetKind = target === null ? 'deleted' : 'restored';
-    if (current === target) return targetKind; // already back where it started (e.g. the user reverted it)
-    if (!force) {
-      const expected = last.after === null ? null : await this.blobs.get(last.after);
-      if (expected === undefined) return { conflict: 'the content the task wrote is missing from the journal' };
-      if (current !== expected) {
-        return { conflict: current === null ? 'deleted since the task edited it' : 'modified since the task edited it' };
-      }
-    }
-    try {
-      if (target === null) await fs.remove(file);
-      else await fs.write(file, target);
-    } catch (err) {
-      return { conflict: `restore failed: ${errorText(err)}` };
-    }
-    return targetKind;
-  }
-
   /** One writer per task log: appends must not interleave, and seqs must not repeat. */
   private exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(taskId) ?? Promise.resolve();
@@ -311,9 +327,14 @@ export class EditJournal {
     return run;
   }
 
-  private async append(log: TaskLog, line: EditLine | UndoLine): Promise<void> {
+  private async append(log: TaskLog, line: LogLine): Promise<void> {
     const text = `${log.needsNewline ? '\n' : ''}${JSON.stringify(line)}\n`;
-    await this.io.append(this.logFile(log.stem), text);
+    try {
+      await this.io.append(this.logFile(log.stem), text);
+    } catch (err) {
+      log.needsNewline = true; // a torn append (full disk) may have left part of the line: start the next one fresh
+      throw err;
+    }
     log.needsNewline = false;
     log.size += Buffer.byteLength(text, 'utf8');
   }
@@ -340,23 +361,7 @@ export class EditJournal {
     const file = this.logFile(stem);
     const text = await this.io.read(file);
     if (text === undefined) return undefined;
-    const log: TaskLog & { taskId?: string } = { stem, edits: [], undone: new Set(), nextSeq: 1, size: Buffer.byteLength(text, 'utf8'), needsNewline: text.length > 0 && !text.endsWith('\n') };
-    let bad = 0;
-    for (const raw of text.split('\n')) {
-      if (!raw.trim()) continue;
-      const line = parseLine(raw);
-      if (!line || (expectedTaskId !== undefined && line.taskId !== expectedTaskId) || (log.taskId !== undefined && line.taskId !== log.taskId)) {
-        bad++;
-        continue;
-      }
-      log.taskId = line.taskId;
-      if (line.k === 'edit') {
-        log.edits.push(line);
-        log.nextSeq = Math.max(log.nextSeq, line.seq + 1);
-      } else {
-        line.seqs.forEach((s) => log.undone.add(s));
-      }
-    }
+    const { log, bad } = parseLog(text, stem, expectedTaskId);
     if (bad) this.log(`[journal] skipped ${bad} unreadable line(s) in ${file}`);
     return log;
   }
@@ -408,32 +413,6 @@ export class EditJournal {
 
   private logFile(stem: string): string {
     return path.join(this.root, 'logs', `${stem}.jsonl`);
-  }
-}
-
-function parseLine(raw: string): EditLine | UndoLine | undefined {
-  try {
-    const v = JSON.parse(raw) as { [K in keyof EditLine | keyof UndoLine]?: unknown } | null;
-    if (!v || typeof v !== 'object' || typeof v.taskId !== 'string' || typeof v.at !== 'number') return undefined;
-    const isHash = (h: unknown) => h === null || (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h));
-    if (v.k === 'edit' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as EditLine;
-    if (v.k === 'undo' && Array.isArray(v.seqs) && v.seqs.every((s: unknown) => Number.isInteger(s))) return v as UndoLine;
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function parseIndex(text: string): Record<string, IndexEntry> | undefined {
-  try {
-    const doc = JSON.parse(text) as { version?: unknown; tasks?: Record<string, Partial<IndexEntry>> };
-    if (doc?.version !== VERSION || !doc.tasks || typeof doc.tasks !== 'object') return undefined;
-    for (const e of Object.values(doc.tasks)) {
-      if (typeof e?.stem !== 'string' || typeof e.live !== 'number' || typeof e.lastAt !== 'number' || typeof e.size !== 'number') return undefined;
-    }
-    return doc.tasks as Record<string, IndexEntry>;
-  } catch {
-    return undefined;
   }
 }
 

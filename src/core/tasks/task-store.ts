@@ -2,51 +2,54 @@
 // Layout under `dir`: tasks/<stem>.json (one record each, written atomically) and tasks-index.json (summaries
 // only, so listing never parses snapshots). The task files are the truth; the index is a cache that is
 // reconciled with them on open and rebuilt when missing or corrupt.
+// Damage is kept and explained (docs/DESIGN-durability.md): a task file that cannot be parsed is moved aside as
+// tasks/<stem>.json.corrupt-<time>, what it still holds is salvaged into a fresh record, and a notice says so;
+// the history never lists a task it cannot open. Old tasks beyond the limit are archived (archive/), not deleted.
 import * as path from 'node:path';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { salvageTask } from './salvage';
+import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf, type TaskRecord, type TaskSummary } from './task-format';
 
-export interface TaskSummary {
-  id: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-  mode: string;
-  status: string;
-  iterations?: number;
-  costUsd?: number;
-  /** Tokens the task spent (input + output). */
-  tokens?: number;
-}
-
-export interface TaskRecord extends TaskSummary {
-  snapshot: unknown /* AgentSnapshot */;
-  transcript?: unknown /* panel transcript snapshot */;
-}
+export type { TaskRecord, TaskSummary } from './task-format';
 
 export interface TaskStoreOptions {
   log?: (m: string) => void;
-  /** Oldest (by updatedAt) are pruned beyond this. Default 200. */
+  /** Oldest (by updatedAt) are archived beyond this (moved to archive/, never deleted). Default 1000. */
   maxTasks?: number;
+  now?: () => number;
   /** Disk access; defaults to node:fs. */
   io?: TasksIO;
   /**
-   * Tasks that left the store (pruned or removed), after their files were deleted: drop what else belongs to
-   * them (their edit journal). Also called for tasks pruned while opening. Errors are logged.
+   * Tasks the user removed, after their files were deleted: drop what else belongs to them (their edit journal).
+   * Archived tasks keep theirs. Errors are logged.
    */
   onRemoved?: (ids: string[]) => void;
 }
 
+/** Something the user should hear about the history: a damaged task kept aside, old tasks archived. */
+export type StoreNotice =
+  | { kind: 'damaged'; id: string; title?: string; keptAt?: string; reason: string; recovered?: { messages: number; transcriptItems: number } }
+  | { kind: 'archived'; ids: string[]; titles: string[]; dir: string; limit: number };
+
+export type DamageNotice = Extract<StoreNotice, { kind: 'damaged' }>;
+
 const INDEX_FILE = 'tasks-index.json';
 const TASKS_DIR = 'tasks';
-const FORMAT_VERSION = 1;
+const ARCHIVE_DIR = 'archive';
 const INDEX_KEY = '\0index';
+export const DEFAULT_MAX_TASKS = 1000;
 
 export class TaskStore {
   private readonly summaries = new Map<string, TaskSummary>();
   private readonly writer: CoalescingWriter<unknown>;
   private readonly removedListeners = new Set<(ids: string[]) => void>();
-  /** Tasks removed while nobody listened (pruned while opening, typically): given to the next listener. */
+  /** Tasks removed while nobody listened: given to the next listener. */
   private unannounced: string[] = [];
+  /** Size of each task's file as last written or checked (kept in the index to notice damage at open). */
+  private readonly sizes = new Map<string, number>();
+  private readonly noticeListeners = new Set<(n: StoreNotice) => void>();
+  private unannouncedNotices: StoreNotice[] = [];
+  private readonly now: () => number;
 
   private constructor(
     private readonly dir: string,
@@ -54,15 +57,20 @@ export class TaskStore {
     private readonly log: (m: string) => void,
     private readonly maxTasks: number,
     onRemoved?: (ids: string[]) => void,
+    now?: () => number,
   ) {
+    this.now = now ?? Date.now;
     if (onRemoved) this.removedListeners.add(onRemoved);
-    this.writer = new CoalescingWriter((key, value) =>
-      key === INDEX_KEY ? this.writeIndexNow() : this.io.writeAtomic(this.taskFile(key), JSON.stringify(value)),
-    );
+    this.writer = new CoalescingWriter(async (key, value) => {
+      if (key === INDEX_KEY) return this.writeIndexNow();
+      const text = JSON.stringify(value);
+      await this.io.writeAtomic(this.taskFile(key), text);
+      this.sizes.set(key, Buffer.byteLength(text, 'utf8'));
+    });
   }
 
   static async open(dir: string, opts: TaskStoreOptions = {}): Promise<TaskStore> {
-    const store = new TaskStore(dir, opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), Math.max(1, opts.maxTasks ?? 200), opts.onRemoved);
+    const store = new TaskStore(dir, opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), Math.max(1, opts.maxTasks ?? DEFAULT_MAX_TASKS), opts.onRemoved, opts.now);
     await store.loadIndex();
     return store;
   }
@@ -81,6 +89,17 @@ export class TaskStore {
     return { dispose: () => void this.removedListeners.delete(listener) };
   }
 
+  /** Damaged tasks kept aside and tasks archived; a listener subscribing late gets the notices of the open. */
+  onNotice(listener: (n: StoreNotice) => void): { dispose(): void } {
+    this.noticeListeners.add(listener);
+    if (this.unannouncedNotices.length) {
+      const notices = this.unannouncedNotices;
+      this.unannouncedNotices = [];
+      queueMicrotask(() => notices.forEach((n) => this.announce(n, listener)));
+    }
+    return { dispose: () => void this.noticeListeners.delete(listener) };
+  }
+
   /** Newest first. */
   async list(): Promise<TaskSummary[]> {
     return [...this.summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt).map((s) => ({ ...s }));
@@ -88,20 +107,36 @@ export class TaskStore {
 
   /** The record, or undefined when it does not exist or is unreadable (logged). Never throws. */
   async load(id: string): Promise<TaskRecord | undefined> {
+    return (await this.open(id)).record;
+  }
+
+  /**
+   * The record and, when its file was damaged, what happened: the file was moved aside and what it still held
+   * was salvaged (record = the salvaged task, already saved) or nothing could be (record undefined, and the task
+   * left the list). A file that cannot be read for another reason (permissions) stays where it is. Never throws.
+   */
+  async open(id: string): Promise<{ record?: TaskRecord; damage?: DamageNotice; error?: string }> {
     const pending = this.writer.pending(id) as { task: TaskRecord } | undefined;
-    if (pending) return structuredClone(pending.task);
+    if (pending) return { record: structuredClone(pending.task) };
     const file = this.taskFile(id);
+    let text: string | undefined;
     try {
-      const text = await this.io.read(file);
-      if (text === undefined) return undefined;
-      const record = parseTaskFile(text);
-      if (!record) throw new Error('not a task record');
-      if (record.id !== id) throw new Error(`holds task ${record.id}, expected ${id}`);
-      return record;
+      text = await this.io.read(file);
     } catch (err) {
       this.log(`[tasks] cannot read ${file}: ${errorText(err)}`);
-      return undefined;
+      return { error: errorText(err) };
     }
+    if (text === undefined) {
+      // Listed but gone (deleted by hand, another window): the history must not keep offering it.
+      if (this.summaries.delete(id)) await this.writer.submit(INDEX_KEY, null).catch(() => undefined);
+      return {};
+    }
+    const record = parseTaskFile(text);
+    if (record && record.id === id) return { record };
+    const reason = record ? `it holds task ${record.id}` : 'it is not a complete task record (truncated or damaged)';
+    this.log(`[tasks] cannot read ${file}: ${reason}`);
+    const damage = await this.keepAside(id, text, reason);
+    return { record: damage.record, damage: damage.notice };
   }
 
   /** Atomic per task; if saves of one task pile up, only the latest is written. */
@@ -111,7 +146,7 @@ export class TaskStore {
     const pruned = this.pruneVictims(record.id);
     const written = this.writer.submit(record.id, { version: FORMAT_VERSION, task: record });
     try {
-      await Promise.all([written, this.deleteRemoved(pruned)]);
+      await Promise.all([written, this.archive(pruned)]);
     } catch (err) {
       // The list must not advertise what never reached the disk: fall back to the record that did.
       if (this.writer.pending(record.id) === undefined && this.summaries.has(record.id)) {
@@ -172,18 +207,86 @@ export class TaskStore {
     }
   }
 
-  private pruneVictims(keep: string): string[] {
+  private pruneVictims(keep: string): TaskSummary[] {
     if (this.summaries.size <= this.maxTasks) return [];
     const oldestFirst = [...this.summaries.values()].sort((a, b) => a.updatedAt - b.updatedAt);
-    const victims: string[] = [];
+    const victims: TaskSummary[] = [];
     for (const s of oldestFirst) {
       if (this.summaries.size - victims.length <= this.maxTasks) break;
       if (s.id === keep || this.writer.pending(s.id)) continue;
-      victims.push(s.id);
+      victims.push(s);
     }
-    for (const id of victims) this.summaries.delete(id);
-    if (victims.length) this.log(`[tasks] pruned ${victims.length} old task(s) beyond ${this.maxTasks}`);
     return victims;
+  }
+
+  /** Moves the tasks' files to archive/ (never deletes them) and says so. A file that cannot move stays listed. */
+  private async archive(victims: TaskSummary[]): Promise<void> {
+    if (!victims.length) return;
+    const moved: TaskSummary[] = [];
+    for (const s of victims) {
+      try {
+        if (!this.io.move) throw new Error('this storage cannot move files');
+        await this.io.move(this.taskFile(s.id), path.join(this.dir, ARCHIVE_DIR, `${safeFileStem(s.id)}.json`));
+        this.summaries.delete(s.id);
+        this.sizes.delete(s.id);
+        moved.push(s);
+      } catch (err) {
+        this.log(`[tasks] cannot archive task ${s.id}: ${errorText(err)}`);
+      }
+    }
+    if (!moved.length) return;
+    const dir = path.join(this.dir, ARCHIVE_DIR);
+    this.log(`[tasks] archived ${moved.length} old task(s) beyond the limit of ${this.maxTasks} to ${dir}`);
+    this.emitNotice({ kind: 'archived', ids: moved.map((s) => s.id), titles: moved.map((s) => s.title), dir, limit: this.maxTasks });
+    await this.writer.submit(INDEX_KEY, null).catch(() => undefined);
+  }
+
+  /**
+   * A damaged task file: moved aside (kept for the user), its intact part salvaged into a fresh record, the
+   * history updated, and a notice emitted. Returns the salvaged record, if any.
+   */
+  private async keepAside(id: string, text: string, reason: string): Promise<{ record?: TaskRecord; notice: DamageNotice }> {
+    const file = this.taskFile(id);
+    const title = this.summaries.get(id)?.title;
+    const keptAt = `${file}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}`;
+    let kept: string | undefined;
+    try {
+      if (!this.io.move) throw new Error('this storage cannot move files');
+      await this.io.move(file, keptAt);
+      kept = keptAt;
+    } catch (err) {
+      this.log(`[tasks] cannot move the damaged ${file} aside: ${errorText(err)}`);
+    }
+    const salvaged = salvageTask(text, id, this.now());
+    this.log(`[tasks] ${file} is damaged (${reason})${kept ? `; kept as ${kept}` : ''}; ${salvaged ? `recovered ${salvaged.messages} message(s)` : 'nothing recoverable'}`);
+    const notice: DamageNotice = { kind: 'damaged', id, reason, ...(title ? { title } : {}), ...(kept ? { keptAt: kept } : {}) };
+    if (salvaged) {
+      notice.recovered = { messages: salvaged.messages, transcriptItems: salvaged.transcriptItems };
+      if (title && salvaged.record.title === 'Recovered task') salvaged.record.title = title;
+      this.summaries.set(id, summaryOf(salvaged.record));
+      await this.writer.submit(id, { version: FORMAT_VERSION, task: salvaged.record }).catch((err) => this.log(`[tasks] cannot save the recovered task ${id}: ${errorText(err)}`));
+    } else {
+      this.summaries.delete(id);
+    }
+    await this.writer.submit(INDEX_KEY, null).catch(() => undefined);
+    this.emitNotice(notice);
+    return { record: salvaged?.record, notice };
+  }
+
+  private emitNotice(n: StoreNotice): void {
+    if (!this.noticeListeners.size) {
+      this.unannouncedNotices.push(n);
+      return;
+    }
+    for (const l of this.noticeListeners) this.announce(n, l);
+  }
+
+  private announce(n: StoreNotice, listener: (n: StoreNotice) => void): void {
+    try {
+      listener(n);
+    } catch (err) {
+      this.log(`[tasks] a notice listener failed: ${errorText(err)}`);
+    }
   }
 
   /** Temp files of writes a crash interrupted: never records, only litter. Nothing of ours is writing yet. */
@@ -197,14 +300,18 @@ export class TaskStore {
   }
 
   private async writeIndexNow(): Promise<void> {
-    const tasks = [...this.summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+    const tasks = [...this.summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt).map((t) => (this.sizes.has(t.id) ? { ...t, size: this.sizes.get(t.id) } : t));
     await this.io.writeAtomic(path.join(this.dir, INDEX_FILE), JSON.stringify({ version: FORMAT_VERSION, tasks }));
   }
 
-  /** Read the index and reconcile it with the task files (a crash can land between a task write and the index write). */
+  /**
+   * Read the index and reconcile it with the task files (a crash can land between a task write and the index
+   * write). A file whose size differs from the one the index recorded is parsed now: a damaged one is kept aside
+   * at once, so the history never lists a task it cannot open.
+   */
   private async loadIndex(): Promise<void> {
     const indexFile = path.join(this.dir, INDEX_FILE);
-    let fromIndex: TaskSummary[] | undefined;
+    let fromIndex: ReturnType<typeof parseIndex>;
     try {
       const text = await this.io.read(indexFile);
       if (text !== undefined) {
@@ -223,77 +330,60 @@ export class TaskStore {
         .map((n) => n.slice(0, -'.json'.length)),
     );
     let changed = fromIndex === undefined;
-    for (const s of fromIndex ?? []) {
+    for (const { summary: s, size } of fromIndex ?? []) {
       const stem = safeFileStem(s.id);
-      if (stems.delete(stem)) this.summaries.set(s.id, s);
-      else changed = true; // the file is gone
+      if (!stems.delete(stem)) {
+        changed = true; // the file is gone
+        continue;
+      }
+      const actual = (await this.io.stat(this.taskFile(s.id)).catch(() => undefined))?.size;
+      if (size !== undefined && actual !== undefined && actual !== size) {
+        stems.add(stem); // changed behind our back: parse it below
+        changed = true;
+        continue;
+      }
+      this.summaries.set(s.id, s);
+      if (actual !== undefined) this.sizes.set(s.id, actual);
+      if (size === undefined) changed = true; // an older index: write the sizes back
     }
-    // Files the index does not know: written just before a crash, or the index was lost.
+    // Files the index does not know (written just before a crash, or the index was lost) or that changed.
     for (const stem of stems) {
       const file = path.join(this.dir, TASKS_DIR, `${stem}.json`);
+      let text: string | undefined;
       try {
-        const record = parseTaskFile((await this.io.read(file)) ?? '');
-        if (!record || safeFileStem(record.id) !== stem) throw new Error('not a task record');
-        this.summaries.set(record.id, summaryOf(record));
-        changed = true;
+        text = (await this.io.read(file)) ?? '';
       } catch (err) {
         this.log(`[tasks] skipping unreadable ${file}: ${errorText(err)}`);
+        continue;
       }
+      const record = parseTaskFile(text);
+      changed = true;
+      if (record && safeFileStem(record.id) === stem) {
+        this.summaries.set(record.id, summaryOf(record));
+        this.sizes.set(record.id, Buffer.byteLength(text, 'utf8'));
+        continue;
+      }
+      const known = (fromIndex ?? []).find((e) => safeFileStem(e.summary.id) === stem)?.summary;
+      if (known) this.summaries.set(known.id, known);
+      const id = known?.id ?? salvagedId(text) ?? stem;
+      if (safeFileStem(id) !== stem) {
+        this.log(`[tasks] skipping unreadable ${file}: not a task record`);
+        continue;
+      }
+      await this.keepAside(id, text, 'it is not a complete task record (truncated or damaged)');
     }
     if (changed) {
-      await this.deleteRemoved(this.pruneVictims(''));
+      await this.archive(this.pruneVictims(''));
       await this.writer.submit(INDEX_KEY, null).catch((err) => this.log(`[tasks] cannot write index: ${errorText(err)}`));
     }
   }
 }
 
-function summaryOf(r: TaskSummary): TaskSummary {
-  const s: TaskSummary = {
-    id: r.id,
-    title: r.title,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    mode: r.mode,
-    status: r.status,
-  };
-  if (r.iterations !== undefined) s.iterations = r.iterations;
-  if (r.costUsd !== undefined) s.costUsd = r.costUsd;
-  if (typeof r.tokens === 'number' && Number.isFinite(r.tokens) && r.tokens >= 0) s.tokens = r.tokens;
-  return s;
-}
-
-function isSummary(v: unknown): v is TaskSummary {
-  const s = v as Partial<TaskSummary> | null;
-  return (
-    !!s &&
-    typeof s === 'object' &&
-    typeof s.id === 'string' &&
-    s.id !== '' &&
-    typeof s.title === 'string' &&
-    typeof s.createdAt === 'number' &&
-    typeof s.updatedAt === 'number' &&
-    typeof s.mode === 'string' &&
-    typeof s.status === 'string' &&
-    (s.iterations === undefined || typeof s.iterations === 'number') &&
-    (s.costUsd === undefined || typeof s.costUsd === 'number')
-  );
-}
-
-function parseTaskFile(text: string): TaskRecord | undefined {
+/** The id a damaged task file names, if that much of it survived. */
+function salvagedId(text: string): string | undefined {
+  const m = /"task"\s*:\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text);
   try {
-    const doc = JSON.parse(text) as { version?: unknown; task?: unknown };
-    if (doc?.version !== FORMAT_VERSION || !isSummary(doc.task) || !('snapshot' in doc.task)) return undefined;
-    return doc.task as TaskRecord;
-  } catch {
-    return undefined;
-  }
-}
-
-function parseIndex(text: string): TaskSummary[] | undefined {
-  try {
-    const doc = JSON.parse(text) as { version?: unknown; tasks?: unknown };
-    if (doc?.version !== FORMAT_VERSION || !Array.isArray(doc.tasks) || !doc.tasks.every(isSummary)) return undefined;
-    return doc.tasks.map(summaryOf);
+    return m ? (JSON.parse(m[1]) as string) : undefined;
   } catch {
     return undefined;
   }

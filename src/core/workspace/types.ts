@@ -47,6 +47,8 @@ export interface RunRequest {
   env?: Record<string, string>;
   /** The task the command belongs to: a contained command gets that task's own temp folder. */
   taskId?: string;
+  /** The tool call that runs it (recorded before it starts, so a restore can report a command a crash cut off). */
+  toolCallId?: string;
 }
 
 /** How commands are contained on this host, for the approval card, the tool result and the rules. */
@@ -145,6 +147,8 @@ export interface FileEdit {
   original?: string;
   /** The task whose run made the edit (journals record it there even if the user switched tasks meanwhile). */
   taskId?: string;
+  /** The tool call that made it (the journal's intent names it, so a restore can tell the model what happened). */
+  toolCallId?: string;
 }
 
 /** Writes an accepted edit. The VS Code host applies a WorkspaceEdit (undoable); Node writes atomically. */

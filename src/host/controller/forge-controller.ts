@@ -7,6 +7,7 @@ import type { OutputStore } from '../../core/context/output-store';
 import { WorkspaceSandbox } from '../../core/safety/paths';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { EditJournal } from '../../core/tasks/journal';
+import { settleEdits } from '../../core/tasks/recovery';
 import type { PanelController } from '../../panel/bridge';
 import type { ForgePanelProvider } from '../../panel/provider';
 import type { PanelApprovalDecision } from '../../protocol/messages';
@@ -16,6 +17,7 @@ import type { ApiKeyStore } from '../secrets';
 import { readSettings, type ProviderId } from '../settings';
 import type { ForgeStatusBar } from '../status-bar';
 import type { MemoryService } from './agent-factory';
+import { VscodeWorkspaceProbe } from './durable-effects';
 import { explainPrompt, fixProblemPrompt, fixPrompt, quoteSelection, refactorPrompt, selectionLabel } from './editor-actions';
 import { PanelSetup } from './panel-setup';
 import { MODES } from '../../core/modes';
@@ -256,6 +258,10 @@ export class Controller implements ForgeController, PanelController {
       write: (p: string, content: string) => fs.writeFile(p, new TextEncoder().encode(content)),
       remove: (p: string) => Promise.resolve(vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: false })),
     };
+    // Edits a crash cut off are settled against the disk first, so Undo sees one that was written (durability).
+    // (Not an edit being applied right now: not while this task runs here, and only intents older than a minute.)
+    const live = this.deps.manager.current.id === id && this.deps.manager.current.running;
+    if (!live) await settleEdits(this.deps.journal, id, new VscodeWorkspaceProbe(), (m) => this.deps.log.debug(m), { minAgeMs: 60_000 }).catch(() => undefined);
     return undoWithReport(this.deps.journal, id, journalFs, confirm);
   }
 

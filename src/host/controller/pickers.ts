@@ -131,16 +131,19 @@ export async function undoWithReport(
   fs: Parameters<EditJournal['undoTask']>[1],
   confirm: boolean,
 ): Promise<UndoResult | undefined> {
-  const live = (await journal.entries(taskId)).filter((e) => !e.undone);
+  // Counted from the log, not from the contents: an edit whose journal contents are missing still counts, and
+  // is named per file instead of the task looking as if it had no edits.
+  const { live, missing } = await journal.editSummary(taskId);
   if (live.length === 0) {
     if (confirm) void vscode.window.showInformationMessage('Forge: this task has no edits left to undo.');
     return { restored: [], deleted: [], conflicts: [] };
   }
   const files = new Set(live.map((e) => e.path));
+  const lost = missing.map((m) => `${vscode.workspace.asRelativePath(m.path, false)}: the journal's copy of ${m.seqs.length} edit(s) is missing, so it cannot be restored automatically`);
   if (confirm) {
     const ok = await vscode.window.showWarningMessage(
-      `Undo ${live.length} edit(s) Forge made to ${files.size} file(s) in this task?`,
-      { modal: true, detail: [...files].map((f) => vscode.workspace.asRelativePath(f, false)).join('\n') },
+      `Undo ${live.length} edit(s) Forge made to ${files.size} file(s) in this task?${missing.length ? ` ${missing.length} file(s) cannot be restored: their journal contents are missing.` : ''}`,
+      { modal: true, detail: [...[...files].map((f) => vscode.workspace.asRelativePath(f, false)), ...(lost.length ? ['', ...lost] : [])].join('\n') },
       'Undo Changes',
     );
     if (ok !== 'Undo Changes') return undefined;
@@ -153,7 +156,7 @@ export async function undoWithReport(
   if (result.conflicts.length) {
     const list = result.conflicts.map((c) => `${vscode.workspace.asRelativePath(c.path, false)}: ${c.reason}`).join('\n');
     void vscode.window.showWarningMessage(
-      `Forge restored ${done} file(s); ${result.conflicts.length} changed since Forge edited them and were left as they are.`,
+      `Forge restored ${done} file(s); ${result.conflicts.length} could not be restored (changed since Forge edited them, or their journal contents are missing) and were left as they are.`,
       { modal: confirm, detail: list },
     );
   } else if (confirm) {

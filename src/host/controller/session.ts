@@ -17,6 +17,8 @@ export interface SessionDeps {
   /** Every event of this session's runs, after the transcript folded it (status bar, tests). */
   onEvent?(session: TaskSession, event: AgentEvent): void;
   saveDelayMs?: number;
+  /** After a failed save, the next attempt (it writes the whole record, so it catches up). Default 10 s. */
+  saveRetryMs?: number;
 }
 
 export type RunKind = 'send' | 'continue' | 'resume';
@@ -161,7 +163,11 @@ export class TaskSession {
     this.saveTimer = undefined;
     // Saves are chained so an older record never lands after a newer one.
     this.saving = this.saving.then(() =>
-      this.deps.save(this.record()).catch((err) => this.deps.log.error(`Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`)),
+      this.deps.save(this.record()).catch((err) => {
+        this.deps.log.error(`Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`);
+        // Nothing new may come to trigger a save: try again on our own until one succeeds.
+        if (!this.disposed && !this.saveTimer) this.saveTimer = setTimeout(() => void this.save(), this.deps.saveRetryMs ?? 10_000);
+      }),
     );
     return this.saving;
   }

@@ -8,10 +8,11 @@ import type { CommandRules } from '../../core/safety/commands';
 import type { SandboxOptions } from '../../core/safety/paths';
 import { createWorkspaceTools } from '../../core/tools/builtin';
 import type { Tool } from '../../core/tools/types';
-import type { EditApplier, FileEdit } from '../../core/workspace/types';
+import type { CommandLog } from '../../core/tasks/command-log';
 import { ApprovalCenter } from '../approval-center';
 import { DiffApproval } from '../diff-approval';
 import { readCurrentText, VscodeEditApplier } from '../edit-applier';
+import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
@@ -20,22 +21,16 @@ import { readSettings, type ForgeSettings } from '../settings';
 import { TerminalCommandRunner } from '../terminal-runner';
 import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
 
-/** What an applied edit is recorded as (EditJournal.record's input). */
-export interface EditRecord {
-  taskId: string;
-  path: string;
-  /** null: the file did not exist before. */
-  before: string | null;
-  after: string;
-  toolCallId?: string;
-}
-
 export interface ToolkitOptions {
   log: Logger;
   /** The task an edit belongs to (edits only happen inside a run, one run at a time). */
   currentTaskId: () => string | undefined;
-  /** Records an applied edit; failures are logged, never undo the edit. */
-  record: (entry: EditRecord) => Promise<void>;
+  /** The edit journal: an edit's intent is recorded before it is applied (an edit it cannot record is not applied). */
+  ledger: EditLedger;
+  /** Where commands are recorded before they run (a restore reports those a crash cut off). */
+  commands?: () => Promise<CommandLog | undefined>;
+  /** Hears storage failures (the first one is shown in the panel). */
+  storage?: StorageReporter;
   spoolDir?: string;
 }
 
@@ -56,23 +51,6 @@ export interface Toolkit extends vscode.Disposable {
 /** The user's command lists; the tool adds the built-in rules (the deny list always wins). */
 export function commandRules(s: Pick<ForgeSettings, 'commandAllowList' | 'commandDenyList'>): CommandRules {
   return { allow: [...s.commandAllowList], deny: [...s.commandDenyList] };
-}
-
-/** Wraps the WorkspaceEdit applier so every applied edit lands in the journal (Undo Task Changes). */
-class JournalingApplier implements EditApplier {
-  constructor(private readonly inner: EditApplier, private readonly opts: ToolkitOptions) {}
-
-  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
-    const before = edit.isNewFile ? null : (edit.original ?? (await readCurrentText(edit.path)) ?? null);
-    await this.inner.apply(edit, signal);
-    const taskId = edit.taskId ?? this.opts.currentTaskId();
-    if (!taskId) return;
-    try {
-      await this.opts.record({ taskId, path: edit.path, before, after: edit.content });
-    } catch (err) {
-      this.opts.log.warn(`edit journal: could not record ${edit.path}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
 }
 
 export function createToolkit(opts: ToolkitOptions): Toolkit {
@@ -101,10 +79,11 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) };
   const search = createRipgrepSearch(vscode.env.appRoot);
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
-  const applier = new JournalingApplier(new VscodeEditApplier(), opts);
+  const applier = new JournalingApplier(new VscodeEditApplier(), opts.ledger, opts.currentTaskId, opts.log, opts.storage, readCurrentText);
+  const recorded = opts.commands ? new RecordingRunner(runner, opts.commands, opts.log, opts.storage) : runner;
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
-  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
+  const build = () => createWorkspaceTools({ fs, runner: recorded, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {

@@ -23,7 +23,7 @@ export interface ForgeApi {
     /** The background initialisation (task store, journal, memory, restored task). */
     ready: Promise<void>;
     modelReady: Promise<void>;
-    simulateReload(record?: unknown): Promise<{ manager: any; restored: any; resumed?: Promise<any> }>;
+    simulateReload(record?: unknown, opts?: { beforeReopen?: () => Promise<void> }): Promise<{ manager: any; restored: any; resumed?: Promise<any> }>;
     listVscodeLmModels(): Promise<unknown[]>;
   };
 }

@@ -65,10 +65,11 @@ describe('host/SessionManager', () => {
     const gate = new Promise<void>((r) => (release = r));
     const store = {
       list: async () => [],
-      load: async () => (await gate, structuredClone(record)),
+      open: async () => (await gate, { record: structuredClone(record) }),
       save: async () => undefined,
       flush: async () => undefined,
       onDidRemoveTasks: () => ({ dispose() {} }),
+      onNotice: () => ({ dispose() {} }),
     } as unknown as ConstructorParameters<typeof SessionManager>[0]['store'];
     const manager = new SessionManager({ store, makeAgent: d.makeAgent, log, saveDelayMs: 5 });
     const loading = manager.load(record.id);
@@ -90,10 +91,11 @@ describe('host/SessionManager history order', () => {
     const saves: TaskRecord[] = [];
     const store = {
       list: async () => [],
-      load: async () => structuredClone(record),
+      open: async () => ({ record: structuredClone(record) }),
       save: async (r: TaskRecord) => void saves.push(structuredClone(r)),
       flush: async () => undefined,
       onDidRemoveTasks: () => ({ dispose() {} }),
+      onNotice: () => ({ dispose() {} }),
     } as unknown as ConstructorParameters<typeof SessionManager>[0]['store'];
     const d = deps([doneTurn('new answer')], []);
     const manager = new SessionManager({ store, makeAgent: d.makeAgent, log, saveDelayMs: 5 });

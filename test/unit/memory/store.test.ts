@@ -38,10 +38,11 @@ describe('memory/MemoryStore', () => {
 
       const crashing = new NodeMemoryFileIO({ rename: async () => { throw Object.assign(new Error('crash'), { code: 'EIO' }); } });
       const store = await MemoryStore.open(crashing, file, 'workspace');
-      await assert.rejects(store.add([learning('Another lesson about docker compose')]), /crash/);
+      // A rewrite (additions are appended; removals rewrite the file through temp + rename).
+      await assert.rejects(store.remove(store.items[0].id), /crash/);
       assert.equal(await fsp.readFile(file, 'utf8'), before);
       assert.equal(store.items.length, 1, 'in-memory state not advanced past the failed write');
-      assert.deepEqual(await fsp.readdir(path.dirname(file)), ['memory.jsonl'], 'temp file cleaned up');
+      assert.deepEqual(await fsp.readdir(path.dirname(file)), ['memory.jsonl'], 'temp file and lock cleaned up');
       // the store still works afterwards
       await good.add([learning('Another lesson about docker compose')]);
       assert.equal((await good.list()).length, 2);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { sha256 } from '../../../src/core/tasks/blob-store';
 import { NodeTasksIO } from '../../../src/core/tasks/io';
 import { EditJournal, type EditJournalOptions } from '../../../src/core/tasks/journal';
-import { TaskStore, type TaskRecord } from '../../../src/core/tasks/task-store';
+import { TaskStore, type StoreNotice, type TaskRecord } from '../../../src/core/tasks/task-store';
 
 /** NodeTasksIO with hooks, to stop a collection or a record at an exact point. */
 class HookedIO extends NodeTasksIO {
@@ -212,46 +212,54 @@ describe('tasks/TaskStore removal hooks', () => {
     await fsp.rm(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  it('onRemoved hears pruned and removed tasks', async () => {
+  it('onRemoved hears removed tasks only: tasks beyond maxTasks are archived (files moved, never deleted)', async () => {
     const removed: string[][] = [];
     const store = await TaskStore.open(dir, { log, maxTasks: 2, onRemoved: (ids) => removed.push(ids) });
     for (let i = 1; i <= 4; i++) await store.save(task(`t${i}`, i * 1000));
     await store.remove('t3');
     await store.remove('t3'); // already gone: the file delete still succeeds (idempotent), nothing else to drop
-    assert.deepEqual(removed, [['t1'], ['t2'], ['t3'], ['t3']]);
+    assert.deepEqual(removed, [['t3'], ['t3']]);
+    assert.deepEqual((await fsp.readdir(path.join(dir, 'archive'))).sort(), ['t1.json', 't2.json']);
   });
 
-  it('onDidRemoveTasks: a late listener gets the tasks pruned while opening; disposed listeners hear nothing', async () => {
+  it('onNotice: a late listener gets the archive notice of the open, with ids, titles and the folder', async () => {
     const first = await TaskStore.open(dir, { log, maxTasks: 5 });
     for (let i = 1; i <= 4; i++) await first.save(task(`t${i}`, i * 1000));
     await first.flush();
     await fsp.rm(path.join(dir, 'tasks-index.json')); // forces a rebuild (and a prune) on open
 
     const store = await TaskStore.open(dir, { log, maxTasks: 2 });
-    const heard: string[][] = [];
-    const sub = store.onDidRemoveTasks((ids) => heard.push(ids));
+    const heard: StoreNotice[] = [];
+    const sub = store.onNotice((n) => heard.push(n));
     await Promise.resolve();
-    assert.deepEqual(heard.map((ids) => ids.sort()), [['t1', 't2']]);
+    assert.equal(heard.length, 1);
+    const n = heard[0] as Extract<StoreNotice, { kind: 'archived' }>;
+    assert.equal(n.kind, 'archived');
+    assert.deepEqual([...n.ids].sort(), ['t1', 't2']);
+    assert.equal(n.limit, 2);
+    assert.equal(n.dir, path.join(dir, 'archive'));
     await store.save(task('t5', 5000));
-    assert.deepEqual(heard[1], ['t3']);
+    assert.deepEqual((heard[1] as { ids: string[] }).ids, ['t3']);
     sub.dispose();
     await store.save(task('t6', 6000));
     assert.equal(heard.length, 2);
+    const archived = (await fsp.readdir(path.join(dir, 'archive'))).sort();
+    assert.deepEqual(archived, ['t1.json', 't2.json', 't3.json', 't4.json']);
   });
 
-  it('pruning a task through the TaskStore removes its journal, and GC then frees its blobs', async () => {
+  it('removing a task through the TaskStore removes its journal, and GC then frees its blobs', async () => {
     const journal = await EditJournal.open(dir, { log, now: () => Date.now() + 3_600_000, gcGraceMs: 0 });
     const removals: Promise<unknown>[] = [];
     // The wiring the controller does: removed tasks leave the journal too.
     const store = await TaskStore.open(path.join(dir, 'history'), {
       log,
-      maxTasks: 1,
       onRemoved: (ids) => removals.push(Promise.all(ids.map((id) => journal.removeTask(id)))),
     });
     await journal.record({ taskId: 'old', path: 'f', before: 'v0', after: 'v1' });
     await store.save(task('old', 1000));
     await journal.record({ taskId: 'new', path: 'f', before: 'v1', after: 'v2' });
-    await store.save(task('new', 2000)); // prunes 'old'
+    await store.save(task('new', 2000));
+    await store.remove('old');
     await Promise.all(removals);
 
     assert.deepEqual(await journal.tasksWithEdits(), ['new']);

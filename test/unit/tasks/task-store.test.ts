@@ -93,15 +93,20 @@ describe('tasks/TaskStore', () => {
     assert.equal(await reopened.load('nope'), undefined);
   });
 
-  it('a corrupt task file loads as undefined (logged) and the others still load', async () => {
+  it('a corrupt task file with nothing to recover is moved aside, leaves the list (logged), and the others still load', async () => {
     const store = await TaskStore.open(dir, { log });
     await store.save(record('good', 1000));
     await store.save(record('bad', 2000));
+    await store.flush();
     await fsp.writeFile(path.join(dir, 'tasks', 'bad.json'), '{"version":1,"task":{"id":"bad",', 'utf8');
 
     const reopened = await TaskStore.open(dir, { log });
+    assert.deepEqual((await reopened.list()).map((t) => t.id), ['good'], 'the history never lists a task it cannot open');
     assert.equal(await reopened.load('bad'), undefined);
     assert.ok(logs.some((m) => m.includes('bad.json')), `expected a log about bad.json, got ${JSON.stringify(logs)}`);
+    const kept = (await fsp.readdir(path.join(dir, 'tasks'))).filter((n) => n.startsWith('bad.json.corrupt-'));
+    assert.equal(kept.length, 1, 'the damaged file is kept aside for the user');
+    assert.equal(await fsp.readFile(path.join(dir, 'tasks', kept[0]), 'utf8'), '{"version":1,"task":{"id":"bad",');
     assert.equal((await reopened.load('good'))?.title, 'Task good');
   });
 

@@ -1,0 +1,148 @@
+// The durability rule (docs/DESIGN-durability.md) around the two side effects of a run: every edit and every
+// command is recorded as intended before it happens and settled after; storage failures are reported (the first
+// one loudly, through a StorageReporter). The host wraps its EditApplier and CommandRunner in these.
+import type { CommandLog } from './command-log';
+import type { EditJournal } from './journal';
+import type { CommandRunner, EditApplier, FileEdit, RunRequest, RunResult } from '../workspace/types';
+
+export interface EffectsLogger {
+  warn(message: string): void;
+}
+
+/** What an edit is recorded as before it is applied (EditJournal.beginEdit's input). */
+export interface EditIntentRecord {
+  taskId: string;
+  path: string;
+  /** null: the file did not exist before. */
+  before: string | null;
+  after: string;
+  toolCallId?: string;
+}
+
+/** The edit journal as the applier uses it: intent first, then the outcome. */
+export interface EditLedger {
+  begin(entry: EditIntentRecord): Promise<{ commit(): Promise<void>; abandon(reason: string): Promise<void> }>;
+}
+
+/** The edit journal as a ledger: beginEdit (intent), then commitEdit or abandonEdit (outcome). */
+export function journalLedger(journal: EditJournal | Promise<EditJournal>): EditLedger {
+  return {
+    async begin(entry) {
+      const j = await journal;
+      const intent = await j.beginEdit(entry);
+      return {
+        commit: async () => void (await j.commitEdit(intent)),
+        abandon: (reason) => j.abandonEdit(intent, reason),
+      };
+    },
+  };
+}
+
+/** Reports storage failures (journal, task saves) to the user the first time, and the recovery after. */
+export interface StorageReporter {
+  failed(what: string, err: unknown): void;
+  succeeded(what: string): void;
+}
+
+/**
+ * Wraps the WorkspaceEdit applier: the journal's intent is durable before the file is touched, and an edit that
+ * cannot be journaled is not applied (Undo could never revert it). A crash between the two is settled at restore.
+ */
+export class JournalingApplier implements EditApplier {
+  constructor(
+    private readonly inner: EditApplier,
+    private readonly ledger: EditLedger,
+    private readonly currentTaskId: () => string | undefined,
+    private readonly log: EffectsLogger,
+    private readonly storage?: StorageReporter,
+    /** The file as the editor shows it (open buffer first, then disk); undefined when it does not exist. */
+    private readonly readCurrent: (path: string) => Promise<string | undefined> = async () => undefined,
+  ) {}
+
+  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
+    const taskId = edit.taskId ?? this.currentTaskId();
+    if (!taskId) return this.inner.apply(edit, signal);
+    const before = edit.isNewFile ? null : (edit.original ?? (await this.readCurrent(edit.path)) ?? null);
+    let intent: Awaited<ReturnType<EditLedger['begin']>>;
+    try {
+      intent = await this.ledger.begin({ taskId, path: edit.path, before, after: edit.content, ...(edit.toolCallId ? { toolCallId: edit.toolCallId } : {}) });
+    } catch (err) {
+      this.storage?.failed('the edit journal', err);
+      throw new Error(
+        `Not applied: Forge could not record this edit of ${edit.path} in its edit journal first (${errorText(err)}), so Undo could not revert it. ` +
+          'The file is unchanged. Tell the user that Forge cannot write to its storage folder (disk full or read-only?).',
+      );
+    }
+    try {
+      await this.inner.apply(edit, signal);
+    } catch (err) {
+      // A save that failed after the buffer changed still left Forge's change in the editor: the journal must know.
+      const inBuffer = (await this.readCurrent(edit.path).catch(() => undefined)) === edit.content;
+      await (inBuffer ? intent.commit() : intent.abandon(errorText(err))).catch((e) => this.log.warn(`edit journal: could not settle ${edit.path}: ${errorText(e)}`));
+      throw err;
+    }
+    try {
+      await intent.commit();
+      this.storage?.succeeded('the edit journal');
+    } catch (err) {
+      // The intent is durable: the next restore finds the edit on disk and marks it applied.
+      this.storage?.failed('the edit journal', err);
+      this.log.warn(`edit journal: could not record the outcome of ${edit.path}: ${errorText(err)}`);
+    }
+  }
+}
+
+/** Records every command before it runs and its end after, with its output as it arrives (CommandLog). */
+export class RecordingRunner implements CommandRunner {
+  readonly containment?: CommandRunner['containment'];
+  readonly readOutput?: CommandRunner['readOutput'];
+
+  constructor(
+    private readonly inner: CommandRunner,
+    private readonly commands: () => Promise<CommandLog | undefined>,
+    private readonly log: EffectsLogger,
+    private readonly storage?: StorageReporter,
+  ) {
+    if (inner.containment) this.containment = () => inner.containment!();
+    if (inner.readOutput) this.readOutput = (ref, a, b) => inner.readOutput!(ref, a, b);
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    const log = req.taskId && req.toolCallId ? await this.commands().catch(() => undefined) : undefined;
+    let handle: Awaited<ReturnType<CommandLog['start']>> | undefined;
+    if (log && req.taskId && req.toolCallId) {
+      try {
+        handle = await log.start(req.taskId, { toolCallId: req.toolCallId, command: req.command, cwd: req.cwd });
+      } catch (err) {
+        // A command is not refused for this (unlike an edit, it has nothing to undo), but the user hears of it.
+        this.storage?.failed('the command log', err);
+        this.log.warn(`command log: could not record ${req.toolCallId}: ${errorText(err)}`);
+      }
+    }
+    if (!handle) return this.inner.run(req);
+    const onOutput = req.onOutput;
+    try {
+      const result = await this.inner.run({
+        ...req,
+        onOutput: (chunk) => {
+          handle!.output(chunk);
+          onOutput?.(chunk);
+        },
+      });
+      await handle.end({ exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted });
+      return result;
+    } catch (err) {
+      await handle.end({ exitCode: null, aborted: true });
+      throw err;
+    }
+  }
+
+  prewarm(root: string): void {
+    (this.inner as { prewarm?: (r: string) => void }).prewarm?.(root);
+  }
+}
+
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

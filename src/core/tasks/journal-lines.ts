@@ -1,0 +1,186 @@
+// The edit journal's log format: one JSON object per line (see docs/DESIGN-durability.md for the intent/outcome
+// rule), and the pure reads over a folded log (intents, summaries, undo of one file).
+//   edit    an applied edit (the outcome of an intent with the same seq, or a plain record)
+//   undo    edits an undo reverted
+//   intent  an edit about to be applied: written BEFORE the file is touched, so a crash in between is visible
+//   void    intents that did not happen (failed, refused, or found not applied when reconciling after a crash)
+import type { BlobStore } from './blob-store';
+
+export type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
+export type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
+export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
+export type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
+export type LogLine = EditLine | UndoLine | IntentLine | VoidLine;
+
+/** An edit recorded as about to happen (beginEdit); settle it with commitEdit or abandonEdit. */
+export interface EditIntent {
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null;
+  after: string | null;
+  toolCallId?: string;
+}
+
+/** An intent that has no outcome in the log: what a crash cut off. `before`/`after` undefined = content missing. */
+export interface OpenIntent {
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null | undefined;
+  after: string | null | undefined;
+  at: number;
+  toolCallId?: string;
+}
+
+/** What Undo would touch, per file, and the files whose journal contents are gone (they cannot be restored). */
+export interface EditSummary {
+  live: { path: string; seq: number }[];
+  missing: { path: string; seqs: number[] }[];
+}
+
+
+export interface TaskLog {
+  stem: string;
+  edits: EditLine[];
+  undone: Set<number>;
+  nextSeq: number;
+  size: number;
+  /** The log ends in a partial line (crash mid-append): the next append must start on a fresh line. */
+  needsNewline: boolean;
+  /** Intents with no outcome yet (an edit about to be applied, or cut off by a crash), by seq. */
+  intents?: Map<number, IntentLine>;
+}
+
+export interface IndexEntry {
+  stem: string;
+  live: number;
+  lastAt: number;
+  size: number;
+}
+
+export const JOURNAL_VERSION = 1;
+
+export function parseLine(raw: string): LogLine | undefined {
+  try {
+    const v = JSON.parse(raw) as { [K in keyof EditLine | keyof UndoLine | keyof VoidLine]?: unknown } | null;
+    if (!v || typeof v !== 'object' || typeof v.taskId !== 'string' || typeof v.at !== 'number') return undefined;
+    const isHash = (h: unknown) => h === null || (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h));
+    if (v.k === 'edit' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as EditLine;
+    if (v.k === 'intent' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as IntentLine;
+    if ((v.k === 'undo' || v.k === 'void') && Array.isArray(v.seqs) && v.seqs.every((s: unknown) => Number.isInteger(s))) return v as UndoLine | VoidLine;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function parseIndex(text: string): Record<string, IndexEntry> | undefined {
+  try {
+    const doc = JSON.parse(text) as { version?: unknown; tasks?: Record<string, Partial<IndexEntry>> };
+    if (doc?.version !== JOURNAL_VERSION || !doc.tasks || typeof doc.tasks !== 'object') return undefined;
+    for (const e of Object.values(doc.tasks)) {
+      if (typeof e?.stem !== 'string' || typeof e.live !== 'number' || typeof e.lastAt !== 'number' || typeof e.size !== 'number') return undefined;
+    }
+    return doc.tasks as Record<string, IndexEntry>;
+  } catch {
+    return undefined;
+  }
+}
+
+
+/** Folds a log's text; unparseable lines (a torn last line after a crash) are counted and skipped. */
+export function parseLog(text: string, stem: string, expectedTaskId?: string): { log: TaskLog & { taskId?: string }; bad: number } {
+  const log: TaskLog & { taskId?: string } = { stem, edits: [], undone: new Set(), nextSeq: 1, size: Buffer.byteLength(text, 'utf8'), needsNewline: text.length > 0 && !text.endsWith('\n') };
+  let bad = 0;
+  for (const raw of text.split('\n')) {
+    if (!raw.trim()) continue;
+    const line = parseLine(raw);
+    if (!line || (expectedTaskId !== undefined && line.taskId !== expectedTaskId) || (log.taskId !== undefined && line.taskId !== log.taskId)) {
+      bad++;
+      continue;
+    }
+    log.taskId = line.taskId;
+    if (line.k === 'edit') {
+      log.edits.push(line);
+      log.nextSeq = Math.max(log.nextSeq, line.seq + 1);
+      log.intents?.delete(line.seq);
+    } else if (line.k === 'intent') {
+      (log.intents ??= new Map()).set(line.seq, line);
+      log.nextSeq = Math.max(log.nextSeq, line.seq + 1);
+    } else if (line.k === 'void') {
+      line.seqs.forEach((s) => log.intents?.delete(s));
+    } else {
+      line.seqs.forEach((s) => log.undone.add(s));
+    }
+  }
+  return { log, bad };
+}
+
+/** The workspace as an undo sees it (same shape as journal.ts's JournalFs). */
+interface UndoFs {
+  read(path: string): Promise<string | null>;
+  write(path: string, content: string): Promise<void>;
+  remove(path: string): Promise<void>;
+}
+
+/** Reverts one file's edits (seq order) to the first edit's `before`, unless the user changed it since (conflict). */
+export async function undoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
+  const first = edits[0];
+  const last = edits[edits.length - 1];
+  const target = first.before === null ? null : await blobs.get(first.before);
+  if (target === undefined) return { conflict: 'the checkpoint content is missing from the journal' };
+  let current: string | null;
+  try {
+    current = await fs.read(file);
+  } catch (err) {
+    return { conflict: `cannot read the file: ${errorText(err)}` };
+  }
+  const targetKind = target === null ? 'deleted' : 'restored';
+  if (current === target) return targetKind; // already back where it started (e.g. the user reverted it)
+  if (!force) {
+    const expected = last.after === null ? null : await blobs.get(last.after);
+    if (expected === undefined) return { conflict: 'the content the task wrote is missing from the journal' };
+    if (current !== expected) {
+      return { conflict: current === null ? 'deleted since the task edited it' : 'modified since the task edited it' };
+    }
+  }
+  try {
+    if (target === null) await fs.remove(file);
+    else await fs.write(file, target);
+  } catch (err) {
+    return { conflict: `restore failed: ${errorText(err)}` };
+  }
+  return targetKind;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The log's intents without an outcome, with their contents (undefined = missing from the blobs). */
+export async function readIntents(log: TaskLog, blobs: BlobStore, taskId: string): Promise<OpenIntent[]> {
+  const out: OpenIntent[] = [];
+  for (const line of log.intents?.values() ?? []) {
+    const before = line.before === null ? null : await blobs.get(line.before);
+    const after = line.after === null ? null : await blobs.get(line.after);
+    const open: OpenIntent = { taskId, seq: line.seq, path: line.path, before, after, at: line.at };
+    if (line.toolCallId !== undefined) open.toolCallId = line.toolCallId;
+    out.push(open);
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/** Live edits per file, and the files whose journal contents are gone. */
+export async function summarizeEdits(log: TaskLog, blobs: BlobStore): Promise<EditSummary> {
+  const summary: EditSummary = { live: [], missing: [] };
+  const missing = new Map<string, number[]>();
+  for (const e of log.edits) {
+    if (log.undone.has(e.seq)) continue;
+    summary.live.push({ path: e.path, seq: e.seq });
+    const lost = (e.before !== null && (await blobs.get(e.before)) === undefined) || (e.after !== null && (await blobs.get(e.after)) === undefined);
+    if (lost) missing.set(e.path, [...(missing.get(e.path) ?? []), e.seq]);
+  }
+  summary.missing = [...missing].map(([p, seqs]) => ({ path: p, seqs }));
+  return summary;
+}

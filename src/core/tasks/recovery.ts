@@ -1,0 +1,189 @@
+// Restore-time reconciliation (docs/DESIGN-durability.md): what the journal and the command log recorded as
+// begun but never finished is compared with the disk, settled, and told to the model as the result of the tool
+// call a crash cut off, instead of a bare "interrupted" (or a stale approval asked again).
+import { danglingToolCalls } from '../context/history';
+import type { ChatMessage } from '../model/types';
+import type { CommandLog } from './command-log';
+import type { EditJournal, OpenIntent } from './journal';
+import type { AgentSnapshot } from './snapshot';
+import type { TaskRecord } from './task-format';
+
+/** The workspace as a restore sees it: the disk, and unsaved editor buffers (VS Code's hot exit keeps them). */
+export interface WorkspaceProbe {
+  /** Content on disk; null when the file does not exist. */
+  readDisk(path: string): Promise<string | null>;
+  /** The text of an open editor buffer with unsaved changes, if any. */
+  unsavedText?(path: string): Promise<string | undefined>;
+  /** Saves that buffer; false when it could not. */
+  save?(path: string): Promise<boolean>;
+  /** Drops the buffer's unsaved changes. */
+  revert?(path: string): Promise<void>;
+  /** Whether a command started at `startedAt` may still be running (its terminal survived the reload). */
+  commandMayBeRunning?(startedAt: number): boolean;
+}
+
+export type EditOutcome = 'applied' | 'saved' | 'rolled-back' | 'not-applied' | 'unknown';
+
+export type EffectFact =
+  | { kind: 'edit'; toolCallId: string; path: string; outcome: EditOutcome }
+  | { kind: 'command'; toolCallId: string; command: string; startedAt: number; outputTail: string; outputChars: number; mayBeRunning: boolean };
+
+/**
+ * Settles the task's open edit intents against the disk: on disk -> applied; only in an unsaved buffer -> saved
+ * (or rolled back when saving fails); still the original -> not applied; anything else -> unknown. The journal
+ * records each outcome, so the next restore finds nothing open.
+ */
+export async function settleEdits(
+  journal: EditJournal,
+  taskId: string,
+  probe: WorkspaceProbe,
+  log: (m: string) => void = () => undefined,
+  /** Only intents at least this old (an edit being applied right now is not a crash's leftover). */
+  opts: { minAgeMs?: number; now?: number } = {},
+): Promise<EffectFact[]> {
+  const facts: EffectFact[] = [];
+  const cutoff = (opts.now ?? Date.now()) - (opts.minAgeMs ?? 0);
+  for (const intent of await journal.openIntents(taskId)) {
+    if (opts.minAgeMs !== undefined && intent.at > cutoff) continue;
+    const outcome = await settleOne(journal, intent, probe).catch((err) => {
+      log(`[recovery] cannot settle the edit of ${intent.path}: ${err instanceof Error ? err.message : String(err)}`);
+      return 'unknown' as const;
+    });
+    log(`[recovery] edit ${taskId}#${intent.seq} (${intent.path}) interrupted by a reload: ${outcome}`);
+    if (intent.toolCallId) facts.push({ kind: 'edit', toolCallId: intent.toolCallId, path: intent.path, outcome });
+  }
+  return facts;
+}
+
+async function settleOne(journal: EditJournal, intent: OpenIntent, probe: WorkspaceProbe): Promise<EditOutcome> {
+  const disk = await probe.readDisk(intent.path);
+  if (intent.after !== undefined && disk === intent.after) {
+    await journal.commitEdit(intent);
+    return 'applied';
+  }
+  const buffer = await probe.unsavedText?.(intent.path);
+  if (buffer !== undefined && intent.after !== undefined && intent.after !== null && sameText(buffer, intent.after)) {
+    // The user approved this edit; it reached the editor but not the disk. Finish it (and journal it) if we can.
+    if (await probe.save?.(intent.path)) {
+      await journal.commitEdit(intent);
+      return 'saved';
+    }
+    await probe.revert?.(intent.path);
+    await journal.abandonEdit(intent, 'unsaved change rolled back after a reload');
+    return 'rolled-back';
+  }
+  if (intent.before !== undefined && disk === intent.before) {
+    await journal.abandonEdit(intent, 'not applied before a reload');
+    return 'not-applied';
+  }
+  await journal.abandonEdit(intent, 'the file holds neither the original nor the edit after a reload');
+  return 'unknown';
+}
+
+/** Commands a crash cut off; each is reported once (marked in the log). */
+export async function settleCommands(commands: CommandLog, taskId: string, probe: WorkspaceProbe): Promise<EffectFact[]> {
+  const facts: EffectFact[] = [];
+  for (const c of await commands.interrupted(taskId)) {
+    facts.push({ kind: 'command', toolCallId: c.toolCallId, command: c.command, startedAt: c.startedAt, outputTail: c.outputTail, outputChars: c.outputChars, mayBeRunning: probe.commandMayBeRunning?.(c.startedAt) ?? true });
+    await commands.markReported(taskId, c.toolCallId);
+  }
+  return facts;
+}
+
+export interface Reconciled {
+  snapshot: AgentSnapshot;
+  /** One line per settled effect, for the panel. */
+  notes: string[];
+  changed: boolean;
+}
+
+/**
+ * Gives every tool call a crash cut off the result the facts support. A pending approval whose edit is already
+ * on disk is not asked again: it is answered "applied". Calls without facts are left to the usual handling.
+ */
+export function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): Reconciled {
+  const snapshot = structuredClone(input);
+  const byCall = new Map(facts.map((f) => [f.toolCallId, f]));
+  const notes: string[] = [];
+  const dangling = danglingToolCalls(snapshot.history);
+  if (!dangling.some((c) => byCall.has(c.id))) return { snapshot, notes, changed: false };
+
+  const pendingId = snapshot.pending?.calls[0]?.id;
+  const pendingFact = pendingId ? byCall.get(pendingId) : undefined;
+  // Keep asking only when the approved edit never reached the disk and nothing after it ran.
+  const keepPending = !!snapshot.pending && (!pendingFact || (pendingFact.kind === 'edit' && pendingFact.outcome === 'not-applied')) && !dangling.slice(1).some((c) => byCall.has(c.id));
+  if (keepPending) {
+    if (pendingFact?.kind === 'edit') notes.push(`The approved edit of ${pendingFact.path} had not reached the disk when Forge was reloaded; it is asked again.`);
+    return { snapshot, notes, changed: false };
+  }
+  snapshot.pending = undefined;
+  const results: ChatMessage[] = [];
+  for (const call of dangling) {
+    const fact = byCall.get(call.id);
+    if (!fact) {
+      results.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: 'Not run: Forge was reloaded before this call ran. Call it again if it is still needed.', isError: true });
+      continue;
+    }
+    const { content, isError, note } = describe(fact);
+    results.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) });
+    notes.push(note);
+  }
+  snapshot.history.push(...results);
+  return { snapshot, notes, changed: true };
+}
+
+function describe(f: EffectFact): { content: string; isError: boolean; note: string } {
+  if (f.kind === 'command') {
+    const started = new Date(f.startedAt).toISOString();
+    const output = f.outputChars === 0 ? '(no output was captured)' : `${f.outputChars > f.outputTail.length ? `[last ${f.outputTail.length} of ${f.outputChars} characters]\n` : ''}${f.outputTail.replace(/\s+$/, '')}`;
+    const running = f.mayBeRunning
+      ? 'It MAY STILL BE RUNNING in the Forge terminal (the terminal survived the reload).'
+      : 'It is not running any more; it may have stopped part way.';
+    return {
+      isError: true,
+      content: [
+        `Interrupted: Forge was reloaded while this command was running (started ${started}); its exit code is unknown.`,
+        `$ ${f.command}`,
+        `Output so far:\n${output}`,
+        running,
+        'Do NOT run it again blindly: first check what it already did (its output above, the files it writes, git status), or ask the user.',
+      ].join('\n'),
+      note: `A command was cut off by the reload: \`${oneLine(f.command)}\`. ${f.mayBeRunning ? 'It may still be running in the Forge terminal.' : 'It is not running any more.'} The model was told not to rerun it blindly.`,
+    };
+  }
+  switch (f.outcome) {
+    case 'applied':
+      return { isError: false, content: `Applied: this edit of ${f.path} was written before Forge was reloaded (checked against the disk after the reload). Do not apply it again; re-read the file if you need its content.`, note: `The edit of ${f.path} was written before the reload: marked applied.` };
+    case 'saved':
+      return { isError: false, content: `Applied: this edit of ${f.path} had reached the editor but was not saved when Forge was reloaded; Forge saved it after the reload. Do not apply it again.`, note: `The edit of ${f.path} was in the editor but unsaved at the reload: Forge saved it (Undo can revert it).` };
+    case 'rolled-back':
+      return { isError: true, content: `Not applied: this edit of ${f.path} had reached the editor but not the disk when Forge was reloaded, and it could not be saved, so Forge reverted the unsaved change. The file is as before; propose the edit again if it is still needed.`, note: `The unsaved edit of ${f.path} could not be saved after the reload and was rolled back.` };
+    case 'not-applied':
+      return { isError: true, content: `Not applied: Forge was reloaded before this edit of ${f.path} was written; the file is unchanged. Propose it again if it is still needed.`, note: `The edit of ${f.path} had not been written before the reload.` };
+    default:
+      return { isError: true, content: `Unknown: Forge was reloaded while writing this edit, and ${f.path} now holds neither the original nor the edited content (changed outside Forge?). Re-read it before doing anything else.`, note: `${f.path} changed outside Forge while an edit was being written; the model was asked to re-read it.` };
+  }
+}
+
+function oneLine(s: string): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+
+function sameText(a: string, b: string): boolean {
+  return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
+}
+
+/**
+ * The whole restore-time step for one saved task: settle its open edits and cut-off commands against the
+ * workspace, then give the cut-off tool calls their results. Returns the record to restore and notes for the panel.
+ */
+export async function reconcileTask(
+  record: TaskRecord,
+  deps: { journal: EditJournal; commands?: CommandLog; probe: WorkspaceProbe; log?: (m: string) => void },
+): Promise<{ record: TaskRecord; notes: string[]; changed: boolean }> {
+  const facts = [...(await settleEdits(deps.journal, record.id, deps.probe, deps.log)), ...(deps.commands ? await settleCommands(deps.commands, record.id, deps.probe) : [])];
+  if (!facts.length) return { record, notes: [], changed: false };
+  const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts);
+  return { record: { ...record, snapshot: r.snapshot }, notes: r.notes, changed: r.changed };
+}

@@ -1,0 +1,47 @@
+// Wires the durability pieces for one workspace's storage folder: the command log, per-task leases, storage
+// health, the edit ledger over the journal, and the restore-time reconciliation (docs/DESIGN-durability.md).
+import * as path from 'node:path';
+import { CommandLog } from '../../core/tasks/command-log';
+import type { EditJournal } from '../../core/tasks/journal';
+import { TaskLeases } from '../../core/tasks/lease';
+import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
+import type { TaskRecord } from '../../core/tasks/task-store';
+import type { Logger } from '../logger';
+import { journalLedger, type EditLedger } from '../../core/tasks/effects';
+import { VscodeWorkspaceProbe } from './durable-effects';
+import { StorageHealth } from './storage-health';
+
+export interface DurabilityOptions {
+  storageDir: string;
+  log: Logger;
+  /** Puts a message in the panel. */
+  show(message: string): void;
+  /** A task this window held was taken over by another window. */
+  onLeaseLost?(taskId: string): void;
+  probe?: WorkspaceProbe;
+}
+
+export interface Durability {
+  commands: CommandLog;
+  leases: TaskLeases;
+  health: StorageHealth;
+  ledger(journal: Promise<EditJournal>): EditLedger;
+  reconciler(journal: EditJournal): (record: TaskRecord) => Promise<{ record: TaskRecord; notes: string[]; changed: boolean }>;
+  dispose(): Promise<void>;
+}
+
+export function createDurability(opts: DurabilityOptions): Durability {
+  const debug = (m: string) => opts.log.debug(m);
+  const commands = new CommandLog(path.join(opts.storageDir, 'commands'), { log: debug });
+  const leases = new TaskLeases(path.join(opts.storageDir, 'leases'), { log: debug, onLost: (id) => opts.onLeaseLost?.(id) });
+  const health = new StorageHealth({ show: opts.show, log: opts.log, storageDir: opts.storageDir });
+  const probe = opts.probe ?? new VscodeWorkspaceProbe();
+  return {
+    commands,
+    leases,
+    health,
+    ledger: (journalP) => journalLedger(journalP),
+    reconciler: (journal) => (record) => reconcileTask(record, { journal, commands, probe, log: debug }),
+    dispose: () => leases.dispose(),
+  };
+}
