@@ -12,6 +12,7 @@ import { getMode, isToolAllowedInMode } from '../modes';
 import type { Approver } from '../safety/approval';
 import type { Policy } from '../safety/policy';
 import type { ToolRegistry } from '../tools/registry';
+import { planText, UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig, Clock } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
@@ -320,6 +321,7 @@ export class Run {
         maxIterations: this.state.maxIterations,
         warnRatio: this.deps.config.iterationWarningRatio,
         stagnationWarning: this.stagnationWarning,
+        planText: this.state.plan ? planText(this.state.plan, { editedByUser: this.state.planEditedByUser }) : undefined,
         environment: typeof this.deps.config.environment === 'function' ? this.deps.config.environment() : this.deps.config.environment,
       });
     await this.maybeCompact(system(), tools);
@@ -471,6 +473,11 @@ export class Run {
         if (effects.command) this.state.facts.commands.push(effects.command);
       }
       if (o.kind === 'error') this.reflections.onToolError();
+      if (o.call.name === UPDATE_PLAN && o.kind === 'ok' && o.result.data) {
+        this.state.plan = o.result.data as Plan;
+        this.state.planEditedByUser = false;
+        this.emit({ type: 'plan_updated', runId: this.opts.runId, plan: structuredClone(this.state.plan) });
+      }
     }
     const control = outcomes.find((o) => o.loopControl)?.loopControl;
     if (control) return { reason: control.kind, detail: control.text };
@@ -510,6 +517,8 @@ export class Run {
       facts.read.size ? `Files read: ${[...facts.read].join(', ')}` : '',
       facts.edited.size ? `Files edited: ${[...facts.edited].join(', ')}` : '',
       facts.commands.length ? `Commands run: ${facts.commands.slice(-20).join(' ; ')}` : '',
+      // The plan lives in the task's state (it survives compaction as is); the summary is grounded on it too.
+      this.state.plan ? planText(this.state.plan) : '',
     ].filter(Boolean).join('\n');
     try {
       const result = await this.deadline.during('compaction', 'compacting the context', () =>
