@@ -31,6 +31,10 @@ export interface PanelController {
   onOpenSettings(): void;
   onSetApiKey(provider?: string): void;
   onShowLogs(): void;
+  /** The user edited the live plan's checklist. */
+  onEditPlan?(taskId: string, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
+  /** "Restore to here" on a tool card. */
+  onRestoreCheckpoint?(taskId: string, toolCallId: string): void | Promise<void>;
 }
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
@@ -131,7 +135,7 @@ export class PanelBridge {
 
   snapshot(): Snapshot {
     const t = this.transcript.snapshot();
-    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history };
+    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history, ...(t.plan ? { plan: t.plan } : {}) };
   }
 
   dispose(): void {
@@ -212,6 +216,8 @@ export class PanelBridge {
       case 'open_settings': return c.onOpenSettings();
       case 'set_api_key': return c.onSetApiKey(m.provider);
       case 'show_logs': return c.onShowLogs();
+      case 'edit_plan': return void c.onEditPlan?.(m.taskId, m.plan);
+      case 'restore_checkpoint': return void c.onRestoreCheckpoint?.(m.taskId, m.toolCallId);
     }
   }
 

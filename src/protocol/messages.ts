@@ -86,6 +86,11 @@ export const ToolItemSchema = z.object({
   fullOutputRef: Id.optional(),
   /** Tail of live progress output (terminal chunks). */
   progress: Preview.optional(),
+  /** The call changed files (edit journal): its step is a checkpoint the user can restore to. */
+  checkpoint: z.boolean().optional(),
+  /** Files a command changed (detected after it ran), and how many more there were; undo cannot restore these. */
+  changedFiles: z.array(z.string().max(LIMITS.path)).max(200).optional(),
+  changedFilesMore: Count.optional(),
 });
 export const ApprovalItemSchema = z.object({
   ...base,
@@ -128,6 +133,21 @@ export const RunEndItemSchema = z.object({
   /** "<provider>:<model>" the run switched to after the primary kept failing. */
   fallbackModel: Label.optional(),
 });
+/** A visible mark: files were restored to a checkpoint, or the task's changes were undone (and the conversation maybe rewound). */
+export const CheckpointItemSchema = z.object({
+  ...base,
+  kind: z.literal('checkpoint'),
+  action: z.enum(['restore', 'undo']),
+  /** The checkpoint (1-based, in task order) restored to; absent for a whole-task undo. */
+  step: Count.optional(),
+  restored: z.array(z.string().max(LIMITS.path)).max(2000),
+  deleted: z.array(z.string().max(LIMITS.path)).max(2000),
+  /** Files the user changed since: kept as they are (skipped) or reported (could not restore). */
+  skipped: z.array(z.string().max(LIMITS.path)).max(2000),
+  conflicts: z.array(z.object({ path: z.string().max(LIMITS.path), reason: Label })).max(2000),
+  /** Messages dropped from the conversation when it was rewound to the checkpoint too. */
+  rewoundMessages: Count.optional(),
+});
 export const ErrorItemSchema = z.object({
   ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
 });
@@ -135,6 +155,7 @@ export const ErrorItemSchema = z.object({
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
   WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
+  CheckpointItemSchema,
 ]);
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type ItemKind = TranscriptItem['kind'];
@@ -194,6 +215,18 @@ export const TaskSummarySchema = z.object({
 });
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
+/** The task's live plan as the panel shows it (update_plan; the user can edit it). */
+export const PlanStepViewSchema = z.object({ text: z.string().min(1).max(500), status: z.enum(['pending', 'in_progress', 'done', 'skipped']) });
+export const PlanViewSchema = z.object({
+  goal: z.string().max(1_000),
+  steps: z.array(PlanStepViewSchema).max(50),
+  /** 1-based; 0 = none. */
+  currentStep: Count,
+  updatedBy: z.enum(['model', 'user']),
+  updatedAt: Ms,
+});
+export type PlanView = z.infer<typeof PlanViewSchema>;
+
 export const SnapshotSchema = z.object({
   /** Patches that follow carry seq + 1, seq + 2, ...; a gap makes the webview ask for a fresh snapshot. */
   seq: Count,
@@ -203,6 +236,7 @@ export const SnapshotSchema = z.object({
   progress: ProgressSchema.optional(),
   provider: ProviderStatusSchema,
   history: z.array(TaskSummarySchema).max(LIMITS.history),
+  plan: PlanViewSchema.optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
@@ -219,6 +253,8 @@ export const PatchOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('end_stream'), id: Id }),
   z.object({ op: z.literal('progress'), progress: ProgressSchema }),
   z.object({ op: z.literal('status'), status: RunStatusSchema }),
+  /** The live plan changed (null: the task has none). */
+  z.object({ op: z.literal('plan'), plan: PlanViewSchema.nullable() }),
 ]);
 export type PatchOp = z.infer<typeof PatchOpSchema>;
 
@@ -259,6 +295,13 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('open_settings') }),
   z.strictObject({ type: z.literal('set_api_key'), provider: z.string().max(100).optional() }),
   z.strictObject({ type: z.literal('show_logs') }),
+  /** The user edited the plan's checklist: the whole plan as it now stands. */
+  z.strictObject({
+    type: z.literal('edit_plan'), taskId: Id,
+    plan: z.strictObject({ goal: z.string().min(1).max(1_000), steps: z.array(z.strictObject(PlanStepViewSchema.shape)).min(1).max(50), currentStep: z.number().int().min(1).max(50).optional() }),
+  }),
+  /** "Restore to here" on a tool card: the files go back to how they were at the end of that call's step. */
+  z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id, toolCallId: Id }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

@@ -3,6 +3,7 @@
 import type { Action, ItemOf, TranscriptItem } from '../../src/protocol/messages';
 import { button, formatCost, formatDuration, formatTokens, h } from './dom';
 import { renderMarkdown } from './markdown';
+import { renderCheckpointMark, toolExtras } from './checkpointView';
 
 const ACTION_LABELS: Record<Action, string> = {
   continue: 'Continue',
@@ -61,7 +62,7 @@ function renderBody(item: TranscriptItem): Node[] {
     case 'thinking':
       return [renderThinking(item)];
     case 'tool':
-      return [renderTool(item)];
+      return [renderTool(item), ...toolExtras(item)];
     case 'approval':
       return [renderApproval(item)];
     case 'warning':
@@ -76,6 +77,8 @@ function renderBody(item: TranscriptItem): Node[] {
         h('ul', {}, ...item.memories.map((m) => h('li', {}, h('span', { class: 'badge' }, m.type), ' ', m.content))))];
     case 'run_end':
       return [renderRunEnd(item)];
+    case 'checkpoint':
+      return [renderCheckpointMark(item)];
     case 'error':
       return [h('div', { class: 'notice error', role: 'alert' },
         h('div', {}, h('span', { class: 'icon' }, '⛔'), h('span', { class: 'pre-wrap' }, item.message)),

@@ -5,6 +5,7 @@ import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { TranscriptItem } from '../../protocol/messages';
+import { planView } from '../../panel/planFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
 import type { Logger } from '../logger';
 
@@ -213,5 +214,6 @@ export function restoreTranscript(saved: TranscriptState | undefined, snapshot: 
     if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
     return it;
   });
-  return { taskId: snapshot.taskId, items, status: { state: 'idle' }, progress: saved.progress };
+  // The plan's truth is the agent's snapshot (the transcript only mirrors it).
+  return { taskId: snapshot.taskId, items, status: { state: 'idle' }, progress: saved.progress, ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}) };
 }
