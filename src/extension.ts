@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InMemoryOutputStore } from './core/context/output-store';
 import { Agent, type AgentDeps } from './core/loop/agent';
+import { AuditTrail } from './core/audit/audit-trail';
 import { EditJournal } from './core/tasks/journal';
+import { RunReportStore } from './core/tasks/run-reports';
 import type { AgentSnapshot } from './core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from './core/tasks/task-store';
 import { registerFixWithForge } from './host/code-actions';
@@ -14,7 +16,10 @@ import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
+import { journalFsOf, Recovery } from './host/controller/recovery';
 import { createLogger } from './host/logger';
+import { AuditFileSink } from './host/node/audit-file-sink';
+import { registerRecoveryCommands } from './host/recovery-commands';
 import { ApiKeyStore } from './host/secrets';
 import { onSettingsChanged, readSettings } from './host/settings';
 import { ForgeStatusBar } from './host/status-bar';
@@ -46,6 +51,11 @@ export async function activate(context: vscode.ExtensionContext) {
   const tasksDir = path.join(storageDir, 'history');
   const logTo = (m: string) => log.debug(m);
   const stores = Promise.all([TaskStore.open(tasksDir, { log: logTo }), EditJournal.open(storageDir, { log: logTo })]);
+  // The audit trail (every action, rotated JSON Lines) and the run reports live there too, never in the workspace.
+  const auditSink = new AuditFileSink(path.join(storageDir, 'audit'));
+  const audit = new AuditTrail(auditSink, { log: logTo });
+  const reports = new RunReportStore(storageDir, { log: logTo });
+  let recovery: Recovery | undefined;
 
   const model = new SwitchableModel();
   const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refreshModel(), log: (m) => log.info(m) });
@@ -56,7 +66,10 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
     currentTaskId: () => controller?.manager.current.id,
     // Edits happen only in runs, which start after `ready`; the journal is open by then.
-    record: async (entry) => void (await (await stores)[1].record(entry)),
+    record: async (entry) => {
+      await (await stores)[1].record(entry);
+      recovery?.onFileRecorded(entry);
+    },
     spoolDir: spoolDirFor(context),
   });
   context.subscriptions.push(toolkit);
@@ -79,7 +92,10 @@ export async function activate(context: vscode.ExtensionContext) {
       store: taskStore,
       makeAgent,
       log,
-      onEvent: (session, e) => controller?.onAgentEvent(session, e),
+      onEvent: (session, e) => {
+        controller?.onAgentEvent(session, e);
+        recovery?.onAgentEvent(session, e);
+      },
     });
   };
 
@@ -100,7 +116,11 @@ export async function activate(context: vscode.ExtensionContext) {
 
   const initialise = async (): Promise<Initialised> => {
     const [[store, journal], memory] = await Promise.all([stores, memoryOpened]);
-    const created = new Controller({
+    recovery = new Recovery({
+      manager: () => created.manager, journal, audit, reports, journalFs: journalFsOf(toolkit.fs), auditFiles: () => auditSink.files(), log,
+    });
+    const created: Controller = new Controller({
+      recovery,
       manager: newManager(store, memory),
       toolkit,
       model,
@@ -146,6 +166,7 @@ export async function activate(context: vscode.ExtensionContext) {
 
   context.subscriptions.push(
     registerCommands(gate, log),
+    registerRecoveryCommands(() => ready.then(() => recovery!), log),
     registerFixWithForge(),
     onSettingsChanged((s) => {
       toolkit.refresh(s);
@@ -171,6 +192,7 @@ export async function activate(context: vscode.ExtensionContext) {
     if (!s) return;
     await s.controller.manager.flush().catch(() => undefined);
     await s.journal.flush().catch(() => undefined);
+    await audit.flush().catch(() => undefined);
   };
 
   const activationMs = Date.now() - started;
@@ -234,6 +256,12 @@ export async function activate(context: vscode.ExtensionContext) {
       // As at activation: a restored task that waited for an approval asks again.
       const resumed = ctl.resumeIfPending();
       return { manager, restored, resumed };
+    },
+    audit,
+    auditSink,
+    reports,
+    get recovery() {
+      return recovery;
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,

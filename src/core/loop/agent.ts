@@ -103,7 +103,9 @@ export class Agent {
   /** Adds the user message and runs until a termination. Resolves with the report; provider/tool faults never reject. */
   send(userMessage: string): Promise<RunReport> {
     this.assertIdle();
-    this.state.history.push({ role: 'user', content: userMessage });
+    const notes = this.state.notes?.length ? `${this.state.notes.join('\n')}\n\n` : '';
+    this.state.notes = undefined;
+    this.state.history.push({ role: 'user', content: notes + userMessage });
     this.state.lastUserMessage = userMessage;
     this.state.iterations = 0;
     this.state.maxIterations = this.limitFor(this.state.mode);
@@ -159,6 +161,11 @@ export class Agent {
     this.state.pending = undefined;
     this.state.iterations = 0;
     return dropped;
+  }
+
+  /** Tells the model, with the next user message, of something that happened outside the conversation. */
+  addNote(text: string): void {
+    (this.state.notes ??= []).push(`[Forge] ${text}`);
   }
 
   /** Aborts the current run; it ends with reason 'stopped' promptly even if a tool or the model ignores the signal. */

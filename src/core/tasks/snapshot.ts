@@ -34,6 +34,8 @@ export interface AgentSnapshot {
   plan?: Plan;
   /** The user edited the plan since the model's last update_plan: the next step's context says so. */
   planEditedByUser?: boolean;
+  /** Things that happened outside the conversation (files restored to a checkpoint): told with the next user message. */
+  notes?: string[];
 }
 
 export const SNAPSHOT_VERSION = 1;

@@ -145,6 +145,8 @@ export interface FileEdit {
   original?: string;
   /** The task whose run made the edit (journals record it there even if the user switched tasks meanwhile). */
   taskId?: string;
+  /** The tool call that made the edit (the journal groups edits into checkpoints by it). */
+  toolCallId?: string;
 }
 
 /** Writes an accepted edit. The VS Code host applies a WorkspaceEdit (undoable); Node writes atomically. */

@@ -21,6 +21,7 @@ import { saveModelChoice, type ModelFactory, type SwitchableModel } from './mode
 import { pickMemoryToForget, pickModel, pickTask, undoWithReport } from './pickers';
 import type { TaskSession, RunKind } from './session';
 import type { SessionManager } from './session-manager';
+import type { Recovery } from './recovery';
 import type { Toolkit } from './tool-factory';
 
 export interface ControllerDeps {
@@ -37,6 +38,8 @@ export interface ControllerDeps {
   log: vscode.LogOutputChannel;
   /** Re-resolves the model from settings + secrets and updates the panel's provider status. */
   refreshModel(): Promise<void>;
+  /** Checkpoints, plan edits, the audit trail's host facts. */
+  recovery?: Recovery;
 }
 
 export class Controller implements ForgeController, PanelController {
@@ -250,7 +253,17 @@ export class Controller implements ForgeController, PanelController {
       write: (p: string, content: string) => fs.writeFile(p, new TextEncoder().encode(content)),
       remove: (p: string) => Promise.resolve(vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: false })),
     };
-    return undoWithReport(this.deps.journal, id, journalFs, confirm);
+    const result = await undoWithReport(this.deps.journal, id, journalFs, confirm);
+    this.deps.recovery?.markUndo(id, result);
+    return result;
+  }
+
+  onEditPlan(taskId: string, plan: unknown): void {
+    this.deps.recovery?.editPlan(taskId, plan);
+  }
+
+  onRestoreCheckpoint(taskId: string, toolCallId: string): Promise<void> | undefined {
+    return this.deps.recovery?.restoreFromPanel(taskId, toolCallId);
   }
 
   async setApiKey(provider?: ProviderId): Promise<void> {

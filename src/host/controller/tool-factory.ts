@@ -68,7 +68,7 @@ class JournalingApplier implements EditApplier {
     const taskId = edit.taskId ?? this.opts.currentTaskId();
     if (!taskId) return;
     try {
-      await this.opts.record({ taskId, path: edit.path, before, after: edit.content });
+      await this.opts.record({ taskId, path: edit.path, before, after: edit.content, ...(edit.toolCallId ? { toolCallId: edit.toolCallId } : {}) });
     } catch (err) {
       this.opts.log.warn(`edit journal: could not record ${edit.path}: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -71,7 +71,7 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       if (!c.result.ok) return errorResult(c.result.message, { failures: c.result.failures });
       const { content, userEdited } = acceptedContent(ctx, c.result.content);
       ctx.signal.throwIfAborted();
-      await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId }, ctx.signal);
+      await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId, toolCallId: ctx.toolCallId }, ctx.signal);
       const { added, removed } = await lineChangeCountsPaced(c.original, content, ctx.signal);
       const applied: AppliedBlock[] = c.result.applied;
       const which = (f: (a: AppliedBlock) => boolean | undefined) => applied.filter(f).map((a) => a.index + 1);

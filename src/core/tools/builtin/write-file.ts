@@ -207,7 +207,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       if ('content' in cur) return cur;
       const { content, userEdited } = acceptedContent(ctx, matchEol(cur.original, input.content));
       ctx.signal.throwIfAborted();
-      await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId }, ctx.signal);
+      await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId, toolCallId: ctx.toolCallId }, ctx.signal);
       // The edit is on disk: counting its lines must not fail the call, and must not hold the host.
       const { added, removed, approximate } = await lineChangeCountsPaced(cur.original, content).catch(() => ({ added: 0, removed: 0, approximate: true }));
       const about = approximate ? '~' : '';
