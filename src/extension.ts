@@ -71,6 +71,7 @@ export async function activate(context: vscode.ExtensionContext) {
       recovery?.onFileRecorded(entry);
     },
     spoolDir: spoolDirFor(context),
+    onCommandChanges: (taskId, toolCallId, files, more) => recovery?.onCommandChanges(taskId, toolCallId, files, more),
   });
   context.subscriptions.push(toolkit);
   const memoryOpened = MemoryService.open(context, model, log);

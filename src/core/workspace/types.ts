@@ -47,6 +47,8 @@ export interface RunRequest {
   env?: Record<string, string>;
   /** The task the command belongs to: a contained command gets that task's own temp folder. */
   taskId?: string;
+  /** The tool call that runs it (files the command changed are reported against it). */
+  toolCallId?: string;
 }
 
 /** How commands are contained on this host, for the approval card, the tool result and the rules. */

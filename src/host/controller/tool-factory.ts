@@ -14,6 +14,7 @@ import { DiffApproval } from '../diff-approval';
 import { readCurrentText, VscodeEditApplier } from '../edit-applier';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
+import { watchCommandChanges, type CommandChangesListener } from '../node/command-changes';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../ripgrep-search';
 import { readSettings, type ForgeSettings } from '../settings';
@@ -37,6 +38,8 @@ export interface ToolkitOptions {
   /** Records an applied edit; failures are logged, never undo the edit. */
   record: (entry: EditRecord) => Promise<void>;
   spoolDir?: string;
+  /** Files a command of a task changed (a bounded before/after fingerprint of the workspace). */
+  onCommandChanges?: CommandChangesListener;
 }
 
 export interface Toolkit extends vscode.Disposable {
@@ -104,7 +107,9 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const applier = new JournalingApplier(new VscodeEditApplier(), opts);
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
-  const build = () => createWorkspaceTools({ fs, runner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
+  const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const toolRunner = opts.onCommandChanges ? watchCommandChanges(runner, workspaceRoots, opts.onCommandChanges) : runner;
+  const build = () => createWorkspaceTools({ fs, runner: toolRunner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {

@@ -93,6 +93,7 @@ export function createExecuteCommandTool(
         onOutput: ctx.onProgress,
         maxOutputChars: COMMAND_OUTPUT_CHARS,
         taskId: ctx.taskId,
+        toolCallId: ctx.toolCallId,
       });
       if (res.sandboxFailed) {
         return errorResult(`${res.output}\nThe command was NOT run. Tell the user; do not try to work around the sandbox.`, { sandboxFailed: true });
