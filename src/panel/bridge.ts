@@ -32,9 +32,9 @@ export interface PanelController {
   onSetApiKey(provider?: string): void;
   onShowLogs(): void;
   /** The user edited the live plan's checklist. */
-  onEditPlan?(taskId: string, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
+  onEditPlan?(taskId: string | undefined, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
   /** "Restore to here" on a tool card. */
-  onRestoreCheckpoint?(taskId: string, toolCallId: string): void | Promise<void>;
+  onRestoreCheckpoint?(taskId: string | undefined, toolCallId: string): void | Promise<void>;
 }
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */

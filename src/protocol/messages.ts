@@ -297,11 +297,12 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('show_logs') }),
   /** The user edited the plan's checklist: the whole plan as it now stands. */
   z.strictObject({
-    type: z.literal('edit_plan'), taskId: Id,
+    /** Absent: the open task (a new task's id reaches the webview only with its next snapshot). */
+    type: z.literal('edit_plan'), taskId: Id.optional(),
     plan: z.strictObject({ goal: z.string().min(1).max(1_000), steps: z.array(z.strictObject(PlanStepViewSchema.shape)).min(1).max(50), currentStep: z.number().int().min(1).max(50).optional() }),
   }),
   /** "Restore to here" on a tool card: the files go back to how they were at the end of that call's step. */
-  z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id, toolCallId: Id }),
+  z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id.optional(), toolCallId: Id }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

@@ -48,7 +48,7 @@ export function installCheckpointActions(root: HTMLElement, taskId: () => string
   const fire = (el: HTMLElement) => {
     const id = taskId();
     const callId = el.dataset.toolCallId;
-    if (id && callId) post({ type: 'restore_checkpoint', taskId: id, toolCallId: callId });
+    if (callId) post({ type: 'restore_checkpoint', ...(id ? { taskId: id } : {}), toolCallId: callId });
   };
   root.addEventListener('click', (e) => {
     const el = (e.target as HTMLElement).closest<HTMLElement>('[data-act="restore_checkpoint"]');

@@ -118,9 +118,9 @@ export class PlanPanel {
   private send(steps: PlanView['steps'], currentStep: number): void {
     const taskId = this.taskId();
     const p = this.plan;
-    if (!taskId || !p || !steps.length) return;
+    if (!p || !steps.length) return;
     // Shown at once; the host's echo (a plan patch) confirms it or puts back what it accepted.
     this.render({ ...p, steps, currentStep: currentStep > steps.length ? 0 : currentStep, updatedBy: 'user' });
-    this.post({ type: 'edit_plan', taskId, plan: { goal: p.goal.trim() || 'Plan', steps, ...(currentStep >= 1 && currentStep <= steps.length ? { currentStep } : {}) } });
+    this.post({ type: 'edit_plan', ...(taskId ? { taskId } : {}), plan: { goal: p.goal.trim() || 'Plan', steps, ...(currentStep >= 1 && currentStep <= steps.length ? { currentStep } : {}) } });
   }
 }

@@ -91,6 +91,6 @@ export class DeferredController implements ForgeController, PanelController {
   onOpenSettings(): void { this.fire('open settings', (c) => c.onOpenSettings()); }
   onSetApiKey(provider?: string): void { this.fire('set API key', (c) => c.onSetApiKey(provider)); }
   onShowLogs(): void { this.early.showLogs(); }
-  onEditPlan(taskId: string, plan: unknown): void { this.fire('plan edit', (c) => c.onEditPlan(taskId, plan)); }
-  onRestoreCheckpoint(taskId: string, toolCallId: string): void { this.fire('restore checkpoint', (c) => c.onRestoreCheckpoint(taskId, toolCallId)); }
+  onEditPlan(taskId: string | undefined, plan: unknown): void { this.fire('plan edit', (c) => c.onEditPlan(taskId, plan)); }
+  onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): void { this.fire('restore checkpoint', (c) => c.onRestoreCheckpoint(taskId, toolCallId)); }
 }

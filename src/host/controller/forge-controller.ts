@@ -258,11 +258,11 @@ export class Controller implements ForgeController, PanelController {
     return result;
   }
 
-  onEditPlan(taskId: string, plan: unknown): void {
+  onEditPlan(taskId: string | undefined, plan: unknown): void {
     this.deps.recovery?.editPlan(taskId, plan);
   }
 
-  onRestoreCheckpoint(taskId: string, toolCallId: string): Promise<void> | undefined {
+  onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): Promise<void> | undefined {
     return this.deps.recovery?.restoreFromPanel(taskId, toolCallId);
   }
 

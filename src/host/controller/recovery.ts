@@ -81,8 +81,8 @@ export class Recovery {
   }
 
   /** The panel's plan checklist was edited. */
-  editPlan(taskId: string, plan: unknown): void {
-    const session = this.session(taskId);
+  editPlan(taskId: string | undefined, plan: unknown): void {
+    const session = this.session(taskId ?? this.deps.manager().current.id);
     if (!session) {
       this.deps.log.warn(`plan edit for task ${taskId} ignored: it is not the open task`);
       return;
@@ -95,7 +95,7 @@ export class Recovery {
   }
 
   /** "Restore to here" from the panel: asks, then restores (per-file questions for files changed since). */
-  async restoreFromPanel(taskId: string, toolCallId: string): Promise<void> {
+  async restoreFromPanel(taskId: string | undefined, toolCallId: string): Promise<void> {
     try {
       await this.restore({ taskId, toolCallId });
     } catch (err) {

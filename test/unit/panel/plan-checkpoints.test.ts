@@ -70,7 +70,8 @@ describe('panel: the live plan and checkpoints', () => {
 
   it('rejects forged restore/plan messages', () => {
     assert.equal(parseWebviewMessage({ type: 'restore_checkpoint', taskId: 'a b', toolCallId: 'c' }).ok, false);
-    assert.equal(parseWebviewMessage({ type: 'restore_checkpoint', taskId: 't' }).ok, false);
+    assert.equal(parseWebviewMessage({ type: 'restore_checkpoint', taskId: 't' }).ok, false, 'no tool call');
+    assert.equal(parseWebviewMessage({ type: 'restore_checkpoint', toolCallId: 'c' }).ok, true, 'absent task id = the open task');
     assert.equal(parseWebviewMessage({ type: 'edit_plan', taskId: 't', plan: { goal: 'g', steps: [] } }).ok, false);
     assert.equal(parseWebviewMessage({ type: 'edit_plan', taskId: 't', plan: { goal: 'g', steps: Array.from({ length: 51 }, () => ({ text: 'x', status: 'done' })) } }).ok, false);
   });
