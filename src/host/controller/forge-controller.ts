@@ -73,6 +73,7 @@ export class Controller implements ForgeController, PanelController {
     // The open task may have been pruned before its next save brings it back: keep its undo.
     const gone = ids.filter((id) => id !== this.deps.manager.current.id);
     if (!gone.length) return;
+    this.deps.recovery?.forgetTasks(gone);
     void Promise.all(gone.map((id) => this.deps.journal.removeTask(id))).then(
       () => this.deps.journal.collectGarbageSoon(),
       (err) => this.deps.log.warn(`edit journal: could not remove pruned tasks: ${err instanceof Error ? err.message : String(err)}`),

@@ -60,6 +60,11 @@ export class Recovery {
     return this.checkpoints(this.deps.manager().current.id);
   }
 
+  /** Tasks that left the history take their run reports along (the audit log keeps its lines: it is append-only). */
+  forgetTasks(ids: readonly string[]): void {
+    for (const id of ids) this.deps.reports.removeTask(id).catch((err) => this.deps.log.warn(`run report: could not remove ${id}: ${errorText(err)}`));
+  }
+
   /** Every agent event of a session: the audit trail's subscription, and run reports stored with the task. */
   onAgentEvent(session: TaskSession, e: AgentEvent): void {
     this.deps.audit.onEvent(session.id, e);
