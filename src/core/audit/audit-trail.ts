@@ -151,8 +151,7 @@ export class AuditTrail {
         this.write({
           ...base, kind: 'run_end', reason: r.reason, iterations: r.iterations, usage: r.usage,
           ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}), elapsedMs: r.elapsedMs,
-          modelMs: r.steps.reduce((n, s) => n + s.latencyMs, 0),
-          toolMs: r.steps.reduce((n, s) => n + s.toolCalls.reduce((m, c) => m + c.latencyMs, 0), 0),
+          ...(r.totals ?? {}),
           ...(r.fallback ? { fallback: r.fallback.to } : {}),
         });
         this.calls.clear();

@@ -60,6 +60,8 @@ export interface RunReport {
   /** Set when the run switched to the fallback model. */
   fallback?: { from: string; to: string; reason: string };
   elapsedMs: number;
+  /** Time spent waiting for the model (every step) and running tools (every call), in ms. */
+  totals?: { modelMs: number; toolMs: number; toolCalls: number; toolErrors: number };
 }
 
 export type AgentEvent =

@@ -25,6 +25,7 @@ import type { AgentState } from './state';
 import { meteredModel, SpendAccount, type SpendPort, type SpendSource } from './spend';
 import { runToolCalls, type CallOutcome, type ToolRunContext } from './tool-runner';
 import { addCost, addUsage, ZERO_USAGE } from './usage';
+import { runTotals } from './run-totals';
 
 export const TEXT_ONLY_REMINDER =
   '[Forge] Your last reply did not call a tool. Continue the task with a tool call, or call task_completion if it is done, ' +
@@ -195,6 +196,7 @@ export class Run {
       spend: this.spend.breakdown(),
       ...(this.fallback ? { fallback: this.fallback } : {}),
       elapsedMs: this.deps.clock.now() - this.started,
+      totals: runTotals(this.steps),
     };
   }
 

@@ -1,6 +1,7 @@
 // A task's run reports as Markdown ("Forge: Show Run Report"): per run the outcome and totals (model time, tool
 // time, tokens, cost), then a table per step (model latency, usage, finish reason) and its tool calls (latency,
 // result size, error).
+import { runTotals as sumSteps } from '../loop/run-totals';
 import type { StoredRunReport } from './run-reports';
 
 const ms = (n: number) => (n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`);
@@ -14,20 +15,9 @@ export interface RunTotals {
   toolErrors: number;
 }
 
-export function runTotals(r: Pick<StoredRunReport, 'steps'>): RunTotals {
-  let modelMs = 0;
-  let toolMs = 0;
-  let toolCalls = 0;
-  let toolErrors = 0;
-  for (const s of r.steps) {
-    modelMs += s.latencyMs;
-    for (const c of s.toolCalls) {
-      toolMs += c.latencyMs;
-      toolCalls++;
-      if (c.error) toolErrors++;
-    }
-  }
-  return { modelMs, toolMs, toolCalls, toolErrors };
+/** The report's own totals, or (for reports stored before they existed) summed from its steps. */
+export function runTotals(r: Pick<StoredRunReport, 'steps' | 'totals'>): RunTotals {
+  return r.totals ?? sumSteps(r.steps);
 }
 
 export function runReportMarkdown(title: string, reports: readonly StoredRunReport[]): string {

@@ -44,3 +44,16 @@ describe('tasks/run reports', () => {
     assert.match(runReportMarkdown('t', []), /No run of this task has finished yet/);
   });
 });
+
+describe('loop/run report totals', () => {
+  it('a run report carries its model time, tool time, calls and failed calls', async () => {
+    const slow = fakeReadTool([], async (_p, _ctx) => ({ content: 'x' }));
+    const h = harness([callsTurn(['read_file', { path: 'a' }], ['read_file', { path: 'b' }]), doneTurn()], { tools: [slow] });
+    const report = await h.agent.send('go');
+    const t = report.totals!;
+    assert.equal(t.toolCalls, 3);
+    assert.equal(t.toolErrors, 0);
+    assert.equal(t.modelMs, report.steps.reduce((n, s) => n + s.latencyMs, 0));
+    assert.equal(t.toolMs, report.steps.flatMap((s) => s.toolCalls).reduce((n, c) => n + c.latencyMs, 0));
+  });
+});
