@@ -134,6 +134,9 @@ export class AuditTrail {
         });
         break;
       }
+      case 'model_usage':
+        this.write({ ...base, kind: 'model_call', source: e.source, usage: e.usage, ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}), calls: e.calls });
+        break;
       case 'compaction':
         this.write({ ...base, kind: 'compaction', beforeTokens: e.beforeTokens, afterTokens: e.afterTokens });
         break;

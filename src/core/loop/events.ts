@@ -101,6 +101,8 @@ export type AgentEvent =
       scope?: 'once' | 'task';
       reason?: string;
     }
+  /** A model call besides the steps (compaction summary, reflection, a sub-agent's run) spent this. */
+  | { type: 'model_usage'; runId: string; source: 'compaction' | 'reflection' | 'sub_agents'; usage: Usage; costUsd?: number; calls: number }
   /** The task's live plan changed: the model called update_plan, or the user edited it (runId '' outside a run). */
   | { type: 'plan_updated'; runId: string; plan: Plan }
   | {

@@ -157,6 +157,8 @@ export class Run {
     this.spend.add(source, usage, cost, calls);
     this.state.usage = addUsage(this.state.usage, usage);
     this.state.costUsd = addCost(this.state.costUsd, cost);
+    // Model steps report through step_end; what else spent (summaries, reflection, sub-agents) says so here.
+    if (source !== 'steps') this.emit({ type: 'model_usage', runId: this.opts.runId, source, usage, ...(cost !== undefined ? { costUsd: cost } : {}), calls });
   }
 
   /** Why the run may not spend more (a budget is used up), or undefined. */

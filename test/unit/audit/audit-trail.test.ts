@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AuditTrail, digestArgs, type AuditSink } from '../../../src/core/audit/audit-trail';
 import { redactSecrets } from '../../../src/core/audit/redact';
 import type { Tool } from '../../../src/core/tools/types';
-import { callsTurn, doneTurn } from '../../support/scripted-model';
+import { call, callsTurn, doneTurn, ScriptedModel, textTurn, usage } from '../../support/scripted-model';
 import { fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../core/helpers';
 
 class MemorySink implements AuditSink {
@@ -86,6 +86,21 @@ describe('core/audit AuditTrail', () => {
     await trail.flush();
     const d = sink.records().filter((r) => r.kind === 'decision' && r.tool === 'write_file').map((r) => [r.outcome, r.by, r.scope]);
     assert.deepEqual(d, [['approve', 'user', 'task'], ['allow', 'task_grant', undefined], ['approve', 'auto', 'once']]);
+  });
+
+  it('model calls besides the steps (a compaction summary) are model calls too, with their source and usage', async () => {
+    const sink = new MemorySink();
+    const trail = new AuditTrail(sink);
+    const summarizer = new ScriptedModel([[...textTurn('## Goal\ng').slice(0, 1), usage(400, 40), { type: 'finish', reason: 'stop' }]]);
+    const turns = Array.from({ length: 5 }, (_, i) => callsTurn(['read_file', { path: `f${i}.ts` }]));
+    turns.push([...call('read_file', { path: 'last.ts' }), usage(1850, 10), { type: 'finish', reason: 'tool_calls' }], doneTurn());
+    const h = harness(turns, { summarizer, config: { contextWindow: 2000 } });
+    h.agent.on((e) => trail.onEvent('t', e));
+    await h.agent.send('read');
+    await trail.flush();
+    const summary = sink.records().find((r) => r.kind === 'model_call' && r.source === 'compaction');
+    assert.deepEqual(summary?.usage, { inputTokens: 400, outputTokens: 40 });
+    assert.equal(summary?.calls, 1);
   });
 
   it('files written carry before/after hashes, restores are marked, and a failing sink never throws', async () => {
