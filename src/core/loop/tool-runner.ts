@@ -224,7 +224,7 @@ async function decideAndExecute(
     decision = await approve(ctx, tool, input, call, rest, reuse);
     ctx.emit(
       decision.kind === 'approve'
-        ? { ...decided, outcome: 'approve', by: decision.auto ? 'auto' : 'user', scope: decision.scope ?? 'once' }
+        ? { ...decided, outcome: 'approve', by: decision.auto === 'task_grant' ? 'task_grant' : decision.auto ? 'auto' : 'user', scope: decision.scope ?? 'once' }
         : { ...decided, outcome: 'reject', by: 'user', ...(decision.reason ? { reason: decision.reason } : {}) },
     );
   } else {

@@ -76,16 +76,20 @@ describe('core/audit AuditTrail', () => {
   it('a task grant and auto-approval are told apart from the user', async () => {
     const sink = new MemorySink();
     const trail = new AuditTrail(sink);
-    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }, { kind: 'approve', auto: true }]);
+    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }]);
     const h = harness([callsTurn(['write_file', { path: 'a', content: '1' }]), callsTurn(['write_file', { path: 'b', content: '2' }]), doneTurn()], { tools: [fakeWriteTool()] }, approver);
     h.agent.on((e) => trail.onEvent('t', e));
     await h.agent.send('go');
-    const h2 = harness([callsTurn(['write_file', { path: 'c', content: '3' }]), doneTurn()], { tools: [fakeWriteTool()] }, new ScriptedApprover([{ kind: 'approve', auto: true }]));
+    const h2 = harness(
+      [callsTurn(['write_file', { path: 'c', content: '3' }]), callsTurn(['write_file', { path: 'd', content: '4' }]), doneTurn()],
+      { tools: [fakeWriteTool()] },
+      new ScriptedApprover([{ kind: 'approve', auto: 'setting' }, { kind: 'approve', auto: 'task_grant' }]),
+    );
     h2.agent.on((e) => trail.onEvent('t2', e));
     await h2.agent.send('go');
     await trail.flush();
     const d = sink.records().filter((r) => r.kind === 'decision' && r.tool === 'write_file').map((r) => [r.outcome, r.by, r.scope]);
-    assert.deepEqual(d, [['approve', 'user', 'task'], ['allow', 'task_grant', undefined], ['approve', 'auto', 'once']]);
+    assert.deepEqual(d, [['approve', 'user', 'task'], ['allow', 'task_grant', undefined], ['approve', 'auto', 'once'], ['approve', 'task_grant', 'once']]);
   });
 
   it('model calls besides the steps (a compaction summary) are model calls too, with their source and usage', async () => {
