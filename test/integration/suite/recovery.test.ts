@@ -100,7 +100,7 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     const md = await vscode.commands.executeCommand<string>('forge.showRunReport');
     assert.match(md, /# Run report: Write the notes files/);
     assert.match(md, /model time .* tool time/);
-    assert.match(md, /write_file \d+ ms, \d+ chars/);
+    assert.match(md, /write_file [\d.]+ m?s, \d+ chars/);
   });
 
   it('a plan the user edits in the panel reaches the model in its next step, and survives a reload', async () => {
@@ -119,5 +119,22 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     const { restored } = await api.testApi.simulateReload();
     assert.strictEqual(restored.dump().plan?.steps[2].text, 'Also write c.txt');
     assert.strictEqual(api.testApi.panel.bridge.snapshot().plan?.steps[2].text, 'Also write c.txt', 'the panel shows the plan after a reload');
+  });
+
+  it('Undo Task Changes leaves the same mark (and reports the file the user changed)', async () => {
+    const session = api.testApi.manager.current;
+    const result = await api.testApi.controller.undoTaskChanges(session.id, false);
+    assert.deepStrictEqual(result.deleted, [a], 'a.txt was created by the task');
+    assert.deepStrictEqual(result.conflicts.map((c: any) => c.path), [b], 'b.txt, changed by the user, is left alone');
+    assert.ok(!fs.existsSync(a));
+    assert.strictEqual(await readText(b), 'mine\n');
+    const last = session.transcript.snapshot().items.at(-1) as any;
+    assert.strictEqual(last.kind, 'checkpoint');
+    assert.strictEqual(last.action, 'undo');
+    assert.deepStrictEqual(last.deleted, [a]);
+    await (api.testApi as any).audit.flush();
+    const files: string[] = await (api.testApi as any).auditSink.files();
+    const lines = fs.readFileSync(files[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(lines.some((l) => l.kind === 'undo' && l.taskId === session.id && l.deleted.includes(a)), 'the undo is in the audit log');
   });
 });
