@@ -31,6 +31,12 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
     assert.equal(await p.page.locator('.plan-panel .plan-count').textContent(), '1/3');
     assert.match((await p.page.locator('.plan-panel .plan-step.current').innerText()), /in progress/);
     await p.clearPosted();
+    await p.page.locator('.plan-panel input.plan-check').nth(1).check();
+    assert.deepEqual((await p.posted()).at(-1), {
+      type: 'edit_plan', taskId: 'task-1',
+      plan: { goal: 'Add a --json flag', steps: [plan.steps[0], { text: 'Add the flag', status: 'done' }, plan.steps[2]], currentStep: 3 },
+    }, 'ticking off the current step moves "current" on');
+    await p.host(state({ taskId: 'task-1', plan }));
     await p.page.locator('.plan-panel input.plan-check').nth(2).check();
     assert.deepEqual((await p.posted()).at(-1), {
       type: 'edit_plan', taskId: 'task-1',

@@ -73,13 +73,17 @@ export class PlanPanel {
     const i = Number(t.dataset.index);
     if (!p || !(t instanceof HTMLInputElement) || !Number.isInteger(i) || !p.steps[i]) return;
     const steps = p.steps.map((s) => ({ ...s }));
-    if (t.classList.contains('plan-check')) steps[i].status = t.checked ? 'done' : 'pending';
-    else if (t.classList.contains('plan-text')) {
+    let current = p.currentStep;
+    if (t.classList.contains('plan-check')) {
+      steps[i].status = t.checked ? 'done' : 'pending';
+      // Ticking off the current step moves "current" to the next step still to do.
+      if (t.checked && current === i + 1) current = steps.findIndex((s, j) => j > i && (s.status === 'pending' || s.status === 'in_progress')) + 1;
+    } else if (t.classList.contains('plan-text')) {
       const text = t.value.trim();
       if (!text || text === steps[i].text) return;
       steps[i].text = text.slice(0, 500);
     } else return;
-    this.send(steps, p.currentStep);
+    this.send(steps, current);
   }
 
   private onClick(t: HTMLElement): void {
