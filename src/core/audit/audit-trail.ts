@@ -85,8 +85,8 @@ export class AuditTrail {
   /** Lines not yet handed to the sink (batched per microtask so a burst of events is one append). */
   private buffer: string[] = [];
   private scheduled = false;
-  /** Per run: tool call id -> name and args digest, so results can name their call. */
-  private readonly calls = new Map<string, { name: string; args: unknown }>();
+  /** Per run: a command call's command line, so its result line can name it (nothing else is kept). */
+  private readonly commands = new Map<string, string>();
 
   constructor(private readonly sink: AuditSink, opts: AuditTrailOptions = {}) {
     this.now = opts.now ?? Date.now;
@@ -99,11 +99,14 @@ export class AuditTrail {
     const base = { taskId, ...(runId ? { runId } : {}) };
     switch (e.type) {
       case 'run_start':
-        this.calls.clear();
+        this.commands.clear();
         this.write({ ...base, kind: 'run_start', mode: e.mode, maxIterations: e.maxIterations });
         break;
       case 'tool_call_end':
-        this.calls.set(e.id, { name: e.name, args: e.args });
+        if (e.name === 'execute_command') {
+          const command = (e.args as { command?: unknown } | undefined)?.command;
+          if (typeof command === 'string') this.commands.set(e.id, command);
+        }
         this.write({ ...base, kind: 'tool_call', toolCallId: e.id, tool: e.name, argsSha256: digestArgs(e.args), argsChars: stableJson(e.args).length });
         break;
       case 'tool_decision':
@@ -157,7 +160,7 @@ export class AuditTrail {
           ...(r.totals ?? {}),
           ...(r.fallback ? { fallback: r.fallback.to } : {}),
         });
-        this.calls.clear();
+        this.commands.clear();
         break;
       }
       default:
@@ -197,8 +200,8 @@ export class AuditTrail {
 
   private commandOf(e: Extract<AgentEvent, { type: 'tool_result' }>): Record<string, unknown> | undefined {
     if (e.name !== 'execute_command') return undefined;
-    const call = this.calls.get(e.id);
-    const command = (call?.args as { command?: unknown } | undefined)?.command;
+    const command = this.commands.get(e.id);
+    this.commands.delete(e.id);
     const data = (e.data ?? {}) as { exitCode?: unknown; contained?: unknown; timedOut?: unknown; aborted?: unknown; blocked?: unknown; sandboxFailed?: unknown };
     const ran = typeof data.exitCode === 'number' || data.exitCode === null;
     return {
