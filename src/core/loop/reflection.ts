@@ -4,7 +4,7 @@ import type { MemoryItem, ReflectionInput } from '../memory/port';
 import type { ChatMessage } from '../model/types';
 import { raceAbort } from './abort';
 import type { RunReport } from './events';
-import type { RunDeps, RunOptions } from './run';
+import type { RunDeps, RunOptions } from './run-deps';
 
 export class Reflections {
   private errorReflections = 0;

@@ -1,20 +1,15 @@
 // One run: from a user message (or continue/resume) to a termination. Perceive -> reason -> act -> learn.
 import { compactHistory } from '../context/compaction';
 import { closeDanglingToolCalls, danglingToolCalls } from '../context/history';
-import type { OutputStore } from '../context/output-store';
 import { buildSystemLayers } from '../context/prompt';
 import { contextTokens, estimateTextTokens } from '../context/tokens';
 import { memoryBudget } from '../memory/budget';
-import type { MemoryPort } from '../memory/port';
 import { isProviderOutage, ModelError } from '../model/errors';
 import type { Model, ModelInfo, ModelRequest, ToolSpec, Usage } from '../model/types';
 import { getMode, isToolAllowedInMode } from '../modes';
-import type { Approver } from '../safety/approval';
-import type { Policy } from '../safety/policy';
-import type { ToolRegistry } from '../tools/registry';
 import { planText, UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
-import type { AgentConfig, Clock } from './config';
+import type { AgentConfig } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
 import type { AgentEvent, RunReport, StepReport, TerminationReason } from './events';
 import { partialOf, runModelStep, type StepOutput } from './model-step';
@@ -22,6 +17,7 @@ import { formatTokenCount, RunMonitors } from './monitors';
 import { Reflections } from './reflection';
 import { StagnationDetector } from './stagnation';
 import type { AgentState } from './state';
+import type { RunDeps, RunOptions } from './run-deps';
 import { meteredModel, SpendAccount, type SpendPort, type SpendSource } from './spend';
 import { runToolCalls, type CallOutcome, type ToolRunContext } from './tool-runner';
 import { addCost, addUsage, ZERO_USAGE } from './usage';
@@ -32,26 +28,7 @@ export const TEXT_ONLY_REMINDER =
   'ask_question if you need the user, or converse to simply reply.';
 export const CONTINUE_NUDGE = '[Forge] Continue the task from where you left off.';
 
-export interface RunDeps {
-  model: Model;
-  summarizer: Model;
-  approver: Approver;
-  memory?: MemoryPort;
-  clock: Clock;
-  outputStore: OutputStore;
-  registry: ToolRegistry;
-  policy: Policy;
-  config: AgentConfig;
-  log(message: string): void;
-}
-
-export interface RunOptions {
-  runId: string;
-  kind: 'send' | 'continue' | 'resume';
-  userMessage: string;
-  signal: AbortSignal;
-  emit(event: AgentEvent): void;
-}
+export type { RunDeps, RunOptions } from './run-deps';
 
 interface Ending {
   reason: TerminationReason;

@@ -1,4 +1,6 @@
-import type { ApprovalDecision, ApprovalPreview, RiskClass } from '../tools/types';
+import type { ApprovalDecision, ApprovalPreview, PolicyAction, RiskClass } from '../tools/types';
+
+export type { PolicyAction };
 
 export interface ApprovalRequest {
   /** Stable id: survives dump()/restore() so a pending approval can be answered after a reload. */
@@ -16,4 +18,3 @@ export interface Approver {
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
 }
 
-export type PolicyAction = 'allow' | 'ask' | 'deny';

@@ -1,6 +1,8 @@
 // The Tool contract: one zod schema per tool is the single source for the model's JSON Schema and run-time validation.
 import type { z } from 'zod';
-import type { PolicyAction } from '../safety/approval';
+
+/** What the policy (or a tool's own policy) decides for a call. */
+export type PolicyAction = 'allow' | 'ask' | 'deny';
 
 export type RiskClass = 'read' | 'write' | 'execute' | 'network';
 

@@ -1,0 +1,31 @@
+// What a run needs (ports, registry, policy, config) and what starts it: shared by run.ts and its helpers
+// (reflection), kept apart so neither imports the other.
+import type { MemoryPort } from '../memory/port';
+import type { Model } from '../model/types';
+import type { Approver } from '../safety/approval';
+import type { Policy } from '../safety/policy';
+import type { ToolRegistry } from '../tools/registry';
+import type { AgentConfig, Clock } from './config';
+import type { AgentEvent } from './events';
+import type { OutputStore } from '../context/output-store';
+
+export interface RunDeps {
+  model: Model;
+  summarizer: Model;
+  approver: Approver;
+  memory?: MemoryPort;
+  clock: Clock;
+  outputStore: OutputStore;
+  registry: ToolRegistry;
+  policy: Policy;
+  config: AgentConfig;
+  log(message: string): void;
+}
+
+export interface RunOptions {
+  runId: string;
+  kind: 'send' | 'continue' | 'resume';
+  userMessage: string;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+}
