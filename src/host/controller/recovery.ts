@@ -43,6 +43,9 @@ export type RestoreReport = RestoreOutcome & { rewoundMessages?: number };
 const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
 
 export class Recovery {
+  /** One restore at a time (a double click must not ask twice or restore twice). */
+  private restoring: Promise<unknown> | undefined;
+
   constructor(private readonly deps: RecoveryDeps) {}
 
   private session(taskId: string): TaskSession | undefined {
@@ -111,6 +114,20 @@ export class Recovery {
 
   /** forge.restoreCheckpoint. Resolves with what was done, or undefined when cancelled / nothing to restore. */
   async restore(args: RestoreArgs = {}): Promise<RestoreReport | undefined> {
+    if (this.restoring) {
+      void vscode.window.showInformationMessage('Forge is already restoring a checkpoint.');
+      return undefined;
+    }
+    const run = this.restoreNow(args);
+    this.restoring = run;
+    try {
+      return await run;
+    } finally {
+      this.restoring = undefined;
+    }
+  }
+
+  private async restoreNow(args: RestoreArgs): Promise<RestoreReport | undefined> {
     const taskId = args.taskId ?? this.deps.manager().current.id;
     const session = this.session(taskId);
     if (session?.running) {
