@@ -4,20 +4,25 @@ import * as vscode from 'vscode';
 import { InMemoryOutputStore } from './core/context/output-store';
 import { Agent, type AgentDeps } from './core/loop/agent';
 import { MODES } from './core/modes';
+import { AuditTrail } from './core/audit/audit-trail';
 import { EditJournal } from './core/tasks/journal';
+import { RunReportStore } from './core/tasks/run-reports';
 import type { AgentSnapshot } from './core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from './core/tasks/task-store';
 import { registerFixWithForge } from './host/code-actions';
 import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
 import { DeferredController } from './host/controller/deferred-controller';
-import { createDurability } from './host/controller/durability';
+import { createDurability, recordedLedger } from './host/controller/durability';
 import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
 import { warmFetch } from './host/fetch-warmup';
+import { journalFsOf, Recovery } from './host/controller/recovery';
 import { createLogger } from './host/logger';
+import { AuditFileSink } from './host/node/audit-file-sink';
+import { registerRecoveryCommands } from './host/recovery-commands';
 import { ApiKeyStore } from './host/secrets';
 import { onSettingsChanged, readSettings } from './host/settings';
 import { ForgeStatusBar } from './host/status-bar';
@@ -55,6 +60,11 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
     show: (m) => (controller ? controller.manager.note(m) : panel.bridge.getTranscript().addError(m, ['show_logs'])),
   });
+  // The audit trail (every action, rotated JSON Lines) and the run reports live there too, never in the workspace.
+  const auditSink = new AuditFileSink(path.join(storageDir, 'audit'));
+  const audit = new AuditTrail(auditSink, { log: logTo });
+  const reports = new RunReportStore(storageDir, { log: logTo });
+  let recovery: Recovery | undefined;
 
   const model = new SwitchableModel();
   const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refreshModel(), log: (m) => log.info(m) });
@@ -65,10 +75,11 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
     currentTaskId: () => controller?.manager.current.id,
     // Edits happen only in runs, which start after `ready`; the journal is open by then.
-    ledger: durable.ledger(stores.then(([, journal]) => journal)),
+    ledger: recordedLedger(durable.ledger(stores.then(([, journal]) => journal)), (entry) => recovery?.onFileRecorded(entry)),
     commands: async () => durable.commands,
     storage: durable.health,
     spoolDir: spoolDirFor(context),
+    onCommandChanges: (taskId, toolCallId, files, more) => recovery?.onCommandChanges(taskId, toolCallId, files, more),
   });
   context.subscriptions.push(toolkit);
   const memoryOpened = MemoryService.open(context, model, log);
@@ -93,7 +104,10 @@ export async function activate(context: vscode.ExtensionContext) {
       leases: durable.leases,
       storage: durable.health,
       reconcile: (record) => stores.then(([, journal]) => durable.reconciler(journal)(record)),
-      onEvent: (session, e) => controller?.onAgentEvent(session, e),
+      onEvent: (session, e) => {
+        controller?.onAgentEvent(session, e);
+        recovery?.onAgentEvent(session, e);
+      },
     });
   };
 
@@ -116,7 +130,11 @@ export async function activate(context: vscode.ExtensionContext) {
 
   const initialise = async (): Promise<Initialised> => {
     const [[store, journal], memory] = await Promise.all([stores, memoryOpened]);
-    const created = new Controller({
+    recovery = new Recovery({
+      manager: () => created.manager, journal, audit, reports, journalFs: journalFsOf(toolkit.fs), auditFiles: () => auditSink.files(), log,
+    });
+    const created: Controller = new Controller({
+      recovery,
       manager: newManager(store, memory),
       toolkit,
       model,
@@ -163,6 +181,7 @@ export async function activate(context: vscode.ExtensionContext) {
 
   context.subscriptions.push(
     registerCommands(gate, log),
+    registerRecoveryCommands(() => ready.then(() => recovery!), log),
     registerFixWithForge(),
     onSettingsChanged((s) => {
       toolkit.refresh(s);
@@ -189,6 +208,7 @@ export async function activate(context: vscode.ExtensionContext) {
     await s.controller.manager.flush().catch(() => undefined);
     await s.journal.flush().catch(() => undefined);
     await durable.dispose().catch(() => undefined);
+    await audit.flush().catch(() => undefined);
   };
 
   // Load fetch (the model SDKs' transport) while nobody waits, not in the first request after a reload.
@@ -257,6 +277,12 @@ export async function activate(context: vscode.ExtensionContext) {
       // As at activation: a restored task that waited for an approval asks again.
       const resumed = ctl.resumeIfPending();
       return { manager, restored, resumed };
+    },
+    audit,
+    auditSink,
+    reports,
+    get recovery() {
+      return recovery;
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,

@@ -62,8 +62,9 @@ export class ApprovalCenter implements Approver {
 
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (signal.aborted) return Promise.reject(abortError(signal));
-    if (this.options.autoApprove?.()[req.risk] || this.taskGrants.get(req.taskId)?.has(req.toolName)) {
-      const decision: ApprovalDecision = { kind: 'approve', scope: 'once' };
+    const byGrant = !!this.taskGrants.get(req.taskId)?.has(req.toolName);
+    if (this.options.autoApprove?.()[req.risk] || byGrant) {
+      const decision: ApprovalDecision = { kind: 'approve', scope: 'once', auto: byGrant ? 'task_grant' : 'setting' };
       this.emit({ type: 'resolved', request: req, decision, auto: true });
       return Promise.resolve(decision);
     }

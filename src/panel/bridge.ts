@@ -39,6 +39,10 @@ export interface PanelController {
   onCheckProvider?(req: Extract<WebviewMessage, { type: 'check_provider' }>): void;
   /** The setup form's Save. */
   onSaveProvider?(req: Extract<WebviewMessage, { type: 'save_provider' }>): void;
+  /** The user edited the live plan's checklist. */
+  onEditPlan?(taskId: string | undefined, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
+  /** "Restore to here" on a tool card. */
+  onRestoreCheckpoint?(taskId: string | undefined, toolCallId: string): void | Promise<void>;
 }
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
@@ -152,7 +156,7 @@ export class PanelBridge {
 
   snapshot(): Snapshot {
     const t = this.transcript.snapshot();
-    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history, ...(this.modes ? { modes: this.modes } : {}), ...(this.mode ? { mode: this.mode } : {}) };
+    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history, ...(this.modes ? { modes: this.modes } : {}), ...(this.mode ? { mode: this.mode } : {}), ...(t.plan ? { plan: t.plan } : {}) };
   }
 
   dispose(): void {
@@ -237,6 +241,8 @@ export class PanelBridge {
       case 'set_mode': return c.onSetMode?.(m.mode);
       case 'check_provider': return c.onCheckProvider?.(m);
       case 'save_provider': return c.onSaveProvider?.(m);
+      case 'edit_plan': return void c.onEditPlan?.(m.taskId, m.plan);
+      case 'restore_checkpoint': return void c.onRestoreCheckpoint?.(m.taskId, m.toolCallId);
     }
   }
 

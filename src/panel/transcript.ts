@@ -2,8 +2,9 @@
 // and reports each change as PatchOps. Pure: no vscode, injectable clock. The webview only ever mirrors this.
 import type { AgentEvent } from '../core/loop/events';
 import {
-  LIMITS, type Action, type ItemOf, type PatchOp, type Progress, type RunStatus, type TranscriptItem,
+  LIMITS, type Action, type ItemOf, type PatchOp, type PlanView, type Progress, type RunStatus, type TranscriptItem,
 } from '../protocol/messages';
+import { planView } from './planFormat';
 import { approvalSummary, cap, prettyArgs, previewView, runEndActions, safeId, summarizeArgs, tail } from './itemFormat';
 
 export interface TranscriptOptions {
@@ -20,6 +21,8 @@ export interface TranscriptState {
   items: TranscriptItem[];
   status: RunStatus;
   progress?: Progress;
+  /** The task's live plan (update_plan / the user's edits). */
+  plan?: PlanView;
 }
 
 export type TranscriptChange = { kind: 'ops'; ops: PatchOp[] } | { kind: 'reset' };
@@ -32,6 +35,7 @@ export class Transcript {
   private index = new Map<string, number>();
   private status: RunStatus = { state: 'idle' };
   private progress: Progress | undefined;
+  private plan: PlanView | undefined;
   private taskId: string | undefined;
   private counter = 0;
   private open: Streamed | undefined;
@@ -67,7 +71,7 @@ export class Transcript {
 
   /** A deep-enough copy to serialize: items are replaced (never mutated) once handed out. */
   snapshot(): TranscriptState {
-    return { taskId: this.taskId, items: this.items.slice(), status: { ...this.status }, progress: this.progress && { ...this.progress } };
+    return { taskId: this.taskId, items: this.items.slice(), status: { ...this.status }, progress: this.progress && { ...this.progress }, ...(this.plan ? { plan: this.plan } : {}) };
   }
 
   getItems(): readonly TranscriptItem[] {
@@ -80,6 +84,7 @@ export class Transcript {
     this.index = new Map(this.items.map((it, i) => [it.id, i]));
     this.status = state.status ?? { state: 'idle' };
     this.progress = state.progress;
+    this.plan = state.plan;
     this.taskId = state.taskId;
     this.open = undefined;
     this.toolItems.clear();
@@ -122,9 +127,46 @@ export class Transcript {
     return true;
   }
 
+  /**
+   * Updates the latest tool card of `toolCallId` (the edit journal marks a checkpoint, a command's changed files).
+   * Returns false when there is no such card.
+   */
+  annotateTool(toolCallId: string, patch: Partial<Pick<ItemOf<'tool'>, 'checkpoint' | 'changedFiles' | 'changedFilesMore'>>): boolean {
+    const item = this.findTool(toolCallId);
+    if (!item) return false;
+    this.emit(this.updateOps({ ...item, ...patch }));
+    return true;
+  }
+
+  /** Appends a checkpoint mark (a restore or an undo) to the transcript. */
+  addCheckpointMark(mark: Omit<ItemOf<'checkpoint'>, 'id' | 'ts' | 'kind'>): PatchOp[] {
+    const ops: PatchOp[] = [];
+    this.append(ops, { ...mark, id: this.nextId(), ts: this.now(), kind: 'checkpoint' });
+    return this.emit(ops);
+  }
+
+  /**
+   * Rewinds the transcript to the end of the step that made `toolCallIds`: everything after the last of their cards
+   * (and the approvals that belong to them) goes. Returns false when none of the cards is found. Listeners get a reset.
+   */
+  truncateAfterTools(toolCallIds: readonly string[]): boolean {
+    const ids = new Set(toolCallIds.map(safeId));
+    let last = -1;
+    this.items.forEach((it, i) => {
+      if ((it.kind === 'tool' || it.kind === 'approval') && ids.has(it.toolCallId)) last = i;
+    });
+    if (last < 0) return false;
+    this.reset({ taskId: this.taskId, items: this.items.slice(0, last + 1), status: this.status, progress: this.progress, plan: this.plan });
+    return true;
+  }
+
   apply(e: AgentEvent): PatchOp[] {
     const ops: PatchOp[] = [];
     switch (e.type) {
+      case 'plan_updated':
+        this.plan = planView(e.plan);
+        ops.push({ op: 'plan', plan: this.plan });
+        break;
       case 'run_start': {
         this.closeStream(ops);
         this.toolItems.clear();
@@ -350,6 +392,23 @@ export class Transcript {
     };
     this.append(ops, item);
     return item;
+  }
+
+  private findTool(callId: string): ItemOf<'tool'> | undefined {
+    const own = this.tool(callId);
+    if (own) return own;
+    const safe = safeId(callId);
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const it = this.items[i];
+      if (it.kind === 'tool' && it.toolCallId === safe) return it;
+    }
+    return undefined;
+  }
+
+  private updateOps(item: TranscriptItem): PatchOp[] {
+    const ops: PatchOp[] = [];
+    this.update(ops, item);
+    return ops;
   }
 
   private tool(callId: string): ItemOf<'tool'> | undefined {

@@ -90,6 +90,11 @@ export const ToolItemSchema = z.object({
   edit: z.object({ path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(), added: Count, removed: Count, requestId: Id }).optional(),
   /** A command's exit code (null: killed by a signal); absent for other tools. */
   exitCode: z.number().int().nullable().optional(),
+  /** The call changed files (edit journal): its step is a checkpoint the user can restore to. */
+  checkpoint: z.boolean().optional(),
+  /** Files a command changed (detected after it ran), and how many more there were; undo cannot restore these. */
+  changedFiles: z.array(z.string().max(LIMITS.path)).max(200).optional(),
+  changedFilesMore: Count.optional(),
 });
 export const ApprovalItemSchema = z.object({
   ...base,
@@ -132,6 +137,21 @@ export const RunEndItemSchema = z.object({
   /** "<provider>:<model>" the run switched to after the primary kept failing. */
   fallbackModel: Label.optional(),
 });
+/** A visible mark: files were restored to a checkpoint, or the task's changes were undone (and the conversation maybe rewound). */
+export const CheckpointItemSchema = z.object({
+  ...base,
+  kind: z.literal('checkpoint'),
+  action: z.enum(['restore', 'undo']),
+  /** The checkpoint (1-based, in task order) restored to; absent for a whole-task undo. */
+  step: Count.optional(),
+  restored: z.array(z.string().max(LIMITS.path)).max(2000),
+  deleted: z.array(z.string().max(LIMITS.path)).max(2000),
+  /** Files the user changed since: kept as they are (skipped) or reported (could not restore). */
+  skipped: z.array(z.string().max(LIMITS.path)).max(2000),
+  conflicts: z.array(z.object({ path: z.string().max(LIMITS.path), reason: Label })).max(2000),
+  /** Messages dropped from the conversation when it was rewound to the checkpoint too. */
+  rewoundMessages: Count.optional(),
+});
 export const ErrorItemSchema = z.object({
   ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
   /** 'setup': about the model not being set up; goes away once one is, and is never saved with the task. */
@@ -141,6 +161,7 @@ export const ErrorItemSchema = z.object({
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
   WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
+  CheckpointItemSchema,
 ]);
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type ItemKind = TranscriptItem['kind'];
@@ -203,6 +224,18 @@ export const TaskSummarySchema = z.object({
 });
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
+/** The task's live plan as the panel shows it (update_plan; the user can edit it). */
+export const PlanStepViewSchema = z.object({ text: z.string().min(1).max(500), status: z.enum(['pending', 'in_progress', 'done', 'skipped']) });
+export const PlanViewSchema = z.object({
+  goal: z.string().max(1_000),
+  steps: z.array(PlanStepViewSchema).max(50),
+  /** 1-based; 0 = none. */
+  currentStep: Count,
+  updatedBy: z.enum(['model', 'user']),
+  updatedAt: Ms,
+});
+export type PlanView = z.infer<typeof PlanViewSchema>;
+
 export const SnapshotSchema = z.object({
   /** Patches that follow carry seq + 1, seq + 2, ...; a gap makes the webview ask for a fresh snapshot. */
   seq: Count,
@@ -215,6 +248,7 @@ export const SnapshotSchema = z.object({
   /** The modes the panel's mode switch offers, and the current task's mode. */
   modes: z.array(z.object({ id: Id, label: Label })).max(20).optional(),
   mode: Label.optional(),
+  plan: PlanViewSchema.optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
@@ -231,6 +265,8 @@ export const PatchOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('end_stream'), id: Id }),
   z.object({ op: z.literal('progress'), progress: ProgressSchema }),
   z.object({ op: z.literal('status'), status: RunStatusSchema }),
+  /** The live plan changed (null: the task has none). */
+  z.object({ op: z.literal('plan'), plan: PlanViewSchema.nullable() }),
 ]);
 export type PatchOp = z.infer<typeof PatchOpSchema>;
 
@@ -293,6 +329,14 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
     type: z.literal('save_provider'), provider: ProviderIdSchema, baseUrl: z.string().max(LIMITS.path).optional(),
     model: z.string().max(LIMITS.label).optional(), apiKey: z.string().max(LIMITS.path).optional(),
   }),
+  /** The user edited the plan's checklist: the whole plan as it now stands. */
+  z.strictObject({
+    /** Absent: the open task (a new task's id reaches the webview only with its next snapshot). */
+    type: z.literal('edit_plan'), taskId: Id.optional(),
+    plan: z.strictObject({ goal: z.string().min(1).max(1_000), steps: z.array(z.strictObject(PlanStepViewSchema.shape)).min(1).max(50), currentStep: z.number().int().min(1).max(50).optional() }),
+  }),
+  /** "Restore to here" on a tool card: the files go back to how they were at the end of that call's step. */
+  z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id.optional(), toolCallId: Id }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

@@ -8,6 +8,7 @@ import { icon } from './icons';
 import { renderMarkdown } from './markdown';
 import { renderRunEnd } from './runEnd';
 import { HIDDEN_TOOLS, renderTool } from './toolRow';
+import { renderCheckpointMark, toolExtras } from './checkpointView';
 
 export { actionButtons } from './actions';
 
@@ -38,7 +39,7 @@ function renderBody(item: TranscriptItem): Node[] {
     case 'thinking':
       return [renderThinking(item)];
     case 'tool':
-      return [renderTool(item)];
+      return [renderTool(item), ...toolExtras(item)];
     case 'approval':
       return [renderApproval(item)];
     case 'warning':
@@ -53,6 +54,8 @@ function renderBody(item: TranscriptItem): Node[] {
         h('ul', {}, ...item.memories.map((m) => h('li', {}, h('span', { class: 'badge' }, m.type), ' ', m.content))))];
     case 'run_end':
       return [renderRunEnd(item, (src) => mdBody(src))];
+    case 'checkpoint':
+      return [renderCheckpointMark(item)];
     case 'error':
       return [h('div', { class: 'notice error', role: 'alert' },
         h('div', { class: 'notice-row' }, icon('error', undefined, 'icon'), h('span', { class: 'pre-wrap' }, item.message)),

@@ -7,6 +7,8 @@ import {
 import { actionToMessage, ActionSchema, parseHostMessage, type HostMessage } from '../../src/protocol/messages';
 import { loadUiState, newRequestId, post, saveUiState } from './api';
 import { Chrome } from './chrome';
+import { installCheckpointActions } from './checkpointView';
+import { PlanPanel } from './planView';
 import { formatDuration, isEditable } from './dom';
 import { copyText } from './markdown';
 import { Store } from './store';
@@ -39,6 +41,11 @@ const store: Store = new Store({
   endStream: (item) => view.endStream(item),
   chrome: () => renderChrome(),
 });
+
+// The live plan (pinned above the conversation) and "Restore to here" (checkpointView) hook in here.
+const plan = new PlanPanel(() => store.taskId, post);
+plan.mountBefore(chrome.scroller);
+installCheckpointActions(chrome.root, () => store.taskId, post);
 
 function renderChrome(): void {
   chrome.renderProvider(store.provider);
@@ -81,9 +88,11 @@ function handle(msg: HostMessage): void {
   switch (msg.type) {
     case 'state':
       store.applySnapshot(msg.snapshot);
+      plan.render(msg.snapshot.plan);
       return;
     case 'patch':
       if (!store.applyPatch(msg.seq, msg.ops)) resync();
+      else plan.applyOps(msg.ops);
       return;
     case 'provider_status':
       store.setProvider(msg.provider);

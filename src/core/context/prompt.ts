@@ -15,6 +15,8 @@ export interface PromptInputs {
   warnRatio: number;
   stagnationWarning?: string;
   environment?: string;
+  /** The live plan as text (planText): part of every step's context, so the model always sees the current plan. */
+  planText?: string;
 }
 
 const ROLE = `You are Forge, an autonomous coding agent working inside the user's VS Code workspace.
@@ -28,7 +30,9 @@ const TOOL_RULES = `Tool rules:
   message, call converse.
 - Tool errors are feedback: read the error, fix the arguments or approach, and do not repeat a failing call unchanged.
 - Large outputs are truncated; page the rest with read_output using the ref given in the note.
-- If the user rejects an action, respect the reason and adapt.`;
+- If the user rejects an action, respect the reason and adapt.
+- For a task with several steps, call update_plan first with the goal and the steps, and again whenever a step
+  starts or finishes or the plan changes; the user sees the plan as a checklist and may edit it.`;
 
 export function iterationWarningText(iteration: number, maxIterations: number): string {
   const left = Math.max(0, maxIterations - iteration);
@@ -46,6 +50,7 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
   if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {
     layers.push({ id: 'iteration-warning', stable: false, perStep: true, text: iterationWarningText(p.iteration, p.maxIterations) });
   }
+  if (p.planText) layers.push({ id: 'plan', stable: false, perStep: true, text: p.planText });
   if (p.stagnationWarning) layers.push({ id: 'stagnation-warning', stable: false, perStep: true, text: p.stagnationWarning });
   const env = [`Iteration: ${p.iteration}/${p.maxIterations}`, p.environment].filter(Boolean).join('\n');
   layers.push({ id: 'environment', stable: false, perStep: true, text: `Environment:\n${env}` });

@@ -7,6 +7,7 @@ import { getMode, type ModeName } from '../modes';
 import type { Approver } from '../safety/approval';
 import { Policy } from '../safety/policy';
 import { assertSnapshot, type AgentSnapshot } from '../tasks/snapshot';
+import { normalizePlan, updatePlanTool, type Plan } from '../tools/builtin/update-plan';
 import { loopControlTools } from '../tools/loop-control';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/types';
@@ -49,6 +50,7 @@ export class Agent {
     const outputStore = deps.outputStore ?? new InMemoryOutputStore();
     const registry = new ToolRegistry(deps.tools);
     for (const tool of loopControlTools) if (!registry.has(tool.name)) registry.register(tool);
+    if (!registry.has(updatePlanTool.name)) registry.register(updatePlanTool as unknown as Tool);
     if (!registry.has('read_output')) registry.register(createReadOutputTool(outputStore, this.config.toolOutputCapChars) as unknown as Tool);
     this.runDeps = {
       model: deps.model,
@@ -101,7 +103,9 @@ export class Agent {
   /** Adds the user message and runs until a termination. Resolves with the report; provider/tool faults never reject. */
   send(userMessage: string): Promise<RunReport> {
     this.assertIdle();
-    this.state.history.push({ role: 'user', content: userMessage });
+    const notes = this.state.notes?.length ? `${this.state.notes.join('\n')}\n\n` : '';
+    this.state.notes = undefined;
+    this.state.history.push({ role: 'user', content: notes + userMessage });
     this.state.lastUserMessage = userMessage;
     this.state.iterations = 0;
     this.state.maxIterations = this.limitFor(this.state.mode);
@@ -120,6 +124,48 @@ export class Agent {
     const last = this.state.history[this.state.history.length - 1];
     if (last?.role === 'assistant') this.state.history.push({ role: 'user', content: CONTINUE_NUDGE });
     return this.start('continue', this.state.lastUserMessage ?? '');
+  }
+
+  /** The task's live plan (a copy), if any. */
+  get plan(): Plan | undefined {
+    return this.state.plan && structuredClone(this.state.plan);
+  }
+
+  /**
+   * The user edited the plan (in the panel): validated, stored, and shown to the model in its next step's context
+   * with a note that the user changed it. Allowed while a run is in flight (it applies from the next step). Throws
+   * a readable error on an invalid plan.
+   */
+  setPlan(input: unknown): Plan {
+    const plan = normalizePlan(input, 'user', this.runDeps.clock.now());
+    this.state.plan = plan;
+    this.state.planEditedByUser = true;
+    this.emit({ type: 'plan_updated', runId: '', plan: structuredClone(plan) });
+    return structuredClone(plan);
+  }
+
+  /**
+   * Rewinds the conversation to the end of the step that made `toolCallId` (the assistant turn with that call and
+   * its results stay; everything after goes). Only when idle. Returns how many messages were dropped, or undefined
+   * when the call is not in the history (compacted away, or unknown).
+   */
+  rewindToToolCall(toolCallId: string): number | undefined {
+    this.assertIdle();
+    const h = this.state.history;
+    const at = h.findIndex((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === toolCallId));
+    if (at < 0) return undefined;
+    let end = at + 1;
+    while (end < h.length && h[end].role === 'tool') end++;
+    const dropped = h.length - end;
+    h.splice(end);
+    this.state.pending = undefined;
+    this.state.iterations = 0;
+    return dropped;
+  }
+
+  /** Tells the model, with the next user message, of something that happened outside the conversation. */
+  addNote(text: string): void {
+    (this.state.notes ??= []).push(`[Forge] ${text}`);
   }
 
   /** Aborts the current run; it ends with reason 'stopped' promptly even if a tool or the model ignores the signal. */

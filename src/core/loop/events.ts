@@ -2,6 +2,7 @@
 import type { FinishReason, Usage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
 import type { ToolErrorClass } from '../tools/error-class';
+import type { Plan } from '../tools/builtin/update-plan';
 import type { ApprovalDecision } from '../tools/types';
 import type { SpendBreakdown } from './spend';
 
@@ -59,6 +60,8 @@ export interface RunReport {
   /** Set when the run switched to the fallback model. */
   fallback?: { from: string; to: string; reason: string };
   elapsedMs: number;
+  /** Time spent waiting for the model (every step) and running tools (every call), in ms. */
+  totals?: { modelMs: number; toolMs: number; toolCalls: number; toolErrors: number };
 }
 
 export type AgentEvent =
@@ -84,7 +87,24 @@ export type AgentEvent =
       fullOutputRef?: string;
       /** For an error result: validation | permission | network | timeout | tool. */
       errorClass?: ToolErrorClass;
+      /** The tool's structured result (e.g. a command's exit code and containment), for subscribers such as the audit log. */
+      data?: unknown;
     }
+  | {
+      /** How a call that passed validation was decided, and by whom (the audit trail's record of it). */
+      type: 'tool_decision';
+      runId: string;
+      toolCallId: string;
+      toolName: string;
+      outcome: 'allow' | 'deny' | 'approve' | 'reject';
+      by: DecidedBy;
+      scope?: 'once' | 'task';
+      reason?: string;
+    }
+  /** A model call besides the steps (compaction summary, reflection, a sub-agent's run) spent this. */
+  | { type: 'model_usage'; runId: string; source: 'compaction' | 'reflection' | 'sub_agents'; usage: Usage; costUsd?: number; calls: number }
+  /** The task's live plan changed: the model called update_plan, or the user edited it (runId '' outside a run). */
+  | { type: 'plan_updated'; runId: string; plan: Plan }
   | {
       type: 'iteration';
       runId: string;
@@ -109,5 +129,11 @@ export type AgentEvent =
   | { type: 'memory_learned'; runId: string; memories: { id: string; content: string; type: string }[] }
   | { type: 'step_end'; runId: string; step: StepReport }
   | { type: 'run_end'; runId: string; report: RunReport };
+
+/**
+ * Who decided a call: the user (clicked), a rule (a tool's own rule or the user's per-tool policy), a grant the user
+ * gave for this task, the risk-class policy (e.g. reads are allowed), or automatic approval (the user's setting).
+ */
+export type DecidedBy = 'user' | 'rule' | 'task_grant' | 'policy' | 'auto';
 
 export type AgentEventListener = (event: AgentEvent) => void;

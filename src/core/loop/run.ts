@@ -7,6 +7,7 @@ import { memoryBudget } from '../memory/budget';
 import { isProviderOutage, ModelError } from '../model/errors';
 import type { Model, ModelInfo, ModelRequest, ToolSpec, Usage } from '../model/types';
 import { getMode, isToolAllowedInMode } from '../modes';
+import { planText, UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
@@ -20,6 +21,7 @@ import type { RunDeps, RunOptions } from './run-deps';
 import { meteredModel, SpendAccount, type SpendPort, type SpendSource } from './spend';
 import { runToolCalls, type CallOutcome, type ToolRunContext } from './tool-runner';
 import { addCost, addUsage, ZERO_USAGE } from './usage';
+import { runTotals } from './run-totals';
 
 export const TEXT_ONLY_REMINDER =
   '[Forge] Your last reply did not call a tool. Continue the task with a tool call, or call task_completion if it is done, ' +
@@ -134,6 +136,8 @@ export class Run {
     this.spend.add(source, usage, cost, calls);
     this.state.usage = addUsage(this.state.usage, usage);
     this.state.costUsd = addCost(this.state.costUsd, cost);
+    // Model steps report through step_end; what else spent (summaries, reflection, sub-agents) says so here.
+    if (source !== 'steps') this.emit({ type: 'model_usage', runId: this.opts.runId, source, usage, ...(cost !== undefined ? { costUsd: cost } : {}), calls });
   }
 
   /** Why the run may not spend more (a budget is used up), or undefined. */
@@ -173,6 +177,7 @@ export class Run {
       spend: this.spend.breakdown(),
       ...(this.fallback ? { fallback: this.fallback } : {}),
       elapsedMs: this.deps.clock.now() - this.started,
+      totals: runTotals(this.steps),
     };
   }
 
@@ -299,6 +304,7 @@ export class Run {
         maxIterations: this.state.maxIterations,
         warnRatio: this.deps.config.iterationWarningRatio,
         stagnationWarning: this.stagnationWarning,
+        planText: this.state.plan ? planText(this.state.plan, { editedByUser: this.state.planEditedByUser }) : undefined,
         environment: typeof this.deps.config.environment === 'function' ? this.deps.config.environment() : this.deps.config.environment,
       });
     await this.maybeCompact(system(), tools);
@@ -457,6 +463,11 @@ export class Run {
         if (effects.command) this.state.facts.commands.push(effects.command);
       }
       if (o.kind === 'error') this.reflections.onToolError();
+      if (o.call.name === UPDATE_PLAN && o.kind === 'ok' && o.result.data) {
+        this.state.plan = o.result.data as Plan;
+        this.state.planEditedByUser = false;
+        this.emit({ type: 'plan_updated', runId: this.opts.runId, plan: structuredClone(this.state.plan) });
+      }
     }
     const control = outcomes.find((o) => o.loopControl)?.loopControl;
     if (control) return { reason: control.kind, detail: control.text };
@@ -496,6 +507,8 @@ export class Run {
       facts.read.size ? `Files read: ${[...facts.read].join(', ')}` : '',
       facts.edited.size ? `Files edited: ${[...facts.edited].join(', ')}` : '',
       facts.commands.length ? `Commands run: ${facts.commands.slice(-20).join(' ; ')}` : '',
+      // The plan lives in the task's state (it survives compaction as is); the summary is grounded on it too.
+      this.state.plan ? planText(this.state.plan) : '',
     ].filter(Boolean).join('\n');
     try {
       const result = await this.deadline.during('compaction', 'compacting the context', () =>

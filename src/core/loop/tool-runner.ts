@@ -223,11 +223,19 @@ async function decideAndExecute(
   rest: ToolCall[],
   reuse: ApprovalRequest | undefined,
 ): Promise<{ kind: CallKind; result: ToolResult; attempts: number }> {
-  const { action, reason: why } = ctx.policy.evaluate(tool, ctx.allowedForTask, input);
+  const { action, reason: why, by } = ctx.policy.evaluate(tool, ctx.allowedForTask, input);
   let decision: ApprovalDecision | undefined;
+  const decided = { type: 'tool_decision', runId: ctx.runId, toolCallId: call.id, toolName: call.name } as const;
   if (action === 'ask') {
     ctx.track?.(call.id, `waiting for approval of ${call.name}`);
     decision = await approve(ctx, tool, input, call, rest, reuse);
+    ctx.emit(
+      decision.kind === 'approve'
+        ? { ...decided, outcome: 'approve', by: decision.auto === 'task_grant' ? 'task_grant' : decision.auto ? 'auto' : 'user', scope: decision.scope ?? 'once' }
+        : { ...decided, outcome: 'reject', by: 'user', ...(decision.reason ? { reason: decision.reason } : {}) },
+    );
+  } else {
+    ctx.emit({ ...decided, outcome: action, by, ...(why ? { reason: why } : {}) });
   }
   if (action === 'deny') {
     const content = why
@@ -304,7 +312,7 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
   const capped = await capToolOutput(result.content, ctx.config.toolOutputCapChars, ctx.outputStore, { toolName: call.name, toolCallId: call.id });
   const latencyMs = ctx.clock.now() - started;
   ctx.history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: capped.content, ...(result.isError ? { isError: true } : {}) });
-  ctx.emit({ type: 'tool_result', runId: ctx.runId, id: call.id, name: call.name, content: capped.content, isError: !!result.isError, latencyMs, fullOutputRef: capped.ref, ...(resultClass ? { errorClass: resultClass } : {}) });
+  ctx.emit({ type: 'tool_result', runId: ctx.runId, id: call.id, name: call.name, content: capped.content, isError: !!result.isError, latencyMs, fullOutputRef: capped.ref, ...(resultClass ? { errorClass: resultClass } : {}), ...(result.data !== undefined ? { data: result.data } : {}) });
   const report: ToolCallReport = { id: call.id, name: call.name, args: call.args, latencyMs, resultChars: result.content.length, attempts };
   if (result.isError) {
     report.error = result.content.split('\n')[0].slice(0, 300);

@@ -31,18 +31,26 @@ export class Policy {
   }
 
   /** decide(), with the tool's own reason when its rule (e.g. a parsed command line) is what denied the call. */
-  evaluate(tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): { action: PolicyAction; reason?: string } {
+  evaluate(tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): { action: PolicyAction; reason?: string; by: PolicyDecider } {
     const override = this.config.byTool?.[tool.name];
     const byRisk = this.config.byRisk[tool.risk] ?? 'ask';
-    if (override === 'deny') return { action: 'deny' };
-    const hint = input !== undefined ? tool.policy?.(input, grantsFor(tool.name, allowedForTask)) : undefined;
-    if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason };
+    if (override === 'deny') return { action: 'deny', by: 'rule' };
+    const grants = grantsFor(tool.name, allowedForTask);
+    const hint = input !== undefined ? tool.policy?.(input, grants) : undefined;
+    if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason, by: 'rule' };
     // Tools with their own grants (taskGrant) are allowed through policy() above, never wholesale by name.
-    if (!tool.taskGrant && allowedForTask.has(tool.name)) return { action: 'allow' };
-    if (hint?.action === 'allow' && byRisk !== 'deny') return { action: 'allow' };
-    return { action: override ?? byRisk };
+    if (!tool.taskGrant && allowedForTask.has(tool.name)) return { action: 'allow', by: 'task_grant' };
+    if (hint?.action === 'allow' && byRisk !== 'deny') {
+      // Allowed by the tool's own rule, or only thanks to a grant for this task (asked again without the grants).
+      const byGrant = grants.size > 0 && tool.policy?.(input, new Set())?.action !== 'allow';
+      return { action: 'allow', by: byGrant ? 'task_grant' : 'rule' };
+    }
+    return { action: override ?? byRisk, by: override ? 'rule' : 'policy' };
   }
 }
+
+/** What made a policy decision: a rule (per-tool setting, the tool's own rule), a grant for this task, or the risk-class policy. */
+export type PolicyDecider = 'rule' | 'task_grant' | 'policy';
 
 /** How a task grant is stored in the task's allowed set: the tool name, or `tool:key` for a tool's own grants. */
 export function taskGrantEntries(tool: Pick<Tool, 'name' | 'taskGrant'>, input: unknown): string[] {

@@ -3,6 +3,7 @@ import type { ChatMessage, ToolCall, Usage } from '../model/types';
 import type { ModeName } from '../modes';
 import type { ApprovalRequest } from '../safety/approval';
 import type { TokenAnchor } from '../context/tokens';
+import type { Plan } from '../tools/builtin/update-plan';
 
 /** An approval the user has not answered yet, with the step's calls still to run (the pending one first). */
 export interface PendingApproval {
@@ -29,6 +30,12 @@ export interface AgentSnapshot {
   lastUserMessage?: string;
   pending?: PendingApproval;
   counters: { runs: number; approvals: number };
+  /** The live plan (update_plan, or edited by the user). */
+  plan?: Plan;
+  /** The user edited the plan since the model's last update_plan: the next step's context says so. */
+  planEditedByUser?: boolean;
+  /** Things that happened outside the conversation (files restored to a checkpoint): told with the next user message. */
+  notes?: string[];
 }
 
 export const SNAPSHOT_VERSION = 1;

@@ -24,7 +24,7 @@ export type ApprovalPreview =
   | { kind: 'generic'; summary: string };
 
 export type ApprovalDecision =
-  | { kind: 'approve'; scope?: 'once' | 'task'; /** content the user edited on the proposed side of a diff */ editedContent?: string }
+  | { kind: 'approve'; scope?: 'once' | 'task'; /** content the user edited on the proposed side of a diff */ editedContent?: string; /** approved without asking: the user's auto-approve setting, or a grant the user gave for this task */ auto?: 'setting' | 'task_grant' }
   | { kind: 'reject'; reason?: string };
 
 export interface ToolContext {

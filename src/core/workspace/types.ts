@@ -47,7 +47,7 @@ export interface RunRequest {
   env?: Record<string, string>;
   /** The task the command belongs to: a contained command gets that task's own temp folder. */
   taskId?: string;
-  /** The tool call that runs it (recorded before it starts, so a restore can report a command a crash cut off). */
+  /** The tool call that runs it (recorded before it starts so a restore can report a command a crash cut off; files it changed are reported against it). */
   toolCallId?: string;
 }
 
@@ -147,7 +147,7 @@ export interface FileEdit {
   original?: string;
   /** The task whose run made the edit (journals record it there even if the user switched tasks meanwhile). */
   taskId?: string;
-  /** The tool call that made it (the journal's intent names it, so a restore can tell the model what happened). */
+  /** The tool call that made it (the journal's intent names it; checkpoints group edits by it). */
   toolCallId?: string;
 }
 

@@ -95,4 +95,6 @@ export class DeferredController implements ForgeController, PanelController {
   onSetMode(mode: string): void { this.fire('set mode', (c) => c.onSetMode(mode)); }
   onCheckProvider(req: Parameters<Controller['onCheckProvider']>[0]): void { this.fire('check provider', (c) => c.onCheckProvider(req)); }
   onSaveProvider(req: Parameters<Controller['onSaveProvider']>[0]): void { this.fire('save provider', (c) => c.onSaveProvider(req)); }
+  onEditPlan(taskId: string | undefined, plan: unknown): void { this.fire('plan edit', (c) => c.onEditPlan(taskId, plan)); }
+  onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): void { this.fire('restore checkpoint', (c) => c.onRestoreCheckpoint(taskId, toolCallId)); }
 }

@@ -7,7 +7,7 @@ import { TaskLeases } from '../../core/tasks/lease';
 import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { Logger } from '../logger';
-import { journalLedger, type EditLedger } from '../../core/tasks/effects';
+import { journalLedger, type EditIntentRecord, type EditLedger } from '../../core/tasks/effects';
 import { VscodeWorkspaceProbe } from './durable-effects';
 import { StorageHealth } from './storage-health';
 
@@ -43,5 +43,21 @@ export function createDurability(opts: DurabilityOptions): Durability {
     ledger: (journalP) => journalLedger(journalP),
     reconciler: (journal) => (record) => reconcileTask(record, { journal, commands, probe, log: debug }),
     dispose: () => leases.dispose(),
+  };
+}
+
+/** The ledger, telling `onCommitted` about each edit once its outcome is recorded (audit trail, checkpoints). */
+export function recordedLedger(inner: EditLedger, onCommitted: (entry: EditIntentRecord) => void): EditLedger {
+  return {
+    async begin(entry) {
+      const handle = await inner.begin(entry);
+      return {
+        commit: async () => {
+          await handle.commit();
+          onCommitted(entry);
+        },
+        abandon: (reason) => handle.abandon(reason),
+      };
+    },
   };
 }

@@ -26,6 +26,7 @@ import { saveModelChoice, type ModelFactory, type SwitchableModel } from './mode
 import { pickMemoryToForget, pickModel, pickTask, undoWithReport } from './pickers';
 import type { TaskSession, RunKind } from './session';
 import type { SessionManager } from './session-manager';
+import type { Recovery } from './recovery';
 import type { Toolkit } from './tool-factory';
 
 const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
@@ -44,6 +45,8 @@ export interface ControllerDeps {
   log: vscode.LogOutputChannel;
   /** Re-resolves the model from settings + secrets and updates the panel's provider status. */
   refreshModel(): Promise<void>;
+  /** Checkpoints, plan edits, the audit trail's host facts. */
+  recovery?: Recovery;
 }
 
 export class Controller implements ForgeController, PanelController {
@@ -77,6 +80,7 @@ export class Controller implements ForgeController, PanelController {
     // The open task may have been pruned before its next save brings it back: keep its undo.
     const gone = ids.filter((id) => id !== this.deps.manager.current.id);
     if (!gone.length) return;
+    this.deps.recovery?.forgetTasks(gone);
     void Promise.all(gone.map((id) => this.deps.journal.removeTask(id))).then(
       () => this.deps.journal.collectGarbageSoon(),
       (err) => this.deps.log.warn(`edit journal: could not remove pruned tasks: ${err instanceof Error ? err.message : String(err)}`),
@@ -262,7 +266,17 @@ export class Controller implements ForgeController, PanelController {
     // (Not an edit being applied right now: not while this task runs here, and only intents older than a minute.)
     const live = this.deps.manager.current.id === id && this.deps.manager.current.running;
     if (!live) await settleEdits(this.deps.journal, id, new VscodeWorkspaceProbe(), (m) => this.deps.log.debug(m), { minAgeMs: 60_000 }).catch(() => undefined);
-    return undoWithReport(this.deps.journal, id, journalFs, confirm);
+    const result = await undoWithReport(this.deps.journal, id, journalFs, confirm);
+    this.deps.recovery?.markUndo(id, result);
+    return result;
+  }
+
+  onEditPlan(taskId: string | undefined, plan: unknown): void {
+    this.deps.recovery?.editPlan(taskId, plan);
+  }
+
+  onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): Promise<void> | undefined {
+    return this.deps.recovery?.restoreFromPanel(taskId, toolCallId);
   }
 
   async setApiKey(provider?: ProviderId): Promise<void> {

@@ -5,6 +5,7 @@ import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { TranscriptItem } from '../../protocol/messages';
+import { planView } from '../../panel/planFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
@@ -135,6 +136,36 @@ export class TaskSession {
     return true;
   }
 
+  /** The conversation as the model sees it (checkpoints map tool calls to steps with it). */
+  get history(): Agent['history'] {
+    return this.agent.history;
+  }
+
+  /** The user edited the live plan (validated; throws a readable error). The event updates the panel and saves. */
+  setPlan(plan: unknown): void {
+    this.agent.setPlan(plan);
+  }
+
+  /** Tells the model, with the next message, of something done outside the conversation (files restored). */
+  addNote(text: string): void {
+    this.agent.addNote(text);
+  }
+
+  /**
+   * Rewinds the conversation to the end of the step that made these calls: the model's history and the panel's
+   * transcript both end there. Only when idle. Returns the messages dropped, or undefined when the step is no
+   * longer in the history (compacted).
+   */
+  rewindToStep(toolCallIds: readonly string[]): number | undefined {
+    if (this.running || !toolCallIds.length) return undefined;
+    const dropped = this.agent.rewindToToolCall(toolCallIds[toolCallIds.length - 1]);
+    if (dropped === undefined) return undefined;
+    this.transcript.truncateAfterTools(toolCallIds);
+    this.updatedAt = Date.now();
+    void this.save();
+    return dropped;
+  }
+
   dump(): AgentSnapshot {
     return this.agent.dump();
   }
@@ -223,5 +254,6 @@ export function restoreTranscript(saved: TranscriptState | undefined, snapshot: 
     if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
     return it;
   });
-  return { taskId: snapshot.taskId, items, status: { state: 'idle' }, progress: saved.progress };
+  // The plan's truth is the agent's snapshot (the transcript only mirrors it).
+  return { taskId: snapshot.taskId, items, status: { state: 'idle' }, progress: saved.progress, ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}) };
 }

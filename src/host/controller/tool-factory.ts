@@ -15,6 +15,7 @@ import { readCurrentText, VscodeEditApplier } from '../edit-applier';
 import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
+import { watchCommandChanges, type CommandChangesListener } from '../node/command-changes';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../ripgrep-search';
 import { readSettings, type ForgeSettings } from '../settings';
@@ -32,6 +33,8 @@ export interface ToolkitOptions {
   /** Hears storage failures (the first one is shown in the panel). */
   storage?: StorageReporter;
   spoolDir?: string;
+  /** Files a command of a task changed (a bounded before/after fingerprint of the workspace). */
+  onCommandChanges?: CommandChangesListener;
 }
 
 export interface Toolkit extends vscode.Disposable {
@@ -83,7 +86,9 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const recorded = opts.commands ? new RecordingRunner(runner, opts.commands, opts.log, opts.storage) : runner;
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
-  const build = () => createWorkspaceTools({ fs, runner: recorded, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
+  const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const toolRunner = opts.onCommandChanges ? watchCommandChanges(recorded, workspaceRoots, opts.onCommandChanges) : recorded;
+  const build = () => createWorkspaceTools({ fs, runner: toolRunner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {

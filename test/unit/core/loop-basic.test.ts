@@ -38,8 +38,8 @@ describe('core/loop basics', () => {
     ]);
     await h.agent.send('go');
     const types = h.events.map((e) => e.type);
-    assert.deepEqual(types.slice(0, 10), [
-      'run_start', 'step_start', 'thinking_delta', 'text_delta', 'text_delta', 'tool_call_start', 'tool_call_args_delta', 'tool_call_end', 'tool_result', 'step_end',
+    assert.deepEqual(types.slice(0, 11), [
+      'run_start', 'step_start', 'thinking_delta', 'text_delta', 'text_delta', 'tool_call_start', 'tool_call_args_delta', 'tool_call_end', 'tool_decision', 'tool_result', 'step_end',
     ]);
     assert.equal(types.at(-1), 'run_end');
     assert.ok(types.includes('iteration'));
@@ -129,7 +129,7 @@ describe('core/loop basics', () => {
     const report = await h.agent.send('x');
     assert.equal(report.reason, 'done');
     const toolMsg = h.model.requests[1].messages.at(-1)!;
-    assert.match(toolMsg.content, /Unknown tool "delete_everything"\. Available tools: read_file, task_completion, ask_question, converse, read_output\./);
+    assert.match(toolMsg.content, /Unknown tool "delete_everything"\. Available tools: read_file, task_completion, ask_question, converse, update_plan, read_output\./);
   });
 
   it('tool progress chunks are emitted as tool_progress events', async () => {

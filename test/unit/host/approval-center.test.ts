@@ -38,7 +38,7 @@ describe('host/ApprovalCenter', () => {
     const events: string[] = [];
     const c = new ApprovalCenter({ autoApprove: () => ({ execute: true }) });
     c.onDidChange((e) => events.push(e.type));
-    assert.deepStrictEqual(await c.request(req(), new AbortController().signal), { kind: 'approve', scope: 'once' });
+    assert.deepStrictEqual(await c.request(req(), new AbortController().signal), { kind: 'approve', scope: 'once', auto: 'setting' });
     assert.deepStrictEqual(events, ['resolved']);
     assert.deepStrictEqual(c.pending(), []);
   });
@@ -57,7 +57,7 @@ describe('host/ApprovalCenter', () => {
     const first = c.request(req(), new AbortController().signal);
     await c.resolve('r1', { kind: 'approve', scope: 'task' });
     await first;
-    assert.deepStrictEqual(await c.request(req({ id: 'r2' }), new AbortController().signal), { kind: 'approve', scope: 'once' });
+    assert.deepStrictEqual(await c.request(req({ id: 'r2' }), new AbortController().signal), { kind: 'approve', scope: 'once', auto: 'task_grant' });
     const otherTask = c.request(req({ id: 'r3', taskId: 't2' }), new AbortController().signal);
     assert.deepStrictEqual(c.pending().map((r) => r.id), ['r3']);
     c.clearTask('t2');

@@ -1,0 +1,143 @@
+// Which workspace files a command changed, when that is cheap to tell: a bounded fingerprint of the workspace
+// before and after the run, compared. In a git repository the fingerprint is `git status` (the dirty and untracked
+// files, with their size and mtime, so a second change to an already modified file shows too); elsewhere a walk
+// of the folders that gives up past a file and time budget. Detection never fails a command: when it cannot tell,
+// it says nothing. Undo and checkpoints cannot restore what a command did; the panel says so on the command's card.
+import { execFile } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import type { CommandRunner, RunRequest, RunResult } from '../../core/workspace/types';
+
+export interface FingerprintOptions {
+  /** Files stat'ed at most (default 5,000). */
+  maxFiles?: number;
+  /** Time for one fingerprint (default 0.8 s). */
+  budgetMs?: number;
+  /** Folder names a walk skips. */
+  skipDirs?: readonly string[];
+}
+
+/** path -> "size:mtime" (or "gone"); undefined when the fingerprint could not be taken within the bounds. */
+export type Fingerprint = Map<string, string>;
+
+const SKIP = ['.git', 'node_modules', '.hg', '.svn', '.cache', 'dist', 'out', 'build', 'target', '.venv', '__pycache__'];
+
+function git(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? undefined : stdout));
+  });
+}
+
+async function stamp(file: string): Promise<string> {
+  try {
+    const s = await fsp.stat(file);
+    return `${s.size}:${Math.round(s.mtimeMs)}`;
+  } catch {
+    return 'gone';
+  }
+}
+
+async function gitFingerprint(root: string, out: Fingerprint, opts: Required<FingerprintOptions>, deadline: number): Promise<boolean | undefined> {
+  const top = await git(['rev-parse', '--show-toplevel'], root, opts.budgetMs);
+  if (top === undefined) return undefined; // not a repository (or no git)
+  const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], root, Math.max(100, deadline - Date.now()));
+  if (status === undefined) return false;
+  const base = top.trim();
+  const entries = status.split('\0');
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.length < 4) continue;
+    const code = e.slice(0, 2);
+    if (code[0] === 'R' || code[0] === 'C') i++; // the rename's source path follows
+    if (out.size >= opts.maxFiles || Date.now() > deadline) return false;
+    const file = path.join(base, e.slice(3));
+    out.set(file, `${code}:${await stamp(file)}`);
+  }
+  return true;
+}
+
+async function walkFingerprint(root: string, out: Fingerprint, opts: Required<FingerprintOptions>, deadline: number): Promise<boolean> {
+  const queue = [root];
+  while (queue.length) {
+    const dir = queue.shift()!;
+    let names: import('node:fs').Dirent[];
+    try {
+      names = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of names) {
+      if (out.size >= opts.maxFiles || Date.now() > deadline) return false;
+      const full = path.join(dir, d.name);
+      if (d.isDirectory()) {
+        if (!opts.skipDirs.includes(d.name)) queue.push(full);
+      } else if (d.isFile()) out.set(full, await stamp(full));
+    }
+  }
+  return true;
+}
+
+/** The workspace's fingerprint, or undefined when it is too big / slow to take within the bounds. */
+export async function fingerprint(roots: readonly string[], options: FingerprintOptions = {}): Promise<Fingerprint | undefined> {
+  const opts: Required<FingerprintOptions> = { maxFiles: options.maxFiles ?? 5_000, budgetMs: options.budgetMs ?? 800, skipDirs: options.skipDirs ?? SKIP };
+  const deadline = Date.now() + opts.budgetMs;
+  const out: Fingerprint = new Map();
+  for (const root of roots) {
+    const viaGit = await gitFingerprint(root, out, opts, deadline);
+    const ok = viaGit ?? (await walkFingerprint(root, out, opts, deadline));
+    if (!ok) return undefined;
+  }
+  return out;
+}
+
+/** Files whose fingerprint differs (appeared, changed or went away). */
+export function changedFiles(before: Fingerprint, after: Fingerprint): string[] {
+  const out = new Set<string>();
+  for (const [file, v] of after) if (before.get(file) !== v) out.add(file);
+  // Gone from the walk (deleted), or left `git status` (the command reverted, restored or committed it).
+  for (const file of before.keys()) if (!after.has(file)) out.add(file);
+  return [...out].sort();
+}
+
+export type CommandChangesListener = (taskId: string, toolCallId: string, files: string[], more: number) => void;
+
+/**
+ * Wraps a command runner: fingerprints the workspace before and after each command of a task and reports the files
+ * that changed. The fingerprint runs only when the request names its task and tool call.
+ */
+export function watchCommandChanges(inner: CommandRunner, roots: () => readonly string[], onChanges: CommandChangesListener, options?: FingerprintOptions): CommandRunner {
+  /** Workspaces too big to fingerprint are not tried again for a while (each try costs up to the budget). */
+  let giveUpUntil = 0;
+  let giveUpKey = '';
+  const wrapped: CommandRunner = {
+    async run(req: RunRequest): Promise<RunResult> {
+      const taskId = req.taskId;
+      const callId = req.toolCallId;
+      const folders = roots();
+      const key = folders.join('\n');
+      const tries = !!(taskId && callId && folders.length) && !(key === giveUpKey && Date.now() < giveUpUntil);
+      const before = tries ? await fingerprint(folders, options).catch(() => undefined) : undefined;
+      if (tries && !before) {
+        giveUpKey = key;
+        giveUpUntil = Date.now() + 10 * 60_000;
+      }
+      const res = await inner.run(req);
+      if (before && taskId && callId && !res.sandboxFailed) {
+        // Awaited (bounded by the budget), so the next tool's edits are never counted as the command's.
+        const after = await fingerprint(folders, options).catch(() => undefined);
+        const files = after ? changedFiles(before, after) : [];
+        if (files.length) {
+          try {
+            onChanges(taskId, callId, files.slice(0, 200), Math.max(0, files.length - 200));
+          } catch {
+            // reporting never fails the command
+          }
+        }
+      }
+      return res;
+    },
+  };
+  if (inner.containment) wrapped.containment = () => inner.containment!();
+  if (inner.readOutput) wrapped.readOutput = (ref, a, b) => inner.readOutput!(ref, a, b);
+  return wrapped;
+}

@@ -1,0 +1,76 @@
+// The live plan and checkpoints in the built webview (Chromium, strict CSP): the plan renders from the snapshot
+// and plan patches, the user's edits post edit_plan with the whole plan, "Restore to here" posts
+// restore_checkpoint, a command's changed files and the restore mark render.
+import { strict as assert } from 'node:assert';
+import type { PlanView } from '../../src/protocol/messages';
+import { patch, state, tool } from './fixtures';
+import { usePanel, type PanelPage } from './harness';
+
+const plan: PlanView = {
+  goal: 'Add a --json flag',
+  steps: [
+    { text: 'Read the parser', status: 'done' },
+    { text: 'Add the flag', status: 'in_progress' },
+    { text: 'Test it', status: 'pending' },
+  ],
+  currentStep: 2,
+  updatedBy: 'model',
+  updatedAt: 1,
+};
+
+describe('webview: live plan and checkpoints (Chromium)', function () {
+  let p: PanelPage;
+  usePanel((page) => {
+    p = page;
+  });
+
+  it('shows the plan as a checklist; edits post the whole plan; a plan patch replaces it; null hides it', async () => {
+    await p.host(state({ taskId: 'task-1', plan }));
+    const steps = p.page.locator('.plan-panel .plan-step');
+    assert.equal(await steps.count(), 3);
+    assert.equal(await p.page.locator('.plan-panel .plan-count').textContent(), '1/3');
+    assert.match((await p.page.locator('.plan-panel .plan-step.current').innerText()), /in progress/);
+    await p.clearPosted();
+    await p.page.locator('.plan-panel input.plan-check').nth(1).check();
+    assert.deepEqual((await p.posted()).at(-1), {
+      type: 'edit_plan', taskId: 'task-1',
+      plan: { goal: 'Add a --json flag', steps: [plan.steps[0], { text: 'Add the flag', status: 'done' }, plan.steps[2]], currentStep: 3 },
+    }, 'ticking off the current step moves "current" on');
+    await p.host(state({ taskId: 'task-1', plan }));
+    await p.page.locator('.plan-panel input.plan-check').nth(2).check();
+    assert.deepEqual((await p.posted()).at(-1), {
+      type: 'edit_plan', taskId: 'task-1',
+      plan: { goal: 'Add a --json flag', steps: [plan.steps[0], plan.steps[1], { text: 'Test it', status: 'done' }], currentStep: 2 },
+    });
+    assert.equal(await p.page.locator('.plan-panel .badge').textContent(), 'edited', 'shown at once as the user\'s');
+    await p.page.locator('.plan-panel input.plan-new').fill('Update the README');
+    await p.page.locator('.plan-panel input.plan-new').press('Enter');
+    const last = (await p.posted()).at(-1) as { plan: { steps: { text: string }[] } };
+    assert.equal(last.plan.steps.at(-1)!.text, 'Update the README');
+    await p.page.locator('.plan-panel .plan-remove').first().click();
+    const removed = (await p.posted()).at(-1) as { plan: { steps: unknown[]; currentStep?: number } };
+    assert.equal(removed.plan.currentStep, 1, 'the current step follows the removal');
+    await p.host(patch({ op: 'plan', plan: { ...plan, steps: [{ text: 'Only step', status: 'pending' }], currentStep: 0, updatedBy: 'model' } }));
+    assert.equal(await steps.count(), 1);
+    await p.host(patch({ op: 'plan', plan: null }));
+    assert.equal(await p.page.locator('.plan-panel').isHidden(), true);
+  });
+
+  it('"Restore to here" posts restore_checkpoint; a command\'s changed files and the restore mark render', async () => {
+    await p.host(state({ taskId: 'task-1' }));
+    await p.host(patch(
+      { op: 'append', item: tool('t1', { name: 'write_file', toolCallId: 'call-1', checkpoint: true }) },
+      { op: 'append', item: tool('t2', { name: 'execute_command', toolCallId: 'call-2', argsSummary: 'npm run gen', changedFiles: ['/w/gen/a.ts', '/w/gen/b.ts'], changedFilesMore: 5 }) },
+    ));
+    assert.equal(await p.page.locator('[data-id="t2"] .checkpoint-restore').count(), 0, 'a command is no checkpoint');
+    assert.match(await p.page.locator('[data-id="t2"] .command-changes summary').innerText(), /changed 7 file\(s\)\. Undo and restore cannot bring back what a command did/);
+    await p.clearPosted();
+    await p.page.locator('[data-id="t1"] .checkpoint-restore').click();
+    assert.deepEqual(await p.posted(), [{ type: 'restore_checkpoint', taskId: 'task-1', toolCallId: 'call-1' }]);
+    await p.host(patch({ op: 'append', item: { id: 'm1', ts: 1, kind: 'checkpoint', action: 'restore', step: 1, restored: ['/w/a.ts'], deleted: ['/w/new.ts'], skipped: ['/w/b.ts'], conflicts: [], rewoundMessages: 4 } }));
+    const mark = await p.page.locator('[data-id="m1"] .checkpoint-mark').innerText();
+    assert.match(mark, /Restored 2 file\(s\) to checkpoint 1/);
+    assert.match(mark, /Kept your changes: w\/b\.ts/);
+    assert.match(mark, /rewound to this point \(4 message\(s\) removed\)/);
+  });
+});

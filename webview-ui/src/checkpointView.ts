@@ -1,0 +1,64 @@
+// Checkpoints in the transcript: "Restore to here" under a tool card whose step changed files, the files a
+// command changed (which no undo can restore), and the mark a restore or undo leaves. The click is handled here
+// (a delegated listener on the panel root), so main.ts and items.ts only hook in.
+import type { ItemOf, WebviewMessage } from '../../src/protocol/messages';
+import { h } from './dom';
+
+function base(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts.slice(-2).join('/');
+}
+
+/** What goes under a tool card: the restore action and/or a command's changed files. */
+export function toolExtras(t: ItemOf<'tool'>): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  if (t.changedFiles?.length) {
+    const more = t.changedFilesMore ? ` and ${t.changedFilesMore} more` : '';
+    out.push(h('details', { class: 'notice command-changes' },
+      h('summary', {}, `This command changed ${t.changedFiles.length + (t.changedFilesMore ?? 0)} file(s). Undo and restore cannot bring back what a command did.`),
+      h('ul', {}, ...t.changedFiles.map((f) => h('li', {}, h('a', { 'data-act': 'open_file', 'data-path': f, role: 'link', tabindex: '0', title: f }, base(f))))),
+      more ? h('div', { class: 'muted' }, more.trim()) : null));
+  }
+  if (t.checkpoint && (t.status === 'done' || t.status === 'error')) {
+    out.push(h('div', { class: 'checkpoint-row' },
+      h('a', {
+        class: 'checkpoint-restore', 'data-act': 'restore_checkpoint', 'data-tool-call-id': t.toolCallId, role: 'button', tabindex: '0',
+        title: 'Put the files this task changed back the way they were at the end of this step (you can also rewind the conversation)',
+      }, '↺ Restore to here')));
+  }
+  return out;
+}
+
+export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
+  const files = c.restored.length + c.deleted.length;
+  const title = c.action === 'undo' ? `Undid this task's changes: ${files} file(s)` : `Restored ${files} file(s) to checkpoint ${c.step ?? ''}`.trim();
+  const lines: HTMLElement[] = [];
+  const list = (label: string, paths: readonly string[]) =>
+    paths.length ? lines.push(h('div', {}, `${label}: `, ...paths.flatMap((p, i) => [i ? ', ' : '', h('a', { 'data-act': 'open_file', 'data-path': p, role: 'link', tabindex: '0', title: p }, base(p))]))) : 0;
+  list('Restored', c.restored);
+  list('Deleted (created by the task)', c.deleted);
+  list('Kept your changes', c.skipped);
+  for (const k of c.conflicts) lines.push(h('div', { class: 'conflict' }, `Not restored: ${base(k.path)} (${k.reason})`));
+  if (c.rewoundMessages !== undefined) lines.push(h('div', {}, `The conversation was rewound to this point (${c.rewoundMessages} message(s) removed).`));
+  return h('details', { class: 'notice checkpoint-mark', open: true }, h('summary', {}, `↺ ${title}`), ...lines);
+}
+
+/** Delegated click/keyboard handling for "Restore to here". */
+export function installCheckpointActions(root: HTMLElement, taskId: () => string | undefined, post: (m: WebviewMessage) => void): void {
+  const fire = (el: HTMLElement) => {
+    const id = taskId();
+    const callId = el.dataset.toolCallId;
+    if (callId) post({ type: 'restore_checkpoint', ...(id ? { taskId: id } : {}), toolCallId: callId });
+  };
+  root.addEventListener('click', (e) => {
+    const el = (e.target as HTMLElement).closest<HTMLElement>('[data-act="restore_checkpoint"]');
+    if (el && root.contains(el)) fire(el);
+  });
+  root.addEventListener('keydown', (e) => {
+    const el = e.target as HTMLElement;
+    if ((e.key === 'Enter' || e.key === ' ') && el.dataset?.act === 'restore_checkpoint') {
+      e.preventDefault();
+      fire(el);
+    }
+  });
+}
