@@ -50,6 +50,10 @@ export class VscodeEditApplier implements EditApplier {
         }
         throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
       }
+      // A file proposed as new that someone created meanwhile is not overwritten either.
+      if (this.options.checkConcurrentChange !== false && edit.isNewFile && current !== '' && !sameText(current, edit.content)) {
+        throw new ConcurrentChangeError(`${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`);
+      }
       if (current === edit.content) return;
       const full = new vscode.Range(doc.positionAt(0), doc.positionAt(current.length));
       we.replace(uri, full, edit.content);
