@@ -1,7 +1,9 @@
 // One renderer per transcript item kind. Renders are cheap: markdown bodies start as plain text and are
 // upgraded by the transcript view when they scroll near the viewport (see hydrate()).
 import type { Action, ItemOf, TranscriptItem } from '../../src/protocol/messages';
+import { renderChanges } from './changesBlock';
 import { button, formatCost, formatDuration, formatTokens, h } from './dom';
+import { renderHunkList } from './hunkReview';
 import { renderMarkdown } from './markdown';
 
 const ACTION_LABELS: Record<Action, string> = {
@@ -76,6 +78,8 @@ function renderBody(item: TranscriptItem): Node[] {
         h('ul', {}, ...item.memories.map((m) => h('li', {}, h('span', { class: 'badge' }, m.type), ' ', m.content))))];
     case 'run_end':
       return [renderRunEnd(item)];
+    case 'changes':
+      return [renderChanges(item)];
     case 'error':
       return [h('div', { class: 'notice error', role: 'alert' },
         h('div', {}, h('span', { class: 'icon' }, '⛔'), h('span', { class: 'pre-wrap' }, item.message)),
@@ -128,7 +132,8 @@ function renderApproval(a: ItemOf<'approval'>): HTMLElement {
       p.isNewFile ? h('span', { class: 'badge' }, 'new file') : null,
       h('span', { class: 'added' }, `+${p.added}`), h('span', { class: 'removed' }, `−${p.removed}`),
       pending ? h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0' }, 'Open diff') : null));
-    if (p.diff) card.append(renderDiff(p.diff, p.diffTruncated));
+    if (pending && p.hunks?.length) card.append(renderHunkList(a, p.hunks));
+    else if (p.diff) card.append(renderDiff(p.diff, p.diffTruncated));
   } else if (p?.kind === 'command') {
     card.append(h('pre', { class: 'command' }, p.command));
     if (p.cwd) card.append(h('div', { class: 'muted' }, `in ${p.cwd}`));

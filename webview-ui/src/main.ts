@@ -7,7 +7,9 @@ import {
 import { actionToMessage, ActionSchema, parseHostMessage, type HostMessage } from '../../src/protocol/messages';
 import { loadUiState, newRequestId, post, saveUiState } from './api';
 import { Chrome } from './chrome';
+import { changesAction } from './changesBlock';
 import { formatDuration, isEditable } from './dom';
+import { hunkAction, installHunkReview } from './hunkReview';
 import { copyText } from './markdown';
 import { Store } from './store';
 import { TranscriptView } from './transcriptView';
@@ -148,6 +150,8 @@ function act(target: HTMLElement): void {
       if (target.hasAttribute('disabled')) return;
       return decide(d.requestId, d.act);
     case 'open_diff': return d.requestId ? post({ type: 'open_diff', requestId: d.requestId }) : undefined;
+    case 'hunk': return hunkAction(target, post);
+    case 'changes': return changesAction(target, post);
     case 'open_file': return d.path ? post({ type: 'open_file', path: d.path.replace(/#L?\d+$/, ''), line: lineOf(d.path) }) : undefined;
     case 'open_output': return d.ref ? post({ type: 'open_tool_output', ref: d.ref }) : undefined;
     case 'load_task':
@@ -188,6 +192,8 @@ chrome.root.addEventListener('click', (e) => {
     act(el);
   }
 });
+
+installHunkReview(chrome.root, post);
 
 chrome.root.addEventListener('forge-select-model', (e) => {
   const id = (e as CustomEvent<string>).detail;

@@ -228,3 +228,35 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
   else parts.push('Do not repeat these hunks unchanged.');
   return parts.join('\n');
 }
+
+export interface HunkViewData {
+  index: number;
+  header: string;
+  body: string;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  state: HunkState;
+  reason?: string;
+}
+
+/** The hunks as a list for people (the panel's card): header, a capped body with one line of context, the state. */
+export function hunkViews(
+  original: string,
+  hunks: readonly Hunk[],
+  decisions: ReadonlyMap<number, HunkDecision> = new Map(),
+  opts: { maxHunks?: number; maxChars?: number } = {},
+): HunkViewData[] {
+  const a = splitLines(original);
+  const maxChars = opts.maxChars ?? 4000;
+  return hunks.slice(0, opts.maxHunks ?? 200).map((h) => {
+    const d = decisions.get(h.index);
+    let body = hunkBody(a, h, 1).join('\n');
+    if (body.length > maxChars) body = `${body.slice(0, maxChars)}\n… (open the diff to see all of this hunk)`;
+    return {
+      index: h.index, header: hunkHeader(h), body, oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines,
+      state: d?.state ?? 'pending', ...(d?.reason ? { reason: d.reason } : {}),
+    };
+  });
+}

@@ -215,7 +215,7 @@ export class EditJournal {
    * conflict and left alone (unless `force`). Each path goes back to its earliest `before` (null -> deleted).
    * Reverted edits are marked undone in the log, so a second undo does nothing.
    */
-  undoTask(taskId: string, fs: JournalFs, opts: { force?: boolean; toSeq?: number } = {}): Promise<UndoResult> {
+  undoTask(taskId: string, fs: JournalFs, opts: { force?: boolean; toSeq?: number; /** only these files */ paths?: readonly string[] } = {}): Promise<UndoResult> {
     return this.exclusive(taskId, async () => {
       const result: UndoResult = { restored: [], deleted: [], conflicts: [] };
       if (!this.index.has(taskId) && !this.logs.has(taskId)) return result;
@@ -225,6 +225,7 @@ export class EditJournal {
       const groups = new Map<string, EditLine[]>();
       for (const e of [...log.edits].reverse()) {
         if (e.seq <= from || log.undone.has(e.seq)) continue;
+        if (opts.paths && !opts.paths.includes(e.path)) continue;
         const g = groups.get(e.path);
         if (g) g.unshift(e);
         else groups.set(e.path, [e]);

@@ -12,6 +12,8 @@ import type { EditApplier, FileEdit } from '../../core/workspace/types';
 import { ApprovalCenter } from '../approval-center';
 import { DiffApproval } from '../diff-approval';
 import { readCurrentText, VscodeEditApplier } from '../edit-applier';
+import { registerHunkReview } from '../hunk-review';
+import { TaskChanges } from '../task-changes';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
@@ -45,6 +47,8 @@ export interface Toolkit extends vscode.Disposable {
   fs: VscodeWorkspaceFs;
   approvals: ApprovalCenter;
   diffApproval: DiffApproval;
+  /** The multi-file diff of a task's changes, per-file diff / undo / keep. */
+  taskChanges: TaskChanges;
   runner: TerminalCommandRunner;
   sandbox: SandboxOptions;
   /** Contains every command the agent runs (terminal and child-process paths alike). */
@@ -79,6 +83,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const settings = readSettings();
   const fs = new VscodeWorkspaceFs();
   const diffApproval = new DiffApproval();
+  const taskChanges = new TaskChanges();
   const approvals = new ApprovalCenter({
     diff: diffApproval,
     autoApprove: () => readSettings().autoApprove,
@@ -119,6 +124,8 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   };
   const subs = [
     diffApproval,
+    registerHunkReview(diffApproval),
+    taskChanges,
     runner,
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       refresh();
@@ -132,6 +139,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     fs,
     approvals,
     diffApproval,
+    taskChanges,
     runner,
     sandbox,
     commandSandbox,
