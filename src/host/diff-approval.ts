@@ -57,6 +57,8 @@ interface Pending {
   decisions: Map<number, HunkDecision>;
   /** The proposed side's text the hunks were computed from. */
   hunksOf: string;
+  /** The diff editor being opened (settle waits for it before closing the tab). */
+  opening?: Promise<unknown>;
 }
 
 /** A minimal writable in-memory file system holding the proposed sides. */
@@ -107,8 +109,12 @@ function key(uri: vscode.Uri): string {
   return uri.query ? `${uri.path}?${uri.query}` : uri.path;
 }
 
-/** The longest an accepted proposal's tab waits for its edit to be written before it closes anyway. */
-const ACCEPT_CLOSE_DELAY_MS = 1500;
+/**
+ * The longest an accepted proposal's tab waits for its edit to be written before it closes anyway (an edit that is
+ * never applied: refused as stale, or the run stopped). Closing the diff while the workbench applies and saves the
+ * edit slows both down and can make the save fail, so the wait is generous: the tab is cosmetic, the write is not.
+ */
+const ACCEPT_CLOSE_DELAY_MS = 10_000;
 
 export interface DiffApprovalOptions {
   /** Relative label for a path in the diff title (default: workspace-relative). */
@@ -214,10 +220,15 @@ export class DiffApproval implements vscode.Disposable {
       preserveFocus,
       ...(viewColumn !== undefined ? { viewColumn } : {}),
     };
-    await vscode.commands.executeCommand('vscode.diff', p.originalUri, p.proposedUri, title, showOptions);
-    // Answered (or cancelled) while the tab was opening: settle() found no tab to close, so close it now.
-    if (this.pending.get(id) !== p) await this.closeDiff(p);
-    this.updateContext();
+    const opening = Promise.resolve(vscode.commands.executeCommand('vscode.diff', p.originalUri, p.proposedUri, title, showOptions));
+    p.opening = opening.catch(() => undefined);
+    try {
+      await opening;
+    } finally {
+      // Answered (or cancelled) while the tab was opening: close it now.
+      if (this.pending.get(id) !== p) await this.closeDiff(p).catch(() => undefined);
+      this.updateContext();
+    }
   }
 
   /** Ids of pending proposals, oldest first. */
@@ -358,6 +369,7 @@ export class DiffApproval implements vscode.Disposable {
     // handles the write and the tab closing in one queue, and the write must not wait behind the teardown.
     void (async () => {
       if (outcome.kind === 'accept') await whenEditSettled(p.proposal.path, ACCEPT_CLOSE_DELAY_MS);
+      await p.opening;
       await this.closeDiff(p).catch(() => undefined);
       this.fsProvider.delete(p.proposedUri);
       this.originals.delete(key(p.originalUri));

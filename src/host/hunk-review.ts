@@ -63,10 +63,12 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
   /** The hunk a command means: explicit (panel, CodeLens) or the one at the cursor of the active proposed side. */
   const targetOf = (target: unknown, index: unknown): { target: string | vscode.Uri; index: number } | undefined => {
     if ((typeof target === 'string' || target instanceof vscode.Uri) && typeof index === 'number') return { target, index };
-    const editor = vscode.window.activeTextEditor;
-    const uri = target instanceof vscode.Uri ? target : editor?.document.uri;
+    const active = vscode.window.activeTextEditor;
+    const uri = target instanceof vscode.Uri ? target : active?.document.uri;
     if (!uri || uri.scheme !== PROPOSED_SCHEME) return undefined;
-    const line = editor && editor.document.uri.toString() === uri.toString() ? editor.selection.active.line : 0;
+    // The context menu passes the editor's URI: its cursor (the active editor first, else the visible one) says which hunk.
+    const editor = [active, ...vscode.window.visibleTextEditors].find((e) => e?.document.uri.toString() === uri.toString());
+    const line = editor ? editor.selection.active.line : 0;
     const at = diff.hunkAt(uri, line);
     return at ? { target: at.id, index: at.index } : undefined;
   };

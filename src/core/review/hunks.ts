@@ -215,7 +215,7 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
   if (s.accepted.length) {
     parts.push(`The user reviewed your change to ${file} hunk by hunk: ${s.accepted.length} of ${s.total} hunk(s) were accepted and written (${s.accepted.map((i) => `#${i + 1}`).join(', ')}); ${s.rejected.length} were rejected and are NOT in the file:`);
   } else {
-    parts.push(`The user rejected every hunk (${s.total}) of your change to ${file}; nothing was written:`);
+    parts.push(`The user rejected every hunk (${s.total}) of your change to ${file}:`);
   }
   for (const r of s.rejected) {
     const diff = r.diff.length > MAX_HUNK_CHARS ? `${r.diff.slice(0, MAX_HUNK_CHARS)}\n… (hunk cut)` : r.diff;
@@ -225,7 +225,8 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
     );
   }
   if (s.accepted.length) parts.push(`Line numbers after the accepted hunks differ from your proposal: re-read ${file} before editing it again, and do not re-apply the rejected hunks unchanged.`);
-  else parts.push('Do not repeat these hunks unchanged.');
+  // No final period: the loop appends its own sentence to a rejection's reason.
+  else parts.push('Nothing of this change was written');
   return parts.join('\n');
 }
 

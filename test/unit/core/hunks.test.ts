@@ -156,7 +156,8 @@ describe('per-hunk review (core/review/hunks)', () => {
     assert.match(text, /\+new 15b/);
     assert.match(text, /re-read src\/a\.ts/);
     const all = summarizeReview(original, hunks, new Map([[0, { state: 'rejected' }], [1, { state: 'rejected' }]]));
-    assert.match(describeReview('src/a.ts', all), /rejected every hunk \(2\).*nothing was written/);
+    assert.match(describeReview('src/a.ts', all), /rejected every hunk \(2\) of your change to src\/a\.ts:/);
+    assert.match(describeReview('src/a.ts', all), /Nothing of this change was written$/);
     assert.match(describeReview('src/a.ts', all), /original line 3; proposed line 3\), reason: no reason given/);
     assert.equal(describeReview('x', summarizeReview(original, hunks, new Map())), '');
   });
