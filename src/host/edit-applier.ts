@@ -113,6 +113,16 @@ function sameText(a: string, b: string): boolean {
   return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
 }
 
+/**
+ * The text of the file's open document, for the approval's cheap staleness check; throws when the file is not open
+ * (the check is then left to the applier, which compares the document it opens with the proposal's original).
+ */
+export async function readOpenText(path: string): Promise<string | undefined> {
+  const open = openDocument(path);
+  if (!open) throw new Error('not open: checked when the edit is applied');
+  return open.getText();
+}
+
 /** Reads a file as text the way the applier sees it (open document first, then disk). */
 export async function readCurrentText(path: string): Promise<string | undefined> {
   const open = openDocument(path);

@@ -11,7 +11,7 @@ import type { Tool } from '../../core/tools/types';
 import type { EditApplier, FileEdit } from '../../core/workspace/types';
 import { ApprovalCenter } from '../approval-center';
 import { DiffApproval } from '../diff-approval';
-import { readCurrentText, VscodeEditApplier } from '../edit-applier';
+import { readCurrentText, readOpenText, VscodeEditApplier } from '../edit-applier';
 import { registerHunkReview } from '../hunk-review';
 import { TaskChanges } from '../task-changes';
 import type { Logger } from '../logger';
@@ -71,11 +71,11 @@ class JournalingApplier implements EditApplier {
     await this.inner.apply(edit, signal);
     const taskId = edit.taskId ?? this.opts.currentTaskId();
     if (!taskId) return;
-    try {
-      await this.opts.record({ taskId, path: edit.path, before, after: edit.content });
-    } catch (err) {
+    // Not awaited: the tool result (and the next model request) need not wait for the journal's disk writes; the
+    // journal queues per task, so undo and the changes list still see this edit.
+    void this.opts.record({ taskId, path: edit.path, before, after: edit.content }).catch((err: unknown) => {
       this.opts.log.warn(`edit journal: could not record ${edit.path}: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    });
   }
 }
 
@@ -88,7 +88,8 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     diff: diffApproval,
     autoApprove: () => readSettings().autoApprove,
     showDiff: () => readSettings().showDiffOnProposal,
-    readCurrent: readCurrentText,
+    // No disk read between Approve and the write: an open document is compared here, the rest by the applier.
+    readCurrent: readOpenText,
   });
   const commandSandbox = createCommandSandbox(opts.log);
   const runner = new TerminalCommandRunner({
