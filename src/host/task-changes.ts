@@ -57,7 +57,8 @@ export class TaskChanges implements vscode.Disposable {
       const modified = c.after === null ? undefined : file;
       return [file, original, modified] as [vscode.Uri, vscode.Uri | undefined, vscode.Uri | undefined];
     });
-    await vscode.commands.executeCommand('vscode.changes', `${title} (${changes.length} file${changes.length === 1 ? '' : 's'})`, resources);
+    // The editor adds the file count to the title itself.
+    await vscode.commands.executeCommand('vscode.changes', title, resources);
     return true;
   }
 
@@ -96,8 +97,9 @@ export class TaskChanges implements vscode.Disposable {
   }
 
   private originalUri(taskId: string, c: TaskFileChange): vscode.Uri {
-    // The workspace path only (it is what the editor shows); the task in the query keeps tasks apart.
-    const uri = vscode.Uri.from({ scheme: TASK_ORIGINAL_SCHEME, path: `/${vscode.workspace.asRelativePath(c.path, false).replace(/^\/+/, '')}`, query: `task=${encodeURIComponent(taskId)}` });
+    // The file's own path, so the changes editor shows a change of that file (not a rename); the task in the query
+    // keeps tasks apart.
+    const uri = vscode.Uri.from({ scheme: TASK_ORIGINAL_SCHEME, path: vscode.Uri.file(c.path).path, query: `task=${encodeURIComponent(taskId)}` });
     this.originals.set(keyOf(uri), c.before ?? '');
     return uri;
   }

@@ -42,7 +42,7 @@ export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]
       h('div', { class: 'hunk-head' },
         h('span', { class: 'hunk-name' }, name),
         h('span', { class: 'hunk-header muted' }, hunk.header),
-        h('span', { class: `hunk-state badge state-${hunk.state}`, role: 'status' }, STATE_LABEL[hunk.state]),
+        h('span', { class: `hunk-state state-${hunk.state}`, role: 'status' }, STATE_LABEL[hunk.state]),
         h('span', { class: 'hunk-actions', role: 'group', 'aria-label': name },
           toggle('Accept', a, hunk, 'accepted'),
           toggle('Reject', a, hunk, 'rejected'))),
@@ -56,6 +56,15 @@ export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]
         : null));
   }
   return h('div', { class: 'hunk-review' }, h('div', { class: 'hunk-summary', 'aria-live': 'polite' }, summary), list);
+}
+
+/** A resolved edit's card: which hunks were not written, and why. Null when every hunk went in. */
+export function renderHunkOutcome(hunks: readonly HunkView[]): HTMLElement | null {
+  const rejected = hunks.filter((x) => x.state === 'rejected');
+  if (!rejected.length) return null;
+  return h('div', { class: 'hunk-outcome' },
+    `${hunks.length - rejected.length} of ${hunks.length} hunks written; not written: `,
+    ...rejected.flatMap((x, i) => [i ? '; ' : '', h('strong', {}, `hunk ${x.index + 1}`), ` (${x.header})`, x.reason ? ` — ${x.reason}` : '']));
 }
 
 /** A toggle was pressed (delegated click / key handler): tell the host. */

@@ -3,7 +3,7 @@
 import type { Action, ItemOf, TranscriptItem } from '../../src/protocol/messages';
 import { renderChanges } from './changesBlock';
 import { button, formatCost, formatDuration, formatTokens, h } from './dom';
-import { renderHunkList } from './hunkReview';
+import { renderHunkList, renderHunkOutcome } from './hunkReview';
 import { renderMarkdown } from './markdown';
 
 const ACTION_LABELS: Record<Action, string> = {
@@ -134,6 +134,7 @@ function renderApproval(a: ItemOf<'approval'>): HTMLElement {
       pending ? h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0' }, 'Open diff') : null));
     if (pending && p.hunks?.length) card.append(renderHunkList(a, p.hunks));
     else if (p.diff) card.append(renderDiff(p.diff, p.diffTruncated));
+    if (!pending && p.hunks) card.append(renderHunkOutcome(p.hunks) ?? '');
   } else if (p?.kind === 'command') {
     card.append(h('pre', { class: 'command' }, p.command));
     if (p.cwd) card.append(h('div', { class: 'muted' }, `in ${p.cwd}`));

@@ -86,7 +86,7 @@ describe('per-hunk review, focus and task changes', function () {
     assert.ok(!(multi.input instanceof vscode.TabInputTextDiff), `a multi-diff tab, not a single diff (${multi.input?.constructor?.name})`);
     const left = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'forge-task-original');
     if (left) assert.strictEqual(left.getText(), original, 'the left side is the file at the task\'s start');
-    const originalDoc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'forge-task-original', path: '/src/hunks.js', query: `task=${encodeURIComponent(api.testApi.manager.current.id)}` }));
+    const originalDoc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'forge-task-original', path: vscode.Uri.file(file).path, query: `task=${encodeURIComponent(api.testApi.manager.current.id)}` }));
     assert.strictEqual(originalDoc.getText(), original);
 
     // Undo one file from the completion block: back to the task's start, marked undone.
