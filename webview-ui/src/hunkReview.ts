@@ -25,7 +25,7 @@ function toggle(label: string, a: ItemOf<'approval'>, hunk: HunkView, state: Hun
     // Pressing a toggle that is on clears it (back to not reviewed).
     'data-state': on ? 'pending' : state,
     title: `${label} hunk ${hunk.index + 1}${on ? ' (press again to clear)' : ''}`,
-  }, label);
+  }, on ? `${state === 'accepted' ? '✓' : '✗'} ${label}ed` : label);
 }
 
 /** The hunk list of a pending edit's approval card. */
