@@ -50,6 +50,7 @@ describe('tools: an approved edit is written as previewed (no second read or dif
     assert.equal(reads(), before);
     assert.equal(fs.get('w.txt'), 'A\nb\nc\n');
     assert.match(r.content, /Wrote w\.txt \(\+1 -1 lines\)/);
+    assert.doesNotMatch(r.content, /user edited/, 'rejected hunks are explained by the review note, not as an edit');
   });
 
   it('the loop appends the review note (rejected hunks) to the tool result the model sees', async () => {

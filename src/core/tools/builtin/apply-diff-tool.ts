@@ -75,7 +75,7 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       if ('error' in c) return c.error!;
       if (!c.result.ok) return errorResult(c.result.message, { failures: c.result.failures });
       const { content, userEdited } = ok
-        ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined }
+        ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote }
         : acceptedContent(ctx, c.result.content);
       ctx.signal.throwIfAborted();
       await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId }, ctx.signal);

@@ -212,7 +212,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const ok = approvedEdit(ctx);
       const cur = ok ? { abs: ok.path, shown: sandbox.display(ok.path), original: ok.original, exists: !ok.isNewFile } : await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return cur;
-      const { content, userEdited } = ok ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined } : acceptedContent(ctx, matchEol(cur.original, input.content));
+      const { content, userEdited } = ok ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote } : acceptedContent(ctx, matchEol(cur.original, input.content));
       ctx.signal.throwIfAborted();
       await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId }, ctx.signal);
       // The edit is on disk: counting its lines must not fail the call, and must not hold the host.
