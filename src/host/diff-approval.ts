@@ -10,6 +10,7 @@ import {
   applyHunks, carryDecisions, describeReview, splitHunks, summarizeReview, type Hunk, type HunkDecision, type HunkState,
 } from '../core/review/hunks';
 import { whenEditSettled } from './edit-applier';
+import { key, ProposedFs } from './proposed-fs';
 
 export const ORIGINAL_SCHEME = 'forge-original';
 export const PROPOSED_SCHEME = 'forge-proposed';
@@ -61,53 +62,8 @@ interface Pending {
   opening?: Promise<unknown>;
 }
 
-/** A minimal writable in-memory file system holding the proposed sides. */
-class ProposedFs implements vscode.FileSystemProvider {
-  /** Keyed by the URI without its scheme (path + query): the query keeps two proposals of one file apart. */
-  private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
-  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  readonly onDidChangeFile = this.emitter.event;
-
-  set(uri: vscode.Uri, text: string): void {
-    this.files.set(key(uri), { data: new TextEncoder().encode(text), mtime: Date.now() });
-    this.emitter.fire([{ type: vscode.FileChangeType.Changed, uri }]);
-  }
-  delete(uri: vscode.Uri): void {
-    this.files.delete(key(uri));
-  }
-  watch(): vscode.Disposable {
-    return new vscode.Disposable(() => {});
-  }
-  stat(uri: vscode.Uri): vscode.FileStat {
-    const f = this.files.get(key(uri));
-    if (f) return { type: vscode.FileType.File, ctime: f.mtime, mtime: f.mtime, size: f.data.byteLength };
-    const prefix = uri.path.endsWith('/') ? uri.path : uri.path + '/';
-    if ([...this.files.keys()].some((k) => k.startsWith(prefix)) || uri.path === '/') {
-      return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
-    }
-    throw vscode.FileSystemError.FileNotFound(uri);
-  }
-  readDirectory(): [string, vscode.FileType][] {
-    return [];
-  }
-  createDirectory(): void {}
-  readFile(uri: vscode.Uri): Uint8Array {
-    const f = this.files.get(key(uri));
-    if (!f) throw vscode.FileSystemError.FileNotFound(uri);
-    return f.data;
-  }
-  writeFile(uri: vscode.Uri, content: Uint8Array): void {
-    // Saving the proposed side only updates the proposal; nothing reaches disk until Accept.
-    this.files.set(key(uri), { data: content, mtime: Date.now() });
-  }
-  rename(): void {
-    throw vscode.FileSystemError.NoPermissions('proposals cannot be renamed');
-  }
-}
-
-function key(uri: vscode.Uri): string {
-  return uri.query ? `${uri.path}?${uri.query}` : uri.path;
-}
+/** How long a proposal answered while its diff was opening watches for the tab to close it. */
+const LATE_TAB_MS = 5000;
 
 /**
  * The longest an accepted proposal's tab waits for its edit to be written before it closes anyway (an edit that is
@@ -383,7 +339,24 @@ export class DiffApproval implements vscode.Disposable {
     // Save into the in-memory FS first so closing does not ask "save changes?".
     if (doc?.isDirty) await doc.save();
     const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => isTabFor(t, p.proposedUri));
-    if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
+    if (tabs.length) {
+      await vscode.window.tabGroups.close(tabs, true);
+      return;
+    }
+    if (!p.opening) return;
+    // Opened but not yet known here (tab events lag behind vscode.diff on a busy host): close it when it shows up.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      };
+      const sub = vscode.window.tabGroups.onDidChangeTabs((e) => {
+        const late = e.opened.filter((t) => isTabFor(t, p.proposedUri));
+        if (late.length) void Promise.resolve(vscode.window.tabGroups.close(late, true)).then(done, done);
+      });
+      const timer = setTimeout(done, LATE_TAB_MS);
+    });
   }
 
   private activeProposalUri(): vscode.Uri | undefined {

@@ -17,12 +17,13 @@ export interface ReviewDeps {
 }
 
 export class ReviewActions {
-  private readonly subscription: vscode.Disposable;
+  private readonly subscription: vscode.Disposable | undefined;
 
   constructor(private readonly deps: () => ReviewDeps) {
     const { toolkit } = deps();
-    // A decision on a hunk, from the panel or the diff editor: the approval card shows it.
-    this.subscription = toolkit.diffApproval.onDidChangeHunks((review) => {
+    // A decision on a hunk, from the panel or the diff editor: the approval card shows it. (Test doubles of the
+    // toolkit may come without a diff surface.)
+    this.subscription = toolkit.diffApproval?.onDidChangeHunks((review) => {
       const views = hunkViews(review.original, review.hunks, review.decisions);
       this.deps().manager.current.transcript.setHunkReview(review.id, views);
     });
@@ -48,7 +49,7 @@ export class ReviewActions {
 
   /** Clears the per-file marks of the previous run's block (a new run gets a fresh one). */
   onRunStart(taskId: string): void {
-    this.deps().toolkit.taskChanges.clearMarks(taskId);
+    this.deps().toolkit.taskChanges?.clearMarks(taskId);
   }
 
   async reviewTaskChanges(taskId = this.deps().manager.current.id): Promise<boolean> {
@@ -94,6 +95,6 @@ export class ReviewActions {
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    this.subscription?.dispose();
   }
 }
