@@ -7,7 +7,8 @@ import type { Proposal, ProposalOutcome } from './diff-approval';
 
 /** What the center needs from the diff editor surface (DiffApproval implements it). */
 export interface EditProposalSurface {
-  propose(proposal: Proposal, signal?: AbortSignal): Promise<ProposalOutcome>;
+  /** `open: false`: keep the proposal (and its per-hunk review) without opening a diff editor. */
+  propose(proposal: Proposal, signal?: AbortSignal, opts?: { open?: boolean }): Promise<ProposalOutcome>;
   accept(id: string): Promise<boolean>;
   reject(id: string, reason?: string): Promise<boolean>;
 }
@@ -15,7 +16,7 @@ export interface EditProposalSurface {
 export type AutoApprove = Partial<Record<RiskClass, boolean>>;
 
 export interface ApprovalCenterOptions {
-  /** The diff surface for edit previews; without it edits are approved from the panel only. */
+  /** The diff surface for edit previews (and their per-hunk review); without it edits are approved whole from the panel. */
   diff?: EditProposalSurface;
   /** Read on every request so setting changes apply at once. */
   autoApprove?: () => AutoApprove;
@@ -73,7 +74,8 @@ export class ApprovalCenter implements Approver {
 
     return new Promise<ApprovalDecision>((resolve, reject) => {
       const preview = req.preview;
-      const useDiff = preview?.kind === 'edit' && !!this.options.diff && (this.options.showDiff?.() ?? true);
+      // Edits always go through the diff surface, which keeps the per-hunk review; the editor opens only when wanted.
+      const useDiff = preview?.kind === 'edit' && !!this.options.diff;
       const entry: Entry = {
         request: req,
         viaDiff: useDiff,
@@ -105,14 +107,18 @@ export class ApprovalCenter implements Approver {
       this.emit({ type: 'requested', request: req });
 
       if (useDiff && preview?.kind === 'edit') {
+        const proposal = { id: req.id, path: preview.path, original: preview.original, proposed: preview.proposed, isNewFile: preview.isNewFile };
         this.options
-          .diff!.propose({ id: req.id, path: preview.path, original: preview.original, proposed: preview.proposed, isNewFile: preview.isNewFile })
+          .diff!.propose(proposal, undefined, { open: this.options.showDiff?.() ?? true })
           .then((outcome) => {
             if (outcome.kind === 'accept') {
+              // The previewed edit goes to the tool as it is, so nothing is read or computed again before the write.
               entry.settle({
                 kind: 'approve',
                 scope: entry.scope ?? 'once',
-                ...(outcome.edited ? { editedContent: outcome.content } : {}),
+                ...(outcome.content !== preview.proposed ? { editedContent: outcome.content } : {}),
+                edit: { path: preview.path, original: preview.original, content: outcome.content, isNewFile: preview.isNewFile },
+                ...(outcome.review ? { reviewNote: outcome.review.note } : {}),
               });
             } else if (outcome.reason !== 'cancelled' || !signal.aborted) {
               entry.settle({ kind: 'reject', ...(outcome.reason ? { reason: outcome.reason } : {}) });

@@ -31,6 +31,8 @@ export interface ForgeController {
   acceptEdit(target?: string | vscode.Uri): unknown;
   rejectEdit(target?: string | vscode.Uri, reason?: string): unknown;
   undoTaskChanges(taskId?: string): unknown;
+  /** Every file the task changed, against its start, in the multi-file diff editor. */
+  reviewTaskChanges(taskId?: string): unknown;
   setApiKey(): unknown;
   selectModel(): unknown;
   showTaskHistory(): unknown;
@@ -53,6 +55,7 @@ export const COMMAND_IDS = [
   'forge.acceptEdit',
   'forge.rejectEdit',
   'forge.undoTaskChanges',
+  'forge.reviewTaskChanges',
   'forge.setApiKey',
   'forge.selectModel',
   'forge.showTaskHistory',
@@ -128,6 +131,7 @@ export function registerCommands(controller: ForgeController, log?: Logger): vsc
     'forge.rejectEdit': (target?: unknown, reason?: unknown) =>
       controller.rejectEdit(asTarget(target), typeof reason === 'string' ? reason : undefined),
     'forge.undoTaskChanges': (taskId?: unknown) => controller.undoTaskChanges(typeof taskId === 'string' ? taskId : undefined),
+    'forge.reviewTaskChanges': (taskId?: unknown) => controller.reviewTaskChanges(typeof taskId === 'string' ? taskId : undefined),
     'forge.setApiKey': () => controller.setApiKey(),
     'forge.selectModel': () => controller.selectModel(),
     'forge.showTaskHistory': () => controller.showTaskHistory(),

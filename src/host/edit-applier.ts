@@ -50,6 +50,10 @@ export class VscodeEditApplier implements EditApplier {
         }
         throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
       }
+      // A file proposed as new that someone created meanwhile is not overwritten either.
+      if (this.options.checkConcurrentChange !== false && edit.isNewFile && current !== '' && !sameText(current, edit.content)) {
+        throw new ConcurrentChangeError(`${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`);
+      }
       if (current === edit.content) return;
       const full = new vscode.Range(doc.positionAt(0), doc.positionAt(current.length));
       we.replace(uri, full, edit.content);
@@ -107,6 +111,16 @@ async function fileExists(uri: vscode.Uri): Promise<boolean> {
 /** Line endings may be normalised by the editor (CRLF vs LF); that is not a concurrent change. */
 function sameText(a: string, b: string): boolean {
   return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
+}
+
+/**
+ * The text of the file's open document, for the approval's cheap staleness check; throws when the file is not open
+ * (the check is then left to the applier, which compares the document it opens with the proposal's original).
+ */
+export async function readOpenText(path: string): Promise<string | undefined> {
+  const open = openDocument(path);
+  if (!open) throw new Error('not open: checked when the edit is applied');
+  return open.getText();
 }
 
 /** Reads a file as text the way the applier sees it (open document first, then disk). */

@@ -2,7 +2,7 @@
 // maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
 // connected webview in sync with the transcript (full snapshot on `ready`, coalesced patches after).
 import {
-  parseWebviewMessage, type Action, type HostMessage, type PanelApprovalDecision, type PatchOp,
+  parseWebviewMessage, type Action, type HostMessage, type HunkState, type PanelApprovalDecision, type PatchOp,
   type ProviderStatus, type Snapshot, type TaskSummary, type WebviewMessage,
 } from '../protocol/messages';
 import { PatchCoalescer, type Scheduler } from './coalescer';
@@ -43,7 +43,13 @@ export interface PanelController {
   onEditPlan?(taskId: string | undefined, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
   /** "Restore to here" on a tool card. */
   onRestoreCheckpoint?(taskId: string | undefined, toolCallId: string): void | Promise<void>;
+  /** The user's decision on one hunk of a pending edit (the approval card's hunk list). */
+  onHunkDecision?(requestId: string, index: number, state: HunkState, reason?: string): void;
+  /** The completion block: view all changes, one file's diff, undo or keep one file. */
+  onChangesAction?(taskId: string, action: ChangesAction, path?: string): void;
 }
+
+export type ChangesAction = Extract<WebviewMessage, { type: 'changes_action' }>['action'];
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
 export interface PanelLogger {
@@ -243,6 +249,8 @@ export class PanelBridge {
       case 'save_provider': return c.onSaveProvider?.(m);
       case 'edit_plan': return void c.onEditPlan?.(m.taskId, m.plan);
       case 'restore_checkpoint': return void c.onRestoreCheckpoint?.(m.taskId, m.toolCallId);
+      case 'hunk_decision': return c.onHunkDecision?.(m.requestId, m.index, m.state, m.reason);
+      case 'changes_action': return c.onChangesAction?.(m.taskId, m.action, m.path);
     }
   }
 

@@ -2,8 +2,9 @@
 // diff summaries, and the buttons a run end offers. Everything here fits the protocol's size limits.
 import { createPatch } from 'diff';
 import type { TerminationReason } from '../core/loop/events';
+import { hunkViews, splitHunks } from '../core/review/hunks';
 import type { ApprovalPreview } from '../core/tools/types';
-import { LIMITS, type Action, type ApprovalPreviewView } from '../protocol/messages';
+import { LIMITS, type Action, type ApprovalPreviewView, type HunkView } from '../protocol/messages';
 
 export function cap(text: string, max: number): { text: string; truncated: boolean } {
   return text.length <= max ? { text, truncated: false } : { text: text.slice(0, max), truncated: true };
@@ -89,6 +90,7 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
       return {
         kind: 'edit', path: preview.path.slice(0, LIMITS.path), displayPath: preview.displayPath?.slice(0, LIMITS.path), isNewFile: preview.isNewFile,
         added, removed, diff: text, diffTruncated: truncated || patch === undefined,
+        ...editHunks(preview),
       };
     }
   }
@@ -123,4 +125,11 @@ export function runEndActions(reason: TerminationReason, detail: string): Action
       if (/^Model error/.test(detail)) return ['retry', 'open_settings', 'show_logs'];
       return ['retry', 'show_logs'];
   }
+}
+
+/** The per-hunk review list of an edit (all pending at first); one hunk needs no list. */
+function editHunks(preview: Extract<ApprovalPreview, { kind: 'edit' }>): { hunks?: HunkView[] } {
+  const original = preview.isNewFile ? '' : preview.original;
+  const hunks = splitHunks(original, preview.proposed);
+  return hunks.length > 1 ? { hunks: hunkViews(original, hunks) } : {};
 }

@@ -2,7 +2,7 @@
 // and reports each change as PatchOps. Pure: no vscode, injectable clock. The webview only ever mirrors this.
 import type { AgentEvent } from '../core/loop/events';
 import {
-  LIMITS, type Action, type ItemOf, type PatchOp, type PlanView, type Progress, type RunStatus, type TranscriptItem,
+  LIMITS, type Action, type ChangedFile, type HunkView, type ItemOf, type PatchOp, type PlanView, type Progress, type RunStatus, type TranscriptItem,
 } from '../protocol/messages';
 import { planView } from './planFormat';
 import { approvalSummary, cap, prettyArgs, previewView, runEndActions, safeId, summarizeArgs, tail } from './itemFormat';
@@ -95,6 +95,35 @@ export class Transcript {
       if (m) this.counter = Math.max(this.counter, Number(m[1]));
     }
     for (const l of this.listeners) l({ kind: 'reset' });
+  }
+
+  /** The user decided on a hunk of a pending edit (panel or diff editor): its approval card shows the new states. */
+  setHunkReview(requestId: string, hunks: HunkView[]): PatchOp[] {
+    const ops: PatchOp[] = [];
+    const rid = safeId(requestId);
+    const item = this.items.find((it): it is ItemOf<'approval'> => it.kind === 'approval' && it.requestId === rid && it.status === 'pending');
+    if (item?.preview?.kind === 'edit' && item.preview.hunks) this.update(ops, { ...item, preview: { ...item.preview, hunks: hunks.slice(0, 200) } });
+    return this.emit(ops);
+  }
+
+  /** The files a task changed (completion block): added once per task, then updated in place (undo / keep). */
+  setChanges(taskId: string, files: ChangedFile[], more = 0): PatchOp[] {
+    const ops: PatchOp[] = [];
+    const tid = safeId(taskId);
+    // The block follows the run that produced it: updated in place until the user sends again, then a new one.
+    let existing: ItemOf<'changes'> | undefined;
+    for (let i = this.items.length - 1; i >= 0 && !existing; i--) {
+      const it = this.items[i]!;
+      if (it.kind === 'user') break;
+      if (it.kind === 'changes' && it.taskId === tid) existing = it;
+    }
+    const body = { taskId: tid, files: files.slice(0, 500), ...(more ? { more } : {}) };
+    if (existing) {
+      this.update(ops, { ...existing, ...body });
+    } else if (files.length) {
+      this.append(ops, { id: this.nextId(), ts: this.now(), kind: 'changes', ...body });
+    }
+    return this.emit(ops);
   }
 
   /** The panel request (send_message / continue) that is about to start a run: Stop carries it back. */

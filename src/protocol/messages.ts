@@ -43,11 +43,29 @@ export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'approved_task', 'rejected', 'cancelled']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
+export const HunkStateSchema = z.enum(['pending', 'accepted', 'rejected']);
+export type HunkState = z.infer<typeof HunkStateSchema>;
+
+/** One hunk of an edit proposal as the approval card lists it, with the user's decision on it. */
+export const HunkViewSchema = z.object({
+  index: Count,
+  /** "@@ -12,3 +12,4 @@" */
+  header: Label,
+  /** Unified-diff lines (a little context around the change), capped. */
+  body: Preview,
+  oldStart: Count, oldLines: Count, newStart: Count, newLines: Count,
+  state: HunkStateSchema,
+  reason: z.string().max(LIMITS.rejectReason).optional(),
+});
+export type HunkView = z.infer<typeof HunkViewSchema>;
+
 /** What the panel shows of an ApprovalPreview: the full diff lives in the diff editor, the card gets a capped one. */
 export const ApprovalPreviewViewSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('edit'), path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(),
     added: Count, removed: Count, diff: Preview, diffTruncated: z.boolean(),
+    /** Per-hunk review (absent: the edit is approved whole); the host updates the states as the user decides. */
+    hunks: z.array(HunkViewSchema).max(200).optional(),
   }),
   z.object({
     kind: z.literal('command'), command: Preview, cwd: z.string().max(LIMITS.path).optional(),
@@ -152,6 +170,22 @@ export const CheckpointItemSchema = z.object({
   /** Messages dropped from the conversation when it was rewound to the checkpoint too. */
   rewoundMessages: Count.optional(),
 });
+/** One file a task changed, against the task's start. */
+export const ChangedFileSchema = z.object({
+  path: z.string().max(LIMITS.path),
+  displayPath: z.string().max(LIMITS.path),
+  added: Count,
+  removed: Count,
+  kind: z.enum(['created', 'modified', 'deleted']),
+  /** changed: as the task left it; kept: the user kept it; undone: restored to the task's start; conflict: could not undo. */
+  state: z.enum(['changed', 'kept', 'undone', 'conflict']),
+  note: Label.optional(),
+});
+export type ChangedFile = z.infer<typeof ChangedFileSchema>;
+/** The completion block's list of files the task changed (View changes, Undo / Keep per file, New task). */
+export const ChangesItemSchema = z.object({
+  ...base, kind: z.literal('changes'), taskId: Id, files: z.array(ChangedFileSchema).max(500), more: Count.optional(),
+});
 export const ErrorItemSchema = z.object({
   ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
   /** 'setup': about the model not being set up; goes away once one is, and is never saved with the task. */
@@ -161,7 +195,7 @@ export const ErrorItemSchema = z.object({
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
   WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
-  CheckpointItemSchema,
+  CheckpointItemSchema, ChangesItemSchema,
 ]);
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type ItemKind = TranscriptItem['kind'];
@@ -337,6 +371,16 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   }),
   /** "Restore to here" on a tool card: the files go back to how they were at the end of that call's step. */
   z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id.optional(), toolCallId: Id }),
+  /** The user's decision on one hunk of a pending edit ('pending' clears it). */
+  z.strictObject({
+    type: z.literal('hunk_decision'), requestId: Id, index: Count, state: HunkStateSchema,
+    reason: z.string().max(LIMITS.rejectReason).optional(),
+  }),
+  /** The completion block: view all changes (multi-file diff), open one file's diff, undo or keep one file. */
+  z.strictObject({
+    type: z.literal('changes_action'), taskId: Id, action: z.enum(['view', 'open', 'undo', 'keep']),
+    path: z.string().min(1).max(LIMITS.path).optional(),
+  }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

@@ -3,6 +3,7 @@
 // +4 −1" reopens the change; "rejected" is the user's choice, not an error).
 import type { ItemOf } from '../../src/protocol/messages';
 import { button, h } from './dom';
+import { renderHunkList } from './hunkReview';
 import { icon } from './icons';
 
 type Approval = ItemOf<'approval'>;
@@ -27,7 +28,8 @@ function pendingCard(a: Approval): HTMLElement {
       h('span', { class: 'added' }, `+${p.added}`), h('span', { class: 'removed' }, `−${p.removed}`),
       h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0', class: 'open-diff' }, icon('diff'), ' Open diff'));
     card.append(title);
-    if (p.diff) card.append(renderDiff(p.diff, p.diffTruncated));
+    if (p.hunks?.length) card.append(renderHunkList(a, p.hunks));
+    else if (p.diff) card.append(renderDiff(p.diff, p.diffTruncated));
   } else if (p?.kind === 'command') {
     title.append(h('strong', {}, 'Run this command?'));
     card.append(title, h('pre', { class: 'command' }, p.command));

@@ -5,6 +5,7 @@ import { actionButtons } from './actions';
 import { approvalShown, renderApproval } from './approvalCard';
 import { formatTokens, h } from './dom';
 import { icon } from './icons';
+import { renderChanges } from './changesBlock';
 import { renderMarkdown } from './markdown';
 import { renderRunEnd } from './runEnd';
 import { HIDDEN_TOOLS, renderTool } from './toolRow';
@@ -56,6 +57,8 @@ function renderBody(item: TranscriptItem): Node[] {
       return [renderRunEnd(item, (src) => mdBody(src))];
     case 'checkpoint':
       return [renderCheckpointMark(item)];
+    case 'changes':
+      return [renderChanges(item)];
     case 'error':
       return [h('div', { class: 'notice error', role: 'alert' },
         h('div', { class: 'notice-row' }, icon('error', undefined, 'icon'), h('span', { class: 'pre-wrap' }, item.message)),

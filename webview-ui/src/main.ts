@@ -9,7 +9,9 @@ import { loadUiState, newRequestId, post, saveUiState } from './api';
 import { Chrome } from './chrome';
 import { installCheckpointActions } from './checkpointView';
 import { PlanPanel } from './planView';
+import { changesAction } from './changesBlock';
 import { formatDuration, isEditable } from './dom';
+import { hunkAction, installHunkReview } from './hunkReview';
 import { copyText } from './markdown';
 import { Store } from './store';
 import { TranscriptView } from './transcriptView';
@@ -174,6 +176,8 @@ function act(target: HTMLElement): void {
       if (target.hasAttribute('disabled')) return;
       return decide(d.requestId, d.act);
     case 'open_diff': return d.requestId ? post({ type: 'open_diff', requestId: d.requestId }) : undefined;
+    case 'hunk': return hunkAction(target, post);
+    case 'changes': return changesAction(target, post);
     case 'open_file': return d.path ? post({ type: 'open_file', path: d.path.replace(/#L?\d+$/, ''), line: lineOf(d.path) }) : undefined;
     case 'open_output': return d.ref ? post({ type: 'open_tool_output', ref: d.ref }) : undefined;
     case 'load_task':
@@ -231,6 +235,8 @@ chrome.root.addEventListener('forge-set-mode', (e) => {
   const mode = (e as CustomEvent<string>).detail;
   if (typeof mode === 'string' && mode) post({ type: 'set_mode', mode });
 });
+
+installHunkReview(chrome.root, post);
 
 chrome.root.addEventListener('forge-select-model', (e) => {
   const id = (e as CustomEvent<string>).detail;

@@ -256,6 +256,8 @@ async function decideAndExecute(
   };
   ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
   const executed = await executeWithRetry(ctx, tool, input, toolCtx);
+  // A partly accepted edit: the model learns which hunks were left out, where, and why.
+  if (decision?.kind === 'approve' && decision.reviewNote && !executed.result.isError) executed.result.content += `\n\n${decision.reviewNote}`;
   const kind: CallKind = executed.result.isError ? 'error' : tool.loopControl ? 'control' : 'ok';
   return { kind, result: executed.result, attempts: executed.attempts };
 }

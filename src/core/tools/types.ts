@@ -23,8 +23,28 @@ export type ApprovalPreview =
     }
   | { kind: 'generic'; summary: string };
 
+/**
+ * The edit an approver accepted, exactly as previewed: the tool writes `content` without reading or computing
+ * the file again (the applier still refuses when the file no longer matches `original`).
+ */
+export interface ApprovedEdit {
+  path: string;
+  original: string;
+  /** What to write: the proposal, the user's edit of it, or only the hunks the user accepted. */
+  content: string;
+  isNewFile: boolean;
+}
+
 export type ApprovalDecision =
-  | { kind: 'approve'; scope?: 'once' | 'task'; /** content the user edited on the proposed side of a diff */ editedContent?: string; /** approved without asking: the user's auto-approve setting, or a grant the user gave for this task */ auto?: 'setting' | 'task_grant' }
+  | {
+    kind: 'approve'; scope?: 'once' | 'task'; /** content the user edited on the proposed side of a diff */ editedContent?: string;
+    /** approved without asking: the user's auto-approve setting, or a grant the user gave for this task */
+    auto?: 'setting' | 'task_grant';
+    /** The previewed edit, ready to write (set by approvers that showed an edit preview). */
+    edit?: ApprovedEdit;
+    /** What the model must be told about a partly accepted edit (which hunks the user rejected and why). */
+    reviewNote?: string;
+  }
   | { kind: 'reject'; reason?: string };
 
 export interface ToolContext {

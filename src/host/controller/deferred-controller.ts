@@ -2,8 +2,8 @@
 // the background: commands and panel messages that arrive before it is done wait for it instead of failing or
 // being dropped. Once the Controller exists, calls go straight through (same timing as without the gate).
 import type * as vscode from 'vscode';
-import type { PanelController } from '../../panel/bridge';
-import type { PanelApprovalDecision } from '../../protocol/messages';
+import type { ChangesAction, PanelController } from '../../panel/bridge';
+import type { HunkState, PanelApprovalDecision } from '../../protocol/messages';
 import type { FixProblemArgs } from '../code-actions';
 import type { ForgeController, SelectionContext } from '../commands';
 import type { Logger } from '../logger';
@@ -62,6 +62,7 @@ export class DeferredController implements ForgeController, PanelController {
   acceptEdit(target?: string | vscode.Uri) { return this.call((c) => c.acceptEdit(target)); }
   rejectEdit(target?: string | vscode.Uri, reason?: string) { return this.call((c) => c.rejectEdit(target, reason)); }
   undoTaskChanges(taskId?: string) { return this.call((c) => c.undoTaskChanges(taskId)); }
+  reviewTaskChanges(taskId?: string) { return this.call((c) => c.reviewTaskChanges(taskId)); }
   setApiKey() { return this.call((c) => c.setApiKey()); }
   selectModel() { return this.call((c) => c.selectModel()); }
   showTaskHistory() { return this.call((c) => c.showTaskHistory()); }
@@ -97,4 +98,6 @@ export class DeferredController implements ForgeController, PanelController {
   onSaveProvider(req: Parameters<Controller['onSaveProvider']>[0]): void { this.fire('save provider', (c) => c.onSaveProvider(req)); }
   onEditPlan(taskId: string | undefined, plan: unknown): void { this.fire('plan edit', (c) => c.onEditPlan(taskId, plan)); }
   onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): void { this.fire('restore checkpoint', (c) => c.onRestoreCheckpoint(taskId, toolCallId)); }
+  onHunkDecision(requestId: string, index: number, state: HunkState, reason?: string): void { this.fire('hunk decision', (c) => c.onHunkDecision(requestId, index, state, reason)); }
+  onChangesAction(taskId: string, action: ChangesAction, path?: string): void { this.fire('changes action', (c) => c.onChangesAction(taskId, action, path)); }
 }

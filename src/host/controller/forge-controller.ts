@@ -8,9 +8,9 @@ import { WorkspaceSandbox } from '../../core/safety/paths';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { EditJournal } from '../../core/tasks/journal';
 import { settleEdits } from '../../core/tasks/recovery';
-import type { PanelController } from '../../panel/bridge';
+import type { ChangesAction, PanelController } from '../../panel/bridge';
 import type { ForgePanelProvider } from '../../panel/provider';
-import type { PanelApprovalDecision } from '../../protocol/messages';
+import type { HunkState, PanelApprovalDecision } from '../../protocol/messages';
 import type { FixProblemArgs } from '../code-actions';
 import type { ForgeController, SelectionContext } from '../commands';
 import type { ApiKeyStore } from '../secrets';
@@ -24,6 +24,7 @@ import { MODES } from '../../core/modes';
 
 import { saveModelChoice, type ModelFactory, type SwitchableModel } from './model-factory';
 import { pickMemoryToForget, pickModel, pickTask, undoWithReport } from './pickers';
+import { ReviewActions } from './review-actions';
 import type { TaskSession, RunKind } from './session';
 import type { SessionManager } from './session-manager';
 import type { Recovery } from './recovery';
@@ -52,8 +53,11 @@ export interface ControllerDeps {
 export class Controller implements ForgeController, PanelController {
   private panel: ForgePanelProvider | undefined;
   private removals: { dispose(): void };
+  /** Per-hunk review and the task's changes (completion block, multi-file diff). */
+  private readonly review: ReviewActions;
 
   constructor(private readonly deps: ControllerDeps) {
+    this.review = new ReviewActions(() => this.deps);
     this.removals = deps.manager.onTasksRemoved((ids) => this.forgetEdits(ids));
     // Blobs of tasks that left the history while Forge was not running: reclaim them in the background.
     deps.journal.collectGarbageSoon();
@@ -123,7 +127,9 @@ export class Controller implements ForgeController, PanelController {
     if (this.deps.toolkit.refresh()) session.rebuildAgent();
     this.deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
     this.prewarmCommands();
+    this.review.onRunStart(session.id);
     const report = await session.run(kind, text, signal, display);
+    if (report) void this.review.showChanges(session.id);
     if (report) this.deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
     return report;
   }
@@ -387,6 +393,18 @@ export class Controller implements ForgeController, PanelController {
     await vscode.window.showTextDocument(vscode.Uri.file(resolved.abs), { selection: new vscode.Range(pos, pos), preview: true }).then(undefined, () =>
       this.panel?.showError(`Forge could not open ${file}.`),
     );
+  }
+
+  reviewTaskChanges(taskId?: string): Promise<boolean> {
+    return this.review.reviewTaskChanges(taskId);
+  }
+
+  onHunkDecision(requestId: string, index: number, state: HunkState, reason?: string): void {
+    this.review.onHunkDecision(requestId, index, state, reason);
+  }
+
+  onChangesAction(taskId: string, action: ChangesAction, path?: string): void {
+    this.review.onChangesAction(taskId, action, path);
   }
 
   onOpenDiff(requestId: string): void {

@@ -11,8 +11,10 @@ import type { Tool } from '../../core/tools/types';
 import type { CommandLog } from '../../core/tasks/command-log';
 import { ApprovalCenter } from '../approval-center';
 import { DiffApproval } from '../diff-approval';
-import { readCurrentText, VscodeEditApplier } from '../edit-applier';
+import { readCurrentText, readOpenText, VscodeEditApplier } from '../edit-applier';
 import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
+import { registerHunkReview } from '../hunk-review';
+import { TaskChanges } from '../task-changes';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../node';
 import { watchCommandChanges, type CommandChangesListener } from '../node/command-changes';
@@ -43,6 +45,8 @@ export interface Toolkit extends vscode.Disposable {
   fs: VscodeWorkspaceFs;
   approvals: ApprovalCenter;
   diffApproval: DiffApproval;
+  /** The multi-file diff of a task's changes, per-file diff / undo / keep. */
+  taskChanges: TaskChanges;
   runner: TerminalCommandRunner;
   sandbox: SandboxOptions;
   /** Contains every command the agent runs (terminal and child-process paths alike). */
@@ -60,11 +64,13 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const settings = readSettings();
   const fs = new VscodeWorkspaceFs();
   const diffApproval = new DiffApproval();
+  const taskChanges = new TaskChanges();
   const approvals = new ApprovalCenter({
     diff: diffApproval,
     autoApprove: () => readSettings().autoApprove,
     showDiff: () => readSettings().showDiffOnProposal,
-    readCurrent: readCurrentText,
+    // No disk read between Approve and the write: an open document is compared here, the rest by the applier.
+    readCurrent: readOpenText,
   });
   const commandSandbox = createCommandSandbox(opts.log);
   const runner = new TerminalCommandRunner({
@@ -103,6 +109,8 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   };
   const subs = [
     diffApproval,
+    registerHunkReview(diffApproval),
+    taskChanges,
     runner,
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       refresh();
@@ -116,6 +124,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     fs,
     approvals,
     diffApproval,
+    taskChanges,
     runner,
     sandbox,
     commandSandbox,

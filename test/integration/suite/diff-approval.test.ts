@@ -93,7 +93,8 @@ describe('diff approval + WorkspaceEdit applier', () => {
     await waitFor(diffTab, 'the diff tab');
     assert.deepStrictEqual(api.approvals.pending().map((r) => r.id), ['a-1']);
     assert.ok(await api.approvals.resolve('a-1', { kind: 'approve', scope: 'once' }));
-    assert.deepStrictEqual(await decision, { kind: 'approve', scope: 'once' });
+    // The previewed edit comes along, so write_file writes it without reading or computing it again.
+    assert.deepStrictEqual(await decision, { kind: 'approve', scope: 'once', edit: { path: file, original: '', content: 'module.exports = 42;\n', isNewFile: true } });
     // What write_file does after approval: create the file through the applier.
     await applier.apply({ path: file, content: 'module.exports = 42;\n', isNewFile: true });
     assert.strictEqual(await readText(file), 'module.exports = 42;\n');

@@ -5,9 +5,9 @@ import type { Proposal, ProposalOutcome } from '../../../src/host/diff-approval'
 
 /** A fake diff surface: records proposals; accept/reject settle them like the real DiffApproval. */
 class FakeDiff implements EditProposalSurface {
-  readonly open = new Map<string, { proposal: Proposal; settle: (o: ProposalOutcome) => void; current: string }>();
-  propose(proposal: Proposal): Promise<ProposalOutcome> {
-    return new Promise((settle) => this.open.set(proposal.id, { proposal, settle, current: proposal.proposed }));
+  readonly open = new Map<string, { proposal: Proposal; settle: (o: ProposalOutcome) => void; current: string; shown: boolean }>();
+  propose(proposal: Proposal, _signal?: AbortSignal, opts: { open?: boolean } = {}): Promise<ProposalOutcome> {
+    return new Promise((settle) => this.open.set(proposal.id, { proposal, settle, current: proposal.proposed, shown: opts.open !== false }));
   }
   async accept(id: string): Promise<boolean> {
     const p = this.open.get(id);
@@ -83,7 +83,26 @@ describe('host/ApprovalCenter', () => {
     const p = c.request(editReq(), new AbortController().signal);
     diff.open.get('e1')!.current = 'b, edited';
     assert.ok(await c.resolve('e1', { kind: 'approve', scope: 'task' }));
-    assert.deepStrictEqual(await p, { kind: 'approve', scope: 'task', editedContent: 'b, edited' });
+    assert.deepStrictEqual(await p, {
+      kind: 'approve', scope: 'task', editedContent: 'b, edited',
+      edit: { path: '/w/a.ts', original: 'a', content: 'b, edited', isNewFile: false },
+    });
+  });
+
+  it('passes the previewed edit on, with the note about rejected hunks; all hunks rejected is a rejection', async () => {
+    const diff = new FakeDiff();
+    const c = new ApprovalCenter({ diff });
+    const p = c.request(editReq(), new AbortController().signal);
+    const note = 'The user reviewed your change to a.ts hunk by hunk: ... Hunk #2 (original line 4; proposed line 4), reason: no';
+    diff.open.get('e1')!.settle({ kind: 'accept', content: 'a+first hunk only', edited: false, review: { note, rejected: 1, total: 2 } });
+    assert.deepStrictEqual(await p, {
+      kind: 'approve', scope: 'once', editedContent: 'a+first hunk only',
+      edit: { path: '/w/a.ts', original: 'a', content: 'a+first hunk only', isNewFile: false }, reviewNote: note,
+    });
+    const q = c.request(editReq('e2'), new AbortController().signal);
+    await tick();
+    diff.open.get('e2')!.settle({ kind: 'reject', reason: 'The user rejected every hunk (2) of your change to a.ts' });
+    assert.deepStrictEqual(await q, { kind: 'reject', reason: 'The user rejected every hunk (2) of your change to a.ts' });
   });
 
   it('settles when the diff editor answers first (title button / keybinding)', async () => {
@@ -96,13 +115,13 @@ describe('host/ApprovalCenter', () => {
     assert.deepStrictEqual(c.pending(), []);
   });
 
-  it('does not open a diff when showDiff is off; the panel answers alone', async () => {
+  it('does not open a diff editor when showDiff is off; the panel answers (the hunk review stays available)', async () => {
     const diff = new FakeDiff();
     const c = new ApprovalCenter({ diff, showDiff: () => false });
     const p = c.request(editReq(), new AbortController().signal);
-    assert.strictEqual(diff.open.size, 0);
-    await c.resolve('e1', { kind: 'approve' });
-    assert.deepStrictEqual(await p, { kind: 'approve' });
+    assert.strictEqual(diff.open.get('e1')?.shown, false);
+    await c.resolve('e1', { kind: 'approve', scope: 'once' });
+    assert.deepStrictEqual(await p, { kind: 'approve', scope: 'once', edit: { path: '/w/a.ts', original: 'a', content: 'b', isNewFile: false } });
   });
   it('refuses an approved edit when the file changed while the proposal waited (the user\'s changes are not clobbered)', async () => {
     const disk = new Map<string, string | undefined>([['/w/a.ts', 'a']]);

@@ -4,7 +4,7 @@ import type { EditApplier } from '../../workspace/types';
 import { applyDiff, type AppliedBlock } from '../apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
 import { checkEditTarget, decodeTextPaced, errorResult } from './common';
-import { acceptedContent, lineChangeCountsPaced } from './write-file';
+import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';
 
 export const applyDiffInput = z.object({
   path: z.string().describe('File to edit, relative to the workspace root.'),
@@ -66,10 +66,17 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       return { kind: 'edit', path: c.abs, displayPath: sandbox.display(c.abs), original: c.original, proposed: c.result.content, isNewFile: false };
     },
     async execute(input, ctx): Promise<ToolResult> {
-      const c = await compute(sandbox, input, ctx);
+      // Approved from a preview: the blocks are matched again in memory against the text that was shown (for the
+      // report), the file is not read again; the applier refuses if it changed since.
+      const ok = approvedEdit(ctx);
+      const c = ok
+        ? { abs: ok.path, shown: sandbox.display(ok.path), original: ok.original, result: await applyDiff(ok.original, input.blocks, { signal: ctx.signal }) }
+        : await compute(sandbox, input, ctx);
       if ('error' in c) return c.error!;
       if (!c.result.ok) return errorResult(c.result.message, { failures: c.result.failures });
-      const { content, userEdited } = acceptedContent(ctx, c.result.content);
+      const { content, userEdited } = ok
+        ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote }
+        : acceptedContent(ctx, c.result.content);
       ctx.signal.throwIfAborted();
       await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId, toolCallId: ctx.toolCallId }, ctx.signal);
       const { added, removed } = await lineChangeCountsPaced(c.original, content, ctx.signal);

@@ -2,7 +2,7 @@ import { diffArrays } from 'diff';
 import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
-import type { ApprovalPreview, ToolContext, ToolResult } from '../types';
+import type { ApprovalPreview, ApprovedEdit, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
 import { checkEditTarget, decodeTextPaced, dominantEol, Pacer, yieldToLoop } from './common';
 
@@ -147,6 +147,11 @@ export async function lineChangeCountsPaced(before: string, after: string, signa
   return multisetCount(r.midA, r.midB, pacer);
 }
 
+/** The edit the user approved as it was previewed, when the approver passed it on (no second read or diff). */
+export function approvedEdit(ctx: ToolContext): ApprovedEdit | undefined {
+  return ctx.approval?.kind === 'approve' ? ctx.approval.edit : undefined;
+}
+
 /** The content the user accepted: their edit of the proposed side wins over the model's proposal. */
 export function acceptedContent(ctx: ToolContext, proposed: string): { content: string; userEdited: boolean } {
   const edited = ctx.approval?.kind === 'approve' ? ctx.approval.editedContent : undefined;
@@ -203,9 +208,11 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       return { kind: 'edit', path: cur.abs, displayPath: sandbox.display(cur.abs), original: cur.original, proposed: matchEol(cur.original, input.content), isNewFile: !cur.exists };
     },
     async execute(input, ctx) {
-      const cur = await loadCurrent(sandbox, input.path, ctx);
+      // Approved from a preview: write what was shown (the applier refuses if the file changed since).
+      const ok = approvedEdit(ctx);
+      const cur = ok ? { abs: ok.path, shown: sandbox.display(ok.path), original: ok.original, exists: !ok.isNewFile } : await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return cur;
-      const { content, userEdited } = acceptedContent(ctx, matchEol(cur.original, input.content));
+      const { content, userEdited } = ok ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote } : acceptedContent(ctx, matchEol(cur.original, input.content));
       ctx.signal.throwIfAborted();
       await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId, toolCallId: ctx.toolCallId }, ctx.signal);
       // The edit is on disk: counting its lines must not fail the call, and must not hold the host.
