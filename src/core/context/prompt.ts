@@ -15,6 +15,8 @@ export interface PromptInputs {
   warnRatio: number;
   stagnationWarning?: string;
   environment?: string;
+  /** What the mode gathered before the first step (manifests, diff, test files). */
+  modeContext?: string;
 }
 
 const ROLE = `You are Forge, an autonomous coding agent working inside the user's VS Code workspace.
@@ -43,6 +45,8 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
   ];
   // Memory is recalled once per user message: constant across the steps of a run, so it stays in the prefix.
   if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
+  // Gathered once per user message, like memory: constant across the run's steps.
+  if (p.modeContext && p.modeContext.trim()) layers.push({ id: 'mode-context', stable: false, text: p.modeContext });
   if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {
     layers.push({ id: 'iteration-warning', stable: false, perStep: true, text: iterationWarningText(p.iteration, p.maxIterations) });
   }
