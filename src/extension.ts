@@ -9,6 +9,7 @@ import { TaskStore, type TaskRecord } from './core/tasks/task-store';
 import { registerFixWithForge } from './host/code-actions';
 import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
+import { createAgentExtras, createDelegatingAgent } from './host/controller/agent-extras';
 import { DeferredController } from './host/controller/deferred-controller';
 import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
@@ -60,6 +61,8 @@ export async function activate(context: vscode.ExtensionContext) {
     spoolDir: spoolDirFor(context),
   });
   context.subscriptions.push(toolkit);
+  const extras = createAgentExtras(toolkit, log);
+  context.subscriptions.push(extras);
   const memoryOpened = MemoryService.open(context, model, log);
 
   const newManager = (taskStore: TaskStore, memory: MemoryService) => {
@@ -68,12 +71,12 @@ export async function activate(context: vscode.ExtensionContext) {
         model,
         tools: toolkit.tools,
         approver: toolkit.approvals,
-        config: agentConfigFrom(readSettings(), model),
+        config: { ...agentConfigFrom(readSettings(), model), modeContext: extras.modeContext },
         memory,
         outputStore: outputs,
         log: (m) => log.debug(m),
       };
-      return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
+      return createDelegatingAgent(deps, snapshot);
     };
     return new SessionManager({
       store: taskStore,
@@ -112,6 +115,7 @@ export async function activate(context: vscode.ExtensionContext) {
       statusBar,
       log,
       refreshModel,
+      extras,
     });
     controller = created;
     created.setPanel(panel);
@@ -135,6 +139,7 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
   );
   const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
+  extras.publishTo((msg) => panel.post(msg));
   const ready = initialise();
   ready.then((s) => settle.resolve(s.controller), settle.reject);
   ready.catch((err: unknown) => {

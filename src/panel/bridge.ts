@@ -31,6 +31,8 @@ export interface PanelController {
   onOpenSettings(): void;
   onSetApiKey(provider?: string): void;
   onShowLogs(): void;
+  /** "Implement this plan": implement mode gets the last plan-mode result as its task (signal: Stop). */
+  onImplementPlan?(requestId: string, signal: AbortSignal): void | Promise<void>;
 }
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
@@ -64,6 +66,8 @@ export class PanelBridge {
   private unsubscribe: (() => void) | undefined;
   private provider: ProviderStatus = { configured: false };
   private history: TaskSummary[] = [];
+  /** The slash commands the input completes; resent to a webview when it says ready. */
+  private slashCommands: Extract<HostMessage, { type: 'slash_commands' }> | undefined;
   private seq = 0;
 
   constructor(
@@ -103,6 +107,7 @@ export class PanelBridge {
   post(msg: HostMessage): void {
     if (msg.type === 'provider_status') this.provider = msg.provider;
     if (msg.type === 'history') this.history = msg.tasks;
+    if (msg.type === 'slash_commands') this.slashCommands = msg;
     for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
   }
 
@@ -188,6 +193,7 @@ export class PanelBridge {
         this.coalescer.flush();
         conn.ready = true;
         this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
+        if (this.slashCommands) this.safeSend(conn, this.slashCommands);
         return;
       case 'send_message':
         return this.track(m.requestId, (signal) => {
@@ -212,6 +218,11 @@ export class PanelBridge {
       case 'open_settings': return c.onOpenSettings();
       case 'set_api_key': return c.onSetApiKey(m.provider);
       case 'show_logs': return c.onShowLogs();
+      case 'implement_plan':
+        return this.track(m.requestId, (signal) => {
+          this.transcript.beginRequest(m.requestId);
+          return c.onImplementPlan?.(m.requestId, signal);
+        });
     }
   }
 

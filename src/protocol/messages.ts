@@ -34,7 +34,7 @@ export const TerminationReasonSchema = z.enum([
 ]);
 
 /** Buttons the host can attach to a notice; the webview maps each to a WebviewMessage. */
-export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs']);
+export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs', 'implement_plan']);
 export type Action = z.infer<typeof ActionSchema>;
 
 export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled']);
@@ -62,7 +62,8 @@ export type ApprovalPreviewView = z.infer<typeof ApprovalPreviewViewSchema>;
 
 // ---------- transcript items ----------
 
-const base = { id: Id, ts: Ms };
+/** parentId: the delegate_task tool item a sub-agent's item belongs to (shown nested under it). */
+const base = { id: Id, ts: Ms, parentId: Id.optional() };
 const MemorySchema = z.object({ id: Label, content: Preview, type: Label });
 
 export const UserItemSchema = z.object({ ...base, kind: z.literal('user'), text: Text });
@@ -131,10 +132,15 @@ export const RunEndItemSchema = z.object({
 export const ErrorItemSchema = z.object({
   ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
 });
+/** The context a mode gathered before its first step (plan: manifests + tree, review: diff, test: test files). */
+export const ContextItemSchema = z.object({
+  ...base, kind: z.literal('context'), mode: Label, sources: z.array(Label).max(50), tokens: Count,
+});
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
   WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
+  ContextItemSchema,
 ]);
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type ItemKind = TranscriptItem['kind'];
@@ -208,6 +214,14 @@ export type Snapshot = z.infer<typeof SnapshotSchema>;
 
 // ---------- host -> webview ----------
 
+export const SlashCommandInfoSchema = z.object({
+  name: z.string().min(1).max(64).regex(/^[A-Za-z][\w.:-]*$/),
+  description: Label,
+  argumentHint: z.string().max(100).optional(),
+  source: z.string().max(100),
+});
+export type SlashCommandInfoView = z.infer<typeof SlashCommandInfoSchema>;
+
 /** Incremental updates, batched into one `patch` message per flush (~16-33 ms). */
 export const PatchOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('append'), item: TranscriptItemSchema }),
@@ -231,6 +245,10 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6).optional() }),
   /** Puts text into the input box (e.g. "Add Selection to Chat") and focuses it. */
   z.object({ type: z.literal('prefill'), text: z.string().max(LIMITS.userText) }),
+  /** The slash commands the input completes (built-ins, `.forge/commands/*.md`, MCP prompts). */
+  z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfoSchema).max(500) }),
+  /** The answer to a slash command that starts no run (/help, /mode, an unknown command): shown by the input. */
+  z.object({ type: z.literal('command_notice'), text: Preview, level: z.enum(['info', 'error']) }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -259,6 +277,8 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('open_settings') }),
   z.strictObject({ type: z.literal('set_api_key'), provider: z.string().max(100).optional() }),
   z.strictObject({ type: z.literal('show_logs') }),
+  /** "Implement this plan" on a plan-mode run's completion: implement mode gets the plan as its task. */
+  z.strictObject({ type: z.literal('implement_plan'), requestId: Id }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];
@@ -305,5 +325,6 @@ export function actionToMessage(action: Action, newRequestId: () => string): Web
     case 'select_model': return { type: 'select_model' };
     case 'open_settings': return { type: 'open_settings' };
     case 'show_logs': return { type: 'show_logs' };
+    case 'implement_plan': return { type: 'implement_plan', requestId: newRequestId() };
   }
 }

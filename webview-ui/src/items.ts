@@ -3,6 +3,7 @@
 import type { Action, ItemOf, TranscriptItem } from '../../src/protocol/messages';
 import { button, formatCost, formatDuration, formatTokens, h } from './dom';
 import { renderMarkdown } from './markdown';
+import { decorateNested, renderContextItem } from './nested';
 
 const ACTION_LABELS: Record<Action, string> = {
   continue: 'Continue',
@@ -11,6 +12,7 @@ const ACTION_LABELS: Record<Action, string> = {
   select_model: 'Choose model',
   open_settings: 'Open settings',
   show_logs: 'Show logs',
+  implement_plan: 'Implement this plan',
 };
 
 const RUN_END_TITLES: Record<ItemOf<'run_end'>['reason'], string> = {
@@ -49,6 +51,7 @@ function mdBody(source: string, streaming = false): HTMLElement {
 export function renderItem(item: TranscriptItem): HTMLElement {
   const el = h('div', { class: `item item-${item.kind}`, 'data-id': item.id });
   el.append(...renderBody(item));
+  decorateNested(el, item);
   return el;
 }
 
@@ -80,6 +83,8 @@ function renderBody(item: TranscriptItem): Node[] {
       return [h('div', { class: 'notice error', role: 'alert' },
         h('div', {}, h('span', { class: 'icon' }, '⛔'), h('span', { class: 'pre-wrap' }, item.message)),
         actionButtons(item.actions))];
+    case 'context':
+      return [renderContextItem(item)];
   }
 }
 

@@ -1,0 +1,190 @@
+// Slash commands in the chat input: a completion list while the input holds "/name" (Up/Down move, Tab
+// completes, Enter completes and sends a command that takes no arguments, Escape closes; mouse too), Escape in
+// the input stops a running task, and the host's answers to commands (/help, /mode, unknown commands) shown
+// above the input. The list comes from the host (slash_commands); the host parses and runs every command.
+// Accessibility: the input is a combobox controlling a listbox; the highlighted option is aria-activedescendant.
+import type { SlashCommandInfoView } from '../../src/protocol/messages';
+import { h } from './dom';
+import { renderMarkdown } from './markdown';
+import './slashMenu.css';
+
+export interface SlashMenuHooks {
+  isRunning(): boolean;
+  stop(): void;
+  /** Sends the input as it is now (after a completion of a command without arguments). */
+  send(): void;
+  /** Posts a slash command while a run is going (the normal send path waits for idle). */
+  sendNow(text: string): void;
+}
+
+const MENU_ID = 'forge-slash-menu';
+const MAX_SHOWN = 50;
+/** What the input must look like for the list to show: a slash and a partial name, nothing else yet. */
+const TYPING = /^\/([A-Za-z][\w.:-]*)?$/;
+const IS_COMMAND = /^\s*\/[A-Za-z][\w.:-]*(\s|$)/;
+
+export class SlashMenu {
+  readonly menu: HTMLElement;
+  readonly notice: HTMLElement;
+  private commands: SlashCommandInfoView[] = [];
+  private shown: SlashCommandInfoView[] = [];
+  private active = 0;
+  /** The input value the user closed the list on (Escape): it stays closed until the text changes. */
+  private dismissed: string | undefined;
+
+  constructor(private readonly input: HTMLTextAreaElement, private readonly hooks: SlashMenuHooks) {
+    this.menu = h('div', { id: MENU_ID, class: 'slash-menu', role: 'listbox', 'aria-label': 'Commands', hidden: true });
+    this.notice = h('div', { class: 'slash-notice', role: 'status', 'aria-live': 'polite', hidden: true });
+    const anchor = input.closest('.composer-row') ?? input;
+    anchor.before(this.notice, this.menu);
+    input.setAttribute('role', 'combobox');
+    input.setAttribute('aria-autocomplete', 'list');
+    input.setAttribute('aria-controls', MENU_ID);
+    input.setAttribute('aria-expanded', 'false');
+    input.addEventListener('input', () => this.refresh());
+    input.addEventListener('blur', () => setTimeout(() => { if (document.activeElement !== input) this.close(); }, 150));
+    // Runs before the page's keydown handler (document level), so Enter here never also sends the raw text.
+    input.addEventListener('keydown', (e) => this.onKey(e));
+    this.menu.addEventListener('mousedown', (e) => e.preventDefault()); // keep the focus in the input
+    this.menu.addEventListener('click', (e) => {
+      const opt = (e.target as HTMLElement).closest<HTMLElement>('[role="option"]');
+      if (opt) this.accept(Number(opt.dataset.index), false);
+    });
+    this.notice.addEventListener('click', (e) => {
+      if ((e.target as HTMLElement).closest('[data-dismiss]')) this.hideNotice();
+    });
+  }
+
+  get open(): boolean {
+    return !this.menu.hidden;
+  }
+
+  setCommands(commands: readonly SlashCommandInfoView[]): void {
+    this.commands = commands.slice();
+    if (this.open) this.refresh();
+  }
+
+  /** The host's answer to a command. */
+  showNotice(text: string, level: 'info' | 'error'): void {
+    const body = h('div', { class: 'slash-notice-text md' });
+    body.append(renderMarkdown(text));
+    this.notice.className = `slash-notice ${level}`;
+    this.notice.setAttribute('role', level === 'error' ? 'alert' : 'status');
+    this.notice.replaceChildren(body, h('button', { type: 'button', class: 'slash-notice-close', 'data-dismiss': '', 'aria-label': 'Dismiss', title: 'Dismiss' }, '×'));
+    this.notice.hidden = false;
+  }
+
+  hideNotice(): void {
+    this.notice.hidden = true;
+    this.notice.replaceChildren();
+  }
+
+  /**
+   * Called by the page's send path first: true when the text was handled here (/stop, or any command while a
+   * run is going, which the normal path would hold back).
+   */
+  intercept(text: string): boolean {
+    if (!IS_COMMAND.test(text)) return false;
+    this.close();
+    this.hideNotice();
+    if (/^\s*\/stop\s*$/i.test(text)) {
+      if (this.hooks.isRunning()) this.hooks.stop();
+      else this.showNotice('Nothing is running.', 'info');
+      return true;
+    }
+    if (this.hooks.isRunning()) {
+      this.hooks.sendNow(text.trim());
+      return true;
+    }
+    return false;
+  }
+
+  private refresh(): void {
+    const value = this.input.value;
+    if (value !== this.dismissed) this.dismissed = undefined;
+    const m = TYPING.exec(value);
+    if (!m || this.dismissed !== undefined || this.commands.length === 0) return this.close();
+    const q = (m[1] ?? '').toLowerCase();
+    const prefix = this.commands.filter((c) => c.name.toLowerCase().startsWith(q));
+    const inner = q ? this.commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q)) : [];
+    const next = [...prefix, ...inner].slice(0, MAX_SHOWN);
+    if (next.length === 0) return this.close();
+    const keep = this.shown[this.active]?.name;
+    this.shown = next;
+    const i = keep ? next.findIndex((c) => c.name === keep) : -1;
+    this.active = i >= 0 ? i : 0;
+    this.render();
+  }
+
+  private render(): void {
+    this.menu.replaceChildren(...this.shown.map((c, i) => {
+      const opt = h('div', {
+        id: `${MENU_ID}-${i}`, class: `slash-option${i === this.active ? ' active' : ''}`, role: 'option',
+        'aria-selected': String(i === this.active), 'data-index': String(i),
+      },
+        h('span', { class: 'slash-name' }, `/${c.name}`),
+        c.argumentHint ? h('span', { class: 'slash-hint' }, ` ${c.argumentHint}`) : null,
+        h('span', { class: 'slash-desc' }, c.description),
+        c.source !== 'builtin' ? h('span', { class: 'slash-source' }, c.source) : null);
+      return opt;
+    }));
+    this.menu.hidden = false;
+    this.input.setAttribute('aria-expanded', 'true');
+    this.input.setAttribute('aria-activedescendant', `${MENU_ID}-${this.active}`);
+    this.menu.querySelector('.active')?.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  close(): void {
+    if (this.menu.hidden) return;
+    this.menu.hidden = true;
+    this.menu.replaceChildren();
+    this.shown = [];
+    this.input.setAttribute('aria-expanded', 'false');
+    this.input.removeAttribute('aria-activedescendant');
+  }
+
+  private move(by: number): void {
+    const n = this.shown.length;
+    this.active = (this.active + by + n) % n;
+    this.render();
+  }
+
+  /** Puts "/name " in the input; with `sendIfComplete`, a command that takes no arguments is sent at once. */
+  private accept(index: number, sendIfComplete: boolean): void {
+    const c = this.shown[index];
+    if (!c) return;
+    this.input.value = `/${c.name}${c.argumentHint || !sendIfComplete ? ' ' : ''}`;
+    this.close();
+    this.input.focus();
+    this.input.dispatchEvent(new Event('input'));
+    if (sendIfComplete && !c.argumentHint) this.hooks.send();
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    if (e.isComposing) return;
+    if (!this.open) {
+      if (e.key === 'Escape' && this.hooks.isRunning()) {
+        e.preventDefault();
+        this.hooks.stop();
+      }
+      return;
+    }
+    const handled = () => {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    };
+    switch (e.key) {
+      case 'ArrowDown': handled(); return this.move(1);
+      case 'ArrowUp': handled(); return this.move(-1);
+      case 'Tab': handled(); return this.accept(this.active, false);
+      case 'Enter':
+        if (e.shiftKey) return;
+        handled();
+        return this.accept(this.active, true);
+      case 'Escape':
+        handled();
+        this.dismissed = this.input.value;
+        return this.close();
+    }
+  }
+}
