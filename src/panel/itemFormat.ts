@@ -20,7 +20,7 @@ export function safeId(id: string): string {
   return cleaned.length > 0 ? cleaned : '_';
 }
 
-const SUMMARY_KEYS = ['path', 'file', 'filePath', 'command', 'query', 'regex', 'pattern', 'url', 'question', 'result', 'reply'];
+const SUMMARY_KEYS = ['path', 'file', 'filePath', 'command', 'query', 'regex', 'pattern', 'url', 'question', 'result', 'reply', 'task'];
 
 export function summarizeArgs(args: unknown, max = 160): string {
   if (args === undefined) return '';

@@ -78,6 +78,12 @@ describe('webview slash commands and nested steps (Chromium)', function () {
     assert.equal(await p.page.locator('.slash-notice').getAttribute('role'), 'alert');
     await p.page.locator('.slash-notice-close').click();
     assert.equal(await p.page.locator('.slash-notice').isHidden(), true);
+    // The next message sent clears an answer that is still shown.
+    await p.host({ type: 'command_notice', text: 'Mode: Plan', level: 'info' });
+    assert.equal(await p.page.locator('.slash-notice').isVisible(), true);
+    await input().fill('Plan the feature');
+    await p.page.keyboard.press('Enter');
+    assert.equal(await p.page.locator('.slash-notice').isHidden(), true);
   });
 
   it('while a run is going: Escape and /stop stop it; other commands still reach the host', async () => {
@@ -127,7 +133,7 @@ describe('webview slash commands and nested steps (Chromium)', function () {
       op: 'append',
       item: { id: 'e1', ts: 1, kind: 'run_end', reason: 'done', detail: '1. Add the flag', iterations: 3, inputTokens: 1, outputTokens: 1, elapsedMs: 1, actions: ['implement_plan'] },
     }, { op: 'append', item: { id: 'x1', ts: 1, kind: 'context', mode: 'plan', sources: ['package.json', 'tree (12 entries)'], tokens: 640 } }));
-    assert.match(await p.page.locator('[data-id="x1"]').innerText(), /Plan mode gathered package\.json, tree \(12 entries\) \(~640 tokens\)/);
+    assert.match(await p.page.locator('[data-id="x1"]').innerText(), /Plan mode context: package\.json, tree \(12 entries\) \(~640 tokens\)/);
     await p.clearPosted();
     await p.page.locator('[data-id="e1"] vscode-button[data-action="implement_plan"]').click();
     const posted = await p.posted();

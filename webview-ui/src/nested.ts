@@ -65,5 +65,5 @@ export function renderContextItem(item: ItemOf<'context'>): HTMLElement {
   const mode = MODE_LABEL[item.mode] ?? item.mode;
   return h('div', { class: 'notice mode-context', role: 'status' },
     h('span', { class: 'icon' }, '◎'),
-    h('span', {}, `${mode} mode gathered ${item.sources.join(', ')} (~${formatTokens(item.tokens)} tokens)`));
+    h('span', {}, `${mode} mode context: ${item.sources.join(', ')} (~${formatTokens(item.tokens)} tokens)`));
 }

@@ -84,9 +84,10 @@ export class SlashMenu {
    * run is going, which the normal path would hold back).
    */
   intercept(text: string): boolean {
+    // Whatever is sent next, the previous command's answer has been read.
+    this.hideNotice();
     if (!IS_COMMAND.test(text)) return false;
     this.close();
-    this.hideNotice();
     if (/^\s*\/stop\s*$/i.test(text)) {
       if (this.hooks.isRunning()) this.hooks.stop();
       else this.showNotice('Nothing is running.', 'info');

@@ -178,14 +178,14 @@ class Gatherer {
   async review(chars: number): Promise<ModeContext | undefined> {
     if (!this.deps.runner) return undefined;
     if (!this.deps.sandbox.trusted) {
-      return { text: '## Working-tree changes\nNot gathered: the workspace is not trusted, so Forge runs no commands (not even git).', sources: ['no diff (untrusted)'] };
+      return { text: '## Working-tree changes\nNot gathered: the workspace is not trusted, so Forge runs no commands (not even git).', sources: ['no diff (untrusted workspace)'] };
     }
     const status = await this.git('status --porcelain=v1 --untracked-files=normal', 8000);
     if (!status.ok) {
-      return { text: '## Working-tree changes\nNo git repository here (or git is not installed): review the files the user names.', sources: ['no git'] };
+      return { text: '## Working-tree changes\nNo git repository here (or git is not installed): review the files the user names.', sources: ['no git repository'] };
     }
     const changed = status.output.split('\n').filter((l) => l.trim());
-    if (!changed.length) return { text: '## Working-tree changes\nThe working tree is clean: no uncommitted changes to review.', sources: ['git status (clean)'] };
+    if (!changed.length) return { text: '## Working-tree changes\nThe working tree is clean: no uncommitted changes to review.', sources: ['clean working tree'] };
     const stat = await this.git('diff HEAD --no-color --no-ext-diff --stat=120', 6000);
     const head = [`## Working-tree changes (gathered for review)`, `### git status\n\`\`\`\n${capText(changed.join('\n'), 2000)}\n\`\`\``];
     if (stat.ok && stat.output.trim()) head.push(`### git diff HEAD --stat\n\`\`\`\n${capText(stat.output.trim(), 2000)}\n\`\`\``);
