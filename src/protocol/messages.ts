@@ -219,6 +219,8 @@ export const SlashCommandInfoSchema = z.object({
   description: Label,
   argumentHint: z.string().max(100).optional(),
   source: z.string().max(100),
+  /** Values the first argument takes (completed after "/name "). */
+  choices: z.array(z.string().min(1).max(64).regex(/^\S+$/)).max(50).optional(),
 });
 export type SlashCommandInfoView = z.infer<typeof SlashCommandInfoSchema>;
 

@@ -10,7 +10,7 @@ const COMMANDS: HostMessage = {
   commands: [
     { name: 'stop', description: 'Stop the running task', source: 'builtin' },
     { name: 'new', description: 'Start a new task', source: 'builtin' },
-    { name: 'mode', description: 'Switch mode', argumentHint: '<mode>', source: 'builtin' },
+    { name: 'mode', description: 'Switch mode', argumentHint: '<mode>', source: 'builtin', choices: ['agent', 'plan', 'review'] },
     { name: 'model', description: 'Choose the model', source: 'builtin' },
     { name: 'help', description: 'List the commands', source: 'builtin' },
     { name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'custom' },
@@ -45,11 +45,14 @@ describe('webview slash commands and nested steps (Chromium)', function () {
     assert.equal(await input().getAttribute('aria-activedescendant'), 'forge-slash-menu-0');
     await p.page.keyboard.press('Tab');
     assert.equal(await input().inputValue(), '/mode ');
-    assert.equal(await p.page.locator('#forge-slash-menu').isHidden(), true);
-    assert.equal(await input().getAttribute('aria-expanded'), 'false');
-    await p.page.keyboard.type('plan');
+    // The argument's choices (from the host) are offered next.
+    assert.deepEqual(await options().locator('.slash-name').allTextContents(), ['/mode agent', '/mode plan', '/mode review']);
+    await p.page.keyboard.type('pl');
+    assert.deepEqual(await options().locator('.slash-name').allTextContents(), ['/mode plan']);
     await p.clearPosted();
     await p.page.keyboard.press('Enter');
+    assert.equal(await p.page.locator('#forge-slash-menu').isHidden(), true);
+    assert.equal(await input().getAttribute('aria-expanded'), 'false');
     const sent = await p.posted();
     assert.equal(sent.length, 1);
     assert.deepEqual({ ...sent[0], requestId: undefined }, { type: 'send_message', requestId: undefined, text: '/mode plan' });

@@ -21,13 +21,26 @@ const MENU_ID = 'forge-slash-menu';
 const MAX_SHOWN = 50;
 /** What the input must look like for the list to show: a slash and a partial name, nothing else yet. */
 const TYPING = /^\/([A-Za-z][\w.:-]*)?$/;
+/** "/name partial": the argument of a command that lists its choices (e.g. /mode). */
+const ARG = /^\/([A-Za-z][\w.:-]*)\s+(\S*)$/;
+
+interface Entry {
+  label: string;
+  hint?: string;
+  description: string;
+  source?: string;
+  /** The input's text when this entry is accepted. */
+  insert: string;
+  /** Nothing more to type: Enter sends it. */
+  complete: boolean;
+}
 const IS_COMMAND = /^\s*\/[A-Za-z][\w.:-]*(\s|$)/;
 
 export class SlashMenu {
   readonly menu: HTMLElement;
   readonly notice: HTMLElement;
   private commands: SlashCommandInfoView[] = [];
-  private shown: SlashCommandInfoView[] = [];
+  private shown: Entry[] = [];
   private active = 0;
   /** The input value the user closed the list on (Escape): it stays closed until the text changes. */
   private dismissed: string | undefined;
@@ -103,18 +116,36 @@ export class SlashMenu {
   private refresh(): void {
     const value = this.input.value;
     if (value !== this.dismissed) this.dismissed = undefined;
-    const m = TYPING.exec(value);
-    if (!m || this.dismissed !== undefined || this.commands.length === 0) return this.close();
-    const q = (m[1] ?? '').toLowerCase();
-    const prefix = this.commands.filter((c) => c.name.toLowerCase().startsWith(q));
-    const inner = q ? this.commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q)) : [];
-    const next = [...prefix, ...inner].slice(0, MAX_SHOWN);
+    if (this.dismissed !== undefined || this.commands.length === 0) return this.close();
+    const next = this.entries(value);
     if (next.length === 0) return this.close();
-    const keep = this.shown[this.active]?.name;
+    const keep = this.shown[this.active]?.insert;
     this.shown = next;
-    const i = keep ? next.findIndex((c) => c.name === keep) : -1;
+    const i = keep ? next.findIndex((c) => c.insert === keep) : -1;
     this.active = i >= 0 ? i : 0;
     this.render();
+  }
+
+  /** Commands matching "/partial" (prefix matches first), or the choices matching "/name partial". */
+  private entries(value: string): Entry[] {
+    const rank = <T>(items: readonly T[], key: (t: T) => string, q: string) => {
+      const prefix = items.filter((t) => key(t).toLowerCase().startsWith(q));
+      const inner = q ? items.filter((t) => !key(t).toLowerCase().startsWith(q) && key(t).toLowerCase().includes(q)) : [];
+      return [...prefix, ...inner].slice(0, MAX_SHOWN);
+    };
+    const m = TYPING.exec(value);
+    if (m) {
+      return rank(this.commands, (c) => c.name, (m[1] ?? '').toLowerCase()).map((c) => ({
+        label: `/${c.name}`, hint: c.argumentHint, description: c.description, source: c.source,
+        insert: `/${c.name}${c.argumentHint ? ' ' : ''}`, complete: !c.argumentHint,
+      }));
+    }
+    const a = ARG.exec(value);
+    const cmd = a && this.commands.find((c) => c.name.toLowerCase() === a[1].toLowerCase());
+    if (!a || !cmd?.choices?.length) return [];
+    const q = a[2].toLowerCase();
+    if (cmd.choices.some((c) => c.toLowerCase() === q)) return [];
+    return rank(cmd.choices, (c) => c, q).map((c) => ({ label: `/${cmd.name} ${c}`, description: '', insert: `/${cmd.name} ${c}`, complete: true }));
   }
 
   private render(): void {
@@ -123,10 +154,10 @@ export class SlashMenu {
         id: `${MENU_ID}-${i}`, class: `slash-option${i === this.active ? ' active' : ''}`, role: 'option',
         'aria-selected': String(i === this.active), 'data-index': String(i),
       },
-        h('span', { class: 'slash-name' }, `/${c.name}`),
-        c.argumentHint ? h('span', { class: 'slash-hint' }, ` ${c.argumentHint}`) : null,
+        h('span', { class: 'slash-name' }, c.label),
+        c.hint ? h('span', { class: 'slash-hint' }, ` ${c.hint}`) : null,
         h('span', { class: 'slash-desc' }, c.description),
-        c.source !== 'builtin' ? h('span', { class: 'slash-source' }, c.source) : null);
+        c.source && c.source !== 'builtin' ? h('span', { class: 'slash-source' }, c.source) : null);
       return opt;
     }));
     this.menu.hidden = false;
@@ -150,15 +181,18 @@ export class SlashMenu {
     this.render();
   }
 
-  /** Puts "/name " in the input; with `sendIfComplete`, a command that takes no arguments is sent at once. */
+  /**
+   * Puts the entry in the input ("/name " for a command that takes arguments); with `sendIfComplete`, an entry
+   * with nothing left to type is sent at once (Enter), otherwise (Tab, click) it waits for more.
+   */
   private accept(index: number, sendIfComplete: boolean): void {
     const c = this.shown[index];
     if (!c) return;
-    this.input.value = `/${c.name}${c.argumentHint || !sendIfComplete ? ' ' : ''}`;
+    this.input.value = c.complete && !sendIfComplete ? `${c.insert} ` : c.insert;
     this.close();
     this.input.focus();
     this.input.dispatchEvent(new Event('input'));
-    if (sendIfComplete && !c.argumentHint) this.hooks.send();
+    if (sendIfComplete && c.complete) this.hooks.send();
   }
 
   private onKey(e: KeyboardEvent): void {

@@ -1,6 +1,7 @@
 // Slash commands typed in the chat input: parsing, the built-in list, prompt-file templates ($ARGUMENTS, $1..$9)
 // and the registry that combines built-ins with pluggable sources (custom prompt files, later MCP prompts).
 // Pure: no vscode, no Node. The host executes built-ins; sources expand their commands into a prompt.
+import { MODE_NAMES } from '../modes';
 
 export interface SlashCommandInfo {
   /** Without the slash, e.g. "mode" or "review-pr". */
@@ -10,6 +11,8 @@ export interface SlashCommandInfo {
   argumentHint?: string;
   /** Where it comes from: a built-in, a `.forge/commands/*.md` file, an MCP server prompt... */
   source: 'builtin' | 'custom' | 'mcp' | string;
+  /** The values the (first) argument takes, offered by the completion list (e.g. the modes for /mode). */
+  choices?: string[];
 }
 
 /**
@@ -28,7 +31,7 @@ export type BuiltinCommand = 'stop' | 'new' | 'mode' | 'model' | 'compact' | 'un
 export const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinCommand })[] = [
   { name: 'stop', description: 'Stop the running task (also Escape in the input)', source: 'builtin' },
   { name: 'new', description: 'Start a new task', source: 'builtin' },
-  { name: 'mode', description: 'Switch mode: agent, plan, implement, review, test, deploy', argumentHint: '<mode>', source: 'builtin' },
+  { name: 'mode', description: 'Switch mode: agent, plan, implement, review, test, deploy', argumentHint: '<mode>', source: 'builtin', choices: [...MODE_NAMES] },
   { name: 'model', description: 'Choose the model', source: 'builtin' },
   { name: 'compact', description: 'Summarise the conversation now to free context', source: 'builtin' },
   { name: 'undo', description: "Undo this task's file changes", source: 'builtin' },
