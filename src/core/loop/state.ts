@@ -29,7 +29,7 @@ export function initialState(taskId: string, mode: ModeName, maxIterations: numb
 }
 
 export function toSnapshot(s: AgentState): AgentSnapshot {
-  const { allowedForTask, facts: _derived, ...saved } = s;
+  const { allowedForTask, facts: _derived, modeContextText: _gathered, ...saved } = s;
   return structuredClone({ ...saved, version: SNAPSHOT_VERSION, allowedForTask: [...allowedForTask] });
 }
 
