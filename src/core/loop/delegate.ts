@@ -119,8 +119,14 @@ export function createDelegateTool(parentDeps: AgentDeps, getHistory?: () => rea
       if (nest.iterations && nest.iterations.left() < 1) {
         return { content: 'No iterations left for a sub-task: finish the work yourself or call task_completion.', isError: true };
       }
+      // A helper never gets more rights than the mode the task is in (a plan-mode task cannot edit through one).
+      const current = nest.mode;
+      if (current && input.mode && !getMode(input.mode).risks.every((r) => getMode(current).risks.includes(r))) {
+        const allowed = MODE_NAMES.filter((m) => getMode(m).risks.every((r) => getMode(current).risks.includes(r)));
+        return { content: `A helper in ${input.mode} mode would have more rights than this task's ${current} mode. Use one of: ${allowed.join(', ')}.`, isError: true };
+      }
       const { report, result } = await delegate(parentDeps, input.task, {
-        mode: input.mode,
+        mode: input.mode ?? current,
         maxIterations: input.maxIterations,
         signal: ctx.signal,
         history: getHistory?.(),

@@ -3,6 +3,7 @@ import type { FinishReason, Usage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
 import type { ToolErrorClass } from '../tools/error-class';
 import type { ApprovalDecision } from '../tools/types';
+import type { ModeName } from '../modes';
 import type { SpendBreakdown } from './spend';
 
 export type TerminationReason =
@@ -132,4 +133,6 @@ export interface NestingToolContext {
   /** Forwards a nested agent's event into this run's stream (as a `sub_agent` event for this call). */
   emitNested?(event: AgentEvent): void;
   iterations?: IterationPort;
+  /** The run's current mode (a helper defaults to it and may not have more rights than it). */
+  mode?: ModeName;
 }

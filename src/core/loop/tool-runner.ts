@@ -242,6 +242,7 @@ async function decideAndExecute(
     ...(ctx.spend ? { spend: ctx.spend } : {}),
     ...(ctx.iterations ? { iterations: ctx.iterations } : {}),
     emitNested: (event) => ctx.emit({ type: 'sub_agent', runId: ctx.runId, parentCallId: call.id, event }),
+    mode: ctx.mode.name,
   };
   ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
   const executed = await executeWithRetry(ctx, tool, input, toolCtx);

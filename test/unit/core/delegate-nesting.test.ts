@@ -76,6 +76,25 @@ describe('core/loop delegate_task: nesting, iterations, spend', () => {
     assert.match(result?.content ?? '', /No iterations left for a sub-task/);
   });
 
+  it("a helper defaults to the task's current mode and never gets more rights than it", async () => {
+    const h = withDelegate([
+      callsTurn(['delegate_task', { task: 'fix it', mode: 'implement' }]),
+      callsTurn(['delegate_task', { task: 'look around' }]),
+      doneTurn('child looked'),
+      doneTurn('parent done'),
+    ]);
+    h.agent.setMode('plan'); // after the Agent was built with mode 'agent'
+    const report = await h.agent.send('plan it');
+    assert.equal(report.reason, 'done');
+    const [refused, ok] = h.ofType('tool_result').filter((e) => e.name === 'delegate_task');
+    assert.equal(refused.isError, true);
+    assert.match(refused.content, /more rights than this task's plan mode\. Use one of: plan, review/);
+    assert.equal(ok.isError, false);
+    const childStart = h.ofType('sub_agent').map((e) => e.event).find((e) => e.type === 'run_start') as Extract<AgentEvent, { type: 'run_start' }>;
+    assert.equal(childStart.mode, 'plan');
+    assert.equal(h.model.requests[2].tools.some((t) => t.name === 'write_file' || t.name === 'execute_command'), false);
+  });
+
   it("Stop cancels the child's model call and ends both runs as stopped; the history stays consistent", async () => {
     const h = withDelegate([callsTurn(['delegate_task', { task: 'slow' }]), { events: [], hang: 'ignore' }]);
     const running = h.agent.send('x');
