@@ -186,13 +186,16 @@ class Gatherer {
     }
     const changed = status.output.split('\n').filter((l) => l.trim());
     if (!changed.length) return { text: '## Working-tree changes\nThe working tree is clean: no uncommitted changes to review.', sources: ['clean working tree'] };
-    const stat = await this.git('diff HEAD --no-color --no-ext-diff --stat=120', 6000);
+    // A repository without a commit yet has no HEAD: then the staged and unstaged changes against the index.
+    const hasHead = (await this.git('rev-parse --verify --quiet HEAD', 200)).ok;
+    const base = hasHead ? 'diff HEAD' : 'diff';
+    const stat = await this.git(`${base} --no-color --no-ext-diff --stat=120`, 6000);
     const head = [`## Working-tree changes (gathered for review)`, `### git status\n\`\`\`\n${capText(changed.join('\n'), 2000)}\n\`\`\``];
-    if (stat.ok && stat.output.trim()) head.push(`### git diff HEAD --stat\n\`\`\`\n${capText(stat.output.trim(), 2000)}\n\`\`\``);
+    if (stat.ok && stat.output.trim()) head.push(`### git ${base} --stat\n\`\`\`\n${capText(stat.output.trim(), 2000)}\n\`\`\``);
     const room = chars - head.join('\n\n').length - 60;
     if (room > 300) {
-      const diff = await this.git('diff HEAD --no-color --no-ext-diff --unified=3', room + 2000);
-      if (diff.ok && diff.output.trim()) head.push(`### git diff HEAD\n\`\`\`diff\n${capText(diff.output.trim(), room)}\n\`\`\``);
+      const diff = await this.git(`${base} --no-color --no-ext-diff --unified=3`, room + 2000);
+      if (diff.ok && diff.output.trim()) head.push(`### git ${base}\n\`\`\`diff\n${capText(diff.output.trim(), room)}\n\`\`\``);
     }
     return { text: capText(head.join('\n\n'), chars), sources: [`git diff (${changed.length} file${changed.length === 1 ? '' : 's'})`] };
   }

@@ -65,6 +65,7 @@ describe('core/modes context gatherers', () => {
   it('review: git status, stat and the diff, read-only and bounded; untrusted or no repo says so', async () => {
     const diff = `diff --git a/src/index.ts b/src/index.ts\n${'+added line\n'.repeat(2000)}`;
     const git = new FakeGit({
+      'rev-parse --verify': { exitCode: 0, output: 'abc123' },
       'status --porcelain': { exitCode: 0, output: ' M src/index.ts\n?? notes.md\n' },
       '--stat': { exitCode: 0, output: ' src/index.ts | 2000 +++\n 1 file changed' },
       'diff HEAD --no-color --no-ext-diff --unified': { exitCode: 0, output: diff },
@@ -77,7 +78,7 @@ describe('core/modes context gatherers', () => {
     assert.match(ctx.text, /more characters not shown/);
     assert.ok(ctx.text.length <= 4000);
     for (const c of git.commands) {
-      assert.match(c.command, /^git -c core\.fsmonitor=false -c core\.pager=cat -c diff\.external= --no-pager (status|diff) /);
+      assert.match(c.command, /^git -c core\.fsmonitor=false -c core\.pager=cat -c diff\.external= --no-pager (status|diff|rev-parse) /);
       assert.equal(c.cwd, '/ws');
     }
     const untrusted = new FakeGit({});
@@ -86,6 +87,11 @@ describe('core/modes context gatherers', () => {
     assert.equal(untrusted.commands.length, 0, 'no command runs in an untrusted workspace');
     const none = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: new FakeGit({}) })('review', 1000, signal);
     assert.match(none?.text ?? '', /No git repository/);
+    // No commit yet: the changes against the index.
+    const fresh = new FakeGit({ 'status': { exitCode: 0, output: 'A  src/index.ts\n' }, 'diff --no-color --no-ext-diff --unified': { exitCode: 0, output: '+new file line' } });
+    const f = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: fresh })('review', 1000, signal);
+    assert.match(f?.text ?? '', /### git diff\n```diff\n\+new file line/);
+    assert.ok(fresh.commands.every((c) => !/diff HEAD/.test(c.command)));
     const clean = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: new FakeGit({ 'status': { exitCode: 0, output: '' } }) })('review', 1000, signal);
     assert.match(clean?.text ?? '', /working tree is clean/);
   });
