@@ -139,7 +139,7 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
   );
   const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
-  extras.publishTo((msg) => panel.post(msg));
+  extras.publishTo(panel);
   const ready = initialise();
   ready.then((s) => settle.resolve(s.controller), settle.reject);
   ready.catch((err: unknown) => {

@@ -18,8 +18,13 @@ export interface AgentExtras extends vscode.Disposable {
   slash: SlashCommandRegistry;
   testRuns: TestRunTracker;
   modeContext: ModeContextGatherer;
-  /** Sends the command list to the panel now and whenever `.forge/commands` changes. */
-  publishTo(post: (msg: HostMessage) => void): void;
+  /**
+   * Sends the command list to the panel now, whenever `.forge/commands` changes, and when a webview (re)loads
+   * (file watchers can be slow or missing on remote and network file systems).
+   */
+  publishTo(panel: { post(msg: HostMessage): void; observe(o: (dir: 'in' | 'out', msg: unknown) => void): vscode.Disposable }): void;
+  /** Re-reads the commands and republishes them (after a slash command ran: the list heals itself). */
+  refresh(): void;
   /** For the MCP client: its prompts become slash commands (the list is republished). */
   addSlashSource(source: SlashCommandSource): vscode.Disposable;
 }
@@ -55,10 +60,14 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
     slash,
     testRuns,
     modeContext,
-    publishTo(p) {
-      post = p;
+    publishTo(panel) {
+      post = (msg) => panel.post(msg);
+      subs.push(panel.observe((dir, msg) => {
+        if (dir === 'in' && (msg as { type?: unknown } | undefined)?.type === 'ready') publish();
+      }));
       publish();
     },
+    refresh: publish,
     addSlashSource(source) {
       const remove = slash.addSource(source);
       publish();

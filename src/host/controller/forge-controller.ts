@@ -41,7 +41,7 @@ export interface ControllerDeps {
   /** Re-resolves the model from settings + secrets and updates the panel's provider status. */
   refreshModel(): Promise<void>;
   /** Slash commands and the last test run (agent-extras.ts); absent in tests that do not need them. */
-  extras?: Pick<AgentExtras, 'slash' | 'testRuns'>;
+  extras?: Pick<AgentExtras, 'slash' | 'testRuns'> & Partial<Pick<AgentExtras, 'refresh'>>;
 }
 
 export class Controller implements ForgeController, PanelController {
@@ -321,7 +321,10 @@ export class Controller implements ForgeController, PanelController {
 
   async onSendMessage(text: string, _requestId: string, signal: AbortSignal): Promise<void> {
     const slash = this.deps.extras?.slash;
-    if (slash && (await runSlashCommand(text, this.slashActions(slash), signal))) return;
+    if (slash && (await runSlashCommand(text, this.slashActions(slash), signal))) {
+      this.deps.extras?.refresh?.();
+      return;
+    }
     await this.startRun('send', text, signal);
   }
 

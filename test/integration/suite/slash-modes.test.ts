@@ -46,17 +46,18 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
   });
 
   it('the input gets the command list, custom prompt files included; /help lists them; unknown commands never reach the model', async () => {
-    const list = await waitFor(
-      () => got.filter((m) => m.type === 'slash_commands').reverse().find((m) => m.commands.some((c: any) => c.name === 'explain')),
-      'the command list with the custom command (file watcher)',
-      20_000,
-    );
-    assert.deepStrictEqual(list.commands.slice(0, 7).map((c: any) => c.name), ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help']);
-    assert.deepStrictEqual(list.commands.find((c: any) => c.name === 'explain'), { name: 'explain', description: 'Explain a file', argumentHint: '<file>', source: 'custom' });
     await freshTask(api, []);
     send('/help');
     const help = await waitFor(() => notices().find((n) => /`\/explain <file>` — Explain a file/.test(n.text)), 'the /help notice');
     assert.strictEqual(help.level, 'info');
+    // The list reaches the input (file watcher, a webview's ready, or the refresh after any command).
+    const list = await waitFor(
+      () => got.filter((m) => m.type === 'slash_commands').reverse().find((m) => m.commands.some((c: any) => c.name === 'explain')),
+      'the command list with the custom command',
+      20_000,
+    );
+    assert.deepStrictEqual(list.commands.slice(0, 7).map((c: any) => c.name), ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help']);
+    assert.deepStrictEqual(list.commands.find((c: any) => c.name === 'explain'), { name: 'explain', description: 'Explain a file', argumentHint: '<file>', source: 'custom' });
     send('/explian src/greet.js');
     const unknown = await waitFor(() => notices().find((n) => /Unknown command \/explian/.test(n.text)), 'the unknown command notice');
     assert.strictEqual(unknown.level, 'error');
