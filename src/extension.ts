@@ -12,6 +12,7 @@ import { TaskStore, type TaskRecord } from './core/tasks/task-store';
 import { registerFixWithForge } from './host/code-actions';
 import { registerCommands } from './host/commands';
 import { agentConfigFrom, MemoryService } from './host/controller/agent-factory';
+import { createAgentExtras, createDelegatingAgent } from './host/controller/agent-extras';
 import { DeferredController } from './host/controller/deferred-controller';
 import { createDurability, recordedLedger } from './host/controller/durability';
 import { Controller } from './host/controller/forge-controller';
@@ -82,6 +83,8 @@ export async function activate(context: vscode.ExtensionContext) {
     onCommandChanges: (taskId, toolCallId, files, more) => recovery?.onCommandChanges(taskId, toolCallId, files, more),
   });
   context.subscriptions.push(toolkit);
+  const extras = createAgentExtras(toolkit, log);
+  context.subscriptions.push(extras);
   const memoryOpened = MemoryService.open(context, model, log);
 
   const newManager = (taskStore: TaskStore, memory: MemoryService) => {
@@ -90,12 +93,12 @@ export async function activate(context: vscode.ExtensionContext) {
         model,
         tools: toolkit.tools,
         approver: toolkit.approvals,
-        config: agentConfigFrom(readSettings(), model),
+        config: { ...agentConfigFrom(readSettings(), model), modeContext: extras.modeContext },
         memory,
         outputStore: outputs,
         log: (m) => log.debug(m),
       };
-      return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
+      return createDelegatingAgent(deps, snapshot);
     };
     return new SessionManager({
       store: taskStore,
@@ -146,6 +149,7 @@ export async function activate(context: vscode.ExtensionContext) {
       statusBar,
       log,
       refreshModel,
+      extras,
     });
     controller = created;
     created.setPanel(panel);
@@ -170,6 +174,7 @@ export async function activate(context: vscode.ExtensionContext) {
   );
   const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
   panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
+  extras.publishTo(panel);
   const ready = initialise();
   ready.then((s) => settle.resolve(s.controller), settle.reject);
   ready.catch((err: unknown) => {

@@ -47,6 +47,8 @@ export interface PanelController {
   onHunkDecision?(requestId: string, index: number, state: HunkState, reason?: string): void;
   /** The completion block: view all changes, one file's diff, undo or keep one file. */
   onChangesAction?(taskId: string, action: ChangesAction, path?: string): void;
+  /** "Implement this plan": implement mode gets the last plan-mode result as its task (signal: Stop). */
+  onImplementPlan?(requestId: string, signal: AbortSignal): void | Promise<void>;
 }
 
 export type ChangesAction = Extract<WebviewMessage, { type: 'changes_action' }>['action'];
@@ -84,6 +86,8 @@ export class PanelBridge {
   private history: TaskSummary[] = [];
   private modes: { id: string; label: string }[] | undefined;
   private mode: string | undefined;
+  /** The slash commands the input completes; resent to a webview when it says ready. */
+  private slashCommands: Extract<HostMessage, { type: 'slash_commands' }> | undefined;
   private seq = 0;
 
   constructor(
@@ -124,6 +128,7 @@ export class PanelBridge {
     if (msg.type === 'provider_status') this.provider = msg.provider;
     if (msg.type === 'history') this.history = msg.tasks;
     if (msg.type === 'mode') this.mode = msg.mode;
+    if (msg.type === 'slash_commands') this.slashCommands = msg;
     for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
   }
 
@@ -219,6 +224,7 @@ export class PanelBridge {
         this.coalescer.flush();
         conn.ready = true;
         this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
+        if (this.slashCommands) this.safeSend(conn, this.slashCommands);
         return;
       case 'send_message':
         return this.track(m.requestId, (signal) => {
@@ -251,6 +257,11 @@ export class PanelBridge {
       case 'restore_checkpoint': return void c.onRestoreCheckpoint?.(m.taskId, m.toolCallId);
       case 'hunk_decision': return c.onHunkDecision?.(m.requestId, m.index, m.state, m.reason);
       case 'changes_action': return c.onChangesAction?.(m.taskId, m.action, m.path);
+      case 'implement_plan':
+        return this.track(m.requestId, (signal) => {
+          this.transcript.beginRequest(m.requestId);
+          return c.onImplementPlan?.(m.requestId, signal);
+        });
     }
   }
 

@@ -21,7 +21,7 @@ export function safeId(id: string): string {
   return cleaned.length > 0 ? cleaned : '_';
 }
 
-const SUMMARY_KEYS = ['path', 'file', 'filePath', 'command', 'query', 'regex', 'pattern', 'url', 'question', 'result', 'reply', 'goal'];
+const SUMMARY_KEYS = ['path', 'file', 'filePath', 'command', 'query', 'regex', 'pattern', 'url', 'question', 'result', 'reply', 'goal', 'task'];
 
 export function summarizeArgs(args: unknown, max = 160): string {
   if (args === undefined) return '';

@@ -49,6 +49,8 @@ export class Transcript {
   private pendingDisplay: string | undefined;
   /** Tool item id -> when its approval was answered: the tool's duration counts from there. */
   private approvedAt = new Map<string, number>();
+  /** While folding a sub-agent's event: the delegate card its items are nested under. */
+  private nestParent: string | undefined;
   private listeners = new Set<TranscriptListener>();
   private readonly now: () => number;
   private readonly resultChars: number;
@@ -191,10 +193,25 @@ export class Transcript {
 
   apply(e: AgentEvent): PatchOp[] {
     const ops: PatchOp[] = [];
+    this.fold(ops, e);
+    return this.emit(ops);
+  }
+
+  private fold(ops: PatchOp[], e: AgentEvent): void {
     switch (e.type) {
       case 'plan_updated':
         this.plan = planView(e.plan);
         ops.push({ op: 'plan', plan: this.plan });
+        break;
+      case 'sub_agent':
+        this.foldNested(ops, e.parentCallId, e.event);
+        break;
+      case 'mode_context':
+        this.closeStream(ops);
+        this.append(ops, {
+          id: this.nextId(), ts: this.now(), kind: 'context', mode: e.mode.slice(0, LIMITS.label),
+          sources: e.sources.slice(0, 50).map((s) => s.slice(0, LIMITS.label)), tokens: Math.max(0, Math.round(e.tokens)),
+        });
         break;
       case 'run_start': {
         this.closeStream(ops);
@@ -355,7 +372,49 @@ export class Transcript {
         this.endRun(ops, e.report);
         break;
     }
-    return this.emit(ops);
+  }
+
+  /**
+   * A sub-agent's event (delegate_task): its items carry the delegate card's id as parentId, its tool call ids are
+   * namespaced by the parent call (a child's "call_1" is not the parent's), and its run boundaries and progress
+   * do not touch the parent's status: the parent's card shows the child's result when the call returns.
+   */
+  private foldNested(ops: PatchOp[], parentCallId: string, e: AgentEvent): void {
+    const ns = (id: string) => `${parentCallId}>${id}`;
+    switch (e.type) {
+      case 'run_start':
+      case 'iteration':
+      case 'step_start':
+      case 'sub_agent':
+        this.closeStream(ops);
+        return;
+      case 'run_end': {
+        this.closeStream(ops);
+        const parent = this.tool(parentCallId)?.id;
+        if (parent === undefined) return;
+        for (const item of this.items) {
+          if (item.kind === 'tool' && item.parentId === parent && (item.status === 'pending' || item.status === 'running' || item.status === 'awaiting_approval')) {
+            this.update(ops, { ...item, status: 'cancelled' });
+          }
+        }
+        return;
+      }
+    }
+    let inner: AgentEvent = e;
+    if (e.type === 'tool_call_start' || e.type === 'tool_call_args_delta' || e.type === 'tool_call_end' || e.type === 'tool_progress' || e.type === 'tool_result') {
+      inner = { ...e, id: ns(e.id) };
+    } else if (e.type === 'approval_requested') {
+      inner = { ...e, request: { ...e.request, toolCallId: ns(e.request.toolCallId) } };
+    } else if (e.type === 'warning' && e.key !== undefined) {
+      inner = { ...e, key: ns(e.key) };
+    }
+    const outer = this.nestParent;
+    this.nestParent = this.tool(parentCallId)?.id;
+    try {
+      this.fold(ops, inner);
+    } finally {
+      this.nestParent = outer;
+    }
   }
 
   // ---------- internals ----------
@@ -375,7 +434,7 @@ export class Transcript {
     this.append(ops, {
       id: this.nextId(), ts: this.now(), kind: 'run_end', reason: r.reason, detail: repeated ? '' : cap(r.detail, LIMITS.itemText).text,
       iterations: r.iterations, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens,
-      costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs), actions: runEndActions(r.reason, r.detail),
+      costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs), actions: this.runEndActions(r),
       ...spendView(r),
     });
     this.setProgress(ops, {
@@ -383,6 +442,12 @@ export class Transcript {
       outputTokens: r.usage.outputTokens, costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs),
     });
     this.setStatus(ops, { state: 'idle' });
+  }
+
+  /** A finished plan-mode run offers to hand its plan to implement mode. */
+  private runEndActions(r: Extract<AgentEvent, { type: 'run_end' }>['report']): Action[] {
+    const actions = runEndActions(r.reason, r.detail);
+    return r.reason === 'done' && this.status.mode === 'plan' && r.detail.trim() ? ['implement_plan', ...actions] : actions;
   }
 
   private streamDelta(ops: PatchOp[], kind: Streamed['kind'], delta: string): void {
@@ -493,7 +558,8 @@ export class Transcript {
     return i === undefined ? undefined : this.items[i];
   }
 
-  private append(ops: PatchOp[], item: TranscriptItem): void {
+  private append(ops: PatchOp[], next: TranscriptItem): void {
+    const item = this.nestParent !== undefined ? { ...next, parentId: this.nestParent } : next;
     this.index.set(item.id, this.items.length);
     this.items.push(item);
     ops.push({ op: 'append', item });

@@ -34,7 +34,7 @@ export const TerminationReasonSchema = z.enum([
 ]);
 
 /** Buttons the host can attach to a notice; the webview maps each to a WebviewMessage. */
-export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs', 'retry', 'setup_model']);
+export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs', 'retry', 'setup_model', 'implement_plan']);
 export type Action = z.infer<typeof ActionSchema>;
 
 export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled']);
@@ -80,7 +80,8 @@ export type ApprovalPreviewView = z.infer<typeof ApprovalPreviewViewSchema>;
 
 // ---------- transcript items ----------
 
-const base = { id: Id, ts: Ms };
+/** parentId: the delegate_task tool item a sub-agent's item belongs to (shown nested under it). */
+const base = { id: Id, ts: Ms, parentId: Id.optional() };
 const MemorySchema = z.object({ id: Label, content: Preview, type: Label });
 
 export const UserItemSchema = z.object({ ...base, kind: z.literal('user'), text: Text });
@@ -191,11 +192,15 @@ export const ErrorItemSchema = z.object({
   /** 'setup': about the model not being set up; goes away once one is, and is never saved with the task. */
   topic: z.enum(['setup']).optional(),
 });
+/** The context a mode gathered before its first step (plan: manifests + tree, review: diff, test: test files). */
+export const ContextItemSchema = z.object({
+  ...base, kind: z.literal('context'), mode: Label, sources: z.array(Label).max(50), tokens: Count,
+});
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
   WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
-  CheckpointItemSchema, ChangesItemSchema,
+  CheckpointItemSchema, ChangesItemSchema, ContextItemSchema,
 ]);
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type ItemKind = TranscriptItem['kind'];
@@ -288,6 +293,16 @@ export type Snapshot = z.infer<typeof SnapshotSchema>;
 
 // ---------- host -> webview ----------
 
+export const SlashCommandInfoSchema = z.object({
+  name: z.string().min(1).max(64).regex(/^[A-Za-z][\w.:-]*$/),
+  description: Label,
+  argumentHint: z.string().max(100).optional(),
+  source: z.string().max(100),
+  /** Values the first argument takes (completed after "/name "). */
+  choices: z.array(z.string().min(1).max(64).regex(/^\S+$/)).max(50).optional(),
+});
+export type SlashCommandInfoView = z.infer<typeof SlashCommandInfoSchema>;
+
 /** Incremental updates, batched into one `patch` message per flush (~16-33 ms). */
 export const PatchOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('append'), item: TranscriptItemSchema }),
@@ -323,6 +338,10 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
     models: z.array(Label).max(LIMITS.models).optional(),
     local: z.array(z.object({ label: Label, baseUrl: z.string().max(LIMITS.path), models: z.array(Label).max(LIMITS.models) })).max(4).optional(),
   }),
+  /** The slash commands the input completes (built-ins, `.forge/commands/*.md`, MCP prompts). */
+  z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfoSchema).max(500) }),
+  /** The answer to a slash command that starts no run (/help, /mode, an unknown command): shown by the input. */
+  z.object({ type: z.literal('command_notice'), text: Preview, level: z.enum(['info', 'error']) }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -381,6 +400,8 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
     type: z.literal('changes_action'), taskId: Id, action: z.enum(['view', 'open', 'undo', 'keep']),
     path: z.string().min(1).max(LIMITS.path).optional(),
   }),
+  /** "Implement this plan" on a plan-mode run's completion: implement mode gets the plan as its task. */
+  z.strictObject({ type: z.literal('implement_plan'), requestId: Id }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];
@@ -429,5 +450,6 @@ export function actionToMessage(action: Action, newRequestId: () => string): Web
     case 'select_model': return { type: 'select_model' };
     case 'open_settings': return { type: 'open_settings' };
     case 'show_logs': return { type: 'show_logs' };
+    case 'implement_plan': return { type: 'implement_plan', requestId: newRequestId() };
   }
 }

@@ -11,6 +11,7 @@ export const ACTION_LABELS: Record<Action, string> = {
   setup_model: 'Set up a model',
   open_settings: 'Open settings',
   show_logs: 'Show logs',
+  implement_plan: 'Implement this plan',
 };
 
 export function actionButtons(actions: readonly Action[]): HTMLElement | null {

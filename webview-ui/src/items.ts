@@ -10,6 +10,7 @@ import { renderMarkdown } from './markdown';
 import { renderRunEnd } from './runEnd';
 import { HIDDEN_TOOLS, renderTool } from './toolRow';
 import { renderCheckpointMark, toolExtras } from './checkpointView';
+import { decorateNested, renderContextItem } from './nested';
 
 export { actionButtons } from './actions';
 
@@ -28,6 +29,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
     return el;
   }
   el.append(...renderBody(item));
+  decorateNested(el, item);
   return el;
 }
 
@@ -63,6 +65,8 @@ function renderBody(item: TranscriptItem): Node[] {
       return [h('div', { class: 'notice error', role: 'alert' },
         h('div', { class: 'notice-row' }, icon('error', undefined, 'icon'), h('span', { class: 'pre-wrap' }, item.message)),
         actionButtons(item.actions))];
+    case 'context':
+      return [renderContextItem(item)];
   }
 }
 

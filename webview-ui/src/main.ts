@@ -16,6 +16,8 @@ import { copyText } from './markdown';
 import { Store } from './store';
 import { TranscriptView } from './transcriptView';
 import './styles.css';
+import { installNested } from './nested';
+import { SlashMenu } from './slashMenu';
 
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeProgressRing(), vsCodeDropdown(), vsCodeOption());
 
@@ -26,6 +28,16 @@ const view = new TranscriptView(chrome.scroller, (s) => {
   uiState = { ...s, taskId: store.taskId };
   saveUiState(uiState);
 });
+
+// Slash commands (slashMenu.ts) and nested sub-agent steps (nested.ts): self-contained, hooked in here.
+const stopRun = () => post(store.status.requestId ? { type: 'stop', requestId: store.status.requestId } : { type: 'stop' });
+const slash = new SlashMenu(chrome.input, {
+  isRunning: () => store.status.state !== 'idle',
+  stop: stopRun,
+  send: () => send(),
+  sendNow: (text) => post({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) }),
+});
+installNested(chrome.scroller);
 
 const store: Store = new Store({
   reset: (items) => {
@@ -121,6 +133,12 @@ function handle(msg: HostMessage): void {
       chrome.setup.onCheck(msg);
       if (msg.ok && msg.message === 'Saved.') chrome.closeSetup();
       return;
+    case 'slash_commands':
+      slash.setCommands(msg.commands);
+      return;
+    case 'command_notice':
+      slash.showNotice(msg.text, msg.level);
+      return;
   }
 }
 
@@ -142,6 +160,11 @@ window.addEventListener('message', (event: MessageEvent) => {
 
 function send(): void {
   const text = chrome.input.value.trim();
+  if (text && slash.intercept(text)) {
+    chrome.input.value = '';
+    chrome.autosize();
+    return;
+  }
   if (!text || store.status.state !== 'idle') return;
   post({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) });
   chrome.input.value = '';

@@ -17,6 +17,8 @@ export interface PromptInputs {
   environment?: string;
   /** The live plan as text (planText): part of every step's context, so the model always sees the current plan. */
   planText?: string;
+  /** What the mode gathered before the first step (manifests, diff, test files). */
+  modeContext?: string;
 }
 
 const ROLE = `You are Forge, an autonomous coding agent working inside the user's VS Code workspace.
@@ -47,6 +49,8 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
   ];
   // Memory is recalled once per user message: constant across the steps of a run, so it stays in the prefix.
   if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
+  // Gathered once per user message, like memory: constant across the run's steps.
+  if (p.modeContext && p.modeContext.trim()) layers.push({ id: 'mode-context', stable: false, text: p.modeContext });
   if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {
     layers.push({ id: 'iteration-warning', stable: false, perStep: true, text: iterationWarningText(p.iteration, p.maxIterations) });
   }

@@ -1,5 +1,7 @@
 // The Agent facade: owns state and listeners, starts runs (one at a time), stop, dump/restore.
-import { closeDanglingToolCalls } from '../context/history';
+import { compactHistory } from '../context/compaction';
+import { closeDanglingToolCalls, turnStarts } from '../context/history';
+import { estimateMessagesTokens } from '../context/tokens';
 import { createReadOutputTool, InMemoryOutputStore, type OutputStore } from '../context/output-store';
 import type { MemoryPort } from '../memory/port';
 import type { ChatMessage, Model } from '../model/types';
@@ -14,7 +16,9 @@ import type { Tool } from '../tools/types';
 import { resolveConfig, systemClock, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, AgentEventListener, RunReport } from './events';
 import { CONTINUE_NUDGE, isPriced, Run, type RunDeps } from './run';
+import { meteredModel } from './spend';
 import { fromSnapshot, initialState, toSnapshot, type AgentState } from './state';
+import { addCost, addUsage } from './usage';
 
 export interface AgentDeps {
   model: Model;
@@ -44,6 +48,7 @@ export class Agent {
   private readonly config: AgentConfig;
   private controller?: AbortController;
   private current?: Promise<RunReport>;
+  private compacting = false;
 
   constructor(deps: AgentDeps) {
     this.config = resolveConfig(deps.config);
@@ -173,6 +178,39 @@ export class Agent {
     this.controller?.abort();
   }
 
+  /**
+   * Compacts the conversation now (the /compact command): the task and the latest user message with what followed
+   * stay, the middle becomes a structured summary. Its usage is booked on the task. undefined when there is too
+   * little to compact.
+   */
+  async compact(signal: AbortSignal = new AbortController().signal): Promise<{ beforeTokens: number; afterTokens: number; summary: string } | undefined> {
+    this.assertIdle();
+    this.compacting = true;
+    try {
+      const { config } = this.runDeps;
+      const model = meteredModel(this.runDeps.summarizer, (usage, info) => {
+        this.state.usage = addUsage(this.state.usage, usage);
+        this.state.costUsd = addCost(this.state.costUsd, config.price ? config.price(usage, info) : undefined);
+      });
+      closeDanglingToolCalls(this.state.history);
+      const beforeTokens = estimateMessagesTokens(this.state.history);
+      // Everything from the latest user message on stays as it is.
+      const history = this.state.history;
+      let lastUser = history.length - 1;
+      while (lastUser > 0 && history[lastUser].role !== 'user') lastUser--;
+      const keepRecentTurns = Math.max(1, turnStarts(history).filter((i) => i >= lastUser).length);
+      const result = await compactHistory(history, { model, signal, keepRecentTurns });
+      if (!result) return undefined;
+      this.state.history.splice(0, this.state.history.length, ...result.history);
+      this.state.anchor = undefined;
+      const out = { beforeTokens, afterTokens: estimateMessagesTokens(this.state.history), summary: result.summary };
+      this.emit({ type: 'compaction', runId: `${this.state.taskId}-compact`, ...out });
+      return out;
+    } finally {
+      this.compacting = false;
+    }
+  }
+
   /** JSON-serialisable state, including a pending approval (safe to call while a run waits for one). */
   dump(): AgentSnapshot {
     return toSnapshot(this.state);
@@ -201,6 +239,7 @@ export class Agent {
 
   private assertIdle(): void {
     if (this.current) throw new Error('Forge is already running a task; stop it or wait for it to finish.');
+    if (this.compacting) throw new Error('Forge is compacting this conversation; send again in a moment.');
   }
 
   private emit(event: AgentEvent): void {

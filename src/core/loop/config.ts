@@ -1,6 +1,7 @@
 // Agent configuration and the injectable clock (tests use a fake one so backoffs cost no real time).
 import type { Model, ModelInfo, Usage } from '../model/types';
 import type { ModeName } from '../modes';
+import type { ModeContextGatherer } from '../modes/context';
 import type { PolicyConfig } from '../safety/policy';
 
 export interface Clock {
@@ -106,6 +107,8 @@ export interface AgentConfig {
   thinkingBudgetTokens?: number;
   /** Host facts for the dynamic environment layer (workspace, OS, open file...). */
   environment?: string | (() => string);
+  /** Gathers the mode's own context before the first step of a run (see core/modes/context.ts). */
+  modeContext?: ModeContextGatherer;
 }
 
 export const DEFAULT_CONFIG: AgentConfig = {

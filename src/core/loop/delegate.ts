@@ -2,11 +2,11 @@
 import * as z from 'zod';
 import { forkHistory } from '../context/history';
 import type { ChatMessage } from '../model/types';
-import { MODE_NAMES, type ModeName } from '../modes';
+import { getMode, MODE_NAMES, type ModeName } from '../modes';
 import { SNAPSHOT_VERSION } from '../tasks/snapshot';
 import type { Tool } from '../tools/types';
 import { Agent, type AgentDeps } from './agent';
-import type { AgentEventListener, RunReport } from './events';
+import type { AgentEventListener, IterationPort, NestingToolContext, RunReport } from './events';
 import type { LoopToolContext, SpendPort } from './spend';
 
 export const DELEGATE_TOOL_NAME = 'delegate_task';
@@ -25,6 +25,11 @@ export interface DelegateOptions {
    * spends is booked on the parent as 'sub_agents' (so it counts in the parent's report and breakers).
    */
   spend?: SpendPort;
+  /**
+   * The parent run's iteration count: the child may take at most what the parent has left, and the steps it
+   * took are booked on the parent (so the parent's limit covers the work its helpers do).
+   */
+  iterations?: IterationPort;
 }
 
 export interface DelegateResult {
@@ -39,6 +44,8 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
   const taskId = opts.taskId ?? `${parentDeps.taskId ?? 'task'}-sub-${++subCounter}`;
   const mode = opts.mode ?? parentDeps.config?.mode ?? 'agent';
   const left = opts.spend?.remaining() ?? {};
+  const requested = opts.maxIterations ?? parentDeps.config?.maxIterations ?? getMode(mode).maxIterations;
+  const maxIterations = opts.iterations ? Math.min(requested, opts.iterations.left()) : opts.maxIterations ?? parentDeps.config?.maxIterations;
   const childDeps: AgentDeps = {
     ...parentDeps,
     // No recursion, and no second reflection pass on the same work.
@@ -48,7 +55,7 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
     config: {
       ...parentDeps.config,
       mode,
-      maxIterations: opts.maxIterations ?? parentDeps.config?.maxIterations,
+      maxIterations,
       // The parent's budgets are shared, not copied: the child may spend only what the parent has left.
       ...(left.tokens !== undefined ? { maxTokens: Math.min(left.tokens, parentDeps.config?.maxTokens ?? Infinity) } : {}),
       ...(left.costUsd !== undefined ? { maxCostUsd: Math.min(left.costUsd, parentDeps.config?.maxCostUsd ?? Infinity) } : {}),
@@ -76,6 +83,7 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
     if (opts.signal?.aborted) child.stop();
     const report = await running;
     opts.spend?.record('sub_agents', report.usage, report.costUsd, report.steps.length);
+    opts.iterations?.add(report.iterations);
     const result =
       report.reason === 'done' || report.reason === 'converse'
         ? report.detail
@@ -107,14 +115,27 @@ export function createDelegateTool(parentDeps: AgentDeps, getHistory?: () => rea
     // The helper asks for approval for its own risky calls.
     risk: 'read',
     async execute(input, ctx) {
+      const nest = ctx as LoopToolContext & NestingToolContext;
+      if (nest.iterations && nest.iterations.left() < 1) {
+        return { content: 'No iterations left for a sub-task: finish the work yourself or call task_completion.', isError: true };
+      }
+      // A helper never gets more rights than the mode the task is in (a plan-mode task cannot edit through one).
+      const current = nest.mode;
+      if (current && input.mode && !getMode(input.mode).risks.every((r) => getMode(current).risks.includes(r))) {
+        const allowed = MODE_NAMES.filter((m) => getMode(m).risks.every((r) => getMode(current).risks.includes(r)));
+        return { content: `A helper in ${input.mode} mode would have more rights than this task's ${current} mode. Use one of: ${allowed.join(', ')}.`, isError: true };
+      }
       const { report, result } = await delegate(parentDeps, input.task, {
-        mode: input.mode,
+        mode: input.mode ?? current,
         maxIterations: input.maxIterations,
         signal: ctx.signal,
         history: getHistory?.(),
-        spend: (ctx as LoopToolContext).spend,
+        spend: nest.spend,
+        iterations: nest.iterations,
         onEvent: (e) => {
-          if (e.type === 'tool_result') ctx.onProgress?.(`[sub-task] ${e.name}${e.isError ? ' (error)' : ''}\n`);
+          // Shown nested under this call where the host renders sub-agent events; a one-line progress otherwise.
+          if (nest.emitNested) nest.emitNested(e);
+          else if (e.type === 'tool_result') ctx.onProgress?.(`[sub-task] ${e.name}${e.isError ? ' (error)' : ''}\n`);
         },
       });
       const ok = report.reason === 'done' || report.reason === 'converse';

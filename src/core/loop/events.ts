@@ -4,6 +4,7 @@ import type { ApprovalRequest } from '../safety/approval';
 import type { ToolErrorClass } from '../tools/error-class';
 import type { Plan } from '../tools/builtin/update-plan';
 import type { ApprovalDecision } from '../tools/types';
+import type { ModeName } from '../modes';
 import type { SpendBreakdown } from './spend';
 
 export type TerminationReason =
@@ -128,6 +129,13 @@ export type AgentEvent =
   | { type: 'memory_recalled'; runId: string; memories: { id: string; content: string; type: string }[] }
   | { type: 'memory_learned'; runId: string; memories: { id: string; content: string; type: string }[] }
   | { type: 'step_end'; runId: string; step: StepReport }
+  /** Context a mode gathered before the first step (plan: manifests + tree, review: diff, test: test files). */
+  | { type: 'mode_context'; runId: string; mode: string; sources: string[]; tokens: number }
+  /**
+   * An event of a sub-agent (delegate_task) started by the tool call `parentCallId` of this run: consumers show
+   * it nested under that call. Sub-agents do not delegate further, so there is one level.
+   */
+  | { type: 'sub_agent'; runId: string; parentCallId: string; event: AgentEvent }
   | { type: 'run_end'; runId: string; report: RunReport };
 
 /**
@@ -137,3 +145,20 @@ export type AgentEvent =
 export type DecidedBy = 'user' | 'rule' | 'task_grant' | 'policy' | 'auto';
 
 export type AgentEventListener = (event: AgentEvent) => void;
+
+/** The run's iteration count as a tool sees it: a sub-agent's steps count against the parent's limit. */
+export interface IterationPort {
+  /** Iterations left before the run's limit. */
+  left(): number;
+  /** Books `n` iterations done on the run's behalf (by a sub-agent). */
+  add(n: number): void;
+}
+
+/** What the loop gives tools that nest work (delegate_task), besides ToolContext. */
+export interface NestingToolContext {
+  /** Forwards a nested agent's event into this run's stream (as a `sub_agent` event for this call). */
+  emitNested?(event: AgentEvent): void;
+  iterations?: IterationPort;
+  /** The run's current mode (a helper defaults to it and may not have more rights than it). */
+  mode?: ModeName;
+}

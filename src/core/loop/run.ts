@@ -42,6 +42,11 @@ export function isPriced(price: AgentConfig['price'], info: ModelInfo): boolean 
   return price?.(ZERO_USAGE, info) !== undefined;
 }
 
+/** The perceive-time context (memories / mode context / environment): a tenth of the window, at most 8k tokens. */
+export function perceiveBudgetOf(window: number): number {
+  return Math.min(Math.floor(window * 0.1), 8000);
+}
+
 export class Run {
   private readonly started: number;
   private readonly steps: StepReport[] = [];
@@ -97,7 +102,10 @@ export class Run {
     this.emit({ type: 'run_start', runId, taskId: this.state.taskId, mode: this.state.mode, maxIterations: this.state.maxIterations, userMessage: this.opts.userMessage });
     let ending: Ending;
     try {
-      if (this.opts.kind === 'send') await this.recallMemory();
+      if (this.opts.kind === 'send') {
+        await this.recallMemory();
+        await this.gatherModeContext();
+      }
       ending = (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ?? (await this.loop());
     } catch (err) {
       if (isAbort(err, this.signal)) ending = this.deadline.expired ? this.timeUp(danglingToolCalls(this.state.history).length) : { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
@@ -198,7 +206,7 @@ export class Run {
     const window = this.contextWindow();
     // The perceive-time context (memories / conversation / environment) gets a tenth of the window, at most 8k
     // tokens, split 60 / 30 / 10; memories take their 60%.
-    const perceiveBudget = Math.min(Math.floor(window * 0.1), 8000);
+    const perceiveBudget = perceiveBudgetOf(window);
     const budget = this.deps.config.memoryTokenBudget ?? memoryBudget(perceiveBudget, 0).memory;
     try {
       const recalled = await this.deadline.during('memory', 'recalling memories', () => raceAbort(memory.recall(this.opts.userMessage, budget), this.signal));
@@ -209,6 +217,27 @@ export class Run {
     } catch (err) {
       if (isAbort(err, this.signal)) throw err;
       this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Memory recall failed: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+
+  /**
+   * The mode's own context (plan: manifests and structure, review: the diff, test: test files and the last run),
+   * gathered once per user message within the perceive budget's 30% "conversation" share.
+   */
+  private async gatherModeContext(): Promise<void> {
+    this.state.modeContextText = undefined;
+    const gather = this.deps.config.modeContext;
+    if (!gather) return;
+    const budget = Math.floor(perceiveBudgetOf(this.contextWindow()) * 0.3);
+    const mode = this.state.mode;
+    try {
+      const got = await this.deadline.during('perceive', `gathering ${mode} context`, () => raceAbort(gather(mode, budget, this.signal), this.signal));
+      if (!got || !got.text.trim()) return;
+      this.state.modeContextText = got.text;
+      this.emit({ type: 'mode_context', runId: this.opts.runId, mode, sources: got.sources, tokens: estimateTextTokens(got.text) });
+    } catch (err) {
+      if (isAbort(err, this.signal)) throw err;
+      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Could not gather the ${mode} context: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
 
@@ -241,6 +270,10 @@ export class Run {
       setPending: (p) => (this.state.pending = p),
       track: (id, what) => this.deadline.track(`tool:${id}`, what),
       spend: this.spendPort(),
+      iterations: {
+        left: () => Math.max(0, this.state.maxIterations - this.state.iterations),
+        add: (n) => (this.state.iterations += Math.max(0, Math.floor(n))),
+      },
     };
   }
 
@@ -300,6 +333,7 @@ export class Run {
       buildSystemLayers({
         mode,
         memoryText: this.state.memoryText,
+        modeContext: this.state.modeContextText,
         iteration,
         maxIterations: this.state.maxIterations,
         warnRatio: this.deps.config.iterationWarningRatio,

@@ -9,6 +9,8 @@ export type AgentState = Omit<AgentSnapshot, 'version' | 'allowedForTask'> & {
   allowedForTask: Set<string>;
   /** Paths/commands seen over the task, to ground compaction summaries. Not snapshotted (derivable). */
   facts: { read: Set<string>; edited: Set<string>; commands: string[] };
+  /** The mode's gathered context for the current user message (not snapshotted: gathered again per message). */
+  modeContextText?: string;
 };
 
 export function initialState(taskId: string, mode: ModeName, maxIterations: number, priced: boolean): AgentState {
@@ -27,7 +29,7 @@ export function initialState(taskId: string, mode: ModeName, maxIterations: numb
 }
 
 export function toSnapshot(s: AgentState): AgentSnapshot {
-  const { allowedForTask, facts: _derived, ...saved } = s;
+  const { allowedForTask, facts: _derived, modeContextText: _gathered, ...saved } = s;
   return structuredClone({ ...saved, version: SNAPSHOT_VERSION, allowedForTask: [...allowedForTask] });
 }
 

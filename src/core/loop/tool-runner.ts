@@ -10,7 +10,7 @@ import { classifyThrown, declaredErrorClass, isTransientError, withErrorClass, t
 import { ToolError, type ApprovalDecision, type LoopControl, type Tool, type ToolContext, type ToolResult } from '../tools/types';
 import { raceAbort, RunAbortedError } from './abort';
 import { backoffMs, type AgentConfig, type Clock } from './config';
-import type { AgentEvent, ToolCallReport } from './events';
+import type { AgentEvent, IterationPort, NestingToolContext, ToolCallReport } from './events';
 import type { CallKind } from './monitors';
 import type { StepToolCall } from './model-step';
 import type { LoopToolContext, SpendPort } from './spend';
@@ -37,6 +37,8 @@ export interface ToolRunContext {
   track?(callId: string, what: string | undefined): void;
   /** The run's spend account: tools that call models themselves (delegate_task) draw on it and book there. */
   spend?: SpendPort;
+  /** The run's iteration count (sub-agents' steps count against it). */
+  iterations?: IterationPort;
 }
 
 export interface CallOutcome {
@@ -246,13 +248,16 @@ async function decideAndExecute(
   if (decision?.kind === 'reject') {
     return { kind: 'rejected', result: { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` }, attempts: 0 };
   }
-  const toolCtx: LoopToolContext = {
+  const toolCtx: LoopToolContext & NestingToolContext = {
     signal: ctx.signal,
     taskId: ctx.taskId,
     toolCallId: call.id,
     approval: decision,
     onProgress: (chunk) => ctx.emit({ type: 'tool_progress', runId: ctx.runId, id: call.id, chunk }),
     ...(ctx.spend ? { spend: ctx.spend } : {}),
+    ...(ctx.iterations ? { iterations: ctx.iterations } : {}),
+    emitNested: (event) => ctx.emit({ type: 'sub_agent', runId: ctx.runId, parentCallId: call.id, event }),
+    mode: ctx.mode.name,
   };
   ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
   const executed = await executeWithRetry(ctx, tool, input, toolCtx);

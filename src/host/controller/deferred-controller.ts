@@ -81,6 +81,10 @@ export class DeferredController implements ForgeController, PanelController {
     await this.call((c) => c.onContinue(requestId, signal));
   }
 
+  async onImplementPlan(requestId: string, signal: AbortSignal): Promise<void> {
+    await this.call((c) => c.onImplementPlan(requestId, signal));
+  }
+
   onStop(): void { this.fire('stop', (c) => c.onStop()); }
   onApproval(requestId: string, decision: PanelApprovalDecision): void { this.fire('approval', (c) => c.onApproval(requestId, decision)); }
   onNewTask(): void { this.fire('new task', (c) => c.onNewTask()); }

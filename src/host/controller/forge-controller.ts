@@ -29,6 +29,9 @@ import type { TaskSession, RunKind } from './session';
 import type { SessionManager } from './session-manager';
 import type { Recovery } from './recovery';
 import type { Toolkit } from './tool-factory';
+import type { AgentExtras } from './agent-extras';
+import { runSlashCommand, type SlashActions } from './slash-commands';
+import { MODE_NAMES, getMode, type ModeName } from '../../core/modes';
 
 const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
 
@@ -48,6 +51,8 @@ export interface ControllerDeps {
   refreshModel(): Promise<void>;
   /** Checkpoints, plan edits, the audit trail's host facts. */
   recovery?: Recovery;
+  /** Slash commands and the last test run (agent-extras.ts); absent in tests that do not need them. */
+  extras?: Pick<AgentExtras, 'slash' | 'testRuns'> & Partial<Pick<AgentExtras, 'refresh'>>;
 }
 
 export class Controller implements ForgeController, PanelController {
@@ -152,6 +157,7 @@ export class Controller implements ForgeController, PanelController {
 
   /** Status bar and logs follow the same events the panel does. */
   onAgentEvent(session: TaskSession, e: AgentEvent): void {
+    this.deps.extras?.testRuns.observe(e);
     const bar = this.deps.statusBar;
     const log = this.deps.log;
     switch (e.type) {
@@ -352,7 +358,55 @@ export class Controller implements ForgeController, PanelController {
   // ---------- PanelController (webview) ----------
 
   async onSendMessage(text: string, _requestId: string, signal: AbortSignal): Promise<void> {
+    const slash = this.deps.extras?.slash;
+    if (slash && (await runSlashCommand(text, this.slashActions(slash), signal))) {
+      this.deps.extras?.refresh?.();
+      return;
+    }
     await this.startRun('send', text, signal);
+  }
+
+  /** "Implement this plan": the last plan-mode result becomes implement mode's task, in the same conversation. */
+  async onImplementPlan(_requestId: string, signal: AbortSignal): Promise<void> {
+    const session = this.deps.manager.current;
+    const items = session.transcript.getItems();
+    const plan = [...items].reverse().find((it) => it.kind === 'run_end' && it.actions.includes('implement_plan'));
+    if (!plan || plan.kind !== 'run_end') {
+      session.transcript.addError('There is no plan to implement in this task: run a task in plan mode first (/mode plan).');
+      return;
+    }
+    if (session.running) {
+      session.transcript.addError('Forge is still working on this task. Stop it first, or wait for it to finish.');
+      return;
+    }
+    session.setMode('implement');
+    await this.startRun('send', `Implement this plan (approved by the user):\n\n${plan.detail}`, signal);
+  }
+
+  /** What the panel's slash commands do in this host. */
+  private slashActions(registry: NonNullable<ControllerDeps['extras']>['slash']): SlashActions {
+    const session = () => this.deps.manager.current;
+    return {
+      registry,
+      notice: (text, level) => this.panel?.post({ type: 'command_notice', text: text.slice(0, 50_000), level }),
+      running: () => session().running,
+      stop: () => this.stop(),
+      newTask: () => this.onNewTask(),
+      mode: () => session().mode,
+      setMode: (mode) => {
+        session().setMode(mode);
+        void session().save();
+      },
+      pickMode: async (current) => {
+        const items = MODE_NAMES.map((name) => ({ label: getMode(name).label, description: name === current ? 'current' : '', detail: getMode(name).prompt, name }));
+        const pick = await vscode.window.showQuickPick(items, { title: 'Forge: mode for this task', placeHolder: `Current: ${getMode(current).label}` });
+        return pick?.name as ModeName | undefined;
+      },
+      selectModel: () => this.selectModel(),
+      compact: (signal) => session().compact(signal),
+      undo: () => this.undoTaskChanges(),
+      send: (prompt, signal) => this.startRun('send', prompt, signal),
+    };
   }
 
   async onContinue(_requestId: string, signal: AbortSignal): Promise<void> {

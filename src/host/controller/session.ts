@@ -122,6 +122,17 @@ export class TaskSession {
     this.agent.setMode(mode);
   }
 
+  get mode(): Agent['mode'] {
+    return this.agent.mode;
+  }
+
+  /** /compact: summarises the conversation now (the transcript shows it via the compaction event), then saves. */
+  async compact(signal?: AbortSignal): ReturnType<Agent['compact']> {
+    const result = await this.agent.compact(signal);
+    if (result) await this.save();
+    return result;
+  }
+
   /** Rebuilds the Agent (new settings) from its own snapshot; while a run is in flight, before the next run. */
   rebuildAgent(): boolean {
     if (this.running) {

@@ -1,0 +1,94 @@
+// What a slash command typed in the panel does. Built-ins act on the host (stop, new task, mode, model picker,
+// compaction, undo, help); custom and MCP commands expand into a prompt that is sent like a message; anything
+// else is answered with a notice and never reaches the model. No vscode import: the host passes its actions in.
+import { helpText, type SlashCommandRegistry } from '../../core/commands/slash';
+import { getMode, isModeName, MODE_NAMES, type ModeName } from '../../core/modes';
+
+export interface SlashActions {
+  registry: SlashCommandRegistry;
+  /** Shown under the input (not part of the transcript). */
+  notice(text: string, level: 'info' | 'error'): void;
+  running(): boolean;
+  stop(): void;
+  newTask(): void;
+  mode(): ModeName;
+  setMode(mode: ModeName): void;
+  /** A picker for /mode without an argument; undefined = cancelled. */
+  pickMode?(current: ModeName): Promise<ModeName | undefined>;
+  selectModel(): Promise<void>;
+  /** undefined: nothing to compact yet. */
+  compact(signal: AbortSignal): Promise<{ beforeTokens: number; afterTokens: number } | undefined>;
+  undo(): Promise<unknown>;
+  /** Sends a prompt as the user's message (a run). */
+  send(prompt: string, signal: AbortSignal): Promise<unknown>;
+}
+
+const BUSY = 'Forge is working on this task: /stop it first (or press Escape), or wait for it to finish.';
+
+/** Handles `text` when it is a slash command; false when it is an ordinary message. */
+export async function runSlashCommand(text: string, a: SlashActions, signal: AbortSignal): Promise<boolean> {
+  const r = await a.registry.resolve(text, signal);
+  if (!r) return false;
+  if (r.kind === 'unknown') {
+    a.notice(r.message, 'error');
+    return true;
+  }
+  if (r.kind === 'prompt') {
+    if (a.running()) a.notice(BUSY, 'error');
+    else await a.send(r.prompt, signal);
+    return true;
+  }
+  const arg = r.args.argv[0]?.toLowerCase();
+  switch (r.name) {
+    case 'stop':
+      if (a.running()) a.stop();
+      else a.notice('Nothing is running.', 'info');
+      return true;
+    case 'new':
+      if (a.running()) a.stop();
+      a.newTask();
+      return true;
+    case 'help':
+      a.notice(helpText(await a.registry.list(signal)), 'info');
+      return true;
+    case 'model':
+      await a.selectModel();
+      return true;
+    case 'undo':
+      if (a.running()) a.notice(BUSY, 'error');
+      else await a.undo();
+      return true;
+    case 'compact': {
+      if (a.running()) {
+        a.notice(BUSY, 'error');
+        return true;
+      }
+      a.notice('Compacting the conversation…', 'info');
+      try {
+        const c = await a.compact(signal);
+        a.notice(c ? `Compacted: ${c.beforeTokens} → ${c.afterTokens} tokens (estimated).` : 'Nothing to compact yet: the conversation is short.', 'info');
+      } catch (err) {
+        a.notice(`Compaction failed: ${err instanceof Error ? err.message : String(err)}`, 'error');
+      }
+      return true;
+    }
+    case 'mode': {
+      let mode: ModeName | undefined;
+      if (!arg) mode = await a.pickMode?.(a.mode());
+      else if (isModeName(arg)) mode = arg;
+      else if (arg === 'code') mode = 'implement';
+      else {
+        a.notice(`Unknown mode "${r.args.argv[0]}". Modes: ${MODE_NAMES.join(', ')}.`, 'error');
+        return true;
+      }
+      if (!mode) {
+        if (!a.pickMode) a.notice(`Mode: ${a.mode()}. Switch with /mode <name> (${MODE_NAMES.join(', ')}).`, 'info');
+        return true;
+      }
+      a.setMode(mode);
+      const m = getMode(mode);
+      a.notice(`Mode: ${m.label} — ${m.prompt} (up to ${m.maxIterations} iterations${a.running() ? '; from the next step' : ''}).`, 'info');
+      return true;
+    }
+  }
+}
