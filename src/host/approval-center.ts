@@ -62,7 +62,8 @@ export class ApprovalCenter implements Approver {
 
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (signal.aborted) return Promise.reject(abortError(signal));
-    if (this.options.autoApprove?.()[req.risk] || this.taskGrants.get(req.taskId)?.has(req.toolName)) {
+    // MCP tools never ride on a risk class's auto-approve: they have their own setting (forge.mcp.autoApprove, in policy).
+    if ((this.options.autoApprove?.()[req.risk] && !req.toolName.startsWith('mcp__')) || this.taskGrants.get(req.taskId)?.has(req.toolName)) {
       const decision: ApprovalDecision = { kind: 'approve', scope: 'once' };
       this.emit({ type: 'resolved', request: req, decision, auto: true });
       return Promise.resolve(decision);

@@ -106,6 +106,8 @@ export interface AgentConfig {
   thinkingBudgetTokens?: number;
   /** Host facts for the dynamic environment layer (workspace, OS, open file...). */
   environment?: string | (() => string);
+  /** The project's rules text (AGENTS.md...) for the stable prompt prefix; read every step (nested rules may join). */
+  projectRules?: string | (() => string);
 }
 
 export const DEFAULT_CONFIG: AgentConfig = {

@@ -12,6 +12,7 @@ import { getMode, isToolAllowedInMode } from '../modes';
 import type { Approver } from '../safety/approval';
 import type { Policy } from '../safety/policy';
 import type { ToolRegistry } from '../tools/registry';
+import type { ToolSource } from '../tools/types';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig, Clock } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
@@ -41,6 +42,8 @@ export interface RunDeps {
   policy: Policy;
   config: AgentConfig;
   log(message: string): void;
+  /** Dynamic tools (MCP), loaded at the start of each run. */
+  toolSources?: ToolSource[];
 }
 
 export interface RunOptions {
@@ -117,6 +120,7 @@ export class Run {
     let ending: Ending;
     try {
       if (this.opts.kind === 'send') await this.recallMemory();
+      await this.loadToolSources();
       ending = (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ?? (await this.loop());
     } catch (err) {
       if (isAbort(err, this.signal)) ending = this.deadline.expired ? this.timeUp(danglingToolCalls(this.state.history).length) : { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
@@ -228,6 +232,28 @@ export class Run {
     }
   }
 
+  /** Loads the dynamic tools (MCP servers start here, lazily) into the registry; a failing source keeps its old tools. */
+  private async loadToolSources(): Promise<void> {
+    const sources = this.deps.toolSources ?? [];
+    if (!sources.length) return;
+    await this.deadline.during('tool-sources', 'loading MCP tools', () =>
+      raceAbort(
+        Promise.all(
+          sources.map(async (source) => {
+            try {
+              const skipped = this.deps.registry.setSourceTools(source.id, await source.load(this.signal));
+              for (const t of skipped) this.deps.log(`tool source ${source.id}: ${t.name} clashes with a tool already registered; skipped`);
+            } catch (err) {
+              if (isAbort(err, this.signal)) throw err;
+              this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Could not load tools from ${source.id}: ${err instanceof Error ? err.message : String(err)}` });
+            }
+          }),
+        ),
+        this.signal,
+      ),
+    );
+  }
+
   private contextWindow(): number {
     return this.deps.config.contextWindow ?? this.model.info.contextWindow;
   }
@@ -315,6 +341,7 @@ export class Run {
     const system = () =>
       buildSystemLayers({
         mode,
+        rulesText: typeof this.deps.config.projectRules === 'function' ? this.deps.config.projectRules() : this.deps.config.projectRules,
         memoryText: this.state.memoryText,
         iteration,
         maxIterations: this.state.maxIterations,

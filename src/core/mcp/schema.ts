@@ -1,0 +1,83 @@
+// MCP tool input schemas. The model gets the server's JSON Schema as is (normalised to an object schema); the
+// arguments are checked against that same schema with ajv (the validator the MCP SDK itself uses), wrapped in a
+// zod schema so the registry reports failures like any other tool's (path + message per issue). Converting the
+// JSON Schema to zod instead would be lossy ($ref, oneOf, patterns, formats) and the model would see a
+// re-generated schema that differs from the server's.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import * as z from 'zod';
+
+/** Schemas larger than this (as JSON) are not compiled: a server cannot make Forge spend long compiling. */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+const MAX_DEPTH = 32;
+
+let ajv: Ajv | undefined;
+function validator(): Ajv {
+  // strict: false — servers use keywords ajv does not know (examples, x-*); formats are not enforced.
+  ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false, allowUnionTypes: true });
+  return ajv;
+}
+
+function depth(value: unknown, level = 0): number {
+  if (level > MAX_DEPTH || value === null || typeof value !== 'object') return level;
+  let max = level;
+  for (const v of Object.values(value as Record<string, unknown>)) max = Math.max(max, depth(v, level + 1));
+  return max;
+}
+
+export interface PreparedSchema {
+  /** What the model gets (always `type: "object"` at the top). */
+  json: Record<string, unknown>;
+  /** The registry's validator. */
+  zod: z.ZodType;
+  /** Why the schema is checked loosely (too big, too deep, did not compile); undefined when fully checked. */
+  problem?: string;
+}
+
+/** The model-facing JSON Schema: an object schema without the `$schema` marker. */
+export function normaliseInputSchema(schema: unknown): Record<string, unknown> {
+  const s = schema && typeof schema === 'object' && !Array.isArray(schema) ? { ...(schema as Record<string, unknown>) } : {};
+  delete s.$schema;
+  if (s.type !== 'object') s.type = 'object';
+  if (!s.properties || typeof s.properties !== 'object') s.properties = {};
+  return s;
+}
+
+function issuePath(e: ErrorObject): (string | number)[] {
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'required' && typeof (e.params as { missingProperty?: string }).missingProperty === 'string') {
+    parts.push((e.params as { missingProperty: string }).missingProperty);
+  }
+  return parts.map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+}
+
+function issueMessage(e: ErrorObject): string {
+  if (e.keyword === 'required') return 'required property is missing';
+  if (e.keyword === 'additionalProperties') return `unknown property "${(e.params as { additionalProperty?: string }).additionalProperty}"`;
+  if (e.keyword === 'enum') return `${e.message}: ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)}`.slice(0, 300);
+  return e.message ?? `fails "${e.keyword}"`;
+}
+
+/** Compiles `schema` once; arguments must be a JSON object and match it. */
+export function prepareInputSchema(schema: unknown): PreparedSchema {
+  const json = normaliseInputSchema(schema);
+  const objectOnly = z.record(z.string(), z.unknown());
+  let problem: string | undefined;
+  let check: ValidateFunction | undefined;
+  const size = JSON.stringify(json).length;
+  if (size > MAX_SCHEMA_CHARS) problem = `input schema too large (${size} chars)`;
+  else if (depth(json) > MAX_DEPTH) problem = 'input schema nested too deeply';
+  else {
+    try {
+      check = validator().compile(json);
+    } catch (err) {
+      problem = `input schema does not compile: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+    }
+  }
+  if (!check) return { json, zod: objectOnly, problem };
+  const compiled = check;
+  const zod = objectOnly.superRefine((value, ctx) => {
+    if (compiled(value)) return;
+    for (const e of (compiled.errors ?? []).slice(0, 20)) ctx.addIssue({ code: 'custom', path: issuePath(e), message: issueMessage(e) });
+  });
+  return { json, zod };
+}
