@@ -204,6 +204,8 @@ export class McpConnection {
     try {
       return await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs });
     } catch (err) {
+      // The SDK reports an abort as a timeout: the caller's own reason (Stop) is what it must see.
+      if (signal.aborted) throw signal.reason ?? err;
       throw describeCallError(err, timeoutMs);
     }
   }
@@ -261,7 +263,7 @@ export function describeCallError(err: unknown, timeoutMs: number): Error {
     return new Error(`the server returned a malformed result (not the MCP tool result format: ${what})`);
   }
   const code = (err as { code?: unknown })?.code;
-  if (code === -32001) return new Error(`no answer within ${Math.round(timeoutMs / 1000)} s (timed out; the request was cancelled)`);
+  if (code === -32001) return new Error(`no answer within ${Number((timeoutMs / 1000).toFixed(1))} s (timed out; the request was cancelled)`);
   if (code === -32000) return new Error('the server closed the connection (it exited or crashed) before answering');
   return err instanceof Error ? err : new Error(String(err));
 }
