@@ -14,6 +14,7 @@ import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
+import { setupEcosystem } from './host/ecosystem';
 import { createLogger } from './host/logger';
 import { ApiKeyStore } from './host/secrets';
 import { onSettingsChanged, readSettings } from './host/settings';
@@ -60,6 +61,8 @@ export async function activate(context: vscode.ExtensionContext) {
     spoolDir: spoolDirFor(context),
   });
   context.subscriptions.push(toolkit);
+  // MCP servers (lazy) and project rules (AGENTS.md), wired into every Agent below.
+  const ecosystem = setupEcosystem(context, toolkit.fs, log);
   const memoryOpened = MemoryService.open(context, model, log);
 
   const newManager = (taskStore: TaskStore, memory: MemoryService) => {
@@ -73,7 +76,7 @@ export async function activate(context: vscode.ExtensionContext) {
         outputStore: outputs,
         log: (m) => log.debug(m),
       };
-      return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
+      return ecosystem.wire(deps, (d) => (snapshot ? Agent.restore(snapshot, d) : new Agent(d)));
     };
     return new SessionManager({
       store: taskStore,
@@ -112,6 +115,7 @@ export async function activate(context: vscode.ExtensionContext) {
       statusBar,
       log,
       refreshModel,
+      beforeSend: (text) => ecosystem.mcp.withAttachments(text),
     });
     controller = created;
     created.setPanel(panel);
@@ -237,6 +241,8 @@ export async function activate(context: vscode.ExtensionContext) {
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,
+    /** MCP servers and project rules. */
+    ecosystem,
   };
   // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
   const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';

@@ -37,6 +37,8 @@ export interface ControllerDeps {
   log: vscode.LogOutputChannel;
   /** Re-resolves the model from settings + secrets and updates the panel's provider status. */
   refreshModel(): Promise<void>;
+  /** A sent message as the model gets it (MCP resources the user attached are appended). */
+  beforeSend?(text: string): string;
 }
 
 export class Controller implements ForgeController, PanelController {
@@ -112,7 +114,8 @@ export class Controller implements ForgeController, PanelController {
     if (this.deps.toolkit.refresh()) session.rebuildAgent();
     this.deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
     this.prewarmCommands();
-    const report = await session.run(kind, text, signal);
+    const message = kind === 'send' && this.deps.beforeSend ? this.deps.beforeSend(text) : text;
+    const report = await session.run(kind, message, signal);
     if (report) this.deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
     return report;
   }

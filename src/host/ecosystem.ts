@@ -1,0 +1,40 @@
+// The project's own ecosystem around the agent: MCP servers (tools for every run, prompts, resources) and the
+// project rules (AGENTS.md...). activate() creates it once; every Agent the sessions build is wired through it.
+import * as vscode from 'vscode';
+import type { Agent, AgentDeps } from '../core/loop/agent';
+import type { WorkspaceFs } from '../core/workspace/types';
+import type { Logger } from './logger';
+import { registerMcpCommands } from './mcp/mcp-commands';
+import { McpService } from './mcp/mcp-service';
+import { registerRulesCommands, RulesService } from './rules/rules-service';
+
+export interface Ecosystem {
+  mcp: McpService;
+  rules: RulesService;
+  /** Builds an Agent with the MCP tool source and the task's project rules, and follows its events. */
+  wire(deps: AgentDeps, build: (deps: AgentDeps) => Agent): Agent;
+}
+
+export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs, log: Logger & { show?(): void }): Ecosystem {
+  const version = String((context.extension?.packageJSON as { version?: string } | undefined)?.version ?? '0.0.0');
+  const mcp = new McpService(context.secrets, log, version);
+  const rules = new RulesService(context.workspaceState, fs, log);
+  context.subscriptions.push(mcp, rules, registerMcpCommands(mcp, log), registerRulesCommands(rules));
+  // Offered once the rules are read, never blocking activation.
+  void rules.ready().then(() => rules.offerOtherAgentRules()).catch(() => undefined);
+  return {
+    mcp,
+    rules,
+    wire(deps, build) {
+      let taskId: string | undefined;
+      const agent = build({
+        ...deps,
+        toolSources: [...(deps.toolSources ?? []), mcp.manager.toolSource],
+        config: { ...deps.config, projectRules: () => (taskId ? rules.forTask(taskId).text() : '') },
+      });
+      taskId = agent.taskId;
+      agent.on((e) => rules.onAgentEvent(agent.taskId, e));
+      return agent;
+    },
+  };
+}

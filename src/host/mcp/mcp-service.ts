@@ -1,0 +1,176 @@
+// MCP in VS Code: servers from each folder's `.vscode/mcp.json` and the forge.mcp.servers setting (same shape),
+// ${input:...} values asked once and kept in SecretStorage, workspace trust honoured, the manager reconfigured
+// when either changes, and resources queued to be attached to the next message.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parseEnvFile, parseMcpConfig, resolveSpec, stripJsonComments, type McpInput, type McpServerSpec } from '../../core/mcp/config';
+import type { McpPromptInfo } from '../../core/mcp/prompts';
+import type { Logger } from '../logger';
+import { McpManager } from '../node/mcp/manager';
+import { scrubEnv } from '../node/sandbox/env';
+import { readSettings } from '../settings';
+
+export const MCP_JSON = '.vscode/mcp.json';
+const SECRET_PREFIX = 'forge.mcp.input.';
+
+/** forge.mcp.autoApprove: { "<server>": true | ["tool", ...] }. */
+export function isAutoApproved(setting: unknown, server: string, tool: string): boolean {
+  if (!setting || typeof setting !== 'object' || Array.isArray(setting)) return false;
+  const entry = (setting as Record<string, unknown>)[server];
+  if (entry === true) return true;
+  return Array.isArray(entry) && entry.includes(tool);
+}
+
+export class McpService implements vscode.Disposable {
+  readonly manager: McpManager;
+  private inputs = new Map<string, McpInput>();
+  private readonly asking = new Map<string, Promise<string | undefined>>();
+  private readonly subs: vscode.Disposable[] = [];
+  private attachments: { label: string; text: string }[] = [];
+  private loading: Promise<void> = Promise.resolve();
+
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string) {
+    const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+    this.manager = new McpManager({
+      log: { debug: (m) => log.debug(m), info: (m) => log.info(m), warn: (m) => log.warn(m) },
+      resolve: (spec) => this.resolve(spec),
+      baseEnv: () => scrubEnv(process.env, readSettings().sandbox.envAllowList).env,
+      cwd,
+      callTimeoutMs: () => Math.max(1, Number(vscode.workspace.getConfiguration('forge.mcp').get('callTimeoutSeconds')) || 60) * 1000,
+      autoApproved: (server, tool) => isAutoApproved(vscode.workspace.getConfiguration('forge.mcp').get('autoApprove'), server, tool),
+      clientVersion: version,
+    });
+    const watcher = vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`);
+    const reload = () => this.reload();
+    this.subs.push(
+      watcher,
+      watcher.onDidChange(reload),
+      watcher.onDidCreate(reload),
+      watcher.onDidDelete(reload),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('forge.mcp.servers')) reload();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(reload),
+      vscode.workspace.onDidChangeWorkspaceFolders(reload),
+    );
+    reload();
+  }
+
+  /** Resolves when the configuration read last has been applied. */
+  ready(): Promise<void> {
+    return this.loading;
+  }
+
+  reload(): void {
+    this.loading = this.loading.then(() => this.load()).catch((err) => this.log.error(`MCP configuration failed: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  private async load(): Promise<void> {
+    const specs: McpServerSpec[] = [];
+    const inputs = new Map<string, McpInput>();
+    const problems: string[] = [];
+    if (!vscode.workspace.isTrusted) {
+      this.log.info('MCP servers are off in an untrusted workspace.');
+      await this.manager.configure([]);
+      return;
+    }
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const file = path.join(folder.uri.fsPath, MCP_JSON);
+      let text: string;
+      try {
+        text = await fs.readFile(file, 'utf8');
+      } catch {
+        continue;
+      }
+      try {
+        const parsed = parseMcpConfig(JSON.parse(stripJsonComments(text)), vscode.workspace.asRelativePath(file, true));
+        specs.push(...parsed.servers.map((s) => (s.type === 'stdio' && !s.cwd ? { ...s, cwd: folder.uri.fsPath } : s)));
+        for (const i of parsed.inputs) inputs.set(i.id, i);
+        problems.push(...parsed.problems);
+      } catch (err) {
+        problems.push(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+      }
+    }
+    const fromSettings = parseMcpConfig({ servers: vscode.workspace.getConfiguration('forge.mcp').get('servers') ?? {}, inputs: vscode.workspace.getConfiguration('forge.mcp').get('inputs') ?? [] }, 'settings');
+    // A workspace's mcp.json wins over a setting of the same name.
+    for (const s of fromSettings.servers) if (!specs.some((x) => x.name === s.name)) specs.push(s);
+    for (const i of fromSettings.inputs) if (!inputs.has(i.id)) inputs.set(i.id, i);
+    problems.push(...fromSettings.problems);
+    for (const p of problems) this.log.warn(`MCP: ${p}`);
+    this.inputs = inputs;
+    await this.manager.configure(specs);
+    if (specs.length) this.log.info(`MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`);
+  }
+
+  private async resolve(spec: McpServerSpec): Promise<McpServerSpec> {
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+    const resolved = await resolveSpec(spec, {
+      env: (name) => process.env[name],
+      workspaceFolder: folder,
+      userHome: os.homedir(),
+      input: (id) => this.input(id, spec.name),
+    });
+    if (resolved.type !== 'stdio' || !resolved.envFile) return resolved;
+    const file = path.isAbsolute(resolved.envFile) ? resolved.envFile : path.join(resolved.cwd ?? folder ?? '', resolved.envFile);
+    const fromFile = parseEnvFile(await fs.readFile(file, 'utf8'));
+    return { ...resolved, env: { ...fromFile, ...resolved.env } };
+  }
+
+  /** ${input:id}: SecretStorage, else asked once (concurrent starts share the question) and stored. */
+  private input(id: string, server: string): Promise<string | undefined> {
+    let pending = this.asking.get(id);
+    if (!pending) {
+      pending = (async () => {
+        const stored = await this.secrets.get(SECRET_PREFIX + id);
+        if (stored !== undefined) return stored;
+        const def = this.inputs.get(id);
+        const value = await vscode.window.showInputBox({
+          title: `MCP server "${server}"`,
+          prompt: def?.description ?? `Value for \${input:${id}}`,
+          password: def?.password ?? true,
+          value: def?.default,
+          ignoreFocusOut: true,
+        });
+        if (value !== undefined) await this.secrets.store(SECRET_PREFIX + id, value);
+        return value;
+      })().finally(() => this.asking.delete(id));
+      this.asking.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** Forgets a stored ${input:...} value (asked again at the next start). */
+  async forgetInput(id: string): Promise<void> {
+    await this.secrets.delete(SECRET_PREFIX + id);
+  }
+
+  /** MCP prompts of every server, for slash commands (servers start if needed). */
+  listPrompts(signal?: AbortSignal): Promise<McpPromptInfo[]> {
+    return this.ready().then(() => this.manager.listPrompts(signal));
+  }
+
+  /** Queues context for the next message (an attached resource). */
+  attach(label: string, text: string): void {
+    this.attachments.push({ label, text });
+  }
+
+  get pendingAttachments(): string[] {
+    return this.attachments.map((a) => a.label);
+  }
+
+  /** The next message with the queued attachments after it (and the queue emptied). */
+  withAttachments(message: string): string {
+    if (!this.attachments.length) return message;
+    const extra = this.attachments.map((a) => a.text).join('\n\n');
+    this.attachments = [];
+    return `${message}\n\n${extra}`;
+  }
+
+  dispose(): void {
+    vscode.Disposable.from(...this.subs).dispose();
+    void this.manager.dispose();
+  }
+}
