@@ -15,6 +15,7 @@ import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/co
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
 import { setupEcosystem } from './host/ecosystem';
+import { connectEcosystemPanel } from './host/ecosystem-panel';
 import { createLogger } from './host/logger';
 import { ApiKeyStore } from './host/secrets';
 import { onSettingsChanged, readSettings } from './host/settings';
@@ -139,6 +140,7 @@ export async function activate(context: vscode.ExtensionContext) {
     log,
   );
   const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
+  context.subscriptions.push(connectEcosystemPanel(panel.bridge, ecosystem, () => controller?.manager.current.id));
   const ready = initialise();
   ready.then((s) => settle.resolve(s.controller), settle.reject);
   ready.catch((err: unknown) => {

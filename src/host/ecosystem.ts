@@ -13,6 +13,8 @@ export interface Ecosystem {
   rules: RulesService;
   /** Builds an Agent with the MCP tool source and the task's project rules, and follows its events. */
   wire(deps: AgentDeps, build: (deps: AgentDeps) => Agent): Agent;
+  /** Fires when what the panel shows may have changed (a run started or ended, an attachment was queued or sent). */
+  onDidChange(listener: () => void): vscode.Disposable;
 }
 
 export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs, log: Logger & { show?(): void }): Ecosystem {
@@ -22,9 +24,13 @@ export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs
   context.subscriptions.push(mcp, rules, registerMcpCommands(mcp, log), registerRulesCommands(rules));
   // Offered once the rules are read, never blocking activation.
   void rules.ready().then(() => rules.offerOtherAgentRules()).catch(() => undefined);
+  const changed = new vscode.EventEmitter<void>();
+  context.subscriptions.push(changed);
+  mcp.onAttachmentsChanged = () => changed.fire();
   return {
     mcp,
     rules,
+    onDidChange: (listener) => changed.event(listener),
     wire(deps, build) {
       let taskId: string | undefined;
       const agent = build({
@@ -33,7 +39,10 @@ export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs
         config: { ...deps.config, projectRules: () => (taskId ? rules.forTask(taskId).text() : '') },
       });
       taskId = agent.taskId;
-      agent.on((e) => rules.onAgentEvent(agent.taskId, e));
+      agent.on((e) => {
+        rules.onAgentEvent(agent.taskId, e);
+        if (e.type === 'run_start' || e.type === 'run_end') changed.fire();
+      });
       return agent;
     },
   };

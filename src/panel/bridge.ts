@@ -2,7 +2,7 @@
 // maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
 // connected webview in sync with the transcript (full snapshot on `ready`, coalesced patches after).
 import {
-  parseWebviewMessage, type Action, type HostMessage, type PanelApprovalDecision, type PatchOp,
+  parseWebviewMessage, type Action, type EcosystemAction, type EcosystemView, type HostMessage, type PanelApprovalDecision, type PatchOp,
   type ProviderStatus, type Snapshot, type TaskSummary, type WebviewMessage,
 } from '../protocol/messages';
 import { PatchCoalescer, type Scheduler } from './coalescer';
@@ -65,6 +65,9 @@ export class PanelBridge {
   private provider: ProviderStatus = { configured: false };
   private history: TaskSummary[] = [];
   private seq = 0;
+  private ecosystem?: EcosystemView;
+  /** The host's handler for the ecosystem strip's buttons (MCP servers, rules, attach a resource). */
+  onEcosystemAction?: (action: EcosystemAction, display?: string) => void;
 
   constructor(
     private readonly controller: PanelController,
@@ -103,6 +106,7 @@ export class PanelBridge {
   post(msg: HostMessage): void {
     if (msg.type === 'provider_status') this.provider = msg.provider;
     if (msg.type === 'history') this.history = msg.tasks;
+    if (msg.type === 'ecosystem') this.ecosystem = msg.ecosystem;
     for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
   }
 
@@ -188,6 +192,7 @@ export class PanelBridge {
         this.coalescer.flush();
         conn.ready = true;
         this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
+        if (this.ecosystem) this.safeSend(conn, { type: 'ecosystem', ecosystem: this.ecosystem });
         return;
       case 'send_message':
         return this.track(m.requestId, (signal) => {
@@ -212,6 +217,7 @@ export class PanelBridge {
       case 'open_settings': return c.onOpenSettings();
       case 'set_api_key': return c.onSetApiKey(m.provider);
       case 'show_logs': return c.onShowLogs();
+      case 'ecosystem_action': return this.onEcosystemAction?.(m.action, m.display);
     }
   }
 

@@ -222,6 +222,16 @@ export const PatchOpSchema = z.discriminatedUnion('op', [
 ]);
 export type PatchOp = z.infer<typeof PatchOpSchema>;
 
+/** MCP servers, project rules in use and queued attachments: the panel's compact ecosystem strip. */
+export const EcosystemSchema = z.object({
+  mcp: z.array(z.object({ name: Label, state: z.string().max(20), tools: Count.optional(), error: Label.optional() })).max(100),
+  rules: z.array(z.object({ display: z.string().max(LIMITS.path), kind: z.enum(['root', 'forge', 'nested', 'imported']), truncated: z.boolean() })).max(200),
+  attachments: z.array(Label).max(50),
+});
+export type EcosystemView = z.infer<typeof EcosystemSchema>;
+export const EcosystemActionSchema = z.enum(['show_mcp_servers', 'edit_rules', 'attach_resource', 'open_rule']);
+export type EcosystemAction = z.infer<typeof EcosystemActionSchema>;
+
 export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), snapshot: SnapshotSchema }),
   z.object({ type: z.literal('patch'), seq: Count, ops: z.array(PatchOpSchema).max(LIMITS.opsPerPatch) }),
@@ -231,6 +241,7 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6).optional() }),
   /** Puts text into the input box (e.g. "Add Selection to Chat") and focuses it. */
   z.object({ type: z.literal('prefill'), text: z.string().max(LIMITS.userText) }),
+  z.object({ type: z.literal('ecosystem'), ecosystem: EcosystemSchema }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -259,6 +270,8 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('open_settings') }),
   z.strictObject({ type: z.literal('set_api_key'), provider: z.string().max(100).optional() }),
   z.strictObject({ type: z.literal('show_logs') }),
+  /** The ecosystem strip: MCP servers, rules (open_rule: `display` of a rule in use), attach a resource. */
+  z.strictObject({ type: z.literal('ecosystem_action'), action: EcosystemActionSchema, display: z.string().min(1).max(LIMITS.path).optional() }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

@@ -8,6 +8,7 @@ import { actionToMessage, ActionSchema, parseHostMessage, type HostMessage } fro
 import { loadUiState, newRequestId, post, saveUiState } from './api';
 import { Chrome } from './chrome';
 import { formatDuration, isEditable } from './dom';
+import { EcosystemStrip } from './ecosystem';
 import { copyText } from './markdown';
 import { Store } from './store';
 import { TranscriptView } from './transcriptView';
@@ -17,6 +18,9 @@ provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeProgressRing(), vsCod
 
 const mount = document.getElementById('root') ?? document.body;
 const chrome = new Chrome(mount);
+// MCP servers and rules in use, just above the composer.
+const ecosystem = new EcosystemStrip(post);
+chrome.root.insertBefore(ecosystem.el, chrome.root.querySelector('footer.composer'));
 let uiState = loadUiState();
 const view = new TranscriptView(chrome.scroller, (s) => {
   uiState = { ...s, taskId: store.taskId };
@@ -92,6 +96,9 @@ function handle(msg: HostMessage): void {
       chrome.input.value = msg.text;
       chrome.autosize();
       chrome.input.focus();
+      return;
+    case 'ecosystem':
+      ecosystem.render(msg.ecosystem);
       return;
   }
 }

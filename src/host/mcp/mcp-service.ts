@@ -30,6 +30,8 @@ export class McpService implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private attachments: { label: string; text: string }[] = [];
   private loading: Promise<void> = Promise.resolve();
+  /** Called when an attachment is queued or sent (the panel shows the queue). */
+  onAttachmentsChanged?: () => void;
 
   constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string) {
     const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
@@ -155,6 +157,7 @@ export class McpService implements vscode.Disposable {
   /** Queues context for the next message (an attached resource). */
   attach(label: string, text: string): void {
     this.attachments.push({ label, text });
+    this.onAttachmentsChanged?.();
   }
 
   get pendingAttachments(): string[] {
@@ -166,6 +169,7 @@ export class McpService implements vscode.Disposable {
     if (!this.attachments.length) return message;
     const extra = this.attachments.map((a) => a.text).join('\n\n');
     this.attachments = [];
+    this.onAttachmentsChanged?.();
     return `${message}\n\n${extra}`;
   }
 
