@@ -202,3 +202,11 @@ export function describeOrigin(spec: McpServerSpec): string {
   const line = `${spec.command}${args ? ` ${args}` : ''}`;
   return `stdio: ${line.length > 120 ? `${line.slice(0, 117)}...` : line}`;
 }
+
+/** forge.mcp.autoApprove: { "<server>": true | ["tool", ...] } — anything else allows nothing. */
+export function isAutoApproved(setting: unknown, server: string, tool: string): boolean {
+  if (!isRecord(setting) || !Object.prototype.hasOwnProperty.call(setting, server)) return false;
+  const entry = setting[server];
+  if (entry === true) return true;
+  return Array.isArray(entry) && entry.includes(tool);
+}

@@ -5,8 +5,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parseEnvFile, parseMcpConfig, resolveSpec, stripJsonComments, type McpInput, type McpServerSpec } from '../../core/mcp/config';
-import type { McpPromptInfo } from '../../core/mcp/prompts';
+import { isAutoApproved, parseEnvFile, parseMcpConfig, resolveSpec, stripJsonComments, type McpInput, type McpServerSpec } from '../../core/mcp/config';
+import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
@@ -14,14 +14,6 @@ import { readSettings } from '../settings';
 
 export const MCP_JSON = '.vscode/mcp.json';
 const SECRET_PREFIX = 'forge.mcp.input.';
-
-/** forge.mcp.autoApprove: { "<server>": true | ["tool", ...] }. */
-export function isAutoApproved(setting: unknown, server: string, tool: string): boolean {
-  if (!setting || typeof setting !== 'object' || Array.isArray(setting)) return false;
-  const entry = (setting as Record<string, unknown>)[server];
-  if (entry === true) return true;
-  return Array.isArray(entry) && entry.includes(tool);
-}
 
 export class McpService implements vscode.Disposable {
   readonly manager: McpManager;
@@ -152,6 +144,12 @@ export class McpService implements vscode.Disposable {
   /** MCP prompts of every server, for slash commands (servers start if needed). */
   listPrompts(signal?: AbortSignal): Promise<McpPromptInfo[]> {
     return this.ready().then(() => this.manager.listPrompts(signal));
+  }
+
+  /** An MCP prompt expanded into the text of a user message (for a slash command). */
+  async expandPrompt(server: string, name: string, args: Record<string, string> = {}, signal?: AbortSignal): Promise<string> {
+    await this.ready();
+    return promptResultToText(await this.manager.getPrompt(server, name, args, signal));
   }
 
   /** Queues context for the next message (an attached resource). */

@@ -1,6 +1,6 @@
 // Core MCP logic without servers: names, untrusted text, schema checks, result mapping, config, prompts.
 import * as assert from 'node:assert/strict';
-import { parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../src/core/mcp/config';
+import { isAutoApproved, parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../src/core/mcp/config';
 import { mcpToolName, MAX_TOOL_NAME } from '../../../src/core/mcp/names';
 import { promptResultToText, toPromptInfos } from '../../../src/core/mcp/prompts';
 import { mapCallToolResult, MAX_RESULT_CHARS } from '../../../src/core/mcp/results';
@@ -169,6 +169,16 @@ describe('mcp core: configuration', () => {
     const web = await resolveSpec(parsed.servers[1]!, ctx);
     assert.equal(web.type === 'http' && web.headers.Authorization, 'Bearer s3cret');
     await assert.rejects(resolveSpec(parsed.servers[0]!, { ...ctx, input: async () => undefined }), /no value for \$\{input:token\}/);
+  });
+
+  it('reads forge.mcp.autoApprove per server and per tool', () => {
+    const setting = { docs: true, github: ['search_issues'], bad: 'yes' };
+    assert.equal(isAutoApproved(setting, 'docs', 'anything'), true);
+    assert.equal(isAutoApproved(setting, 'github', 'search_issues'), true);
+    assert.equal(isAutoApproved(setting, 'github', 'delete_repo'), false);
+    assert.equal(isAutoApproved(setting, 'bad', 'x'), false);
+    assert.equal(isAutoApproved(setting, 'constructor', 'x'), false);
+    assert.equal(isAutoApproved(undefined, 'docs', 'x'), false);
   });
 
   it('parses env files', () => {

@@ -110,3 +110,23 @@ describe('mcp: hostile server', function () {
     assertHistoryConsistent(h.agent.history);
   });
 });
+
+describe('mcp: a server that cannot start', function () {
+  this.timeout(30_000);
+
+  it('leaves its tools out with a logged reason, backs off, and starts again on Restart', async () => {
+    const t = testManager([stdio('ghost', ['-e', 'process.exit(7)']), { name: 'nothing', source: 'test', type: 'stdio', command: 'forge-no-such-command-xyz', args: [], env: {} }]);
+    try {
+      assert.deepEqual(await t.manager.loadTools(new AbortController().signal), []);
+      const states = t.manager.status().map((s) => `${s.name}:${s.state}`);
+      assert.deepEqual(states, ['ghost:error', 'nothing:error']);
+      assert.ok(t.logs.some((l) => /warn mcp ghost: could not start/.test(l)), t.logs.join('\n'));
+      const before = t.logs.length;
+      assert.deepEqual(await t.manager.loadTools(new AbortController().signal), []);
+      assert.ok(t.logs.slice(before).some((l) => /next try in \d+ s, or use Restart/.test(l)), t.logs.slice(before).join('\n'));
+      await assert.rejects(t.manager.connection('ghost')!.restart(), /could not start/);
+    } finally {
+      await t.manager.dispose();
+    }
+  });
+});

@@ -50,6 +50,9 @@ export class McpConnection {
   private readonly stderrTail: string[] = [];
   /** Bumped at every start, so a late close of an old process does not touch the new one. */
   private generation = 0;
+  /** Failed starts in a row and when the last one failed: lazy starts back off (Start / Restart do not). */
+  private failedStarts = 0;
+  private failedAt = 0;
 
   constructor(readonly name: string, private readonly opts: McpConnectionOptions) {}
 
@@ -75,6 +78,10 @@ export class McpConnection {
   /** Connects (once; concurrent callers share the start). */
   ensureStarted(signal?: AbortSignal): Promise<Client> {
     if (this.client && this.state === 'running') return Promise.resolve(this.client);
+    const wait = this.state === 'error' && this.failedStarts ? Math.min(300_000, 5000 * 2 ** (this.failedStarts - 1)) - (Date.now() - this.failedAt) : 0;
+    if (wait > 0 && !this.starting) {
+      return Promise.reject(new Error(`MCP server "${this.name}" failed to start (${this.lastError ?? 'unknown error'}); next try in ${Math.ceil(wait / 1000)} s, or use Restart`));
+    }
     if (!this.starting) {
       clearTimeout(this.restartTimer);
       this.starting = this.start().finally(() => (this.starting = undefined));
@@ -93,6 +100,8 @@ export class McpConnection {
     this.stopping = false;
     this.setState('starting');
     const spec = await this.opts.resolve().catch((err) => {
+      this.failedStarts++;
+      this.failedAt = Date.now();
       this.setState('error', `configuration: ${messageOf(err)}`);
       throw new Error(`MCP server "${this.name}" is not configured: ${messageOf(err)}`);
     });
@@ -111,7 +120,11 @@ export class McpConnection {
       await transport.close().catch(() => undefined);
       const tail = this.stderrTail.length ? ` (stderr: ${this.stderrTail.slice(-3).join(' | ')})` : '';
       const msg = `could not start: ${messageOf(err)}${tail}`;
-      if (generation === this.generation) this.setState('error', msg);
+      if (generation === this.generation) {
+        this.failedStarts++;
+        this.failedAt = Date.now();
+        this.setState('error', msg);
+      }
       this.opts.log.warn(`mcp ${this.name}: ${msg}`);
       throw new Error(`MCP server "${this.name}" ${msg}`);
     }
@@ -121,6 +134,7 @@ export class McpConnection {
     }
     this.client = client;
     this.tools = undefined;
+    this.failedStarts = 0;
     const info = client.getServerVersion();
     this.opts.log.info(`mcp ${this.name}: connected (${info ? `${info.name} ${info.version}` : 'unknown server'}, ${spec.type})`);
     // Running for a minute clears the crash count (a server that keeps crashing at once stops being restarted).
@@ -242,6 +256,7 @@ export class McpConnection {
     this.client = undefined;
     this.tools = undefined;
     this.crashes = 0;
+    this.failedStarts = 0;
     if (client) await client.close().catch(() => undefined);
     this.setState('stopped');
   }
