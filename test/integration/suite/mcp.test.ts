@@ -20,12 +20,14 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     api = await forge();
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const server = path.join(ext.extensionPath, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+    const everything = path.join(ext.extensionPath, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
     assert.ok(fs.existsSync(server), server);
     hadMcpJson = fs.existsSync(mcpJson()) ? fs.readFileSync(mcpJson(), 'utf8') : undefined;
     fs.mkdirSync(path.dirname(mcpJson()), { recursive: true });
     fs.writeFileSync(
       mcpJson(),
-      `{\n  // as VS Code writes it\n  "servers": {\n    "fs": { "type": "stdio", "command": "node", "args": [${JSON.stringify(server)}, "\${workspaceFolder}"] },\n  },\n}\n`,
+      `{\n  // as VS Code writes it\n  "servers": {\n    "fs": { "type": "stdio", "command": "node", "args": [${JSON.stringify(server)}, "\${workspaceFolder}"] },\n` +
+        `    "every": { "type": "stdio", "command": "node", "args": [${JSON.stringify(everything)}, "stdio"] },\n  },\n}\n`,
     );
     fs.writeFileSync(agentsMd(), '# Rules\n\nAlways answer in the voice of a ship captain (rule marker 7f3a).\n');
     const eco = (api.testApi as any).ecosystem;
@@ -52,7 +54,7 @@ describe('Forge MCP and project rules (real VS Code)', function () {
 
   it('a scripted model calls a server-filesystem tool from .vscode/mcp.json; the result reaches the model', async () => {
     const eco = (api.testApi as any).ecosystem;
-    assert.deepStrictEqual(eco.mcp.manager.status().map((s: any) => `${s.name}:${s.state}`), ['fs:stopped'], 'configured, not started before use');
+    assert.deepStrictEqual(eco.mcp.manager.status().map((s: any) => `${s.name}:${s.state}`), ['fs:stopped', 'every:stopped'], 'configured, not started before use');
     await freshTask(api, [
       { toolCalls: [{ id: 'm-read', name: 'mcp__fs__read_text_file', args: { path: wsPath('src', 'greet.js') } }] },
       done('Read greet.js through MCP.'),
@@ -71,8 +73,34 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     assert.match(tool.function.description, /third-party text/);
     const system = JSON.stringify(first.body.messages.filter((m: any) => m.role === 'system'));
     assert.match(system, /rule marker 7f3a/, 'AGENTS.md is in the system prompt');
-    assert.strictEqual(eco.mcp.manager.status()[0].state, 'running');
+    assert.deepStrictEqual(eco.mcp.manager.status().map((s: any) => s.state), ['running', 'running']);
     assert.ok(eco.rules.inUse(api.testApi.manager.current.id).some((r: any) => r.display === 'AGENTS.md'));
     assert.ok(workspaceRoot());
+  });
+
+  it('lists MCP prompts for slash commands and attaches a resource to the next message', async () => {
+    const eco = (api.testApi as any).ecosystem;
+    const prompts = await eco.mcp.listPrompts();
+    const simple = prompts.find((p: any) => p.server === 'every' && p.name === 'simple-prompt');
+    assert.ok(simple, JSON.stringify(prompts.map((p: any) => p.command)));
+    assert.strictEqual(simple.command, 'mcp.every.simple-prompt');
+    assert.ok((await eco.mcp.expandPrompt('every', 'simple-prompt')).length > 0);
+
+    const resources = await eco.mcp.manager.listResources();
+    const resource = resources.find((r: any) => r.server === 'every' && /text/.test(r.mimeType ?? ''));
+    assert.ok(resource, JSON.stringify(resources.slice(0, 5)));
+    const attached = await vscode.commands.executeCommand('forge.attachMcpResource', { server: 'every', uri: resource.uri });
+    assert.strictEqual(attached, resource.uri);
+    assert.deepStrictEqual(eco.mcp.pendingAttachments, [resource.uri]);
+
+    await freshTask(api, [done('Looked at the attachment.')]);
+    const report = await api.testApi.controller.startRun('send', 'Summarise the attached resource.');
+    assert.strictEqual(report.reason, 'done', report.detail);
+    const first = (await llm.requests())[0]!;
+    const users = first.body.messages.filter((m: any) => m.role === 'user').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+    const sent = users.find((u: string) => u.includes('Summarise the attached resource.'));
+    assert.ok(sent, JSON.stringify(users).slice(0, 500));
+    assert.ok(sent.includes(`[Attached MCP resource ${resource.uri} from server "every"`), sent.slice(0, 500));
+    assert.deepStrictEqual(eco.mcp.pendingAttachments, [], 'sent once');
   });
 });
