@@ -61,8 +61,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts server-everything in Streamable HTTP mode; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
+export async function startEverythingHttp(fixedPort?: number): Promise<{ url: string; child: ChildProcess }> {
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...scrubEnv(process.env).env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';

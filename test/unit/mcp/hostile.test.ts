@@ -70,6 +70,24 @@ describe('mcp: hostile server', function () {
     await assert.rejects(pending, /stopped by the user/);
   });
 
+  it('Stop during a hanging MCP call ends the run promptly with a consistent history', async () => {
+    t.allowed.add('hostile/hang');
+    const h = harness([callsTurn(['mcp__hostile__hang', {}]), doneTurn('never')], { tools: [], toolSources: [t.manager.toolSource], clock: systemClock as never });
+    const run = h.agent.send('hang please');
+    await waitFor(() => h.events.some((e) => e.type === 'tool_call_end'), 'the call to start');
+    await new Promise((r) => setTimeout(r, 100));
+    h.agent.stop();
+    const report = await run;
+    assert.equal(report.reason, 'stopped');
+    assertHistoryConsistent(h.agent.history);
+  });
+
+  it('reuses the built tools while the listings are unchanged', async () => {
+    const a = await t.manager.loadTools(signal());
+    const b = await t.manager.loadTools(signal());
+    assert.equal(a, b);
+  });
+
   it('a crash mid-call gives an error result, then the server is restarted with backoff', async () => {
     const tools = await t.manager.loadTools(signal());
     const r = await byName(tools, 'mcp__hostile__crash').execute({}, ctx());

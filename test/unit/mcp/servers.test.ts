@@ -119,6 +119,20 @@ describe('mcp: server-everything over Streamable HTTP', function () {
     assert.match(r.content, /over http/);
     assert.ok((await t.manager.listPrompts()).some((p) => p.server === 'everything-http'));
   });
+
+  it('a server that goes away gives an error result; the next use reconnects', async () => {
+    const tools = await t.manager.loadTools(new AbortController().signal);
+    const url = new URL((t.manager as any).entries.get('everything-http').spec.url);
+    child!.kill();
+    await new Promise((r) => child!.once('exit', r));
+    const failed = await byName(tools, 'mcp__everything-http__echo').execute({ message: 'anyone?' }, ctx());
+    assert.equal(failed.isError, true);
+    assert.match(failed.content, /MCP server "everything-http" failed while running echo/);
+    assert.equal(t.manager.status()[0]!.state, 'crashed');
+    child = (await startEverythingHttp(Number(url.port))).child;
+    const again = await byName(await t.manager.loadTools(new AbortController().signal), 'mcp__everything-http__echo').execute({ message: 'back again' }, ctx());
+    assert.match(again.content, /back again/);
+  });
 });
 
 describe('mcp: server-filesystem over stdio', function () {

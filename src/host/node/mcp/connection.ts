@@ -48,6 +48,7 @@ export class McpConnection {
   private restartTimer?: ReturnType<typeof setTimeout>;
   private healthyTimer?: ReturnType<typeof setTimeout>;
   private readonly stderrTail: string[] = [];
+  private transportType?: McpServerSpec['type'];
   /** Bumped at every start, so a late close of an old process does not touch the new one. */
   private generation = 0;
   /** Failed starts in a row and when the last one failed: lazy starts back off (Start / Restart do not). */
@@ -113,6 +114,7 @@ export class McpConnection {
       this.opts.log.info(`mcp ${this.name}: tool list changed`);
       this.opts.onChange?.();
     });
+    this.transportType = spec.type;
     const transport = spec.type === 'stdio' ? this.stdioTransport(spec) : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
     try {
       await client.connect(transport, { timeout: this.opts.startTimeoutMs ?? 30_000 });
@@ -220,6 +222,15 @@ export class McpConnection {
     } catch (err) {
       // The SDK reports an abort as a timeout: the caller's own reason (Stop) is what it must see.
       if (signal.aborted) throw signal.reason ?? err;
+      // An HTTP server that went away leaves no 'close' behind: drop the client so the next use reconnects.
+      if (this.transportType === 'http' && typeof (err as { code?: unknown })?.code !== 'number' && this.client === client) {
+        this.generation++;
+        this.client = undefined;
+        this.tools = undefined;
+        void client.close().catch(() => undefined);
+        this.setState('crashed', `connection failed: ${messageOf(err)}; reconnecting on next use`);
+        this.opts.log.warn(`mcp ${this.name}: ${this.lastError}`);
+      }
       throw describeCallError(err, timeoutMs);
     }
   }

@@ -42,6 +42,8 @@ interface Entry {
 export class McpManager {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<() => void>();
+  /** The tools built from the last listings (rebuilt only when a listing or the time limit changed: ajv compiles once). */
+  private built?: { listings: unknown[]; timeoutMs: number; tools: Tool[] };
   /** The loop's ToolSource: every enabled server's tools (servers start here, on a run's first tool listing). */
   readonly toolSource: ToolSource = { id: 'mcp', load: (signal) => this.loadTools(signal) };
 
@@ -130,6 +132,9 @@ export class McpManager {
         }
       }),
     );
+    const timeoutMs = this.opts.callTimeoutMs();
+    const prev = this.built;
+    if (prev && prev.timeoutMs === timeoutMs && prev.listings.length === listed.length && listed.every((l, i) => l.tools === prev.listings[i])) return prev.tools;
     const tools: Tool[] = [];
     for (const { e, tools: infos } of listed) {
       const origin = describeOrigin(e.spec);
@@ -141,8 +146,8 @@ export class McpManager {
           info,
           taken,
           // The loop's own limit is a little longer, so the SDK's timeout (with its cancel notification) fires first.
-          timeoutMs: this.opts.callTimeoutMs() + 2000,
-          call: (name, args, callSignal) => e.connection.callTool(name, args, callSignal, this.opts.callTimeoutMs()),
+          timeoutMs: timeoutMs + 2000,
+          call: (name, args, callSignal) => e.connection.callTool(name, args, callSignal, timeoutMs),
           autoApproved: (s, t) => this.opts.autoApproved(s, t),
           onSchemaProblem: (p) => this.opts.log.warn(`mcp ${e.spec.name}/${info.name}: ${p}; arguments are only checked to be an object`),
         });
@@ -150,6 +155,8 @@ export class McpManager {
         tools.push(tool);
       }
     }
+    // A server whose listing failed has [] here (a fresh array): the next run lists again.
+    this.built = { listings: listed.map((l) => l.tools), timeoutMs, tools };
     return tools;
   }
 
