@@ -68,10 +68,11 @@ export function createMcpTool(o: McpToolOptions): Tool & { mcp: { server: string
     },
     async preview(input) {
       const args = JSON.stringify(input, null, 2) ?? '{}';
+      const hintText = hints.length ? `The server says it is ${hints.join(', ')} (not verified by Forge).` : 'The server gives no hints about what it changes.';
       const lines = [
-        `MCP tool "${shown}" on server "${o.server}" (${o.origin})`,
-        hints.length ? `The server says this tool is: ${hints.join(', ')} (not verified by Forge).` : 'The server gives no hints about what this tool changes.',
+        `MCP tool "${shown}" of server "${o.server}". ${hintText}`,
         `Arguments:\n${args.length > 4000 ? `${args.slice(0, 4000)}\n...` : args}`,
+        `Server: ${o.origin}`,
       ];
       return { kind: 'generic', summary: lines.join('\n') };
     },

@@ -97,7 +97,7 @@ describe('mcp core: approval', () => {
     assert.equal(policy.decide(tool, new Set(), {}), 'allow');
     const preview = await tool.preview!({}, { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' });
     assert.equal(preview.kind, 'generic');
-    assert.match(preview.kind === 'generic' ? preview.summary : '', /read-only \(not verified by Forge\)/);
+    assert.match(preview.kind === 'generic' ? preview.summary : '', /says it is read-only \(not verified by Forge\)/);
   });
 });
 
