@@ -19,7 +19,7 @@ export interface Ecosystem {
 
 export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs, log: Logger & { show?(): void }): Ecosystem {
   const version = String((context.extension?.packageJSON as { version?: string } | undefined)?.version ?? '0.0.0');
-  const mcp = new McpService(context.secrets, log, version);
+  const mcp = new McpService(context.secrets, log, version, context.workspaceState);
   const rules = new RulesService(context.workspaceState, fs, log);
   context.subscriptions.push(mcp, rules, registerMcpCommands(mcp, log), registerRulesCommands(rules));
   // Offered once the rules are read, never blocking activation.

@@ -48,9 +48,11 @@ async function showServers(service: McpService, log: Logger & { show?(): void })
   const action = await vscode.window.showQuickPick(actions, { title: `MCP server "${s.name}" (${s.origin})` });
   const connection = service.manager.connection(s.name);
   try {
+    // Choosing Start or Restart here is the user's permission to run the server.
+    if (action === 'Restart' || action === 'Start') await service.allowServer(s.name);
     if (action === 'Restart') await connection?.restart();
     else if (action === 'Stop') await connection?.stop();
-    else if (action === 'Start') await connection?.listTools();
+    else if (action === 'Start') await connection?.restart();
     else if (action === 'Show Tools') await vscode.window.showQuickPick(s.tools ?? [], { title: `Tools of "${s.name}" (as the model sees them: mcp__${s.name}__<tool>)` });
     else if (action === 'Show Logs') log.show?.();
     if (action === 'Restart' || action === 'Start') void vscode.window.showInformationMessage(`Forge: MCP server "${s.name}" is ${connection?.state ?? 'gone'}.`);

@@ -14,6 +14,9 @@ import { readSettings } from '../settings';
 
 export const MCP_JSON = '.vscode/mcp.json';
 const SECRET_PREFIX = 'forge.mcp.input.';
+/** workspaceState: the workspace servers the user allowed / refused to start (by command line or URL). */
+const TRUSTED_KEY = 'forge.mcp.allowedServers';
+const REFUSED_KEY = 'forge.mcp.refusedServers';
 
 export class McpService implements vscode.Disposable {
   readonly manager: McpManager;
@@ -22,10 +25,13 @@ export class McpService implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private attachments: { label: string; text: string }[] = [];
   private loading: Promise<void> = Promise.resolve();
+  private specs: McpServerSpec[] = [];
+  /** Workspace servers whose permission question is showing. */
+  private readonly asked = new Set<string>();
   /** Called when an attachment is queued or sent (the panel shows the queue). */
   onAttachmentsChanged?: () => void;
 
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string) {
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string, private readonly state?: vscode.Memento) {
     const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
     this.manager = new McpManager({
       log: { debug: (m) => log.debug(m), info: (m) => log.info(m), warn: (m) => log.warn(m) },
@@ -95,11 +101,52 @@ export class McpService implements vscode.Disposable {
     problems.push(...fromSettings.problems);
     for (const p of problems) this.log.warn(`MCP: ${p}`);
     this.inputs = inputs;
+    this.specs = specs;
     await this.manager.configure(specs);
     if (specs.length) this.log.info(`MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`);
   }
 
+  /** What a workspace server's permission covers: its command line or URL (a change asks again). */
+  private static trustKey(spec: McpServerSpec): string {
+    return JSON.stringify(spec.type === 'stdio' ? [spec.name, spec.command, spec.args, spec.cwd ?? ''] : [spec.name, spec.url]);
+  }
+
+  /** Marks the workspace server `name` as allowed to start (the user chose Start; a refusal is forgotten). */
+  async allowServer(name: string): Promise<void> {
+    await this.ready();
+    const spec = this.specs.find((s) => s.name === name);
+    if (!spec || !this.state) return;
+    const key = McpService.trustKey(spec);
+    await this.state.update(TRUSTED_KEY, [...new Set([...(this.state.get<string[]>(TRUSTED_KEY) ?? []), key])]);
+    await this.state.update(REFUSED_KEY, (this.state.get<string[]>(REFUSED_KEY) ?? []).filter((k) => k !== key));
+  }
+
+  /**
+   * A server from the workspace's own mcp.json runs code the repository chose: the first start (and any change
+   * of its command line) asks the user once; the answer is kept per workspace. Settings servers are the user's own.
+   */
+  private async confirmStart(spec: McpServerSpec): Promise<void> {
+    if (spec.source === 'settings' || !this.state) return;
+    const key = McpService.trustKey(spec);
+    if ((this.state.get<string[]>(TRUSTED_KEY) ?? []).includes(key)) return;
+    if ((this.state.get<string[]>(REFUSED_KEY) ?? []).includes(key)) throw new Error('you chose not to start it (Forge: Show MCP Servers > Start to allow it)');
+    // Never holds up a run: this run goes without the server; "Start" starts it for the next one.
+    if (!this.asked.has(key)) {
+      this.asked.add(key);
+      const what = spec.type === 'stdio' ? `runs "${[spec.command, ...spec.args].join(' ').slice(0, 200)}"` : `connects to ${spec.url.replace(/\?.*$/, '')}`;
+      void vscode.window.showWarningMessage(`Forge: start the MCP server "${spec.name}" from ${spec.source}? It ${what}.`, 'Start', "Don't Start").then(async (pick) => {
+        this.asked.delete(key);
+        if (pick === "Don't Start") await this.state?.update(REFUSED_KEY, [...(this.state.get<string[]>(REFUSED_KEY) ?? []), key]);
+        if (pick !== 'Start') return;
+        await this.allowServer(spec.name);
+        await this.manager.connection(spec.name)?.restart().catch(() => undefined);
+      });
+    }
+    throw new Error('not started: waiting for your permission (see the notification)');
+  }
+
   private async resolve(spec: McpServerSpec): Promise<McpServerSpec> {
+    await this.confirmStart(spec);
     const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
     const resolved = await resolveSpec(spec, {
       env: (name) => process.env[name],

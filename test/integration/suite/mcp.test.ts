@@ -27,7 +27,8 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     fs.writeFileSync(
       mcpJson(),
       `{\n  // as VS Code writes it\n  "servers": {\n    "fs": { "type": "stdio", "command": "node", "args": [${JSON.stringify(server)}, "\${workspaceFolder}"] },\n` +
-        `    "every": { "type": "stdio", "command": "node", "args": [${JSON.stringify(everything)}, "stdio"] },\n  },\n}\n`,
+        `    "every": { "type": "stdio", "command": "node", "args": [${JSON.stringify(everything)}, "stdio"] },\n` +
+        `    "unasked": { "type": "stdio", "command": "node", "args": [${JSON.stringify(everything)}, "stdio"] },\n  },\n}\n`,
     );
     fs.writeFileSync(agentsMd(), '# Rules\n\nAlways answer in the voice of a ship captain (rule marker 7f3a).\n');
     const eco = (api.testApi as any).ecosystem;
@@ -35,6 +36,9 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     eco.rules.reload();
     await eco.mcp.ready();
     await eco.rules.ready();
+    // Servers from a workspace's mcp.json ask once before their first start (as if the user chose Start).
+    await eco.mcp.allowServer('fs');
+    await eco.mcp.allowServer('every');
   });
 
   after(async () => {
@@ -54,7 +58,7 @@ describe('Forge MCP and project rules (real VS Code)', function () {
 
   it('a scripted model calls a server-filesystem tool from .vscode/mcp.json; the result reaches the model', async () => {
     const eco = (api.testApi as any).ecosystem;
-    assert.deepStrictEqual(eco.mcp.manager.status().map((s: any) => `${s.name}:${s.state}`), ['fs:stopped', 'every:stopped'], 'configured, not started before use');
+    assert.deepStrictEqual(eco.mcp.manager.status().map((s: any) => `${s.name}:${s.state}`), ['fs:stopped', 'every:stopped', 'unasked:stopped'], 'configured, not started before use');
     await freshTask(api, [
       { toolCalls: [{ id: 'm-read', name: 'mcp__fs__read_text_file', args: { path: wsPath('src', 'greet.js') } }] },
       done('Read greet.js through MCP.'),
@@ -73,7 +77,10 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     assert.match(tool.function.description, /third-party text/);
     const system = JSON.stringify(first.body.messages.filter((m: any) => m.role === 'system'));
     assert.match(system, /rule marker 7f3a/, 'AGENTS.md is in the system prompt');
-    assert.deepStrictEqual(eco.mcp.manager.status().map((s: any) => s.state), ['running', 'running']);
+    const status = eco.mcp.manager.status();
+    assert.deepStrictEqual(status.map((s: any) => s.state), ['running', 'running', 'error']);
+    assert.match(status[2].error, /waiting for your permission/, 'a workspace server the user has not allowed does not start');
+    assert.ok(!(first.body.tools ?? []).some((t: any) => t.function?.name.startsWith('mcp__unasked__')));
     assert.ok(eco.rules.inUse(api.testApi.manager.current.id).some((r: any) => r.display === 'AGENTS.md'));
     assert.ok(workspaceRoot());
   });
