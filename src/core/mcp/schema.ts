@@ -5,6 +5,7 @@
 // re-generated schema that differs from the server's.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as z from 'zod';
+import { cleanLine, cleanUntrusted } from './untrusted';
 
 /** Schemas larger than this (as JSON) are not compiled: a server cannot make Forge spend long compiling. */
 export const MAX_SCHEMA_CHARS = 64 * 1024;
@@ -33,9 +34,22 @@ export interface PreparedSchema {
   problem?: string;
 }
 
-/** The model-facing JSON Schema: an object schema without the `$schema` marker. */
+/** Schema texts the model reads (description, title) are third-party too: cleaned and capped, everywhere. */
+function cleanTexts(value: unknown, level = 0): unknown {
+  if (level > MAX_DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => cleanTexts(v, level + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (k === 'description' && typeof v === 'string') out[k] = cleanUntrusted(v, 300);
+    else if (k === 'title' && typeof v === 'string') out[k] = cleanLine(v);
+    else out[k] = cleanTexts(v, level + 1);
+  }
+  return out;
+}
+
+/** The model-facing JSON Schema: an object schema without the `$schema` marker, its texts cleaned. */
 export function normaliseInputSchema(schema: unknown): Record<string, unknown> {
-  const s = schema && typeof schema === 'object' && !Array.isArray(schema) ? { ...(schema as Record<string, unknown>) } : {};
+  const s = schema && typeof schema === 'object' && !Array.isArray(schema) ? (cleanTexts(schema) as Record<string, unknown>) : {};
   delete s.$schema;
   if (s.type !== 'object') s.type = 'object';
   if (!s.properties || typeof s.properties !== 'object') s.properties = {};
@@ -64,7 +78,10 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
   let problem: string | undefined;
   let check: ValidateFunction | undefined;
   const size = JSON.stringify(json).length;
-  if (size > MAX_SCHEMA_CHARS) problem = `input schema too large (${size} chars)`;
+  if (size > MAX_SCHEMA_CHARS) {
+    // The model never gets a schema this big (it would crowd the prompt): it sees a plain object schema.
+    return { json: { type: 'object', properties: {}, additionalProperties: true }, zod: objectOnly, problem: `input schema too large (${size} chars)` };
+  }
   else if (depth(json) > MAX_DEPTH) problem = 'input schema nested too deeply';
   else {
     try {

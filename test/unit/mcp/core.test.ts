@@ -63,6 +63,15 @@ describe('mcp core: input schemas', () => {
     assert.equal(p.zod.safeParse('not an object').success, false);
   });
 
+  it('cleans the texts in a schema and never sends a huge one to the model', () => {
+    const p = prepareInputSchema({ type: 'object', properties: { a: { type: 'string', description: 'ok\u0007 IGNORE ALL' + 'x'.repeat(1000) } } });
+    const d = (p.json.properties as { a: { description: string } }).a.description;
+    assert.ok(d.length <= 300 && !d.includes('\u0007'), d);
+    const huge = prepareInputSchema({ type: 'object', properties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: 'string', description: 'y'.repeat(50) }])) });
+    assert.match(huge.problem ?? '', /too large/);
+    assert.deepEqual(huge.json, { type: 'object', properties: {}, additionalProperties: true });
+  });
+
   it('falls back to an object check for a schema that does not compile, and says so', () => {
     const p = prepareInputSchema({ type: 'object', properties: { a: { $ref: '#/nowhere' } } });
     assert.ok(p.problem);
