@@ -93,6 +93,22 @@ describe('mcp core: input schemas', () => {
   });
 });
 
+describe('registry: dynamic tool sources', () => {
+  const mk = (name: string) => createMcpTool({ server: 's', origin: 'x', info: { name, inputSchema: { type: 'object' } }, call: async () => ({}), autoApproved: () => false, timeoutMs: 1 });
+
+  it('replaces a source\'s tools, sorted after the built-ins, and skips a clash', () => {
+    const builtin = { ...mk('b'), name: 'read_file' };
+    const reg = new ToolRegistry([builtin]);
+    assert.deepEqual(reg.setSourceTools('mcp', [mk('zeta'), mk('alpha')]), []);
+    assert.deepEqual(reg.names(), ['read_file', 'mcp__s__alpha', 'mcp__s__zeta']);
+    reg.setSourceTools('mcp', [mk('beta')]);
+    assert.deepEqual(reg.names(), ['read_file', 'mcp__s__beta']);
+    const skipped = reg.setSourceTools('other', [{ ...mk('c'), name: 'read_file' }]);
+    assert.equal(skipped.length, 1);
+    assert.equal(reg.get('read_file'), builtin);
+  });
+});
+
 describe('mcp core: approval', () => {
   it('asks by default, allows with forge.mcp.autoApprove, and shows the hints as unverified', async () => {
     let allowed = false;
