@@ -3,7 +3,7 @@
 // zod schema so the registry reports failures like any other tool's (path + message per issue). Converting the
 // JSON Schema to zod instead would be lossy ($ref, oneOf, patterns, formats) and the model would see a
 // re-generated schema that differs from the server's.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import { cleanLine, cleanUntrusted } from './untrusted';
 
@@ -11,10 +11,22 @@ import { cleanLine, cleanUntrusted } from './untrusted';
 export const MAX_SCHEMA_CHARS = 64 * 1024;
 const MAX_DEPTH = 32;
 
+type AjvClass = typeof import('ajv').Ajv;
+/** The module name is a variable so bundlers leave it out: the host supplies ajv (see useSchemaCompiler). */
+const AJV_MODULE = 'ajv';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+let loadAjv: () => AjvClass = () => (require(AJV_MODULE) as typeof import('ajv')).Ajv;
 let ajv: Ajv | undefined;
+
+/** Where ajv comes from (the bundled extension loads it with the MCP SDK, at the first server start). */
+export function useSchemaCompiler(load: () => AjvClass): void {
+  loadAjv = load;
+  ajv = undefined;
+}
+
 function validator(): Ajv {
   // strict: false — servers use keywords ajv does not know (examples, x-*); formats are not enforced.
-  ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false, allowUnionTypes: true });
+  ajv ??= new (loadAjv())({ strict: false, allErrors: true, validateFormats: false, allowUnionTypes: true });
   return ajv;
 }
 

@@ -1,10 +1,9 @@
 // One MCP server: the SDK client over stdio (a child of Forge with a scrubbed environment) or Streamable HTTP.
 // Started lazily, restarted with backoff when it crashes, every request bounded by a timeout and the caller's
 // AbortSignal. No 'vscode' here: the host passes a logger and the resolved spec.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { McpServerSpec } from '../../../core/mcp/config';
 import type { McpToolInfo } from '../../../core/mcp/tool';
 
@@ -32,6 +31,28 @@ export interface McpConnectionOptions {
 }
 
 const STDERR_LINES = 20;
+
+type Sdk = typeof import('./sdk');
+let sdkModule: Sdk | undefined;
+
+/**
+ * The SDK, loaded at the first server start: the bundled extension loads dist/vendor/mcp-sdk.js next to it (kept out
+ * of extension.js, which every activation parses); from source (tests via tsx) there is no such file and ./sdk is
+ * used. Both paths are computed so the bundler leaves them alone.
+ */
+export function sdk(): Sdk {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (sdkModule) return sdkModule;
+  const vendored = path.join(__dirname, 'vendor', 'mcp-sdk.js');
+  try {
+    sdkModule = require(vendored) as Sdk;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored)) throw err;
+    sdkModule = require(path.join(__dirname, 'sdk')) as Sdk;
+  }
+  return sdkModule;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 function messageOf(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 400);
@@ -106,6 +127,7 @@ export class McpConnection {
       this.setState('error', `configuration: ${messageOf(err)}`);
       throw new Error(`MCP server "${this.name}" is not configured: ${messageOf(err)}`);
     });
+    const { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = sdk();
     const client = new Client({ name: 'forge', version: this.opts.clientVersion ?? '0.0.0' }, { capabilities: {} });
     client.onerror = (err) => this.opts.log.debug(`mcp ${this.name}: ${messageOf(err)}`);
     client.onclose = () => this.onClosed(generation);
@@ -115,7 +137,7 @@ export class McpConnection {
       this.opts.onChange?.();
     });
     this.transportType = spec.type;
-    const transport = spec.type === 'stdio' ? this.stdioTransport(spec) : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+    const transport = spec.type === 'stdio' ? this.stdioTransport(spec, StdioClientTransport) : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
     try {
       await client.connect(transport, { timeout: this.opts.startTimeoutMs ?? 30_000 });
     } catch (err) {
@@ -147,8 +169,8 @@ export class McpConnection {
     return client;
   }
 
-  private stdioTransport(spec: Extract<McpServerSpec, { type: 'stdio' }>): StdioClientTransport {
-    const transport = new StdioClientTransport({
+  private stdioTransport(spec: Extract<McpServerSpec, { type: 'stdio' }>, Transport: typeof StdioClientTransport): StdioClientTransport {
+    const transport = new Transport({
       command: spec.command,
       args: spec.args,
       env: { ...this.opts.baseEnv(), ...spec.env },

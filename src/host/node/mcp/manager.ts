@@ -3,9 +3,10 @@
 import type { McpServerSpec } from '../../../core/mcp/config';
 import { describeOrigin } from '../../../core/mcp/config';
 import { toPromptInfos, toResourceInfos, type McpPromptInfo, type McpResourceInfo } from '../../../core/mcp/prompts';
+import { useSchemaCompiler } from '../../../core/mcp/schema';
 import { createMcpTool } from '../../../core/mcp/tool';
 import type { Tool, ToolSource } from '../../../core/tools/types';
-import { McpConnection, type McpConnectionOptions, type McpLog, type McpServerState } from './connection';
+import { McpConnection, sdk, type McpConnectionOptions, type McpLog, type McpServerState } from './connection';
 
 export interface McpServerStatus {
   name: string;
@@ -47,7 +48,10 @@ export class McpManager {
   /** The loop's ToolSource: every enabled server's tools (servers start here, on a run's first tool listing). */
   readonly toolSource: ToolSource = { id: 'mcp', load: (signal) => this.loadTools(signal) };
 
-  constructor(private readonly opts: McpManagerOptions) {}
+  constructor(private readonly opts: McpManagerOptions) {
+    // Tools are only built after a server listed them, so the SDK (and ajv with it) is loaded by then.
+    useSchemaCompiler(() => sdk().Ajv);
+  }
 
   onDidChange(listener: () => void): { dispose(): void } {
     this.listeners.add(listener);
