@@ -210,3 +210,13 @@ export function isAutoApproved(setting: unknown, server: string, tool: string): 
   if (entry === true) return true;
   return Array.isArray(entry) && entry.includes(tool);
 }
+
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|AUTH|COOKIE|PRIVATE)/i;
+
+/** env / header names that look like credentials but hold a literal value instead of ${input:...} / ${env:...}. */
+export function literalSecrets(spec: McpServerSpec): string[] {
+  const map = spec.type === 'stdio' ? spec.env : spec.headers;
+  return Object.entries(map)
+    .filter(([k, v]) => SECRET_NAME.test(k) && v.trim() !== '' && !/\$\{(input|env):/.test(v))
+    .map(([k]) => k);
+}

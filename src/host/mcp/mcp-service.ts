@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isAutoApproved, parseEnvFile, parseMcpConfig, resolveSpec, stripJsonComments, type McpInput, type McpServerSpec } from '../../core/mcp/config';
+import { isAutoApproved, literalSecrets, parseEnvFile, parseMcpConfig, resolveSpec, stripJsonComments, type McpInput, type McpServerSpec } from '../../core/mcp/config';
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
 import { McpManager } from '../node/mcp/manager';
@@ -99,6 +99,10 @@ export class McpService implements vscode.Disposable {
     for (const s of fromSettings.servers) if (!specs.some((x) => x.name === s.name)) specs.push(s);
     for (const i of fromSettings.inputs) if (!inputs.has(i.id)) inputs.set(i.id, i);
     problems.push(...fromSettings.problems);
+    for (const spec of specs) {
+      const names = literalSecrets(spec);
+      if (names.length) problems.push(`${spec.source}: server "${spec.name}" has a literal secret in ${names.join(', ')}; use \${input:id} (kept in Secret Storage) or \${env:NAME} instead`);
+    }
     for (const p of problems) this.log.warn(`MCP: ${p}`);
     this.inputs = inputs;
     this.specs = specs;

@@ -1,6 +1,6 @@
 // Core MCP logic without servers: names, untrusted text, schema checks, result mapping, config, prompts.
 import * as assert from 'node:assert/strict';
-import { isAutoApproved, parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../src/core/mcp/config';
+import { isAutoApproved, literalSecrets, parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../src/core/mcp/config';
 import { mcpToolName, MAX_TOOL_NAME } from '../../../src/core/mcp/names';
 import { promptResultToText, toPromptInfos } from '../../../src/core/mcp/prompts';
 import { mapCallToolResult, MAX_RESULT_CHARS } from '../../../src/core/mcp/results';
@@ -204,6 +204,14 @@ describe('mcp core: configuration', () => {
     assert.equal(isAutoApproved(setting, 'bad', 'x'), false);
     assert.equal(isAutoApproved(setting, 'constructor', 'x'), false);
     assert.equal(isAutoApproved(undefined, 'docs', 'x'), false);
+  });
+
+  it('flags literal secrets in env and headers', () => {
+    const parsed = parseMcpConfig({ servers: {
+      a: { command: 'x', env: { GITHUB_TOKEN: 'ghp_literal', API_KEY: '${input:key}', DEBUG: '1' } },
+      b: { type: 'http', url: 'http://h', headers: { Authorization: 'Bearer abc', 'X-Trace': 'on' } },
+    } }, 'settings');
+    assert.deepEqual(parsed.servers.map(literalSecrets), [['GITHUB_TOKEN'], ['Authorization']]);
   });
 
   it('parses env files', () => {
