@@ -94,11 +94,21 @@ export class McpService implements vscode.Disposable {
         problems.push(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
       }
     }
-    const fromSettings = parseMcpConfig({ servers: vscode.workspace.getConfiguration('forge.mcp').get('servers') ?? {}, inputs: vscode.workspace.getConfiguration('forge.mcp').get('inputs') ?? [] }, 'settings');
-    // A workspace's mcp.json wins over a setting of the same name.
-    for (const s of fromSettings.servers) if (!specs.some((x) => x.name === s.name)) specs.push(s);
-    for (const i of fromSettings.inputs) if (!inputs.has(i.id)) inputs.set(i.id, i);
-    problems.push(...fromSettings.problems);
+    // User settings are the user's own; workspace settings came with the repository and ask before a start, like
+    // mcp.json (the workspace value wins for a name in both).
+    const c = vscode.workspace.getConfiguration('forge.mcp');
+    const servers = c.inspect<Record<string, unknown>>('servers');
+    const inputsSetting = c.get('inputs') ?? [];
+    const layers: [unknown, string][] = [
+      [{ ...(servers?.workspaceValue ?? {}), ...(servers?.workspaceFolderValue ?? {}) }, 'workspace settings'],
+      [servers?.globalValue ?? {}, 'settings'],
+    ];
+    for (const [value, source] of layers) {
+      const fromSettings = parseMcpConfig({ servers: value, inputs: inputsSetting }, source);
+      for (const s of fromSettings.servers) if (!specs.some((x) => x.name === s.name)) specs.push(s);
+      for (const i of fromSettings.inputs) if (!inputs.has(i.id)) inputs.set(i.id, i);
+      problems.push(...fromSettings.problems);
+    }
     for (const spec of specs) {
       const names = literalSecrets(spec);
       if (names.length) problems.push(`${spec.source}: server "${spec.name}" has a literal secret in ${names.join(', ')}; use \${input:id} (kept in Secret Storage) or \${env:NAME} instead`);
@@ -126,8 +136,9 @@ export class McpService implements vscode.Disposable {
   }
 
   /**
-   * A server from the workspace's own mcp.json runs code the repository chose: the first start (and any change
-   * of its command line) asks the user once; the answer is kept per workspace. Settings servers are the user's own.
+   * A server from the workspace's own mcp.json or workspace settings runs code the repository chose: the first start
+   * (and any change of its command line) asks the user once; the answer is kept per workspace. User settings are
+   * the user's own.
    */
   private async confirmStart(spec: McpServerSpec): Promise<void> {
     if (spec.source === 'settings' || !this.state) return;

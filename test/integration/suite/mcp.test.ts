@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID, llm, workspaceRoot, wsPath } from '../helpers';
-import { forge, freshTask, historyIsConsistent, pendingApproval, toolResultSeenByModel, type ForgeApi } from './forge-api';
+import { forge, freshTask, historyIsConsistent, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
 
 const done = (result: string) => ({ toolCalls: [{ id: `done-${Math.random().toString(36).slice(2, 8)}`, name: 'task_completion', args: { result } }] });
 
@@ -109,5 +109,20 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     assert.ok(sent, JSON.stringify(users).slice(0, 500));
     assert.ok(sent.includes(`[Attached MCP resource ${resource.uri} from server "every"`), sent.slice(0, 500));
     assert.deepStrictEqual(eco.mcp.pendingAttachments, [], 'sent once');
+  });
+
+  it('a server from workspace settings is not started without the user\'s permission', async () => {
+    const eco = (api.testApi as any).ecosystem;
+    await setSetting('mcp.servers', { fromrepo: { type: 'stdio', command: 'node', args: ['-e', 'process.exit(0)'] } });
+    try {
+      eco.mcp.reload();
+      await eco.mcp.ready();
+      const s = eco.mcp.manager.status().find((x: any) => x.name === 'fromrepo');
+      assert.strictEqual(s?.source, 'workspace settings');
+      const err = await eco.mcp.manager.connection('fromrepo').listTools().then(() => undefined, (e: Error) => e);
+      assert.match(String(err?.message), /waiting for your permission/);
+    } finally {
+      await setSetting('mcp.servers', undefined);
+    }
   });
 });
