@@ -21,6 +21,9 @@ import { SessionManager, workspaceKey } from './host/controller/session-manager'
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
 import { warmFetch } from './host/fetch-warmup';
 import { journalFsOf, Recovery } from './host/controller/recovery';
+import { setupEcosystem } from './host/ecosystem';
+import { McpPromptCommands } from './core/mcp/prompt-commands';
+import { connectEcosystemPanel } from './host/ecosystem-panel';
 import { createLogger } from './host/logger';
 import { AuditFileSink } from './host/node/audit-file-sink';
 import { registerRecoveryCommands } from './host/recovery-commands';
@@ -85,6 +88,10 @@ export async function activate(context: vscode.ExtensionContext) {
   context.subscriptions.push(toolkit);
   const extras = createAgentExtras(toolkit, log);
   context.subscriptions.push(extras);
+  // MCP servers (lazy) and project rules (AGENTS.md), wired into every Agent below.
+  const ecosystem = setupEcosystem(context, toolkit.fs, log);
+  // MCP prompts complete as slash commands once their server runs (completion never starts a server).
+  context.subscriptions.push(extras.addSlashSource(new McpPromptCommands(ecosystem.mcp)), ecosystem.onDidChange(() => extras.refresh()));
   const memoryOpened = MemoryService.open(context, model, log);
 
   const newManager = (taskStore: TaskStore, memory: MemoryService) => {
@@ -98,7 +105,7 @@ export async function activate(context: vscode.ExtensionContext) {
         outputStore: outputs,
         log: (m) => log.debug(m),
       };
-      return createDelegatingAgent(deps, snapshot);
+      return ecosystem.wire(deps, (d) => createDelegatingAgent(d, snapshot));
     };
     return new SessionManager({
       store: taskStore,
@@ -150,6 +157,7 @@ export async function activate(context: vscode.ExtensionContext) {
       log,
       refreshModel,
       extras,
+      beforeSend: (text) => ecosystem.mcp.withAttachments(text),
     });
     controller = created;
     created.setPanel(panel);
@@ -175,6 +183,7 @@ export async function activate(context: vscode.ExtensionContext) {
   const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
   panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
   extras.publishTo(panel);
+  context.subscriptions.push(connectEcosystemPanel(panel.bridge, ecosystem, () => controller?.manager.current.id));
   const ready = initialise();
   ready.then((s) => settle.resolve(s.controller), settle.reject);
   ready.catch((err: unknown) => {
@@ -293,6 +302,8 @@ export async function activate(context: vscode.ExtensionContext) {
     listVscodeLmModels,
     /** This workspace's storage folder (history/, journal/, commands/, leases/), for fault tests. */
     storageDir,
+    /** MCP servers and project rules. */
+    ecosystem,
   };
   // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
   const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';

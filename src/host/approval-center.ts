@@ -64,7 +64,9 @@ export class ApprovalCenter implements Approver {
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (signal.aborted) return Promise.reject(abortError(signal));
     const byGrant = !!this.taskGrants.get(req.taskId)?.has(req.toolName);
-    if (this.options.autoApprove?.()[req.risk] || byGrant) {
+    // MCP tools never ride on a risk class's auto-approve: they have their own setting (forge.mcp.autoApprove, in policy).
+    const bySetting = !!this.options.autoApprove?.()[req.risk] && !req.toolName.startsWith('mcp__');
+    if (bySetting || byGrant) {
       const decision: ApprovalDecision = { kind: 'approve', scope: 'once', auto: byGrant ? 'task_grant' : 'setting' };
       this.emit({ type: 'resolved', request: req, decision, auto: true });
       return Promise.resolve(decision);

@@ -2,7 +2,7 @@
 // maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
 // connected webview in sync with the transcript (full snapshot on `ready`, coalesced patches after).
 import {
-  parseWebviewMessage, type Action, type HostMessage, type HunkState, type PanelApprovalDecision, type PatchOp,
+  parseWebviewMessage, type Action, type EcosystemAction, type EcosystemView, type HostMessage, type HunkState, type PanelApprovalDecision, type PatchOp,
   type ProviderStatus, type Snapshot, type TaskSummary, type WebviewMessage,
 } from '../protocol/messages';
 import { PatchCoalescer, type Scheduler } from './coalescer';
@@ -89,6 +89,9 @@ export class PanelBridge {
   /** The slash commands the input completes; resent to a webview when it says ready. */
   private slashCommands: Extract<HostMessage, { type: 'slash_commands' }> | undefined;
   private seq = 0;
+  private ecosystem?: EcosystemView;
+  /** The host's handler for the ecosystem strip's buttons (MCP servers, rules, attach a resource). */
+  onEcosystemAction?: (action: EcosystemAction, display?: string) => void;
 
   constructor(
     private readonly controller: PanelController,
@@ -129,6 +132,7 @@ export class PanelBridge {
     if (msg.type === 'history') this.history = msg.tasks;
     if (msg.type === 'mode') this.mode = msg.mode;
     if (msg.type === 'slash_commands') this.slashCommands = msg;
+    if (msg.type === 'ecosystem') this.ecosystem = msg.ecosystem;
     for (const c of this.conns) if (c.ready) this.safeSend(c, msg);
   }
 
@@ -225,6 +229,7 @@ export class PanelBridge {
         conn.ready = true;
         this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
         if (this.slashCommands) this.safeSend(conn, this.slashCommands);
+        if (this.ecosystem) this.safeSend(conn, { type: 'ecosystem', ecosystem: this.ecosystem });
         return;
       case 'send_message':
         return this.track(m.requestId, (signal) => {
@@ -262,6 +267,7 @@ export class PanelBridge {
           this.transcript.beginRequest(m.requestId);
           return c.onImplementPlan?.(m.requestId, signal);
         });
+      case 'ecosystem_action': return this.onEcosystemAction?.(m.action, m.display);
     }
   }
 

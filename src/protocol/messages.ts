@@ -319,6 +319,16 @@ export const PatchOpSchema = z.discriminatedUnion('op', [
 ]);
 export type PatchOp = z.infer<typeof PatchOpSchema>;
 
+/** MCP servers, project rules in use and queued attachments: the panel's compact ecosystem strip. */
+export const EcosystemSchema = z.object({
+  mcp: z.array(z.object({ name: Label, state: z.string().max(20), tools: Count.optional(), error: Label.optional() })).max(100),
+  rules: z.array(z.object({ display: z.string().max(LIMITS.path), kind: z.enum(['root', 'forge', 'nested', 'imported']), truncated: z.boolean() })).max(200),
+  attachments: z.array(Label).max(50),
+});
+export type EcosystemView = z.infer<typeof EcosystemSchema>;
+export const EcosystemActionSchema = z.enum(['show_mcp_servers', 'edit_rules', 'attach_resource', 'open_rule']);
+export type EcosystemAction = z.infer<typeof EcosystemActionSchema>;
+
 export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), snapshot: SnapshotSchema }),
   z.object({ type: z.literal('patch'), seq: Count, ops: z.array(PatchOpSchema).max(LIMITS.opsPerPatch) }),
@@ -342,6 +352,7 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfoSchema).max(500) }),
   /** The answer to a slash command that starts no run (/help, /mode, an unknown command): shown by the input. */
   z.object({ type: z.literal('command_notice'), text: Preview, level: z.enum(['info', 'error']) }),
+  z.object({ type: z.literal('ecosystem'), ecosystem: EcosystemSchema }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -402,6 +413,8 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   }),
   /** "Implement this plan" on a plan-mode run's completion: implement mode gets the plan as its task. */
   z.strictObject({ type: z.literal('implement_plan'), requestId: Id }),
+  /** The ecosystem strip: MCP servers, rules (open_rule: `display` of a rule in use), attach a resource. */
+  z.strictObject({ type: z.literal('ecosystem_action'), action: EcosystemActionSchema, display: z.string().min(1).max(LIMITS.path).optional() }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];

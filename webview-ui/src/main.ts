@@ -12,6 +12,7 @@ import { PlanPanel } from './planView';
 import { changesAction } from './changesBlock';
 import { formatDuration, isEditable } from './dom';
 import { hunkAction, installHunkReview } from './hunkReview';
+import { EcosystemStrip } from './ecosystem';
 import { copyText } from './markdown';
 import { Store } from './store';
 import { TranscriptView } from './transcriptView';
@@ -23,6 +24,9 @@ provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeProgressRing(), vsCod
 
 const mount = document.getElementById('root') ?? document.body;
 const chrome = new Chrome(mount);
+// MCP servers and rules in use, just above the composer.
+const ecosystem = new EcosystemStrip(post);
+chrome.root.insertBefore(ecosystem.el, chrome.root.querySelector('footer.composer'));
 let uiState = loadUiState();
 const view = new TranscriptView(chrome.scroller, (s) => {
   uiState = { ...s, taskId: store.taskId };
@@ -138,6 +142,9 @@ function handle(msg: HostMessage): void {
       return;
     case 'command_notice':
       slash.showNotice(msg.text, msg.level);
+      return;
+    case 'ecosystem':
+      ecosystem.render(msg.ecosystem);
       return;
   }
 }

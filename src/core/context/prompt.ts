@@ -8,6 +8,8 @@ import type { ModeDefinition } from '../modes';
 
 export interface PromptInputs {
   mode: ModeDefinition;
+  /** The project's rules (AGENTS.md, .forge/rules): stable, so they sit in the cached prefix after the tool rules. */
+  rulesText?: string;
   memoryText?: string;
   iteration: number;
   maxIterations: number;
@@ -47,6 +49,7 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
     { id: 'role', stable: true, text: `${ROLE}\n\nMode: ${p.mode.label}. ${p.mode.prompt}` },
     { id: 'tool-rules', stable: true, text: TOOL_RULES },
   ];
+  if (p.rulesText && p.rulesText.trim()) layers.push({ id: 'project-rules', stable: true, text: p.rulesText });
   // Memory is recalled once per user message: constant across the steps of a run, so it stays in the prefix.
   if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
   // Gathered once per user message, like memory: constant across the run's steps.

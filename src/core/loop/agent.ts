@@ -12,7 +12,7 @@ import { assertSnapshot, type AgentSnapshot } from '../tasks/snapshot';
 import { normalizePlan, updatePlanTool, type Plan } from '../tools/builtin/update-plan';
 import { loopControlTools } from '../tools/loop-control';
 import { ToolRegistry } from '../tools/registry';
-import type { Tool } from '../tools/types';
+import type { Tool, ToolSource } from '../tools/types';
 import { resolveConfig, systemClock, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, AgentEventListener, RunReport } from './events';
 import { CONTINUE_NUDGE, isPriced, Run, type RunDeps } from './run';
@@ -34,6 +34,8 @@ export interface AgentDeps {
   outputStore?: OutputStore;
   /** Diagnostics sink (defaults to nothing). */
   log?: (message: string) => void;
+  /** Tools loaded at the start of every run (MCP servers), swapped into the registry. */
+  toolSources?: ToolSource[];
 }
 
 let taskCounter = 0;
@@ -68,6 +70,7 @@ export class Agent {
       policy: new Policy(this.config.policy),
       config: this.config,
       log: deps.log ?? (() => undefined),
+      toolSources: deps.toolSources ?? [],
     };
     this.state = initialState(deps.taskId ?? newTaskId(), this.config.mode, this.limitFor(this.config.mode), isPriced(this.config.price, deps.model.info));
   }

@@ -109,6 +109,8 @@ export interface AgentConfig {
   environment?: string | (() => string);
   /** Gathers the mode's own context before the first step of a run (see core/modes/context.ts). */
   modeContext?: ModeContextGatherer;
+  /** The project's rules text (AGENTS.md...) for the stable prompt prefix; read every step (nested rules may join). */
+  projectRules?: string | (() => string);
 }
 
 export const DEFAULT_CONFIG: AgentConfig = {

@@ -5,6 +5,7 @@ import type { Model } from '../model/types';
 import type { Approver } from '../safety/approval';
 import type { Policy } from '../safety/policy';
 import type { ToolRegistry } from '../tools/registry';
+import type { ToolSource } from '../tools/types';
 import type { AgentConfig, Clock } from './config';
 import type { AgentEvent } from './events';
 import type { OutputStore } from '../context/output-store';
@@ -20,6 +21,8 @@ export interface RunDeps {
   policy: Policy;
   config: AgentConfig;
   log(message: string): void;
+  /** Dynamic tools (MCP), loaded at the start of each run. */
+  toolSources?: ToolSource[];
 }
 
 export interface RunOptions {

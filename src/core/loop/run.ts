@@ -106,6 +106,7 @@ export class Run {
         await this.recallMemory();
         await this.gatherModeContext();
       }
+      await this.loadToolSources();
       ending = (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ?? (await this.loop());
     } catch (err) {
       if (isAbort(err, this.signal)) ending = this.deadline.expired ? this.timeUp(danglingToolCalls(this.state.history).length) : { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
@@ -241,6 +242,28 @@ export class Run {
     }
   }
 
+  /** Loads the dynamic tools (MCP servers start here, lazily) into the registry; a failing source keeps its old tools. */
+  private async loadToolSources(): Promise<void> {
+    const sources = this.deps.toolSources ?? [];
+    if (!sources.length) return;
+    await this.deadline.during('tool-sources', 'loading MCP tools', () =>
+      raceAbort(
+        Promise.all(
+          sources.map(async (source) => {
+            try {
+              const skipped = this.deps.registry.setSourceTools(source.id, await source.load(this.signal));
+              for (const t of skipped) this.deps.log(`tool source ${source.id}: ${t.name} clashes with a tool already registered; skipped`);
+            } catch (err) {
+              if (isAbort(err, this.signal)) throw err;
+              this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Could not load tools from ${source.id}: ${err instanceof Error ? err.message : String(err)}` });
+            }
+          }),
+        ),
+        this.signal,
+      ),
+    );
+  }
+
   private contextWindow(): number {
     return this.deps.config.contextWindow ?? this.model.info.contextWindow;
   }
@@ -332,6 +355,7 @@ export class Run {
     const system = () =>
       buildSystemLayers({
         mode,
+        rulesText: typeof this.deps.config.projectRules === 'function' ? this.deps.config.projectRules() : this.deps.config.projectRules,
         memoryText: this.state.memoryText,
         modeContext: this.state.modeContextText,
         iteration,

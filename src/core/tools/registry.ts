@@ -8,12 +8,14 @@ export type ValidationOutcome =
   | { ok: false; tool?: Tool; result: ToolResult; reason: 'unknown_tool' | 'invalid_args' };
 
 export function toolSpec(tool: Tool): ToolSpec {
-  return { name: tool.name, description: tool.description, inputSchema: toJsonSchema(tool.input) };
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.input) };
 }
 
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
   private readonly specCache = new Map<string, ToolSpec>();
+  /** Tool names each dynamic source (ToolSource id) registered. */
+  private readonly sourced = new Map<string, string[]>();
 
   constructor(tools: readonly Tool[] = []) {
     for (const tool of tools) this.register(tool);
@@ -23,6 +25,29 @@ export class ToolRegistry {
   register(tool: Tool): void {
     if (this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is already registered`);
     this.tools.set(tool.name, tool);
+  }
+
+  /**
+   * Replaces the tools a dynamic source registered with `tools` (a tool whose name is already taken by another
+   * source or a built-in is skipped and returned). Sorted by name so the model's tool list stays stable.
+   */
+  setSourceTools(sourceId: string, tools: readonly Tool[]): Tool[] {
+    for (const name of this.sourced.get(sourceId) ?? []) {
+      this.tools.delete(name);
+      this.specCache.delete(name);
+    }
+    const added: string[] = [];
+    const skipped: Tool[] = [];
+    for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (this.tools.has(tool.name)) {
+        skipped.push(tool);
+        continue;
+      }
+      this.tools.set(tool.name, tool);
+      added.push(tool.name);
+    }
+    this.sourced.set(sourceId, added);
+    return skipped;
   }
 
   get(name: string): Tool | undefined {

@@ -81,6 +81,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   input: S;
+  /** The model's JSON Schema when it does not come from `input` (MCP tools: the server's own schema, checked by `input`). */
+  inputJsonSchema?: Record<string, unknown>;
   output?: z.ZodType;
   risk: RiskClass;
   loopControl?: LoopControl;
@@ -121,4 +123,14 @@ export class TransientToolError extends Error {
 /** Thrown by a tool for a failure the model should see and fix. */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+}
+
+/**
+ * Tools that come and go at run time (MCP servers). The loop loads them at the start of each run (servers start
+ * then, lazily) and swaps them into the registry under the source's id.
+ */
+export interface ToolSource {
+  id: string;
+  /** The source's tools now; must honour `signal` and never reject for one server's failure. */
+  load(signal: AbortSignal): Promise<Tool[]>;
 }

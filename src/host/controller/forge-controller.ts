@@ -53,6 +53,8 @@ export interface ControllerDeps {
   recovery?: Recovery;
   /** Slash commands and the last test run (agent-extras.ts); absent in tests that do not need them. */
   extras?: Pick<AgentExtras, 'slash' | 'testRuns'> & Partial<Pick<AgentExtras, 'refresh'>>;
+  /** A sent message as the model gets it (MCP resources the user attached are appended). */
+  beforeSend?(text: string): string;
 }
 
 export class Controller implements ForgeController, PanelController {
@@ -132,8 +134,9 @@ export class Controller implements ForgeController, PanelController {
     if (this.deps.toolkit.refresh()) session.rebuildAgent();
     this.deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
     this.prewarmCommands();
+    const message = kind === 'send' && this.deps.beforeSend ? this.deps.beforeSend(text) : text;
     this.review.onRunStart(session.id);
-    const report = await session.run(kind, text, signal, display);
+    const report = await session.run(kind, message, signal, display);
     if (report) void this.review.showChanges(session.id);
     if (report) this.deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
     return report;
