@@ -1,0 +1,175 @@
+// `forge`: parse, wire the core (runtime.ts), run one task to its end, save it, exit with a code that says
+// how it ended. SIGINT / SIGTERM stop the run gracefully (the task is saved and `--continue` resumes it); a
+// second SIGINT exits at once.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import type { Agent } from '../core/loop/agent';
+import type { AgentEvent, RunReport } from '../core/loop/events';
+import type { AgentSnapshot } from '../core/tasks/snapshot';
+import type { TaskRecord } from '../core/tasks/task-store';
+import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args';
+import { CliApprover, makeStyle, type AskLine } from './approvals';
+import { EXIT, exitCodeFor, jsonLine, ProgressPrinter } from './output';
+import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR } from './runtime';
+
+declare const __FORGE_VERSION__: string | undefined;
+
+export interface CliIO {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Replaces every occurrence of the secrets in text written anywhere (an SDK error could echo a key). */
+function redactor(secrets: (string | undefined)[]): (s: string) => string {
+  const list = secrets.filter((s): s is string => !!s && s.length >= 6);
+  return (s) => list.reduce((acc, k) => acc.split(k).join('***'), s);
+}
+
+function makeAsk(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskLine {
+  return (prompt, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve(undefined);
+      const rl = readline.createInterface({ input: stdin, output: stderr, terminal: true });
+      let settled = false;
+      const done = (v: string | undefined) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        rl.close();
+        resolve(v);
+      };
+      const onAbort = () => done(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
+      // readline swallows Ctrl+C while it reads: hand it to the process handler (stop, then exit).
+      rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+      rl.on('close', () => done(undefined));
+      rl.question(prompt, (a) => done(a));
+    });
+}
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  let opts: CliOptions;
+  try {
+    opts = parseArgs(argv, io.env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr.write(`forge: ${err.message}\nRun forge --help for the options.\n`);
+    return EXIT.usage;
+  }
+  if (opts.command === 'help') {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.done;
+  }
+  if (opts.command === 'version') {
+    io.stdout.write(`${typeof __FORGE_VERSION__ === 'string' ? __FORGE_VERSION__ : 'dev'}\n`);
+    return EXIT.done;
+  }
+  const redact = redactor([apiKeyFor(opts.provider, io.env), io.env.OPENAI_API_KEY, io.env.ANTHROPIC_API_KEY, io.env.FORGE_API_KEY]);
+  const err = (s: string) => io.stderr.write(redact(s));
+  const out = (s: string) => io.stdout.write(redact(s));
+  const style = makeStyle(opts.color ?? (!!io.stderr.isTTY && !io.env.NO_COLOR));
+  const log = {
+    info: (m: string) => err(`${style.dim(m)}\n`),
+    warn: (m: string) => err(`${style.yellow(`warning: ${m}`)}\n`),
+    debug: (m: string) => (opts.verbose ? err(`${style.dim(m)}\n`) : undefined),
+  };
+  try {
+    if (opts.command === 'tasks') return await listTasks(opts, out, log);
+    return await runTask(opts, io, { err, out, style, log });
+  } catch (e) {
+    err(`${style.red('forge: error:')} ${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT.error;
+  }
+}
+
+async function listTasks(opts: CliOptions, out: (s: string) => void, log: { debug(m: string): void }): Promise<number> {
+  const store = await openTaskStore(await resolveRoot(opts.cwd), (m) => log.debug(m));
+  const tasks = await store.list();
+  if (opts.json) for (const t of tasks) out(jsonLine(t));
+  else for (const t of tasks) out(`${t.id}  ${t.status.padEnd(14)} ${new Date(t.updatedAt).toISOString()}  ${t.title}\n`);
+  return EXIT.done;
+}
+
+interface Sinks {
+  err(s: string): void;
+  out(s: string): void;
+  style: ReturnType<typeof makeStyle>;
+  log: { info(m: string): void; warn(m: string): void; debug(m: string): void };
+}
+
+async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<number> {
+  const { err, out, style, log } = sinks;
+  const rt = await createRuntime(opts, log);
+  try {
+    let previous: TaskRecord | undefined;
+    if (opts.continueLast || opts.taskId) {
+      const id = opts.taskId ?? (await rt.store.list())[0]?.id;
+      previous = id ? await rt.store.load(id) : undefined;
+      if (!previous) throw new Error(opts.taskId ? `no task ${opts.taskId} in ${path.join(rt.root, TASKS_DIR)}` : `no task to continue in ${path.join(rt.root, TASKS_DIR)}`);
+    }
+    const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose });
+    const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
+    let agent: Agent | undefined;
+    const approver = new CliApprover({
+      policy: opts.approve,
+      containment: () => rt.runner.containment(),
+      ask: interactive ? makeAsk(io.stdin, io.stderr) : undefined,
+      say: (line) => progress.line(line),
+      style,
+      onQuit: () => agent?.stop(),
+    });
+    agent = rt.makeAgent(approver, previous?.snapshot as AgentSnapshot | undefined);
+    const meta = { title: previous?.title ?? titleOf(opts.task ?? ''), createdAt: previous?.createdAt ?? Date.now(), status: 'running' };
+    const save = () => rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
+    agent.on((e: AgentEvent) => {
+      if (opts.json) out(jsonLine(e));
+      progress.on(e);
+      if (e.type === 'step_end' || e.type === 'approval_requested') void save();
+    });
+    if (rt.rules.files.length) log.debug(`project rules: ${rt.rules.files.join(', ')}`);
+
+    let stops = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      stops++;
+      if (stops === 1 || sig === 'SIGTERM') {
+        progress.line(style.yellow(`forge: ${sig}: stopping; the task is saved and resumes with forge run --continue (Ctrl+C again to quit now)`));
+        agent!.stop();
+        return;
+      }
+      progress.line(style.red('forge: quitting without waiting'));
+      process.exit(130);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let report: RunReport | undefined;
+    try {
+      if (!previous) report = await agent.send(opts.task!);
+      else if (opts.task) report = await agent.send(opts.task);
+      else report = (await agent.resumePending()) ?? (await agent.continueRun());
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    meta.status = report.reason;
+    await save();
+    await rt.store.flush();
+    if (opts.reportFile) {
+      await fsp.mkdir(path.dirname(path.resolve(opts.reportFile)), { recursive: true });
+      await fsp.writeFile(opts.reportFile, JSON.stringify({ task: meta.title, ...report }, null, 2));
+    }
+    const code = exitCodeFor(report);
+    if (code !== EXIT.done) progress.line(style.dim(`task ${report.taskId} saved; resume with: forge run --continue${opts.cwd !== process.cwd() ? ` --cwd ${opts.cwd}` : ''}`));
+    if (opts.json) out(jsonLine({ type: 'cli_exit', code, reason: report.reason, taskId: report.taskId }));
+    return code;
+  } finally {
+    await rt.dispose();
+  }
+}
+
+function titleOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line || 'Task';
+}
