@@ -81,6 +81,8 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     ws = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-cli-'));
     await fsp.writeFile(path.join(ws, 'test.js'), "const { sum } = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('tests ok');\n");
     await fsp.writeFile(path.join(ws, 'AGENTS.md'), 'Always run node test.js before finishing.\n');
+    await fsp.mkdir(path.join(ws, '.forge'));
+    await fsp.writeFile(path.join(ws, '.forge', 'memory.jsonl'), `${JSON.stringify({ type: 'procedural', content: 'In this repo sum.js must use CommonJS exports', tags: ['sum'], confidence: 0.9 })}\n`);
   });
   afterEach(async () => fsp.rm(ws, { recursive: true, force: true }));
 
@@ -105,8 +107,9 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     // The API key reaches neither the command's environment, nor the model, nor any output.
     for (const r of srv.requests) assert.ok(!JSON.stringify(r.body).includes(KEY), 'key in a request body');
     assert.ok(!res.stdout.includes(KEY) && !res.stderr.includes(KEY), 'key printed');
-    // AGENTS.md reached the prompt.
+    // AGENTS.md and the workspace memory reached the prompt.
     assert.ok(JSON.stringify(srv.requests[0].body).includes('Always run node test.js before finishing.'));
+    assert.ok(JSON.stringify(srv.requests[0].body).includes('sum.js must use CommonJS exports'));
     const events = jsonLines(res.stdout);
     assert.equal(events[0].type, 'run_start');
     assert.ok(events.some((e) => e.type === 'tool_result' && e.name === 'execute_command' && !e.isError));
@@ -126,6 +129,31 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     const resolved = events.find((e) => e.type === 'approval_resolved');
     assert.equal(resolved?.decision.kind, 'reject');
     assert.ok(toolResults(srv.requests[1].body).some((r) => r.includes('--approve')), 'the model learns how the user could allow it');
+  });
+
+  it('in a terminal (a real pty): the edit is shown as a colored diff and approved with y; a command refused with n and a reason', async () => {
+    srv.script([
+      call('write_file', { path: 'test.js', content: "console.log('changed');\n" }),
+      call('execute_command', { command: 'node test.js' }),
+      done('edited'),
+    ]);
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', FORGE_BASE_URL: srv.openaiBaseUrl, FORGE_MODEL: 'gpt-4.1', OPENAI_API_KEY: KEY };
+    const cmd = `${process.execPath} ${CLI} run --no-reflect --cwd ${ws} "change the test"`;
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let answered = 0;
+    const answers = ['y', 'n', 'use npm test'];
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      screen += d;
+      const prompts = (screen.match(/\[q\]uit: |Reason for the model \(optional\): /g) ?? []).length;
+      while (answered < prompts) child.stdin!.write(`${answers[answered++]}\r`);
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, screen);
+    assert.ok(screen.includes("\x1b[31m-console.log('tests ok');") && screen.includes("\x1b[32m+console.log('changed');"), 'colored diff');
+    assert.equal(readFileSync(path.join(ws, 'test.js'), 'utf8'), "console.log('changed');\n");
+    assert.ok(toolResults(srv.requests[2].body).some((r) => r.includes('use npm test')), 'the reason reached the model');
+    assert.equal(answered, 3);
   });
 
   it('SIGINT stops the run (exit 3), the task is saved, and --continue resumes the same conversation', async () => {
