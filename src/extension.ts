@@ -14,6 +14,7 @@ import { Controller } from './host/controller/forge-controller';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './host/controller/model-factory';
 import { SessionManager, workspaceKey } from './host/controller/session-manager';
 import { createToolkit, spoolDirFor } from './host/controller/tool-factory';
+import { ParallelTasksUi } from './host/controller/parallel-ui';
 import { createLogger } from './host/logger';
 import { ApiKeyStore } from './host/secrets';
 import { onSettingsChanged, readSettings } from './host/settings';
@@ -144,6 +145,15 @@ export async function activate(context: vscode.ExtensionContext) {
     panel.bridge.getTranscript().addError(`Forge could not start: ${message}. Reload the window to try again.`, ['show_logs']);
   });
 
+  // Background tasks in their own git worktrees (forge.parallel.*), sharing the model and the memory.
+  const parallel = new ParallelTasksUi({
+    model,
+    memory: { recall: async (t, b) => (await memoryOpened).recall(t, b), reflect: async (i) => (await memoryOpened).reflect(i) },
+    log,
+    worktreeDir: path.join(storageDir, 'worktrees'),
+  });
+  context.subscriptions.push(parallel);
+
   context.subscriptions.push(
     registerCommands(gate, log),
     registerFixWithForge(),
@@ -237,6 +247,8 @@ export async function activate(context: vscode.ExtensionContext) {
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,
+    /** Background tasks in git worktrees. */
+    parallel,
   };
   // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
   const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';
