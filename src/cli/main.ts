@@ -109,6 +109,9 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       const id = opts.taskId ?? (await rt.store.list())[0]?.id;
       previous = id ? await rt.store.load(id) : undefined;
       if (!previous) throw new Error(opts.taskId ? `no task ${opts.taskId} in ${path.join(rt.root, TASKS_DIR)}` : `no task to continue in ${path.join(rt.root, TASKS_DIR)}`);
+      if (!opts.task && (previous.status === 'done' || previous.status === 'converse' || previous.status === 'asked')) {
+        throw new Error(`task ${previous.id} ended ${previous.status} and waits for a message: forge run --continue "your answer or next step"`);
+      }
     }
     const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose });
     const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
@@ -148,7 +151,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     try {
       if (!previous) report = await agent.send(opts.task!);
       else if (opts.task) report = await agent.send(opts.task);
-      else report = (await agent.resumePending()) ?? (await agent.continueRun());
+      else report = (await agent.resumePending()) ?? (await agent.continueRun(opts.maxIterations));
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
