@@ -61,6 +61,7 @@ export class ParallelTasksUi implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private parallel: ParallelTasks | undefined;
   private repo: string | undefined;
+  private adopted: Promise<void> | undefined;
 
   constructor(private readonly deps: ParallelUiDeps) {
     this.item.name = 'Forge background tasks';
@@ -88,6 +89,13 @@ export class ParallelTasksUi implements vscode.Disposable {
       onChange: (t) => this.onChange(t),
       log: (m) => this.deps.log.warn(m),
     });
+    // Tasks a reload interrupted or left unreviewed come back, ready for a decision (before any new task
+    // starts, so a worktree being created is never mistaken for a left one).
+    this.adopted ??= this.parallel.adoptExisting().then(
+      () => undefined,
+      (err) => this.deps.log.warn(`background tasks: could not restore worktrees: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    await this.adopted;
     return this.parallel;
   }
 

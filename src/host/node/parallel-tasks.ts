@@ -2,10 +2,11 @@
 // A task is queued, runs, commits its work on its branch and waits for the user's decision: review, apply to
 // the working tree, merge the branch, or discard. No 'vscode' here: the extension (host/controller) and tests
 // drive it; the Agent for a worktree comes from the injected factory.
+import * as path from 'node:path';
 import type { Agent } from '../../core/loop/agent';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
 import {
-  applyToWorkingTree, commitTaskWork, createTaskWorktree, discardTaskWorktree, git, mergeTaskBranch, taskChanges,
+  applyToWorkingTree, BRANCH_PREFIX, commitTaskWork, createTaskWorktree, discardTaskWorktree, git, listTaskWorktrees, mergeTaskBranch, taskChanges,
   type FileChange, type IntegrateResult, type TaskWorktree,
 } from './worktrees';
 
@@ -90,6 +91,32 @@ export class ParallelTasks {
       return;
     }
     this.agents.get(id)?.stop();
+  }
+
+  /**
+   * Brings back the forge/* worktrees an earlier session left (a window reload, a crash): each becomes a task
+   * ready for review, with whatever its worktree holds committed on its branch. Only worktrees under
+   * `worktreeDir` when one is set.
+   */
+  async adoptExisting(): Promise<BackgroundTask[]> {
+    const known = new Set([...this.tasks.values()].map((t) => t.worktree?.path));
+    const inside = (p: string) => !this.o.worktreeDir || !path.relative(this.o.worktreeDir, p).startsWith('..');
+    const adopted: BackgroundTask[] = [];
+    for (const wt of await listTaskWorktrees(this.o.repo)) {
+      if (known.has(wt.path) || !inside(wt.path)) continue;
+      const task: BackgroundTask = { id: `bg-${Date.now().toString(36)}-${(++seq).toString(36)}`, title: wt.branch.slice(BRANCH_PREFIX.length), text: '', status: 'ready', worktree: wt, iteration: 0, maxIterations: 0 };
+      try {
+        await commitTaskWork(wt, 'forge: work left by an earlier session');
+        task.changes = await taskChanges(wt);
+      } catch (err) {
+        task.status = 'failed';
+        task.error = err instanceof Error ? err.message : String(err);
+      }
+      this.tasks.set(task.id, task);
+      adopted.push({ ...task });
+      this.changed(task);
+    }
+    return adopted;
   }
 
   /** Resolves when nothing is queued or running. */

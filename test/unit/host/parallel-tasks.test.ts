@@ -109,6 +109,22 @@ describe('parallel tasks in git worktrees', () => {
     assert.equal(par.get(b)?.status, 'discarded');
   });
 
+  it('after a reload, the worktrees left behind come back as tasks ready for review', async () => {
+    const wts = path.join(tmp, 'wts');
+    const before = new ParallelTasks({ repo, maxTasks: () => 1, worktreeDir: wts, makeAgent: (wt) => agentFor(wt, 'kept.txt', 'kept\n') });
+    before.start('survive a reload');
+    await before.whenIdle();
+    const after = new ParallelTasks({ repo, maxTasks: () => 1, worktreeDir: wts, makeAgent: () => assert.fail('no new run') });
+    const adopted = await after.adoptExisting();
+    assert.equal(adopted.length, 1);
+    assert.equal(adopted[0].status, 'ready');
+    assert.equal(adopted[0].worktree?.branch, 'forge/survive-a-reload');
+    assert.deepEqual(adopted[0].changes, [{ path: 'kept.txt', status: 'added' }]);
+    assert.deepEqual(await after.adoptExisting(), [], 'adopted once');
+    assert.equal((await after.apply(adopted[0].id)).ok, true);
+    assert.equal(readFileSync(path.join(repo, 'kept.txt'), 'utf8'), 'kept\n');
+  });
+
   it('a stopped task keeps its work on its branch, reviewable', async () => {
     const par = new ParallelTasks({
       repo,
