@@ -1,8 +1,9 @@
 // Project rules for the headless runner: AGENTS.md at the workspace root and .forge/rules/*.md, in that
-// order, capped. SEAM: core has no rules input yet (rule discovery is being added in src/core by another
-// change); until it lands, the rules ride in the prompt's memory layer through withProjectRules(), which sits
-// in the stable prefix for the whole run. When core gains its own rules loader, call it here and pass its text
-// to the Agent's config instead, and drop the wrapper.
+// order, capped. SEAM: core has no rules input on this branch yet (the mcp branch adds src/core/rules/
+// project-rules.ts and AgentConfig.projectRules); until it lands, the rules ride in the prompt's memory layer
+// through withProjectRules(), which stays in the prompt prefix for the whole run. Once merged: set
+// `config.projectRules` from core's discovery (renderRules(await discoverBaseRules(new NodeWorkspaceFs([root]))),
+// or a TaskRules for nested AGENTS.md) in runtime.ts, and drop this file.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryItem, MemoryPort, RecallResult, ReflectionInput } from '../core/memory/port';
