@@ -15,6 +15,12 @@ export interface CliOptions {
   baseUrl?: string;
   mode?: ModeName;
   maxIterations?: number;
+  /** Budgets per run (exit 4 when reached). */
+  maxCostUsd?: number;
+  maxMinutes?: number;
+  maxTokens?: number;
+  /** Read the task text from this file ('-' = stdin). */
+  promptFile?: string;
   approve: ApprovalPolicy;
   network: NetworkSetting;
   allowedHosts: string[];
@@ -50,6 +56,8 @@ Task:
   --cwd <dir>            the workspace folder (default: the current folder)
   --mode <${MODE_NAMES.join('|')}>
   --max-iterations <n>
+  --max-cost <usd>  --max-minutes <n>  --max-tokens <n>   budgets per run (exit 4 when reached)
+  --prompt-file <file>   read the task text from a file (- for stdin)
   --continue             resume the most recent task of this folder
   --task <id>            resume this task
   --no-memory            no recall from / learning into .forge/memory.jsonl
@@ -82,7 +90,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const rest: string[] = [];
   const flags = new Map<string, string[]>();
   const bools = new Set<string>();
-  const VALUED = new Set(['provider', 'model', 'base-url', 'cwd', 'mode', 'max-iterations', 'approve', 'network', 'allow-host', 'task', 'report']);
+  const VALUED = new Set(['provider', 'model', 'base-url', 'cwd', 'mode', 'max-iterations', 'approve', 'network', 'allow-host', 'task', 'report', 'max-cost', 'max-minutes', 'max-tokens', 'prompt-file']);
   const BOOL = new Set(['json', 'continue', 'no-memory', 'no-reflect', 'yes-contained', 'no-sandbox', 'verbose', 'no-color', 'color', 'help', 'version']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -124,6 +132,17 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const maxRaw = one('max-iterations');
   const maxIterations = maxRaw === undefined ? undefined : Number(maxRaw);
   if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1)) throw new UsageError('--max-iterations needs a whole number >= 1');
+  const positive = (name: string): number | undefined => {
+    const raw = one(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} needs a number > 0`);
+    return n;
+  };
+  const maxCostUsd = positive('max-cost');
+  const maxMinutes = positive('max-minutes');
+  const maxTokens = positive('max-tokens');
+  const promptFile = one('prompt-file');
   const network = one('network') ?? 'off';
   if (network !== 'off' && network !== 'allowlist' && network !== 'on') throw new UsageError(`--network: "${network}" is not off, allowlist or on`);
 
@@ -137,7 +156,8 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const taskId = one('task');
   const task = words.join(' ').trim() || undefined;
   if (command === 'run') {
-    if (!task && !continueLast && !taskId) throw new UsageError('forge run needs a task, e.g. forge run "fix the failing test" (or --continue)');
+    if (task && promptFile) throw new UsageError('give the task as text or with --prompt-file, not both');
+    if (!task && !promptFile && !continueLast && !taskId) throw new UsageError('forge run needs a task, e.g. forge run "fix the failing test" (or --continue)');
     if (!model) throw new UsageError(`no model: pass --model or set FORGE_MODEL (provider ${provider})`);
     if (provider === 'openai-compatible' && !baseUrl) throw new UsageError('the openai-compatible provider needs --base-url or FORGE_BASE_URL');
     if (continueLast && taskId) throw new UsageError('--continue and --task are exclusive');
@@ -151,6 +171,10 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     baseUrl,
     mode: modeRaw as ModeName | undefined,
     maxIterations,
+    maxCostUsd,
+    maxMinutes,
+    maxTokens,
+    promptFile,
     approve,
     network,
     allowedHosts: flags.get('allow-host') ?? [],

@@ -100,8 +100,20 @@ interface Sinks {
   log: { info(m: string): void; warn(m: string): void; debug(m: string): void };
 }
 
+async function readPrompt(file: string, stdin: NodeJS.ReadStream): Promise<string> {
+  let text: string;
+  if (file === '-') {
+    const parts: Buffer[] = [];
+    for await (const chunk of stdin) parts.push(Buffer.from(chunk));
+    text = Buffer.concat(parts).toString('utf8');
+  } else text = await fsp.readFile(file, 'utf8');
+  if (!text.trim()) throw new Error(`--prompt-file ${file}: no task text`);
+  return text.trim();
+}
+
 async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<number> {
   const { err, out, style, log } = sinks;
+  if (opts.promptFile) opts = { ...opts, task: await readPrompt(opts.promptFile, io.stdin) };
   const rt = await createRuntime(opts, log);
   try {
     let previous: TaskRecord | undefined;

@@ -105,6 +105,9 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
   const config: Partial<AgentConfig> = {
     ...(opts.mode ? { mode: opts.mode } : {}),
     ...(opts.maxIterations ? { maxIterations: opts.maxIterations } : {}),
+    ...(opts.maxCostUsd ? { maxCostUsd: opts.maxCostUsd } : {}),
+    ...(opts.maxMinutes ? { maxWallTimeMs: opts.maxMinutes * 60_000 } : {}),
+    ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
     price,
     environment: () =>
       [

@@ -26,7 +26,7 @@ interface Done {
   stderr: string;
 }
 
-function startCli(srv: LlmServer, cwd: string, args: string[]): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
+function startCli(srv: LlmServer, cwd: string, args: string[], stdin = ''): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -41,7 +41,7 @@ function startCli(srv: LlmServer, cwd: string, args: string[]): { child: ChildPr
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin!.end();
+  child.stdin!.end(stdin);
   const done = new Promise<Done>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
   return { child, done, stdout: () => stdout };
 }
@@ -181,6 +181,16 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.equal(events[0].taskId, end.taskId, 'same task');
     assert.ok(JSON.stringify(srv.requests[0].body.messages).includes('refactor everything carefully'), 'the original task is in the resumed conversation');
     assert.equal(events.at(-1).reason, 'done');
+  });
+
+  it('reads the task from stdin (--prompt-file -); a token budget ends the run with exit 4, resumable', async () => {
+    srv.script([call('list_files', { path: '.' }), call('list_files', { path: '.' })]);
+    const res = await startCli(srv, ws, ['run', '--json', '--prompt-file', '-', '--max-tokens', '50'], 'Survey the repository\nand report.\n').done;
+    assert.equal(res.code, 4, res.stderr);
+    assert.match(res.stderr, /Token budget reached/);
+    const events = jsonLines(res.stdout);
+    assert.equal(events[0].userMessage, 'Survey the repository\nand report.');
+    assert.equal(srv.requests.length, 1, 'stopped before a second model call');
   });
 
   it('exit codes: 4 at the iteration limit, 2 when the model asks, 64 for a usage error', async () => {

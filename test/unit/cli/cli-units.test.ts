@@ -52,6 +52,13 @@ describe('forge CLI: flags and environment', () => {
     assert.throws(() => parseArgs(['run', '--provider', 'openai-compatible', '--model', 'm', 'x'], {}), /base-url/);
   });
 
+  it('budgets and a prompt file', () => {
+    const o = parseArgs(['run', '--max-cost', '0.5', '--max-minutes', '10', '--max-tokens', '200000', '--prompt-file', 'task.md'], {});
+    assert.deepEqual([o.maxCostUsd, o.maxMinutes, o.maxTokens, o.promptFile, o.task], [0.5, 10, 200000, 'task.md', undefined]);
+    assert.throws(() => parseArgs(['run', '--max-cost', '0', 'x'], {}), /--max-cost needs a number > 0/);
+    assert.throws(() => parseArgs(['run', '--prompt-file', 'a.md', 'x'], {}), /not both/);
+  });
+
   it('--yes-contained is writes + commands-sandboxed', () => {
     assert.deepEqual([...parseArgs(['run', '--yes-contained', 'x'], {}).approve].sort(), ['commands-sandboxed', 'writes']);
   });
