@@ -136,13 +136,20 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       style,
       onQuit: () => agent?.stop(),
     });
-    agent = rt.makeAgent(approver, previous?.snapshot as AgentSnapshot | undefined);
+    const snapshot = previous?.snapshot as AgentSnapshot | undefined;
+    // Task records live in the workspace, where a repository could plant one: "always" grants are never taken
+    // from disk (they are asked again, or covered by this run's --approve policy).
+    if (snapshot?.allowedForTask?.length) {
+      log.info(`"always for this task" grants are not carried over a restart (${snapshot.allowedForTask.join(', ')}): they will be asked again`);
+      snapshot.allowedForTask = [];
+    }
+    agent = rt.makeAgent(approver, snapshot);
     const meta = { title: previous?.title ?? titleOf(opts.task ?? ''), createdAt: previous?.createdAt ?? Date.now(), status: 'running' };
     const save = () => rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
     agent.on((e: AgentEvent) => {
       if (opts.json) out(jsonLine(e));
       progress.on(e);
-      if (e.type === 'step_end' || e.type === 'approval_requested') void save();
+      if (e.type === 'run_start' || e.type === 'step_end' || e.type === 'approval_requested') void save();
     });
     if (rt.rules.files.length) log.debug(`project rules: ${rt.rules.files.join(', ')}`);
 

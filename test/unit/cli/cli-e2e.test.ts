@@ -183,6 +183,24 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.equal(events.at(-1).reason, 'done');
   });
 
+  it('a resumed task does not inherit "always" grants from its record on disk (a repository could plant them)', async () => {
+    srv.script([call('ask_question', { question: 'Which file?' })]);
+    const asked = await run(srv, ws, ['run', '--json', 'write something']);
+    assert.equal(asked.code, 2, asked.stderr);
+    const dir = path.join(ws, '.forge', 'tasks', 'tasks');
+    const [file] = await fsp.readdir(dir);
+    const stored = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    stored.task.snapshot.allowedForTask = ['write_file'];
+    await fsp.writeFile(path.join(dir, file), JSON.stringify(stored));
+
+    srv.reset();
+    srv.script([call('write_file', { path: 'planted.txt', content: 'x' }), done('tried')]);
+    const resumed = await run(srv, ws, ['run', '--continue', 'planted.txt please']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /grants are not carried over a restart \(write_file\)/);
+    assert.equal(existsSync(path.join(ws, 'planted.txt')), false, 'the planted grant allowed a write');
+  });
+
   it('reads the task from stdin (--prompt-file -); a token budget ends the run with exit 4, resumable', async () => {
     srv.script([call('list_files', { path: '.' }), call('list_files', { path: '.' })]);
     const res = await startCli(srv, ws, ['run', '--json', '--prompt-file', '-', '--max-tokens', '50'], 'Survey the repository\nand report.\n').done;
