@@ -26,7 +26,7 @@ interface Done {
   stderr: string;
 }
 
-function startCli(srv: LlmServer, cwd: string, args: string[], stdin = ''): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
+function startCli(srv: LlmServer, cwd: string, args: string[], stdin = '', extraEnv: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -35,6 +35,7 @@ function startCli(srv: LlmServer, cwd: string, args: string[], stdin = ''): { ch
     FORGE_MODEL: 'gpt-4.1',
     OPENAI_API_KEY: KEY,
     NO_COLOR: '1',
+    ...extraEnv,
   };
   const child = spawn(process.execPath, [CLI, ...args, '--cwd', cwd, '--no-reflect'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
@@ -209,6 +210,15 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     const events = jsonLines(res.stdout);
     assert.equal(events[0].userMessage, 'Survey the repository\nand report.');
     assert.equal(srv.requests.length, 1, 'stopped before a second model call');
+  });
+
+  it('Anthropic from the environment: the same run over the real @anthropic-ai/sdk', async () => {
+    srv.script([call('read_file', { path: 'test.js' }), done('read it')]);
+    const env = { FORGE_PROVIDER: 'anthropic', FORGE_BASE_URL: srv.anthropicBaseUrl, FORGE_MODEL: 'claude-sonnet-4-5', ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: '' };
+    const res = await startCli(srv, ws, ['run', '--json', 'what does test.js check?'], '', env).done;
+    assert.equal(res.code, 0, res.stderr);
+    assert.deepEqual(srv.requests.map((r) => r.provider), ['anthropic', 'anthropic']);
+    assert.ok(!res.stdout.includes(KEY) && !res.stderr.includes(KEY));
   });
 
   it('exit codes: 4 at the iteration limit, 2 when the model asks, 64 for a usage error', async () => {
