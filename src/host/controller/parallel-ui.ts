@@ -18,6 +18,7 @@ import { baseText, repoRoot, type TaskWorktree } from '../node/worktrees';
 import { readSettings } from '../settings';
 import { agentConfigFrom } from './agent-factory';
 import type { SwitchableModel } from './model-factory';
+import { describeTask as describe, registerParallelView } from './parallel-view';
 import { commandRules } from './tool-factory';
 
 export const BASE_SCHEME = 'forge-base';
@@ -59,6 +60,9 @@ class WorktreeApprover implements Approver {
 export class ParallelTasksUi implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('forge.parallel', vscode.StatusBarAlignment.Left, 49);
   private readonly subs: vscode.Disposable[] = [];
+  private readonly changes = new vscode.EventEmitter<void>();
+  /** Fires when any background task changes (the view, tests). */
+  readonly onDidChange = this.changes.event;
   private parallel: ParallelTasks | undefined;
   private repo: string | undefined;
   private adopted: Promise<void> | undefined;
@@ -71,6 +75,13 @@ export class ParallelTasksUi implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, { provideTextDocumentContent: (uri) => this.baseContent(uri) }),
       vscode.commands.registerCommand('forge.parallel.start', (text?: string) => this.startCommand(text)),
       vscode.commands.registerCommand('forge.parallel.show', () => this.showCommand()),
+      this.changes,
+      registerParallelView({
+        list: () => this.parallel?.list() ?? [],
+        onDidChange: this.onDidChange,
+        act: (task, action) => this.act(task, action),
+        baseUri,
+      }),
     );
   }
 
@@ -126,8 +137,9 @@ export class ParallelTasksUi implements vscode.Disposable {
   }
 
   /** Asks what to do with a task and does it. */
-  async act(task: BackgroundTask, preset?: string): Promise<void> {
+  async act(given: BackgroundTask, preset?: string): Promise<void> {
     const par = (await this.tasks())!;
+    const task = par.get(given.id) ?? given;
     const actions = task.status === 'ready' ? ['Review Changes', 'Apply to Working Tree', 'Merge Branch', 'Discard'] : task.status === 'running' || task.status === 'queued' || task.status === 'starting' ? ['Stop'] : task.status === 'failed' ? ['Discard'] : [];
     const action = preset ?? (await vscode.window.showQuickPick(actions, { title: `${task.title} (${describe(task)})` }));
     try {
@@ -196,6 +208,7 @@ export class ParallelTasksUi implements vscode.Disposable {
 
   private onChange(t: BackgroundTask): void {
     this.updateStatusBar();
+    this.changes.fire();
     if (t.status === 'ready') {
       const n = t.changes?.length ?? 0;
       const head = `Forge: background task "${t.title}" ended (${t.report?.reason ?? 'done'}), ${n} file${n === 1 ? '' : 's'} changed on ${t.worktree?.branch}.`;
@@ -248,11 +261,4 @@ function baseUri(taskId: string, rel: string): vscode.Uri {
 
 function statusIcon(t: BackgroundTask): string {
   return { queued: '$(clock)', starting: '$(sync~spin)', running: '$(sync~spin)', ready: '$(git-pull-request)', failed: '$(error)', applied: '$(check)', merged: '$(git-merge)', discarded: '$(trash)' }[t.status];
-}
-
-function describe(t: BackgroundTask): string {
-  if (t.status === 'running') return `running ${t.iteration}/${t.maxIterations}`;
-  if (t.status === 'ready') return `${t.report?.reason ?? 'ended'}, ${t.changes?.length ?? 0} file(s) to review`;
-  if (t.status === 'failed') return `failed: ${t.error ?? ''}`;
-  return t.status;
 }

@@ -51,11 +51,13 @@ describe('Forge background tasks in parallel git worktrees', function () {
     assert.deepStrictEqual(changed, ['par-a.txt', 'par-b.txt'], 'each task wrote its own file');
     assert.ok(!fs.existsSync(wsPath('par-a.txt')) && !fs.existsSync(wsPath('par-b.txt')), 'the workspace is untouched while tasks run');
 
-    // Review in VS Code's multi-file diff editor.
-    await ui.review(tasks[0]);
+    // The Background Tasks view lists them; its item commands review and merge.
+    await vscode.commands.executeCommand('forge.backgroundTasks.focus');
+    await vscode.commands.executeCommand('forge.parallel.review', { task: tasks[0] });
     await waitFor(() => allTabs().find((t) => t.label.includes('background task one')), 'the multi-file diff editor');
 
-    for (const t of tasks) await ui.act(t, 'Merge Branch');
+    await vscode.commands.executeCommand('forge.parallel.merge', { task: tasks[0] });
+    await ui.act(tasks[1], 'Merge Branch');
     assert.strictEqual(fs.readFileSync(wsPath('par-a.txt'), 'utf8'), 'from task A\n');
     assert.strictEqual(fs.readFileSync(wsPath('par-b.txt'), 'utf8'), 'from task B\n');
     assert.deepStrictEqual(par.list().filter((t: any) => [first.id, second.id].includes(t.id)).map((t: any) => t.status), ['merged', 'merged']);
