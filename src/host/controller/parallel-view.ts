@@ -48,7 +48,7 @@ class Provider implements vscode.TreeDataProvider<Node> {
     if ('change' in node) {
       const c = node.change;
       const item = new vscode.TreeItem(path.basename(c.path));
-      item.description = `${path.dirname(c.path) === '.' ? '' : path.dirname(c.path)} ${c.status}`.trim();
+      item.description = [path.dirname(c.path) === '.' ? '' : path.dirname(c.path), c.status].filter(Boolean).join(' · ');
       item.resourceUri = vscode.Uri.file(path.join(t.worktree!.repo, c.path));
       const original = this.source.baseUri(t.id, c.status === 'added' ? '' : c.from ?? c.path);
       const modified = c.status === 'deleted' ? this.source.baseUri(t.id, '') : vscode.Uri.file(path.join(t.worktree!.path, c.path));
