@@ -112,13 +112,18 @@ export class ParallelTasksUi implements vscode.Disposable {
 
   async startCommand(text?: string): Promise<BackgroundTask | undefined> {
     const par = await this.tasks();
+    const task = text ?? (await vscode.window.showInputBox({
+      title: 'Forge: task to run in the background',
+      prompt: par ? `Runs in its own git worktree (branch forge/...), up to ${maxParallelTasks()} at once.` : 'This folder is not a git repository: the task will run in the panel, in place.',
+      ignoreFocusOut: true,
+    }));
+    if (!task?.trim()) return undefined;
     if (!par) {
-      const pick = await vscode.window.showInformationMessage('Background tasks need a git repository (each runs in its own worktree). Here tasks run in the panel, one at a time.', 'Open Panel');
-      if (pick) await vscode.commands.executeCommand('forge.openPanel');
+      // Outside git there is no isolation: tasks run in place, one at a time, in the panel (as New Task does).
+      const pick = await vscode.window.showInformationMessage('Background tasks need a git repository (each runs in its own worktree). Run this task in the panel instead?', 'Run in Panel');
+      if (pick) await vscode.commands.executeCommand('forge.newTask', task.trim());
       return undefined;
     }
-    const task = text ?? (await vscode.window.showInputBox({ title: 'Forge: task to run in the background', prompt: `Runs in its own git worktree (branch forge/...), up to ${maxParallelTasks()} at once.`, ignoreFocusOut: true }));
-    if (!task?.trim()) return undefined;
     return par.start(task.trim());
   }
 
