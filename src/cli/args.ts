@@ -30,6 +30,8 @@ export interface CliOptions {
   taskId?: string;
   memory: boolean;
   reflect: boolean;
+  /** Work in a new git worktree on a forge/<task> branch instead of the folder itself. */
+  worktree: boolean;
   /** Write the final run report (JSON) here. */
   reportFile?: string;
   verbose: boolean;
@@ -60,6 +62,8 @@ Task:
   --prompt-file <file>   read the task text from a file (- for stdin)
   --continue             resume the most recent task of this folder
   --task <id>            resume this task
+  --worktree             work in a new git worktree on a forge/<task> branch (your files stay untouched;
+                         several runs at once do not collide); the branch is committed at the end
   --no-memory            no recall from / learning into .forge/memory.jsonl
   --no-reflect           recall memories but do not ask the model for new learnings
 
@@ -91,7 +95,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const flags = new Map<string, string[]>();
   const bools = new Set<string>();
   const VALUED = new Set(['provider', 'model', 'base-url', 'cwd', 'mode', 'max-iterations', 'approve', 'network', 'allow-host', 'task', 'report', 'max-cost', 'max-minutes', 'max-tokens', 'prompt-file']);
-  const BOOL = new Set(['json', 'continue', 'no-memory', 'no-reflect', 'yes-contained', 'no-sandbox', 'verbose', 'no-color', 'color', 'help', 'version']);
+  const BOOL = new Set(['worktree', 'json', 'continue', 'no-memory', 'no-reflect', 'yes-contained', 'no-sandbox', 'verbose', 'no-color', 'color', 'help', 'version']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -184,6 +188,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     taskId,
     memory: !bools.has('no-memory'),
     reflect: !bools.has('no-reflect'),
+    worktree: bools.has('worktree'),
     reportFile: one('report'),
     verbose: bools.has('verbose'),
     color: bools.has('no-color') ? false : bools.has('color') ? true : undefined,

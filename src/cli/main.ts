@@ -11,7 +11,8 @@ import type { TaskRecord } from '../core/tasks/task-store';
 import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args';
 import { CliApprover, makeStyle, type AskLine } from './approvals';
 import { EXIT, exitCodeFor, jsonLine, ProgressPrinter } from './output';
-import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR } from './runtime';
+import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../host/node/worktrees';
+import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
 
 declare const __FORGE_VERSION__: string | undefined;
 
@@ -114,17 +115,27 @@ async function readPrompt(file: string, stdin: NodeJS.ReadStream): Promise<strin
 async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<number> {
   const { err, out, style, log } = sinks;
   if (opts.promptFile) opts = { ...opts, task: await readPrompt(opts.promptFile, io.stdin) };
-  const rt = await createRuntime(opts, log);
-  try {
-    let previous: TaskRecord | undefined;
-    if (opts.continueLast || opts.taskId) {
-      const id = opts.taskId ?? (await rt.store.list())[0]?.id;
-      previous = id ? await rt.store.load(id) : undefined;
-      if (!previous) throw new Error(opts.taskId ? `no task ${opts.taskId} in ${path.join(rt.root, TASKS_DIR)}` : `no task to continue in ${path.join(rt.root, TASKS_DIR)}`);
-      if (!opts.task && (previous.status === 'done' || previous.status === 'converse' || previous.status === 'asked')) {
-        throw new Error(`task ${previous.id} ended ${previous.status} and waits for a message: forge run --continue "your answer or next step"`);
-      }
+  const root = await resolveRoot(opts.cwd);
+  const store = await openTaskStore(root, (m) => log.debug(m));
+  let previous: TaskRecord | undefined;
+  if (opts.continueLast || opts.taskId) {
+    const id = opts.taskId ?? (await store.list())[0]?.id;
+    previous = id ? await store.load(id) : undefined;
+    if (!previous) throw new Error(opts.taskId ? `no task ${opts.taskId} in ${path.join(root, TASKS_DIR)}` : `no task to continue in ${path.join(root, TASKS_DIR)}`);
+    if (!opts.task && (previous.status === 'done' || previous.status === 'converse' || previous.status === 'asked')) {
+      throw new Error(`task ${previous.id} ended ${previous.status} and waits for a message: forge run --continue "your answer or next step"`);
     }
+  }
+  const title = previous?.title ?? titleOf(opts.task ?? '');
+  let worktree = worktreeOf(previous);
+  if (worktree && !(await fsp.stat(worktree.path).catch(() => undefined))) throw new Error(`task ${previous!.id} worked in ${worktree.path} (branch ${worktree.branch}), which is gone`);
+  if (!worktree && opts.worktree && !previous) {
+    if (!(await repoRoot(root))) throw new Error('--worktree needs a git repository');
+    worktree = await createTaskWorktree(root, title, { baseDir: await worktreesDir(root) });
+    log.info(`working in ${worktree.path} on branch ${worktree.branch}`);
+  }
+  const rt = await createRuntime(opts, log, { root, store, workspace: worktree?.path ?? root });
+  try {
     const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose });
     const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
     let agent: Agent | undefined;
@@ -144,7 +155,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       snapshot.allowedForTask = [];
     }
     agent = rt.makeAgent(approver, snapshot);
-    const meta = { title: previous?.title ?? titleOf(opts.task ?? ''), createdAt: previous?.createdAt ?? Date.now(), status: 'running' };
+    const meta: TaskMeta = { title, createdAt: previous?.createdAt ?? Date.now(), status: 'running', ...(worktree ? { worktree } : {}) };
     const save = () => rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
     agent.on((e: AgentEvent) => {
       if (opts.json) out(jsonLine(e));
@@ -182,13 +193,31 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       await fsp.mkdir(path.dirname(path.resolve(opts.reportFile)), { recursive: true });
       await fsp.writeFile(opts.reportFile, JSON.stringify({ task: meta.title, ...report }, null, 2));
     }
+    if (worktree) await reportWorktree(worktree, title, report, progress, style);
     const code = exitCodeFor(report);
     if (code !== EXIT.done) progress.line(style.dim(`task ${report.taskId} saved; resume with: forge run --continue${opts.cwd !== process.cwd() ? ` --cwd ${opts.cwd}` : ''}`));
-    if (opts.json) out(jsonLine({ type: 'cli_exit', code, reason: report.reason, taskId: report.taskId }));
+    if (opts.json) out(jsonLine({ type: 'cli_exit', code, reason: report.reason, taskId: report.taskId, ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}) }));
     return code;
   } finally {
     await rt.dispose();
   }
+}
+
+/** --worktree folders: .forge/worktrees in the user's folder, git-ignored (a .gitignore of its own). */
+async function worktreesDir(root: string): Promise<string> {
+  const dir = path.join(root, '.forge', 'worktrees');
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.writeFile(path.join(dir, '.gitignore'), '# Forge task worktrees (forge run --worktree)\n*\n', { flag: 'wx' }).catch(() => undefined);
+  return dir;
+}
+
+/** Commits the task's work on its branch and says how to look at it, take it, or drop it. */
+async function reportWorktree(wt: TaskWorktree, title: string, report: RunReport, progress: ProgressPrinter, style: ReturnType<typeof makeStyle>): Promise<void> {
+  await commitTaskWork(wt, `forge: ${title}\n\n${report.reason}: ${report.detail}`.slice(0, 4000));
+  const changes = await taskChanges(wt);
+  progress.line(`${style.bold('forge:')} ${changes.length} file(s) changed on branch ${style.cyan(wt.branch)} (${wt.path})`);
+  for (const c of changes.slice(0, 20)) progress.line(style.dim(`  ${c.status.padEnd(8)} ${c.path}`));
+  progress.line(style.dim(`  review: git diff ${wt.base.slice(0, 12)} ${wt.branch}   take: git merge ${wt.branch}   drop: git worktree remove --force ${wt.path} && git branch -D ${wt.branch}`));
 }
 
 function titleOf(text: string): string {

@@ -17,6 +17,7 @@ import { createWorkspaceTools } from '../core/tools/builtin';
 import type { Tool } from '../core/tools/types';
 import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../host/node';
 import { CommandSandbox } from '../host/node/sandbox/command-sandbox';
+import type { TaskWorktree } from '../host/node/worktrees';
 import { createModel } from '../providers';
 import { apiKeyFor, type CliOptions } from './args';
 import { loadProjectRules, withProjectRules, type ProjectRules } from './rules';
@@ -67,8 +68,16 @@ function isLoopback(url: string | undefined): boolean {
   }
 }
 
-export async function createRuntime(opts: CliOptions, log: { info(m: string): void; warn(m: string): void; debug(m: string): void }): Promise<Runtime> {
-  const root = await resolveRoot(opts.cwd);
+export interface RuntimePlace {
+  /** The user's folder: task store and memory live here. */
+  root: string;
+  /** Where the task works (tools, commands, rules): the root, or a git worktree of it (--worktree). */
+  workspace: string;
+  store: TaskStore;
+}
+
+export async function createRuntime(opts: CliOptions, log: { info(m: string): void; warn(m: string): void; debug(m: string): void }, place: RuntimePlace): Promise<Runtime> {
+  const { root, workspace, store } = place;
   let apiKey = apiKeyFor(opts.provider);
   if (!apiKey && opts.provider === 'openai-compatible' && isLoopback(opts.baseUrl)) apiKey = 'forge-no-key';
   if (!apiKey) throw new Error(`no API key: set ${opts.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} (or FORGE_API_KEY) in the environment`);
@@ -80,14 +89,14 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
 
   const sandbox = new CommandSandbox({
     settings: () => ({ enabled: opts.sandbox, network: opts.network, allowedHosts: opts.allowedHosts, envAllow: [] }),
-    roots: () => [root],
+    roots: () => [workspace],
     log,
   });
   const containment = await sandbox.ready();
   if (containment.kind === 'none') log.warn(`commands run WITHOUT a sandbox: ${containment.reason ?? containment.summary}`);
   else log.debug(`commands run contained: ${containment.summary}`);
   const runner = new NodeCommandRunner({ sandbox });
-  const fs = new NodeWorkspaceFs([root]);
+  const fs = new NodeWorkspaceFs([workspace]);
   const tools = createWorkspaceTools({ fs, runner, applier: new NodeEditApplier(), sandbox: { trusted: true, commands: { allow: [], deny: [] } }, home: os.homedir() });
 
   let memory: MemoryPort | undefined;
@@ -99,8 +108,7 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
       log.warn(`memory is off: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const rules = await loadProjectRules(root);
-  const store = await openTaskStore(root, (m) => log.debug(m));
+  const rules = await loadProjectRules(workspace);
 
   const config: Partial<AgentConfig> = {
     ...(opts.mode ? { mode: opts.mode } : {}),
@@ -111,7 +119,7 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
     price,
     environment: () =>
       [
-        `Workspace folder: ${root}`,
+        `Workspace folder: ${workspace}${workspace !== root ? ' (a git worktree of the user\'s repository; the user reviews its branch when you finish)' : ''}`,
         `OS: ${os.platform()} ${os.release()}`,
         'Surface: the forge command line, headless. Nobody may be watching: finish with task_completion, or ask_question when you cannot.',
         `Commands: ${runner.containment().summary}`,
@@ -131,9 +139,26 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
   };
 }
 
-export function recordOf(agent: Agent, meta: { title: string; createdAt: number; status: string }): TaskRecord {
+export interface TaskMeta {
+  title: string;
+  createdAt: number;
+  status: string;
+  /** --worktree: where the task works (kept in the record so --continue goes back there). */
+  worktree?: TaskWorktree;
+}
+
+/** The worktree a stored record names, if any (records are untrusted input: checked field by field). */
+export function worktreeOf(record: TaskRecord | undefined): TaskWorktree | undefined {
+  const w = (record as { worktree?: Partial<TaskWorktree> } | undefined)?.worktree;
+  return w && typeof w.path === 'string' && typeof w.branch === 'string' && typeof w.base === 'string' && typeof w.repo === 'string' && w.branch.startsWith('forge/')
+    ? { path: w.path, branch: w.branch, base: w.base, repo: w.repo }
+    : undefined;
+}
+
+export function recordOf(agent: Agent, meta: TaskMeta): TaskRecord {
   const snapshot = agent.dump();
   return {
+    ...(meta.worktree ? { worktree: meta.worktree } : {}),
     id: agent.taskId,
     title: meta.title,
     createdAt: meta.createdAt,

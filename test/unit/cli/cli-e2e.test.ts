@@ -202,6 +202,30 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.equal(existsSync(path.join(ws, 'planted.txt')), false, 'the planted grant allowed a write');
   });
 
+  it('--worktree: the task works on its own forge/* branch, the folder stays untouched; --continue goes back there', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...a], { cwd: ws, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'init');
+    srv.script([call('write_file', { path: 'feature.js', content: 'one\n' }), done('first part')]);
+    const first = await run(srv, ws, ['run', '--json', '--worktree', '--approve', 'writes', 'add the feature']);
+    assert.equal(first.code, 0, first.stderr);
+    const exit = jsonLines(first.stdout).at(-1);
+    assert.equal(exit.worktree.branch, 'forge/add-the-feature');
+    assert.equal(existsSync(path.join(ws, 'feature.js')), false, 'the folder is untouched');
+    assert.equal(git('show', 'forge/add-the-feature:feature.js'), 'one\n', 'committed on the branch');
+    assert.equal(git('status', '--porcelain').trim(), '', 'nothing new in the user tree (.forge is ignored)');
+    assert.match(first.stderr, /1 file\(s\) changed on branch forge\/add-the-feature/);
+
+    srv.reset();
+    srv.script([call('write_file', { path: 'feature.test.js', content: 'test\n' }), done('second part')]);
+    const second = await run(srv, ws, ['run', '--continue', '--approve', 'writes', 'now the test']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(git('show', 'forge/add-the-feature:feature.test.js'), 'test\n');
+    assert.equal(existsSync(path.join(ws, 'feature.test.js')), false);
+  });
+
   it('reads the task from stdin (--prompt-file -); a token budget ends the run with exit 4, resumable', async () => {
     srv.script([call('list_files', { path: '.' }), call('list_files', { path: '.' })]);
     const res = await startCli(srv, ws, ['run', '--json', '--prompt-file', '-', '--max-tokens', '50'], 'Survey the repository\nand report.\n').done;
