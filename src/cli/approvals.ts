@@ -103,9 +103,18 @@ export const NO_TTY_REFUSAL =
   'Re-run with --approve writes,commands-sandboxed (or --yes-contained) to allow it, or run in a terminal to be asked.';
 
 export class CliApprover implements Approver {
+  /** One question on the terminal at a time, whatever the loop does. */
+  private turn: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly opts: CliApproverOptions) {}
 
-  async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    const mine = this.turn.then(() => this.decide(req, signal));
+    this.turn = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private async decide(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     const { style, say } = this.opts;
     const covered = policyCovers(this.opts.policy, req, this.opts.containment);
     if (covered) {
