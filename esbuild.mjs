@@ -2,6 +2,7 @@
 // (dist/vendor/mvdan-sh.js) and the webview (browser, ES2022).
 import * as esbuild from 'esbuild';
 import { pathToFileURL } from 'node:url';
+import { chmodSync, readFileSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -31,6 +32,23 @@ const extension = {
 };
 
 /**
+ * The headless runner `forge` (package.json bin): the same core, Node adapters only. 'vscode' is not external
+ * here on purpose: an import of it would fail the build instead of failing at run time (and a test checks the
+ * bundle). The shell parser is the same lazily loaded dist/vendor/mvdan-sh.js.
+ */
+const cli = {
+  ...common,
+  entryPoints: ['src/cli/index.ts'],
+  outfile: 'dist/cli.js',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['mvdan-sh'],
+  banner: { js: '#!/usr/bin/env node' },
+  define: { __FORGE_VERSION__: JSON.stringify(JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version) },
+};
+
+/**
  * mvdan-sh on its own, next to the extension: dist/vendor/mvdan-sh.js; and the MCP SDK (dist/vendor/mcp-sdk.js,
  * loaded by src/host/node/mcp/connection.ts at the first MCP server start).
  */
@@ -57,17 +75,18 @@ const webview = {
 };
 
 /** The build options, for tools that stage their own copy of the extension (benchmarks). */
-export const buildOptions = { extension, vendor, webview };
+export const buildOptions = { extension, vendor, webview, cli };
 
 async function main() {
   if (watch) {
     await esbuild.build(vendor); // a dependency: built once, not watched
-    const contexts = await Promise.all([esbuild.context(extension), esbuild.context(webview)]);
+    const contexts = await Promise.all([esbuild.context(extension), esbuild.context(webview), esbuild.context(cli)]);
     await Promise.all(contexts.map((c) => c.watch()));
     console.log('[esbuild] watching src/ and webview-ui/src/');
     return;
   }
-  const results = await Promise.all([esbuild.build(extension), esbuild.build(vendor), esbuild.build(webview)]);
+  const results = await Promise.all([esbuild.build(extension), esbuild.build(vendor), esbuild.build(webview), esbuild.build(cli)]);
+  chmodSync('dist/cli.js', 0o755);
   for (const r of results) {
     for (const [file, out] of Object.entries(r.metafile.outputs)) {
       if (!file.endsWith('.map')) console.log(`[esbuild] ${file} ${(out.bytes / 1024).toFixed(1)} KiB`);

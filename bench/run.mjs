@@ -29,6 +29,7 @@ const BENCHES = [
   { name: 'tools-bounded', file: 'tools-bounded.bench.ts' },
   { name: 'sandbox', file: 'sandbox.bench.ts' },
   { name: 'checkpoints', file: 'checkpoints.bench.ts' },
+  { name: 'parallel', file: 'parallel.bench.ts', flags: ['--expose-gc'] },
   { name: 'bundle', file: 'bundle.bench.mjs' },
   { name: 'webview', file: 'webview.bench.ts' },
   { name: 'activation', file: 'activation.bench.mjs' },

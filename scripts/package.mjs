@@ -32,6 +32,21 @@ if (leaked.length) {
   console.error(`[package] unexpected files in the package (check .vscodeignore):\n  ${leaked.join('\n  ')}`);
   process.exit(1);
 }
+// The headless runner ships in both packages: the VSIX (next to the extension) and the npm package behind
+// package.json "bin" (npx), whose contents .npmignore allow-lists.
+for (const need of ['dist/cli.js', 'dist/vendor/mvdan-sh.js']) {
+  if (!files.includes(need)) {
+    console.error(`[package] ${need} is missing from the VSIX (check .vscodeignore)`);
+    process.exit(1);
+  }
+}
+const npmFiles = JSON.parse(run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--dry-run', '--json'], true))[0].files.map((f) => f.path);
+const npmMissing = ['dist/cli.js', 'dist/vendor/mvdan-sh.js', 'package.json'].filter((f) => !npmFiles.includes(f));
+if (npmMissing.length || npmFiles.some((f) => f.startsWith('src/') || f.endsWith('.map'))) {
+  console.error(`[package] the npm package (forge bin) is wrong (check .npmignore): missing ${npmMissing.join(', ') || 'nothing'}; holds ${npmFiles.join(', ')}`);
+  process.exit(1);
+}
+console.log(`[package] npm package for npx (bin "forge"): ${npmFiles.join(', ')}`);
 const out = path.join(repo, `${pkg.name}-${pkg.version}.vsix`);
 run(process.execPath, [vsce, 'package', '--no-dependencies', ...vsceBaseArgs(pkg), '--out', out]);
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;

@@ -24,6 +24,7 @@ import { journalFsOf, Recovery } from './host/controller/recovery';
 import { setupEcosystem } from './host/ecosystem';
 import { McpPromptCommands } from './core/mcp/prompt-commands';
 import { connectEcosystemPanel } from './host/ecosystem-panel';
+import { ParallelTasksUi } from './host/controller/parallel-ui';
 import { createLogger } from './host/logger';
 import { AuditFileSink } from './host/node/audit-file-sink';
 import { registerRecoveryCommands } from './host/recovery-commands';
@@ -193,6 +194,15 @@ export async function activate(context: vscode.ExtensionContext) {
     panel.bridge.getTranscript().addError(`Forge could not start: ${message}. Reload the window to try again.`, ['show_logs']);
   });
 
+  // Background tasks in their own git worktrees (forge.parallel.*), sharing the model and the memory.
+  const parallel = new ParallelTasksUi({
+    model,
+    memory: { recall: async (t, b) => (await memoryOpened).recall(t, b), reflect: async (i) => (await memoryOpened).reflect(i) },
+    log,
+    worktreeDir: path.join(storageDir, 'worktrees'),
+  });
+  context.subscriptions.push(parallel);
+
   context.subscriptions.push(
     registerCommands(gate, log),
     registerRecoveryCommands(() => ready.then(() => recovery!), log),
@@ -304,6 +314,8 @@ export async function activate(context: vscode.ExtensionContext) {
     storageDir,
     /** MCP servers and project rules. */
     ecosystem,
+    /** Background tasks in git worktrees. */
+    parallel,
   };
   // Other extensions see only the activation time: handing them the approval centre would let them approve edits.
   const exposeInternals = context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';

@@ -1,0 +1,226 @@
+// `forge`: parse, wire the core (runtime.ts), run one task to its end, save it, exit with a code that says
+// how it ended. SIGINT / SIGTERM stop the run gracefully (the task is saved and `--continue` resumes it); a
+// second SIGINT exits at once.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import type { Agent } from '../core/loop/agent';
+import type { AgentEvent, RunReport } from '../core/loop/events';
+import type { AgentSnapshot } from '../core/tasks/snapshot';
+import type { TaskRecord } from '../core/tasks/task-store';
+import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args';
+import { CliApprover, makeStyle, type AskLine } from './approvals';
+import { EXIT, exitCodeFor, jsonLine, ProgressPrinter } from './output';
+import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../host/node/worktrees';
+import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
+
+declare const __FORGE_VERSION__: string | undefined;
+
+export interface CliIO {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Replaces every occurrence of the secrets in text written anywhere (an SDK error could echo a key). */
+function redactor(secrets: (string | undefined)[]): (s: string) => string {
+  const list = secrets.filter((s): s is string => !!s && s.length >= 6);
+  return (s) => list.reduce((acc, k) => acc.split(k).join('***'), s);
+}
+
+function makeAsk(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskLine {
+  return (prompt, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve(undefined);
+      const rl = readline.createInterface({ input: stdin, output: stderr, terminal: true });
+      let settled = false;
+      const done = (v: string | undefined) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        rl.close();
+        resolve(v);
+      };
+      const onAbort = () => done(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
+      // readline swallows Ctrl+C while it reads: hand it to the process handler (stop, then exit).
+      rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+      rl.on('close', () => done(undefined));
+      rl.question(prompt, (a) => done(a));
+    });
+}
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  let opts: CliOptions;
+  try {
+    opts = parseArgs(argv, io.env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr.write(`forge: ${err.message}\nRun forge --help for the options.\n`);
+    return EXIT.usage;
+  }
+  if (opts.command === 'help') {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.done;
+  }
+  if (opts.command === 'version') {
+    io.stdout.write(`${typeof __FORGE_VERSION__ === 'string' ? __FORGE_VERSION__ : 'dev'}\n`);
+    return EXIT.done;
+  }
+  const redact = redactor([apiKeyFor(opts.provider, io.env), io.env.OPENAI_API_KEY, io.env.ANTHROPIC_API_KEY, io.env.FORGE_API_KEY]);
+  const err = (s: string) => io.stderr.write(redact(s));
+  const out = (s: string) => io.stdout.write(redact(s));
+  const style = makeStyle(opts.color ?? (!!io.stderr.isTTY && !io.env.NO_COLOR));
+  const log = {
+    info: (m: string) => err(`${style.dim(m)}\n`),
+    warn: (m: string) => err(`${style.yellow(`warning: ${m}`)}\n`),
+    debug: (m: string) => (opts.verbose ? err(`${style.dim(m)}\n`) : undefined),
+  };
+  try {
+    if (opts.command === 'tasks') return await listTasks(opts, out, log);
+    return await runTask(opts, io, { err, out, style, log });
+  } catch (e) {
+    err(`${style.red('forge: error:')} ${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT.error;
+  }
+}
+
+async function listTasks(opts: CliOptions, out: (s: string) => void, log: { debug(m: string): void }): Promise<number> {
+  const store = await openTaskStore(await resolveRoot(opts.cwd), (m) => log.debug(m));
+  const tasks = await store.list();
+  if (opts.json) for (const t of tasks) out(jsonLine(t));
+  else for (const t of tasks) out(`${t.id}  ${t.status.padEnd(14)} ${new Date(t.updatedAt).toISOString()}  ${t.title}\n`);
+  return EXIT.done;
+}
+
+interface Sinks {
+  err(s: string): void;
+  out(s: string): void;
+  style: ReturnType<typeof makeStyle>;
+  log: { info(m: string): void; warn(m: string): void; debug(m: string): void };
+}
+
+async function readPrompt(file: string, stdin: NodeJS.ReadStream): Promise<string> {
+  let text: string;
+  if (file === '-') {
+    const parts: Buffer[] = [];
+    for await (const chunk of stdin) parts.push(Buffer.from(chunk));
+    text = Buffer.concat(parts).toString('utf8');
+  } else text = await fsp.readFile(file, 'utf8');
+  if (!text.trim()) throw new Error(`--prompt-file ${file}: no task text`);
+  return text.trim();
+}
+
+async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<number> {
+  const { err, out, style, log } = sinks;
+  if (opts.promptFile) opts = { ...opts, task: await readPrompt(opts.promptFile, io.stdin) };
+  const root = await resolveRoot(opts.cwd);
+  const store = await openTaskStore(root, (m) => log.debug(m));
+  let previous: TaskRecord | undefined;
+  if (opts.continueLast || opts.taskId) {
+    const id = opts.taskId ?? (await store.list())[0]?.id;
+    previous = id ? await store.load(id) : undefined;
+    if (!previous) throw new Error(opts.taskId ? `no task ${opts.taskId} in ${path.join(root, TASKS_DIR)}` : `no task to continue in ${path.join(root, TASKS_DIR)}`);
+    if (!opts.task && (previous.status === 'done' || previous.status === 'converse' || previous.status === 'asked')) {
+      throw new Error(`task ${previous.id} ended ${previous.status} and waits for a message: forge run --continue "your answer or next step"`);
+    }
+  }
+  const title = previous?.title ?? titleOf(opts.task ?? '');
+  let worktree = worktreeOf(previous);
+  if (worktree && !(await fsp.stat(worktree.path).catch(() => undefined))) throw new Error(`task ${previous!.id} worked in ${worktree.path} (branch ${worktree.branch}), which is gone`);
+  if (!worktree && opts.worktree && !previous) {
+    if (!(await repoRoot(root))) throw new Error('--worktree needs a git repository');
+    worktree = await createTaskWorktree(root, title, { baseDir: await worktreesDir(root) });
+    log.info(`working in ${worktree.path} on branch ${worktree.branch}`);
+  }
+  const rt = await createRuntime(opts, log, { root, store, workspace: worktree?.path ?? root });
+  try {
+    const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose });
+    const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
+    let agent: Agent | undefined;
+    const approver = new CliApprover({
+      policy: opts.approve,
+      containment: () => rt.runner.containment(),
+      ask: interactive ? makeAsk(io.stdin, io.stderr) : undefined,
+      say: (line) => progress.line(line),
+      style,
+      onQuit: () => agent?.stop(),
+    });
+    const snapshot = previous?.snapshot as AgentSnapshot | undefined;
+    // Task records live in the workspace, where a repository could plant one: "always" grants are never taken
+    // from disk (they are asked again, or covered by this run's --approve policy).
+    if (snapshot?.allowedForTask?.length) {
+      log.info(`"always for this task" grants are not carried over a restart (${snapshot.allowedForTask.join(', ')}): they will be asked again`);
+      snapshot.allowedForTask = [];
+    }
+    agent = rt.makeAgent(approver, snapshot);
+    const meta: TaskMeta = { title, createdAt: previous?.createdAt ?? Date.now(), status: 'running', ...(worktree ? { worktree } : {}) };
+    const save = () => rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
+    agent.on((e: AgentEvent) => {
+      if (opts.json) out(jsonLine(e));
+      progress.on(e);
+      if (e.type === 'run_start' || e.type === 'step_end' || e.type === 'approval_requested') void save();
+    });
+    if (rt.rules.files.length) log.debug(`project rules: ${rt.rules.files.join(', ')}`);
+
+    let stops = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      stops++;
+      if (stops === 1 || sig === 'SIGTERM') {
+        progress.line(style.yellow(`forge: ${sig}: stopping; the task is saved and resumes with forge run --continue (Ctrl+C again to quit now)`));
+        agent!.stop();
+        return;
+      }
+      progress.line(style.red('forge: quitting without waiting'));
+      process.exit(130);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let report: RunReport | undefined;
+    try {
+      if (!previous) report = await agent.send(opts.task!);
+      else if (opts.task) report = await agent.send(opts.task);
+      else report = (await agent.resumePending()) ?? (await agent.continueRun(opts.maxIterations));
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    meta.status = report.reason;
+    await save();
+    await rt.store.flush();
+    if (opts.reportFile) {
+      await fsp.mkdir(path.dirname(path.resolve(opts.reportFile)), { recursive: true });
+      await fsp.writeFile(opts.reportFile, JSON.stringify({ task: meta.title, ...report }, null, 2));
+    }
+    if (worktree) await reportWorktree(worktree, title, report, progress, style);
+    const code = exitCodeFor(report);
+    if (code !== EXIT.done) progress.line(style.dim(`task ${report.taskId} saved; resume with: forge run --continue${opts.cwd !== process.cwd() ? ` --cwd ${opts.cwd}` : ''}`));
+    if (opts.json) out(jsonLine({ type: 'cli_exit', code, reason: report.reason, taskId: report.taskId, ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}) }));
+    return code;
+  } finally {
+    await rt.dispose();
+  }
+}
+
+/** --worktree folders: .forge/worktrees in the user's folder, git-ignored (a .gitignore of its own). */
+async function worktreesDir(root: string): Promise<string> {
+  const dir = path.join(root, '.forge', 'worktrees');
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.writeFile(path.join(dir, '.gitignore'), '# Forge task worktrees (forge run --worktree)\n*\n', { flag: 'wx' }).catch(() => undefined);
+  return dir;
+}
+
+/** Commits the task's work on its branch and says how to look at it, take it, or drop it. */
+async function reportWorktree(wt: TaskWorktree, title: string, report: RunReport, progress: ProgressPrinter, style: ReturnType<typeof makeStyle>): Promise<void> {
+  await commitTaskWork(wt, `forge: ${title}\n\n${report.reason}: ${report.detail}`.slice(0, 4000));
+  const changes = await taskChanges(wt);
+  progress.line(`${style.bold('forge:')} ${changes.length} file(s) changed on branch ${style.cyan(wt.branch)} (${wt.path})`);
+  for (const c of changes.slice(0, 20)) progress.line(style.dim(`  ${c.status.padEnd(8)} ${c.path}`));
+  progress.line(style.dim(`  review: git diff ${wt.base.slice(0, 12)} ${wt.branch}   take: git merge ${wt.branch}   drop: git worktree remove --force ${wt.path} && git branch -D ${wt.branch}`));
+}
+
+function titleOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line || 'Task';
+}

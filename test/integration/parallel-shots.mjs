@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Screenshot for looking, not a test: two background tasks in git worktrees, one running and one ready for
+// review, in Forge's Background Tasks view and the status bar (dark theme). Writes
+// test-results/background-tasks.png.
+//
+//   node esbuild.mjs && node test/integration/parallel-shots.mjs
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { prepareWorkspace } from './run.mjs';
+import { startLoopbackLlm } from './ui/llm.mjs';
+import { runCommand, waitForWorkbench, widenSidebar } from './ui/workbench.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const shots = path.join(repo, 'test-results');
+const write = (id, file) => ({ toolCalls: [{ id, name: 'write_file', args: { path: file, content: `// ${file}\nexport const x = 1;\n` } }] });
+// Task 1 writes two files and completes; task 2 (started second) hangs on the model, so it stays "running".
+const turns = [write('a1', 'src/feature.js'), { fault: 'hang', text: 'Thinking' }, write('a2', 'src/feature.test.js'), { toolCalls: [{ id: 'd1', name: 'task_completion', args: { result: 'Feature and test added.' } }] }];
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-shots-'));
+const dirs = makeDirs(root, { 'workbench.colorTheme': 'Default Dark Modern', 'workbench.secondarySideBar.defaultVisibility': 'hidden' });
+const workspace = path.join(root, 'workspace');
+let llm, server, browser;
+try {
+  llm = await startLoopbackLlm(repo);
+  llm.script(turns);
+  prepareWorkspace(workspace, llm.url);
+  const git = (...a) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...a], { cwd: workspace });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'init');
+  server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url } });
+  browser = await launchChromium(dirs, { viewport: { width: 1400, height: 900 } });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: repo }));
+  await waitForWorkbench(page);
+  await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+  for (const task of ['Add the feature module with a test', 'Refactor the greeting helpers']) {
+    await runCommand(page, 'Forge: Start Task in Background (Git Worktree)');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(task);
+    await input.press('Enter');
+    await page.waitForTimeout(400);
+  }
+  await runCommand(page, 'Forge: Open Panel');
+  await page.locator('.pane-header', { hasText: 'Background Tasks' }).first().waitFor({ timeout: 30_000 });
+  await page.locator('.monaco-list-row', { hasText: 'feature.test.js' }).first().waitFor({ timeout: 30_000 });
+  await widenSidebar(page, 460);
+  await page.waitForTimeout(800);
+  fs.mkdirSync(shots, { recursive: true });
+  const file = path.join(shots, 'background-tasks.png');
+  await page.screenshot({ path: file });
+  console.log(`[shots] ${file}`);
+} finally {
+  await browser?.close().catch(() => {});
+  await server?.stop().catch(() => {});
+  await llm?.close().catch(() => {});
+  fs.rmSync(root, { recursive: true, force: true });
+}
+process.exit(0);
