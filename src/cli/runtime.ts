@@ -20,7 +20,7 @@ import { CommandSandbox } from '../host/node/sandbox/command-sandbox';
 import type { TaskWorktree } from '../host/node/worktrees';
 import { createModel } from '../providers';
 import { apiKeyFor, type CliOptions } from './args';
-import { loadProjectRules, withProjectRules, type ProjectRules } from './rules';
+import { loadProjectRules, type ProjectRules } from './rules';
 
 /**
  * Tasks live in the workspace, under .forge/tasks (git-ignored by a .gitignore Forge writes there), not in an
@@ -108,7 +108,7 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
       log.warn(`memory is off: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const rules = await loadProjectRules(workspace);
+  const rules = await loadProjectRules(fs);
 
   const config: Partial<AgentConfig> = {
     ...(opts.mode ? { mode: opts.mode } : {}),
@@ -117,6 +117,7 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
     ...(opts.maxMinutes ? { maxWallTimeMs: opts.maxMinutes * 60_000 } : {}),
     ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
     price,
+    ...(rules.text ? { projectRules: rules.text } : {}),
     environment: () =>
       [
         `Workspace folder: ${workspace}${workspace !== root ? ' (a git worktree of the user\'s repository; the user reviews its branch when you finish)' : ''}`,
@@ -125,7 +126,7 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
         `Commands: ${runner.containment().summary}`,
       ].join('\n'),
   };
-  const memoryPort = withProjectRules(memory, rules);
+  const memoryPort = memory;
   const makeAgent = (approver: Approver, snapshot?: AgentSnapshot): Agent => {
     const deps: AgentDeps = { model, tools, approver, config, memory: memoryPort, log: (m) => log.debug(m) };
     return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);

@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { parseArgs, UsageError } from '../../../src/cli/args';
 import { CliApprover, makeStyle, parseApprovalPolicy, renderEditDiff, type AskLine } from '../../../src/cli/approvals';
 import { exitCodeFor } from '../../../src/cli/output';
-import { loadProjectRules, withProjectRules } from '../../../src/cli/rules';
+import { loadProjectRules } from '../../../src/cli/rules';
+import { NodeWorkspaceFs } from '../../../src/host/node';
 import type { ApprovalRequest } from '../../../src/core/safety/approval';
 import type { Containment } from '../../../src/core/workspace/types';
 
@@ -106,17 +107,16 @@ describe('forge CLI: exit codes and rules', () => {
     );
   });
 
-  it('AGENTS.md then .forge/rules/*.md join the recalled prompt text', async () => {
+  it('AGENTS.md then .forge/rules/*.md make the project-rules layer, as in the extension', async () => {
     const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-rules-'));
     try {
       await fsp.writeFile(path.join(root, 'AGENTS.md'), 'Use tabs.');
       await fsp.mkdir(path.join(root, '.forge', 'rules'), { recursive: true });
       await fsp.writeFile(path.join(root, '.forge', 'rules', 'b.md'), 'No semicolons.');
-      const rules = await loadProjectRules(root);
-      assert.deepEqual(rules.files, ['AGENTS.md', path.join('.forge', 'rules', 'b.md')]);
-      const port = withProjectRules({ recall: async () => ({ items: [], promptText: 'MEM' }), reflect: async () => [] }, rules)!;
-      const text = (await port.recall('t', 100)).promptText;
-      assert.ok(text.indexOf('Use tabs.') < text.indexOf('No semicolons.') && text.endsWith('MEM'), text);
+      const rules = await loadProjectRules(new NodeWorkspaceFs([root]));
+      assert.deepEqual(rules.files, ['AGENTS.md', '.forge/rules/b.md']);
+      const text = rules.text;
+      assert.ok(text.includes('Use tabs.') && text.indexOf('Use tabs.') < text.indexOf('No semicolons.'), text);
     } finally {
       await fsp.rm(root, { recursive: true, force: true });
     }
