@@ -101,6 +101,20 @@ export interface PanelPage {
   cspViolations(): Promise<string[]>;
 }
 
+/**
+ * The locator's text once it matches `re` (patches render on the next frames, later on a loaded machine); the
+ * last text seen when it never does, so the caller's assert.match reports what was there.
+ */
+export async function eventuallyText(locator: { innerText(): Promise<string> }, re: RegExp, timeoutMs = 5000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  let text = '';
+  for (;;) {
+    text = await locator.innerText().catch(() => '');
+    if (re.test(text) || Date.now() > end) return text;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 export async function openPanel(h: Harness, savedState?: unknown): Promise<PanelPage> {
   const page = await h.context.newPage();
   const errors: string[] = [];

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import type { PlanView } from '../../src/protocol/messages';
 import { patch, state, tool } from './fixtures';
-import { usePanel, type PanelPage } from './harness';
+import { eventuallyText, usePanel, type PanelPage } from './harness';
 
 const plan: PlanView = {
   goal: 'Add a --json flag',
@@ -68,7 +68,7 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
     await p.page.locator('[data-id="t1"] .checkpoint-restore').click();
     assert.deepEqual(await p.posted(), [{ type: 'restore_checkpoint', taskId: 'task-1', toolCallId: 'call-1' }]);
     await p.host(patch({ op: 'append', item: { id: 'm1', ts: 1, kind: 'checkpoint', action: 'restore', step: 1, restored: ['/w/a.ts'], deleted: ['/w/new.ts'], skipped: ['/w/b.ts'], conflicts: [], rewoundMessages: 4 } }));
-    const mark = await p.page.locator('[data-id="m1"] .checkpoint-mark').innerText();
+    const mark = await eventuallyText(p.page.locator('[data-id="m1"] .checkpoint-mark'), /Restored 2 file/);
     assert.match(mark, /Restored 2 file\(s\) to checkpoint 1/);
     assert.match(mark, /Kept your changes: w\/b\.ts/);
     assert.match(mark, /rewound to this point \(4 message\(s\) removed\)/);

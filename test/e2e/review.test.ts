@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import type { HunkView, ItemOf } from '../../src/protocol/messages';
 import { approval, patch, state } from './fixtures';
-import { usePanel, type PanelPage } from './harness';
+import { eventuallyText, usePanel, type PanelPage } from './harness';
 
 const hunk = (index: number, over: Partial<HunkView> = {}): HunkView => ({
   index, header: `@@ -${index * 10 + 1} +${index * 10 + 1} @@`, body: `-old ${index}\n+new ${index}`,
@@ -33,7 +33,7 @@ describe('webview per-hunk review and completion block (Chromium)', function () 
     // The host confirms: the card shows the state and a reason field; Enter in it saves the reason.
     await p.host(patch({ op: 'update', item: withHunks([hunk(0, { state: 'accepted' }), hunk(1, { state: 'rejected' }), hunk(2)]) }));
     assert.equal(await p.page.locator('.hunk[data-index="1"] button.hunk-rejected').getAttribute('aria-pressed'), 'true');
-    assert.match(await p.page.locator('[data-id="a1"] .hunk-summary').innerText(), /2 reviewed · 1 rejected/);
+    assert.match(await eventuallyText(p.page.locator('[data-id="a1"] .hunk-summary'), /2 reviewed · 1 rejected/), /2 reviewed · 1 rejected/);
     await p.clearPosted();
     const reason = p.page.locator('.hunk[data-index="1"] input.hunk-reason');
     await reason.focus();
