@@ -120,7 +120,7 @@ export function runEndActions(reason: TerminationReason, detail: string): Action
       return ['continue', 'new_task'];
     case 'error':
       if (/api[ _-]?key|unauthori[sz]ed|\b401\b|\b403\b|authentication/i.test(detail)) return ['set_api_key', 'select_model', 'show_logs'];
-      if (/model.*(not found|unknown|unavailable)|\b404\b/i.test(detail)) return ['select_model', 'retry', 'show_logs'];
+      if (/model.*(not found|unknown|unavailable)|\b404\b|Select Model/i.test(detail)) return ['select_model', 'retry', 'show_logs'];
       // Unreachable endpoint, timeouts, server errors: try again, or fix the setting that points at it.
       if (/^Model error/.test(detail)) return ['retry', 'open_settings', 'show_logs'];
       return ['retry', 'show_logs'];

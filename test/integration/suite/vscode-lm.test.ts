@@ -243,8 +243,8 @@ describe('vscode-lm: the default provider on a real vscode.lm chat model', funct
   it('LanguageModelError NoPermissions / Blocked / NotFound end the run with what to do (no retries, no API-key advice)', async () => {
     await useScriptedModel();
     const cases = [
-      { code: 'NoPermissions', detail: /did not give Forge access.*Manage Language Model Access/s, action: 'continue' },
-      { code: 'Blocked', detail: /refused requests from Forge.*Select Model/s, action: 'continue' },
+      { code: 'NoPermissions', detail: /did not give Forge access.*Manage Language Model Access/s, action: 'retry' },
+      { code: 'Blocked', detail: /refused requests from Forge.*Select Model/s, action: 'select_model' },
       { code: 'NotFound', detail: /was not found.*Select Model/s, action: 'select_model' },
     ];
     for (const c of cases) {

@@ -13,7 +13,7 @@ import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../../../sr
 import { CommandSandbox, type SandboxSettings } from '../../../src/host/node/sandbox/command-sandbox';
 import { scrubEnv } from '../../../src/host/node/sandbox/env';
 import { bwrapArgs, seatbeltProfile, type SandboxProfile } from '../../../src/host/node/sandbox/profile';
-import { scanWorkspaceSecrets } from '../../../src/host/node/sandbox/secret-locations';
+import { scanWorkspaceSecrets, SecretLocator } from '../../../src/host/node/sandbox/secret-locations';
 import { byName, call, ctx } from './helpers';
 
 const profile = (over: Partial<SandboxProfile> = {}): SandboxProfile => ({
@@ -72,6 +72,23 @@ describe('sandbox profile', () => {
       assert.deepEqual(rel, ['.env', '.npmrc', 'a/b/c/id_ed25519', 'app/.env.local', 'deploy/server.pem', 'infra/.ssh/']);
     } finally {
       rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('a secret file created right after a scan is masked by the next command (the cache checks the folders it walked)', async () => {
+    const ws = mkdtempSync(path.join(tmpdir(), 'forge-scan-'));
+    const home = mkdtempSync(path.join(tmpdir(), 'forge-home-'));
+    try {
+      mkdirSync(path.join(ws, 'app'));
+      const locator = new SecretLocator(home);
+      assert.deepEqual((await locator.locate([ws])).masked, []);
+      writeFileSync(path.join(ws, '.env'), 'TOKEN=x');
+      writeFileSync(path.join(ws, 'app', 'server.pem'), 'x');
+      const rel = (await locator.locate([ws])).masked.map((m) => path.relative(ws, m.path)).sort();
+      assert.deepEqual(rel, ['.env', 'app/server.pem']);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

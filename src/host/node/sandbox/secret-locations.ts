@@ -1,5 +1,6 @@
 // Where the secrets are that a contained command must not read: the user's credential folders and files under
-// $HOME, and the workspace's own .env / key files (found by a bounded walk, cached briefly).
+// $HOME, and the workspace's own .env / key files (found by a bounded walk, cached briefly while
+// none of the walked folders changed).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import ignore from 'ignore';
@@ -32,12 +33,15 @@ export interface ScanResult {
   masked: MaskedPath[];
   /** The walk stopped at SCAN_MAX_ENTRIES: deeper secrets may be unmasked (the command rules still ask). */
   incomplete: boolean;
+  /** Each folder walked and its mtime before it was read: a file added or renamed there since changes it. */
+  dirs?: { path: string; mtimeMs: number }[];
 }
 
 /** Secret files and folders inside one workspace folder (gitignore-style DEFAULT_SECRET_PATTERNS + extras). */
 export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly string[] = []): Promise<ScanResult> {
   const secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...extraPatterns]);
   const masked: MaskedPath[] = [];
+  const dirs: { path: string; mtimeMs: number }[] = [];
   let seen = 0;
   let incomplete = false;
   const queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
@@ -45,6 +49,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
     const { dir, rel, depth } = queue.shift()!;
     let entries;
     try {
+      dirs.push({ path: dir, mtimeMs: (await fsp.stat(dir)).mtimeMs });
       entries = await fsp.readdir(dir, { withFileTypes: true });
     } catch {
       continue;
@@ -52,7 +57,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
     for (const e of entries) {
       if (++seen > SCAN_MAX_ENTRIES) {
         incomplete = true;
-        return { masked, incomplete };
+        return { masked, incomplete, dirs };
       }
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       const abs = path.join(dir, e.name);
@@ -73,7 +78,14 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
       }
     }
   }
-  return { masked, incomplete };
+  return { masked, incomplete, dirs };
+}
+
+/** True while no walked folder changed (a .env created a second after the scan must not slip through the cache). */
+async function stillCurrent(scan: ScanResult): Promise<boolean> {
+  if (!scan.dirs) return false;
+  const now = await Promise.all(scan.dirs.map((d) => fsp.stat(d.path).then((st) => st.mtimeMs, () => -1)));
+  return scan.dirs.every((d, i) => now[i] === d.mtimeMs);
 }
 
 async function hasToken(file: string): Promise<boolean> {
@@ -94,9 +106,12 @@ export class SecretLocator {
   async locate(roots: readonly string[], fresh = false): Promise<{ masked: MaskedPath[]; incomplete: boolean }> {
     const now = Date.now();
     if (fresh || !this.home || now - this.home.at > CACHE_MS) this.home = { at: now, value: homeSecrets(this.homeDir) };
-    const scans = roots.map((r) => {
+    const scans = roots.map(async (r) => {
       const hit = this.cache.get(r);
-      if (!fresh && hit && now - hit.at <= CACHE_MS) return hit.value;
+      if (!fresh && hit && now - hit.at <= CACHE_MS) {
+        const scan = await hit.value;
+        if (await stillCurrent(scan)) return scan;
+      }
       const value = scanWorkspaceSecrets(r, this.extraPatterns());
       this.cache.set(r, { at: now, value });
       return value;
