@@ -143,8 +143,8 @@ export async function openPanel(h: Harness, savedState?: unknown): Promise<Panel
     page, errors, warnings,
     host: async (msg) => {
       await page.evaluate((m) => window.postMessage(m, '*'), msg as object);
-      // Let the message event and one animation frame run.
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+      // Let the message event and two animation frames run (patches are coalesced into the next frame).
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
     },
     posted: () => page.evaluate(() => (window as unknown as { __posted: WebviewMessage[] }).__posted),
     clearPosted: () => page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted = []; }),

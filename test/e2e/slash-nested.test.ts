@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import type { HostMessage, ItemOf } from '../../src/protocol/messages';
 import { patch, state, tool, user } from './fixtures';
-import { usePanel, type PanelPage } from './harness';
+import { eventuallyText, usePanel, type PanelPage } from './harness';
 
 const COMMANDS: HostMessage = {
   type: 'slash_commands',
@@ -136,7 +136,8 @@ describe('webview slash commands and nested steps (Chromium)', function () {
       op: 'append',
       item: { id: 'e1', ts: 1, kind: 'run_end', reason: 'done', detail: '1. Add the flag', iterations: 3, inputTokens: 1, outputTokens: 1, elapsedMs: 1, actions: ['implement_plan'] },
     }, { op: 'append', item: { id: 'x1', ts: 1, kind: 'context', mode: 'plan', sources: ['package.json', 'tree (12 entries)'], tokens: 640 } }));
-    assert.match(await p.page.locator('[data-id="x1"]').innerText(), /Plan mode context: package\.json, tree \(12 entries\) \(~640 tokens\)/);
+    const contextLine = /Plan mode context: package\.json, tree \(12 entries\) \(~640 tokens\)/;
+    assert.match(await eventuallyText(p.page.locator('[data-id="x1"]'), contextLine), contextLine);
     await p.clearPosted();
     await p.page.locator('[data-id="e1"] vscode-button[data-action="implement_plan"]').click();
     const posted = await p.posted();
