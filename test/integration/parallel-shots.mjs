@@ -9,10 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { makeDirs } from './lib/code-server.mjs';
 import { prepareWorkspace } from './run.mjs';
 import { startLoopbackLlm } from './ui/llm.mjs';
-import { runCommand, waitForWorkbench, widenSidebar } from './ui/workbench.mjs';
+import { runCommand, widenSidebar } from './ui/workbench.mjs';
+import { startWorkbench } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -32,12 +33,10 @@ try {
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-qm', 'init');
-  server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url } });
-  browser = await launchChromium(dirs, { viewport: { width: 1400, height: 900 } });
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: repo }));
-  await waitForWorkbench(page);
-  await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+const started = await startWorkbench({ repo, dirs, workspace, extraEnv: { FORGE_TEST_LLM_URL: llm.url } });
+server = started.server;
+browser = started.browser;
+const page = started.page;
   for (const task of ['Add the feature module with a test', 'Refactor the greeting helpers']) {
     await runCommand(page, 'Forge: Start Task in Background (Git Worktree)');
     const input = page.locator('.quick-input-widget input');

@@ -11,10 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { makeDirs } from './lib/code-server.mjs';
 import { prepareWorkspace } from './run.mjs';
 import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand, waitForWorkbench, widenSidebar } from './ui/workbench.mjs';
+import { forgePanel, forgeWebview, runCommand, widenSidebar } from './ui/workbench.mjs';
+import { pickColorTheme, startWorkbench } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -48,26 +49,12 @@ const turns = [
   { toolCalls: [{ id: 'r3', name: 'task_completion', args: { result: 'Added a zero check and a friendlier greeting.' } }] },
 ];
 
-async function setTheme(page, pick, cls) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Preferences: Color Theme');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().click();
-  await page.waitForTimeout(500);
-  await input.fill(pick);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first().waitFor({ timeout: 10_000 });
-  await input.press('Enter');
-  await page.waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c), cls, { timeout: 30_000 })
-    .catch(() => console.log(`[shots] the workbench never showed the ${cls} class`));
-  await page.waitForTimeout(800);
-}
-
 async function shootAll(page, name, widths = [300, 520]) {
   for (const width of widths) {
     await widenSidebar(page, width);
     await page.waitForTimeout(500);
     for (const [label, pick, cls] of THEMES) {
-      await setTheme(page, pick, cls);
+      await pickColorTheme(page, pick, cls);
       const file = path.join(shots, `review-${name}-${label}-${width}.png`);
       await page.screenshot({ path: file });
       console.log(`[shots] ${file}`);
@@ -84,18 +71,16 @@ async function main() {
     llm = await startLoopbackLlm(repo);
     llm.script(turns);
     prepareWorkspace(workspace, llm.url);
-    server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url } });
-    browser = await launchChromium(dirs, { viewport: { width: 1400, height: 900 } });
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: repo }));
-    await waitForWorkbench(page);
+    const started = await startWorkbench({ repo, dirs, workspace, extraEnv: { FORGE_TEST_LLM_URL: llm.url } });
+    server = started.server;
+    browser = started.browser;
+    const page = started.page;
     const panel = forgePanel(page);
     const wv = forgeWebview(page);
     // The user is working in greet.js.
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().click();
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'greet.js' }).first().dblclick({ timeout: 30_000 });
     await page.locator('.tabs-container .tab', { hasText: 'greet.js' }).first().waitFor({ timeout: 30_000 });
-    await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
     await runCommand(page, 'Forge: Open Panel');
     await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
     await panel.input.fill('Tidy up the math helpers.');
@@ -126,7 +111,7 @@ async function main() {
     await page.locator('.tabs-container .tab', { hasText: 'Forge: task changes' }).first().waitFor({ timeout: 30_000 });
     await page.waitForTimeout(2000);
     for (const [label, pick, cls] of THEMES.slice(0, 2)) {
-      await setTheme(page, pick, cls);
+      await pickColorTheme(page, pick, cls);
       const file = path.join(shots, `review-multidiff-${label}.png`);
       await page.screenshot({ path: file });
       console.log(`[shots] ${file}`);

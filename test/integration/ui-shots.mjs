@@ -14,10 +14,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { makeDirs } from './lib/code-server.mjs';
 import { prepareWorkspace } from './run.mjs';
 import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand, waitForWorkbench } from './ui/workbench.mjs';
+import { forgePanel, forgeWebview, runCommand } from './ui/workbench.mjs';
+import { pickColorTheme, startWorkbench } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -79,17 +80,7 @@ async function snap(page, state, label) {
 async function pickTheme(page, label) {
   const cls = { light: 'vs', dark: 'vs-dark', hc: 'hc-black' }[label];
   const pick = { light: 'Light Modern', dark: 'Dark Modern', hc: 'Dark High Contrast' }[label];
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Preferences: Color Theme');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().click();
-  await page.waitForTimeout(500);
-  await input.fill(pick);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first().waitFor({ timeout: 10_000 });
-  await input.press('Enter');
-  await page.waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c), cls, { timeout: 30_000 })
-    .catch(() => console.log(`[shots] ${label}: the workbench never showed the ${cls} class`));
-  await page.waitForTimeout(800);
+  await pickColorTheme(page, pick, cls);
 }
 
 async function shoot(theme, label) {
@@ -100,14 +91,12 @@ async function shoot(theme, label) {
   try {
     llm = await startLoopbackLlm(repo, { models: ['test-model', 'test-model-large'] });
     prepareWorkspace(workspace); // no model configured: the first run sets one up
-    server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1' } });
-    browser = await launchChromium(dirs, { viewport: { width: 1400, height: 900 } });
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: repo }));
-    await waitForWorkbench(page);
+    const started = await startWorkbench({ repo, dirs, workspace });
+    server = started.server;
+    browser = started.browser;
+    const page = started.page;
     const panel = forgePanel(page);
     const wv = forgeWebview(page);
-    await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
     await runCommand(page, 'Forge: Open Panel');
     await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
     await pickTheme(page, label);
