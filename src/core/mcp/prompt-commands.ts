@@ -41,8 +41,9 @@ export class McpPromptCommands implements SlashCommandSource {
     if (!this.known.has(name)) await this.list(signal, { runningOnly: false });
     const prompt = this.known.get(name);
     if (!prompt) return undefined;
-    const missing = prompt.arguments.filter((a) => a.required && !promptArguments(prompt, args)[a.name]);
+    const values = promptArguments(prompt, args);
+    const missing = prompt.arguments.filter((a) => a.required && !values[a.name]);
     if (missing.length) throw new Error(`/${name} needs ${missing.map((a) => `<${a.name}>`).join(' ')}`);
-    return this.port.expandPrompt(prompt.server, prompt.name, promptArguments(prompt, args), signal);
+    return this.port.expandPrompt(prompt.server, prompt.name, values, signal);
   }
 }
