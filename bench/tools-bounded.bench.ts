@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { createWorkspaceTools } from '../src/core/tools/builtin';
 import { RegexScanner } from '../src/core/tools/regex-worker';
 import type { Tool, ToolResult } from '../src/core/tools/types';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../src/host/node';
 import { emit, figure, log, QUICK } from './lib/harness';
 import { withLoopMonitor } from './lib/harness';
 
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const tools = createWorkspaceTools({
     fs: wfs,
     runner: new NodeCommandRunner({ spoolDir: path.join(root, '.spool') }),
-    applier: new NodeEditApplier(),
+    applier: new DiskEditApplier(),
     sandbox: { trusted: true, commands: { allow: ['node'], deny: [] } },
   });
   const tool = (name: string) => tools.find((t) => t.name === name)! as Tool;

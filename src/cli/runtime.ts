@@ -15,7 +15,7 @@ import type { AgentSnapshot } from '../core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../core/tasks/task-store';
 import { createWorkspaceTools } from '../core/tools/builtin';
 import type { Tool } from '../core/tools/types';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../host/node';
 import { CommandSandbox } from '../host/node/sandbox/command-sandbox';
 import type { TaskWorktree } from '../host/node/worktrees';
 import { createModel } from '../providers';
@@ -97,7 +97,7 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
   else log.debug(`commands run contained: ${containment.summary}`);
   const runner = new NodeCommandRunner({ sandbox });
   const fs = new NodeWorkspaceFs([workspace]);
-  const tools = createWorkspaceTools({ fs, runner, applier: new NodeEditApplier(), sandbox: { trusted: true, commands: { allow: [], deny: [] } }, home: os.homedir() });
+  const tools = createWorkspaceTools({ fs, runner, applier: new DiskEditApplier(), sandbox: { trusted: true, commands: { allow: [], deny: [] } }, home: os.homedir() });
 
   let memory: MemoryPort | undefined;
   if (opts.memory) {

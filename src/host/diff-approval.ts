@@ -133,6 +133,10 @@ export class DiffApproval implements vscode.Disposable {
     const original = proposal.isNewFile ? '' : proposal.original;
     this.originals.set(key(originalUri), original);
     this.fsProvider.set(proposedUri, proposal.proposed);
+    // The file's own document is loaded while the user reads the diff: an approved edit of a file no editor shows is
+    // written straight to disk (VscodeEditApplier), and the workbench's reload of a loaded document is an undoable
+    // edit, so Ctrl+Z in the editor still reverts it.
+    if (!proposal.isNewFile) void vscode.workspace.openTextDocument(vscode.Uri.file(proposal.path)).then(undefined, () => undefined);
     let resolve!: (o: ProposalOutcome) => void;
     const outcome = new Promise<ProposalOutcome>((r) => (resolve = r));
     const entry: Pending = {

@@ -1,22 +1,30 @@
-// EditApplier through vscode.WorkspaceEdit: the change lands in the editor's undo stack (Ctrl+Z works),
-// then the document is saved so tools, terminals and git see it on disk.
+// The VS Code host's EditApplier. A file an editor shows (or with unsaved changes) is changed through a
+// vscode.WorkspaceEdit, so the change lands in that editor's undo stack, then saved so tools, terminals and git see
+// it. Any other file is written straight to disk (DiskEditApplier): a WorkspaceEdit would open a model, apply and
+// save it in three workbench round trips that queue behind whatever the workbench is doing (0.1-2 s measured), and
+// no editor's undo stack is there to keep; Forge's own Undo and checkpoints revert it either way.
 import { TextDecoder } from 'node:util';
 import * as vscode from 'vscode';
 import type { EditApplier, FileEdit } from '../core/workspace/types';
+import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, sameText } from './node/disk-edit-applier';
 
-export class ConcurrentChangeError extends Error {
-  override readonly name = 'ConcurrentChangeError';
-}
+export { ConcurrentChangeError };
 
 export interface VscodeEditApplierOptions {
   /** Called after an edit is applied and saved (e.g. to record it in the edit journal). */
   onApplied?: (edit: FileEdit, uri: vscode.Uri) => void;
   /** Refuse when the file changed since the proposal was computed (default true). */
   checkConcurrentChange?: boolean;
+  /** Write files no editor shows straight to disk (default true); false: always through a WorkspaceEdit. */
+  writeUnshownToDisk?: boolean;
 }
 
 export class VscodeEditApplier implements EditApplier {
-  constructor(private readonly options: VscodeEditApplierOptions = {}) {}
+  private readonly disk: DiskEditApplier;
+
+  constructor(private readonly options: VscodeEditApplierOptions = {}) {
+    this.disk = new DiskEditApplier({ checkConcurrentChange: options.checkConcurrentChange });
+  }
 
   async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
     try {
@@ -28,6 +36,16 @@ export class VscodeEditApplier implements EditApplier {
 
   private async applyNow(edit: FileEdit, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    if (this.options.writeUnshownToDisk !== false && !openDocument(edit.path)?.isDirty && !shownInEditor(edit.path)) {
+      try {
+        await this.disk.apply(edit, signal);
+        this.options.onApplied?.(edit, vscode.Uri.file(edit.path));
+        return;
+      } catch (err) {
+        // Not UTF-8: VS Code may know the file's encoding (files.encoding); its save keeps it.
+        if (!(err instanceof NotPlainTextError)) throw err;
+      }
+    }
     const uri = vscode.Uri.file(edit.path);
     // An existing file is opened straight away (one round trip to the workbench, no stat first); only a
     // file that cannot be opened is checked for existence.
@@ -65,6 +83,19 @@ export class VscodeEditApplier implements EditApplier {
     if (doc.isDirty && !(await doc.save())) throw new Error(`Could not save ${edit.path}`);
     this.options.onApplied?.(edit, uri);
   }
+}
+
+/** An editor tab shows the file (as text, or either side of a diff): its undo stack should get the change. */
+function shownInEditor(fsPath: string): boolean {
+  const isIt = (uri: vscode.Uri | undefined) => uri?.scheme === 'file' && uri.fsPath === fsPath;
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputText && isIt(input.uri)) return true;
+      if (input instanceof vscode.TabInputTextDiff && (isIt(input.original) || isIt(input.modified))) return true;
+    }
+  }
+  return vscode.window.visibleTextEditors.some((e) => isIt(e.document.uri));
 }
 
 /** The open document of a file path, if any (no round trip). */
@@ -108,25 +139,22 @@ async function fileExists(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-/** Line endings may be normalised by the editor (CRLF vs LF); that is not a concurrent change. */
-function sameText(a: string, b: string): boolean {
-  return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
-}
 
 /**
- * The text of the file's open document, for the approval's cheap staleness check; throws when the file is not open
- * (the check is then left to the applier, which compares the document it opens with the proposal's original).
+ * The unsaved text of the file's open document, for the approval's cheap staleness check; throws when there is none
+ * (the check is then left to the applier, which compares what it is about to replace with the proposal's original).
+ * A saved document is not read: it may lag behind a write to disk the workbench has not reloaded yet.
  */
 export async function readOpenText(path: string): Promise<string | undefined> {
   const open = openDocument(path);
-  if (!open) throw new Error('not open: checked when the edit is applied');
+  if (!open?.isDirty) throw new Error('no unsaved text: checked when the edit is applied');
   return open.getText();
 }
 
-/** Reads a file as text the way the applier sees it (open document first, then disk). */
+/** Reads a file as text the way the applier sees it (unsaved changes in an editor first, then disk). */
 export async function readCurrentText(path: string): Promise<string | undefined> {
   const open = openDocument(path);
-  if (open) return open.getText();
+  if (open?.isDirty) return open.getText();
   try {
     return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path)));
   } catch {

@@ -38,7 +38,7 @@ export class BlobStore {
     const live = hashes.filter((h): h is string => h !== null);
     this.pin(live);
     try {
-      for (const t of texts) if (t !== null) await this.put(t);
+      await Promise.all(texts.map((t) => (t === null ? undefined : this.put(t))));
       return await use(hashes);
     } finally {
       this.unpin(live);

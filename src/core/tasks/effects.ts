@@ -22,6 +22,8 @@ export interface EditIntentRecord {
 /** The edit journal as the applier uses it: intent first, then the outcome. */
 export interface EditLedger {
   begin(entry: EditIntentRecord): Promise<{ commit(): Promise<void>; abandon(reason: string): Promise<void> }>;
+  /** Optional: store the texts of a proposed edit ahead of its approval, so begin() has less to write. */
+  stage?(before: string | null, after: string): void;
 }
 
 /** The edit journal as a ledger: beginEdit (intent), then commitEdit or abandonEdit (outcome). */
@@ -34,6 +36,9 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
         commit: async () => void (await j.commitEdit(intent)),
         abandon: (reason) => j.abandonEdit(intent, reason),
       };
+    },
+    stage(before, after) {
+      void Promise.resolve(journal).then((j) => j.stageBlobs([before, after])).catch(() => undefined);
     },
   };
 }
@@ -81,14 +86,15 @@ export class JournalingApplier implements EditApplier {
       await (inBuffer ? intent.commit() : intent.abandon(errorText(err))).catch((e) => this.log.warn(`edit journal: could not settle ${edit.path}: ${errorText(e)}`));
       throw err;
     }
-    try {
-      await intent.commit();
-      this.storage?.succeeded('the edit journal');
-    } catch (err) {
-      // The intent is durable: the next restore finds the edit on disk and marks it applied.
-      this.storage?.failed('the edit journal', err);
-      this.log.warn(`edit journal: could not record the outcome of ${edit.path}: ${errorText(err)}`);
-    }
+    // The outcome is recorded off the tool's path: the intent is already durable, so a crash before this line lands
+    // is settled at restore (the file shows the edit, which is then marked applied). The journal keeps the order.
+    void intent.commit().then(
+      () => this.storage?.succeeded('the edit journal'),
+      (err) => {
+        this.storage?.failed('the edit journal', err);
+        this.log.warn(`edit journal: could not record the outcome of ${edit.path}: ${errorText(err)}`);
+      },
+    );
   }
 }
 

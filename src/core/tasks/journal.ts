@@ -115,6 +115,14 @@ export class EditJournal {
    * line are durable BEFORE the file is touched. Rejects when they cannot be written: then the edit must not be
    * applied (Undo could not revert it). Settle with commitEdit (applied) or abandonEdit (not applied).
    */
+  /**
+   * Writes the texts' blobs ahead of beginEdit (while the user looks at the proposal), so the approved edit's intent
+   * costs one append. Best effort and unreferenced until an intent names them: beginEdit writes whatever is missing.
+   */
+  async stageBlobs(texts: (string | null)[]): Promise<void> {
+    await Promise.all(texts.map((t) => (t === null ? undefined : this.blobs.put(t).catch(() => undefined))));
+  }
+
   beginEdit(entry: Omit<JournalEntry, 'seq' | 'at' | 'undone'>): Promise<EditIntent> {
     return this.exclusive(entry.taskId, async () => {
       const log = await this.taskLog(entry.taskId);

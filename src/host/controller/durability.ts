@@ -59,5 +59,6 @@ export function recordedLedger(inner: EditLedger, onCommitted: (entry: EditInten
         abandon: (reason) => handle.abandon(reason),
       };
     },
+    ...(inner.stage ? { stage: inner.stage.bind(inner) } : {}),
   };
 }

@@ -11,7 +11,7 @@ import type { ApprovalRequest, Approver } from '../../core/safety/approval';
 import { createWorkspaceTools } from '../../core/tools/builtin';
 import type { ApprovalDecision } from '../../core/tools/types';
 import type { Logger } from '../logger';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../node';
 import { ParallelTasks, type BackgroundTask } from '../node/parallel-tasks';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { baseText, repoRoot, type TaskWorktree } from '../node/worktrees';
@@ -196,7 +196,7 @@ export class ParallelTasksUi implements vscode.Disposable {
     });
     const runner = new NodeCommandRunner({ sandbox });
     const tools = createWorkspaceTools({
-      fs: new NodeWorkspaceFs([wt.path]), runner, applier: new NodeEditApplier(), home: os.homedir(),
+      fs: new NodeWorkspaceFs([wt.path]), runner, applier: new DiskEditApplier(), home: os.homedir(),
       sandbox: { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) },
       commandDefaultTimeoutSeconds: settings.commandTimeoutSeconds, toolTimeoutSeconds: settings.toolTimeoutSeconds,
     });

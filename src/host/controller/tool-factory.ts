@@ -108,6 +108,11 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     return true;
   };
   const subs = [
+    // While the user reads a proposed edit, its texts go to the journal's store: Approve then costs one append.
+    approvals.onDidChange((e) => {
+      const p = e.type === 'requested' ? e.request.preview : undefined;
+      if (p?.kind === 'edit') opts.ledger.stage?.(p.isNewFile ? null : p.original, p.proposed);
+    }),
     diffApproval,
     registerHunkReview(diffApproval),
     taskChanges,

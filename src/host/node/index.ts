@@ -1,2 +1,3 @@
-export { NodeEditApplier, NodeWorkspaceFs } from './node-fs';
+export { ConcurrentChangeError, DiskEditApplier, NotPlainTextError } from './disk-edit-applier';
+export { NodeWorkspaceFs } from './node-fs';
 export { HeadTailBuffer, NodeCommandRunner, type NodeCommandRunnerOptions } from './node-runner';

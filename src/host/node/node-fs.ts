@@ -1,10 +1,9 @@
-// WorkspaceFs and EditApplier over node:fs (headless runner, benchmarks, tests). No 'vscode' here.
-import { randomBytes } from 'node:crypto';
+// WorkspaceFs over node:fs (headless runner, benchmarks, tests). No 'vscode' here.
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { isTransientError } from '../../core/tools/error-class';
-import type { DirEntry, EditApplier, EntryType, FileEdit, FileStat, WorkspaceFs } from '../../core/workspace/types';
+import type { DirEntry, EntryType, FileStat, WorkspaceFs } from '../../core/workspace/types';
 
 function typeOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
   return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : s.isSymbolicLink() ? 'symlink' : 'other';
@@ -91,25 +90,3 @@ export class NodeWorkspaceFs implements WorkspaceFs {
   }
 }
 
-/** Atomic write: temp file in the same folder, then rename over the target (keeps the file mode). */
-export class NodeEditApplier implements EditApplier {
-  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    const dir = path.dirname(edit.path);
-    await fsp.mkdir(dir, { recursive: true });
-    const tmp = path.join(dir, `.${path.basename(edit.path)}.forge-${randomBytes(6).toString('hex')}.tmp`);
-    const mode = await fsp.stat(edit.path).then((s) => s.mode & 0o7777, () => undefined);
-    try {
-      await fsp.writeFile(tmp, edit.content, { encoding: 'utf8', mode });
-      try {
-        await fsp.rename(tmp, edit.path);
-      } catch (e) {
-        // Windows refuses to rename over a file another process holds open: fall back to a direct write.
-        if ((e as NodeJS.ErrnoException).code !== 'EPERM' && (e as NodeJS.ErrnoException).code !== 'EACCES') throw e;
-        await fsp.writeFile(edit.path, edit.content, 'utf8');
-      }
-    } finally {
-      await fsp.rm(tmp, { force: true });
-    }
-  }
-}

@@ -100,9 +100,11 @@ describe('durability: intent, effect, outcome', () => {
     };
     const applier = new JournalingApplier(inner, journalLedger(journal), () => 't', log, undefined, async () => 'old');
     await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
+    // The outcome is written off the tool's path; the journal's next read waits for it (one queue per task).
+    const entries = await journal.entries('t');
     order.push(`done (journal: ${(await kinds()).join(',')})`);
     assert.deepEqual(order, ['apply (journal: intent)', 'done (journal: intent,edit)']);
-    assert.deepEqual((await journal.entries('t')).map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
+    assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
   });
 
   it('an edit that cannot be journaled (full disk) is not applied, and the model is told why', async () => {

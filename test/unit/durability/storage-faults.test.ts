@@ -125,6 +125,19 @@ describe('durability: storage faults', () => {
     assert.deepEqual(await reopened.openIntents('t'), [], 'the torn intent is not taken for an edit');
   });
 
+  it('texts staged while the proposal waits are in the store, so the approved intent only appends a line', async () => {
+    const io = new FaultyIO();
+    const journal = await EditJournal.open(dir, { io });
+    await journal.stageBlobs(['before text', 'after text']);
+    // From here every blob write fails: beginEdit can only succeed if it has nothing left to store.
+    io.fault = 'enospc';
+    io.only = 'blobs';
+    const intent = await journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'before text', after: 'after text', toolCallId: 'c1' });
+    await journal.commitEdit(intent);
+    assert.deepEqual((await journal.entries('t')).map((e) => [e.before, e.after]), [['before text', 'after text']]);
+    await assert.rejects(journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'after text', after: 'not staged', toolCallId: 'c2' }), /no space/);
+  });
+
   it('Undo names the files whose journal contents are missing (instead of "no edits left")', async () => {
     const journal = await EditJournal.open(dir);
     await journal.record({ taskId: 't', path: '/ws/a.ts', before: 'a0', after: 'a1' });

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Agent } from '../../../src/core/loop/agent';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
 import { ParallelTasks, type BackgroundTask } from '../../../src/host/node/parallel-tasks';
 import { git, type TaskWorktree } from '../../../src/host/node/worktrees';
 import { callsTurn, doneTurn, ScriptedModel } from '../../support/scripted-model';
@@ -21,7 +21,7 @@ const allow = { request: async () => ({ kind: 'approve' as const }) };
 /** An Agent working in the worktree: writes `file` with `content`, then completes. Each model turn waits a little. */
 function agentFor(wt: TaskWorktree, file: string, content: string): Agent {
   const fs = new NodeWorkspaceFs([wt.path]);
-  const tools = createWorkspaceTools({ fs, runner: new NodeCommandRunner(), applier: new NodeEditApplier(), sandbox: { trusted: true } });
+  const tools = createWorkspaceTools({ fs, runner: new NodeCommandRunner(), applier: new DiskEditApplier(), sandbox: { trusted: true } });
   const model = new ScriptedModel([{ events: callsTurn(['write_file', { path: file, content }]), delayMs: 20 }, { events: doneTurn(`wrote ${file}`), delayMs: 20 }]);
   return new Agent({ model, tools, approver: allow });
 }
@@ -132,7 +132,7 @@ describe('parallel tasks in git worktrees', () => {
       worktreeDir: path.join(tmp, 'wts'),
       makeAgent: (wt) => {
         const fs = new NodeWorkspaceFs([wt.path]);
-        const tools = createWorkspaceTools({ fs, runner: new NodeCommandRunner(), applier: new NodeEditApplier(), sandbox: { trusted: true } });
+        const tools = createWorkspaceTools({ fs, runner: new NodeCommandRunner(), applier: new DiskEditApplier(), sandbox: { trusted: true } });
         const model = new ScriptedModel([callsTurn(['write_file', { path: 'partial.txt', content: 'half\n' }]), { events: [], hang: 'honour' }]);
         return new Agent({ model, tools, approver: allow });
       },

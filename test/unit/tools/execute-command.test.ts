@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
 import { byName, call, ctx } from './helpers';
 
 describe('tools/execute_command with NodeCommandRunner', function () {
@@ -11,7 +11,7 @@ describe('tools/execute_command with NodeCommandRunner', function () {
   let ws: string;
   let runner: NodeCommandRunner;
   const tools = (trusted = true) =>
-    createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new NodeEditApplier(), sandbox: { trusted } });
+    createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted } });
 
   before(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'forge-exec-'));

@@ -3,16 +3,16 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
 import { byName, call, ctx } from './helpers';
 
-describe('host/node: NodeWorkspaceFs + NodeEditApplier through the tools', () => {
+describe('host/node: NodeWorkspaceFs + DiskEditApplier through the tools', () => {
   let ws: string;
   beforeEach(() => {
     ws = mkdtempSync(path.join(tmpdir(), 'forge-node-'));
   });
   afterEach(() => rmSync(ws, { recursive: true, force: true }));
-  const tools = () => createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new NodeCommandRunner(), applier: new NodeEditApplier(), sandbox: { trusted: true } });
+  const tools = () => createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new NodeCommandRunner(), applier: new DiskEditApplier(), sandbox: { trusted: true } });
 
   it('apply_diff writes atomically (no temp file left), keeps the file mode and CRLF', async () => {
     const f = path.join(ws, 'run.sh');

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, NodeEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
 import { CommandSandbox, type SandboxSettings } from '../../../src/host/node/sandbox/command-sandbox';
 import { scrubEnv } from '../../../src/host/node/sandbox/env';
 import { bwrapArgs, seatbeltProfile, type SandboxProfile } from '../../../src/host/node/sandbox/profile';
@@ -261,7 +261,7 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
   });
 
   it('execute_command says the command ran contained and what the sandbox blocked', async () => {
-    const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new NodeEditApplier(), sandbox: { trusted: true }, home });
+    const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
     const r = await call(byName(tools, 'execute_command'), { command: `echo hi > ${outside}/z.txt` }, ctx());
     assert.match(r.content, /Ran contained: bubblewrap sandbox/);
     assert.match(r.content, /The sandbox blocked a path in \/tmp: the shared temp folder is hidden/);

@@ -1,0 +1,94 @@
+// An EditApplier that writes straight to disk: atomically (temp file in the same folder, then rename), keeping
+// the file's mode, a UTF-8 byte-order mark and symlinks (the link's target is written, the link stays), and
+// refusing when the file changed since the proposal was computed. Used headless (CLI, background worktrees) and by
+// the VS Code host for files no editor shows, where a WorkspaceEdit + save would cost several workbench round trips.
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import type { EditApplier, FileEdit } from '../../core/workspace/types';
+
+export class ConcurrentChangeError extends Error {
+  override readonly name = 'ConcurrentChangeError';
+}
+
+/** The file could not be written this way (not UTF-8 text): the caller may use another writer. */
+export class NotPlainTextError extends Error {
+  override readonly name = 'NotPlainTextError';
+}
+
+export interface DiskEditApplierOptions {
+  /** Refuse when the file changed since the proposal was computed (default true). */
+  checkConcurrentChange?: boolean;
+}
+
+const BOM = '\ufeff';
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export class DiskEditApplier implements EditApplier {
+  constructor(private readonly options: DiskEditApplierOptions = {}) {}
+
+  async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    // Write through a symlink to its target, as an editor's save does (a rename would replace the link).
+    const target = await fsp.realpath(edit.path).catch(() => edit.path);
+    const bytes = await fsp.readFile(target).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return undefined;
+      throw e;
+    });
+    let bom = false;
+    if (bytes) {
+      let current: string;
+      try {
+        current = strictUtf8.decode(bytes);
+      } catch {
+        throw new NotPlainTextError(`${edit.path} is not UTF-8 text`);
+      }
+      bom = current.startsWith(BOM);
+      if (bom) current = current.slice(1);
+      this.checkUnchanged(edit, current);
+      if (current === edit.content) return;
+    }
+    signal?.throwIfAborted();
+    await writeAtomically(target, bom ? BOM + edit.content : edit.content);
+  }
+
+  private checkUnchanged(edit: FileEdit, current: string): void {
+    if (this.options.checkConcurrentChange === false) return;
+    if (edit.isNewFile) {
+      if (current !== '' && !sameText(current, edit.content)) {
+        throw new ConcurrentChangeError(`${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`);
+      }
+      return;
+    }
+    if (edit.original !== undefined && !sameText(current, edit.original)) {
+      throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
+    }
+  }
+}
+
+/** Temp file beside the target, then rename over it (a crash leaves the old or the new file, never half of one). */
+export async function writeAtomically(file: string, text: string): Promise<void> {
+  const dir = path.dirname(file);
+  await fsp.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.forge-${randomBytes(6).toString('hex')}.tmp`);
+  const mode = await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined);
+  try {
+    await fsp.writeFile(tmp, text, 'utf8');
+    if (mode !== undefined) await fsp.chmod(tmp, mode); // exact, whatever the umask
+    try {
+      await fsp.rename(tmp, file);
+    } catch (e) {
+      // Windows refuses to rename over a file another process holds open: fall back to a direct write.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EPERM' && code !== 'EACCES') throw e;
+      await fsp.writeFile(file, text, 'utf8');
+    }
+  } finally {
+    await fsp.rm(tmp, { force: true });
+  }
+}
+
+/** Line endings may be normalised by an editor (CRLF vs LF); that is not a concurrent change. */
+export function sameText(a: string, b: string): boolean {
+  return a === b || a.replace(/\r\n/g, '\n') === b.replace(/\r\n/g, '\n');
+}

@@ -1,0 +1,92 @@
+import * as assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError } from '../../../src/host/node';
+
+describe('host/node: DiskEditApplier', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-disk-applier-'));
+  });
+  afterEach(async () => {
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+  const leftovers = async () => (await fsp.readdir(dir)).filter((n) => n.includes('.forge-'));
+
+  it('replaces the file, keeps its mode and leaves no temp file', async () => {
+    const file = path.join(dir, 'run.sh');
+    await fsp.writeFile(file, 'echo old\n');
+    await fsp.chmod(file, 0o751);
+    await new DiskEditApplier().apply({ path: file, content: 'echo new\n', isNewFile: false, original: 'echo old\n' });
+    assert.equal(await fsp.readFile(file, 'utf8'), 'echo new\n');
+    assert.equal((await fsp.stat(file)).mode & 0o777, 0o751);
+    assert.deepEqual(await leftovers(), []);
+  });
+
+  it('creates a new file and its folders', async () => {
+    const file = path.join(dir, 'a', 'b', 'new.ts');
+    await new DiskEditApplier().apply({ path: file, content: 'export {};\n', isNewFile: true });
+    assert.equal(await fsp.readFile(file, 'utf8'), 'export {};\n');
+  });
+
+  it('keeps a UTF-8 byte-order mark the tools never saw', async () => {
+    const file = path.join(dir, 'bom.cs');
+    await fsp.writeFile(file, '\ufeffclass A {}\r\n');
+    await new DiskEditApplier().apply({ path: file, content: 'class B {}\r\n', isNewFile: false, original: 'class A {}\r\n' });
+    const bytes = await fsp.readFile(file);
+    assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    assert.equal(bytes.subarray(3).toString('utf8'), 'class B {}\r\n');
+  });
+
+  it('writes through a symlink to its target and keeps the link', async () => {
+    const target = path.join(dir, 'real.txt');
+    const link = path.join(dir, 'link.txt');
+    await fsp.writeFile(target, 'one\n');
+    await fsp.symlink(target, link);
+    await new DiskEditApplier().apply({ path: link, content: 'two\n', isNewFile: false, original: 'one\n' });
+    assert.ok((await fsp.lstat(link)).isSymbolicLink());
+    assert.equal(await fsp.readFile(target, 'utf8'), 'two\n');
+  });
+
+  it('refuses a file that changed since the proposal, and one created meanwhile, leaving both untouched', async () => {
+    const file = path.join(dir, 'x.ts');
+    await fsp.writeFile(file, 'user changed this\n');
+    await assert.rejects(
+      new DiskEditApplier().apply({ path: file, content: 'forge\n', isNewFile: false, original: 'before\n' }),
+      (e: Error) => e instanceof ConcurrentChangeError && /changed since the edit was proposed/.test(e.message),
+    );
+    await assert.rejects(
+      new DiskEditApplier().apply({ path: file, content: 'forge\n', isNewFile: true }),
+      (e: Error) => e instanceof ConcurrentChangeError && /was created since/.test(e.message),
+    );
+    assert.equal(await fsp.readFile(file, 'utf8'), 'user changed this\n');
+  });
+
+  it('does not count line-ending normalisation as a change', async () => {
+    const file = path.join(dir, 'crlf.txt');
+    await fsp.writeFile(file, 'a\r\nb\r\n');
+    await new DiskEditApplier().apply({ path: file, content: 'a\r\nc\r\n', isNewFile: false, original: 'a\nb\n' });
+    assert.equal(await fsp.readFile(file, 'utf8'), 'a\r\nc\r\n');
+  });
+
+  it('refuses a file that is not UTF-8 instead of re-encoding its bytes', async () => {
+    const file = path.join(dir, 'latin1.txt');
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café\n" in ISO-8859-1
+    await fsp.writeFile(file, latin1);
+    await assert.rejects(
+      new DiskEditApplier().apply({ path: file, content: 'tea\n', isNewFile: false, original: 'caf\ufffd\n' }),
+      (e: Error) => e instanceof NotPlainTextError,
+    );
+    assert.deepEqual(await fsp.readFile(file), latin1);
+  });
+
+  it('stops before writing when the signal is aborted', async () => {
+    const file = path.join(dir, 'y.ts');
+    await fsp.writeFile(file, 'old\n');
+    const ac = new AbortController();
+    ac.abort(new Error('stopped'));
+    await assert.rejects(new DiskEditApplier().apply({ path: file, content: 'new\n', isNewFile: false, original: 'old\n' }, ac.signal), /stopped/);
+    assert.equal(await fsp.readFile(file, 'utf8'), 'old\n');
+  });
+});
