@@ -3,7 +3,7 @@
 // hunk (shown where the editor shows CodeLens: the proposed file on its own, or diffs with diffEditor.codeLens),
 // and a decoration on each hunk's first line saying its state, which every diff editor shows.
 import * as vscode from 'vscode';
-import { hunkHeader, lineRange, type Hunk, type HunkState } from '../core/review/hunks';
+import { type Hunk, type HunkState } from '../core/review/hunks';
 import { PROPOSED_SCHEME, type DiffApproval, type HunkReview } from './diff-approval';
 
 export const HUNK_COMMANDS = { accept: 'forge.acceptHunk', reject: 'forge.rejectHunk', reset: 'forge.resetHunk' } as const;
@@ -50,7 +50,6 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
       const range = new vscode.Range(line, 0, end, editor.document.lineAt(end).text.length);
       sets[state].push({
         range,
-        hoverMessage: new vscode.MarkdownString(`**${hunkHeader(h)}** original ${lineRange(h.oldStart, h.oldLines)} → proposed ${lineRange(h.newStart, h.newLines)}`),
         renderOptions: { after: { contentText: stateText(h, review!.hunks.length, review!) } },
       });
     }
