@@ -167,8 +167,13 @@ async function main() {
     emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, 'Approve (panel path) -> the next model request on the wire, edits of a 200-line file');
     emit('latency.approve_to_disk', all('approveToDiskMs'), 100, 'Approve (panel path) -> the edit readable on disk');
     emit('latency.approve_host_block', all('approveBlockMs'), 50, 'longest extension-host block between Approve and the next request');
-    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), 100, 'first command after the user closed the Forge terminal(s) 500 ms before the run (Forge starts a hidden spare on close): Approve -> next request (node -e, asks)');
-    emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), 100, 'a command in an existing Forge terminal: Approve -> next request (node -e, asks)');
+    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), null, 'first command after the user closed the Forge terminal(s) 500 ms before the run (Forge starts a hidden spare on close): Approve -> next request, including the command itself (date + node -e + date, contained)');
+    emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), null, 'a command in an existing Forge terminal: Approve -> next request, including the command itself (date + node -e + date, contained)');
+    emit('latency.first_command_start', all('firstCommandStartMs'), 100, 'first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell (stamped by the command)');
+    emit('latency.warm_command_start', all('warmCommandStartMs'), 100, 'a command in an existing Forge terminal: Approve -> the command started by the shell (stamped by the command)');
+    emit('latency.process_exit_to_next_request', all('exitToNextRequestMs'), 100, 'the command stamps its end -> the next model request on the wire (shell integration end event, output drain, tool result)');
+    emit('latency.command_start_forge_share', all('forgeCommandStartMs'), 100, "Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
+    emit('latency.command_end_forge_share', all('forgeCommandEndMs'), 100, "Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
     emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
     emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');

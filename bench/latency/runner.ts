@@ -107,7 +107,24 @@ export async function run(): Promise<void> {
 
     phase('commands');
     // ---- 2. the first command of the session: parser load (host block) + a new terminal ----
-    const cmdTurn = (id: string) => ({ toolCalls: [{ id, name: 'execute_command', args: { command: `node -e "console.log('forge-bench')"` } }] });
+    // The command stamps when the shell started it and when it finished (GNU date, ms): Approve -> command start and
+    // process exit -> next request are then Forge's and VS Code's terminal path, not node's own start-up.
+    const wsRoot = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const stamped = (name: string) => Number(fs.readFileSync(path.join(wsRoot, name), 'utf8').trim());
+    const cmdTurn = (id: string) => ({
+      toolCalls: [{ id, name: 'execute_command', args: { command: `date +%s%3N > .forge-bench-start && node -e "console.log('forge-bench')" && date +%s%3N > .forge-bench-end` } }],
+    });
+    const runner = t.toolkit.runner;
+    const forgeStartMs: number[] = [];
+    const forgeEndMs: number[] = [];
+    const shares = (approvedAt: number, requestAt: number) => {
+      const { sentAt, endedAt } = runner.lastRunTimes ?? {};
+      if (sentAt) forgeStartMs.push(sentAt - approvedAt);
+      if (endedAt) forgeEndMs.push(requestAt - endedAt);
+    };
+    const coldStartMs: number[] = [];
+    const warmStartMs: number[] = [];
+    const exitToNextMs: number[] = [];
     const coldCmdMs: number[] = [];
     const warmCmdMs: number[] = [];
     const cmdBlocks: number[] = [];
@@ -131,18 +148,29 @@ export async function run(): Promise<void> {
       controller.onApproval(first.id, { kind: 'approve', scope: 'once' });
       await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the first command', 30_000, 5);
       coldCmdMs.push((await requestTimes())[1] - a0);
+      coldStartMs.push(stamped('.forge-bench-start') - a0);
+      exitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
+      shares(a0, (await requestTimes())[1]);
       const second = await pending('execute_command');
       await sleep(HUMAN_MS);
       const b0 = Date.now();
       controller.onApproval(second.id, { kind: 'approve', scope: 'once' });
       await waitFor(async () => (await requestTimes()).length >= 3, 'the request after the second command', 30_000, 5);
       warmCmdMs.push((await requestTimes())[2] - b0);
+      warmStartMs.push(stamped('.forge-bench-start') - b0);
+      exitToNextMs.push((await requestTimes())[2] - stamped('.forge-bench-end'));
+      shares(b0, (await requestTimes())[2]);
       await run;
       await idle();
     }
     result.firstCommandApproveToNextMs = coldCmdMs;
     result.warmCommandApproveToNextMs = warmCmdMs;
     result.commandCheckBlockMs = cmdBlocks;
+    result.firstCommandStartMs = coldStartMs;
+    result.warmCommandStartMs = warmStartMs;
+    result.exitToNextRequestMs = exitToNextMs;
+    result.forgeCommandStartMs = forgeStartMs;
+    result.forgeCommandEndMs = forgeEndMs;
 
     phase('edits');
     // ---- 3. Approve an edit -> on disk -> next request ----

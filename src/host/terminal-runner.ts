@@ -110,6 +110,11 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
 
   /** true after a command ran through shell integration; false after falling back. */
   lastRunUsedTerminal: boolean | undefined;
+  /**
+   * When the last command line went to the terminal and when its end event came back (epoch ms): tells Forge's own
+   * time from the terminal's in the latency benchmark.
+   */
+  lastRunTimes: { sentAt?: number; endedAt?: number } = {};
 
   async run(req: RunRequest): Promise<RunResult> {
     const fallback = this.options.fallback;
@@ -245,6 +250,7 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     let execution: vscode.TerminalShellExecution | undefined;
     const endSub = vscode.window.onDidEndTerminalShellExecution((e) => {
       if (e.execution === execution) {
+        this.lastRunTimes.endedAt = Date.now();
         exitCode = e.exitCode;
         ended();
       }
@@ -274,6 +280,7 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     req.signal.addEventListener('abort', onAbort, { once: true });
     try {
       execution = integration.executeCommand(commandLine);
+      this.lastRunTimes = { sentAt: Date.now() };
       const reading = (async () => {
         let carry = '';
         for await (const raw of execution.read()) {

@@ -37,23 +37,46 @@ async function stamp(file: string): Promise<string> {
   }
 }
 
+/** Files stat'ed at once (one directory's entries, or one slice of `git status`). */
+const STAT_BATCH = 64;
+/** A folder found outside any repository is asked again after this long (`git init` may come later). */
+const NOT_A_REPO_MS = 60_000;
+/** root -> the repository's top folder (or null: not a repository, as of `at`). Spares a git spawn per fingerprint. */
+const toplevels = new Map<string, { top: string | null; at: number }>();
+
+async function toplevel(root: string, timeoutMs: number): Promise<string | null> {
+  const known = toplevels.get(root);
+  if (known && (known.top !== null || Date.now() - known.at < NOT_A_REPO_MS)) return known.top;
+  const out = await git(['rev-parse', '--show-toplevel'], root, timeoutMs);
+  const top = out === undefined ? null : out.trim();
+  toplevels.set(root, { top, at: Date.now() });
+  return top;
+}
+
 async function gitFingerprint(root: string, out: Fingerprint, opts: Required<FingerprintOptions>, deadline: number): Promise<boolean | undefined> {
-  const top = await git(['rev-parse', '--show-toplevel'], root, opts.budgetMs);
-  if (top === undefined) return undefined; // not a repository (or no git)
+  const base = await toplevel(root, opts.budgetMs);
+  if (base === null) return undefined; // not a repository (or no git)
   const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], root, Math.max(100, deadline - Date.now()));
-  if (status === undefined) return false;
-  const base = top.trim();
+  if (status === undefined) {
+    toplevels.delete(root); // the repository may be gone: ask again next time
+    return false;
+  }
+  const files: Array<[code: string, file: string]> = [];
   const entries = status.split('\0');
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     if (e.length < 4) continue;
     const code = e.slice(0, 2);
     if (code[0] === 'R' || code[0] === 'C') i++; // the rename's source path follows
-    if (out.size >= opts.maxFiles || Date.now() > deadline) return false;
-    const file = path.join(base, e.slice(3));
-    out.set(file, `${code}:${await stamp(file)}`);
+    files.push([code, path.join(base, e.slice(3))]);
   }
-  return true;
+  for (let i = 0; i < files.length; i += STAT_BATCH) {
+    if (out.size >= opts.maxFiles || Date.now() > deadline) return false;
+    const slice = files.slice(i, i + STAT_BATCH);
+    const stamps = await Promise.all(slice.map(([, file]) => stamp(file)));
+    slice.forEach(([code, file], k) => out.set(file, `${code}:${stamps[k]}`));
+  }
+  return out.size <= opts.maxFiles;
 }
 
 async function walkFingerprint(root: string, out: Fingerprint, opts: Required<FingerprintOptions>, deadline: number): Promise<boolean> {
@@ -66,15 +89,22 @@ async function walkFingerprint(root: string, out: Fingerprint, opts: Required<Fi
     } catch {
       continue;
     }
+    const files: string[] = [];
     for (const d of names) {
-      if (out.size >= opts.maxFiles || Date.now() > deadline) return false;
       const full = path.join(dir, d.name);
       if (d.isDirectory()) {
         if (!opts.skipDirs.includes(d.name)) queue.push(full);
-      } else if (d.isFile()) out.set(full, await stamp(full));
+      } else if (d.isFile()) files.push(full);
     }
+    for (let i = 0; i < files.length; i += STAT_BATCH) {
+      if (out.size >= opts.maxFiles || Date.now() > deadline) return false;
+      const slice = files.slice(i, i + STAT_BATCH);
+      const stamps = await Promise.all(slice.map(stamp));
+      slice.forEach((file, k) => out.set(file, stamps[k]!));
+    }
+    if (Date.now() > deadline) return false;
   }
-  return true;
+  return out.size <= opts.maxFiles;
 }
 
 /** The workspace's fingerprint, or undefined when it is too big / slow to take within the bounds. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules } from '../../safety/commands';
+import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules, type CommandVerdict } from '../../safety/commands';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { CommandCheckOptions } from '../../safety/command-rules';
 import type { CommandRunner, Containment } from '../../workspace/types';
@@ -19,6 +19,9 @@ export const executeCommandInput = z.object({
 
 const UNCONTAINED: Containment = { kind: 'none', network: 'on', summary: 'no sandbox' };
 
+/** Command verdicts remembered per tool set (the last few command lines). */
+const VERDICTS_KEPT = 32;
+
 export function createExecuteCommandTool(
   sandbox: WorkspaceSandbox,
   runner: CommandRunner,
@@ -28,9 +31,19 @@ export function createExecuteCommandTool(
   const defaultTimeoutS = opts.defaultTimeoutSeconds ?? COMMAND_DEFAULT_TIMEOUT_S;
   const containment = () => runner.containment?.() ?? UNCONTAINED;
   // The rules know whether an OS sandbox contains the command: without one only read-only forms run unasked.
+  // One command line is checked for its policy, preview and grant and again before it runs: parse it once (the shell
+  // parser costs 5-30 ms a line). The rules are fixed for this tool; everything else that decides is in the key.
+  const verdicts = new Map<string, CommandVerdict>();
   const check = (command: string, grants?: ReadonlySet<string>) => {
     const options: CommandCheckOptions = { sandboxed: containment().kind !== 'none', grants, roots: sandbox.roots(), home: opts.home };
-    return checkCommand(command, rules, options);
+    const key = JSON.stringify([command, options.sandboxed, options.roots, grants ? [...grants].sort() : null]);
+    let verdict = verdicts.get(key);
+    if (!verdict) {
+      verdict = checkCommand(command, rules, options);
+      verdicts.set(key, verdict);
+      if (verdicts.size > VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value!);
+    }
+    return verdict;
   };
   const resolveCwd = async (cwd: string | undefined) => {
     const r = await resolveOrRefuse(sandbox, cwd ?? '.', 'list');
