@@ -91,6 +91,24 @@ describe('sandbox profile', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it('a token written into an existing .npmrc, and a credentials file created in $HOME, are masked by the next command', async () => {
+    const ws = mkdtempSync(path.join(tmpdir(), 'forge-scan-'));
+    const home = mkdtempSync(path.join(tmpdir(), 'forge-home-'));
+    try {
+      writeFileSync(path.join(ws, '.npmrc'), 'registry=http://127.0.0.1:4873/\n');
+      const locator = new SecretLocator(home);
+      assert.deepEqual((await locator.locate([ws])).masked, [], 'a .npmrc without a token stays readable');
+      // Same folder, same name: only the file's content (and so its size and mtime) changes.
+      writeFileSync(path.join(ws, '.npmrc'), 'registry=http://127.0.0.1:4873/\n//127.0.0.1:4873/:_authToken=secret\n');
+      writeFileSync(path.join(home, '.netrc'), 'machine example login me password secret\n');
+      const masked = (await locator.locate([ws])).masked.map((m) => m.path).sort();
+      assert.deepEqual(masked, [realpathSync(path.join(home, '.netrc')), path.join(ws, '.npmrc')].sort());
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('sandbox: hostile commands under bubblewrap, for real', function () {

@@ -1,6 +1,6 @@
 // Where the secrets are that a contained command must not read: the user's credential folders and files under
-// $HOME, and the workspace's own .env / key files (found by a bounded walk, cached briefly while
-// none of the walked folders changed).
+// $HOME (looked up for every command: a few dozen stats), and the workspace's own .env / key files (found by a
+// bounded walk, cached briefly while none of the walked folders and none of the token-free .npmrc files changed).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import ignore from 'ignore';
@@ -35,6 +35,8 @@ export interface ScanResult {
   incomplete: boolean;
   /** Each folder walked and its mtime before it was read: a file added or renamed there since changes it. */
   dirs?: { path: string; mtimeMs: number }[];
+  /** Files judged by their content (an .npmrc without a token), with what they were then: a token added later shows. */
+  judged?: { path: string; stamp: string }[];
 }
 
 /** Secret files and folders inside one workspace folder (gitignore-style DEFAULT_SECRET_PATTERNS + extras). */
@@ -42,6 +44,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
   const secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...extraPatterns]);
   const masked: MaskedPath[] = [];
   const dirs: { path: string; mtimeMs: number }[] = [];
+  const judged: { path: string; stamp: string }[] = [];
   let seen = 0;
   let incomplete = false;
   const queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
@@ -57,7 +60,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
     for (const e of entries) {
       if (++seen > SCAN_MAX_ENTRIES) {
         incomplete = true;
-        return { masked, incomplete, dirs };
+        return { masked, incomplete, dirs, judged };
       }
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       const abs = path.join(dir, e.name);
@@ -74,18 +77,32 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
         else if (!SKIP_DIRS.has(e.name) && depth < SCAN_MAX_DEPTH) queue.push({ dir: abs, rel: childRel, depth: depth + 1 });
       } else if (e.isFile()) {
         if (secrets.ignores(childRel)) masked.push({ path: abs, dir: false });
-        else if (e.name === '.npmrc' && (await hasToken(abs))) masked.push({ path: abs, dir: false });
+        else if (e.name === '.npmrc') {
+          const stamp = await fileStamp(abs); // before the read: a write during it changes the stamp
+          if (await hasToken(abs)) masked.push({ path: abs, dir: false });
+          else judged.push({ path: abs, stamp });
+        }
       }
     }
   }
-  return { masked, incomplete, dirs };
+  return { masked, incomplete, dirs, judged };
 }
 
-/** True while no walked folder changed (a .env created a second after the scan must not slip through the cache). */
+async function fileStamp(file: string): Promise<string> {
+  return fsp.stat(file).then((st) => `${st.size}:${st.mtimeMs}:${st.ino}`, () => 'gone');
+}
+
+/**
+ * True while no walked folder changed (a .env created a second after the scan must not slip through the cache) and
+ * no .npmrc judged token-free changed (a token written into it must not either).
+ */
 async function stillCurrent(scan: ScanResult): Promise<boolean> {
   if (!scan.dirs) return false;
-  const now = await Promise.all(scan.dirs.map((d) => fsp.stat(d.path).then((st) => st.mtimeMs, () => -1)));
-  return scan.dirs.every((d, i) => now[i] === d.mtimeMs);
+  const [dirs, files] = await Promise.all([
+    Promise.all(scan.dirs.map((d) => fsp.stat(d.path).then((st) => st.mtimeMs, () => -1))),
+    Promise.all((scan.judged ?? []).map((f) => fileStamp(f.path))),
+  ]);
+  return scan.dirs.every((d, i) => dirs[i] === d.mtimeMs) && (scan.judged ?? []).every((f, i) => files[i] === f.stamp);
 }
 
 async function hasToken(file: string): Promise<boolean> {
@@ -99,13 +116,11 @@ async function hasToken(file: string): Promise<boolean> {
 /** scanWorkspaceSecrets with a short cache per folder (a command runs every few seconds at most). */
 export class SecretLocator {
   private readonly cache = new Map<string, { at: number; value: Promise<ScanResult> }>();
-  private home: { at: number; value: Promise<MaskedPath[]> } | undefined;
 
   constructor(private readonly homeDir: string, private readonly extraPatterns: () => readonly string[] = () => []) {}
 
   async locate(roots: readonly string[], fresh = false): Promise<{ masked: MaskedPath[]; incomplete: boolean }> {
     const now = Date.now();
-    if (fresh || !this.home || now - this.home.at > CACHE_MS) this.home = { at: now, value: homeSecrets(this.homeDir) };
     const scans = roots.map(async (r) => {
       const hit = this.cache.get(r);
       if (!fresh && hit && now - hit.at <= CACHE_MS) {
@@ -116,7 +131,8 @@ export class SecretLocator {
       this.cache.set(r, { at: now, value });
       return value;
     });
-    const [home, ...ws] = await Promise.all([this.home.value, ...scans]);
+    // Not cached: a credentials file created in $HOME a second ago must be masked for the next command.
+    const [home, ...ws] = await Promise.all([homeSecrets(this.homeDir), ...scans]);
     const byPath = new Map<string, MaskedPath>();
     for (const m of [...home, ...ws.flatMap((s) => s.masked)]) byPath.set(m.path, m);
     return { masked: [...byPath.values()], incomplete: ws.some((s) => s.incomplete) };
