@@ -95,10 +95,26 @@ export class AuditTrail {
 
   /** The loop's events for one task (the host passes the session's task id). */
   onEvent(taskId: string, e: AgentEvent): void {
+    this.record(taskId, e);
+  }
+
+  /**
+   * One event as lines. A sub-agent's events (delegate_task) are recorded like the run's own, each line naming the
+   * parent's call (`parentCallId`); its model spend is in the parent's `model_call` line of source sub_agents, so
+   * its own model calls carry `nested: true` and are not added to the task's totals.
+   */
+  private record(taskId: string, e: AgentEvent, parentCallId?: string): void {
     const runId = 'runId' in e && e.runId ? e.runId : undefined;
-    const base = { taskId, ...(runId ? { runId } : {}) };
+    const base = { taskId, ...(runId ? { runId } : {}), ...(parentCallId ? { parentCallId } : {}) };
     switch (e.type) {
+      case 'sub_agent':
+        if (!parentCallId) this.record(taskId, e.event, e.parentCallId); // one level: sub-agents do not delegate
+        break;
       case 'run_start':
+        if (parentCallId) {
+          this.write({ ...base, kind: 'sub_agent_start', mode: e.mode, maxIterations: e.maxIterations });
+          break;
+        }
         this.commands.clear();
         this.write({ ...base, kind: 'run_start', mode: e.mode, maxIterations: e.maxIterations });
         break;
@@ -129,7 +145,7 @@ export class AuditTrail {
       case 'step_end': {
         const s = e.step;
         this.write({
-          ...base, kind: 'model_call', iteration: s.iteration, latencyMs: s.latencyMs,
+          ...base, kind: 'model_call', ...(parentCallId ? { nested: true } : {}), iteration: s.iteration, latencyMs: s.latencyMs,
           ...(s.usage ? { usage: s.usage } : {}), ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}),
           ...(s.usageEstimated ? { usageEstimated: true } : {}), ...(s.model ? { model: s.model } : {}),
           ...(s.finishReason ? { finishReason: s.finishReason } : {}), ...(s.error ? { error: clip(s.error) } : {}),
@@ -154,6 +170,10 @@ export class AuditTrail {
         break;
       case 'run_end': {
         const r = e.report;
+        if (parentCallId) {
+          this.write({ ...base, kind: 'sub_agent_end', reason: r.reason, iterations: r.iterations, elapsedMs: r.elapsedMs });
+          break;
+        }
         this.write({
           ...base, kind: 'run_end', reason: r.reason, iterations: r.iterations, usage: r.usage,
           ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}), elapsedMs: r.elapsedMs,

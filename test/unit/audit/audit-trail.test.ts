@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { AuditTrail, digestArgs, type AuditSink } from '../../../src/core/audit/audit-trail';
 import { redactSecrets } from '../../../src/core/audit/redact';
 import type { Tool } from '../../../src/core/tools/types';
-import { call, callsTurn, doneTurn, ScriptedModel, textTurn, usage } from '../../support/scripted-model';
+import type { AgentDeps } from '../../../src/core/loop/agent';
+import { createDelegateTool } from '../../../src/core/loop/delegate';
+import type { ChatMessage } from '../../../src/core/model/types';
+import { call, callsTurn, doneTurn, FakeClock, ScriptedModel, textTurn, usage } from '../../support/scripted-model';
 import { fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../core/helpers';
 
 class MemorySink implements AuditSink {
@@ -105,6 +108,38 @@ describe('core/audit AuditTrail', () => {
     const summary = sink.records().find((r) => r.kind === 'model_call' && r.source === 'compaction');
     assert.deepEqual(summary?.usage, { inputTokens: 400, outputTokens: 40 });
     assert.equal(summary?.calls, 1);
+  });
+
+  it("a sub-agent's tool calls, decisions and results are recorded one by one under the delegate call", async () => {
+    const sink = new MemorySink();
+    const trail = new AuditTrail(sink);
+    const model = new ScriptedModel([
+      [...call('delegate_task', { task: 'look at a.ts' }, 'd1'), usage(100, 10)],
+      [...call('read_file', { path: 'a.ts' }, 'child-read'), usage(50, 5)],
+      [...doneTurn('a.ts is fine'), usage(60, 6)],
+      doneTurn('all good'),
+    ]);
+    const deps: AgentDeps = { model, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 't' };
+    let history: () => readonly ChatMessage[] = () => [];
+    deps.tools.push(createDelegateTool(deps, () => history()) as never);
+    const h = harness([], deps);
+    history = () => h.agent.history;
+    h.agent.on((e) => trail.onEvent('t', e));
+    await h.agent.send('check');
+    await trail.flush();
+    const recs = sink.records();
+    const nested = recs.filter((r) => r.parentCallId === 'd1');
+    assert.deepEqual(
+      nested.filter((r) => r.toolCallId === 'child-read').map((r) => r.kind),
+      ['tool_call', 'decision', 'tool_result'],
+      'the child read is audited like the parent\'s own calls',
+    );
+    assert.equal(nested.find((r) => r.kind === 'tool_call')?.tool, 'read_file');
+    assert.deepEqual(nested.filter((r) => r.kind.startsWith('sub_agent')).map((r) => r.kind), ['sub_agent_start', 'sub_agent_end']);
+    assert.ok(nested.filter((r) => r.kind === 'model_call').every((r) => r.nested === true), "the child's model calls are marked nested (their spend is in the parent's)");
+    // The parent's run is not ended by the child's end.
+    assert.deepEqual(recs.filter((r) => r.kind === 'run_end').length, 1);
+    assert.ok(recs.some((r) => r.kind === 'tool_result' && r.toolCallId === 'd1' && r.parentCallId === undefined));
   });
 
   it('files written carry before/after hashes, restores are marked, and a failing sink never throws', async () => {
