@@ -135,7 +135,7 @@ describe('core/audit AuditTrail', () => {
       'the child read is audited like the parent\'s own calls',
     );
     assert.equal(nested.find((r) => r.kind === 'tool_call')?.tool, 'read_file');
-    assert.deepEqual(nested.filter((r) => r.kind.startsWith('sub_agent')).map((r) => r.kind), ['sub_agent_start', 'sub_agent_end']);
+    assert.deepEqual(nested.filter((r) => String(r.kind).startsWith('sub_agent')).map((r) => r.kind), ['sub_agent_start', 'sub_agent_end']);
     assert.ok(nested.filter((r) => r.kind === 'model_call').every((r) => r.nested === true), "the child's model calls are marked nested (their spend is in the parent's)");
     // The parent's run is not ended by the child's end.
     assert.deepEqual(recs.filter((r) => r.kind === 'run_end').length, 1);
