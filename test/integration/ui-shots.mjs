@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { makeDirs } from './lib/code-server.mjs';
 import { prepareWorkspace } from './run.mjs';
 import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand } from './ui/workbench.mjs';
+import { forgePanel, forgeWebview, runCommand, setSidebarWidth } from './ui/workbench.mjs';
 import { pickColorTheme, startWorkbench } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,36 +39,9 @@ const task = [
 const outage = Array.from({ length: 4 }, () => ({ fault: 'http', status: 503 }));
 const question = [{ text: '`src/math.js` exports one function:\n\n```js\nfunction add(a, b) {\n  return a + b;\n}\n```\n\nIt is used by the tests only.' }];
 
-/** Drags the sash between side bar and editor to `width` (either way). */
-async function setSidebarWidth(page, width) {
-  const box = await page.locator('.part.sidebar').boundingBox();
-  if (!box || Math.abs(box.width - width) < 4) return;
-  // The vertical sash whose centre is nearest the side bar's right edge.
-  const sash = await page.evaluate((edge) => {
-    let best;
-    for (const el of document.querySelectorAll('.monaco-sash.vertical')) {
-      const r = el.getBoundingClientRect();
-      if (r.height < 100) continue;
-      const d = Math.abs(r.left + r.width / 2 - edge);
-      if (!best || d < best.d) best = { d, x: r.left + r.width / 2, y: r.top + r.height / 2 };
-    }
-    return best;
-  }, box.x + box.width);
-  const x = sash && sash.d < 10 ? sash.x : box.x + box.width;
-  const y = sash?.y ?? box.y + box.height / 2;
-  await page.mouse.move(x, y);
-  await page.mouse.down();
-  await page.mouse.move(x + 10 * Math.sign(box.x + width - x), y, { steps: 2 });
-  await page.mouse.move(box.x + width, y, { steps: 6 });
-  await page.mouse.up();
-  await page.waitForTimeout(500);
-  const after = await page.locator('.part.sidebar').boundingBox();
-  if (!after || Math.abs(after.width - width) > 12) console.log(`[shots] side bar is ${Math.round(after?.width ?? 0)} px (wanted ${width})`);
-}
-
 async function snap(page, state, label) {
   for (const width of WIDTHS) {
-    await setSidebarWidth(page, width);
+    await setSidebarWidth(page, width, (m) => console.log(`[shots] ${m}`));
     const box = await page.locator('.part.sidebar').boundingBox();
     const file = path.join(shots, `ui-${state}-${label}-${width}.png`);
     // The activity bar, the side bar and a strip of the editor: the panel at the size a person sees it.

@@ -75,18 +75,38 @@ export function editorTab(page, text) {
 }
 
 /**
- * Drags the sash between the side bar and the editors so the panel is readable in screenshots. Cosmetic: a
- * layout that does not follow is reported, not failed.
+ * Drags the sash between the side bar and the editors to `width` (wider or narrower), so the panel is shown at the
+ * widths the screenshots need. Cosmetic: a layout that does not follow is reported through `log`, not failed.
  */
-export async function widenSidebar(page, width, log = () => {}) {
+export async function setSidebarWidth(page, width, log = () => {}) {
   const sidebar = page.locator('.part.sidebar');
   const box = await sidebar.boundingBox();
-  if (!box || box.width >= width) return;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width, y);
+  if (!box || Math.abs(box.width - width) < 4) return;
+  // The vertical sash whose centre is nearest the side bar's right edge (a plain drag from the edge can miss it).
+  const sash = await page.evaluate((edge) => {
+    let best;
+    for (const el of document.querySelectorAll('.monaco-sash.vertical')) {
+      const r = el.getBoundingClientRect();
+      if (r.height < 100) continue;
+      const d = Math.abs(r.left + r.width / 2 - edge);
+      if (!best || d < best.d) best = { d, x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }
+    return best;
+  }, box.x + box.width);
+  const x = sash && sash.d < 10 ? sash.x : box.x + box.width;
+  const y = sash?.y ?? box.y + box.height / 2;
+  await page.mouse.move(x, y);
   await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 5 });
+  await page.mouse.move(x + 10 * Math.sign(box.x + width - x), y, { steps: 2 });
+  await page.mouse.move(box.x + width, y, { steps: 6 });
   await page.mouse.up();
+  await page.waitForTimeout(500);
   const after = await sidebar.boundingBox();
-  if (!after || Math.abs(after.width - width) > 20) log(`side bar stayed ${Math.round(after?.width ?? 0)}px wide (wanted ${width})`);
+  if (!after || Math.abs(after.width - width) > 12) log(`side bar is ${Math.round(after?.width ?? 0)} px wide (wanted ${width})`);
+}
+
+/** Makes the side bar at least `width` wide (never narrower). */
+export async function widenSidebar(page, width, log = () => {}) {
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (box && box.width < width) await setSidebarWidth(page, width, log);
 }
