@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end task tests: the extension's test API, scripted-model assertions.
 // (Not a *.test.ts file: the runner only loads those; this is bundled into each test that imports it.)
 import * as vscode from 'vscode';
-import { activateForge, llm, waitFor } from '../helpers';
+import { activateForge, allTabs, closeAllEditors, llm, waitFor } from '../helpers';
 
 /** The slice of activate()'s return value these tests use (typed loosely: the bundles differ). */
 export interface ForgeApi {
@@ -70,4 +70,25 @@ export async function setSetting(key: string, value: unknown): Promise<void> {
   // In a remote extension host the new value arrives with the change event, a little after update() resolves.
   const want = JSON.stringify(value ?? vscode.workspace.getConfiguration('forge').inspect(key)?.defaultValue);
   await waitFor(() => JSON.stringify(vscode.workspace.getConfiguration('forge').get(key)) === want, `setting forge.${key} to apply`);
+}
+
+/** The model's last turn: task_completion with `result` (a fresh call id each time unless one is given). */
+export function done(result: string, id = `done-${Math.random().toString(36).slice(2, 8)}`) {
+  return { toolCalls: [{ id, name: 'task_completion', args: { result } }] };
+}
+
+/** The open diff tab of a Forge proposal, if any. */
+export function proposalDiffTab(): vscode.Tab | undefined {
+  return allTabs().find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'forge-proposed');
+}
+
+/** afterEach: a failed test must not leave a run waiting for the next one (approvals rejected, run stopped, editors closed). */
+export async function endLeftoverRun(api: ForgeApi): Promise<void> {
+  const session = api.testApi.manager.current;
+  if (session.running) {
+    for (const r of api.approvals.pending()) await api.approvals.resolve(r.id, { kind: 'reject', reason: 'test cleanup' });
+    session.stop();
+    await waitFor(() => !session.running, 'the run to stop');
+  }
+  await closeAllEditors();
 }

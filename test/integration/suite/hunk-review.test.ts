@@ -5,11 +5,9 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { allTabs, closeAllEditors, readText, waitFor, wsPath } from '../helpers';
-import { forge, freshTask, pendingApproval, toolResultSeenByModel, type ForgeApi } from './forge-api';
+import { allTabs, readText, waitFor, wsPath } from '../helpers';
+import { done, endLeftoverRun, forge, freshTask, pendingApproval, proposalDiffTab, toolResultSeenByModel, type ForgeApi } from './forge-api';
 
-const diffTab = () => allTabs().find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'forge-proposed');
-const done = (result: string) => ({ toolCalls: [{ id: `done-${Math.random().toString(36).slice(2, 8)}`, name: 'task_completion', args: { result } }] });
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `const v${i + 1} = ${i + 1};`).join('\n') + '\n';
 
 describe('per-hunk review, focus and task changes', function () {
@@ -18,15 +16,7 @@ describe('per-hunk review, focus and task changes', function () {
   before(async () => {
     api = await forge();
   });
-  afterEach(async () => {
-    const session = api.testApi.manager.current;
-    if (session.running) {
-      for (const r of api.approvals.pending()) await api.approvals.resolve(r.id, { kind: 'reject', reason: 'test cleanup' });
-      session.stop();
-      await waitFor(() => !session.running, 'the run to stop');
-    }
-    await closeAllEditors();
-  });
+  afterEach(() => endLeftoverRun(api));
 
   it('accepts and rejects hunks one by one through commands; only accepted hunks are written; the model is told exactly what was rejected', async () => {
     const file = wsPath('src', 'hunks.js');
@@ -42,7 +32,7 @@ describe('per-hunk review, focus and task changes', function () {
     ]);
     const run = api.testApi.controller.startRun('send', 'Change three values.');
     const req = await pendingApproval(api, 'write_file');
-    const tab = await waitFor(diffTab, 'the diff tab');
+    const tab = await waitFor(proposalDiffTab, 'the diff tab');
     const proposedUri = (tab.input as vscode.TabInputTextDiff).modified;
     assert.doesNotMatch(proposedUri.path, new RegExp(req.id), 'no internal id in the diff editor path (breadcrumb)');
     assert.strictEqual(proposedUri.path, '/src/hunks.js');
@@ -74,7 +64,7 @@ describe('per-hunk review, focus and task changes', function () {
     assert.match(seen, /2 of 3 hunk\(s\) were accepted/, seen);
     assert.match(seen, /Hunk #2 \(original line 15; proposed line 15\), reason: keep v15 as it is/, seen);
     assert.match(seen, /\+const v15 = 1500; \/\/ hunk two/, seen);
-    await waitFor(() => !diffTab(), 'the diff tab to close');
+    await waitFor(() => !proposalDiffTab(), 'the diff tab to close');
 
     // The completion block lists the file the task changed, against the task's start.
     const changes = await waitFor(() => api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'changes'), 'the changes block');
@@ -134,7 +124,7 @@ describe('per-hunk review, focus and task changes', function () {
     const outcome = api.diffApproval.propose({ id: 'focus-1', path: target, original: originalText, proposed: originalText + '// more\n', isNewFile: false });
     // Keep typing while the proposal opens.
     for (const ch of 'bcd') await vscode.commands.executeCommand('type', { text: ch });
-    const tab = await waitFor(diffTab, 'the diff tab');
+    const tab = await waitFor(proposalDiffTab, 'the diff tab');
     await vscode.commands.executeCommand('type', { text: 'e' });
     await waitFor(() => doc.getText().endsWith('abcde'), 'every keystroke to land in the user\'s editor');
     assert.strictEqual(doc.getText(), '// typing here\nabcde');

@@ -5,9 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID, llm, workspaceRoot, wsPath } from '../helpers';
-import { forge, freshTask, historyIsConsistent, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
+import { done, forge, freshTask, historyIsConsistent, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
 
-const done = (result: string) => ({ toolCalls: [{ id: `done-${Math.random().toString(36).slice(2, 8)}`, name: 'task_completion', args: { result } }] });
 
 describe('Forge MCP and project rules (real VS Code)', function () {
   this.timeout(90_000);

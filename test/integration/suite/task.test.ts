@@ -3,11 +3,9 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { allTabs, closeAllEditors, llm, readText, waitFor, wsPath } from '../helpers';
-import { forge, freshTask, historyIsConsistent, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
+import { llm, readText, waitFor, wsPath } from '../helpers';
+import { done, endLeftoverRun, forge, freshTask, historyIsConsistent, proposalDiffTab, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
 
-const diffTab = () => allTabs().find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'forge-proposed');
-const done = (result: string) => ({ toolCalls: [{ id: `done-${Math.random().toString(36).slice(2, 8)}`, name: 'task_completion', args: { result } }] });
 
 describe('Forge task end to end (scripted model, real tools)', function () {
   this.timeout(60_000);
@@ -17,16 +15,7 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     assert.ok(api.testApi.model.configured, 'the loopback model is configured from the workspace settings');
     assert.ok(typeof api.activationMs === 'number' && api.activationMs >= 0);
   });
-  afterEach(async () => {
-    // A failed test must not leave a run waiting for the next one.
-    const session = api.testApi.manager.current;
-    if (session.running) {
-      for (const r of api.approvals.pending()) await api.approvals.resolve(r.id, { kind: 'reject', reason: 'test cleanup' });
-      session.stop();
-      await waitFor(() => !session.running, 'the run to stop');
-    }
-    await closeAllEditors();
-  });
+  afterEach(() => endLeftoverRun(api));
 
   it('reads, edits through an accepted diff (undoable), runs an approved command, completes', async () => {
     const file = wsPath('src', 'greet.js');
@@ -45,7 +34,7 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     const run = api.testApi.controller.startRun('send', 'Make the greeting say Hi and check it.');
 
     const edit = await pendingApproval(api, 'apply_diff');
-    await waitFor(diffTab, 'the diff editor for the proposed edit');
+    await waitFor(proposalDiffTab, 'the diff editor for the proposed edit');
     assert.strictEqual(await readText(file), original, 'nothing is written before approval');
     assert.strictEqual(await vscode.commands.executeCommand('forge.acceptEdit'), true);
     await waitFor(() => !api.approvals.pending().some((r) => r.id === edit.id), 'the edit approval to resolve');
@@ -91,14 +80,14 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     ]);
     const run = api.testApi.controller.startRun('send', 'Guard the division.');
     const req = await pendingApproval(api, 'apply_diff');
-    await waitFor(diffTab, 'the diff editor');
+    await waitFor(proposalDiffTab, 'the diff editor');
     assert.strictEqual(await vscode.commands.executeCommand('forge.rejectEdit', req.id, 'Throw instead of returning NaN'), true);
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
     assert.strictEqual(await readText(file), original);
     const seen = (await toolResultSeenByModel('b-edit')) ?? '';
     assert.match(seen, /Throw instead of returning NaN/, seen);
-    await waitFor(() => !diffTab(), 'the diff to close');
+    await waitFor(() => !proposalDiffTab(), 'the diff to close');
   });
 
   it('denied commands never run and the model sees why (built-in rule and the user deny list)', async () => {
