@@ -9,6 +9,7 @@ import { createAgentTools } from './host/wiring/agent-tools';
 import { registerCommandsAndListeners } from './host/wiring/commands';
 import { initialiseController } from './host/wiring/controller';
 import { wireEcosystem } from './host/wiring/ecosystem';
+import { extensionApi } from './host/wiring/extension-api';
 import { LateBound } from './host/wiring/late-bound';
 import { flushForShutdown, resolveModelThenResume, warmFetchSoon } from './host/wiring/lifecycle';
 import { wireModel } from './host/wiring/model';
@@ -16,7 +17,6 @@ import { createParallelTasks } from './host/wiring/parallel';
 import { registerPanel } from './host/wiring/panel';
 import { sessionManagerFactory } from './host/wiring/sessions';
 import { openWorkspaceStorage } from './host/wiring/storage';
-import { extensionApi } from './host/wiring/test-api';
 
 let shutdown: (() => Promise<void>) | undefined;
 

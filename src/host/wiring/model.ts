@@ -18,6 +18,7 @@ export interface ModelWiringDeps {
   context: vscode.ExtensionContext;
   keys: ApiKeyStore;
   log: Logger;
+  /** The panel's provider status (the first refresh runs once the panel is registered). */
   showStatus(status: ProviderStatus): void;
   /** A model works now: the "no model" errors of a moment ago leave the transcript. */
   onModelWorks(): void;
