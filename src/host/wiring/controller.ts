@@ -1,0 +1,73 @@
+// The background half of activation: once the task store, the edit journal and memory are open, Recovery and
+// the Controller are made, attached to the panel, and the last task of this workspace is brought back.
+import type { EditJournal } from '../../core/tasks/journal';
+import type { TaskStore } from '../../core/tasks/task-store';
+import type { ForgePanelProvider } from '../../panel/provider';
+import type { AgentExtras } from '../controller/agent-extras';
+import type { MemoryService } from '../controller/agent-factory';
+import { Controller, type ControllerDeps } from '../controller/forge-controller';
+import { journalFsOf, Recovery } from '../controller/recovery';
+import type { Ecosystem } from '../ecosystem';
+import type { LateBound } from './late-bound';
+import type { NewSessionManager } from './sessions';
+import type { WorkspaceStorage } from './storage';
+
+/** What activation's background disk work produces (task history, edit journal, memory, the Controller). */
+export interface Initialised {
+  controller: Controller;
+  store: TaskStore;
+  journal: EditJournal;
+  memory: MemoryService;
+}
+
+/** The Controller's own dependencies that exist before the disk work is done. */
+type ReadyNow = Pick<ControllerDeps, 'toolkit' | 'model' | 'models' | 'keys' | 'outputs' | 'statusBar' | 'log' | 'refreshModel'>;
+
+export interface InitialiseDeps extends ReadyNow {
+  storage: WorkspaceStorage;
+  memory: Promise<MemoryService>;
+  newManager: NewSessionManager;
+  extras: AgentExtras;
+  ecosystem: Ecosystem;
+  panel: ForgePanelProvider;
+  /** Gets Recovery and the Controller as soon as they exist (the pieces made before them reach them there). */
+  late: LateBound;
+}
+
+export async function initialiseController(deps: InitialiseDeps): Promise<Initialised> {
+  const { storage, newManager, ecosystem, panel, late, log, toolkit } = deps;
+  const [[store, journal], memory] = await Promise.all([storage.opened, deps.memory]);
+  const recovery = new Recovery({
+    manager: () => controller.manager, journal, audit: storage.audit, reports: storage.reports,
+    journalFs: journalFsOf(toolkit.fs), auditFiles: () => storage.auditSink.files(), log,
+  });
+  late.recovery = recovery;
+  const controller: Controller = new Controller({
+    recovery,
+    manager: newManager(store, memory),
+    toolkit,
+    model: deps.model,
+    models: deps.models,
+    keys: deps.keys,
+    memory,
+    journal,
+    outputs: deps.outputs,
+    statusBar: deps.statusBar,
+    log,
+    refreshModel: deps.refreshModel,
+    extras: deps.extras,
+    beforeSend: (text) => ecosystem.mcp.withAttachments(text),
+  });
+  late.controller = controller;
+  controller.setPanel(panel);
+  // Attaching resends the snapshot to webviews that are already ready, and so does the restore's switch.
+  controller.manager.attach(panel);
+  // Never lose the conversation: bring back the last task of this workspace.
+  try {
+    const restored = await controller.manager.restoreLatest();
+    if (restored) log.info(`Restored task ${restored.id} (${restored.record().title})`);
+  } catch (err) {
+    log.error(`Could not restore the last task: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { controller, store, journal, memory };
+}

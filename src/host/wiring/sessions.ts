@@ -1,0 +1,58 @@
+// How a task's session manager is made: each task's Agent gets the shared model, tools and memory, the mode's
+// context, the MCP tools and project rules; saved tasks are reconciled with the disk before they are restored.
+import type { OutputStore } from '../../core/context/output-store';
+import type { AgentDeps } from '../../core/loop/agent';
+import type { AgentEvent } from '../../core/loop/events';
+import type { AgentSnapshot } from '../../core/tasks/snapshot';
+import type { TaskStore } from '../../core/tasks/task-store';
+import { createDelegatingAgent, type AgentExtras } from '../controller/agent-extras';
+import { agentConfigFrom, type MemoryService } from '../controller/agent-factory';
+import type { SwitchableModel } from '../controller/model-factory';
+import type { TaskSession } from '../controller/session';
+import { SessionManager } from '../controller/session-manager';
+import type { Toolkit } from '../controller/tool-factory';
+import type { Ecosystem } from '../ecosystem';
+import type { Logger } from '../logger';
+import { readSettings } from '../settings';
+import type { WorkspaceStorage } from './storage';
+
+export interface SessionWiringDeps {
+  model: SwitchableModel;
+  toolkit: Toolkit;
+  extras: AgentExtras;
+  ecosystem: Ecosystem;
+  outputs: OutputStore;
+  storage: WorkspaceStorage;
+  log: Logger;
+  /** Every task's events, for the Controller (status bar, logs) and Recovery (audit trail, checkpoints). */
+  onEvent(session: TaskSession, e: AgentEvent): void;
+}
+
+export type NewSessionManager = (store: TaskStore, memory: MemoryService) => SessionManager;
+
+export function sessionManagerFactory({ model, toolkit, extras, ecosystem, outputs, storage, log, onEvent }: SessionWiringDeps): NewSessionManager {
+  const { durable } = storage;
+  return (store, memory) => {
+    const makeAgent = (snapshot?: AgentSnapshot) => {
+      const deps: AgentDeps = {
+        model,
+        tools: toolkit.tools,
+        approver: toolkit.approvals,
+        config: { ...agentConfigFrom(readSettings(), model), modeContext: extras.modeContext },
+        memory,
+        outputStore: outputs,
+        log: (m) => log.debug(m),
+      };
+      return ecosystem.wire(deps, (d) => createDelegatingAgent(d, snapshot));
+    };
+    return new SessionManager({
+      store,
+      makeAgent,
+      log,
+      leases: durable.leases,
+      storage: durable.health,
+      reconcile: (record) => storage.opened.then(([, journal]) => durable.reconciler(journal)(record)),
+      onEvent,
+    });
+  };
+}

@@ -1,0 +1,43 @@
+// One workspace's storage, in global storage and never in the workspace: the task history, the edit journal,
+// the durability pieces (command log, leases, storage health), the audit trail and the run reports.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { AuditTrail } from '../../core/audit/audit-trail';
+import { EditJournal } from '../../core/tasks/journal';
+import { RunReportStore } from '../../core/tasks/run-reports';
+import { TaskStore } from '../../core/tasks/task-store';
+import { createDurability, type Durability } from '../controller/durability';
+import { workspaceKey } from '../controller/session-manager';
+import type { Logger } from '../logger';
+import { AuditFileSink } from '../node/audit-file-sink';
+import { readSettings } from '../settings';
+
+export interface WorkspaceStorage {
+  /** This workspace's folder (history/, journal/, commands/, leases/, audit/, worktrees/). */
+  dir: string;
+  /** The task store and the edit journal, opening in the background: activation does not wait for the disk. */
+  opened: Promise<[TaskStore, EditJournal]>;
+  /** Opens the task history again (tests simulate a reload with it). */
+  openTaskStore(): Promise<TaskStore>;
+  durable: Durability;
+  audit: AuditTrail;
+  auditSink: AuditFileSink;
+  reports: RunReportStore;
+}
+
+/** `show` puts a storage failure in front of the user (the panel). */
+export function openWorkspaceStorage(context: vscode.ExtensionContext, log: Logger, show: (message: string) => void): WorkspaceStorage {
+  // One folder per workspace, so the histories of different projects never mix.
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const dir = path.join(context.globalStorageUri.fsPath, workspaceKey(folders));
+  const logTo = (m: string) => log.debug(m);
+  const openTaskStore = () => TaskStore.open(path.join(dir, 'history'), { log: logTo, maxTasks: readSettings().historyMaxTasks });
+  const opened = Promise.all([openTaskStore(), EditJournal.open(dir, { log: logTo })]);
+  // Intent before effect, reconcile on restore, loud storage failures, one owner per task (docs/DESIGN-durability.md).
+  const durable = createDurability({ storageDir: dir, log, show });
+  // The audit trail (every action, rotated JSON Lines) and the run reports.
+  const auditSink = new AuditFileSink(path.join(dir, 'audit'));
+  const audit = new AuditTrail(auditSink, { log: logTo });
+  const reports = new RunReportStore(dir, { log: logTo });
+  return { dir, opened, openTaskStore, durable, audit, auditSink, reports };
+}
