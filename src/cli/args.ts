@@ -36,6 +36,12 @@ export interface CliOptions {
   reportFile?: string;
   verbose: boolean;
   color?: boolean;
+  /** --mcp: workspace MCP servers (.vscode/mcp.json) allowed to start; 'all' allows every one. */
+  mcpAllow: string[];
+  /** --mcp-config: the user's own MCP servers file. */
+  mcpConfig?: string;
+  /** --no-mcp: no MCP server at all. */
+  mcp: boolean;
 }
 
 export class UsageError extends Error {
@@ -76,6 +82,13 @@ Approvals (never a silent allow-all):
   In a terminal Forge asks for everything not approved (y/n/a=always for this task/q); without a terminal
   and without a policy, anything that needs approval is refused.
 
+MCP servers (the workspace's .vscode/mcp.json, as in the extension):
+  --mcp <names|all>      let these workspace servers start (they run outside the sandbox); in a terminal
+                         Forge asks instead, without one they stay off. Their tools need --approve network or a y
+  --mcp-config <file>    your own servers file (same format); its servers start without a question
+  --no-mcp               no MCP servers
+  \${input:id} values: FORGE_MCP_INPUT_<ID> in the environment, or asked (hidden) in a terminal.
+
 Output:
   --json                 JSON Lines of the loop's events on stdout (people's progress stays on stderr)
   --report <file>        write the run report (JSON) there
@@ -94,8 +107,8 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const rest: string[] = [];
   const flags = new Map<string, string[]>();
   const bools = new Set<string>();
-  const VALUED = new Set(['provider', 'model', 'base-url', 'cwd', 'mode', 'max-iterations', 'approve', 'network', 'allow-host', 'task', 'report', 'max-cost', 'max-minutes', 'max-tokens', 'prompt-file']);
-  const BOOL = new Set(['worktree', 'json', 'continue', 'no-memory', 'no-reflect', 'yes-contained', 'no-sandbox', 'verbose', 'no-color', 'color', 'help', 'version']);
+  const VALUED = new Set(['provider', 'model', 'base-url', 'cwd', 'mode', 'max-iterations', 'approve', 'network', 'allow-host', 'task', 'report', 'max-cost', 'max-minutes', 'max-tokens', 'prompt-file', 'mcp', 'mcp-config']);
+  const BOOL = new Set(['worktree', 'json', 'continue', 'no-memory', 'no-reflect', 'yes-contained', 'no-sandbox', 'verbose', 'no-color', 'color', 'help', 'version', 'no-mcp']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -192,6 +205,9 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     reportFile: one('report'),
     verbose: bools.has('verbose'),
     color: bools.has('no-color') ? false : bools.has('color') ? true : undefined,
+    mcpAllow: (flags.get('mcp') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean),
+    mcpConfig: one('mcp-config'),
+    mcp: !bools.has('no-mcp'),
   };
 }
 

@@ -51,6 +51,39 @@ function makeAsk(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskLine 
     });
 }
 
+/** A question whose answer is not echoed (an MCP server's secret input). */
+function makeAskHidden(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): (prompt: string) => Promise<string | undefined> {
+  return (prompt) =>
+    new Promise((resolve) => {
+      stderr.write(prompt);
+      const wasRaw = stdin.isRaw;
+      stdin.setRawMode(true);
+      stdin.setEncoding('utf8');
+      stdin.resume();
+      let value = '';
+      const finish = (v: string | undefined) => {
+        stdin.off('data', onData);
+        stdin.setRawMode(wasRaw);
+        stdin.pause();
+        stderr.write('\n');
+        resolve(v);
+      };
+      const onData = (chunk: string) => {
+        for (const ch of chunk) {
+          if (ch === '\r' || ch === '\n') return finish(value);
+          if (ch === '\u0003') {
+            finish(undefined);
+            process.kill(process.pid, 'SIGINT');
+            return;
+          }
+          if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+          else if (ch >= ' ') value += ch;
+        }
+      };
+      stdin.on('data', onData);
+    });
+}
+
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   let opts: CliOptions;
   try {
@@ -134,15 +167,21 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     worktree = await createTaskWorktree(root, title, { baseDir: await worktreesDir(root) });
     log.info(`working in ${worktree.path} on branch ${worktree.branch}`);
   }
-  const rt = await createRuntime(opts, log, { root, store, workspace: worktree?.path ?? root });
+  const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
+  const askLine = interactive ? makeAsk(io.stdin, io.stderr) : undefined;
+  const askHidden = interactive ? makeAskHidden(io.stdin, io.stderr) : undefined;
+  const never = new AbortController().signal;
+  const rt = await createRuntime(opts, log, { root, store, workspace: worktree?.path ?? root }, {
+    env: io.env,
+    ...(askLine && askHidden ? { ask: (prompt: string, secret: boolean) => (secret ? askHidden(prompt) : askLine(prompt, never)) } : {}),
+  });
   try {
     const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose });
-    const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
     let agent: Agent | undefined;
     const approver = new CliApprover({
       policy: opts.approve,
       containment: () => rt.runner.containment(),
-      ask: interactive ? makeAsk(io.stdin, io.stderr) : undefined,
+      ask: askLine,
       say: (line) => progress.line(line),
       style,
       onQuit: () => agent?.stop(),

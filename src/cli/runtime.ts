@@ -20,7 +20,10 @@ import { CommandSandbox } from '../host/node/sandbox/command-sandbox';
 import type { TaskWorktree } from '../host/node/worktrees';
 import { createModel } from '../providers';
 import { apiKeyFor, type CliOptions } from './args';
+import { createCliMcp } from './mcp';
 import { loadProjectRules, type ProjectRules } from './rules';
+
+declare const __FORGE_VERSION__: string | undefined;
 
 /**
  * Tasks live in the workspace, under .forge/tasks (git-ignored by a .gitignore Forge writes there), not in an
@@ -76,7 +79,18 @@ export interface RuntimePlace {
   store: TaskStore;
 }
 
-export async function createRuntime(opts: CliOptions, log: { info(m: string): void; warn(m: string): void; debug(m: string): void }, place: RuntimePlace): Promise<Runtime> {
+/** What the runtime may ask the person at the terminal (nothing without one). */
+export interface RuntimeHooks {
+  ask?: (prompt: string, secret: boolean) => Promise<string | undefined>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function createRuntime(
+  opts: CliOptions,
+  log: { info(m: string): void; warn(m: string): void; debug(m: string): void },
+  place: RuntimePlace,
+  hooks: RuntimeHooks = {},
+): Promise<Runtime> {
   const { root, workspace, store } = place;
   let apiKey = apiKeyFor(opts.provider);
   if (!apiKey && opts.provider === 'openai-compatible' && isLoopback(opts.baseUrl)) apiKey = 'forge-no-key';
@@ -109,6 +123,17 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
     }
   }
   const rules = await loadProjectRules(fs);
+  const mcp = opts.mcp
+    ? await createCliMcp({
+        workspace,
+        ...(opts.mcpConfig ? { configFile: opts.mcpConfig } : {}),
+        allow: opts.mcpAllow,
+        env: hooks.env ?? process.env,
+        ...(hooks.ask ? { ask: hooks.ask } : {}),
+        log,
+        ...(typeof __FORGE_VERSION__ === 'string' ? { version: __FORGE_VERSION__ } : {}),
+      })
+    : undefined;
 
   const config: Partial<AgentConfig> = {
     ...(opts.mode ? { mode: opts.mode } : {}),
@@ -128,14 +153,14 @@ export async function createRuntime(opts: CliOptions, log: { info(m: string): vo
   };
   const memoryPort = memory;
   const makeAgent = (approver: Approver, snapshot?: AgentSnapshot): Agent => {
-    const deps: AgentDeps = { model, tools, approver, config, memory: memoryPort, log: (m) => log.debug(m) };
+    const deps: AgentDeps = { model, tools, approver, config, memory: memoryPort, log: (m) => log.debug(m), ...(mcp ? { toolSources: [mcp.toolSource] } : {}) };
     return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
   };
   return {
     root, model, tools, runner, sandbox, memory, rules, store, makeAgent,
     dispose: async () => {
       await store.flush();
-      await sandbox.dispose();
+      await Promise.all([sandbox.dispose(), mcp?.dispose()]);
     },
   };
 }

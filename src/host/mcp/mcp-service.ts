@@ -1,18 +1,18 @@
 // MCP in VS Code: servers from each folder's `.vscode/mcp.json` and the forge.mcp.servers setting (same shape),
 // ${input:...} values asked once and kept in SecretStorage, workspace trust honoured, the manager reconfigured
 // when either changes, and resources queued to be attached to the next message.
-import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isAutoApproved, literalSecrets, parseEnvFile, parseMcpConfig, resolveSpec, stripJsonComments, type McpInput, type McpServerSpec } from '../../core/mcp/config';
+import { isAutoApproved, literalSecrets, parseMcpConfig, resolveSpec, type McpInput, type McpServerSpec } from '../../core/mcp/config';
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
+import { MCP_JSON, readMcpConfigFile, withEnvFile } from '../node/mcp/config-files';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
 import { readSettings } from '../settings';
 
-export const MCP_JSON = '.vscode/mcp.json';
+export { MCP_JSON };
 const SECRET_PREFIX = 'forge.mcp.input.';
 /** workspaceState: the workspace servers the user allowed / refused to start (by command line or URL). */
 const TRUSTED_KEY = 'forge.mcp.allowedServers';
@@ -79,20 +79,11 @@ export class McpService implements vscode.Disposable {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
       const file = path.join(folder.uri.fsPath, MCP_JSON);
-      let text: string;
-      try {
-        text = await fs.readFile(file, 'utf8');
-      } catch {
-        continue;
-      }
-      try {
-        const parsed = parseMcpConfig(JSON.parse(stripJsonComments(text)), vscode.workspace.asRelativePath(file, true));
-        specs.push(...parsed.servers.map((s) => (s.type === 'stdio' && !s.cwd ? { ...s, cwd: folder.uri.fsPath } : s)));
-        for (const i of parsed.inputs) inputs.set(i.id, i);
-        problems.push(...parsed.problems);
-      } catch (err) {
-        problems.push(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
-      }
+      const parsed = await readMcpConfigFile(file, vscode.workspace.asRelativePath(file, true), folder.uri.fsPath);
+      if (!parsed) continue;
+      specs.push(...parsed.servers);
+      for (const i of parsed.inputs) inputs.set(i.id, i);
+      problems.push(...parsed.problems);
     }
     // User settings are the user's own; workspace settings came with the repository and ask before a start, like
     // mcp.json (the workspace value wins for a name in both).
@@ -169,10 +160,7 @@ export class McpService implements vscode.Disposable {
       userHome: os.homedir(),
       input: (id) => this.input(id, spec.name),
     });
-    if (resolved.type !== 'stdio' || !resolved.envFile) return resolved;
-    const file = path.isAbsolute(resolved.envFile) ? resolved.envFile : path.join(resolved.cwd ?? folder ?? '', resolved.envFile);
-    const fromFile = parseEnvFile(await fs.readFile(file, 'utf8'));
-    return { ...resolved, env: { ...fromFile, ...resolved.env } };
+    return withEnvFile(resolved, folder);
   }
 
   /** ${input:id}: SecretStorage, else asked once (concurrent starts share the question) and stored. */

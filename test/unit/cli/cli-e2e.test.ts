@@ -17,7 +17,8 @@ async function buildCli(): Promise<void> {
   const load = new Function('u', 'return import(u)') as (u: string) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
   const { buildOptions } = await load(`file://${path.join(REPO, 'esbuild.mjs')}`);
   await esbuild.build({ ...buildOptions.cli, absWorkingDir: REPO });
-  if (!existsSync(path.join(REPO, 'dist', 'vendor', 'mvdan-sh.js'))) await esbuild.build({ ...buildOptions.vendor, absWorkingDir: REPO });
+  const vendored = ['mvdan-sh.js', 'mcp-sdk.js'].map((f) => path.join(REPO, 'dist', 'vendor', f));
+  if (!vendored.every((f) => existsSync(f))) await esbuild.build({ ...buildOptions.vendor, absWorkingDir: REPO });
 }
 
 interface Done {
@@ -118,6 +119,44 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.equal(events.at(-2).report.reason, 'done');
     assert.deepEqual(events.at(-1), { type: 'cli_exit', code: 0, reason: 'done', taskId: events[0].taskId });
     assert.match(res.stderr, /\+ execute_command node test\.js/);
+  });
+
+  describe('MCP servers from the workspace .vscode/mcp.json', () => {
+    const EVERYTHING = path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    beforeEach(async () => {
+      await fsp.mkdir(path.join(ws, '.vscode'), { recursive: true });
+      await fsp.writeFile(
+        path.join(ws, '.vscode', 'mcp.json'),
+        JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING], env: { EVERYTHING_TOKEN: '${input:everything-token}' } } } }),
+      );
+    });
+
+    it('--mcp starts the named server: its tools are offered, called (with --approve network) and the result reaches the model', async () => {
+      srv.script([call('mcp__everything__echo', { message: 'hello from the cli' }), done('echoed')]);
+      const { done: finished } = startCli(srv, ws, ['run', '--json', '--mcp', 'everything', '--approve', 'network', 'echo something'], '', { FORGE_MCP_INPUT_EVERYTHING_TOKEN: 'tok-123' });
+      const res = await finished;
+      assert.equal(res.code, 0, res.stderr);
+      const offered = (srv.requests[0].body.tools as any[]).map((t) => t.function?.name);
+      assert.ok(offered.includes('mcp__everything__echo'), offered.join(', '));
+      assert.ok(toolResults(srv.requests[1].body).some((r) => r.includes('hello from the cli')), toolResults(srv.requests[1].body).join('\n'));
+    });
+
+    it('without --mcp and without a terminal the server never starts, and the person learns the flag', async () => {
+      srv.script([call('mcp__everything__echo', { message: 'x' }), done('no mcp')]);
+      const res = await run(srv, ws, ['run', '--json', '--approve', 'network', 'echo something']);
+      assert.equal(res.code, 0, res.stderr);
+      const offered = (srv.requests[0].body.tools as any[]).map((t) => t.function?.name);
+      assert.ok(!offered.some((n) => String(n).startsWith('mcp__')), offered.join(', '));
+      assert.match(res.stderr, /--mcp everything/);
+      assert.ok(toolResults(srv.requests[1].body).some((r) => /unknown tool|not available|no tool/i.test(r)), toolResults(srv.requests[1].body).join('\n'));
+    });
+
+    it('an ${input:} value missing from the environment (no terminal) stops the server with the variable to set', async () => {
+      srv.script([done('nothing')]);
+      const res = await run(srv, ws, ['run', '--mcp', 'all', 'do nothing']);
+      assert.equal(res.code, 0, res.stderr);
+      assert.match(res.stderr, /FORGE_MCP_INPUT_EVERYTHING_TOKEN/);
+    });
   });
 
   it('without a terminal and without a policy, a command is refused (never run) and the model is told why', async () => {

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs, UsageError } from '../../../src/cli/args';
 import { CliApprover, makeStyle, parseApprovalPolicy, renderEditDiff, type AskLine } from '../../../src/cli/approvals';
+import { inputEnvName } from '../../../src/cli/mcp';
 import { exitCodeFor } from '../../../src/cli/output';
 import { loadProjectRules } from '../../../src/cli/rules';
 import { NodeWorkspaceFs } from '../../../src/host/node';
@@ -62,6 +63,15 @@ describe('forge CLI: flags and environment', () => {
 
   it('--yes-contained is writes + commands-sandboxed', () => {
     assert.deepEqual([...parseArgs(['run', '--yes-contained', 'x'], {}).approve].sort(), ['commands-sandboxed', 'writes']);
+  });
+
+  it('MCP: --mcp names (repeatable, comma lists), --mcp-config, --no-mcp; no server is allowed by default', () => {
+    const none = parseArgs(['run', 'x'], {});
+    assert.deepEqual([none.mcp, none.mcpAllow, none.mcpConfig], [true, [], undefined]);
+    const some = parseArgs(['run', '--mcp', 'github, fs', '--mcp=db', '--mcp-config', 'mine.json', 'x'], {});
+    assert.deepEqual([some.mcpAllow, some.mcpConfig], [['github', 'fs', 'db'], 'mine.json']);
+    assert.equal(parseArgs(['run', '--no-mcp', 'x'], {}).mcp, false);
+    assert.equal(inputEnvName('github-token'), 'FORGE_MCP_INPUT_GITHUB_TOKEN');
   });
 });
 

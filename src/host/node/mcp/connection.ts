@@ -125,7 +125,7 @@ export class McpConnection {
       this.failedStarts++;
       this.failedAt = Date.now();
       this.setState('error', `configuration: ${messageOf(err)}`);
-      throw new Error(`MCP server "${this.name}" is not configured: ${messageOf(err)}`);
+      throw new Error(`MCP server "${this.name}" did not start: ${messageOf(err)}`);
     });
     const { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = sdk();
     const client = new Client({ name: 'forge', version: this.opts.clientVersion ?? '0.0.0' }, { capabilities: {} });
