@@ -111,7 +111,7 @@ export async function createRuntime(
   else log.debug(`commands run contained: ${containment.summary}`);
   const runner = new NodeCommandRunner({ sandbox });
   const fs = new NodeWorkspaceFs([workspace]);
-  const tools = createWorkspaceTools({ fs, runner, applier: new DiskEditApplier(), sandbox: { trusted: true, commands: { allow: [], deny: [] } }, home: os.homedir() });
+  const tools = createWorkspaceTools({ fs, runner, applier: new DiskEditApplier({ roots: () => [workspace] }), sandbox: { trusted: true, commands: { allow: [], deny: [] } }, home: os.homedir() });
 
   let memory: MemoryPort | undefined;
   if (opts.memory) {

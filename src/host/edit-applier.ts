@@ -23,7 +23,10 @@ export class VscodeEditApplier implements EditApplier {
   private readonly disk: DiskEditApplier;
 
   constructor(private readonly options: VscodeEditApplierOptions = {}) {
-    this.disk = new DiskEditApplier({ checkConcurrentChange: options.checkConcurrentChange });
+    this.disk = new DiskEditApplier({
+      checkConcurrentChange: options.checkConcurrentChange,
+      roots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    });
   }
 
   async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {

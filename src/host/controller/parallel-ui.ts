@@ -196,7 +196,7 @@ export class ParallelTasksUi implements vscode.Disposable {
     });
     const runner = new NodeCommandRunner({ sandbox });
     const tools = createWorkspaceTools({
-      fs: new NodeWorkspaceFs([wt.path]), runner, applier: new DiskEditApplier(), home: os.homedir(),
+      fs: new NodeWorkspaceFs([wt.path]), runner, applier: new DiskEditApplier({ roots: () => [wt.path] }), home: os.homedir(),
       sandbox: { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) },
       commandDefaultTimeoutSeconds: settings.commandTimeoutSeconds, toolTimeoutSeconds: settings.toolTimeoutSeconds,
     });

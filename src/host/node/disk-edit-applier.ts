@@ -19,6 +19,11 @@ export class NotPlainTextError extends Error {
 export interface DiskEditApplierOptions {
   /** Refuse when the file changed since the proposal was computed (default true). */
   checkConcurrentChange?: boolean;
+  /**
+   * The workspace folders: the file (its real path, links followed) must still be inside one when it is written. The
+   * path was checked when the edit was proposed; a command may have swapped a folder for a link since.
+   */
+  roots?: () => readonly string[];
 }
 
 const BOM = '\ufeff';
@@ -30,7 +35,8 @@ export class DiskEditApplier implements EditApplier {
   async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     // Write through a symlink to its target, as an editor's save does (a rename would replace the link).
-    const target = await fsp.realpath(edit.path).catch(() => edit.path);
+    const target = await realTarget(edit.path);
+    await this.checkConfined(edit.path, target);
     const bytes = await fsp.readFile(target).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return undefined;
       throw e;
@@ -52,6 +58,17 @@ export class DiskEditApplier implements EditApplier {
     await writeAtomically(target, bom ? BOM + edit.content : edit.content);
   }
 
+  private async checkConfined(shown: string, target: string): Promise<void> {
+    const roots = this.options.roots?.();
+    if (!roots) return;
+    const real = await Promise.all(roots.map((r) => fsp.realpath(r).catch(() => path.resolve(r))));
+    const inside = real.some((r) => {
+      const rel = path.relative(r, target);
+      return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    });
+    if (!inside) throw new OutsideWorkspaceError(`Refused: ${shown} now leads outside the workspace (to ${target}); a link changed since the edit was proposed. Nothing was written.`);
+  }
+
   private checkUnchanged(edit: FileEdit, current: string): void {
     if (this.options.checkConcurrentChange === false) return;
     if (edit.isNewFile) {
@@ -63,6 +80,26 @@ export class DiskEditApplier implements EditApplier {
     if (edit.original !== undefined && !sameText(current, edit.original)) {
       throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
     }
+  }
+}
+
+export class OutsideWorkspaceError extends Error {
+  override readonly name = 'OutsideWorkspaceError';
+}
+
+/** The real path the write lands on: links followed for the file, or for its nearest existing folder (a new file). */
+async function realTarget(file: string): Promise<string> {
+  const real = await fsp.realpath(file).catch(() => undefined);
+  if (real) return real;
+  let dir = path.dirname(file);
+  const rest = [path.basename(file)];
+  for (;;) {
+    const realDir = await fsp.realpath(dir).catch(() => undefined);
+    if (realDir) return path.join(realDir, ...rest);
+    const up = path.dirname(dir);
+    if (up === dir) return file;
+    rest.unshift(path.basename(dir));
+    dir = up;
   }
 }
 

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError } from '../../../src/host/node';
+import { existsSync } from 'node:fs';
+import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, OutsideWorkspaceError } from '../../../src/host/node';
 
 describe('host/node: DiskEditApplier', () => {
   let dir: string;
@@ -79,6 +80,29 @@ describe('host/node: DiskEditApplier', () => {
       (e: Error) => e instanceof NotPlainTextError,
     );
     assert.deepEqual(await fsp.readFile(file), latin1);
+  });
+
+  it('refuses a write that a link swapped in since the proposal would lead outside the workspace', async () => {
+    const ws = path.join(dir, 'ws');
+    const outside = path.join(dir, 'outside');
+    await fsp.mkdir(ws);
+    await fsp.mkdir(outside);
+    await fsp.writeFile(path.join(outside, 'config'), 'precious\n');
+    // A command replaced the workspace folder "src" with a link to a folder outside it.
+    await fsp.symlink(outside, path.join(ws, 'src'));
+    const applier = new DiskEditApplier({ roots: () => [ws] });
+    await assert.rejects(
+      applier.apply({ path: path.join(ws, 'src', 'config'), content: 'owned\n', isNewFile: false, original: 'precious\n' }),
+      (e: Error) => e instanceof OutsideWorkspaceError && /outside the workspace/.test(e.message),
+    );
+    await assert.rejects(applier.apply({ path: path.join(ws, 'src', 'new.txt'), content: 'x', isNewFile: true }), (e: Error) => e instanceof OutsideWorkspaceError);
+    assert.equal(await fsp.readFile(path.join(outside, 'config'), 'utf8'), 'precious\n');
+    assert.equal(existsSync(path.join(outside, 'new.txt')), false);
+    // Inside the workspace, a link to another workspace file is fine.
+    await fsp.writeFile(path.join(ws, 'real.txt'), 'a\n');
+    await fsp.symlink(path.join(ws, 'real.txt'), path.join(ws, 'alias.txt'));
+    await applier.apply({ path: path.join(ws, 'alias.txt'), content: 'b\n', isNewFile: false, original: 'a\n' });
+    assert.equal(await fsp.readFile(path.join(ws, 'real.txt'), 'utf8'), 'b\n');
   });
 
   it('stops before writing when the signal is aborted', async () => {
