@@ -43,6 +43,7 @@ export interface PanelController {
   onEditPlan?(taskId: string | undefined, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
   /** "Restore to here" on a tool card. */
   onRestoreCheckpoint?(taskId: string | undefined, toolCallId: string): void | Promise<void>;
+  onRedoCheckpoint?(taskId: string | undefined): void | Promise<void>;
   /** The user's decision on one hunk of a pending edit (the approval card's hunk list). */
   onHunkDecision?(requestId: string, index: number, state: HunkState, reason?: string): void;
   /** The completion block: view all changes, one file's diff, undo or keep one file. */
@@ -260,6 +261,7 @@ export class PanelBridge {
       case 'save_provider': return c.onSaveProvider?.(m);
       case 'edit_plan': return void c.onEditPlan?.(m.taskId, m.plan);
       case 'restore_checkpoint': return void c.onRestoreCheckpoint?.(m.taskId, m.toolCallId);
+      case 'redo_checkpoint': return void c.onRedoCheckpoint?.(m.taskId);
       case 'hunk_decision': return c.onHunkDecision?.(m.requestId, m.index, m.state, m.reason);
       case 'changes_action': return c.onChangesAction?.(m.taskId, m.action, m.path);
       case 'implement_plan':

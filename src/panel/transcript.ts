@@ -5,7 +5,7 @@ import {
   LIMITS, type Action, type ChangedFile, type HunkView, type ItemOf, type PatchOp, type PlanView, type Progress, type RunStatus, type TranscriptItem,
 } from '../protocol/messages';
 import { foldChanges, foldHunkReview } from './fold/changes';
-import { foldCheckpointMark, lastCardOf, type CheckpointMark } from './fold/checkpoints';
+import { foldCheckpointMark, lastCardOf, markRedone, type CheckpointMark } from './fold/checkpoints';
 import { TranscriptItems } from './fold/items';
 import { runEndCard } from './fold/run-end';
 import { RunNotes } from './fold/run-notes';
@@ -143,9 +143,14 @@ export class Transcript {
     return true;
   }
 
-  /** Appends a checkpoint mark (a restore or an undo) to the transcript. */
+  /** Appends a checkpoint mark (a restore, an undo or a redo) to the transcript. */
   addCheckpointMark(mark: CheckpointMark): PatchOp[] {
     return this.change((ops) => foldCheckpointMark(this.items, ops, this.now, mark));
+  }
+
+  /** The latest restore / undo mark (or every one: nothing is left to put back) no longer offers Redo. */
+  markRedone(all = false): PatchOp[] {
+    return this.change((ops) => markRedone(this.items, ops, all));
   }
 
   /**

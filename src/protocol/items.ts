@@ -133,11 +133,16 @@ export const RunEndItemSchema = z.object({
   /** "<provider>:<model>" the run switched to after the primary kept failing. */
   fallbackModel: Label.optional(),
 });
-/** A visible mark: files were restored to a checkpoint, or the task's changes were undone (and the conversation maybe rewound). */
+/**
+ * A visible mark: files were restored to a checkpoint, or the task's changes were undone (and the conversation maybe
+ * rewound), or such a restore was redone (the task's edits put back).
+ */
 export const CheckpointItemSchema = z.object({
   ...base,
   kind: z.literal('checkpoint'),
-  action: z.enum(['restore', 'undo']),
+  action: z.enum(['restore', 'undo', 'redo']),
+  /** A restore or undo whose edits were put back since (it offers no Redo any more). */
+  redone: z.boolean().optional(),
   /** The checkpoint (1-based, in task order) restored to; absent for a whole-task undo. */
   step: Count.optional(),
   restored: z.array(z.string().max(LIMITS.path)).max(2000),

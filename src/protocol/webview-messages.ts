@@ -49,6 +49,7 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   }),
   /** "Restore to here" on a tool card: the files go back to how they were at the end of that call's step. */
   z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id.optional(), toolCallId: Id }),
+  z.strictObject({ type: z.literal('redo_checkpoint'), taskId: Id.optional() }),
   /** The user's decision on one hunk of a pending edit ('pending' clears it). */
   z.strictObject({
     type: z.literal('hunk_decision'), requestId: Id, index: Count, state: HunkStateSchema,

@@ -73,4 +73,26 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
     assert.match(mark, /Kept your changes: w\/b\.ts/);
     assert.match(mark, /rewound to this point \(4 message\(s\) removed\)/);
   });
+
+  it('a restore mark offers Redo (posts redo_checkpoint, also from the keyboard) until it is redone; the redo mark says what came back', async () => {
+    await p.host(state({ taskId: 'task-1' }));
+    await p.host(patch({ op: 'append', item: { id: 'm1', ts: 1, kind: 'checkpoint', action: 'restore', step: 1, restored: ['/w/a.ts'], deleted: [], skipped: [], conflicts: [] } }));
+    const redo = p.page.locator('[data-id="m1"] .checkpoint-redo');
+    await eventuallyText(redo, /Redo/);
+    await p.clearPosted();
+    await redo.click();
+    assert.deepEqual(await p.posted(), [{ type: 'redo_checkpoint', taskId: 'task-1' }]);
+    await p.clearPosted();
+    await redo.focus();
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual(await p.posted(), [{ type: 'redo_checkpoint', taskId: 'task-1' }]);
+    await p.host(patch(
+      { op: 'update', item: { id: 'm1', ts: 1, kind: 'checkpoint', action: 'restore', step: 1, restored: ['/w/a.ts'], deleted: [], skipped: [], conflicts: [], redone: true } },
+      { op: 'append', item: { id: 'm2', ts: 2, kind: 'checkpoint', action: 'redo', restored: ['/w/a.ts'], deleted: [], skipped: [], conflicts: [] } },
+    ));
+    const back = await eventuallyText(p.page.locator('[data-id="m2"] .checkpoint-mark'), /Redid/);
+    assert.match(back, /the task's edits are back in 1 file\(s\)/);
+    assert.match(back, /Back: w\/a\.ts/);
+    assert.equal(await p.page.locator('.checkpoint-redo').count(), 0, 'no Redo once redone, none on the redo mark');
+  });
 });

@@ -31,32 +31,43 @@ export function toolExtras(t: ItemOf<'tool'>): HTMLElement[] {
 
 export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
   const files = c.restored.length + c.deleted.length;
-  const title = c.action === 'undo' ? `Undid this task's changes: ${files} file(s)` : `Restored ${files} file(s) to checkpoint ${c.step ?? ''}`.trim();
+  const title =
+    c.action === 'undo' ? `Undid this task's changes: ${files} file(s)`
+    : c.action === 'redo' ? `Redid: the task's edits are back in ${files} file(s)`
+    : `Restored ${files} file(s) to checkpoint ${c.step ?? ''}`.trim();
   const lines: HTMLElement[] = [];
   const list = (label: string, paths: readonly string[]) =>
     paths.length ? lines.push(h('div', {}, `${label}: `, ...paths.flatMap((p, i) => [i ? ', ' : '', h('a', { 'data-act': 'open_file', 'data-path': p, role: 'link', tabindex: '0', title: p }, base(p))]))) : 0;
-  list('Restored', c.restored);
-  list('Deleted (created by the task)', c.deleted);
+  list(c.action === 'redo' ? 'Back' : 'Restored', c.restored);
+  list(c.action === 'redo' ? 'Deleted again (the task deleted it)' : 'Deleted (created by the task)', c.deleted);
   list('Kept your changes', c.skipped);
   for (const k of c.conflicts) lines.push(h('div', { class: 'conflict' }, `Not restored: ${base(k.path)} (${k.reason})`));
   if (c.rewoundMessages !== undefined) lines.push(h('div', {}, `The conversation was rewound to this point (${c.rewoundMessages} message(s) removed).`));
-  return h('details', { class: 'notice checkpoint-mark', open: true }, h('summary', {}, `↺ ${title}`), ...lines);
+  if (c.action !== 'redo' && !c.redone && files > 0) {
+    lines.push(h('div', {}, h('a', {
+      class: 'checkpoint-redo', 'data-act': 'redo_checkpoint', role: 'button', tabindex: '0',
+      title: 'Put back the task\'s edits this took back (files only; a rewound conversation stays rewound)',
+    }, '↻ Redo')));
+  }
+  return h('details', { class: 'notice checkpoint-mark', open: true }, h('summary', {}, `${c.action === 'redo' ? '↻' : '↺'} ${title}`), ...lines);
 }
 
-/** Delegated click/keyboard handling for "Restore to here". */
+/** Delegated click/keyboard handling for "Restore to here" and "Redo". */
 export function installCheckpointActions(root: HTMLElement, taskId: () => string | undefined, post: (m: WebviewMessage) => void): void {
+  const ACTS = '[data-act="restore_checkpoint"], [data-act="redo_checkpoint"]';
   const fire = (el: HTMLElement) => {
     const id = taskId();
+    if (el.dataset.act === 'redo_checkpoint') return post({ type: 'redo_checkpoint', ...(id ? { taskId: id } : {}) });
     const callId = el.dataset.toolCallId;
     if (callId) post({ type: 'restore_checkpoint', ...(id ? { taskId: id } : {}), toolCallId: callId });
   };
   root.addEventListener('click', (e) => {
-    const el = (e.target as HTMLElement).closest<HTMLElement>('[data-act="restore_checkpoint"]');
+    const el = (e.target as HTMLElement).closest<HTMLElement>(ACTS);
     if (el && root.contains(el)) fire(el);
   });
   root.addEventListener('keydown', (e) => {
     const el = e.target as HTMLElement;
-    if ((e.key === 'Enter' || e.key === ' ') && el.dataset?.act === 'restore_checkpoint') {
+    if ((e.key === 'Enter' || e.key === ' ') && el.matches?.(ACTS)) {
       e.preventDefault();
       fire(el);
     }

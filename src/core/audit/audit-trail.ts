@@ -35,8 +35,8 @@ export interface FileWriteFact {
 
 export interface RestoreFact {
   taskId: string;
-  /** restore: back to a checkpoint; undo: the whole task's changes. */
-  action: 'restore' | 'undo';
+  /** restore: back to a checkpoint; undo: the whole task's changes; redo: the last restore or undo taken back. */
+  action: 'restore' | 'undo' | 'redo';
   checkpoint?: number;
   restored: string[];
   deleted: string[];

@@ -2,15 +2,17 @@
 // rule), and the pure reads over a folded log (intents, summaries, undo of one file).
 //   edit    an applied edit (the outcome of an intent with the same seq, or a plain record)
 //   undo    edits an undo reverted
+//   redo    edits of the last undo put back (the undo undone)
 //   intent  an edit about to be applied: written BEFORE the file is touched, so a crash in between is visible
 //   void    intents that did not happen (failed, refused, or found not applied when reconciling after a crash)
 import type { BlobStore } from './blob-store';
 
 export type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
 export type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
+export type RedoLine = { k: 'redo'; taskId: string; seqs: number[]; at: number };
 export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
 export type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
-export type LogLine = EditLine | UndoLine | IntentLine | VoidLine;
+export type LogLine = EditLine | UndoLine | RedoLine | IntentLine | VoidLine;
 
 /** An edit recorded as about to happen (beginEdit); settle it with commitEdit or abandonEdit. */
 export interface EditIntent {
@@ -50,6 +52,8 @@ export interface TaskLog {
   needsNewline: boolean;
   /** Intents with no outcome yet (an edit about to be applied, or cut off by a crash), by seq. */
   intents?: Map<number, IntentLine>;
+  /** Each undo's edits that are still undone, oldest undo first: a redo puts back the last one. */
+  undoBatches?: number[][];
 }
 
 export interface IndexEntry {
@@ -68,7 +72,7 @@ export function parseLine(raw: string): LogLine | undefined {
     const isHash = (h: unknown) => h === null || (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h));
     if (v.k === 'edit' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as EditLine;
     if (v.k === 'intent' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as IntentLine;
-    if ((v.k === 'undo' || v.k === 'void') && Array.isArray(v.seqs) && v.seqs.every((s: unknown) => Number.isInteger(s))) return v as UndoLine | VoidLine;
+    if ((v.k === 'undo' || v.k === 'redo' || v.k === 'void') && Array.isArray(v.seqs) && v.seqs.every((s: unknown) => Number.isInteger(s))) return v as UndoLine | RedoLine | VoidLine;
     return undefined;
   } catch {
     return undefined;
@@ -110,11 +114,21 @@ export function parseLog(text: string, stem: string, expectedTaskId?: string): {
       log.nextSeq = Math.max(log.nextSeq, line.seq + 1);
     } else if (line.k === 'void') {
       line.seqs.forEach((s) => log.intents?.delete(s));
+    } else if (line.k === 'redo') {
+      forgetUndone(log, line.seqs);
     } else {
       line.seqs.forEach((s) => log.undone.add(s));
+      (log.undoBatches ??= []).push([...line.seqs]);
     }
   }
   return { log, bad };
+}
+
+/** Edits put back by a redo: no longer undone, and out of the undo batches that held them. */
+export function forgetUndone(log: TaskLog, seqs: readonly number[]): void {
+  const gone = new Set(seqs);
+  gone.forEach((s) => log.undone.delete(s));
+  log.undoBatches = (log.undoBatches ?? []).map((b) => b.filter((s) => !gone.has(s))).filter((b) => b.length > 0);
 }
 
 /** The workspace as an undo sees it (same shape as journal.ts's JournalFs). */
@@ -150,6 +164,37 @@ export async function undoPath(blobs: BlobStore, file: string, edits: EditLine[]
     else await fs.write(file, target);
   } catch (err) {
     return { conflict: `restore failed: ${errorText(err)}` };
+  }
+  return targetKind;
+}
+
+/**
+ * Puts one file's undone edits back: the file must still be what the undo left (the first edit's `before`), else the
+ * user changed it since and it is a conflict (unless `force`). It gets the last edit's `after` (null -> deleted).
+ */
+export async function redoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
+  const first = edits[0];
+  const last = edits[edits.length - 1];
+  const target = last.after === null ? null : await blobs.get(last.after);
+  if (target === undefined) return { conflict: 'the content the task wrote is missing from the journal' };
+  let current: string | null;
+  try {
+    current = await fs.read(file);
+  } catch (err) {
+    return { conflict: `cannot read the file: ${errorText(err)}` };
+  }
+  const targetKind = target === null ? 'deleted' : 'restored';
+  if (current === target) return targetKind;
+  if (!force) {
+    const left = first.before === null ? null : await blobs.get(first.before);
+    if (left === undefined) return { conflict: 'the checkpoint content is missing from the journal' };
+    if (current !== left) return { conflict: current === null ? 'deleted since it was restored' : 'modified since it was restored' };
+  }
+  try {
+    if (target === null) await fs.remove(file);
+    else await fs.write(file, target);
+  } catch (err) {
+    return { conflict: `redo failed: ${errorText(err)}` };
   }
   return targetKind;
 }

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
-import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, readIntents, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
+import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, forgetUndone, readIntents, redoPath, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
 
 export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
@@ -297,6 +297,51 @@ export class EditJournal {
         undoneSeqs.sort((a, b) => a - b);
         await this.append(log, { k: 'undo', taskId, seqs: undoneSeqs, at: this.now() });
         undoneSeqs.forEach((s) => log.undone.add(s));
+        (log.undoBatches ??= []).push(undoneSeqs);
+        this.touchIndex(taskId, log);
+      }
+      return result;
+    });
+  }
+
+  /** Whether the task's last undo (or restore) can be redone: some of its edits are still undone. */
+  async canRedo(taskId: string): Promise<boolean> {
+    if (!this.index.has(taskId) && !this.logs.has(taskId)) return false;
+    const log = await this.exclusive(taskId, () => this.taskLog(taskId));
+    return (log.undoBatches?.length ?? 0) > 0;
+  }
+
+  /**
+   * Puts the edits of the task's last undo (or checkpoint restore) back, file by file, oldest edit first. A file the
+   * user changed since the undo is a conflict and stays as it is (unless `force`; `paths` limits the redo to those
+   * files). `restored` lists the files that got the task's content again, `deleted` the ones the task had deleted.
+   */
+  redoLastUndo(taskId: string, fs: JournalFs, opts: { force?: boolean; paths?: readonly string[] } = {}): Promise<UndoResult> {
+    return this.exclusive(taskId, async () => {
+      const result: UndoResult = { restored: [], deleted: [], conflicts: [] };
+      if (!this.index.has(taskId) && !this.logs.has(taskId)) return result;
+      const log = await this.taskLog(taskId);
+      const batch = new Set(log.undoBatches?.at(-1) ?? []);
+      const groups = new Map<string, EditLine[]>();
+      for (const e of log.edits) {
+        if (!batch.has(e.seq) || (opts.paths && !opts.paths.includes(e.path))) continue;
+        groups.set(e.path, [...(groups.get(e.path) ?? []), e]);
+      }
+      const redone: number[] = [];
+      for (const [file, edits] of groups) {
+        const outcome = await redoPath(this.blobs, file, edits, fs, !!opts.force);
+        if (outcome === 'restored') result.restored.push(file);
+        else if (outcome === 'deleted') result.deleted.push(file);
+        else {
+          result.conflicts.push({ path: file, reason: outcome.conflict });
+          continue;
+        }
+        redone.push(...edits.map((e) => e.seq));
+      }
+      if (redone.length) {
+        redone.sort((a, b) => a - b);
+        await this.append(log, { k: 'redo', taskId, seqs: redone, at: this.now() });
+        forgetUndone(log, redone);
         this.touchIndex(taskId, log);
       }
       return result;

@@ -102,6 +102,7 @@ export class DeferredController implements ForgeController, PanelController {
   onSaveProvider(req: Parameters<Controller['onSaveProvider']>[0]): void { this.fire('save provider', (c) => c.onSaveProvider(req)); }
   onEditPlan(taskId: string | undefined, plan: unknown): void { this.fire('plan edit', (c) => c.onEditPlan(taskId, plan)); }
   onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): void { this.fire('restore checkpoint', (c) => c.onRestoreCheckpoint(taskId, toolCallId)); }
+  onRedoCheckpoint(taskId: string | undefined): void { this.fire('redo checkpoint', (c) => c.onRedoCheckpoint(taskId)); }
   onHunkDecision(requestId: string, index: number, state: HunkState, reason?: string): void { this.fire('hunk decision', (c) => c.onHunkDecision(requestId, index, state, reason)); }
   onChangesAction(taskId: string, action: ChangesAction, path?: string): void { this.fire('changes action', (c) => c.onChangesAction(taskId, action, path)); }
 }

@@ -238,6 +238,7 @@ export class Controller implements ForgeController, PanelController {
   onChangesAction(taskId: string, action: ChangesAction, path?: string): void { this.review.onChangesAction(taskId, action, path); }
   onEditPlan(taskId: string | undefined, plan: unknown): void { this.deps.recovery?.editPlan(taskId, plan); }
   onRestoreCheckpoint(taskId: string | undefined, toolCallId: string): Promise<void> | undefined { return this.deps.recovery?.restoreFromPanel(taskId, toolCallId); }
+  onRedoCheckpoint(taskId: string | undefined): Promise<void> | undefined { return this.deps.recovery?.redoFromPanel(taskId); }
   onCheckProvider(req: Parameters<PanelSetup['check']>[0]): void { void this.setup.check(req); }
   onSaveProvider(req: Parameters<PanelSetup['save']>[0]): void { void this.setup.save(req); }
   onSelectModel(modelId?: string): void { this.modelSettings.selectFromPanel(modelId); }

@@ -1,5 +1,5 @@
 // Recover and review after the fact: checkpoint restore (from the transcript's "Restore to here" or the
-// forge.restoreCheckpoint command), the user's plan edits, the audit trail's host facts (files written,
+// forge.restoreCheckpoint command) and its redo, the user's plan edits, the audit trail's host facts (files written,
 // restores, undos), and the read-only views "Show Audit Log" and "Show Run Report".
 import * as vscode from 'vscode';
 import type { AuditTrail } from '../../core/audit/audit-trail';
@@ -171,6 +171,61 @@ export class Recovery {
     return outcome;
   }
 
+  /** "Redo" on a restore or undo mark: the edits it took back are put back (the files; a rewound conversation stays). */
+  async redoFromPanel(taskId: string | undefined): Promise<void> {
+    if (this.restoring) {
+      void vscode.window.showInformationMessage('Forge is already restoring files.');
+      return;
+    }
+    const run = this.redo(taskId ?? this.deps.manager().current.id);
+    this.restoring = run;
+    try {
+      await run;
+    } catch (err) {
+      this.deps.log.error(`redo failed: ${errorText(err)}`);
+      void vscode.window.showErrorMessage(`Forge could not redo: ${errorText(err)}`);
+    } finally {
+      this.restoring = undefined;
+    }
+  }
+
+  /** Resolves with what was put back, or undefined when there was nothing to redo or the task is running. */
+  async redo(taskId: string, conflicts: 'ask' | 'overwrite' | 'skip' = 'ask'): Promise<UndoResult | undefined> {
+    const session = this.session(taskId);
+    if (session?.running) {
+      void vscode.window.showWarningMessage('Forge is working on this task: stop it before redoing.');
+      return undefined;
+    }
+    if (!(await this.deps.journal.canRedo(taskId))) {
+      session?.transcript.markRedone(true);
+      void vscode.window.showInformationMessage('Forge: nothing to redo in this task.');
+      return undefined;
+    }
+    const first = await this.deps.journal.redoLastUndo(taskId, this.deps.journalFs);
+    const changedByUser = first.conflicts.filter((c) => /since it was restored/.test(c.reason));
+    const outcome = { ...first, conflicts: first.conflicts.filter((c) => !changedByUser.includes(c)), skipped: [] as string[], overwritten: [] as string[] };
+    if (changedByUser.length) {
+      const chosen = new Set(await this.decide(changedByUser, conflicts, 'redo'));
+      outcome.skipped = changedByUser.filter((c) => !chosen.has(c.path)).map((c) => c.path);
+      if (chosen.size) {
+        const forced = await this.deps.journal.redoLastUndo(taskId, this.deps.journalFs, { force: true, paths: [...chosen] });
+        outcome.restored.push(...forced.restored);
+        outcome.deleted.push(...forced.deleted);
+        outcome.overwritten = [...forced.restored, ...forced.deleted];
+        outcome.conflicts.push(...forced.conflicts);
+      }
+    }
+    const left = await this.deps.journal.canRedo(taskId);
+    if (outcome.restored.length + outcome.deleted.length || !left) session?.transcript.markRedone(!left);
+    this.mark(taskId, 'redo', outcome);
+    const back = [...outcome.restored, ...outcome.deleted];
+    if (session && back.length) session.addNote(`The user redid your edits that a restore had undone: ${back.map(rel).join(', ')} are back as you left them. Re-read files before editing them.`);
+    const kept = outcome.skipped.length ? `; kept your changes to ${outcome.skipped.length} file(s)` : '';
+    const failed = outcome.conflicts.length ? `; ${outcome.conflicts.length} could not be redone (see the transcript)` : '';
+    void vscode.window.showInformationMessage(`Forge put the task's edits back in ${back.length} file(s)${kept}${failed}.`);
+    return outcome;
+  }
+
   /** "Undo Task Changes" leaves the same mark as a restore. */
   markUndo(taskId: string, result: UndoResult | undefined): void {
     if (!result || result.restored.length + result.deleted.length + result.conflicts.length === 0) return;
@@ -197,14 +252,15 @@ export class Recovery {
     return md;
   }
 
-  private async decide(conflicts: RestoreConflict[], how: 'ask' | 'overwrite' | 'skip'): Promise<string[]> {
+  private async decide(conflicts: RestoreConflict[], how: 'ask' | 'overwrite' | 'skip', what: 'restore' | 'redo' = 'restore'): Promise<string[]> {
     if (how === 'overwrite') return conflicts.map((c) => c.path);
     if (how === 'skip') return [];
     const overwrite: string[] = [];
     for (const c of conflicts) {
+      const changed = c.reason.replace(/ since (the task edited it|it was restored)$/, '');
       const pick = await vscode.window.showWarningMessage(
-        `${rel(c.path)} was ${c.reason.replace(/ since the task edited it$/, '')} since Forge edited it.`,
-        { modal: true, detail: 'Overwrite it with the checkpoint\'s version, or keep your changes?' },
+        what === 'redo' ? `${rel(c.path)} was ${changed} since the restore.` : `${rel(c.path)} was ${changed} since Forge edited it.`,
+        { modal: true, detail: what === 'redo' ? 'Overwrite it with the task\'s version, or keep your changes?' : 'Overwrite it with the checkpoint\'s version, or keep your changes?' },
         'Overwrite', 'Keep Mine',
       );
       if (pick === 'Overwrite') overwrite.push(c.path);
@@ -212,7 +268,7 @@ export class Recovery {
     return overwrite;
   }
 
-  private mark(taskId: string, action: 'restore' | 'undo', o: Omit<RestoreReport, 'checkpoint'>, step?: number): void {
+  private mark(taskId: string, action: 'restore' | 'undo' | 'redo', o: Omit<RestoreReport, 'checkpoint'>, step?: number): void {
     this.deps.audit.restored({ taskId, action, ...(step !== undefined ? { checkpoint: step } : {}), restored: o.restored, deleted: o.deleted, conflicts: o.conflicts, skipped: o.skipped, overwritten: o.overwritten, ...(o.rewoundMessages !== undefined ? { rewoundMessages: o.rewoundMessages } : {}) });
     const session = this.session(taskId);
     if (!session) return;

@@ -101,6 +101,17 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.match(md, /# Run report: Write the notes files/);
     assert.match(md, /model time .* tool time/);
     assert.match(md, /write_file [\d.]+ m?s, \d+ chars/);
+
+    // Redo (the mark's button) takes the restore back: the task's edits are in the files again; the user's b.txt,
+    // which the restore kept, stays; the rewound conversation stays rewound.
+    await api.testApi.controller.onRedoCheckpoint(session.id);
+    assert.strictEqual(await readText(a), 'two\n');
+    assert.strictEqual(await readText(b), 'mine\n');
+    const marks = items().filter((i) => i.kind === 'checkpoint');
+    assert.deepStrictEqual(marks.map((m) => [m.action, !!m.redone]), [['restore', true], ['redo', false]]);
+    assert.deepStrictEqual(marks[1].restored, [a]);
+    await (api.testApi as any).audit.flush();
+    assert.match(fs.readFileSync(files[0], 'utf8'), /"kind":"redo"/);
   });
 
   it('a plan the user edits in the panel reaches the model in its next step, and survives a reload', async () => {

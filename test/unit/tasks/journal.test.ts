@@ -136,6 +136,48 @@ describe('tasks/EditJournal', () => {
     assert.equal(await read('gone.ts'), null);
   });
 
+  it('redo puts the last undo (a restore) back, also after a reopen; then nothing is left to redo', async () => {
+    await fs.write('a.ts', 'a0');
+    const j = await EditJournal.open(store, { log, now });
+    const checkpoint = await edit(j, 't', 'a.ts', 'a1');
+    await edit(j, 't', 'a.ts', 'a2');
+    await edit(j, 't', 'new.ts', 'n1');
+    await j.undoTask('t', fs, { toSeq: checkpoint.seq }); // restore to the end of the first edit
+    assert.deepEqual([await read('a.ts'), await read('new.ts')], ['a1', null]);
+    assert.equal(await j.canRedo('t'), true);
+
+    const reopened = await EditJournal.open(store, { log, now });
+    const redo = await reopened.redoLastUndo('t', fs);
+    assert.deepEqual(redo.conflicts, []);
+    assert.deepEqual(redo.restored.sort(), ['a.ts', 'new.ts']);
+    assert.deepEqual([await read('a.ts'), await read('new.ts')], ['a2', 'n1']);
+    assert.ok((await reopened.entries('t')).every((e) => !e.undone), 'the edits are live again');
+    assert.equal(await reopened.canRedo('t'), false);
+    assert.deepEqual(await reopened.redoLastUndo('t', fs), { restored: [], deleted: [], conflicts: [] });
+    // And the redone edits can be undone again.
+    assert.deepEqual((await reopened.undoTask('t', fs, { toSeq: checkpoint.seq })).restored.length, 1);
+    assert.equal(await read('a.ts'), 'a1');
+  });
+
+  it('redo leaves a file the user changed after the restore alone (a conflict), redoes the rest, and force overrides', async () => {
+    await fs.write('mine.ts', 'm0');
+    await fs.write('other.ts', 'o0');
+    const j = await EditJournal.open(store, { log, now });
+    await edit(j, 't', 'mine.ts', 'm1');
+    await edit(j, 't', 'other.ts', 'o1');
+    await j.undoTask('t', fs);
+    await fs.write('mine.ts', 'm0 + user change after the undo');
+    const first = await j.redoLastUndo('t', fs);
+    assert.deepEqual(first.restored, ['other.ts']);
+    assert.deepEqual(first.conflicts, [{ path: 'mine.ts', reason: 'modified since it was restored' }]);
+    assert.equal(await read('mine.ts'), 'm0 + user change after the undo');
+    assert.equal(await j.canRedo('t'), true, 'the conflicting file can still be redone');
+    const forced = await j.redoLastUndo('t', fs, { force: true });
+    assert.deepEqual(forced, { restored: ['mine.ts'], deleted: [], conflicts: [] });
+    assert.equal(await read('mine.ts'), 'm1');
+    assert.equal(await j.canRedo('t'), false);
+  });
+
   it('undoes to a checkpoint: only edits after toSeq are reverted', async () => {
     await fs.write('a', 'a0');
     const j = await EditJournal.open(store, { log, now });
