@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Screenshots for looking, not a test: the live plan pinned above the conversation, tool cards with "Restore to
-// here", the restore confirmation, and the checkpoint mark a restore leaves, in the real VS Code (code-server +
+// here", the restore confirmation, the checkpoint mark a restore leaves and its Redo, in the real VS Code (code-server +
 // Chromium) with the scripted loopback model. Writes test-results/recovery-<n>-<what>-<theme>.png.
 //
 //   node esbuild.mjs && node test/integration/recovery-shots.mjs        (FORGE_SHOTS_THEMES=dark,light)
@@ -93,6 +93,14 @@ async function run(theme, label) {
     await shot(page, '4-restored-mark', label);
     const content = fs.readFileSync(path.join(workspace, 'src', 'json.js'), 'utf8');
     console.log(`[shots] src/json.js after the restore: ${JSON.stringify(content)}`);
+
+    // Redo on the mark: the task's edit comes back and a second mark says so.
+    await wv.locator('.checkpoint-redo').click();
+    await wv.locator('.item-checkpoint .checkpoint-mark', { hasText: 'Redid' }).waitFor({ timeout: 10_000 });
+    await wv.locator('.item-checkpoint').last().scrollIntoViewIfNeeded();
+    await page.waitForTimeout(400);
+    await shot(page, '5-redone-mark', label);
+    console.log(`[shots] src/json.js after the redo: ${JSON.stringify(fs.readFileSync(path.join(workspace, 'src', 'json.js'), 'utf8'))}`);
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop().catch(() => {});
