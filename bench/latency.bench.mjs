@@ -172,6 +172,8 @@ async function main() {
     emit('latency.first_command_start', all('firstCommandStartMs'), 100, 'first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell (stamped by the command)');
     emit('latency.warm_command_start', all('warmCommandStartMs'), 100, 'a command in an existing Forge terminal: Approve -> the command started by the shell (stamped by the command)');
     emit('latency.process_exit_to_next_request', all('exitToNextRequestMs'), 100, 'the command stamps its end -> the next model request on the wire (shell integration end event, output drain, tool result)');
+    emit('latency.child_process_command_start', all('childCommandStartMs'), null, 'forge.terminal.useShellIntegration off (commands as contained child processes, output in the panel): Approve -> the command started (stamped by the command)');
+    emit('latency.child_process_exit_to_next_request', all('childExitToNextRequestMs'), null, 'forge.terminal.useShellIntegration off: the command stamps its end -> the next model request');
     emit('latency.command_start_forge_share', all('forgeCommandStartMs'), 100, "Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
     emit('latency.command_end_forge_share', all('forgeCommandEndMs'), 100, "Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');

@@ -172,6 +172,33 @@ export async function run(): Promise<void> {
     result.forgeCommandStartMs = forgeStartMs;
     result.forgeCommandEndMs = forgeEndMs;
 
+    // ---- 2b. the same commands as child processes (forge.terminal.useShellIntegration off: no terminal round trips) ----
+    const forgeConfig = vscode.workspace.getConfiguration('forge');
+    await forgeConfig.update('terminal.useShellIntegration', false, vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => vscode.workspace.getConfiguration('forge').get('terminal.useShellIntegration') === false, 'the setting to apply', 10_000, 20);
+    const childStartMs: number[] = [];
+    const childExitToNextMs: number[] = [];
+    try {
+      for (let i = 0; i < COLD_COMMANDS; i++) {
+        controller.newTask();
+        await llmScript([cmdTurn(`p${i}`), done('ran')]);
+        const run = controller.startRun('send', 'Run it as a child process.');
+        const req = await pending('execute_command');
+        await sleep(HUMAN_MS);
+        const c0 = Date.now();
+        controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
+        await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the child-process command', 30_000, 5);
+        childStartMs.push(stamped('.forge-bench-start') - c0);
+        childExitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
+        await run;
+        await idle();
+      }
+    } finally {
+      await forgeConfig.update('terminal.useShellIntegration', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    result.childCommandStartMs = childStartMs;
+    result.childExitToNextRequestMs = childExitToNextMs;
+
     phase('edits');
     // ---- 3. Approve an edit -> on disk -> next request ----
     const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
