@@ -1,10 +1,10 @@
-// The palette commands of recovery and the audit trail: restore a checkpoint, show the audit log, show the run
-// report. They wait for activation's background work (like every other command) and never throw into VS Code.
+// The palette commands of recovery and the audit trail: restore a checkpoint (and redo it), show the audit log,
+// show the run report. They wait for activation's background work (like every other command) and never throw into VS Code.
 import * as vscode from 'vscode';
 import type { Recovery, RestoreArgs } from './controller/recovery';
 import type { Logger } from './logger';
 
-export const RECOVERY_COMMAND_IDS = ['forge.restoreCheckpoint', 'forge.showAuditLog', 'forge.showRunReport'] as const;
+export const RECOVERY_COMMAND_IDS = ['forge.restoreCheckpoint', 'forge.redoRestore', 'forge.showAuditLog', 'forge.showRunReport'] as const;
 
 export function registerRecoveryCommands(recovery: () => Promise<Recovery>, log: Logger): vscode.Disposable {
   const guard = <A extends unknown[]>(id: string, fn: (r: Recovery, ...args: A) => Promise<unknown>) =>
@@ -39,6 +39,7 @@ export function registerRecoveryCommands(recovery: () => Promise<Recovery>, log:
       );
       return pick ? r.restore({ ...(args ?? {}), step: pick.step }) : undefined;
     }),
+    guard('forge.redoRestore', (r, taskId?: string) => r.redoFromPanel(typeof taskId === 'string' ? taskId : undefined)),
     guard('forge.showAuditLog', (r) => r.showAuditLog()),
     guard('forge.showRunReport', (r, taskId?: string) => r.showRunReport(typeof taskId === 'string' ? taskId : undefined)),
   );
