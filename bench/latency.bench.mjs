@@ -160,9 +160,22 @@ async function main() {
     }
     const all = (k) => results.flatMap((r) => (Array.isArray(r[k]) ? r[k] : [r[k]]));
     const input = { vscode: results[0].vscodeVersion, host: 'code-server extension host (Node 24) + headless Chromium', bundle: 'production (minified)', sessions, humanPauseMs: Number(process.env.FORGE_BENCH_HUMAN_MS ?? 300), model: 'loopback, answers at once' };
+    // What the time is spent on when a figure misses its goal (measured with timestamps in the extension host and a CPU
+    // profile of it: FORGE_BENCH_PROFILE=<file>).
+    const LIMITED_BY = {
+      'latency.approve_to_next_request':
+        "an edit of a file no editor shows goes straight to disk (a few ms); the rest is the journal's intent append and the extension host's event loop, shared with VS Code's own extensions (git spawning `git status` on the change, the TypeScript server, the remote protocol's compression): see latency.approve_host_block",
+      'latency.approve_host_block': "VS Code's extensions in the same host reacting to the file change (git, TypeScript, terminal suggest loading), not Forge's code",
+      'latency.first_command_start':
+        'the terminal: the user closed it 500 ms before, so the spare started then is still starting its shell and shell integration; Forge waits for it (child processes start in ~40 ms: latency.child_process_command_start)',
+      'latency.warm_command_start': "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.command_start_forge_share",
+      'latency.process_exit_to_next_request':
+        "shell integration's end event travels from the shell through the pty host and the workbench (where the terminal's escape sequences are parsed) back to the extension host; Forge's own share is latency.command_end_forge_share",
+    };
     const emit = (name, xs, goalP90, source) => {
       const s = stats(xs);
-      line({ name, unit: 'ms', ...s, input: { ...input, source }, goal: goalP90 === null ? null : { p90: goalP90 }, withinGoal: goalP90 === null || s.p90 === null ? null : s.p90 < goalP90 });
+      const withinGoal = goalP90 === null || s.p90 === null ? null : s.p90 < goalP90;
+      line({ name, unit: 'ms', ...s, input: { ...input, source }, goal: goalP90 === null ? null : { p90: goalP90 }, withinGoal, ...(withinGoal === false && LIMITED_BY[name] ? { limitedBy: LIMITED_BY[name] } : {}) });
     };
     emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, 'Approve (panel path) -> the next model request on the wire, edits of a 200-line file');
     emit('latency.approve_to_disk', all('approveToDiskMs'), 100, 'Approve (panel path) -> the edit readable on disk');
