@@ -3,7 +3,7 @@
 // refusing when the file changed since the proposal was computed. Used headless (CLI, background worktrees) and by
 // the VS Code host for files no editor shows, where a WorkspaceEdit + save would cost several workbench round trips.
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { EditApplier, FileEdit } from '../../core/workspace/types';
 
@@ -53,6 +53,11 @@ export class DiskEditApplier implements EditApplier {
       if (bom) current = current.slice(1);
       this.checkUnchanged(edit, current);
       if (current === edit.content) return;
+      // A rename would replace a read-only file as easily as any other: a file nobody may write (no write bit, which
+      // holds for root too) or that this user may not write is left alone, as an editor's save would.
+      const st = await fsp.stat(target);
+      const writable = (st.mode & 0o222) !== 0 && (await fsp.access(target, fsConstants.W_OK).then(() => true, () => false));
+      if (!writable) throw new ReadOnlyFileError(`${edit.path} is read-only; Forge did not change it. Ask the user to make it writable if it should be edited.`);
     }
     signal?.throwIfAborted();
     await writeAtomically(target, bom ? BOM + edit.content : edit.content);
@@ -81,6 +86,10 @@ export class DiskEditApplier implements EditApplier {
       throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
     }
   }
+}
+
+export class ReadOnlyFileError extends Error {
+  override readonly name = 'ReadOnlyFileError';
 }
 
 export class OutsideWorkspaceError extends Error {

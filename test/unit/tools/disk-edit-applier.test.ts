@@ -105,6 +105,14 @@ describe('host/node: DiskEditApplier', () => {
     assert.equal(await fsp.readFile(path.join(ws, 'real.txt'), 'utf8'), 'b\n');
   });
 
+  it('refuses a read-only file (no write bit, also for root) instead of renaming a new one over it', async () => {
+    const file = path.join(dir, 'locked.txt');
+    await fsp.writeFile(file, 'keep\n');
+    await fsp.chmod(file, 0o444);
+    await assert.rejects(new DiskEditApplier().apply({ path: file, content: 'new\n', isNewFile: false, original: 'keep\n' }), /read-only; Forge did not change it/);
+    assert.equal(await fsp.readFile(file, 'utf8'), 'keep\n');
+  });
+
   it('stops before writing when the signal is aborted', async () => {
     const file = path.join(dir, 'y.ts');
     await fsp.writeFile(file, 'old\n');
