@@ -138,45 +138,43 @@ interface UndoFs {
   remove(path: string): Promise<void>;
 }
 
+type PathOutcome = 'restored' | 'deleted' | { conflict: string };
+
+const TASK_CONTENT_MISSING = 'the content the task wrote is missing from the journal';
+const CHECKPOINT_CONTENT_MISSING = 'the checkpoint content is missing from the journal';
+
 /** Reverts one file's edits (seq order) to the first edit's `before`, unless the user changed it since (conflict). */
-export async function undoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
-  const first = edits[0];
-  const last = edits[edits.length - 1];
-  const target = first.before === null ? null : await blobs.get(first.before);
-  if (target === undefined) return { conflict: 'the checkpoint content is missing from the journal' };
-  let current: string | null;
-  try {
-    current = await fs.read(file);
-  } catch (err) {
-    return { conflict: `cannot read the file: ${errorText(err)}` };
-  }
-  const targetKind = target === null ? 'deleted' : 'restored';
-  if (current === target) return targetKind; // already back where it started (e.g. the user reverted it)
-  if (!force) {
-    const expected = last.after === null ? null : await blobs.get(last.after);
-    if (expected === undefined) return { conflict: 'the content the task wrote is missing from the journal' };
-    if (current !== expected) {
-      return { conflict: current === null ? 'deleted since the task edited it' : 'modified since the task edited it' };
-    }
-  }
-  try {
-    if (target === null) await fs.remove(file);
-    else await fs.write(file, target);
-  } catch (err) {
-    return { conflict: `restore failed: ${errorText(err)}` };
-  }
-  return targetKind;
+export function undoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<PathOutcome> {
+  return movePath(blobs, file, fs, force, {
+    from: edits[edits.length - 1]!.after, to: edits[0]!.before, fromMissing: TASK_CONTENT_MISSING, toMissing: CHECKPOINT_CONTENT_MISSING,
+    since: 'since the task edited it', failed: 'restore failed',
+  });
 }
 
 /**
  * Puts one file's undone edits back: the file must still be what the undo left (the first edit's `before`), else the
  * user changed it since and it is a conflict (unless `force`). It gets the last edit's `after` (null -> deleted).
  */
-export async function redoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<'restored' | 'deleted' | { conflict: string }> {
-  const first = edits[0];
-  const last = edits[edits.length - 1];
-  const target = last.after === null ? null : await blobs.get(last.after);
-  if (target === undefined) return { conflict: 'the content the task wrote is missing from the journal' };
+export function redoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<PathOutcome> {
+  return movePath(blobs, file, fs, force, {
+    from: edits[0]!.before, to: edits[edits.length - 1]!.after, fromMissing: CHECKPOINT_CONTENT_MISSING, toMissing: TASK_CONTENT_MISSING,
+    since: 'since it was restored', failed: 'redo failed',
+  });
+}
+
+/**
+ * Moves a file from the content `from` (blob hash; null = no file) to `to`. A file that is neither (the user changed
+ * it) is a conflict unless `force`; one already at `to` counts as done.
+ */
+async function movePath(
+  blobs: BlobStore,
+  file: string,
+  fs: UndoFs,
+  force: boolean,
+  m: { from: string | null; to: string | null; fromMissing: string; toMissing: string; since: string; failed: string },
+): Promise<PathOutcome> {
+  const target = m.to === null ? null : await blobs.get(m.to);
+  if (target === undefined) return { conflict: m.toMissing };
   let current: string | null;
   try {
     current = await fs.read(file);
@@ -184,19 +182,39 @@ export async function redoPath(blobs: BlobStore, file: string, edits: EditLine[]
     return { conflict: `cannot read the file: ${errorText(err)}` };
   }
   const targetKind = target === null ? 'deleted' : 'restored';
-  if (current === target) return targetKind;
+  if (current === target) return targetKind; // already there (e.g. the user reverted it)
   if (!force) {
-    const left = first.before === null ? null : await blobs.get(first.before);
-    if (left === undefined) return { conflict: 'the checkpoint content is missing from the journal' };
-    if (current !== left) return { conflict: current === null ? 'deleted since it was restored' : 'modified since it was restored' };
+    const expected = m.from === null ? null : await blobs.get(m.from);
+    if (expected === undefined) return { conflict: m.fromMissing };
+    if (current !== expected) return { conflict: `${current === null ? 'deleted' : 'modified'} ${m.since}` };
   }
   try {
     if (target === null) await fs.remove(file);
     else await fs.write(file, target);
   } catch (err) {
-    return { conflict: `redo failed: ${errorText(err)}` };
+    return { conflict: `${m.failed}: ${errorText(err)}` };
   }
   return targetKind;
+}
+
+/** Moves each file (undo or redo), filling `result`; the seqs of the files that moved. */
+export async function movePaths(
+  groups: Map<string, EditLine[]>,
+  move: (file: string, edits: EditLine[]) => Promise<PathOutcome>,
+  result: { restored: string[]; deleted: string[]; conflicts: { path: string; reason: string }[] },
+): Promise<number[]> {
+  const moved: number[] = [];
+  for (const [file, edits] of groups) {
+    const outcome = await move(file, edits);
+    if (outcome === 'restored') result.restored.push(file);
+    else if (outcome === 'deleted') result.deleted.push(file);
+    else {
+      result.conflicts.push({ path: file, reason: outcome.conflict });
+      continue;
+    }
+    moved.push(...edits.map((e) => e.seq));
+  }
+  return moved;
 }
 
 function errorText(err: unknown): string {

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
-import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, forgetUndone, readIntents, redoPath, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
+import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, forgetUndone, movePaths, readIntents, redoPath, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
 
 export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
@@ -282,17 +282,7 @@ export class EditJournal {
         if (g) g.unshift(e);
         else groups.set(e.path, [e]);
       }
-      const undoneSeqs: number[] = [];
-      for (const [file, edits] of groups) {
-        const outcome = await undoPath(this.blobs, file, edits, fs, !!opts.force);
-        if (outcome === 'restored') result.restored.push(file);
-        else if (outcome === 'deleted') result.deleted.push(file);
-        else {
-          result.conflicts.push({ path: file, reason: outcome.conflict });
-          continue;
-        }
-        undoneSeqs.push(...edits.map((e) => e.seq));
-      }
+      const undoneSeqs = await movePaths(groups, (file, edits) => undoPath(this.blobs, file, edits, fs, !!opts.force), result);
       if (undoneSeqs.length) {
         undoneSeqs.sort((a, b) => a - b);
         await this.append(log, { k: 'undo', taskId, seqs: undoneSeqs, at: this.now() });
@@ -327,17 +317,7 @@ export class EditJournal {
         if (!batch.has(e.seq) || (opts.paths && !opts.paths.includes(e.path))) continue;
         groups.set(e.path, [...(groups.get(e.path) ?? []), e]);
       }
-      const redone: number[] = [];
-      for (const [file, edits] of groups) {
-        const outcome = await redoPath(this.blobs, file, edits, fs, !!opts.force);
-        if (outcome === 'restored') result.restored.push(file);
-        else if (outcome === 'deleted') result.deleted.push(file);
-        else {
-          result.conflicts.push({ path: file, reason: outcome.conflict });
-          continue;
-        }
-        redone.push(...edits.map((e) => e.seq));
-      }
+      const redone = await movePaths(groups, (file, edits) => redoPath(this.blobs, file, edits, fs, !!opts.force), result);
       if (redone.length) {
         redone.sort((a, b) => a - b);
         await this.append(log, { k: 'redo', taskId, seqs: redone, at: this.now() });
