@@ -46,19 +46,22 @@ export class Pacer {
 /** Bytes of a file decoded per slice (TextDecoder runs at several hundred MB/s: about 1-2 ms per slice). */
 const DECODE_CHUNK = 1024 * 1024;
 
-/** decodeText for big files: decodes a slice at a time with a pause between, so no decode blocks the host for long. */
-export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
-  if (bytes.byteLength <= DECODE_CHUNK) return decodeText(bytes);
-  const streaming = new TextDecoder('utf-8', { fatal: false });
+/**
+ * decodeText for big files: decodes a slice at a time with a pause between, so no decode blocks the host for long.
+ * `keepBom`: for a part of a file that does not start at its beginning (a U+FEFF there is content, not a BOM).
+ */
+export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal, keepBom = false): Promise<string> {
+  if (bytes.byteLength <= DECODE_CHUNK && !keepBom) return decodeText(bytes);
+  const streaming = new TextDecoder('utf-8', { fatal: false, ignoreBOM: keepBom });
   const parts: string[] = [];
   const pacer = new Pacer(signal);
   for (let at = 0; at < bytes.byteLength; at += DECODE_CHUNK) {
     const end = Math.min(bytes.byteLength, at + DECODE_CHUNK);
     parts.push(streaming.decode(bytes.subarray(at, end), { stream: end < bytes.byteLength }));
-    await pacer.pause();
+    if (bytes.byteLength > DECODE_CHUNK) await pacer.pause();
   }
   const text = parts.join('');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return !keepBom && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Largest file write_file and apply_diff load to edit (the original is held, diffed and shown in a diff editor). */
