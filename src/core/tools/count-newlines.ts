@@ -29,6 +29,11 @@ interface Counter {
 }
 
 let counter: Counter | null | undefined;
+/** The text whose first heldUpTo characters the memory holds as bytes (see beginAscii), if any. */
+let held: string | undefined;
+let heldUpTo = 0;
+/** Longest text asciiBytes holds (its memory stays allocated for the next call). */
+const MAX_HELD = 16 * 1024 * 1024;
 
 function wasmBytes(): Uint8Array<ArrayBuffer> {
   const lf = new Array<number>(16).fill(10);
@@ -72,11 +77,68 @@ function load(): Counter | null {
 
 const encoder = typeof TextEncoder === 'undefined' ? undefined : new TextEncoder();
 
+/** Characters encoded per extendAscii round (small enough that a scan reads them while they are in cache). */
+const ASCII_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * Starts holding an ASCII text's characters as bytes (one per character) in the counter's memory, encoded chunk by
+ * chunk as extendAscii asks: scanning bytes costs less than charCodeAt, a chunk just encoded is still in the cache
+ * when it is scanned, and newlines are then counted without encoding again. False when WebAssembly is missing or
+ * the text is too long to hold.
+ */
+export function beginAscii(text: string): boolean {
+  if (text.length > MAX_HELD) return false;
+  if (counter === undefined) counter = load();
+  if (!counter) return false;
+  const need = text.length + 64;
+  const have = counter.mem.buffer.byteLength;
+  if (need > have) counter.mem.grow(Math.ceil((need - have) / 65536));
+  held = text;
+  heldUpTo = 0;
+  return true;
+}
+
+/**
+ * Encodes the held text up to at least `upTo` characters (or its end): how far it is held now, or -1 when the memory
+ * holds another text (another call took it) or a character is not ASCII (the text is not held any more).
+ */
+export function extendAscii(text: string, upTo: number): number {
+  if (held !== text) return -1;
+  const bytes = new Uint8Array(counter!.mem.buffer);
+  while (heldUpTo < upTo && heldUpTo < text.length) {
+    const end = Math.min(text.length, heldUpTo + ASCII_CHUNK);
+    const { read, written } = encoder!.encodeInto(text.slice(heldUpTo, end), bytes.subarray(heldUpTo, end));
+    if (read !== end - heldUpTo || written !== read) {
+      held = undefined;
+      return -1;
+    }
+    heldUpTo = end;
+    if (end === text.length) bytes.fill(0, end, end + 32);
+  }
+  return heldUpTo;
+}
+
+/** The memory's bytes (valid until it grows: take them again after any pause). */
+export function heldBytes(): Uint8Array {
+  return new Uint8Array(counter!.mem.buffer);
+}
+
 /** Newlines in text[from, to). */
 export function countNewlines(text: string, from: number, to: number): number {
+  if (held === text && to - from >= 64 && extendAscii(text, to) >= to) {
+    // The bytes are in memory: count whole 16-byte blocks, minus what they hold outside [from, to).
+    const bytes = new Uint8Array(counter!.mem.buffer);
+    const a = from & ~15;
+    const b = (to + 15) & ~15;
+    let total = counter!.count(a, b);
+    for (let i = a; i < from; i++) if (bytes[i] === 10) total--;
+    for (let i = to; i < b; i++) if (bytes[i] === 10) total--;
+    return total;
+  }
   if (to - from >= NATIVE_MIN) {
     if (counter === undefined) counter = load();
     if (counter) {
+      held = undefined;
       let total = 0;
       for (let at = from; at < to; at += CHUNK) {
         const bytes = new Uint8Array(counter.mem.buffer);
