@@ -49,6 +49,29 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     }
   });
 
+  it('scanAll agrees with indexOf on non-ASCII text, on text that turns non-ASCII after 100,000 characters, and when two scans interleave', async () => {
+    const rnd = rng(29);
+    const ascii = Array.from({ length: 150_000 }, () => ['a', 'b', '\n', 'x'][rnd(4)]).join('');
+    const texts = [ascii, ascii.slice(0, 120_000) + 'é😀' + ascii.slice(120_000), Array.from({ length: 5000 }, () => ['a', 'é', '\n', '😀'][rnd(4)]).join('')];
+    const pick = (text: string) => Array.from({ length: 6 }, () => {
+      const at = rnd(text.length - 40);
+      return text.slice(at, at + 3 + rnd(30));
+    });
+    // A pause that really yields, so the two scans below take the shared byte memory from each other.
+    const yieldingPause = () => new Promise<void>((r) => setImmediate(r));
+    const runs = texts.map((text) => {
+      const patterns: ScanPattern[] = [...new Set([...pick(text), text.slice(119_990, 120_010)])].filter((t) => t.length >= 3).map((t) => ({ text: t, hits: [], cap: 50 }));
+      return { text, patterns, done: scanAll(text, patterns, yieldingPause) };
+    });
+    for (const r of runs) {
+      await r.done;
+      for (const p of r.patterns) assert.deepEqual(p.hits, occurrences(r.text, p.text, 50), JSON.stringify(p.text));
+    }
+    // Line numbers of a text whose bytes another scan took over meanwhile.
+    const f = new FileModel(texts[1]!);
+    assert.equal(f.lineOf(140_000), texts[1]!.slice(0, 140_000).split('\n').length - 1);
+  });
+
   it('scanAll on a large file: every block found once, a repeated one found everywhere, a missing one nowhere', async () => {
     const lines = bigFile(8000);
     const text = lines.join('\n') + '\n';
