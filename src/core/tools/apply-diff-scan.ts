@@ -20,7 +20,7 @@ export interface ScanPattern {
 }
 
 /** Steps between clock checks. */
-const STEPS_PER_SLICE = 1 << 14;
+const STEPS_PER_SLICE = 1 << 11;
 const SAMPLE_SLICES = 16;
 const SAMPLE_CHARS = 512;
 /** Longest window (longer patterns are matched on a window of this many characters). */
@@ -288,18 +288,11 @@ function compareAt(text: string, patterns: ScanPattern[], pl: Plan, last: Float6
       const e = pl.probe[p]!;
       let k = e - pl.b + 1;
       while (k <= e && bytes[st + k] === pat.text.charCodeAt(k)) k++;
-      if (k <= e || !bytesStartWith(bytes, st, pat.text)) continue;
+      if (k <= e || !text.startsWith(pat.text, st)) continue;
     } else if (!text.startsWith(pat.text, st)) continue;
     pat.hits.push(st);
     last[p] = st;
     if (pat.hits.length >= pat.cap) capped = true;
   }
   return capped ? -1 : work;
-}
-
-/** Whether `bytes` (an ASCII text's) hold `s` at `at`: usually settled in the first few characters, without the
- * cost of a native call on every candidate. */
-function bytesStartWith(bytes: Uint8Array, at: number, s: string): boolean {
-  for (let k = 0; k < s.length; k++) if (bytes[at + k] !== s.charCodeAt(k)) return false;
-  return true;
 }

@@ -72,7 +72,7 @@ export interface ApplyDiffOptions {
 export const HINT_TOLERANCE = 2;
 const MAX_REPORTED_MATCHES = 5;
 /** Searches at least this long go through the one jumping pass; shorter ones through the native search. */
-const MIN_SCAN_SEARCH = 32;
+const MIN_SCAN_SEARCH = 64;
 
 interface Region {
   index: number;

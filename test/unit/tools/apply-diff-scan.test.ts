@@ -105,7 +105,7 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     }
   });
 
-  describe('applyDiff on the jumping pass (searches of 32+ characters)', () => {
+  describe('applyDiff on the jumping pass (searches of 64+ characters)', () => {
     const lines = bigFile(3000);
     const file = lines.join('\n') + '\n';
 
@@ -129,9 +129,11 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     });
 
     it('refuses a block whose second occurrence overlaps the first, naming both', async () => {
-      const unit = 'tick();\ntock();\n';
+      const unit = 'tick(now);\ntock(now);\n';
       const text = 'start\n' + unit.repeat(5) + 'end\n';
-      const r = await applyDiff(text, [{ search: unit.repeat(4).trimEnd(), replace: 'x' }]);
+      const search = unit.repeat(4).trimEnd();
+      assert.ok(search.length >= 64);
+      const r = await applyDiff(text, [{ search, replace: 'x' }]);
       assert.ok(!r.ok);
       assert.equal(r.failures[0]!.kind, 'ambiguous');
       assert.match(r.message, /matches 2 places \(lines 2-9, lines 4-11\)/);
@@ -151,7 +153,7 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     });
 
     it('a search that also occurs inside longer lines is counted there too (exact is a substring match, as before)', async () => {
-      const block = 'const total = price * quantity + shipping;';
+      const block = 'const total = price * quantity + shipping + handling(order, customer, region);';
       const text = `function a() {\n  ${block}\n}\nfunction b() {\n  return (${block});\n}\n`;
       const r = await applyDiff(text, [{ search: block, replace: 'x' }]);
       assert.ok(!r.ok);
@@ -162,10 +164,12 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     });
 
     it('a block that matches 50+ times is refused as ambiguous (the cap), others in the same pass still found', async () => {
-      const text = '  if (ready) { start(); } else { wait(); }\n'.repeat(80) + 'unique: the one line that occurs only once here\n';
+      const line = '  if (ready && steady) { start(engine, options); } else { wait(engine, 100); }';
+      const unique = 'unique: the one line that occurs only once in this whole file, nowhere else';
+      const text = `${line}\n`.repeat(80) + unique + '\n';
       const r = await applyDiff(text, [
-        { search: '  if (ready) { start(); } else { wait(); }', replace: 'x' },
-        { search: 'unique: the one line that occurs only once here', replace: 'y' },
+        { search: line, replace: 'x' },
+        { search: unique, replace: 'y' },
       ]);
       assert.ok(!r.ok);
       assert.deepEqual(r.failures.map((f) => [f.index, f.kind]), [[0, 'ambiguous']]);
