@@ -62,8 +62,13 @@ interface DirTask {
   levels: Level[];
 }
 
+/** A folder's entries as the names that passed (and whether each is a folder): the entry objects are made a batch
+ * at a time as they are handed over, so a 100,000-entry folder does not keep 100,000 of them alive (old-generation
+ * garbage that the collector then marks in long pauses). */
 interface DirResult {
-  entries: Entry[];
+  dir: DirTask;
+  names: string[];
+  dirs: Uint8Array;
   subdirs: DirTask[];
 }
 
@@ -205,12 +210,13 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
     } catch (e) {
       // A folder that cannot be listed is left out; a busy / out-of-handles error fails the walk so the call is retried.
       if (isTransientError(e)) throw e;
-      return { entries: [], subdirs: [] };
+      return { dir, names: [], dirs: new Uint8Array(0), subdirs: [] };
     }
     await sortPaced(listing, byName, pacer);
     const own = await readLevel(dir, listing).catch(() => undefined);
     const levels = own ? [...dir.levels, own] : dir.levels;
-    const entries: Entry[] = [];
+    const names: string[] = [];
+    const dirs = new Uint8Array(listing.length);
     const subdirs: DirTask[] = [];
     for (const e of listing) {
       if (pacer.due()) await pacer.pause();
@@ -223,18 +229,18 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
       // Filters first (cheap, in memory); a symlink is judged as a file, the only thing it may become.
       if (hidden(rel, isDir)) continue;
       if (levels.length && ignoredByGit(levels, rel, isDir)) continue;
-      const entry = new Entry(dir.abs, e.name, p.sep, rel, type === 'dir' ? 'dir' : 'file');
+      const entry = new Entry(dir.abs, e.name, p.sep, rel, isDir ? 'dir' : 'file');
       if (type === 'symlink') {
-        const abs = entry.abs;
         // Never descend into linked folders; follow file links only inside the workspace.
-        if (!(await linkedFile(abs).catch(() => false))) continue;
+        if (!(await linkedFile(entry.abs).catch(() => false))) continue;
       } else if (type === 'file' && sandbox.isNpmrc(rel) && !(await readable(entry.abs).catch(() => false))) {
         continue;
       }
-      entries.push(entry);
+      if (isDir) dirs[names.length] = 1;
+      names.push(e.name);
       if (isDir && opts.recursive) subdirs.push({ abs: entry.abs, rel, levels });
     }
-    return { entries, subdirs };
+    return { dir, names, dirs, subdirs };
   };
 
   // Ordered read-ahead: tasks start in queue order, at most DIR_CONCURRENCY ahead of the one being consumed,
@@ -259,9 +265,15 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
     head++;
     queue.push(...res.subdirs);
     fill();
-    for (let i = 0; i < res.entries.length; i += BATCH) {
+    const { dir, names, dirs } = res;
+    for (let i = 0; i < names.length; i += BATCH) {
       if (pacer.due()) await pacer.pause();
-      yield res.entries.length <= BATCH ? res.entries : res.entries.slice(i, i + BATCH);
+      const batch: Entry[] = [];
+      for (let k = i; k < names.length && k < i + BATCH; k++) {
+        const name = names[k]!;
+        batch.push(new Entry(dir.abs, name, p.sep, dir.rel ? `${dir.rel}/${name}` : name, dirs[k] === 1 ? 'dir' : 'file'));
+      }
+      yield batch;
     }
   }
   signal?.throwIfAborted();
