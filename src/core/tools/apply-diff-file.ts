@@ -11,6 +11,25 @@ export const MAX_OCCURRENCES = 50;
 
 export type Pause = () => Promise<void>;
 
+/** One way of reading a block: as written, or with read_file line-number prefixes removed. */
+export interface Variant {
+  search: string;
+  replace: string;
+  lines: string[];
+  stripped: boolean;
+  hint?: number;
+  /** Exact occurrences (offsets), in order, at most MAX_OCCURRENCES. */
+  exact: number[];
+  /** Tolerant matches (offsets of the start of their first line), in order, at most MAX_OCCURRENCES. */
+  tolerant: number[];
+  tLines?: string[];
+  tNorm?: string[];
+  tHash?: number[];
+  /** Replace lines had prefixes on some lines only. */
+  replaceProblem?: string;
+}
+
+
 // ---------------------------------------------------------------------------------------------------------------
 // The file
 

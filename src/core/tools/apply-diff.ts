@@ -16,7 +16,7 @@
 // search line carries one with consecutive numbers AND the search as written matches nowhere (so real content
 // that looks like a prefix is never stripped).
 import { diffArrays } from 'diff';
-import { FileModel, MAX_OCCURRENCES, type Pause } from './apply-diff-file';
+import { FileModel, MAX_OCCURRENCES, type Pause, type Variant } from './apply-diff-file';
 import { reindent } from './apply-diff-indent';
 import { sampleOf, scanAll, type ScanPattern } from './apply-diff-scan';
 import { ensureWanted, matchTolerant, prepareTolerant } from './apply-diff-tolerant';
@@ -87,23 +87,7 @@ interface Region {
 // ---------------------------------------------------------------------------------------------------------------
 // Blocks
 
-/** One way of reading a block: as written, or with read_file line-number prefixes removed. */
-export interface Variant {
-  search: string;
-  replace: string;
-  lines: string[];
-  stripped: boolean;
-  hint?: number;
-  /** Exact occurrences (offsets), in order, at most MAX_OCCURRENCES. */
-  exact: number[];
-  /** Tolerant matches (offsets of the start of their first line), in order, at most MAX_OCCURRENCES. */
-  tolerant: number[];
-  tLines?: string[];
-  tNorm?: string[];
-  tHash?: number[];
-  /** Replace lines had prefixes on some lines only. */
-  replaceProblem?: string;
-}
+export type { Variant } from './apply-diff-file';
 
 interface Job {
   index: number;
