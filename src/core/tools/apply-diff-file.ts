@@ -6,7 +6,7 @@ import { countNewlines } from './count-newlines';
 /** Lines handled between clock checks in the passes over the file. */
 export const CHUNK_LINES = 4096;
 
-/** Occurrences of one search recorded at most (one more than any block may have and still be settled). */
+/** Occurrences of one search recorded at most (a block seen this often is reported as matching "50+" places). */
 export const MAX_OCCURRENCES = 50;
 
 export type Pause = () => Promise<void>;
@@ -28,7 +28,6 @@ export interface Variant {
   /** Replace lines had prefixes on some lines only. */
   replaceProblem?: string;
 }
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // The file
