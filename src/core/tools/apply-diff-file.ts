@@ -1,7 +1,7 @@
 // The file apply_diff works on: its text, its line numbers (found lazily) and the line-by-line passes the fallback
 // matchers use. (Split from apply-diff.ts, which matches and applies blocks.)
 
-import { countNewlines } from './count-newlines';
+import { AsciiHold } from './count-newlines';
 
 /** Lines handled between clock checks in the passes over the file. */
 export const CHUNK_LINES = 4096;
@@ -54,6 +54,12 @@ export class FileModel {
   /** Lines of the file per whitespace-insensitive hash, for the hashes some tolerant search line has. */
   wanted?: Map<number, number[]>;
   private normCache = new Map<number, string>();
+  private hold?: AsciiHold;
+
+  /** The text as bytes for the scans and the newline count (see AsciiHold). */
+  get ascii(): AsciiHold {
+    return (this.hold ??= new AsciiHold(this.text));
+  }
 
   constructor(readonly original: string) {
     if (original.indexOf('\r\n') < 0) {
@@ -118,7 +124,7 @@ export class FileModel {
       else hi = mid - 1;
     }
     if (at[lo] === offset) return this.knownLine[lo]!;
-    const line = this.knownLine[lo]! + countNewlines(this.text, at[lo]!, offset);
+    const line = this.knownLine[lo]! + this.ascii.count(at[lo]!, offset);
     at.splice(lo + 1, 0, offset);
     this.knownLine.splice(lo + 1, 0, line);
     return line;

@@ -10,7 +10,7 @@
 // turns out to cost more than a few passes' worth of steps (adversarial text), the rest is done with one native
 // search per pattern, which finds the same occurrences.
 import type { Pause } from './apply-diff-file';
-import { beginAscii, extendAscii, heldBytes } from './count-newlines';
+import { AsciiHold } from './count-newlines';
 
 export interface ScanPattern {
   readonly text: string;
@@ -140,7 +140,7 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
  * Every occurrence of every pattern (up to its cap), each pattern's hits in order. Patterns shorter than
  * MIN_SCAN_CHARS are not allowed. `sample` is sampleOf(text) (shared with other estimates).
  */
-export async function scanAll(text: string, patterns: ScanPattern[], pause: Pause, sample = sampleOf(text)): Promise<void> {
+export async function scanAll(text: string, patterns: ScanPattern[], pause: Pause, sample = sampleOf(text), hold = new AsciiHold(text)): Promise<void> {
   const n = text.length;
   let live: number[] = [];
   for (let p = 0; p < patterns.length; p++) {
@@ -152,21 +152,20 @@ export async function scanAll(text: string, patterns: ScanPattern[], pause: Paus
   const last = new Float64Array(patterns.length).fill(-1);
   const state = { pl: plan(patterns, live, sample), live };
   try {
-    await scanLoop(text, patterns, state, last, pause, sample);
+    await scanLoop(text, patterns, state, last, pause, sample, hold);
   } finally {
     shiftPool.push(state.pl.shift);
   }
 }
 
-async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan; live: number[] }, last: Float64Array, pause: Pause, sample: string): Promise<void> {
+async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan; live: number[] }, last: Float64Array, pause: Pause, sample: string, hold: AsciiHold): Promise<void> {
   const n = text.length;
   let i = state.pl.m - 1;
   // Steps allowed before giving up on jumps (a few times what a plain pass would take).
   let budget = 4 * n + 65536;
-  // An ASCII text is scanned as bytes (cheaper loads than charCodeAt), encoded a chunk ahead of the scan so that
-  // it is read while in cache; the bytes are shared with the newline counter (another call may take them over
-  // during a pause: then they are encoded again).
-  let ascii = beginAscii(text);
+  // An ASCII text is scanned as bytes (cheaper loads than charCodeAt), shared with the newline counter (another call
+  // may take the memory over during a pause: then the text is encoded again).
+  let ascii = true;
   let sinceYield = 0;
   while (i < n) {
     const { m, offset } = state.pl;
@@ -174,11 +173,10 @@ async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan
     const r = sliceResult;
     let upTo = -1;
     if (ascii) {
-      upTo = extendAscii(text, i + 1);
-      if (upTo < 0 && beginAscii(text)) upTo = extendAscii(text, i + 1);
+      upTo = hold.extend(i + 1);
       if (upTo < 0) ascii = false;
     }
-    if (upTo >= 0) i = scanBytes(text, heldBytes(), patterns, state.pl, last, i, stop, Math.min(upTo, n), state.pl.b, state.pl.shift);
+    if (upTo >= 0) i = scanBytes(text, hold.bytes(), patterns, state.pl, last, i, stop, Math.min(upTo, n), state.pl.b, state.pl.shift);
     else i = scanSlice(text, patterns, state.pl, last, i, stop);
     budget -= r.steps;
     sinceYield += r.steps;

@@ -29,10 +29,10 @@ interface Counter {
 }
 
 let counter: Counter | null | undefined;
-/** The text whose first heldUpTo characters the memory holds as bytes (see beginAscii), if any. */
-let held: string | undefined;
-let heldUpTo = 0;
-/** Longest text asciiBytes holds (its memory stays allocated for the next call). */
+/** The hold whose text the memory holds as bytes (its first ownerUpTo characters), if any. */
+let owner: AsciiHold | undefined;
+let ownerUpTo = 0;
+/** Longest text an AsciiHold holds (the memory stays allocated for the next call). */
 const MAX_HELD = 16 * 1024 * 1024;
 
 function wasmBytes(): Uint8Array<ArrayBuffer> {
@@ -77,56 +77,49 @@ function load(): Counter | null {
 
 const encoder = typeof TextEncoder === 'undefined' ? undefined : new TextEncoder();
 
-/** Characters encoded per extendAscii round (small enough that a scan reads them while they are in cache). */
-const ASCII_CHUNK = 16 * 1024 * 1024;
-
 /**
- * Starts holding an ASCII text's characters as bytes (one per character) in the counter's memory, encoded chunk by
- * chunk as extendAscii asks: scanning bytes costs less than charCodeAt, a chunk just encoded is still in the cache
- * when it is scanned, and newlines are then counted without encoding again. False when WebAssembly is missing or
- * the text is too long to hold.
+ * A text whose characters the counter's memory may hold as bytes (one per character: ASCII only), encoded as far as
+ * asked: scanning bytes costs less than charCodeAt, and newlines are then counted without encoding again. One text
+ * holds the memory at a time; a hold whose memory another took encodes again when next asked. (Holds are compared
+ * as objects: comparing two equal 3 MB strings with === compares their characters.)
  */
-export function beginAscii(text: string): boolean {
-  if (text.length > MAX_HELD) return false;
-  if (counter === undefined) counter = load();
-  if (!counter) return false;
-  const need = text.length + 64;
-  const have = counter.mem.buffer.byteLength;
-  if (need > have) counter.mem.grow(Math.ceil((need - have) / 65536));
-  held = text;
-  heldUpTo = 0;
-  return true;
-}
+export class AsciiHold {
+  private failed = false;
+  constructor(readonly text: string) {}
 
-/**
- * Encodes the held text up to at least `upTo` characters (or its end): how far it is held now, or -1 when the memory
- * holds another text (another call took it) or a character is not ASCII (the text is not held any more).
- */
-export function extendAscii(text: string, upTo: number): number {
-  if (held !== text) return -1;
-  const bytes = new Uint8Array(counter!.mem.buffer);
-  while (heldUpTo < upTo && heldUpTo < text.length) {
-    const end = Math.min(text.length, heldUpTo + ASCII_CHUNK);
-    const { read, written } = encoder!.encodeInto(text.slice(heldUpTo, end), bytes.subarray(heldUpTo, end));
-    if (read !== end - heldUpTo || written !== read) {
-      held = undefined;
-      return -1;
+  /** Encodes up to at least `upTo` characters (or the end): how far the memory holds the text, or -1 when it cannot
+   * (a character is not ASCII, the text is too long to hold, or WebAssembly is missing). */
+  extend(upTo: number): number {
+    if (this.failed) return -1;
+    const text = this.text;
+    if (owner !== this) {
+      if (text.length > MAX_HELD || (counter === undefined && (counter = load()) === null) || !counter) return this.fail();
+      const need = text.length + 64;
+      const have = counter.mem.buffer.byteLength;
+      if (need > have) counter.mem.grow(Math.ceil((need - have) / 65536));
+      owner = this;
+      ownerUpTo = 0;
     }
-    heldUpTo = end;
-    if (end === text.length) bytes.fill(0, end, end + 32);
+    if (ownerUpTo < upTo && ownerUpTo < text.length) {
+      const bytes = new Uint8Array(counter!.mem.buffer);
+      const end = text.length;
+      const { read, written } = encoder!.encodeInto(ownerUpTo === 0 ? text : text.slice(ownerUpTo), bytes.subarray(ownerUpTo, end));
+      if (read !== end - ownerUpTo || written !== read) return this.fail();
+      ownerUpTo = end;
+      bytes.fill(0, end, end + 32);
+    }
+    return ownerUpTo;
   }
-  return heldUpTo;
-}
 
-/** The memory's bytes (valid until it grows: take them again after any pause). */
-export function heldBytes(): Uint8Array {
-  return new Uint8Array(counter!.mem.buffer);
-}
+  /** The memory's bytes (take them again after any pause: the memory may have grown). */
+  bytes(): Uint8Array {
+    return new Uint8Array(counter!.mem.buffer);
+  }
 
-/** Newlines in text[from, to). */
-export function countNewlines(text: string, from: number, to: number): number {
-  if (held === text && to - from >= 64 && extendAscii(text, to) >= to) {
-    // The bytes are in memory: count whole 16-byte blocks, minus what they hold outside [from, to).
+  /** Newlines in text[from, to). */
+  count(from: number, to: number): number {
+    if (to - from < 64 || this.extend(to) < to) return countNewlines(this.text, from, to);
+    // Count whole 16-byte blocks, minus what they hold outside [from, to).
     const bytes = new Uint8Array(counter!.mem.buffer);
     const a = from & ~15;
     const b = (to + 15) & ~15;
@@ -135,10 +128,20 @@ export function countNewlines(text: string, from: number, to: number): number {
     for (let i = to; i < b; i++) if (bytes[i] === 10) total--;
     return total;
   }
+
+  private fail(): number {
+    this.failed = true;
+    if (owner === this) owner = undefined;
+    return -1;
+  }
+}
+
+/** Newlines in text[from, to). */
+export function countNewlines(text: string, from: number, to: number): number {
   if (to - from >= NATIVE_MIN) {
     if (counter === undefined) counter = load();
     if (counter) {
-      held = undefined;
+      owner = undefined; // the chunks below overwrite the memory
       let total = 0;
       for (let at = from; at < to; at += CHUNK) {
         const bytes = new Uint8Array(counter.mem.buffer);
