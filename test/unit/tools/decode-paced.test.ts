@@ -30,6 +30,16 @@ describe('tools/decodeTextPaced: slices decoded on their own', () => {
     assert.equal(await decodeTextPaced(bytes.subarray(0, 1000)), decodeText(bytes.subarray(0, 1000)));
   });
 
+  it('a character that straddles each megabyte boundary is decoded whole', async () => {
+    const mb = 1024 * 1024;
+    for (const ch of ['é', '日', '😀']) {
+      for (let back = 1; back < enc(ch).length; back++) {
+        const bytes = join([enc('a'.repeat(mb - back)), enc(ch), enc('b'.repeat(mb - 3)), enc(ch), enc('\ntail')]);
+        assert.equal(await decodeTextPaced(bytes), whole(bytes), `${ch} ${back}`);
+      }
+    }
+  });
+
   it('falls back to a streaming decode when a megabyte holds no ASCII byte', async () => {
     const bytes = cat(enc('start\n'), enc('é'.repeat(800_000)), enc('\nend\n'));
     assert.equal(await decodeTextPaced(bytes), whole(bytes));
