@@ -1,14 +1,16 @@
 // One pass over a text for many literal patterns at once (Wu-Manber style): a window of the m characters common to
 // every pattern's length slides over the text, and the last few characters under it (a "gram") say how far it can
 // jump: the distance from that gram's last place in any pattern's window to the window's end. Only where the jump is
-// zero is anything compared, and then natively (startsWith). On source code the window usually jumps tens of
-// characters, so a 3 MB file is crossed in a few tens of thousands of steps whatever the number of patterns.
+// zero is anything compared. On source code the window jumps tens of characters, so a 3 MB file is crossed in a few
+// tens of thousands of steps whatever the number of patterns. An ASCII text is read as bytes (see AsciiHold in
+// count-newlines.ts, which then also counts its newlines), anything else with charCodeAt.
 //
-// Each pattern's window is the part of it whose last gram is rarest in a small sample of the text, so the places
-// that need a comparison are few even in a file where every function has the same shape. Every occurrence is found
-// (overlapping ones included) up to the pattern's cap; a pattern that reaches its cap leaves the scan. If the scan
-// turns out to cost more than a few passes' worth of steps (adversarial text), the rest is done with one native
-// search per pattern, which finds the same occurrences.
+// Each pattern's window is the part of it whose grams are rarest in a small sample of the text (its last gram
+// counting most), and a candidate is first checked at the pattern's rarest gram, so that in a file where every
+// function has the same shape few places need a full comparison. Every occurrence is found (overlapping ones
+// included) up to the pattern's cap; a pattern that reaches its cap leaves the scan. If the scan turns out to cost
+// more than a few passes' worth of steps (adversarial text), the rest is done with one native search per pattern,
+// which finds the same occurrences. Work is cut in slices of STEPS_PER_SLICE steps with a pause between.
 import type { Pause } from './apply-diff-file';
 import { AsciiHold } from './count-newlines';
 

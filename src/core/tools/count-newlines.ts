@@ -2,9 +2,10 @@
 // at a time. JavaScript offers no native count: an indexOf per line costs ~8 ns of call overhead each (~0.8 ms per
 // 100,000 lines on the project's 2-core machine). Here the text is encoded natively (TextEncoder.encodeInto, a
 // SIMD copy for ASCII) into the memory of a tiny WebAssembly function that compares 16 bytes per step with a SIMD
-// instruction and counts the matches: ~0.3 ms per 3 MB, encoding included. A newline is one byte in UTF-8 and never
-// part of a longer character, so the count in the bytes is the count in the text. Where WebAssembly SIMD is not
-// available, the indexOf loop does it.
+// instruction and counts the matches: ~0.3 ms per 3 MB, encoding included (~0.13 ms when an AsciiHold holds the
+// text's bytes already). A newline is one byte in UTF-8 and never part of a longer character, so the count in the
+// bytes is the count in the text. Where WebAssembly SIMD is not available, the indexOf loop does it. The memory grows
+// to the largest text held (at most MAX_HELD characters) and stays allocated.
 //
 // The module, written by hand (its text form):
 //   (module
