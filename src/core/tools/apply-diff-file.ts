@@ -1,29 +1,52 @@
-// The file apply_diff works on: its lines, line starts and the one-pass scans and hashes the matcher uses.
-// (Split from apply-diff.ts, which matches and applies blocks.)
+// The file apply_diff works on: its text, its line numbers (found lazily) and the line-by-line passes the fallback
+// matchers use. (Split from apply-diff.ts, which matches and applies blocks.)
+
+import { AsciiHold } from './count-newlines';
 
 /** Lines handled between clock checks in the passes over the file. */
 export const CHUNK_LINES = 4096;
-/** An anchor line seen more often than this is too common to be worth verifying one by one (native search instead). */
-export const MAX_ANCHOR_LINES = 64;
+
+/** Occurrences of one search recorded at most (a block seen this often is reported as matching "50+" places). */
+export const MAX_OCCURRENCES = 50;
 
 export type Pause = () => Promise<void>;
 
-/** A whole middle line of one or more searches, and the file lines equal to it. */
-export interface AnchorText {
-  text: string;
-  lines: number[];
+/** One way of reading a block: as written, or with read_file line-number prefixes removed. */
+export interface Variant {
+  search: string;
+  replace: string;
+  lines: string[];
+  stripped: boolean;
+  hint?: number;
+  /** Exact occurrences (offsets), in order, at most MAX_OCCURRENCES. */
+  exact: number[];
+  /** Tolerant matches (offsets of the start of their first line), in order, at most MAX_OCCURRENCES. */
+  tolerant: number[];
+  tLines?: string[];
+  tNorm?: string[];
+  tHash?: number[];
+  /** Replace lines had prefixes on some lines only. */
+  replaceProblem?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // The file
 
-/** The file as LF text, its line starts, and what is needed to map back to the original bytes. */
+/**
+ * The file as LF text and what is needed to map back to the original characters. Line numbers are found lazily:
+ * the scanning paths count newlines only up to the offsets they report (in order, from the nearest offset already
+ * counted); only the paths that walk the file by line index build the full index of line starts.
+ */
 export class FileModel {
   readonly text: string;
   readonly eol: '\n' | '\r\n';
-  /** Start offset of each line, plus a sentinel (text.length + 1) after the last. */
+  /** Start offset of each line, plus a sentinel (text.length + 1) after the last; empty until indexLines(). */
   lineStarts: Int32Array = new Int32Array(0);
   lineCount = 0;
+  private indexed = false;
+  /** Offsets whose line is known (ascending) and their 0-based lines, until the full index exists. */
+  private knownAt: number[] = [0];
+  private knownLine: number[] = [0];
   /** '\r' characters removed before each line start (only for files with CRLF). */
   private crBefore?: Int32Array;
   /** Whitespace-insensitive hash per line (tolerant pass). */
@@ -31,6 +54,12 @@ export class FileModel {
   /** Lines of the file per whitespace-insensitive hash, for the hashes some tolerant search line has. */
   wanted?: Map<number, number[]>;
   private normCache = new Map<number, string>();
+  private hold?: AsciiHold;
+
+  /** The text as bytes for the scans and the newline count (see AsciiHold). */
+  get ascii(): AsciiHold {
+    return (this.hold ??= new AsciiHold(this.text));
+  }
 
   constructor(readonly original: string) {
     if (original.indexOf('\r\n') < 0) {
@@ -73,63 +102,108 @@ export class FileModel {
     return n;
   }
 
+  /** 0-based line of an offset (the number of newlines before it). */
   lineOf(offset: number): number {
+    if (this.indexed) {
+      let lo = 0;
+      let hi = this.lineCount - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (this.lineStarts[mid]! <= offset) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    }
+    // Count from the nearest offset already counted below it, and remember the answer.
+    const at = this.knownAt;
     let lo = 0;
-    let hi = this.lineCount - 1;
+    let hi = at.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid]! <= offset) lo = mid;
+      if (at[mid]! <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return lo;
+    if (at[lo] === offset) return this.knownLine[lo]!;
+    const line = this.knownLine[lo]! + this.ascii.count(at[lo]!, offset);
+    at.splice(lo + 1, 0, offset);
+    this.knownLine.splice(lo + 1, 0, line);
+    return line;
+  }
+
+  /** Start of the line holding `offset`. */
+  startOfLine(offset: number): number {
+    return offset === 0 ? 0 : this.text.lastIndexOf('\n', offset - 1) + 1;
+  }
+
+  /** End (the '\n' or the text's end) of the line holding `offset`. */
+  endOfLine(offset: number): number {
+    const nl = this.text.indexOf('\n', offset);
+    return nl < 0 ? this.text.length : nl;
+  }
+
+  /**
+   * The lines from `before` lines above the line starting at `start` to `after` lines from it on (clipped to the
+   * file), as text.split('\n') gives them.
+   */
+  linesAround(start: number, before: number, after: number): string[] {
+    const text = this.text;
+    const out: string[] = [];
+    let s = start;
+    for (let k = 0; k < before && s > 0; k++) {
+      const e = s - 1;
+      s = this.startOfLine(e);
+      out.push(text.slice(s, e));
+    }
+    out.reverse();
+    let p = start;
+    for (let k = 0; k < after && p <= text.length; k++) {
+      const e = this.endOfLine(p);
+      out.push(text.slice(p, e));
+      p = e + 1;
+    }
+    return out;
   }
 
   toOriginal(offset: number): number {
     return this.crBefore ? offset + this.crBefore[this.lineOf(offset)]! : offset;
   }
 
-  /**
-   * The one pass over the lines: records line starts and, for each anchor (a whole middle line of some search),
-   * the lines equal to it. A line costs its newline search, a store and a length test; only lines as long as some
-   * anchor read three characters for a second filter, then sixteen for a third, and only those that pass all are
-   * compared natively. So the pass costs about the same whatever the number of blocks.
-   */
-  async scanLines(anchors: AnchorText[], pause: Pause): Promise<void> {
-    let maxLen = 0;
-    for (const a of anchors) maxLen = Math.max(maxLen, a.text.length);
-    const scan: LineScan = {
-      text: this.text,
-      starts: new Int32Array(Math.max(16, (this.text.length >> 5) + 16)),
-      lengths: new Int32Array(anchors.length > 0 ? maxLen + 1 : 0),
-      quick: new Int32Array(KEY_SPACE),
-      filter: new Int32Array(KEY_SPACE),
-      buckets: new Map(),
-      line: 0,
-      pos: 0,
-      done: false,
-    };
-    for (const a of anchors) {
-      const t = a.text;
-      const key = lineKey(t, 0, t.length);
-      scan.lengths[t.length]!++;
-      scan.quick[quickKey(t, 0, t.length)]!++;
-      scan.filter[key]!++;
-      const list = scan.buckets.get(key);
-      if (list) list.push(a);
-      else scan.buckets.set(key, [a]);
+  /** The full index of line starts (for the paths that walk the file by line index), in slices. */
+  async indexLines(pause: Pause): Promise<void> {
+    if (this.indexed) return;
+    const text = this.text;
+    const n = text.length;
+    let starts = new Int32Array(Math.max(16, (n >> 5) + 16));
+    let line = 0;
+    let start = 0;
+    for (let done = false; !done; ) {
+      const stop = line + CHUNK_LINES * 8;
+      while (line < stop) {
+        if (line + 2 >= starts.length) {
+          const grown = new Int32Array(starts.length * 2);
+          grown.set(starts);
+          starts = grown;
+        }
+        starts[line++] = start;
+        const nl = text.indexOf('\n', start);
+        if (nl < 0) {
+          starts[line] = n + 1;
+          done = true;
+          break;
+        }
+        start = nl + 1;
+      }
+      if (!done) await pause();
     }
-    for (;;) {
-      scanChunk(scan, CHUNK_LINES * 8);
-      if (scan.done) break;
-      await pause();
-    }
-    this.lineStarts = scan.starts;
-    this.lineCount = scan.line;
+    this.lineStarts = starts;
+    this.lineCount = line;
+    this.indexed = true;
   }
 
   /** Whitespace-insensitive hashes of every line, in slices. */
   async hashLines(pause: Pause): Promise<Int32Array> {
     if (this.normHashes) return this.normHashes;
+    await this.indexLines(pause);
     const out = new Int32Array(this.lineCount);
     for (let from = 0; from < this.lineCount; from += CHUNK_LINES) {
       const to = Math.min(this.lineCount, from + CHUNK_LINES);
@@ -140,98 +214,25 @@ export class FileModel {
   }
 }
 
-const KEY_SPACE = 1 << 16;
-/** The first filter after the length: five characters (the last, and one in each fifth). */
-function quickKey(s: string, start: number, len: number): number {
-  if (len === 0) return 0;
-  const fifth = (len / 5) | 0;
-  let h = Math.imul(len ^ (s.charCodeAt(start + len - 1) << 8), 0x9e3779b1);
-  h = Math.imul(h ^ s.charCodeAt(start + fifth), 0x85ebca6b);
-  h = Math.imul(h ^ s.charCodeAt(start + 2 * fifth), 0xc2b2ae35);
-  h = Math.imul(h ^ s.charCodeAt(start + 3 * fifth), 0x85ebca6b);
-  h = Math.imul(h ^ s.charCodeAt(start + 4 * fifth), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) & 0xffff;
-}
-
-/** A fingerprint of a whole line: its length and up to sixteen characters spread evenly over it, plus the last
- * four. Not a hash of the line: only a filter before a native comparison, computed only for lines as long as some
- * anchor. */
-function lineKey(s: string, start: number, len: number): number {
-  const end = start + len;
-  let h = Math.imul(len, 0x9e3779b1);
-  const step = len > 16 ? len / 16 : 1;
-  for (let x = 0; x < len && x < 16 * step; x += step) h = Math.imul(h ^ s.charCodeAt(start + (x | 0)), 0x85ebca6b) ^ (h >>> 13);
-  if (len >= 4) {
-    h = Math.imul(h ^ s.charCodeAt(end - 4), 0xc2b2ae35);
-    h = Math.imul(h ^ s.charCodeAt(end - 3), 0x85ebca6b);
-    h = Math.imul(h ^ s.charCodeAt(end - 2), 0xc2b2ae35);
-    h = Math.imul(h ^ s.charCodeAt(end - 1), 0x85ebca6b);
+/** Whether s.slice(from, to), normalised like normalizeLine, equals `norm` (without building it). */
+export function normEquals(s: string, from: number, to: number, norm: string): boolean {
+  let k = 0;
+  let gap = false;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (isWs(c)) {
+      gap = k > 0;
+      continue;
+    }
+    if (gap) {
+      if (norm.charCodeAt(k) !== 32) return false;
+      k++;
+      gap = false;
+    }
+    if (norm.charCodeAt(k) !== c) return false;
+    k++;
   }
-  return (h ^ (h >>> 15)) >>> 16;
-}
-
-interface LineScan {
-  text: string;
-  starts: Int32Array;
-  /** The live anchors (seen fewer than MAX_ANCHOR_LINES times) per length, per quickKey and per lineKey. */
-  lengths: Int32Array;
-  quick: Int32Array;
-  filter: Int32Array;
-  buckets: Map<number, AnchorText[]>;
-  /** Next line to record and its start offset. */
-  line: number;
-  pos: number;
-  done: boolean;
-}
-
-/** Up to `count` lines of the scan (a plain function, so the hot loop is optimised like any other). */
-function scanChunk(scan: LineScan, count: number): void {
-  const { text, lengths, quick, filter } = scan;
-  const n = text.length;
-  const maxLen = lengths.length;
-  let starts = scan.starts;
-  let line = scan.line;
-  let start = scan.pos;
-  const stop = line + count;
-  while (line < stop) {
-    if (line + 2 >= starts.length) {
-      const grown = new Int32Array(starts.length * 2);
-      grown.set(starts);
-      starts = grown;
-    }
-    starts[line] = start;
-    const nl = text.indexOf('\n', start);
-    const end = nl < 0 ? n : nl;
-    const len = end - start;
-    if (len < maxLen && lengths[len] !== 0 && quick[quickKey(text, start, len)] !== 0) {
-      const key = lineKey(text, start, len);
-      if (filter[key] !== 0) matchAnchors(scan, key, start, len, line);
-    }
-    line++;
-    if (nl < 0) {
-      starts[line] = n + 1;
-      scan.done = true;
-      break;
-    }
-    start = nl + 1;
-  }
-  scan.starts = starts;
-  scan.line = line;
-  scan.pos = start;
-}
-
-/** The anchors behind a filter hit. An anchor seen MAX_ANCHOR_LINES times is too common to use: it leaves the
- * filters (each counts the live anchors behind an entry), so the lines equal to it cost no more than any other. */
-function matchAnchors(scan: LineScan, key: number, start: number, len: number, line: number): void {
-  for (const a of scan.buckets.get(key)!) {
-    if (a.lines.length >= MAX_ANCHOR_LINES || a.text.length !== len || !scan.text.startsWith(a.text, start)) continue;
-    a.lines.push(line);
-    if (a.lines.length === MAX_ANCHOR_LINES) {
-      scan.lengths[len]!--;
-      scan.quick[quickKey(a.text, 0, len)]!--;
-      scan.filter[key]!--;
-    }
-  }
+  return k === norm.length;
 }
 
 function isWs(c: number): boolean {

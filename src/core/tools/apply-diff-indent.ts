@@ -1,6 +1,6 @@
 // Re-indentation for apply_diff: one mapping from the block's indentation to the file's, fitted on every matched
 // line and applied to the whole replacement, or a refusal with the reason. (Split from apply-diff.ts.)
-import { leadingWs, type FileModel } from './apply-diff-file';
+import { leadingWs } from './apply-diff-file';
 
 /** Columns a tab counts for when indentation widths are compared (any constant works: the mapping is fitted). */
 const TAB_COLS = 4;
@@ -23,7 +23,7 @@ export type Reindent = { ok: true; text: string } | { ok: false; reason: string 
  * style (tabs or spaces; the file's own whitespace wherever a level already appears in the matched lines).
  * Anything that does not fit is refused with the reason, never applied with mixed indentation.
  */
-export function reindent(searchLines: string[], fileLines: string[], replaceLines: string[], file: FileModel, startLine: number): Reindent {
+export function reindent(searchLines: string[], fileLines: string[], replaceLines: string[], nearby: () => string[], startLine: number): Reindent {
   const pairs: { s: number; f: number; fws: string; line: number }[] = [];
   let identical = true;
   for (let j = 0; j < searchLines.length; j++) {
@@ -47,7 +47,7 @@ export function reindent(searchLines: string[], fileLines: string[], replaceLine
       spaces++;
     }
   }
-  let style: 'tab' | 'space' | 'mixed' = tabs && spaces ? 'mixed' : tabs ? 'tab' : spaces ? 'space' : fileStyle(file, startLine);
+  let style: 'tab' | 'space' | 'mixed' = tabs && spaces ? 'mixed' : tabs ? 'tab' : spaces ? 'space' : fileStyle(nearby());
 
   // Fit file = a * search + b.
   let lo = pairs[0]!;
@@ -62,7 +62,7 @@ export function reindent(searchLines: string[], fileLines: string[], replaceLine
   } else {
     // Every search line at one level: the ratio comes from the indentation units of the two sides.
     const unitS = indentUnit(searchLines.concat(replaceLines));
-    const unitF = style === 'tab' ? TAB_COLS : fileUnit(file, startLine);
+    const unitF = style === 'tab' ? TAB_COLS : fileUnit(nearby());
     a = unitS && unitF ? unitF / unitS : 1;
   }
   const b = lo.f - a * lo.s;
@@ -124,19 +124,11 @@ function gcd(x: number, y: number): number {
   return x;
 }
 
-/** Lines sampled around a match to learn the file's indentation. */
-function sampleLines(file: FileModel, around: number, radius = 400): string[] {
-  const out: string[] = [];
-  const from = Math.max(0, around - radius);
-  const to = Math.min(file.lineCount, around + radius);
-  for (let i = from; i < to; i++) out.push(file.line(i));
-  return out;
-}
-
-function fileStyle(file: FileModel, around: number): 'tab' | 'space' {
+/** `lines`: the lines around the match (400 above, 400 from its start on). */
+function fileStyle(lines: string[]): 'tab' | 'space' {
   let tabs = 0;
   let spaces = 0;
-  for (const l of sampleLines(file, around)) {
+  for (const l of lines) {
     const c = l.charCodeAt(0);
     if (c === 9) tabs++;
     else if (c === 32 && l.trim() !== '') spaces++;
@@ -145,10 +137,10 @@ function fileStyle(file: FileModel, around: number): 'tab' | 'space' {
 }
 
 /** The file's indentation step in columns near a line (the most common change between neighbouring lines). */
-function fileUnit(file: FileModel, around: number): number {
+function fileUnit(lines: string[]): number {
   const counts = new Map<number, number>();
   let prev = 0;
-  for (const l of sampleLines(file, around)) {
+  for (const l of lines) {
     if (l.trim() === '') continue;
     const c = cols(leadingWs(l));
     const d = Math.abs(c - prev);

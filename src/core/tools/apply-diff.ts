@@ -3,11 +3,12 @@
 // All blocks are matched against the ORIGINAL content; all apply or nothing does. Line endings outside the
 // replaced regions are kept byte for byte; replacement text uses the file's dominant line ending.
 //
-// Speed: one pass over the file's lines finds the exact candidates of every block of 3+ lines (a middle line of
-// the search must be a whole line of the file: lines are filtered by length and last character, then compared
-// natively); shorter blocks use the native substring search. Only when some block has no exact match does a
-// second pass hash every line with whitespace ignored, and each block looks up its rarest line in that index.
-// Both passes run in slices and yield to the event loop.
+// Speed: the exact occurrences of every block of MIN_SCAN_SEARCH+ characters are found in one pass over the text
+// that jumps most of it (apply-diff-scan.ts), working on offsets in the file's own string (no split, no copy when
+// it is LF); shorter blocks use the native substring search. Line numbers are counted only up to the offsets that
+// are reported. Only when some block has no exact match is it matched ignoring whitespace: anchored on its rarest
+// word, found by the same kind of pass, with the neighbouring lines compared around each hit; a block without a
+// usable word falls back to hashing every line (apply-diff-tolerant.ts). All passes yield to the event loop.
 //
 // Two helps for blocks that would otherwise fail, neither of which can move an edit to a place the model did not
 // mean: an optional `startLine` settles a block that matches several places when exactly one match starts within
@@ -15,8 +16,10 @@
 // search line carries one with consecutive numbers AND the search as written matches nowhere (so real content
 // that looks like a prefix is never stripped).
 import { diffArrays } from 'diff';
-import { CHUNK_LINES, FileModel, MAX_ANCHOR_LINES, normalizeLine, normHash, type AnchorText, type Pause } from './apply-diff-file';
+import { FileModel, MAX_OCCURRENCES, type Pause, type Variant } from './apply-diff-file';
 import { reindent } from './apply-diff-indent';
+import { sampleOf, scanAll, type ScanPattern } from './apply-diff-scan';
+import { ensureWanted, matchTolerant, prepareTolerant } from './apply-diff-tolerant';
 
 export interface SearchReplaceBlock {
   search: string;
@@ -68,9 +71,8 @@ export interface ApplyDiffOptions {
 /** A line hint settles an ambiguous block when exactly one match starts within this many lines of it. */
 export const HINT_TOLERANCE = 2;
 const MAX_REPORTED_MATCHES = 5;
-const MAX_OCCURRENCES = 50;
-/** A middle line shorter than this ("}", "") is too common to anchor an exact search on. */
-const MIN_ANCHOR_CHARS = 4;
+/** Searches at least this long go through the one jumping pass; shorter ones through the native search. */
+const MIN_SCAN_SEARCH = 64;
 
 interface Region {
   index: number;
@@ -85,29 +87,7 @@ interface Region {
 // ---------------------------------------------------------------------------------------------------------------
 // Blocks
 
-/** One way of reading a block: as written, or with read_file line-number prefixes removed. */
-export interface Variant {
-  search: string;
-  replace: string;
-  lines: string[];
-  stripped: boolean;
-  hint?: number;
-  /** Exact occurrences (offsets), in order, at most MAX_OCCURRENCES. */
-  exact: number[];
-  /** Tolerant matches (0-based start lines). */
-  tolerant: number[];
-  tLines?: string[];
-  tNorm?: string[];
-  tHash?: number[];
-  /** Replace lines had prefixes on some lines only. */
-  replaceProblem?: string;
-}
-
-/** The middle lines of a search that can anchor it (each a whole line of any exact occurrence). */
-interface AnchorUse {
-  variant: Variant;
-  uses: { anchor: AnchorText; at: number }[];
-}
+export type { Variant } from './apply-diff-file';
 
 interface Job {
   index: number;
@@ -160,8 +140,7 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
 
   const file = new FileModel(content);
   const jobs: Job[] = [];
-  const anchorTexts = new Map<string, AnchorText>();
-  const anchored: AnchorUse[] = [];
+  const scanned = new Map<string, ScanPattern>();
   const native: Variant[] = [];
 
   for (let index = 0; index < blocks.length; index++) {
@@ -184,50 +163,20 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
     job.variants.push(prepareVariant(search, replace, false, hint));
     const s = strippedVariant(search, replace, hint);
     if (s && s.search.trim() !== '') job.variants.push(s);
-    for (const v of job.variants) {
-      // Every whole middle line can anchor the search (the one seen least in the file is used); blocks of 1-2 lines,
-      // which may start and end mid-line, blocks whose middle lines are all short ("}"), and blocks whose every
-      // anchor proves common (seen MAX_ANCHOR_LINES times) search natively.
-      const use: AnchorUse = { variant: v, uses: [] };
-      for (let j = 1; j < v.lines.length - 1; j++) {
-        const t = v.lines[j]!;
-        if (t.length < MIN_ANCHOR_CHARS) continue;
-        let a = anchorTexts.get(t);
-        if (!a) anchorTexts.set(t, (a = { text: t, lines: [] }));
-        use.uses.push({ anchor: a, at: j });
-      }
-      if (use.uses.length > 0) anchored.push(use);
-      else native.push(v);
-    }
+    for (const v of job.variants) if (v.search.length < MIN_SCAN_SEARCH) native.push(v);
+    else if (!scanned.has(v.search)) scanned.set(v.search, { text: v.search, hits: [], cap: MAX_OCCURRENCES });
   }
 
-  // 1. Exact: one pass over the lines for all anchored blocks, the native search for the others.
-  await file.scanLines([...anchorTexts.values()], pause);
-  for (const { variant: v, uses } of anchored) {
-    let a = uses[0]!;
-    for (const u of uses) if (u.anchor.lines.length < a.anchor.lines.length) a = u;
-    if (a.anchor.lines.length >= MAX_ANCHOR_LINES) {
-      native.push(v);
-      continue;
-    }
-    const first = v.lines[0]!;
-    for (const line of a.anchor.lines) {
-      const l0 = line - a.at;
-      if (l0 < 0 || l0 + v.lines.length > file.lineCount) continue;
-      const p = file.lineEnd(l0) - first.length;
-      if (p < file.lineStart(l0)) continue;
-      if (file.text.startsWith(v.search, p)) {
-        v.exact.push(p);
-        if (v.exact.length >= MAX_OCCURRENCES) break;
-      }
-    }
-  }
+  // 1. Exact: one jumping pass for the long searches, the native search for the others.
+  let sample: string | undefined;
+  if (scanned.size > 0) await scanAll(file.text, [...scanned.values()], pause, (sample = sampleOf(file.text)), file.ascii);
+  for (const job of jobs) for (const v of job.variants) if (v.search.length >= MIN_SCAN_SEARCH) v.exact = scanned.get(v.search)!.hits.slice();
   await searchNatively(file.text, native, pause);
 
   // 2. Tolerant, for the blocks whose every reading failed exactly (and for the written search whenever the
   // stripped one is to be considered: real content wins over a guessed prefix).
   const tolerant = jobs.filter((j) => !j.done && j.variants[0]!.exact.length === 0).flatMap((j) => j.variants.filter((v) => v.exact.length === 0));
-  if (tolerant.length > 0) await matchTolerant(file, tolerant, pause);
+  if (tolerant.length > 0) await matchTolerant(file, tolerant, pause, sample ?? sampleOf(file.text));
 
   // 3. Decide each block.
   const regions: Region[] = [];
@@ -318,57 +267,6 @@ export async function searchNatively(text: string, variants: Variant[], pause: P
   }
 }
 
-async function matchTolerant(file: FileModel, variants: Variant[], pause: Pause): Promise<void> {
-  const hashes = await file.hashLines(pause);
-  const wanted = new Map<number, number[]>();
-  const filter = new Uint8Array(1 << 16);
-  for (const v of variants) {
-    v.tLines = trimBlankEdges(v.lines);
-    v.tNorm = v.tLines.map(normalizeLine);
-    v.tHash = v.tLines.map((l) => normHash(l, 0, l.length));
-    v.tNorm.forEach((n, j) => {
-      if (n === '') return;
-      const h = v.tHash![j]!;
-      if (!wanted.has(h)) wanted.set(h, []);
-      filter[h & 0xffff] = 1;
-    });
-  }
-  for (let from = 0; from < hashes.length; from += CHUNK_LINES) {
-    const to = Math.min(hashes.length, from + CHUNK_LINES);
-    for (let i = from; i < to; i++) {
-      const h = hashes[i]!;
-      if (filter[h & 0xffff] === 1) wanted.get(h)?.push(i);
-    }
-    await pause();
-  }
-  for (const v of variants) {
-    const ns = v.tNorm!;
-    const hs = v.tHash!;
-    if (ns.length === 0) continue;
-    // Anchor on the rarest search line so common lines ("}", "") cost nothing.
-    let anchor = -1;
-    let anchorHits: number[] = [];
-    for (let j = 0; j < ns.length; j++) {
-      if (ns[j] === '') continue;
-      const hits = wanted.get(hs[j]!)!;
-      if (anchor < 0 || hits.length < anchorHits.length) {
-        anchor = j;
-        anchorHits = hits;
-      }
-    }
-    for (const p of anchorHits) {
-      const start = p - anchor;
-      if (start < 0 || start + ns.length > file.lineCount) continue;
-      let ok = true;
-      for (let j = 0; j < ns.length && ok; j++) ok = hashes[start + j] === hs[j];
-      for (let j = 0; j < ns.length && ok; j++) ok = file.normLine(start + j) === ns[j];
-      if (ok) v.tolerant.push(start);
-      if (v.tolerant.length >= MAX_OCCURRENCES) break;
-    }
-  }
-  file.wanted = wanted;
-}
-
 async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region | BlockFailure> {
   const { index, label } = job;
   const raw = job.variants[0]!;
@@ -399,17 +297,27 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
     let pick = 0;
     let settled = false;
     if (v.tolerant.length > 1) {
-      const ranges = v.tolerant.map((s) => ({ startLine: s + 1, endLine: s + n }));
+      const ranges = v.tolerant.map((at) => {
+        const s = file.lineOf(at);
+        return { startLine: s + 1, endLine: s + n };
+      });
       const s = settle(ranges, v.hint, v.tolerant.length >= MAX_OCCURRENCES);
       if (s === undefined) return ambiguous(index, label, ranges, v.tolerant.length >= MAX_OCCURRENCES, ' (ignoring indentation)', v.hint);
       pick = s;
       settled = true;
     }
-    const start = v.tolerant[pick]!;
+    const at = v.tolerant[pick]!;
+    const start = file.lineOf(at);
     const end = start + n - 1;
     const fileLines: string[] = [];
-    for (let i = start; i <= end; i++) fileLines.push(file.line(i));
-    const re = reindent(v.tLines!, fileLines, v.replace === '' ? [] : v.replace.split('\n'), file, start);
+    let lineEnd = at - 1;
+    for (let i = 0; i < n; i++) {
+      const from = lineEnd + 1;
+      lineEnd = file.endOfLine(from);
+      fileLines.push(file.text.slice(from, lineEnd));
+    }
+    let nearby: string[] | undefined;
+    const re = reindent(v.tLines!, fileLines, v.replace === '' ? [] : v.replace.split('\n'), () => (nearby ??= file.linesAround(at, 400, 400)), start);
     if (!re.ok) {
       return {
         index,
@@ -417,7 +325,7 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
         message: `${label}: the search matches ${rangeText({ startLine: start + 1, endLine: end + 1 })} only when indentation is ignored, and the replacement cannot be re-indented safely: ${re.reason}. Copy the lines with their exact indentation from read_file.`,
       };
     }
-    return deletionAware(file, { index, start: file.lineStart(start), end: file.lineEnd(end), text: re.text, match: 'tolerant', ...(settled ? { settledByHint: true } : {}), ...extra });
+    return deletionAware(file, { index, start: at, end: lineEnd, text: re.text, match: 'tolerant', ...(settled ? { settledByHint: true } : {}), ...extra });
   }
 
   // Not found: name the closest candidate (for the search as written).
@@ -471,24 +379,13 @@ function deletionAware(file: FileModel, r: Region): Region {
   return r;
 }
 
-function trimBlankEdges(lines: string[]): string[] {
-  let a = 0;
-  let b = lines.length;
-  while (a < b && lines[a]!.trim() === '') a++;
-  while (b > a && lines[b - 1]!.trim() === '') b--;
-  return lines.slice(a, b);
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // The mismatch report
 
 async function closestCandidate(file: FileModel, v: Variant, pause: Pause): Promise<ClosestCandidate | undefined> {
-  if (!v.tLines) {
-    v.tLines = trimBlankEdges(v.lines);
-    v.tNorm = v.tLines.map(normalizeLine);
-    v.tHash = v.tLines.map((l) => normHash(l, 0, l.length));
-  }
-  const searchLines = v.tLines;
+  prepareTolerant(v);
+  await ensureWanted(file, [v], pause);
+  const searchLines = v.tLines!;
   const ns = v.tNorm!;
   const m = ns.length;
   const total = file.lineCount;

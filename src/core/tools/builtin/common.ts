@@ -46,10 +46,37 @@ export class Pacer {
 /** Bytes of a file decoded per slice (TextDecoder runs at several hundred MB/s: about 1-2 ms per slice). */
 const DECODE_CHUNK = 1024 * 1024;
 
-/** decodeText for big files: decodes a slice at a time with a pause between, so no decode blocks the host for long. */
-export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
-  if (bytes.byteLength <= DECODE_CHUNK) return decodeText(bytes);
-  const streaming = new TextDecoder('utf-8', { fatal: false });
+/**
+ * decodeText for big files: decodes a slice at a time with a pause between, so no decode blocks the host for long.
+ * `keepBom`: for a part of a file that does not start at its beginning (a U+FEFF there is content, not a BOM).
+ * Slices end just after an ASCII byte (always a character boundary in UTF-8) and are decoded on their own: a
+ * streaming decode returns two-byte strings even for ASCII, which makes the joined text twice as big and every search
+ * in it slower; slices decoded whole keep ASCII text one byte per character.
+ */
+export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal, keepBom = false): Promise<string> {
+  if (bytes.byteLength <= DECODE_CHUNK && !keepBom) return decodeText(bytes);
+  const first = new TextDecoder('utf-8', { fatal: false, ignoreBOM: keepBom });
+  const rest = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+  const parts: string[] = [];
+  const pacer = new Pacer(signal);
+  for (let at = 0; at < bytes.byteLength; ) {
+    let end = Math.min(bytes.byteLength, at + DECODE_CHUNK);
+    if (end < bytes.byteLength) {
+      let cut = end;
+      while (cut > at && bytes[cut - 1]! >= 0x80) cut--;
+      if (cut === at) return decodeStreaming(bytes, signal, keepBom); // a megabyte without one ASCII byte
+      end = cut;
+    }
+    parts.push((at === 0 ? first : rest).decode(bytes.subarray(at, end)));
+    at = end;
+    if (bytes.byteLength > DECODE_CHUNK) await pacer.pause();
+  }
+  const text = parts.join('');
+  return !keepBom && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+async function decodeStreaming(bytes: Uint8Array, signal: AbortSignal | undefined, keepBom: boolean): Promise<string> {
+  const streaming = new TextDecoder('utf-8', { fatal: false, ignoreBOM: keepBom });
   const parts: string[] = [];
   const pacer = new Pacer(signal);
   for (let at = 0; at < bytes.byteLength; at += DECODE_CHUNK) {
@@ -58,7 +85,7 @@ export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal): 
     await pacer.pause();
   }
   const text = parts.join('');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return !keepBom && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Largest file write_file and apply_diff load to edit (the original is held, diffed and shown in a diff editor). */

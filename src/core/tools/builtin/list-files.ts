@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { Tool } from '../types';
 import { errorResult, resolveOrRefuse } from './common';
-import { walk } from './walk';
+import { walkBatches } from './walk';
 
 export const LIST_DEFAULT_MAX = 500;
 const LIST_HARD_MAX = 5000;
@@ -37,11 +37,13 @@ export function createListFilesTool(sandbox: WorkspaceSandbox): Tool<typeof list
       let omitted = 0;
       let countCapped = false;
       const prefix = start.rel ? start.rel.length + 1 : 0;
-      for await (const e of walk(sandbox, start, { recursive: input.recursive ?? false, signal: ctx.signal })) {
-        if (entries.length < max) entries.push(e.rel.slice(prefix) + (e.type === 'dir' ? '/' : ''));
-        else if (++omitted >= COUNT_LIMIT) {
-          countCapped = true;
-          break;
+      walking: for await (const batch of walkBatches(sandbox, start, { recursive: input.recursive ?? false, signal: ctx.signal })) {
+        for (const e of batch) {
+          if (entries.length < max) entries.push(e.rel.slice(prefix) + (e.type === 'dir' ? '/' : ''));
+          else if (++omitted >= COUNT_LIMIT) {
+            countCapped = true;
+            break walking;
+          }
         }
       }
       entries.sort();

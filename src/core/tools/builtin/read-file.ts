@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { Tool } from '../types';
-import { decodeTextPaced, errorResult, formatBytes, isBinary, Pacer, resolveOrRefuse } from './common';
+import { decodeText, decodeTextPaced, errorResult, formatBytes, isBinary, Pacer, resolveOrRefuse } from './common';
 
 export const READ_MAX_LINES = 2000;
 export const READ_MAX_CHARS = 256 * 1024;
@@ -47,28 +47,33 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       if (isBinary(bytes)) {
         return { content: `${shown} is a binary file (${formatBytes(bytes.byteLength)}); its contents are not shown.`, effects: { read: [shown] }, data: { binary: true, size: bytes.byteLength } };
       }
-      const text = await decodeTextPaced(bytes, ctx.signal);
-      // Lines are found with indexOf (no split of the whole file): one pass counts them and finds where startLine
-      // begins, pausing for the host on big files; only the lines shown are cut out.
+      // Lines are found in the bytes (a newline is one byte in UTF-8 and never part of another character): one
+      // pass counts them and finds where startLine and the last line that can be shown begin, pausing for the
+      // host on big files; only the bytes of the lines shown are decoded (a 19 MB file is never one string).
       const start = input.startLine ?? 1;
-      const pacer = new Pacer(ctx.signal);
+      const lastShown = Math.min(input.endLine ?? Infinity, start + READ_MAX_LINES - 1);
+      const pacer = new Pacer(ctx.signal, 4); // short slices: the scan of a 19 MB file is ~10 ms of them
       let newlines = 0;
       let startAt = start === 1 ? 0 : -1;
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+      let stopAt = bytes.byteLength;
+      for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) {
         newlines++;
         if (newlines === start - 1) startAt = i + 1;
+        if (newlines === lastShown) stopAt = i + 1;
         if (pacer.due()) await pacer.pause();
       }
-      const total = text === '' ? 0 : newlines + (text.endsWith('\n') ? 0 : 1);
+      const empty = bytes.byteLength === 0 || (bytes.byteLength <= 6 && decodeText(bytes) === '');
+      const total = empty ? 0 : newlines + (bytes[bytes.byteLength - 1] === 10 ? 0 : 1);
       if (total === 0) return { content: `${shown} is empty.`, effects: { read: [shown] }, data: { totalLines: 0 } };
       if (start > total) return errorResult(`${shown} has only ${total} lines; startLine ${start} is past the end.`);
       if (input.endLine !== undefined && input.endLine < start) return errorResult(`endLine (${input.endLine}) is before startLine (${start}).`);
+      const text = await decodeTextPaced(bytes.subarray(startAt, Math.max(startAt, stopAt)), ctx.signal, startAt > 0);
       const wantedEnd = Math.min(input.endLine ?? total, total);
       const width = String(wantedEnd).length;
       const out: string[] = [];
       let chars = 0;
       let end = start - 1;
-      let at = startAt;
+      let at = 0;
       for (let n = start; n <= wantedEnd && n - start < READ_MAX_LINES; n++) {
         const nl = text.indexOf('\n', at);
         const lineEnd = nl < 0 ? text.length : nl;

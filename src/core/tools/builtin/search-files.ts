@@ -253,8 +253,11 @@ function format(sandbox: WorkspaceSandbox, result: SearchResult, max: number, in
   const lines = [`Found ${total} matches${partial ? `, showing the first ${result.matches.length} in ${files.size} files` : ` in ${files.size} files`}.`];
   // Per file, merge matches and context so overlapping windows print each line once.
   const byFile = new Map<string, Map<number, { text: string; match: boolean }>>();
+  // One display path per file, not per match (a thousand matches come from a handful of files).
+  const shown = new Map<string, string>();
   for (const m of result.matches) {
-    const p = sandbox.display(m.path);
+    let p = shown.get(m.path);
+    if (p === undefined) shown.set(m.path, (p = sandbox.display(m.path)));
     let rows = byFile.get(p);
     if (!rows) byFile.set(p, (rows = new Map()));
     (m.before ?? []).forEach((t, k) => rows!.has(m.line - m.before!.length + k) || rows!.set(m.line - m.before!.length + k, { text: t, match: false }));
