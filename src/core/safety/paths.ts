@@ -61,14 +61,14 @@ function refuse(code: PathRefusalCode, reason: string): PathRefusal {
 
 export class WorkspaceSandbox {
   private readonly path: typeof nodePath.posix;
-  private readonly secrets: Ignore;
+  private readonly secretPatterns: readonly string[];
   private readonly ignoreCache = new Map<string, { mtimeMs: number; ig: Ignore | undefined }>();
   private realRoots: { key: string; value: Promise<string[]> } | undefined;
 
   constructor(readonly fs: WorkspaceFs, readonly options: SandboxOptions) {
     const platform = options.platform ?? (process.platform === 'win32' ? 'win32' : 'posix');
     this.path = platform === 'win32' ? nodePath.win32 : nodePath.posix;
-    this.secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...(options.extraSecretPatterns ?? [])]);
+    this.secretPatterns = [...DEFAULT_SECRET_PATTERNS, ...(options.extraSecretPatterns ?? [])];
   }
 
   get trusted(): boolean {
@@ -144,9 +144,13 @@ export class WorkspaceSandbox {
     return this.hiddenMatcher(await this.forgeIgnore(root))(rel, isDir);
   }
 
-  /** The isHidden judgement as a synchronous matcher, given a root's compiled .forgeignore (walkers read it once). */
+  /**
+   * The isHidden judgement as a synchronous matcher, given a root's compiled .forgeignore (walkers read it once). The
+   * secret patterns are compiled per matcher: `ignore` remembers every path it was asked about, so one matcher kept
+   * for the session would hold every path of every walk (100,000+ for a big tree) for the collector to trace.
+   */
   hiddenMatcher(forgeIgnore: Ignore | undefined): (rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined {
-    const secrets = this.options.allowSecrets ? undefined : this.secrets;
+    const secrets = this.options.allowSecrets ? undefined : ignore({ allowRelativePaths: true }).add([...this.secretPatterns]);
     return (rel, isDir) => {
       if (!rel) return undefined;
       const p = isDir ? rel + '/' : rel;
