@@ -165,6 +165,9 @@ async function main() {
     const LIMITED_BY = {
       'latency.approve_to_next_request':
         "an edit of a file no editor shows goes straight to disk (a few ms); the rest is the journal's intent append and the extension host's event loop, shared with VS Code's own extensions (git spawning `git status` on the change, the TypeScript server, the remote protocol's compression): see latency.approve_host_block",
+      'latency.approve_to_disk': "the journal's intent append (fsync) and the extension host's turns between Approve and the write, shared with VS Code's own extensions (see latency.approve_host_block)",
+      'latency.command_start_forge_share':
+        'the command log entry (fsync), the workspace fingerprint (git status or a bounded walk, so the files a command changes can be named), the sandbox plan (the secret scan revalidated by folder mtimes) and the launcher file, each a few ms, on a host shared with VS Code',
       'latency.approve_host_block': "VS Code's extensions in the same host reacting to the file change (git, TypeScript, terminal suggest loading), not Forge's code",
       'latency.first_command_start':
         'the terminal: the user closed it 500 ms before, so the spare started then is still starting its shell and shell integration; Forge waits for it (child processes start in ~40 ms: latency.child_process_command_start)',

@@ -8,6 +8,7 @@ function goalText(goal, unit) {
   const parts = [];
   if (goal.max !== undefined) parts.push(`< ${goal.max} ${unit}`);
   if (goal.min !== undefined) parts.push(`> ${goal.min} ${unit}`);
+  if (goal.p90 !== undefined) parts.push(`p90 < ${goal.p90} ${unit}`);
   return parts.join(', ');
 }
 
