@@ -169,6 +169,8 @@ export class Controller implements ForgeController, PanelController {
   /** Restores the files a task edited (asks first unless `confirm` is false). */
   undoTaskChanges(taskId?: string, confirm = true) { return undoTaskChanges(this.deps, taskId ?? this.deps.manager.current.id, confirm); }
   reviewTaskChanges(taskId?: string): Promise<boolean> { return this.review.reviewTaskChanges(taskId); }
+  /** The task's changes block, computed again (after a restore, an undo or a redo moved its files). */
+  refreshChanges(taskId: string): Promise<void> { return this.review.showChanges(taskId); }
   setApiKey(provider?: ProviderId): Promise<void> { return this.modelSettings.setApiKey(provider); }
   selectModel(): Promise<void> { return this.modelSettings.selectModel(); }
   showTaskHistory(): Promise<void> { return this.history.show(); }

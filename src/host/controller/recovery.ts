@@ -22,6 +22,8 @@ export interface RecoveryDeps {
   /** The audit log files, newest first. */
   auditFiles: () => Promise<string[]>;
   log: Logger;
+  /** Files of the task were restored, undone or redone: the task's changes block is computed again. */
+  onFilesMoved?: (taskId: string) => void;
 }
 
 export interface RestoreArgs {
@@ -270,6 +272,7 @@ export class Recovery {
 
   private mark(taskId: string, action: 'restore' | 'undo' | 'redo', o: Omit<RestoreReport, 'checkpoint'>, step?: number): void {
     this.deps.audit.restored({ taskId, action, ...(step !== undefined ? { checkpoint: step } : {}), restored: o.restored, deleted: o.deleted, conflicts: o.conflicts, skipped: o.skipped, overwritten: o.overwritten, ...(o.rewoundMessages !== undefined ? { rewoundMessages: o.rewoundMessages } : {}) });
+    if (o.restored.length + o.deleted.length) this.deps.onFilesMoved?.(taskId);
     const session = this.session(taskId);
     if (!session) return;
     const cap = (l: string[]) => l.slice(0, 2000).map((p) => p.slice(0, 4096));

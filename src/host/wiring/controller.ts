@@ -40,6 +40,7 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
   const recovery = new Recovery({
     manager: () => controller.manager, journal, audit: storage.audit, reports: storage.reports,
     journalFs: journalFsOf(toolkit.fs), auditFiles: () => storage.auditSink.files(), log,
+    onFilesMoved: (taskId) => void controller.refreshChanges(taskId),
   });
   late.recovery = recovery;
   const controller: Controller = new Controller({

@@ -69,7 +69,7 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.strictEqual(await readText(b), 'mine\n', 'the user\'s change is never overwritten silently');
     assert.deepStrictEqual(restored.skipped, [b]);
     assert.ok(fs.existsSync(out), 'a command\'s output is not something undo can restore');
-    const last = items().at(-1);
+    const last = items().filter((i) => i.kind === 'checkpoint').at(-1); // the changes block may follow it
     assert.strictEqual(last.kind, 'checkpoint');
     assert.strictEqual(last.step, 1);
     assert.deepStrictEqual(last.skipped, [b]);
@@ -139,10 +139,13 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.deepStrictEqual(result.conflicts.map((c: any) => c.path), [b], 'b.txt, changed by the user, is left alone');
     assert.ok(!fs.existsSync(a));
     assert.strictEqual(await readText(b), 'mine\n');
-    const last = session.transcript.snapshot().items.at(-1) as any;
+    const last = (session.transcript.snapshot().items as any[]).filter((i) => i.kind === 'checkpoint').at(-1);
     assert.strictEqual(last.kind, 'checkpoint');
     assert.strictEqual(last.action, 'undo');
     assert.deepStrictEqual(last.deleted, [a]);
+    // The task's changes block is computed again: a.txt, undone, is no longer listed as changed.
+    const changes = () => session.transcript.snapshot().items.filter((i: any) => i.kind === 'changes').at(-1) as any;
+    await waitFor(() => changes() && !changes().files.some((f: any) => f.path === a && f.state === 'changed'), 'the changes block to drop a.txt');
     await (api.testApi as any).audit.flush();
     const files: string[] = await (api.testApi as any).auditSink.files();
     const lines = fs.readFileSync(files[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
