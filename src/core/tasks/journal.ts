@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
 import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, forgetUndone, movePaths, readIntents, redoPath, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
+import { KeyedQueue } from './keyed-queue';
 
 export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
@@ -54,7 +55,7 @@ const GC_DELAY_MS = 30_000;
 export class EditJournal {
   private readonly logs = new Map<string, TaskLog>();
   private readonly index = new Map<string, IndexEntry>();
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new KeyedQueue();
   private readonly blobs: BlobStore;
   private readonly indexWriter: CoalescingWriter<null>;
   /** Collections run one after another. */
@@ -330,7 +331,7 @@ export class EditJournal {
 
   /** Waits for pending index writes. */
   async flush(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((p) => p.catch(() => undefined)));
+    await this.queues.settled();
     await this.indexWriter.flush();
   }
 
@@ -351,13 +352,7 @@ export class EditJournal {
 
   /** One writer per task log: appends must not interleave, and seqs must not repeat. */
   private exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(taskId) ?? Promise.resolve();
-    const run = prev.catch(() => undefined).then(fn);
-    this.queues.set(taskId, run);
-    void run.catch(() => undefined).then(() => {
-      if (this.queues.get(taskId) === run) this.queues.delete(taskId);
-    });
-    return run;
+    return this.queues.run(taskId, fn);
   }
 
   private async append(log: TaskLog, line: LogLine): Promise<void> {

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import type { RunReport, StepReport, ToolCallReport } from '../loop/events';
 import { NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { KeyedQueue } from './keyed-queue';
 
 export type StoredToolCall = Omit<ToolCallReport, 'args'>;
 export type StoredStep = Omit<StepReport, 'toolCalls'> & { toolCalls: StoredToolCall[] };
@@ -31,7 +32,7 @@ export class RunReportStore {
   private readonly keep: number;
   private readonly now: () => number;
   private readonly log: (m: string) => void;
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new KeyedQueue();
 
   constructor(private readonly dir: string, opts: RunReportStoreOptions = {}) {
     this.io = opts.io ?? new NodeTasksIO();
@@ -79,12 +80,6 @@ export class RunReportStore {
   }
 
   private exclusive<T>(taskId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(taskId) ?? Promise.resolve();
-    const run = prev.catch(() => undefined).then(fn);
-    this.queues.set(taskId, run);
-    void run.catch(() => undefined).then(() => {
-      if (this.queues.get(taskId) === run) this.queues.delete(taskId);
-    });
-    return run;
+    return this.queues.run(taskId, fn);
   }
 }
