@@ -56,6 +56,23 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
     assert.equal(await p.page.locator('.plan-panel').isHidden(), true);
   });
 
+  it('a plan update does not wipe what the user is typing (a new step, or a step being reworded); an added step leaves the box empty', async () => {
+    await p.host(state({ taskId: 'task-1', plan }));
+    const add = p.page.locator('.plan-panel input.plan-new');
+    await add.fill('Half-typed st');
+    await p.host(patch({ op: 'plan', plan: { ...plan, currentStep: 3, updatedBy: 'model' } }));
+    assert.equal(await add.inputValue(), 'Half-typed st');
+    assert.equal(await add.evaluate((el) => el === document.activeElement), true, 'the focus stays in the box');
+    await p.page.keyboard.type('ep');
+    await p.page.keyboard.press('Enter');
+    assert.equal(await add.inputValue(), '', 'the added step is not left in the box');
+    assert.equal(await p.page.locator('.plan-panel .plan-step').count(), 4);
+    const second = p.page.locator('.plan-panel input.plan-text').nth(1);
+    await second.fill('Add the flag, with a test');
+    await p.host(patch({ op: 'plan', plan: { ...plan, currentStep: 2, updatedBy: 'model' } }));
+    assert.equal(await p.page.locator('.plan-panel input.plan-text').nth(1).inputValue(), 'Add the flag, with a test');
+  });
+
   it('"Restore to here" posts restore_checkpoint; a command\'s changed files and the restore mark render', async () => {
     await p.host(state({ taskId: 'task-1' }));
     await p.host(patch(

@@ -23,7 +23,9 @@ export class PlanPanel {
       const t = e.target as HTMLElement;
       if (e.key === 'Enter' && t instanceof HTMLInputElement && t.classList.contains('plan-new')) {
         e.preventDefault();
-        this.addStep(t.value);
+        const text = t.value;
+        t.value = ''; // added: not a draft to keep
+        this.addStep(text);
       }
     });
   }
@@ -49,8 +51,31 @@ export class PlanPanel {
       p.updatedBy === 'user' ? h('span', { class: 'badge', title: 'You edited the plan; Forge sees your version in its next step' }, 'edited') : null);
     const goal = h('div', { class: 'plan-goal', title: p.goal }, p.goal);
     const list = h('ol', { class: 'plan-steps' }, ...p.steps.map((s, i) => this.row(s.text, s.status, i, p.currentStep === i + 1)));
-    const add = h('input', { class: 'plan-new', type: 'text', placeholder: 'Add a step…', 'aria-label': 'Add a step', maxlength: '500' });
+    const add = h('input', { class: 'plan-new', type: 'text', placeholder: 'Add a step…', 'aria-label': 'Add a step', maxlength: '500' }) as HTMLInputElement;
+    // A plan update (the model's, or the echo of the user's own tick) must not wipe what the user is typing.
+    const draft = this.draft();
     this.el.replaceChildren(head, ...(this.collapsed ? [] : [goal, list, add]));
+    if (draft) this.restore(draft);
+  }
+
+  /** The text input the user is in (the new step, or a step's text) with what they typed so far. */
+  private draft(): { selector: string; value: string; caret: number | null } | undefined {
+    const active = this.el.ownerDocument.activeElement;
+    const fresh = this.el.querySelector<HTMLInputElement>('input.plan-new');
+    if (active instanceof HTMLInputElement && this.el.contains(active) && active.type === 'text') {
+      const selector = active.classList.contains('plan-new') ? 'input.plan-new' : `input.plan-text[data-index="${active.dataset.index}"]`;
+      return { selector, value: active.value, caret: active.selectionStart };
+    }
+    return fresh?.value ? { selector: 'input.plan-new', value: fresh.value, caret: null } : undefined;
+  }
+
+  private restore(d: { selector: string; value: string; caret: number | null }): void {
+    const input = this.el.querySelector<HTMLInputElement>(d.selector);
+    if (!input) return;
+    input.value = d.value;
+    if (d.caret === null) return;
+    input.focus();
+    input.setSelectionRange(d.caret, d.caret);
   }
 
   /** Plan ops from a patch. */
