@@ -19,6 +19,7 @@ import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../host/nod
 import { CommandSandbox } from '../host/node/sandbox/command-sandbox';
 import type { TaskWorktree } from '../host/node/worktrees';
 import { createModel } from '../providers';
+import { isLoopbackUrl, PLACEHOLDER_KEY } from '../providers/endpoint-discovery';
 import { apiKeyFor, type CliOptions } from './args';
 import { createCliMcp } from './mcp';
 import { loadProjectRules, type ProjectRules } from './rules';
@@ -61,16 +62,6 @@ export async function openTaskStore(root: string, log: (m: string) => void): Pro
   return TaskStore.open(dir, { log });
 }
 
-function isLoopback(url: string | undefined): boolean {
-  if (!url) return false;
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\./.test(host);
-  } catch {
-    return false;
-  }
-}
-
 export interface RuntimePlace {
   /** The user's folder: task store and memory live here. */
   root: string;
@@ -93,7 +84,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const { root, workspace, store } = place;
   let apiKey = apiKeyFor(opts.provider);
-  if (!apiKey && opts.provider === 'openai-compatible' && isLoopback(opts.baseUrl)) apiKey = 'forge-no-key';
+  if (!apiKey && opts.provider === 'openai-compatible' && isLoopbackUrl(opts.baseUrl)) apiKey = PLACEHOLDER_KEY;
   if (!apiKey) throw new Error(`no API key: set ${opts.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} (or FORGE_API_KEY) in the environment`);
   const model = createModel({ provider: opts.provider, model: opts.model, apiKey, baseUrl: opts.baseUrl });
   const price = (usage: Usage, info = model.info): number | undefined => {

@@ -4,6 +4,20 @@
 // call has a short timeout and an injectable fetch (tests point it at the loopback server).
 import { windowFromModelEntry } from './models';
 
+/** Key used when an OpenAI-compatible server on this machine needs none (the SDK insists on one). */
+export const PLACEHOLDER_KEY = 'forge-no-key';
+
+/** The URL names this machine (localhost, ::1, 127.x): a local server, which needs no API key. */
+export function isLoopbackUrl(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
 export type ServerFlavour = 'ollama' | 'lmstudio' | 'vllm' | 'llamacpp' | 'openrouter' | 'openai-compatible';
 
 export const FLAVOUR_LABELS: Record<ServerFlavour, string> = {

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { ModelError } from '../../core/model/errors';
 import { costOf, priceFor } from '../../core/model/pricing';
 import type { Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../../core/model/types';
-import { ContextWindowCache, detectLocalServers, type DetectedServer, type DetectOptions } from '../../providers/endpoint-discovery';
+import { ContextWindowCache, detectLocalServers, isLoopbackUrl, PLACEHOLDER_KEY, type DetectedServer, type DetectOptions } from '../../providers/endpoint-discovery';
 import { createEndpointModel } from '../../providers/local-model';
 import { MemoryToolFormatStore, type ToolFormatMemo, type ToolFormatStore } from '../../providers/tool-format';
 import { createVscodeLmModel, listVscodeLmModels } from '../../providers/vscode-lm';
@@ -28,17 +28,6 @@ export const SUGGESTED_MODELS: Partial<Record<ProviderId, string[]>> = {
   anthropic: ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'],
 };
 
-/** Key used when an OpenAI-compatible server on this machine needs none (the SDK insists on one). */
-export const PLACEHOLDER_KEY = 'forge-no-key';
-
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\./.test(host);
-  } catch {
-    return false;
-  }
-}
 
 export interface ResolvedModel {
   model?: Model;
