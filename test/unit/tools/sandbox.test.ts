@@ -3,7 +3,7 @@
 // the workspace, read a secret, reach the network, see an API key, or leave a process behind.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -86,6 +86,23 @@ describe('sandbox profile', () => {
       writeFileSync(path.join(ws, 'app', 'server.pem'), 'x');
       const rel = (await locator.locate([ws])).masked.map((m) => path.relative(ws, m.path)).sort();
       assert.deepEqual(rel, ['.env', 'app/server.pem']);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a secret file whose folder mtime was set back after it was created (touch -d) is still masked by the next command', async () => {
+    const ws = mkdtempSync(path.join(tmpdir(), 'forge-scan-'));
+    const home = mkdtempSync(path.join(tmpdir(), 'forge-home-'));
+    try {
+      const locator = new SecretLocator(home);
+      utimesSync(ws, 1_000_000_000, 1_000_000_000); // whole seconds: the mtime can be put back exactly
+      assert.deepEqual((await locator.locate([ws])).masked, []);
+      writeFileSync(path.join(ws, '.env'), 'TOKEN=x');
+      utimesSync(ws, 1_000_000_000, 1_000_000_000); // the folder's mtime as the scan saw it; its ctime moved on
+      assert.equal(statSync(ws).mtimeMs, 1_000_000_000_000);
+      assert.deepEqual((await locator.locate([ws])).masked.map((m) => path.relative(ws, m.path)), ['.env']);
     } finally {
       rmSync(ws, { recursive: true, force: true });
       rmSync(home, { recursive: true, force: true });

@@ -33,8 +33,11 @@ export interface ScanResult {
   masked: MaskedPath[];
   /** The walk stopped at SCAN_MAX_ENTRIES: deeper secrets may be unmasked (the command rules still ask). */
   incomplete: boolean;
-  /** Each folder walked and its mtime before it was read: a file added or renamed there since changes it. */
-  dirs?: { path: string; mtimeMs: number }[];
+  /**
+   * Each folder walked and its times before it was read: a file added or renamed there since changes them (ctime too,
+   * which nobody can set back the way `touch -d` sets back an mtime).
+   */
+  dirs?: { path: string; stamp: string }[];
   /** Files judged by their content (an .npmrc without a token), with what they were then: a token added later shows. */
   judged?: { path: string; stamp: string }[];
 }
@@ -43,7 +46,7 @@ export interface ScanResult {
 export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly string[] = []): Promise<ScanResult> {
   const secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...extraPatterns]);
   const masked: MaskedPath[] = [];
-  const dirs: { path: string; mtimeMs: number }[] = [];
+  const dirs: { path: string; stamp: string }[] = [];
   const judged: { path: string; stamp: string }[] = [];
   let seen = 0;
   let incomplete = false;
@@ -52,7 +55,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
     const { dir, rel, depth } = queue.shift()!;
     let entries;
     try {
-      dirs.push({ path: dir, mtimeMs: (await fsp.stat(dir)).mtimeMs });
+      dirs.push({ path: dir, stamp: await fileStamp(dir) });
       entries = await fsp.readdir(dir, { withFileTypes: true });
     } catch {
       continue;
@@ -89,7 +92,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
 }
 
 async function fileStamp(file: string): Promise<string> {
-  return fsp.stat(file).then((st) => `${st.size}:${st.mtimeMs}:${st.ino}`, () => 'gone');
+  return fsp.stat(file).then((st) => `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`, () => 'gone');
 }
 
 /**
@@ -99,10 +102,10 @@ async function fileStamp(file: string): Promise<string> {
 async function stillCurrent(scan: ScanResult): Promise<boolean> {
   if (!scan.dirs) return false;
   const [dirs, files] = await Promise.all([
-    Promise.all(scan.dirs.map((d) => fsp.stat(d.path).then((st) => st.mtimeMs, () => -1))),
+    Promise.all(scan.dirs.map((d) => fileStamp(d.path))),
     Promise.all((scan.judged ?? []).map((f) => fileStamp(f.path))),
   ]);
-  return scan.dirs.every((d, i) => dirs[i] === d.mtimeMs) && (scan.judged ?? []).every((f, i) => files[i] === f.stamp);
+  return scan.dirs.every((d, i) => dirs[i] === d.stamp) && (scan.judged ?? []).every((f, i) => files[i] === f.stamp);
 }
 
 async function hasToken(file: string): Promise<boolean> {
