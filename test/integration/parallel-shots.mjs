@@ -6,14 +6,10 @@
 //   node esbuild.mjs && node test/integration/parallel-shots.mjs
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirs } from './lib/code-server.mjs';
-import { prepareWorkspace } from './run.mjs';
-import { startLoopbackLlm } from './ui/llm.mjs';
 import { runCommand, widenSidebar } from './ui/workbench.mjs';
-import { startWorkbench } from './ui/session.mjs';
+import { startShotSession } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -21,25 +17,22 @@ const write = (id, file) => ({ toolCalls: [{ id, name: 'write_file', args: { pat
 // Task 1 writes two files and completes; task 2 (started second) hangs on the model, so it stays "running".
 const turns = [write('a1', 'src/feature.js'), { fault: 'hang', text: 'Thinking' }, write('a2', 'src/feature.test.js'), { toolCalls: [{ id: 'd1', name: 'task_completion', args: { result: 'Feature and test added.' } }] }];
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-shots-'));
-const dirs = makeDirs(root, { 'workbench.colorTheme': 'Default Dark Modern', 'workbench.secondarySideBar.defaultVisibility': 'hidden' });
-const workspace = path.join(root, 'workspace');
-let llm, server, browser;
+const session = await startShotSession({
+  repo,
+  userSettings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  turns,
+  prepare(workspace) {
+    const git = (...a) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...a], { cwd: workspace });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'init');
+  },
+});
+const { page } = session;
 try {
-  llm = await startLoopbackLlm(repo);
-  llm.script(turns);
-  prepareWorkspace(workspace, llm.url);
-  const git = (...a) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...a], { cwd: workspace });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'init');
-const started = await startWorkbench({ repo, dirs, workspace, extraEnv: { FORGE_TEST_LLM_URL: llm.url } });
-server = started.server;
-browser = started.browser;
-const page = started.page;
   for (const task of ['Add the feature module with a test', 'Refactor the greeting helpers']) {
     await runCommand(page, 'Forge: Start Task in Background (Git Worktree)');
-    const input = page.locator('.quick-input-widget input');
+    const input = page.locator('.quick-input-widget input[aria-label="Forge: task to run in the background"]');
     await input.waitFor({ state: 'visible' });
     await input.fill(task);
     await input.press('Enter');
@@ -55,9 +48,6 @@ const page = started.page;
   await page.screenshot({ path: file });
   console.log(`[shots] ${file}`);
 } finally {
-  await browser?.close().catch(() => {});
-  await server?.stop().catch(() => {});
-  await llm?.close().catch(() => {});
-  fs.rmSync(root, { recursive: true, force: true });
+  await session.close();
 }
 process.exit(0);

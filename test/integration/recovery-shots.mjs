@@ -5,14 +5,10 @@
 //
 //   node esbuild.mjs && node test/integration/recovery-shots.mjs        (FORGE_SHOTS_THEMES=dark,light)
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirs } from './lib/code-server.mjs';
-import { prepareWorkspace } from './run.mjs';
-import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand, widenSidebar } from './ui/workbench.mjs';
-import { startWorkbench } from './ui/session.mjs';
+import { openForgePanel, widenSidebar } from './ui/workbench.mjs';
+import { startShotSession } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -43,26 +39,21 @@ async function shot(page, name, label) {
 }
 
 async function run(theme, label) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-rshots-'));
-  const dirs = makeDirs(root, { 'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden' });
-  const workspace = path.join(root, 'workspace');
-  let llm, server, browser;
+  const session = await startShotSession({
+    repo,
+    prefix: 'forge-rshots-',
+    userSettings: { 'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false },
+    turns,
+    prepare(workspace) {
+      const settingsFile = path.join(workspace, '.vscode', 'settings.json');
+      const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+      settings['forge.autoApprove'] = { read: true, write: true, execute: false, network: false };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    },
+  });
+  const { page, workspace } = session;
   try {
-    llm = await startLoopbackLlm(repo);
-    llm.script(turns);
-    prepareWorkspace(workspace, llm.url);
-    const settingsFile = path.join(workspace, '.vscode', 'settings.json');
-    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-    settings['forge.autoApprove'] = { read: true, write: true, execute: false, network: false };
-    fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-    const started = await startWorkbench({ repo, dirs, workspace, extraEnv: { FORGE_TEST_LLM_URL: llm.url } });
-    server = started.server;
-    browser = started.browser;
-    const page = started.page;
-    const panel = forgePanel(page);
-    const wv = forgeWebview(page);
-    await runCommand(page, 'Forge: Open Panel');
-    await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
+    const { panel, wv } = await openForgePanel(page);
     await widenSidebar(page, 520);
     await panel.input.fill('Add a --json flag to the CLI.');
     await panel.input.press('Enter');
@@ -102,10 +93,7 @@ async function run(theme, label) {
     await shot(page, '5-redone-mark', label);
     console.log(`[shots] src/json.js after the redo: ${JSON.stringify(fs.readFileSync(path.join(workspace, 'src', 'json.js'), 'utf8'))}`);
   } finally {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    await llm?.close().catch(() => {});
-    fs.rmSync(root, { recursive: true, force: true });
+    await session.close();
   }
 }
 

@@ -8,14 +8,10 @@
 //
 //   node esbuild.mjs && node test/integration/review-shots.mjs
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirs } from './lib/code-server.mjs';
-import { prepareWorkspace } from './run.mjs';
-import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand, widenSidebar } from './ui/workbench.mjs';
-import { pickColorTheme, startWorkbench } from './ui/session.mjs';
+import { openForgePanel, widenSidebar } from './ui/workbench.mjs';
+import { pickColorTheme, startShotSession } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -63,26 +59,19 @@ async function shootAll(page, name, widths = [300, 520]) {
 }
 
 async function main() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-review-shots-'));
-  const dirs = makeDirs(root, { 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden' });
-  const workspace = path.join(root, 'workspace');
-  let llm, server, browser;
+  const session = await startShotSession({
+    repo,
+    prefix: 'forge-review-shots-',
+    userSettings: { 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false },
+    turns,
+  });
+  const { page } = session;
   try {
-    llm = await startLoopbackLlm(repo);
-    llm.script(turns);
-    prepareWorkspace(workspace, llm.url);
-    const started = await startWorkbench({ repo, dirs, workspace, extraEnv: { FORGE_TEST_LLM_URL: llm.url } });
-    server = started.server;
-    browser = started.browser;
-    const page = started.page;
-    const panel = forgePanel(page);
-    const wv = forgeWebview(page);
     // The user is working in greet.js.
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().click();
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'greet.js' }).first().dblclick({ timeout: 30_000 });
     await page.locator('.tabs-container .tab', { hasText: 'greet.js' }).first().waitFor({ timeout: 30_000 });
-    await runCommand(page, 'Forge: Open Panel');
-    await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
+    const { panel, wv } = await openForgePanel(page);
     await panel.input.fill('Tidy up the math helpers.');
     await panel.input.press('Enter');
     await wv.locator('.hunk-review').waitFor({ timeout: 60_000 });
@@ -101,7 +90,7 @@ async function main() {
     await shootAll(page, 'hunks');
     // Approve writes hunks 1 and 3; then the second file, then the completion block.
     await panel.approveButton.first().click();
-    await wv.locator('.approval-card.pending .edit-meta', { hasText: 'greet.js' }).waitFor({ timeout: 60_000 });
+    await wv.locator('.approval-card.pending .approval-title', { hasText: 'greet.js' }).waitFor({ timeout: 60_000 });
     await panel.approveButton.first().click();
     await wv.locator('.changes-block').waitFor({ timeout: 60_000 });
     await wv.locator('.changes-block').scrollIntoViewIfNeeded();
@@ -117,10 +106,7 @@ async function main() {
       console.log(`[shots] ${file}`);
     }
   } finally {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    await llm?.close().catch(() => {});
-    fs.rmSync(root, { recursive: true, force: true });
+    await session.close();
   }
 }
 

@@ -5,14 +5,10 @@
 //
 //   node test/integration/ui-shots-slash.mjs
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirs } from './lib/code-server.mjs';
-import { prepareWorkspace } from './run.mjs';
-import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand, widenSidebar } from './ui/workbench.mjs';
-import { startWorkbench } from './ui/session.mjs';
+import { openForgePanel, widenSidebar } from './ui/workbench.mjs';
+import { startShotSession } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -23,24 +19,18 @@ const turns = [
   { toolCalls: [{ id: 'p2', name: 'task_completion', args: { result: 'The helper found one issue: empty names.' } }] },
 ];
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-shots-'));
-const dirs = makeDirs(root, { 'workbench.colorTheme': 'Default Dark Modern', 'workbench.secondarySideBar.defaultVisibility': 'hidden' });
-const workspace = path.join(root, 'workspace');
-let llm, server, browser;
+const session = await startShotSession({
+  repo,
+  userSettings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  turns,
+  prepare(workspace) {
+    fs.mkdirSync(path.join(workspace, '.forge', 'commands'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.forge', 'commands', 'review-file.md'), '---\ndescription: Review one file for bugs\nargument-hint: <file>\n---\nReview $1 for bugs.\n');
+  },
+});
+const { page } = session;
 try {
-  llm = await startLoopbackLlm(repo);
-  llm.script(turns);
-  prepareWorkspace(workspace, llm.url);
-  fs.mkdirSync(path.join(workspace, '.forge', 'commands'), { recursive: true });
-  fs.writeFileSync(path.join(workspace, '.forge', 'commands', 'review-file.md'), '---\ndescription: Review one file for bugs\nargument-hint: <file>\n---\nReview $1 for bugs.\n');
-const started = await startWorkbench({ repo, dirs, workspace, extraEnv: { FORGE_TEST_LLM_URL: llm.url } });
-server = started.server;
-browser = started.browser;
-const page = started.page;
-  const panel = forgePanel(page);
-  const wv = forgeWebview(page);
-  await runCommand(page, 'Forge: Open Panel');
-  await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
+  const { panel, wv } = await openForgePanel(page);
   await widenSidebar(page, 460);
   await panel.input.click();
   await panel.input.pressSequentially('/re');
@@ -62,9 +52,6 @@ const page = started.page;
   await page.screenshot({ path: path.join(shots, 'delegate-nested.png') });
   console.log(`[shots] ${shots}/slash-menu.png, slash-help.png, delegate-nested.png`);
 } finally {
-  await browser?.close().catch(() => {});
-  await server?.stop().catch(() => {});
-  await llm?.close().catch(() => {});
-  fs.rmSync(root, { recursive: true, force: true });
+  await session.close();
 }
 process.exit(0);

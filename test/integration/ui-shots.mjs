@@ -11,14 +11,10 @@
 //   FORGE_SHOTS_WIDTHS=300       only these side-bar widths (default 300,600)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirs } from './lib/code-server.mjs';
-import { prepareWorkspace } from './run.mjs';
-import { startLoopbackLlm } from './ui/llm.mjs';
-import { forgePanel, forgeWebview, runCommand, setSidebarWidth } from './ui/workbench.mjs';
-import { pickColorTheme, startWorkbench } from './ui/session.mjs';
+import { openForgePanel, runCommand, setSidebarWidth } from './ui/workbench.mjs';
+import { pickColorTheme, startShotSession } from './ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -57,21 +53,15 @@ async function pickTheme(page, label) {
 }
 
 async function shoot(theme, label) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-shots-'));
-  const dirs = makeDirs(root, { 'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden' });
-  const workspace = path.join(root, 'workspace');
-  let llm, server, browser;
+  const session = await startShotSession({
+    repo,
+    userSettings: { 'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false },
+    llmOptions: { models: ['test-model', 'test-model-large'] },
+    configureModel: false, // the first run sets one up
+  });
+  const { page, llm } = session;
   try {
-    llm = await startLoopbackLlm(repo, { models: ['test-model', 'test-model-large'] });
-    prepareWorkspace(workspace); // no model configured: the first run sets one up
-    const started = await startWorkbench({ repo, dirs, workspace });
-    server = started.server;
-    browser = started.browser;
-    const page = started.page;
-    const panel = forgePanel(page);
-    const wv = forgeWebview(page);
-    await runCommand(page, 'Forge: Open Panel');
-    await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
+    const { panel, wv } = await openForgePanel(page);
     await pickTheme(page, label);
 
     // 1. First run: no model. The header names none; the setup form asks for one.
@@ -149,10 +139,7 @@ async function shoot(theme, label) {
     if (page) await page.screenshot({ path: path.join(shots, `ui-failed-${label}.png`) }).catch(() => {});
     throw err;
   } finally {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-    await llm?.close().catch(() => {});
-    fs.rmSync(root, { recursive: true, force: true });
+    await session.close();
   }
 }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { editorTab, forgePanel, runCommand, widenSidebar } from './workbench.mjs';
+import { editorTab, openForgePanel, widenSidebar } from './workbench.mjs';
 
 const TASK = 'Make the greeting in src/greet.js say Hi instead of Hello.';
 const STREAMED = 'Sure. I will read src/greet.js first, then change the greeting.';
@@ -30,12 +30,10 @@ function toolResult(request, toolCallId) {
 export async function forgeTaskThroughTheUi(page, { workspace, llm, shots, step }) {
   const file = path.join(workspace, 'src', 'greet.js');
   const original = fs.readFileSync(file, 'utf8');
-  const panel = forgePanel(page);
 
   // The activity bar entry appears once Forge's contributions are registered, so the palette lists its commands.
   await page.locator('.activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 60_000 });
-  await runCommand(page, 'Forge: Open Panel', { log: step });
-  await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
+  const { panel } = await openForgePanel(page, { log: step });
   // The provider status arrived: the header's model picker offers the loopback model and shows it as the one
   // in use (choice ids are provider-qualified), and there is no setup card.
   await panel.model.filter({ hasText: 'test-model' }).waitFor({ timeout: 30_000 });

@@ -1,6 +1,11 @@
 // One real workbench for the screenshot scripts: code-server with Forge loaded from the repository, Chromium on
 // it, the workspace open and Forge's activity bar entry present; plus the colour-theme switch they all use.
-import { freePort, launchChromium, startCodeServer, workbenchUrl } from '../lib/code-server.mjs';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from '../lib/code-server.mjs';
+import { prepareWorkspace } from '../run.mjs';
+import { startLoopbackLlm } from './llm.mjs';
 import { waitForWorkbench } from './workbench.mjs';
 
 /** Starts code-server and Chromium; on failure closes what it started. The caller closes both when done. */
@@ -17,6 +22,36 @@ export async function startWorkbench({ repo, dirs, workspace, extraEnv = {} }) {
   } catch (err) {
     await browser?.close().catch(() => {});
     await server.stop().catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * A whole screenshot session in a temp folder: VS Code user settings, the loopback model scripted with `turns`, the
+ * test workspace with that model configured (unless `configureModel` is false; `prepare(workspace)` may add to it),
+ * and the workbench on it. `close()` closes and removes everything; on a failed start it has run already.
+ */
+export async function startShotSession({ repo, prefix = 'forge-shots-', userSettings = {}, llmOptions, turns, configureModel = true, prepare }) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dirs = makeDirs(root, { 'workbench.secondarySideBar.defaultVisibility': 'hidden', ...userSettings });
+  const workspace = path.join(root, 'workspace');
+  let llm;
+  let started;
+  const close = async () => {
+    await started?.browser.close().catch(() => {});
+    await started?.server.stop().catch(() => {});
+    await llm?.close().catch(() => {});
+    fs.rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    llm = await startLoopbackLlm(repo, llmOptions);
+    if (turns) llm.script(turns);
+    prepareWorkspace(workspace, configureModel ? llm.url : undefined);
+    await prepare?.(workspace);
+    started = await startWorkbench({ repo, dirs, workspace, extraEnv: configureModel ? { FORGE_TEST_LLM_URL: llm.url } : {} });
+    return { page: started.page, llm, workspace, close };
+  } catch (err) {
+    await close();
     throw err;
   }
 }

@@ -69,6 +69,14 @@ export function forgePanel(page) {
   };
 }
 
+/** Forge: Open Panel, then waits for the chat input: the panel and its webview, ready to drive. */
+export async function openForgePanel(page, { log } = {}) {
+  const panel = forgePanel(page);
+  await runCommand(page, 'Forge: Open Panel', log ? { log } : {});
+  await panel.input.waitFor({ state: 'visible', timeout: 60_000 });
+  return { panel, wv: forgeWebview(page) };
+}
+
 /** An editor tab in the workbench whose label contains `text`. */
 export function editorTab(page, text) {
   return page.locator('.tabs-container .tab', { hasText: text });
