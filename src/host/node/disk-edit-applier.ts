@@ -42,6 +42,7 @@ export class DiskEditApplier implements EditApplier {
       throw e;
     });
     let bom = false;
+    let mode: number | undefined;
     if (bytes) {
       let current: string;
       try {
@@ -56,11 +57,12 @@ export class DiskEditApplier implements EditApplier {
       // A rename would replace a read-only file as easily as any other: a file nobody may write (no write bit, which
       // holds for root too) or that this user may not write is left alone, as an editor's save would.
       const st = await fsp.stat(target);
+      mode = st.mode & 0o7777;
       const writable = (st.mode & 0o222) !== 0 && (await fsp.access(target, fsConstants.W_OK).then(() => true, () => false));
       if (!writable) throw new ReadOnlyFileError(`${edit.path} is read-only; Forge did not change it. Ask the user to make it writable if it should be edited.`);
     }
     signal?.throwIfAborted();
-    await writeAtomically(target, bom ? BOM + edit.content : edit.content);
+    await writeAtomically(target, bom ? BOM + edit.content : edit.content, mode);
   }
 
   private async checkConfined(shown: string, target: string): Promise<void> {
@@ -112,12 +114,15 @@ async function realTarget(file: string): Promise<string> {
   }
 }
 
-/** Temp file beside the target, then rename over it (a crash leaves the old or the new file, never half of one). */
-export async function writeAtomically(file: string, text: string): Promise<void> {
+/**
+ * Temp file beside the target, then rename over it (a crash leaves the old or the new file, never half of one).
+ * `knownMode`: the file's permission bits when the caller has them already (else they are read; none for a new file).
+ */
+async function writeAtomically(file: string, text: string, knownMode?: number): Promise<void> {
   const dir = path.dirname(file);
   await fsp.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.forge-${randomBytes(6).toString('hex')}.tmp`);
-  const mode = await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined);
+  const mode = knownMode ?? (await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined));
   try {
     await fsp.writeFile(tmp, text, 'utf8');
     if (mode !== undefined) await fsp.chmod(tmp, mode); // exact, whatever the umask
