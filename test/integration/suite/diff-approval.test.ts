@@ -41,6 +41,8 @@ describe('diff approval + WorkspaceEdit applier', () => {
 
     const doc = await vscode.workspace.openTextDocument(file);
     await vscode.window.showTextDocument(doc);
+    // The edit went to disk; the editor shows it once VS Code reloads the file (its watcher): then Ctrl+Z.
+    await waitFor(() => doc.getText() === proposed, 'the editor to show the edit');
     await vscode.commands.executeCommand('undo');
     await waitFor(() => doc.getText() === original, 'undo to restore the original text');
     await doc.save();

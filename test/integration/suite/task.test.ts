@@ -65,6 +65,8 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     // The edit went through WorkspaceEdit: Undo in the editor restores the file.
     const doc = await vscode.workspace.openTextDocument(file);
     await vscode.window.showTextDocument(doc);
+    // The edit went to disk; the editor shows it once VS Code reloads the file (its watcher): then Ctrl+Z.
+    await waitFor(() => doc.getText() === edited, 'the editor to show the edit');
     await vscode.commands.executeCommand('undo');
     await waitFor(() => doc.getText() === original, 'Ctrl+Z to restore the original text');
     await doc.save();
