@@ -101,7 +101,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     commandTimeoutSeconds: num(c.get('commandTimeoutSeconds'), 120, 1),
     toolTimeoutSeconds: toolTimeouts(c.get('toolTimeoutSeconds')),
     commandOutputCapChars: num(c.get('commandOutputCapChars'), 20_000, 1000),
-    useShellIntegration: c.get('terminal.useShellIntegration') !== false,
+    useShellIntegration: c.get('terminal.useShellIntegration') === true,
     reflection: { enabled: c.get('reflection.enabled') !== false, budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0) },
     memoryEnabled: c.get('memory.enabled') !== false,
     historyMaxTasks: Math.floor(num(c.get('history.maxTasks'), 1000, 10)),

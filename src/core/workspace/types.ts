@@ -49,6 +49,11 @@ export interface RunRequest {
   taskId?: string;
   /** The tool call that runs it (recorded before it starts so a restore can report a command a crash cut off; files it changed are reported against it). */
   toolCallId?: string;
+  /**
+   * The user pressed Ctrl+C in the terminal that shows the command: the process gets SIGINT, as in a terminal,
+   * and the run goes on (unlike `signal`, which stops the tool).
+   */
+  userInterrupt?: AbortSignal;
 }
 
 /** How commands are contained on this host, for the approval card, the tool result and the rules. */
@@ -70,6 +75,8 @@ export interface RunResult {
   output: string;
   timedOut: boolean;
   aborted?: boolean;
+  /** Ended after the user's Ctrl+C in the terminal (RunRequest.userInterrupt). */
+  interrupted?: boolean;
   truncated?: boolean;
   /** Total characters the command printed. */
   totalChars?: number;

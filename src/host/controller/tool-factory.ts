@@ -21,6 +21,7 @@ import { watchCommandChanges, type CommandChangesListener } from '../node/comman
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../ripgrep-search';
 import { readSettings, type ForgeSettings } from '../settings';
+import { PtyCommandRunner } from '../pty-command-runner';
 import { TerminalCommandRunner } from '../terminal-runner';
 import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
 
@@ -73,8 +74,11 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     readCurrent: readOpenText,
   });
   const commandSandbox = createCommandSandbox(opts.log);
+  // By default the contained child process runs the command and the Forge terminal shows it; with
+  // forge.terminal.useShellIntegration on, a shell terminal runs it and this is the fallback.
+  const shown = new PtyCommandRunner(new NodeCommandRunner({ spoolDir: opts.spoolDir, sandbox: commandSandbox }));
   const runner = new TerminalCommandRunner({
-    fallback: new NodeCommandRunner({ spoolDir: opts.spoolDir, sandbox: commandSandbox }),
+    fallback: shown,
     sandbox: commandSandbox,
     spoolDir: opts.spoolDir,
     enabled: () => readSettings().useShellIntegration,
@@ -117,6 +121,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     registerHunkReview(diffApproval),
     taskChanges,
     runner,
+    shown,
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       refresh();
       opts.log.info('Workspace trusted: Forge may now propose edits and run commands (with approval).');

@@ -134,6 +134,16 @@ export class NodeCommandRunner implements CommandRunner {
       kill(Math.min(this.options.killGraceMs ?? 2000, 200));
     };
     req.signal.addEventListener('abort', onAbort, { once: true });
+    // Ctrl+C in the terminal: SIGINT to the group as a terminal sends it; a process that ignores it is ended.
+    let interrupted = false;
+    let interruptTimer: NodeJS.Timeout | undefined;
+    const onInterrupt = () => {
+      if (child.exitCode !== null || child.pid === undefined) return;
+      interrupted = true;
+      killTree(child.pid, 'SIGINT', isWin);
+      interruptTimer ??= setTimeout(() => kill(this.options.killGraceMs ?? 2000), this.options.killGraceMs ?? 2000);
+    };
+    req.userInterrupt?.addEventListener('abort', onInterrupt, { once: true });
 
     const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
       child.once('error', (error) => resolve({ code: null, signal: null, error }));
@@ -152,9 +162,11 @@ export class NodeCommandRunner implements CommandRunner {
     });
     clearTimeout(timer);
     req.signal.removeEventListener('abort', onAbort);
+    req.userInterrupt?.removeEventListener('abort', onInterrupt);
     // Make sure nothing from the group survives (background jobs), then stop the SIGKILL timer.
-    if (child.pid !== undefined && (timedOut || aborted)) killTree(child.pid, 'SIGKILL', isWin);
+    if (child.pid !== undefined && (timedOut || aborted || interrupted)) killTree(child.pid, 'SIGKILL', isWin);
     if (killTimer) clearTimeout(killTimer);
+    clearTimeout(interruptTimer);
     for (const d of decoders) {
       const rest = d.end();
       if (rest) {
@@ -180,6 +192,7 @@ export class NodeCommandRunner implements CommandRunner {
       output: buf.text(),
       timedOut,
       aborted,
+      ...(interrupted && !aborted && !timedOut ? { interrupted: true } : {}),
       truncated: buf.truncated,
       totalChars: buf.total,
       fullOutputRef: keep ? ref : undefined,

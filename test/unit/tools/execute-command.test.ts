@@ -57,6 +57,35 @@ describe('tools/execute_command with NodeCommandRunner', function () {
     assert.equal(existsSync(marker), false);
   });
 
+  it('Ctrl+C in the terminal (userInterrupt) sends SIGINT: a trap runs, the run goes on and says so', async () => {
+    const interrupt = new AbortController();
+    setTimeout(() => interrupt.abort(), 200);
+    const r = await runner.run({ command: "trap 'echo caught; exit 130' INT; echo ready; while :; do sleep 0.05; done", cwd: ws, timeoutMs: 20_000, signal: new AbortController().signal, userInterrupt: interrupt.signal });
+    assert.equal(r.interrupted, true);
+    assert.equal(r.aborted, false);
+    assert.equal(r.exitCode, 130);
+    assert.match(r.output, /ready[\s\S]*caught/);
+  });
+
+  it('a command that ignores Ctrl+C is ended after the grace time', async () => {
+    const interrupt = new AbortController();
+    setTimeout(() => interrupt.abort(), 200);
+    const t0 = Date.now();
+    const r = await runner.run({ command: "trap '' INT; sleep 30", cwd: ws, timeoutMs: 20_000, signal: new AbortController().signal, userInterrupt: interrupt.signal });
+    assert.equal(r.interrupted, true);
+    assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+  });
+
+  it('the tool tells the model the user interrupted the command', async () => {
+    const interrupting: typeof runner = Object.assign(Object.create(runner), {
+      run: () => Promise.resolve({ exitCode: 130, output: 'partial', timedOut: false, interrupted: true }),
+    });
+    const t = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: interrupting, applier: new DiskEditApplier(), sandbox: { trusted: true } });
+    const r = await call(byName(t, 'execute_command'), { command: 'npm run dev' }, ctx());
+    assert.match(r.content, /Interrupted by the user with Ctrl\+C in the terminal after [\d.]+ s \(exit code 130\)/);
+    assert.equal((r.data as { interrupted: boolean }).interrupted, true);
+  });
+
   it('caps output to head + tail and keeps the full output pageable', async () => {
     const all = tools();
     const r = await call(byName(all, 'execute_command'), { command: 'for i in $(seq 1 20000); do echo "line $i"; done' });

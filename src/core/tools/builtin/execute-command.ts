@@ -115,6 +115,7 @@ export function createExecuteCommandTool(
       const lines: string[] = [`$ ${input.command}`];
       if (res.timedOut) lines.push(`Timed out after ${timeoutS} s; the process was killed. Use a longer timeoutSeconds or a non-watching variant of the command.`);
       else if (res.aborted) lines.push('Stopped by the user before it finished.');
+      else if (res.interrupted) lines.push(`Interrupted by the user with Ctrl+C in the terminal after ${seconds} s${res.exitCode !== null ? ` (exit code ${res.exitCode})` : ''}.`);
       else if (res.exitCode === null) lines.push(`Killed by signal ${res.signal ?? 'unknown'} after ${seconds} s.`);
       else lines.push(`Exit code: ${res.exitCode} (${seconds} s)`);
       lines.push(res.output.trim() ? res.output.replace(/\s+$/, '') : '(no output)');
@@ -133,7 +134,7 @@ export function createExecuteCommandTool(
         content: lines.join('\n'),
         isError: res.timedOut || undefined,
         effects: { command: input.command },
-        data: { exitCode: res.exitCode, contained: contained.contained, blocked: contained.blocked ?? [], timedOut: res.timedOut, aborted: res.aborted ?? false, truncated: res.truncated ?? false, fullOutputRef: res.fullOutputRef, verdict: verdict.action },
+        data: { exitCode: res.exitCode, contained: contained.contained, blocked: contained.blocked ?? [], timedOut: res.timedOut, aborted: res.aborted ?? false, interrupted: res.interrupted ?? false, truncated: res.truncated ?? false, fullOutputRef: res.fullOutputRef, verdict: verdict.action },
       };
     },
   };
