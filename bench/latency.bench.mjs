@@ -169,10 +169,13 @@ async function main() {
       'latency.command_start_forge_share':
         'the command log entry (fsync), the workspace fingerprint (git status or a bounded walk, so the files a command changes can be named), the sandbox plan (the secret scan revalidated by folder mtimes) and the launcher file, each a few ms, on a host shared with VS Code',
       'latency.approve_host_block': "VS Code's extensions in the same host reacting to the file change (git, TypeScript, terminal suggest loading), not Forge's code",
-      'latency.first_command_start':
-        'the terminal: the user closed it 500 ms before, so the spare started then is still starting its shell and shell integration; Forge waits for it (child processes start in ~40 ms: latency.child_process_command_start)',
-      'latency.warm_command_start': "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.command_start_forge_share",
-      'latency.process_exit_to_next_request':
+      'latency.first_command_start': 'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it; the Forge terminal opens alongside',
+      'latency.warm_command_start': 'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it',
+      'latency.process_exit_to_next_request': "the child's pipes closing, the sandbox's after-command checks, the workspace fingerprint and the tool result",
+      'latency.shell_integration_first_command_start':
+        'the terminal: the user closed it 500 ms before, so the spare started then is still starting its shell and shell integration; Forge waits for it',
+      'latency.shell_integration_warm_command_start': "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.command_start_forge_share",
+      'latency.shell_integration_exit_to_next_request':
         "shell integration's end event travels from the shell through the pty host and the workbench (where the terminal's escape sequences are parsed) back to the extension host; Forge's own share is latency.command_end_forge_share",
     };
     const emit = (name, xs, goalP90, source) => {
@@ -183,15 +186,16 @@ async function main() {
     emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, 'Approve (panel path) -> the next model request on the wire, edits of a 200-line file');
     emit('latency.approve_to_disk', all('approveToDiskMs'), 100, 'Approve (panel path) -> the edit readable on disk');
     emit('latency.approve_host_block', all('approveBlockMs'), 50, 'longest extension-host block between Approve and the next request');
-    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), null, 'first command after the user closed the Forge terminal(s) 500 ms before the run (Forge starts a hidden spare on close): Approve -> next request, including the command itself (date + node -e + date, contained)');
-    emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), null, 'a command in an existing Forge terminal: Approve -> next request, including the command itself (date + node -e + date, contained)');
-    emit('latency.first_command_start', all('firstCommandStartMs'), 100, 'first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell (stamped by the command)');
-    emit('latency.warm_command_start', all('warmCommandStartMs'), 100, 'a command in an existing Forge terminal: Approve -> the command started by the shell (stamped by the command)');
-    emit('latency.process_exit_to_next_request', all('exitToNextRequestMs'), 100, 'the command stamps its end -> the next model request on the wire (shell integration end event, output drain, tool result)');
-    emit('latency.child_process_command_start', all('childCommandStartMs'), null, 'forge.terminal.useShellIntegration off (commands as contained child processes, output in the panel): Approve -> the command started (stamped by the command)');
-    emit('latency.child_process_exit_to_next_request', all('childExitToNextRequestMs'), null, 'forge.terminal.useShellIntegration off: the command stamps its end -> the next model request');
-    emit('latency.command_start_forge_share', all('forgeCommandStartMs'), 100, "Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
-    emit('latency.command_end_forge_share', all('forgeCommandEndMs'), 100, "Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
+    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), null, 'first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> next request, including the command itself (date + node -e + date, contained)');
+    emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), null, 'a command with the Forge terminal open: Approve -> next request, including the command itself (date + node -e + date, contained)');
+    emit('latency.first_command_start', all('firstCommandStartMs'), 100, 'default (contained child process shown in the Forge terminal), first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started (stamped by the command)');
+    emit('latency.warm_command_start', all('warmCommandStartMs'), 100, 'default, the Forge terminal open: Approve -> the command started (stamped by the command)');
+    emit('latency.process_exit_to_next_request', all('exitToNextRequestMs'), 100, 'default: the command stamps its end -> the next model request on the wire (process exit, output drain, tool result)');
+    emit('latency.shell_integration_first_command_start', all('siFirstCommandStartMs'), null, 'forge.terminal.useShellIntegration on, first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell');
+    emit('latency.shell_integration_warm_command_start', all('siWarmCommandStartMs'), null, 'forge.terminal.useShellIntegration on, a command in an existing shell terminal: Approve -> the command started by the shell');
+    emit('latency.shell_integration_exit_to_next_request', all('siExitToNextRequestMs'), null, 'forge.terminal.useShellIntegration on: the command stamps its end -> the next model request (shell integration end event, output drain, tool result)');
+    emit('latency.command_start_forge_share', all('forgeCommandStartMs'), 100, "forge.terminal.useShellIntegration on, Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
+    emit('latency.command_end_forge_share', all('forgeCommandEndMs'), 100, "forge.terminal.useShellIntegration on, Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
     emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
     emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');

@@ -115,89 +115,73 @@ export async function run(): Promise<void> {
       toolCalls: [{ id, name: 'execute_command', args: { command: `date +%s%3N > .forge-bench-start && node -e "console.log('forge-bench')" && date +%s%3N > .forge-bench-end` } }],
     });
     const runner = t.toolkit.runner;
-    const forgeStartMs: number[] = [];
-    const forgeEndMs: number[] = [];
-    const shares = (approvedAt: number, requestAt: number) => {
-      const { sentAt, endedAt } = runner.lastRunTimes ?? {};
-      if (sentAt) forgeStartMs.push(sentAt - approvedAt);
-      if (endedAt) forgeEndMs.push(requestAt - endedAt);
-    };
-    const coldStartMs: number[] = [];
-    const warmStartMs: number[] = [];
-    const exitToNextMs: number[] = [];
-    const coldCmdMs: number[] = [];
-    const warmCmdMs: number[] = [];
-    const cmdBlocks: number[] = [];
-    for (let i = 0; i < COLD_COMMANDS; i++) {
-      // The user closes the Forge terminal(s). (Forge then starts a hidden spare at once: the command below finds
-      // it starting or ready, as it would after a real close; a window's very first run starts one at run start.)
-      const closing = vscode.window.terminals.filter((x) => x.name === 'Forge');
-      for (const term of closing) term.dispose();
-      await waitFor(() => !vscode.window.terminals.some((x) => closing.includes(x)), 'the Forge terminals to close', 10_000, 20);
-      await sleep(500);
-      controller.newTask();
-      await llmScript([cmdTurn(`c${i}a`), cmdTurn(`c${i}b`), done('ran')]);
-      const started = Date.now();
-      const run = controller.startRun('send', 'Run echo twice.');
-      const first = await pending('execute_command');
-      const asked = Date.now();
-      cmdBlocks.push(monitor.max(started, asked));
-      if (i === 0) result.firstCommandCheckBlockMs = monitor.max(started, asked);
-      await sleep(HUMAN_MS);
-      const a0 = Date.now();
-      controller.onApproval(first.id, { kind: 'approve', scope: 'once' });
-      await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the first command', 30_000, 5);
-      coldCmdMs.push((await requestTimes())[1] - a0);
-      coldStartMs.push(stamped('.forge-bench-start') - a0);
-      exitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
-      shares(a0, (await requestTimes())[1]);
-      const second = await pending('execute_command');
-      await sleep(HUMAN_MS);
-      const b0 = Date.now();
-      controller.onApproval(second.id, { kind: 'approve', scope: 'once' });
-      await waitFor(async () => (await requestTimes()).length >= 3, 'the request after the second command', 30_000, 5);
-      warmCmdMs.push((await requestTimes())[2] - b0);
-      warmStartMs.push(stamped('.forge-bench-start') - b0);
-      exitToNextMs.push((await requestTimes())[2] - stamped('.forge-bench-end'));
-      shares(b0, (await requestTimes())[2]);
-      await run;
-      await idle();
-    }
-    result.firstCommandApproveToNextMs = coldCmdMs;
-    result.warmCommandApproveToNextMs = warmCmdMs;
-    result.commandCheckBlockMs = cmdBlocks;
-    result.firstCommandStartMs = coldStartMs;
-    result.warmCommandStartMs = warmStartMs;
-    result.exitToNextRequestMs = exitToNextMs;
-    result.forgeCommandStartMs = forgeStartMs;
-    result.forgeCommandEndMs = forgeEndMs;
-
-    // ---- 2b. the same commands as child processes (forge.terminal.useShellIntegration off: no terminal round trips) ----
     const forgeConfig = vscode.workspace.getConfiguration('forge');
-    await forgeConfig.update('terminal.useShellIntegration', false, vscode.ConfigurationTarget.Workspace);
-    await waitFor(() => vscode.workspace.getConfiguration('forge').get('terminal.useShellIntegration') === false, 'the setting to apply', 10_000, 20);
-    const childStartMs: number[] = [];
-    const childExitToNextMs: number[] = [];
-    try {
+    // One round: for each of COLD_COMMANDS tasks the user closes the Forge terminal(s), waits 500 ms and starts a
+    // task that runs two commands (the first finds no terminal open, the second reuses the first one's).
+    const measureCommands = async (tag: string) => {
+      const m = { coldStartMs: [] as number[], warmStartMs: [] as number[], exitToNextMs: [] as number[], coldCmdMs: [] as number[], warmCmdMs: [] as number[], cmdBlocks: [] as number[], forgeStartMs: [] as number[], forgeEndMs: [] as number[] };
+      const shares = (approvedAt: number, requestAt: number) => {
+        if (!runner.lastRunUsedTerminal) return;
+        const { sentAt, endedAt } = runner.lastRunTimes ?? {};
+        if (sentAt) m.forgeStartMs.push(sentAt - approvedAt);
+        if (endedAt) m.forgeEndMs.push(requestAt - endedAt);
+      };
       for (let i = 0; i < COLD_COMMANDS; i++) {
+        const closing = vscode.window.terminals.filter((x) => x.name.startsWith('Forge'));
+        for (const term of closing) term.dispose();
+        await waitFor(() => !vscode.window.terminals.some((x) => closing.includes(x)), 'the Forge terminals to close', 10_000, 20);
+        await sleep(500);
         controller.newTask();
-        await llmScript([cmdTurn(`p${i}`), done('ran')]);
-        const run = controller.startRun('send', 'Run it as a child process.');
-        const req = await pending('execute_command');
+        await llmScript([cmdTurn(`${tag}${i}a`), cmdTurn(`${tag}${i}b`), done('ran')]);
+        const started = Date.now();
+        const run = controller.startRun('send', 'Run echo twice.');
+        const first = await pending('execute_command');
+        m.cmdBlocks.push(monitor.max(started, Date.now()));
         await sleep(HUMAN_MS);
-        const c0 = Date.now();
-        controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
-        await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the child-process command', 30_000, 5);
-        childStartMs.push(stamped('.forge-bench-start') - c0);
-        childExitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
+        const a0 = Date.now();
+        controller.onApproval(first.id, { kind: 'approve', scope: 'once' });
+        await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the first command', 30_000, 5);
+        m.coldCmdMs.push((await requestTimes())[1] - a0);
+        m.coldStartMs.push(stamped('.forge-bench-start') - a0);
+        m.exitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
+        shares(a0, (await requestTimes())[1]);
+        const second = await pending('execute_command');
+        await sleep(HUMAN_MS);
+        const b0 = Date.now();
+        controller.onApproval(second.id, { kind: 'approve', scope: 'once' });
+        await waitFor(async () => (await requestTimes()).length >= 3, 'the request after the second command', 30_000, 5);
+        m.warmCmdMs.push((await requestTimes())[2] - b0);
+        m.warmStartMs.push(stamped('.forge-bench-start') - b0);
+        m.exitToNextMs.push((await requestTimes())[2] - stamped('.forge-bench-end'));
+        shares(b0, (await requestTimes())[2]);
         await run;
         await idle();
       }
+      return m;
+    };
+    // ---- 2a. the default: the contained child process runs the command, the Forge (pseudo-)terminal shows it ----
+    const pty = await measureCommands('p');
+    result.commandCheckBlockMs = pty.cmdBlocks;
+    result.firstCommandCheckBlockMs = pty.cmdBlocks[0];
+    result.firstCommandApproveToNextMs = pty.coldCmdMs;
+    result.warmCommandApproveToNextMs = pty.warmCmdMs;
+    result.firstCommandStartMs = pty.coldStartMs;
+    result.warmCommandStartMs = pty.warmStartMs;
+    result.exitToNextRequestMs = pty.exitToNextMs;
+
+    // ---- 2b. forge.terminal.useShellIntegration on: the line typed into a shell terminal, read back ----
+    await forgeConfig.update('terminal.useShellIntegration', true, vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => vscode.workspace.getConfiguration('forge').get('terminal.useShellIntegration') === true, 'the setting to apply', 10_000, 20);
+    try {
+      const si = await measureCommands('s');
+      result.siFirstCommandStartMs = si.coldStartMs;
+      result.siWarmCommandStartMs = si.warmStartMs;
+      result.siExitToNextRequestMs = si.exitToNextMs;
+      result.forgeCommandStartMs = si.forgeStartMs;
+      result.forgeCommandEndMs = si.forgeEndMs;
     } finally {
       await forgeConfig.update('terminal.useShellIntegration', undefined, vscode.ConfigurationTarget.Workspace);
     }
-    result.childCommandStartMs = childStartMs;
-    result.childExitToNextRequestMs = childExitToNextMs;
 
     phase('edits');
     // ---- 3. Approve an edit -> on disk -> next request ----
