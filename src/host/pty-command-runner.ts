@@ -195,7 +195,7 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
   }
 }
 
-/** The dim last line of a command: how it ended and how long it took. */
+/** The last line of a command, coloured: how it ended and how long it took. */
 export function commandEndLine(res: RunResult, ms: number): string {
   const took = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
   let how: string;
@@ -206,5 +206,6 @@ export function commandEndLine(res: RunResult, ms: number): string {
   else if (res.exitCode === null) how = `\x1b[31mkilled by ${res.signal ?? 'a signal'} after ${took}`;
   else how = `${res.exitCode === 0 ? '\x1b[32m' : '\x1b[31m'}exit code ${res.exitCode} · ${took}`;
   const blocked = res.containment?.blocked?.length ? ` · the sandbox blocked ${visibleCommandLine(res.containment.blocked.join('; '))}` : '';
-  return `${DIM}${how}${blocked}${RESET}`;
+  // Not dimmed: dim colours are hard to read in high-contrast themes.
+  return `${how}${blocked}${RESET}`;
 }

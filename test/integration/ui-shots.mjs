@@ -95,6 +95,11 @@ async function shoot(theme, label) {
     await panel.runEnd('done').waitFor({ timeout: 60_000 });
     await page.keyboard.press('Escape');
     await snap(page, 'task', label);
+    // The command ran in the Forge terminal (shown, without focus): the whole window, terminal panel included.
+    await page.locator('.part.panel .terminal-tab, .part.panel .single-terminal-tab, .part.panel .xterm').first().waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(shots, `ui-terminal-${label}.png`) });
+    console.log(`[shots] ${path.join(shots, `ui-terminal-${label}.png`)}`);
 
     // 4. The endpoint fails: one retry line, then the failure with Retry / Open settings.
     llm.script(outage);
