@@ -17,12 +17,15 @@ const BOLD = '\x1b[1m';
 const RESET = '\x1b[0m';
 /** Output is handed to the terminal at most this often: one message to the workbench per burst, not per chunk. */
 const FLUSH_MS = 8;
+/** Characters kept for a terminal VS Code has not opened yet. */
+const UNOPENED_KEEP = 256 * 1024;
 
 /** One Forge terminal: the pseudo-terminal VS Code shows, and what it still has to write. */
 class CommandTerminal implements vscode.Pseudoterminal {
   private readonly writes = new vscode.EventEmitter<string>();
   readonly onDidWrite = this.writes.event;
-  readonly terminal: vscode.Terminal;
+  /** Created on the first reveal(): VS Code and other extensions react to a new terminal in this same host. */
+  terminal: vscode.Terminal | undefined;
   busy = false;
   closed = false;
   /** Set while a command runs: the user pressed Ctrl+C or closed the terminal. */
@@ -37,9 +40,15 @@ class CommandTerminal implements vscode.Pseudoterminal {
   private endsWithNewline = true;
   private inputHintShown = false;
 
-  constructor(name: string, private readonly displayCap: number, private readonly onClosed: (t: CommandTerminal) => void) {
-    this.terminal = vscode.window.createTerminal({ name, pty: this, iconPath: new vscode.ThemeIcon('tools'), isTransient: true });
+  constructor(private readonly name: string, private readonly displayCap: number, private readonly onClosed: (t: CommandTerminal) => void) {
     this.write(`${DIM}Forge runs its commands here. Ctrl+C interrupts the running one.${RESET}\r\n`);
+  }
+
+  /** Shows the terminal (creating it the first time) without taking the user's focus. */
+  reveal(): void {
+    if (this.closed) return;
+    this.terminal ??= vscode.window.createTerminal({ name: this.name, pty: this, iconPath: new vscode.ThemeIcon('tools'), isTransient: true });
+    this.terminal.show(true);
   }
 
   open(): void {
@@ -94,7 +103,7 @@ class CommandTerminal implements vscode.Pseudoterminal {
 
   dispose(): void {
     clearTimeout(this.flushTimer);
-    this.terminal.dispose();
+    this.terminal?.dispose();
     this.writes.dispose();
   }
 
@@ -115,6 +124,8 @@ class CommandTerminal implements vscode.Pseudoterminal {
   private write(text: string): void {
     if (this.closed) return;
     this.pending += text;
+    // Until VS Code opens the terminal nothing is shown: keep the latest part only.
+    if (!this.opened && this.pending.length > UNOPENED_KEEP * 2) this.pending = this.pending.slice(-UNOPENED_KEEP);
     if (this.opened && this.flushTimer === undefined) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
   }
 
@@ -145,8 +156,15 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
   async run(req: RunRequest): Promise<RunResult> {
     if (req.signal.aborted) return { exitCode: null, output: '', timedOut: false, aborted: true };
     const term = this.acquire();
-    term.terminal.show(true); // visible, but the user keeps the focus
     term.begin(req.command, req.cwd);
+    // The terminal is shown once the process started: a new terminal sets VS Code and other extensions in this
+    // host working, which would otherwise delay the command's start.
+    let revealed = false;
+    const reveal = () => {
+      if (revealed) return;
+      revealed = true;
+      term.reveal();
+    };
     const interrupt = new AbortController();
     term.onInterrupt = () => interrupt.abort();
     const started = Date.now();
@@ -159,10 +177,16 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
           req.onOutput?.(text);
         },
         userInterrupt: interrupt.signal,
+        onStarted: (info) => {
+          reveal();
+          req.onStarted?.(info);
+        },
       });
+      reveal();
       term.finish(commandEndLine(res, Date.now() - started));
       return res;
     } catch (e) {
+      reveal();
       term.finish(`\x1b[31mCould not run the command: ${visibleCommandLine(e instanceof Error ? e.message : String(e))}${RESET}`);
       throw e;
     } finally {

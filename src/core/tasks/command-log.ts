@@ -19,11 +19,15 @@ export interface InterruptedCommand extends CommandStart {
   outputTail: string;
   /** Characters captured in total (capped at the output limit). */
   outputChars: number;
+  /** The process Forge started for it (when the runner said), to look for after the restart. */
+  pid?: number;
 }
 
 export interface CommandHandle {
   /** Buffers a chunk of output; written in batches (a crash loses at most the last batch). */
   output(chunk: string): void;
+  /** Records the process id once the command started (appended off the command's path). */
+  started(pid: number): void;
   /** Records the outcome and flushes the output. Never rejects (a failure is logged). */
   end(outcome: { exitCode: number | null; timedOut?: boolean; aborted?: boolean }): Promise<void>;
 }
@@ -39,6 +43,7 @@ export interface CommandLogOptions {
 }
 
 type StartLine = { k: 'start'; toolCallId: string; command: string; cwd: string; at: number };
+type PidLine = { k: 'pid'; toolCallId: string; at: number; pid: number };
 type EndLine = { k: 'end'; toolCallId: string; at: number; exitCode?: number | null; timedOut?: boolean; aborted?: boolean; reported?: boolean };
 
 const TAIL_CHARS = 4000;
@@ -76,6 +81,10 @@ export class CommandLog {
       return chain;
     };
     return {
+      started: (pid) => {
+        const pidLine: PidLine = { k: 'pid', toolCallId: start.toolCallId, at: this.now(), pid };
+        chain = chain.then(() => this.io.append(this.logFile(taskId), `${JSON.stringify(pidLine)}\n`)).catch((err) => this.log(`[commands] cannot record the process of ${start.toolCallId}: ${errorText(err)}`));
+      },
       output: (chunk) => {
         const room = this.maxOutput - written;
         if (room <= 0) return;
@@ -103,15 +112,17 @@ export class CommandLog {
     const text = await this.io.read(this.logFile(taskId)).catch(() => undefined);
     if (!text) return [];
     const open = new Map<string, StartLine>();
+    const pids = new Map<string, number>();
     for (const raw of text.split('\n')) {
       const line = parse(raw);
       if (line?.k === 'start') open.set(line.toolCallId, line);
+      else if (line?.k === 'pid') pids.set(line.toolCallId, line.pid);
       else if (line?.k === 'end') open.delete(line.toolCallId);
     }
     const out: InterruptedCommand[] = [];
     for (const s of open.values()) {
       const output = (await this.io.read(this.outputFile(taskId, s.toolCallId)).catch(() => undefined)) ?? '';
-      out.push({ taskId, toolCallId: s.toolCallId, command: s.command, cwd: s.cwd, startedAt: s.at, outputTail: output.slice(-TAIL_CHARS), outputChars: output.length });
+      out.push({ taskId, toolCallId: s.toolCallId, command: s.command, cwd: s.cwd, startedAt: s.at, outputTail: output.slice(-TAIL_CHARS), outputChars: output.length, ...(pids.has(s.toolCallId) ? { pid: pids.get(s.toolCallId) } : {}) });
     }
     return out.sort((a, b) => a.startedAt - b.startedAt);
   }
@@ -138,13 +149,14 @@ export class CommandLog {
   }
 }
 
-function parse(raw: string): StartLine | EndLine | undefined {
+function parse(raw: string): StartLine | PidLine | EndLine | undefined {
   if (!raw.trim()) return undefined;
   try {
     const v = JSON.parse(raw) as Record<string, unknown> | null;
     if (!v || typeof v.toolCallId !== 'string' || typeof v.at !== 'number') return undefined;
     if (v.k === 'start' && typeof v.command === 'string' && typeof v.cwd === 'string') return v as unknown as StartLine;
     if (v.k === 'end') return v as unknown as EndLine;
+    if (v.k === 'pid' && Number.isInteger(v.pid) && (v.pid as number) > 0) return v as unknown as PidLine;
     return undefined;
   } catch {
     return undefined; // a torn line (crash mid-append)

@@ -134,6 +134,10 @@ export class RecordingRunner implements CommandRunner {
           handle!.output(chunk);
           onOutput?.(chunk);
         },
+        onStarted: (info) => {
+          handle!.started(info.pid);
+          req.onStarted?.(info);
+        },
       });
       await handle.end({ exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted });
       return result;

@@ -18,8 +18,11 @@ export interface WorkspaceProbe {
   save?(path: string): Promise<boolean>;
   /** Drops the buffer's unsaved changes. */
   revert?(path: string): Promise<void>;
-  /** Whether a command started at `startedAt` may still be running (its terminal survived the reload). */
-  commandMayBeRunning?(startedAt: number): boolean;
+  /**
+   * Whether a command started at `startedAt` may still be running: its process (`pid`, when recorded) is alive,
+   * or, without one, a Forge terminal survived the reload.
+   */
+  commandMayBeRunning?(startedAt: number, pid?: number): boolean;
 }
 
 export type EditOutcome = 'applied' | 'saved' | 'rolled-back' | 'not-applied' | 'unknown';
@@ -84,7 +87,7 @@ async function settleOne(journal: EditJournal, intent: OpenIntent, probe: Worksp
 export async function settleCommands(commands: CommandLog, taskId: string, probe: WorkspaceProbe): Promise<EffectFact[]> {
   const facts: EffectFact[] = [];
   for (const c of await commands.interrupted(taskId)) {
-    facts.push({ kind: 'command', toolCallId: c.toolCallId, command: c.command, startedAt: c.startedAt, outputTail: c.outputTail, outputChars: c.outputChars, mayBeRunning: probe.commandMayBeRunning?.(c.startedAt) ?? true });
+    facts.push({ kind: 'command', toolCallId: c.toolCallId, command: c.command, startedAt: c.startedAt, outputTail: c.outputTail, outputChars: c.outputChars, mayBeRunning: probe.commandMayBeRunning?.(c.startedAt, c.pid) ?? true });
     await commands.markReported(taskId, c.toolCallId);
   }
   return facts;
@@ -137,7 +140,7 @@ function describe(f: EffectFact): { content: string; isError: boolean; note: str
     const started = new Date(f.startedAt).toISOString();
     const output = f.outputChars === 0 ? '(no output was captured)' : `${f.outputChars > f.outputTail.length ? `[last ${f.outputTail.length} of ${f.outputChars} characters]\n` : ''}${f.outputTail.replace(/\s+$/, '')}`;
     const running = f.mayBeRunning
-      ? 'It MAY STILL BE RUNNING in the Forge terminal (the terminal survived the reload).'
+      ? 'It MAY STILL BE RUNNING (its process or a Forge terminal survived the reload).'
       : 'It is not running any more; it may have stopped part way.';
     return {
       isError: true,

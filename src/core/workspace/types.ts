@@ -54,6 +54,8 @@ export interface RunRequest {
    * and the run goes on (unlike `signal`, which stops the tool).
    */
   userInterrupt?: AbortSignal;
+  /** The process started (its id leads its process group): recorded so a restore can tell whether it outlived a crash. */
+  onStarted?: (info: { pid: number }) => void;
 }
 
 /** How commands are contained on this host, for the approval card, the tool result and the rules. */

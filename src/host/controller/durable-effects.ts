@@ -1,10 +1,11 @@
 // The VS Code view of the workspace a restore reconciles against (docs/DESIGN-durability.md): the disk, the
-// buffers VS Code's hot exit kept unsaved, and the terminals that survived the reload.
+// buffers VS Code's hot exit kept unsaved, and the commands (processes or terminals) that survived the reload.
 import * as vscode from 'vscode';
 import type { WorkspaceProbe } from '../../core/tasks/recovery';
+import { processGroupAlive } from '../node/node-runner';
 export { JournalingApplier, RecordingRunner, type EditIntentRecord, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 
-/** The workspace as VS Code shows it after a reload: disk, hot-exit buffers, surviving terminals. */
+/** The workspace as VS Code shows it after a reload: disk, hot-exit buffers, surviving commands. */
 export class VscodeWorkspaceProbe implements WorkspaceProbe {
   async readDisk(path: string): Promise<string | null> {
     try {
@@ -33,7 +34,8 @@ export class VscodeWorkspaceProbe implements WorkspaceProbe {
     await vscode.commands.executeCommand('workbench.action.files.revert');
   }
 
-  commandMayBeRunning(): boolean {
+  commandMayBeRunning(_startedAt: number, pid?: number): boolean {
+    if (pid !== undefined) return processGroupAlive(pid);
     return vscode.window.terminals.some((t) => t.name.startsWith('Forge') && t.exitStatus === undefined);
   }
 
@@ -41,3 +43,4 @@ export class VscodeWorkspaceProbe implements WorkspaceProbe {
     return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path && !d.isClosed);
   }
 }
+

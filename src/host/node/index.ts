@@ -1,3 +1,3 @@
 export { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, OutsideWorkspaceError, ReadOnlyFileError } from './disk-edit-applier';
 export { NodeWorkspaceFs } from './node-fs';
-export { HeadTailBuffer, NodeCommandRunner, type NodeCommandRunnerOptions } from './node-runner';
+export { HeadTailBuffer, NodeCommandRunner, processGroupAlive, type NodeCommandRunnerOptions } from './node-runner';

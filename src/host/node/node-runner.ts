@@ -2,7 +2,7 @@
 // head+tail output cap in memory, full output spooled to disk for paging.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, promises as fsp, readdirSync, readFileSync, type WriteStream } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -102,6 +102,7 @@ export class NodeCommandRunner implements CommandRunner {
     const child = plan && plan.argv.length > 0
       ? spawn(plan.argv[0]!, plan.argv.slice(1), { ...spawnOpts, shell: false })
       : spawn(req.command, { ...spawnOpts, shell: this.options.shell ?? true });
+    if (child.pid !== undefined) req.onStarted?.({ pid: child.pid });
     let status = '';
     child.stdio[3]?.on('data', (d: Buffer) => (status += d.toString('utf8')));
     child.stdio[3]?.on('error', () => undefined);
@@ -211,6 +212,34 @@ export class NodeCommandRunner implements CommandRunner {
     }
     return { lines, totalLines: n };
   }
+}
+
+/** Whether a process of the group `pid` leads is alive (each command runs in its own group). */
+export function processGroupAlive(pid: number): boolean {
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, 0);
+  } catch {
+    return false; // ESRCH; EPERM: the id now belongs to someone else's process, not Forge's command
+  }
+  if (process.platform !== 'linux') return true;
+  // A zombie (ended, never reaped: some containers' init does not reap) still counts for kill() but runs nothing.
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (name.charCodeAt(0) > 0x39) continue; // not a process id
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8'); // "pid (comm) state ppid pgrp ..."
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pid && fields[0] !== 'Z') return true;
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return false;
 }
 
 function killTree(pid: number, sig: NodeJS.Signals, isWin: boolean): void {

@@ -45,7 +45,9 @@ class FakeWorkspace implements WorkspaceProbe {
     this.buffers.delete(p);
     this.reverted.push(p);
   }
-  commandMayBeRunning() {
+  askedPids: (number | undefined)[] = [];
+  commandMayBeRunning(_startedAt: number, pid?: number) {
+    this.askedPids.push(pid);
     return this.running;
   }
 }
@@ -155,6 +157,35 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(seen, ['running (interrupted: npm test)']);
     assert.deepEqual(await commands.interrupted('t'), [], 'ended: nothing to report after a restore');
   });
+  it('a command: the process id the runner reports is kept, so a restore can look for the process', async () => {
+    const commands = new CommandLog(path.join(dir, 'commands-pid'), { flushMs: 1 });
+    let pidsSeenByCaller: number[] = [];
+    let release!: () => void;
+    const runner = new RecordingRunner(
+      {
+        async run(req) {
+          req.onStarted?.({ pid: 4242 });
+          await new Promise<void>((r) => (release = r));
+          return { exitCode: 0, output: '', timedOut: false };
+        },
+      },
+      async () => commands,
+      log,
+    );
+    const running = runner.run({ command: 'npm run dev', cwd: '/ws', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c10', onStarted: (i) => pidsSeenByCaller.push(i.pid) });
+    let open: Awaited<ReturnType<CommandLog['interrupted']>> = [];
+    for (let i = 0; i < 200 && open[0]?.pid === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      open = await commands.interrupted('t');
+    }
+    assert.equal(open[0]?.pid, 4242, 'the pid line is in the log while it runs');
+    assert.deepEqual(pidsSeenByCaller, [4242], 'the caller still hears of the start');
+    release();
+    await running;
+    assert.deepEqual(await commands.interrupted('t'), []);
+    pidsSeenByCaller = [];
+  });
+
   it('Undo settles only intents a crash left (old enough), never an edit being applied right now', async () => {
     const ws = new FakeWorkspace();
     ws.disk.set(FILE, 'new');
@@ -281,6 +312,7 @@ describe('durability: restore reconciles the records with the workspace', () => 
     await store.save(savedTask('t2', cmd, false));
     await store.flush();
     const handle = await commands.start('t2', { toolCallId: cmd.id, command: 'npm run migrate', cwd: '/ws' });
+    handle.started(31337);
     handle.output('migrating table users... done\nmigrating table orders...');
     // The batch reaches the disk; then the host dies (no end line).
     for (let i = 0; i < 1000 && !(await commands.interrupted('t2'))[0]?.outputTail.includes('orders'); i++) await new Promise((r) => setTimeout(r, 10));
@@ -292,6 +324,7 @@ describe('durability: restore reconciles the records with the workspace', () => 
     assert.match(result.content, /Interrupted: Forge was reloaded while this command was running/);
     assert.match(result.content, /migrating table orders\.\.\./);
     assert.match(result.content, /MAY STILL BE RUNNING/);
+    assert.deepEqual(ws.askedPids, [31337], 'the restore asked about the recorded process');
     assert.match(result.content, /Do NOT run it again blindly/);
     assert.match(notes(m), /may still be running/);
     assert.deepEqual(await commands.interrupted('t2'), [], 'reported once');

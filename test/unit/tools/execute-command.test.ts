@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs, processGroupAlive } from '../../../src/host/node';
 import { byName, call, ctx } from './helpers';
 
 describe('tools/execute_command with NodeCommandRunner', function () {
@@ -84,6 +84,18 @@ describe('tools/execute_command with NodeCommandRunner', function () {
     const r = await call(byName(t, 'execute_command'), { command: 'npm run dev' }, ctx());
     assert.match(r.content, /Interrupted by the user with Ctrl\+C in the terminal after [\d.]+ s \(exit code 130\)/);
     assert.equal((r.data as { interrupted: boolean }).interrupted, true);
+  });
+
+  it('reports the process id it started; the group is alive while it runs and gone after', async () => {
+    let pid: number | undefined;
+    const ac = new AbortController();
+    const running = runner.run({ command: 'sleep 5', cwd: ws, timeoutMs: 20_000, signal: ac.signal, onStarted: (i) => (pid = i.pid) });
+    for (let i = 0; i < 200 && pid === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(pid && pid > 0);
+    assert.equal(processGroupAlive(pid), true);
+    ac.abort();
+    await running;
+    assert.equal(processGroupAlive(pid), false);
   });
 
   it('caps output to head + tail and keeps the full output pageable', async () => {
