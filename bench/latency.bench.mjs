@@ -166,7 +166,7 @@ async function main() {
       'latency.approve_to_next_request':
         "an edit of a file no editor shows goes straight to disk (a few ms); the rest is the journal's intent append and the extension host's event loop, shared with VS Code's own extensions (git spawning `git status` on the change, the TypeScript server, the remote protocol's compression): see latency.approve_host_block",
       'latency.approve_to_disk': "the journal's intent append (fsync) and the extension host's turns between Approve and the write, shared with VS Code's own extensions (see latency.approve_host_block)",
-      'latency.command_start_forge_share':
+      'latency.shell_integration_start_forge_share':
         'the command log entry (fsync), the workspace fingerprint (git status or a bounded walk, so the files a command changes can be named), the sandbox plan (the secret scan revalidated by folder mtimes) and the launcher file, each a few ms, on a host shared with VS Code',
       'latency.approve_host_block': "VS Code's extensions in the same host reacting to the file change (git, TypeScript, terminal suggest loading), not Forge's code",
       'latency.first_command_start': 'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it; the Forge terminal opens alongside',
@@ -174,9 +174,9 @@ async function main() {
       'latency.process_exit_to_next_request': "the child's pipes closing, the sandbox's after-command checks, the workspace fingerprint and the tool result",
       'latency.shell_integration_first_command_start':
         'the terminal: the user closed it 500 ms before, so the spare started then is still starting its shell and shell integration; Forge waits for it',
-      'latency.shell_integration_warm_command_start': "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.command_start_forge_share",
+      'latency.shell_integration_warm_command_start': "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.shell_integration_start_forge_share",
       'latency.shell_integration_exit_to_next_request':
-        "shell integration's end event travels from the shell through the pty host and the workbench (where the terminal's escape sequences are parsed) back to the extension host; Forge's own share is latency.command_end_forge_share",
+        "shell integration's end event travels from the shell through the pty host and the workbench (where the terminal's escape sequences are parsed) back to the extension host; Forge's own share is latency.shell_integration_end_forge_share",
     };
     const emit = (name, xs, goalP90, source) => {
       const s = stats(xs);
@@ -191,11 +191,13 @@ async function main() {
     emit('latency.first_command_start', all('firstCommandStartMs'), 100, 'default (contained child process shown in the Forge terminal), first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started (stamped by the command)');
     emit('latency.warm_command_start', all('warmCommandStartMs'), 100, 'default, the Forge terminal open: Approve -> the command started (stamped by the command)');
     emit('latency.process_exit_to_next_request', all('exitToNextRequestMs'), 100, 'default: the command stamps its end -> the next model request on the wire (process exit, output drain, tool result)');
+    emit('latency.command_start_forge_share', all('ptyForgeCommandStartMs'), 100, "default mode, Forge's share of a command's start: Approve -> the process spawned (rules, workspace fingerprint, command log, sandbox plan)");
+    emit('latency.command_start_host_block', all('commandStartBlockMs'), 50, 'default mode: longest extension-host block between Approve and the command starting');
     emit('latency.shell_integration_first_command_start', all('siFirstCommandStartMs'), null, 'forge.terminal.useShellIntegration on, first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell');
     emit('latency.shell_integration_warm_command_start', all('siWarmCommandStartMs'), null, 'forge.terminal.useShellIntegration on, a command in an existing shell terminal: Approve -> the command started by the shell');
     emit('latency.shell_integration_exit_to_next_request', all('siExitToNextRequestMs'), null, 'forge.terminal.useShellIntegration on: the command stamps its end -> the next model request (shell integration end event, output drain, tool result)');
-    emit('latency.command_start_forge_share', all('forgeCommandStartMs'), 100, "forge.terminal.useShellIntegration on, Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
-    emit('latency.command_end_forge_share', all('forgeCommandEndMs'), 100, "forge.terminal.useShellIntegration on, Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
+    emit('latency.shell_integration_start_forge_share', all('forgeCommandStartMs'), 100, "forge.terminal.useShellIntegration on, Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
+    emit('latency.shell_integration_end_forge_share', all('forgeCommandEndMs'), 100, "forge.terminal.useShellIntegration on, Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
     emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
     emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');

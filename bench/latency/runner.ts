@@ -119,9 +119,8 @@ export async function run(): Promise<void> {
     // One round: for each of COLD_COMMANDS tasks the user closes the Forge terminal(s), waits 500 ms and starts a
     // task that runs two commands (the first finds no terminal open, the second reuses the first one's).
     const measureCommands = async (tag: string) => {
-      const m = { coldStartMs: [] as number[], warmStartMs: [] as number[], exitToNextMs: [] as number[], coldCmdMs: [] as number[], warmCmdMs: [] as number[], cmdBlocks: [] as number[], forgeStartMs: [] as number[], forgeEndMs: [] as number[] };
+      const m = { coldStartMs: [] as number[], warmStartMs: [] as number[], exitToNextMs: [] as number[], coldCmdMs: [] as number[], warmCmdMs: [] as number[], cmdBlocks: [] as number[], startBlocks: [] as number[], forgeStartMs: [] as number[], forgeEndMs: [] as number[] };
       const shares = (approvedAt: number, requestAt: number) => {
-        if (!runner.lastRunUsedTerminal) return;
         const { sentAt, endedAt } = runner.lastRunTimes ?? {};
         if (sentAt) m.forgeStartMs.push(sentAt - approvedAt);
         if (endedAt) m.forgeEndMs.push(requestAt - endedAt);
@@ -143,6 +142,7 @@ export async function run(): Promise<void> {
         await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the first command', 30_000, 5);
         m.coldCmdMs.push((await requestTimes())[1] - a0);
         m.coldStartMs.push(stamped('.forge-bench-start') - a0);
+        m.startBlocks.push(monitor.max(a0, stamped('.forge-bench-start')));
         m.exitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
         shares(a0, (await requestTimes())[1]);
         const second = await pending('execute_command');
@@ -152,6 +152,7 @@ export async function run(): Promise<void> {
         await waitFor(async () => (await requestTimes()).length >= 3, 'the request after the second command', 30_000, 5);
         m.warmCmdMs.push((await requestTimes())[2] - b0);
         m.warmStartMs.push(stamped('.forge-bench-start') - b0);
+        m.startBlocks.push(monitor.max(b0, stamped('.forge-bench-start')));
         m.exitToNextMs.push((await requestTimes())[2] - stamped('.forge-bench-end'));
         shares(b0, (await requestTimes())[2]);
         await run;
@@ -168,6 +169,8 @@ export async function run(): Promise<void> {
     result.firstCommandStartMs = pty.coldStartMs;
     result.warmCommandStartMs = pty.warmStartMs;
     result.exitToNextRequestMs = pty.exitToNextMs;
+    result.commandStartBlockMs = pty.startBlocks;
+    result.ptyForgeCommandStartMs = pty.forgeStartMs;
 
     // ---- 2b. forge.terminal.useShellIntegration on: the line typed into a shell terminal, read back ----
     await forgeConfig.update('terminal.useShellIntegration', true, vscode.ConfigurationTarget.Workspace);

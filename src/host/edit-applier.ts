@@ -3,6 +3,7 @@
 // it. Any other file is written straight to disk (DiskEditApplier): a WorkspaceEdit would open a model, apply and
 // save it in three workbench round trips that queue behind whatever the workbench is doing (0.1-2 s measured), and
 // no editor's undo stack is there to keep; Forge's own Undo and checkpoints revert it either way.
+import { promises as fsp } from 'node:fs';
 import { TextDecoder } from 'node:util';
 import * as vscode from 'vscode';
 import type { EditApplier, FileEdit } from '../core/workspace/types';
@@ -159,7 +160,8 @@ export async function readCurrentText(path: string): Promise<string | undefined>
   const open = openDocument(path);
   if (open?.isDirty) return open.getText();
   try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(path)));
+    // The disk directly: vscode.workspace.fs would go through the workbench (see VscodeWorkspaceFs).
+    return new TextDecoder().decode(await fsp.readFile(path));
   } catch {
     return undefined;
   }

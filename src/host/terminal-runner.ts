@@ -111,17 +111,18 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
   /** true after a command ran through shell integration; false after falling back. */
   lastRunUsedTerminal: boolean | undefined;
   /**
-   * When the last command line went to the terminal and when its end event came back (epoch ms): tells Forge's own
-   * time from the terminal's in the latency benchmark.
+   * When the last command line went to the terminal (or the fallback's process started) and when the terminal's end
+   * event came back (epoch ms): tells Forge's own time from the terminal's in the latency benchmark.
    */
   lastRunTimes: { sentAt?: number; endedAt?: number } = {};
 
   async run(req: RunRequest): Promise<RunResult> {
     const fallback = this.options.fallback;
     const enabled = this.options.enabled?.() ?? true;
+    this.lastRunTimes = {};
     if (fallback && (!enabled || this.integrationUnavailable || (req.env && Object.keys(req.env).length > 0))) {
       this.lastRunUsedTerminal = false;
-      return fallback.run(req);
+      return this.runFallback(fallback, req);
     }
     if (req.signal.aborted) return { exitCode: null, output: '', timedOut: false, aborted: true };
     const ft = await this.acquire(req.cwd, req.signal);
@@ -137,7 +138,7 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       this.options.log?.warn('Terminal shell integration did not activate; running commands as child processes.');
       if (!fallback) throw new Error('Shell integration is unavailable in the terminal and no fallback runner is configured.');
       this.lastRunUsedTerminal = false;
-      return fallback.run(req);
+      return this.runFallback(fallback, req);
     }
     let launched: { line: string; plan: SandboxPlan; statusFile?: string } | undefined;
     try {
@@ -158,6 +159,17 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       if (launched?.statusFile) void fsp.rm(launched.statusFile, { force: true }).catch(() => undefined);
       if (launched?.plan.proxy) void launched.plan.proxy.close().catch(() => undefined); // also when execute() threw
     }
+  }
+
+  /** The fallback runs the command; lastRunTimes.sentAt says when its process started. */
+  private runFallback(fallback: CommandRunner, req: RunRequest): Promise<RunResult> {
+    return fallback.run({
+      ...req,
+      onStarted: (info) => {
+        this.lastRunTimes = { sentAt: Date.now() };
+        req.onStarted?.(info);
+      },
+    });
   }
 
   /** The line typed into the terminal: `<launcher> '<command>'` under the sandbox, or the command itself. */
