@@ -6,6 +6,7 @@ import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { TranscriptItem } from '../../protocol/messages';
 import { planView } from '../../panel/planFormat';
+import { safeId } from '../../panel/itemFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
@@ -238,6 +239,10 @@ export class TaskSession {
     if (e.type === 'run_end') {
       this.status = e.report.reason;
       void this.save();
+    } else if ((e.type === 'run_start' || e.type === 'approval_requested') && !this.disposed) {
+      // What the user just typed, and a question that may wait minutes for them, are saved at once: a crash
+      // in the next half second must not lose the message or the pending approval.
+      void this.save();
     } else if (!this.saveTimer && !this.disposed) {
       this.saveTimer = setTimeout(() => void this.save(), this.deps.saveDelayMs ?? 500);
     }
@@ -257,11 +262,16 @@ function withoutSetupErrors(t: TranscriptState): TranscriptState {
  */
 export function restoreTranscript(saved: TranscriptState | undefined, snapshot: AgentSnapshot): Partial<TranscriptState> {
   if (!saved || !Array.isArray(saved.items)) return { taskId: snapshot.taskId, items: [], status: { state: 'idle' } };
-  const items = saved.items.map((it): TranscriptItem => {
+  // The calls of the step the pending approval belongs to run again (resumePending): their cards wait for that run,
+  // and its approval card replaces the old one.
+  const resumed = new Set((snapshot.pending?.calls ?? []).map((c) => safeId(c.id)));
+  const items = saved.items.flatMap((it): TranscriptItem[] => {
     if (it.kind === 'tool' && (it.status === 'pending' || it.status === 'running' || it.status === 'awaiting_approval')) {
-      return { ...it, status: 'cancelled' };
+      return [{ ...it, status: resumed.has(it.toolCallId) ? 'pending' : 'cancelled' }];
     }
-    if (it.kind === 'approval' && it.status === 'pending') return { ...it, status: 'cancelled' };
+    if (it.kind === 'approval' && it.status === 'pending') return resumed.has(it.toolCallId) ? [] : [{ ...it, status: 'cancelled' }];
+    return [it];
+  }).map((it): TranscriptItem => {
     if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
     return it;
   });

@@ -15,6 +15,9 @@ export interface ToolCardLimits {
   diffChars: number;
 }
 
+/** Tool card states that are not an outcome yet. */
+const OPEN = new Set(['pending', 'running', 'awaiting_approval']);
+
 export class ToolCards {
   /** Per run: model tool call id / approval request id -> item id. */
   private toolItems = new Map<string, string>();
@@ -132,11 +135,26 @@ export class ToolCards {
     }
   }
 
-  /** This run's card for a call. */
+  /**
+   * This run's card for a call; or, for a call this run picks up (the approval a restore asks again), the card the
+   * earlier run left waiting, so its result lands on it instead of on a second, bare card.
+   */
   tool(callId: string): ItemOf<'tool'> | undefined {
     const id = this.toolItems.get(callId);
-    const item = id === undefined ? undefined : this.items.get(id);
-    return item?.kind === 'tool' ? item : undefined;
+    if (id !== undefined) {
+      const item = this.items.get(id);
+      return item?.kind === 'tool' ? item : undefined;
+    }
+    const safe = safeId(callId);
+    const all = this.items.all();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const it = all[i]!;
+      if (it.kind === 'tool' && it.toolCallId === safe && OPEN.has(it.status)) {
+        this.toolItems.set(callId, it.id);
+        return it;
+      }
+    }
+    return undefined;
   }
 
   /** This run's card for a call, else the latest card of that call id in the whole transcript (a restored task). */

@@ -29,7 +29,8 @@ export async function startWorkbench({ repo, dirs, workspace, extraEnv = {} }) {
 /**
  * A whole screenshot session in a temp folder: VS Code user settings, the loopback model scripted with `turns`, the
  * test workspace with that model configured (unless `configureModel` is false; `prepare(workspace)` may add to it),
- * and the workbench on it. `close()` closes and removes everything; on a failed start it has run already.
+ * and the workbench on it (`server`: code-server). `close()` closes and removes everything; on a failed start it has
+ * run already.
  */
 export async function startShotSession({ repo, prefix = 'forge-shots-', userSettings = {}, llmOptions, turns, configureModel = true, prepare }) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -49,7 +50,7 @@ export async function startShotSession({ repo, prefix = 'forge-shots-', userSett
     prepareWorkspace(workspace, configureModel ? llm.url : undefined);
     await prepare?.(workspace);
     started = await startWorkbench({ repo, dirs, workspace, extraEnv: configureModel ? { FORGE_TEST_LLM_URL: llm.url } : {} });
-    return { page: started.page, llm, workspace, close };
+    return { page: started.page, server: started.server, llm, workspace, close };
   } catch (err) {
     await close();
     throw err;

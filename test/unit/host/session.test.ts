@@ -4,8 +4,8 @@ import type { TaskRecord } from '../../../src/core/tasks/task-store';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskSession, type SessionDeps } from '../../../src/host/controller/session';
 import { SessionManager } from '../../../src/host/controller/session-manager';
-import { FakeClock, ScriptedModel, doneTurn, type Turn } from '../../support/scripted-model';
-import { ScriptedApprover } from '../core/helpers';
+import { FakeClock, ScriptedModel, callsTurn, doneTurn, type Turn } from '../../support/scripted-model';
+import { fakeWriteTool, ScriptedApprover } from '../core/helpers';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 
@@ -34,6 +34,53 @@ describe('host/TaskSession persistence', () => {
     await settle();
     assert.ok(saved.length > 0);
     assert.strictEqual(saved.at(-1)!.status, 'done', `last saved status: ${saved.map((r) => r.status).join(',')}`);
+  });
+});
+
+describe('host/TaskSession saves what a crash must not lose at once', () => {
+  it('the user message when the run starts, and a pending approval when it is asked (not after the debounce)', async () => {
+    const saved: TaskRecord[] = [];
+    const approver = new ScriptedApprover(['hang']);
+    const model = new ScriptedModel([{ events: callsTurn(['write_file', { path: 'a.txt', content: 'x' }]), delayMs: 100 }]);
+    const s = TaskSession.create({
+      ...deps([], saved, { saveDelayMs: 60_000 }),
+      makeAgent: () => new Agent({ model, tools: [fakeWriteTool()], approver, clock: new FakeClock() }),
+    });
+    void s.run('send', 'write a.txt please');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.ok(saved.some((r) => JSON.stringify(r.snapshot).includes('write a.txt please')), 'the message is on disk before the model answered');
+    for (let i = 0; i < 100 && approver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 30));
+    const last = saved.at(-1)!;
+    assert.ok((last.snapshot as { pending?: unknown }).pending, 'the pending approval is saved while it waits');
+    s.stop();
+  });
+});
+
+describe('host/TaskSession restored with a pending approval', () => {
+  it('asks again on the same tool card (no "cancelled" card, no second bare one) and the result lands on it', async () => {
+    const saved: TaskRecord[] = [];
+    const model = new ScriptedModel([callsTurn(['write_file', { path: 'a.txt', content: 'x' }]), doneTurn('ok')]);
+    const first = TaskSession.create({
+      ...deps([], saved),
+      makeAgent: () => new Agent({ model, tools: [fakeWriteTool()], approver: new ScriptedApprover(['hang']), clock: new FakeClock() }),
+    });
+    void first.run('send', 'write a.txt');
+    for (let i = 0; i < 100 && !saved.some((r) => (r.snapshot as { pending?: unknown }).pending); i++) await new Promise((r) => setTimeout(r, 10));
+    const record = structuredClone(saved.findLast((r) => (r.snapshot as { pending?: unknown }).pending)!);
+    first.dispose();
+    // The window crashed here; a new one restores the record and asks again.
+    const approver = new ScriptedApprover([{ kind: 'approve' }]);
+    const restored = TaskSession.restore({ ...deps([], []), makeAgent: (snap) => Agent.restore(snap!, { model, tools: [fakeWriteTool()], approver, clock: new FakeClock() }) }, record);
+    const cardsOf = () => restored.transcript.snapshot().items.filter((it) => it.kind === 'tool' || it.kind === 'approval');
+    assert.deepStrictEqual(cardsOf().map((it) => `${it.kind}:${it.status}`), ['tool:pending'], 'the old approval card is gone; the tool card waits');
+    await restored.run('resume', '');
+    const cards = cardsOf();
+    const tools = cards.filter((it) => it.kind === 'tool' && (it as { name: string }).name === 'write_file');
+    assert.strictEqual(tools.length, 1, `one tool card: ${JSON.stringify(cards.map((c) => [c.kind, c.status]))}`);
+    assert.strictEqual(tools[0]!.status, 'done');
+    assert.match((tools[0] as { argsSummary: string }).argsSummary, /a\.txt/, 'the card keeps its arguments');
+    assert.deepStrictEqual(cards.filter((it) => it.kind === 'approval').map((it) => it.status), ['approved']);
   });
 });
 
