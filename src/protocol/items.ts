@@ -14,7 +14,7 @@ export const TerminationReasonSchema = z.enum([
 export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs', 'retry', 'setup_model', 'implement_plan']);
 export type Action = z.infer<typeof ActionSchema>;
 
-export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled']);
+export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled', 'interrupted']);
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 
 export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'approved_task', 'rejected', 'cancelled']);

@@ -114,7 +114,10 @@ async function main() {
     await panel.userBubble('Make the greeting').waitFor({ timeout: 60_000 });
     // The restore reports the cut-off command as its result, and offers Continue.
     const wv = forgeWebview(page);
-    await wv.locator('.item-tool .tool-card', { hasText: 'migrating' }).first().waitFor({ timeout: 60_000 });
+    const cut = wv.locator('.item-tool .tool-card', { hasText: 'migrating' }).first();
+    await cut.waitFor({ timeout: 60_000 });
+    assert.match(await cut.innerText(), /interrupted/, 'the card says the command was interrupted');
+    await cut.locator('.tool-head').click(); // open it: the restore's report
     const cont = wv.locator('vscode-button[data-action="continue"]').last();
     await cont.waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(shots, 'crash-command-restored.png') });

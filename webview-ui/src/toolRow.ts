@@ -31,6 +31,8 @@ const STATUS: Record<Tool['status'], [icon: string, text: string]> = {
   error: ['error', 'failed'],
   rejected: ['circle-slash', 'rejected'],
   cancelled: ['circle-slash', 'cancelled'],
+  /** Cut off by a crash or reload; the restore's report is its result. */
+  interrupted: ['debug-disconnect', 'interrupted'],
 };
 
 export function toolVerb(name: string): [string, string] {

@@ -256,6 +256,9 @@ function withoutSetupErrors(t: TranscriptState): TranscriptState {
 }
 
 
+/** Characters of a restore's report shown on its tool card (the model gets all of it). */
+const RESTORED_RESULT_CHARS = 4000;
+
 /**
  * A saved transcript as the panel should show it after a reload: nothing spins. Tool cards and approvals that
  * were in flight are marked cancelled, except the approval the agent will ask again (resumePending).
@@ -265,9 +268,16 @@ export function restoreTranscript(saved: TranscriptState | undefined, snapshot: 
   // The calls of the step the pending approval belongs to run again (resumePending): their cards wait for that run,
   // and its approval card replaces the old one.
   const resumed = new Set((snapshot.pending?.calls ?? []).map((c) => safeId(c.id)));
+  // A call the restore settled (a command a crash cut off, an edit found on disk) shows that result, not "cancelled".
+  const settled = new Map<string, { content: string; isError?: boolean }>();
+  for (const m of snapshot.history ?? []) if (m.role === 'tool') settled.set(safeId(m.toolCallId), m);
   const items = saved.items.flatMap((it): TranscriptItem[] => {
     if (it.kind === 'tool' && (it.status === 'pending' || it.status === 'running' || it.status === 'awaiting_approval')) {
-      return [{ ...it, status: resumed.has(it.toolCallId) ? 'pending' : 'cancelled' }];
+      if (resumed.has(it.toolCallId)) return [{ ...it, status: 'pending' }];
+      const r = settled.get(it.toolCallId);
+      if (!r) return [{ ...it, status: 'cancelled' }];
+      const text = r.content.length > RESTORED_RESULT_CHARS ? r.content.slice(0, RESTORED_RESULT_CHARS) : r.content;
+      return [{ ...it, status: r.isError ? 'interrupted' : 'done', result: text, resultTruncated: text.length < r.content.length }];
     }
     if (it.kind === 'approval' && it.status === 'pending') return resumed.has(it.toolCallId) ? [] : [{ ...it, status: 'cancelled' }];
     return [it];

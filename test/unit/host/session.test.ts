@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import { Agent } from '../../../src/core/loop/agent';
 import type { TaskRecord } from '../../../src/core/tasks/task-store';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
-import { TaskSession, type SessionDeps } from '../../../src/host/controller/session';
+import { restoreTranscript, TaskSession, type SessionDeps } from '../../../src/host/controller/session';
 import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, callsTurn, doneTurn, type Turn } from '../../support/scripted-model';
 import { fakeWriteTool, ScriptedApprover } from '../core/helpers';
@@ -67,7 +67,7 @@ describe('host/TaskSession restored with a pending approval', () => {
     });
     void first.run('send', 'write a.txt');
     for (let i = 0; i < 100 && !saved.some((r) => (r.snapshot as { pending?: unknown }).pending); i++) await new Promise((r) => setTimeout(r, 10));
-    const record = structuredClone(saved.findLast((r) => (r.snapshot as { pending?: unknown }).pending)!);
+    const record = structuredClone([...saved].reverse().find((r) => (r.snapshot as { pending?: unknown }).pending)!);
     first.dispose();
     // The window crashed here; a new one restores the record and asks again.
     const approver = new ScriptedApprover([{ kind: 'approve' }]);
@@ -81,6 +81,17 @@ describe('host/TaskSession restored with a pending approval', () => {
     assert.strictEqual(tools[0]!.status, 'done');
     assert.match((tools[0] as { argsSummary: string }).argsSummary, /a\.txt/, 'the card keeps its arguments');
     assert.deepStrictEqual(cards.filter((it) => it.kind === 'approval').map((it) => it.status), ['approved']);
+  });
+});
+
+describe('host/restoreTranscript', () => {
+  it('a card the crash left running shows the result the restore settled it with; others read cancelled', () => {
+    const tool = (id: string, callId: string) => ({ id, ts: 1, kind: 'tool', toolCallId: callId, name: 'execute_command', argsText: '', argsSummary: '', status: 'running', startedAt: 1, resultTruncated: false });
+    const saved = { taskId: 't', items: [tool('i1', 'c1'), tool('i2', 'c2')], status: { state: 'running' } } as never;
+    const snapshot = { taskId: 't', history: [{ role: 'tool', toolCallId: 'c1', toolName: 'execute_command', content: 'Interrupted: Forge was reloaded while this command was running', isError: true }] } as never;
+    const items = restoreTranscript(saved, snapshot).items as { status: string; result?: string }[];
+    assert.deepStrictEqual(items.map((i) => i.status), ['interrupted', 'cancelled']);
+    assert.match(items[0]!.result!, /Interrupted: Forge was reloaded/);
   });
 });
 
