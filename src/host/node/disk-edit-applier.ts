@@ -3,6 +3,7 @@
 // refusing when the file changed since the proposal was computed. Used headless (CLI, background worktrees) and by
 // the VS Code host for files no editor shows, where a WorkspaceEdit + save would cost several workbench round trips.
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { EditApplier, FileEdit } from '../../core/workspace/types';
@@ -24,9 +25,80 @@ export interface DiskEditApplierOptions {
    * path was checked when the edit was proposed; a command may have swapped a folder for a link since.
    */
   roots?: () => readonly string[];
+  /** Files and edits up to this many bytes are written without yielding to the event loop (default 256 KiB). */
+  syncMaxBytes?: number;
 }
 
 const BOM = '\ufeff';
+
+/** The file operations an edit needs; each returns its result or a promise of it. */
+interface DiskIo {
+  realpath(p: string): string | Promise<string>;
+  readFile(p: string): Buffer | Promise<Buffer>;
+  stat(p: string): fs.Stats | Promise<fs.Stats>;
+  writable(p: string): boolean | Promise<boolean>;
+  mkdir(p: string): unknown;
+  writeFile(p: string, text: string): unknown;
+  chmod(p: string, mode: number): unknown;
+  rename(from: string, to: string): unknown;
+  rm(p: string): unknown;
+}
+
+const asyncIo: DiskIo = {
+  realpath: (p) => fsp.realpath(p),
+  readFile: (p) => fsp.readFile(p),
+  stat: (p) => fsp.stat(p),
+  writable: (p) => fsp.access(p, fsConstants.W_OK).then(() => true, () => false),
+  mkdir: (p) => fsp.mkdir(p, { recursive: true }),
+  writeFile: (p, text) => fsp.writeFile(p, text, 'utf8'),
+  chmod: (p, mode) => fsp.chmod(p, mode),
+  rename: (from, to) => fsp.rename(from, to),
+  rm: (p) => fsp.rm(p, { force: true }),
+};
+
+/**
+ * The same operations done at once. For a small file the whole edit then runs in one turn of the event loop (awaiting
+ * a plain value only queues a microtask), so the work other extensions in this host start when a file changes cannot
+ * slip in between its steps (measured: one such step waited 100-290 ms); on a local disk it takes well under 1 ms.
+ */
+const syncIo: DiskIo = {
+  realpath: (p) => fs.realpathSync(p),
+  readFile: (p) => fs.readFileSync(p),
+  stat: (p) => fs.statSync(p),
+  writable: (p) => {
+    try {
+      fs.accessSync(p, fsConstants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  mkdir: (p) => fs.mkdirSync(p, { recursive: true }),
+  writeFile: (p, text) => fs.writeFileSync(p, text, 'utf8'),
+  chmod: (p, mode) => fs.chmodSync(p, mode),
+  rename: (from, to) => fs.renameSync(from, to),
+  rm: (p) => fs.rmSync(p, { force: true }),
+};
+
+/** Files (and edits) up to this size are written with syncIo by default. */
+const SYNC_MAX_BYTES = 256 * 1024;
+
+/** `f()`, or undefined when it throws or rejects. */
+async function orUndefined<T>(f: () => T | Promise<T>): Promise<T | undefined> {
+  try {
+    return await f();
+  } catch {
+    return undefined;
+  }
+}
+
+function smallFile(file: string, max: number): boolean {
+  try {
+    return fs.statSync(file).size <= max;
+  } catch {
+    return true; // a new file: its size is the edit's
+  }
+}
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export class DiskEditApplier implements EditApplier {
@@ -34,13 +106,17 @@ export class DiskEditApplier implements EditApplier {
 
   async apply(edit: FileEdit, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
+    const max = this.options.syncMaxBytes ?? SYNC_MAX_BYTES;
+    const io = edit.content.length <= max && smallFile(edit.path, max) ? syncIo : asyncIo;
     // Write through a symlink to its target, as an editor's save does (a rename would replace the link).
-    const target = await realTarget(edit.path);
-    await this.checkConfined(edit.path, target);
-    const bytes = await fsp.readFile(target).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return undefined;
-      throw e;
-    });
+    const target = await realTarget(io, edit.path);
+    await this.checkConfined(io, edit.path, target);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await io.readFile(target);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
     let bom = false;
     let mode: number | undefined;
     if (bytes) {
@@ -56,19 +132,20 @@ export class DiskEditApplier implements EditApplier {
       if (current === edit.content) return;
       // A rename would replace a read-only file as easily as any other: a file nobody may write (no write bit, which
       // holds for root too) or that this user may not write is left alone, as an editor's save would.
-      const st = await fsp.stat(target);
+      const st = await io.stat(target);
       mode = st.mode & 0o7777;
-      const writable = (st.mode & 0o222) !== 0 && (await fsp.access(target, fsConstants.W_OK).then(() => true, () => false));
+      const writable = (st.mode & 0o222) !== 0 && (await io.writable(target));
       if (!writable) throw new ReadOnlyFileError(`${edit.path} is read-only; Forge did not change it. Ask the user to make it writable if it should be edited.`);
     }
     signal?.throwIfAborted();
-    await writeAtomically(target, bom ? BOM + edit.content : edit.content, mode);
+    await writeAtomically(io, target, bom ? BOM + edit.content : edit.content, mode);
   }
 
-  private async checkConfined(shown: string, target: string): Promise<void> {
+  private async checkConfined(io: DiskIo, shown: string, target: string): Promise<void> {
     const roots = this.options.roots?.();
     if (!roots) return;
-    const real = await Promise.all(roots.map((r) => fsp.realpath(r).catch(() => path.resolve(r))));
+    const real: string[] = [];
+    for (const r of roots) real.push((await orUndefined(() => io.realpath(r))) ?? path.resolve(r));
     const inside = real.some((r) => {
       const rel = path.relative(r, target);
       return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -99,13 +176,13 @@ export class OutsideWorkspaceError extends Error {
 }
 
 /** The real path the write lands on: links followed for the file, or for its nearest existing folder (a new file). */
-async function realTarget(file: string): Promise<string> {
-  const real = await fsp.realpath(file).catch(() => undefined);
+async function realTarget(io: DiskIo, file: string): Promise<string> {
+  const real = await orUndefined(() => io.realpath(file));
   if (real) return real;
   let dir = path.dirname(file);
   const rest = [path.basename(file)];
   for (;;) {
-    const realDir = await fsp.realpath(dir).catch(() => undefined);
+    const realDir = await orUndefined(() => io.realpath(dir));
     if (realDir) return path.join(realDir, ...rest);
     const up = path.dirname(dir);
     if (up === dir) return file;
@@ -118,24 +195,24 @@ async function realTarget(file: string): Promise<string> {
  * Temp file beside the target, then rename over it (a crash leaves the old or the new file, never half of one).
  * `knownMode`: the file's permission bits when the caller has them already (else they are read; none for a new file).
  */
-async function writeAtomically(file: string, text: string, knownMode?: number): Promise<void> {
+async function writeAtomically(io: DiskIo, file: string, text: string, knownMode?: number): Promise<void> {
   const dir = path.dirname(file);
-  await fsp.mkdir(dir, { recursive: true });
+  await io.mkdir(dir);
   const tmp = path.join(dir, `.${path.basename(file)}.forge-${randomBytes(6).toString('hex')}.tmp`);
-  const mode = knownMode ?? (await fsp.stat(file).then((s) => s.mode & 0o7777, () => undefined));
+  const mode = knownMode ?? (await orUndefined(async () => (await io.stat(file)).mode & 0o7777));
   try {
-    await fsp.writeFile(tmp, text, 'utf8');
-    if (mode !== undefined) await fsp.chmod(tmp, mode); // exact, whatever the umask
+    await io.writeFile(tmp, text);
+    if (mode !== undefined) await io.chmod(tmp, mode); // exact, whatever the umask
     try {
-      await fsp.rename(tmp, file);
+      await io.rename(tmp, file);
     } catch (e) {
       // Windows refuses to rename over a file another process holds open: fall back to a direct write.
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'EPERM' && code !== 'EACCES') throw e;
-      await fsp.writeFile(file, text, 'utf8');
+      await io.writeFile(file, text);
     }
   } finally {
-    await fsp.rm(tmp, { force: true });
+    await io.rm(tmp);
   }
 }
 
