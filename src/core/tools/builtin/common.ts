@@ -37,6 +37,11 @@ export class Pacer {
     this.signal?.throwIfAborted();
   }
 
+  /** Pauses only when a slice of work has run since the last pause (checked on the clock now). */
+  async pauseIfSpent(): Promise<void> {
+    if (performance.now() - this.last >= this.sliceMs) await this.pause();
+  }
+
   /** `if (pacer.due()) await pacer.pause()`, for loops that do not mind an await per call. */
   async tick(): Promise<void> {
     if (this.due()) await this.pause();

@@ -4,7 +4,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ApprovedEdit, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
-import { checkEditTarget, decodeTextPaced, dominantEol, Pacer, yieldToLoop } from './common';
+import { checkEditTarget, decodeTextPaced, dominantEol, Pacer } from './common';
 
 export const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root. Parent folders are created.'),
@@ -139,7 +139,9 @@ export async function lineChangeCountsPaced(before: string, after: string, signa
   };
   const a = await tokens(before);
   const b = await tokens(after);
-  await yieldToLoop();
+  // The diff below may take DIFF_TIME_MS: pause first only if the tokens took a slice already. (An unconditional
+  // pause here, right after the edit reached the disk, let other extensions' reactions to it run first.)
+  await pacer.pauseIfSpent();
   signal?.throwIfAborted();
   const r = countTokens(a, b, DIFF_TIME_MS);
   if (!('midA' in r)) return r;
