@@ -216,6 +216,8 @@ export class NodeCommandRunner implements CommandRunner {
 
 /** Whether a process of the group `pid` leads is alive (each command runs in its own group). */
 export function processGroupAlive(pid: number): boolean {
+  // -1 would mean every process, and no command of Forge's is init.
+  if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, 0);
   } catch {
