@@ -134,27 +134,23 @@ export async function run(): Promise<void> {
         await llmScript([cmdTurn(`${tag}${i}a`), cmdTurn(`${tag}${i}b`), done('ran')]);
         const started = Date.now();
         const run = controller.startRun('send', 'Run echo twice.');
-        const first = await pending('execute_command');
-        m.cmdBlocks.push(monitor.max(started, Date.now()));
-        await sleep(HUMAN_MS);
-        const a0 = Date.now();
-        controller.onApproval(first.id, { kind: 'approve', scope: 'once' });
-        await waitFor(async () => (await requestTimes()).length >= 2, 'the request after the first command', 30_000, 5);
-        m.coldCmdMs.push((await requestTimes())[1] - a0);
-        m.coldStartMs.push(stamped('.forge-bench-start') - a0);
-        m.startBlocks.push(monitor.max(a0, stamped('.forge-bench-start')));
-        m.exitToNextMs.push((await requestTimes())[1] - stamped('.forge-bench-end'));
-        shares(a0, (await requestTimes())[1]);
-        const second = await pending('execute_command');
-        await sleep(HUMAN_MS);
-        const b0 = Date.now();
-        controller.onApproval(second.id, { kind: 'approve', scope: 'once' });
-        await waitFor(async () => (await requestTimes()).length >= 3, 'the request after the second command', 30_000, 5);
-        m.warmCmdMs.push((await requestTimes())[2] - b0);
-        m.warmStartMs.push(stamped('.forge-bench-start') - b0);
-        m.startBlocks.push(monitor.max(b0, stamped('.forge-bench-start')));
-        m.exitToNextMs.push((await requestTimes())[2] - stamped('.forge-bench-end'));
-        shares(b0, (await requestTimes())[2]);
+        // Approve the task's n-th command (request n + 1 follows it): Approve -> next request, start, exit.
+        const approve = async (n: number, into: { cmdMs: number[]; startMs: number[] }) => {
+          const req = await pending('execute_command');
+          if (n === 1) m.cmdBlocks.push(monitor.max(started, Date.now()));
+          await sleep(HUMAN_MS);
+          const t0 = Date.now();
+          controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
+          await waitFor(async () => (await requestTimes()).length > n, `the request after command ${n}`, 30_000, 5);
+          const requestAt = (await requestTimes())[n];
+          into.cmdMs.push(requestAt - t0);
+          into.startMs.push(stamped('.forge-bench-start') - t0);
+          m.startBlocks.push(monitor.max(t0, stamped('.forge-bench-start')));
+          m.exitToNextMs.push(requestAt - stamped('.forge-bench-end'));
+          shares(t0, requestAt);
+        };
+        await approve(1, { cmdMs: m.coldCmdMs, startMs: m.coldStartMs });
+        await approve(2, { cmdMs: m.warmCmdMs, startMs: m.warmStartMs });
         await run;
         await idle();
       }
