@@ -3,7 +3,7 @@
 // code come straight from the process (never lost to a shell-integration hiccup), and it opens at once even
 // after the user closed it. Ctrl+C in it interrupts the command (SIGINT), as in a shell.
 import * as vscode from 'vscode';
-import type { CommandRunner, Containment, RunRequest, RunResult } from '../core/workspace/types';
+import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
 import { TerminalTextCleaner, visibleCommandLine } from './terminal-text';
 
 export interface PtyCommandRunnerOptions {
@@ -150,7 +150,7 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
   }
 
   containment(): Containment {
-    return this.inner.containment?.() ?? { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
+    return this.inner.containment?.() ?? RUNNER_WITHOUT_SANDBOX;
   }
 
   async run(req: RunRequest): Promise<RunResult> {
@@ -220,7 +220,7 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
 }
 
 /** The last line of a command, coloured: how it ended and how long it took. */
-export function commandEndLine(res: RunResult, ms: number): string {
+function commandEndLine(res: RunResult, ms: number): string {
   const took = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
   let how: string;
   if (res.sandboxFailed) how = '\x1b[31mnot run: the sandbox could not start';

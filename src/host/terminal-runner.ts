@@ -6,7 +6,7 @@ import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { CommandRunner, Containment, RunRequest, RunResult } from '../core/workspace/types';
+import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
 import type { CommandSandbox, SandboxPlan } from './node/sandbox/command-sandbox';
 import { shellQuote as posixQuote } from './node/sandbox/profile';
 import type { Logger } from './logger';
@@ -185,7 +185,7 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
   }
 
   containment(): Containment {
-    return this.options.sandbox?.containment() ?? { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
+    return this.options.sandbox?.containment() ?? RUNNER_WITHOUT_SANDBOX;
   }
 
   readOutput(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }> {

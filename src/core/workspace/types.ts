@@ -70,6 +70,9 @@ export interface Containment {
   reason?: string;
 }
 
+/** What a runner built without a sandbox reports (its commands run with the user's full rights). */
+export const RUNNER_WITHOUT_SANDBOX: Containment = { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
+
 export interface RunResult {
   /** null when the process was killed (timeout, abort) or died by a signal. */
   exitCode: number | null;

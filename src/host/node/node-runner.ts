@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
-import type { CommandRunner, Containment, RunRequest, RunResult } from '../../core/workspace/types';
+import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../../core/workspace/types';
 import type { CommandSandbox, SandboxPlan } from './sandbox/command-sandbox';
 import { scrubEnv } from './sandbox/env';
 
@@ -61,7 +61,7 @@ export class NodeCommandRunner implements CommandRunner {
   }
 
   containment(): Containment {
-    return this.options.sandbox?.containment() ?? { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
+    return this.options.sandbox?.containment() ?? RUNNER_WITHOUT_SANDBOX;
   }
 
   async run(req: RunRequest): Promise<RunResult> {
