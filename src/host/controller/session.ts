@@ -6,6 +6,7 @@ import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { TranscriptItem } from '../../protocol/messages';
 import { planView } from '../../panel/planFormat';
+import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { titleOf } from './session-title';
@@ -272,7 +273,7 @@ export function restoreTranscript(saved: TranscriptState | undefined, snapshot: 
   const settled = new Map<string, { content: string; isError?: boolean }>();
   for (const m of snapshot.history ?? []) if (m.role === 'tool') settled.set(safeId(m.toolCallId), m);
   const items = saved.items.flatMap((it): TranscriptItem[] => {
-    if (it.kind === 'tool' && (it.status === 'pending' || it.status === 'running' || it.status === 'awaiting_approval')) {
+    if (it.kind === 'tool' && toolStillOpen(it.status)) {
       if (resumed.has(it.toolCallId)) return [{ ...it, status: 'pending' }];
       const r = settled.get(it.toolCallId);
       if (!r) return [{ ...it, status: 'cancelled' }];

@@ -15,8 +15,10 @@ export interface ToolCardLimits {
   diffChars: number;
 }
 
-/** Tool card states that are not an outcome yet. */
-const OPEN = new Set(['pending', 'running', 'awaiting_approval']);
+/** A tool card state that is not an outcome yet. */
+export function toolStillOpen(status: string): boolean {
+  return status === 'pending' || status === 'running' || status === 'awaiting_approval';
+}
 
 export class ToolCards {
   /** Per run: model tool call id / approval request id -> item id. */
@@ -127,7 +129,7 @@ export class ToolCards {
   /** The run ended: whatever still waited or ran never will (approvals included). */
   cancelOpen(ops: PatchOp[]): void {
     for (const item of this.items.all()) {
-      if (item.kind === 'tool' && (item.status === 'pending' || item.status === 'running' || item.status === 'awaiting_approval')) {
+      if (item.kind === 'tool' && toolStillOpen(item.status)) {
         this.items.update(ops, { ...item, status: 'cancelled' });
       } else if (item.kind === 'approval' && item.status === 'pending') {
         this.items.update(ops, { ...item, status: 'cancelled' });
@@ -149,7 +151,7 @@ export class ToolCards {
     const all = this.items.all();
     for (let i = all.length - 1; i >= 0; i--) {
       const it = all[i]!;
-      if (it.kind === 'tool' && it.toolCallId === safe && OPEN.has(it.status)) {
+      if (it.kind === 'tool' && it.toolCallId === safe && toolStillOpen(it.status)) {
         this.toolItems.set(callId, it.id);
         return it;
       }
