@@ -79,13 +79,7 @@ export class TaskLeases {
       if (current && current.owner !== this.owner && this.live(current)) return { ok: false, holder: current };
       if (!current) {
         // Nobody: create it exclusively, so of two windows racing here exactly one wins.
-        try {
-          await fsp.mkdir(this.dir, { recursive: true });
-          await fsp.writeFile(this.file(taskId), JSON.stringify(this.mine()), { flag: 'wx' });
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw err;
-        }
+        if (!(await this.create(taskId))) continue;
         this.held.add(taskId);
         return { ok: true };
       }
@@ -152,6 +146,37 @@ export class TaskLeases {
 
   private mine(): LeaseInfo {
     return { owner: this.owner, pid: process.pid, host: os.hostname(), at: this.now(), ...(this.opts.label ? { label: this.opts.label } : {}) };
+  }
+
+  /**
+   * Creates the lease file if there is none; false when another window's exists. The file appears whole (a temp file
+   * hard-linked into place): created empty and then written, another window reading it in between took the empty
+   * file for a torn, expired lease and replaced it, and both windows owned the task.
+   */
+  private async create(taskId: string): Promise<boolean> {
+    await fsp.mkdir(this.dir, { recursive: true });
+    const file = this.file(taskId);
+    const text = JSON.stringify(this.mine());
+    const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await fsp.writeFile(temp, text);
+    try {
+      await fsp.link(temp, file);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // A file system without hard links: the exclusive create, with its short empty moment.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw err;
+    } finally {
+      await fsp.rm(temp, { force: true }).catch(() => undefined);
+    }
+    try {
+      await fsp.writeFile(file, text, { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    }
   }
 
   private async write(taskId: string): Promise<void> {
