@@ -6,6 +6,7 @@
 //
 //   node esbuild.mjs && node test/integration/crash.mjs
 //
+// FORGE_CRASH_THEME=dark|hc takes the screenshots in that theme.
 // Exit 0 = passed; 1 = failed; 124 = timed out. Writes test-results/crash-*.png. FORGE_CRASH_KEEP=1 leaves the
 // session (code-server, Chromium, the temp folder) running for a look.
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startShotSession } from './ui/session.mjs';
+import { pickColorTheme, startShotSession } from './ui/session.mjs';
 import { forgeWebview, openForgePanel, runCommand } from './ui/workbench.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -81,6 +82,8 @@ async function main() {
   const original = fs.readFileSync(file, 'utf8');
   try {
     let { panel } = await openForgePanel(page, { log: step });
+    const theme = { dark: ['Dark Modern', 'vs-dark'], hc: ['Dark High Contrast', 'hc-black'] }[process.env.FORGE_CRASH_THEME ?? ''];
+    if (theme) await pickColorTheme(page, theme[0], theme[1]);
     await panel.input.fill(TASK);
     await panel.input.press('Enter');
     await panel.pendingApproval.filter({ hasText: 'src/greet.js' }).waitFor({ timeout: 60_000 });
