@@ -1,7 +1,7 @@
 // The file apply_diff works on: its text, its line numbers (found lazily) and the line-by-line passes the fallback
 // matchers use. (Split from apply-diff.ts, which matches and applies blocks.)
 
-import { AsciiHold } from './count-newlines';
+import { TextBytes } from './text-bytes';
 
 /** Lines handled between clock checks in the passes over the file. */
 export const CHUNK_LINES = 4096;
@@ -33,9 +33,9 @@ export interface Variant {
 // The file
 
 /**
- * The file as LF text and what is needed to map back to the original characters. Line numbers are found lazily:
- * the scanning paths count newlines only up to the offsets they report (in order, from the nearest offset already
- * counted); only the paths that walk the file by line index build the full index of line starts.
+ * The file as LF text and what is needed to map back to the original characters. Line numbers come from the newline
+ * counts the scans keep as they pass (TextBytes); only the paths that walk the file by line index build the full
+ * index of line starts.
  */
 export class FileModel {
   readonly text: string;
@@ -44,9 +44,6 @@ export class FileModel {
   lineStarts: Int32Array = new Int32Array(0);
   lineCount = 0;
   private indexed = false;
-  /** Offsets whose line is known (ascending) and their 0-based lines, until the full index exists. */
-  private knownAt: number[] = [0];
-  private knownLine: number[] = [0];
   /** '\r' characters removed before each line start (only for files with CRLF). */
   private crBefore?: Int32Array;
   /** Whitespace-insensitive hash per line (tolerant pass). */
@@ -54,11 +51,11 @@ export class FileModel {
   /** Lines of the file per whitespace-insensitive hash, for the hashes some tolerant search line has. */
   wanted?: Map<number, number[]>;
   private normCache = new Map<number, string>();
-  private hold?: AsciiHold;
+  private textBytes?: TextBytes;
 
-  /** The text as bytes for the scans and the newline count (see AsciiHold). */
-  get ascii(): AsciiHold {
-    return (this.hold ??= new AsciiHold(this.text));
+  /** The text as bytes for the scans, and its newline counts (see TextBytes). */
+  get bytes(): TextBytes {
+    return (this.textBytes ??= new TextBytes(this.text));
   }
 
   constructor(readonly original: string) {
@@ -114,20 +111,7 @@ export class FileModel {
       }
       return lo;
     }
-    // Count from the nearest offset already counted below it, and remember the answer.
-    const at = this.knownAt;
-    let lo = 0;
-    let hi = at.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (at[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    if (at[lo] === offset) return this.knownLine[lo]!;
-    const line = this.knownLine[lo]! + this.ascii.count(at[lo]!, offset);
-    at.splice(lo + 1, 0, offset);
-    this.knownLine.splice(lo + 1, 0, line);
-    return line;
+    return this.bytes.linesBefore(offset);
   }
 
   /** Start of the line holding `offset`. */

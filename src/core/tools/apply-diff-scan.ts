@@ -2,8 +2,8 @@
 // every pattern's length slides over the text, and the last few characters under it (a "gram") say how far it can
 // jump: the distance from that gram's last place in any pattern's window to the window's end. Only where the jump is
 // zero is anything compared. On source code the window jumps tens of characters, so a 3 MB file is crossed in a few
-// tens of thousands of steps whatever the number of patterns. An ASCII text is read as bytes (see AsciiHold in
-// count-newlines.ts, which then also counts its newlines), anything else with charCodeAt.
+// tens of thousands of steps whatever the number of patterns. An ASCII stretch of the text is read as bytes a chunk
+// at a time (see TextBytes in text-bytes.ts, which also counts its newlines), anything else with charCodeAt.
 //
 // Each pattern's window is the part of it whose grams are rarest in a small sample of the text (its last gram
 // counting most), and a candidate is first checked at the pattern's rarest gram, so that in a file where every
@@ -12,7 +12,7 @@
 // more than a few passes' worth of steps (adversarial text), the rest is done with one native search per pattern,
 // which finds the same occurrences. Work is cut in slices of STEPS_PER_SLICE steps with a pause between.
 import type { Pause } from './apply-diff-file';
-import { AsciiHold } from './count-newlines';
+import { TextBytes } from './text-bytes';
 
 export interface ScanPattern {
   readonly text: string;
@@ -22,7 +22,7 @@ export interface ScanPattern {
 }
 
 /** Steps between clock checks. */
-const STEPS_PER_SLICE = 1 << 11;
+const STEPS_PER_SLICE = 1 << 14;
 const SAMPLE_SLICES = 16;
 const SAMPLE_CHARS = 512;
 /** Longest window (longer patterns are matched on a window of this many characters). */
@@ -35,22 +35,25 @@ function gramBits(b: number): number {
   return b >= 3 ? 16 : 15;
 }
 
-/** Hash of the b characters ending at `end` (b = 1..4). */
+const GOLDEN = 0x9e3779b1;
+
+/** Hash of the b characters ending at `end` (b = 1..4): their codes packed 8 bits apart, the last one highest (for
+ * ASCII, the little-endian 32-bit word a DataView reads at end - 3), times a golden-ratio constant, top bits. */
 function gram(s: string, end: number, b: number): number {
-  let h = s.charCodeAt(end);
-  if (b > 1) h = Math.imul(h, 0x9e3779b1) ^ s.charCodeAt(end - 1);
-  if (b > 2) h = Math.imul(h, 0x85ebca6b) ^ s.charCodeAt(end - 2);
-  if (b > 3) h = Math.imul(h, 0xc2b2ae35) ^ s.charCodeAt(end - 3);
-  return (h ^ (h >>> 15)) & ((1 << gramBits(b)) - 1);
+  let x = s.charCodeAt(end);
+  if (b > 1) x = (x << 8) | s.charCodeAt(end - 1);
+  if (b > 2) x = (x << 8) | s.charCodeAt(end - 2);
+  if (b > 3) x = (x << 8) | s.charCodeAt(end - 3);
+  return Math.imul(x, GOLDEN) >>> (32 - gramBits(b));
 }
 
 /** gram() over bytes (an ASCII text's characters, one byte each: the same hashes). */
 function gramOfBytes(s: Uint8Array, end: number, b: number): number {
-  let h = s[end]!;
-  if (b > 1) h = Math.imul(h, 0x9e3779b1) ^ s[end - 1]!;
-  if (b > 2) h = Math.imul(h, 0x85ebca6b) ^ s[end - 2]!;
-  if (b > 3) h = Math.imul(h, 0xc2b2ae35) ^ s[end - 3]!;
-  return (h ^ (h >>> 15)) & ((1 << gramBits(b)) - 1);
+  let x = s[end]!;
+  if (b > 1) x = (x << 8) | s[end - 1]!;
+  if (b > 2) x = (x << 8) | s[end - 2]!;
+  if (b > 3) x = (x << 8) | s[end - 3]!;
+  return Math.imul(x, GOLDEN) >>> (32 - gramBits(b));
 }
 
 /** A few evenly spread slices of the text (rarity estimates for windows and anchors). */
@@ -65,6 +68,8 @@ export function sampleOf(text: string): string {
 /** Gram tables are reused (allocating 128 KB per scan costs more than filling it). */
 const freqTable = new Uint8Array(1 << 16);
 let gramFreq = new Uint8Array(1024);
+/** Each pattern gram's hash while planning (computed once, used for its rarity and its shift). */
+let gramHash = new Int32Array(1024);
 /** Weight of a window's last gram against the sum over all its grams when choosing it. */
 const END_WEIGHT = 64;
 const shiftPool: Uint16Array[] = [];
@@ -105,9 +110,13 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
     const t = patterns[p]!.text;
     // The window whose grams are rarest in the sample, its last gram counting most (where that one is common,
     // windows need comparing), found with a sliding sum.
-    if (gramFreq.length < t.length) gramFreq = new Uint8Array(t.length * 2);
+    if (gramFreq.length < t.length) {
+      gramFreq = new Uint8Array(t.length * 2);
+      gramHash = new Int32Array(t.length * 2);
+    }
     const g = gramFreq;
-    for (let e = b - 1; e < t.length; e++) g[e] = freq[gram(t, e, b)]!;
+    const hashes = gramHash;
+    for (let e = b - 1; e < t.length; e++) g[e] = freq[(hashes[e] = gram(t, e, b))]!;
     let sum = 0;
     for (let e = b - 1; e < m; e++) sum += g[e]!;
     let best = 0;
@@ -125,12 +134,12 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
     for (let e = b - 1; e < t.length; e++) if (g[e]! < g[pe]! && e !== best + m - 1) pe = e;
     probe[p] = pe;
     for (let j = b - 1; j < m; j++) {
-      const h = gram(t, best + j, b);
+      const h = hashes[best + j]!;
       const s = m - 1 - j;
       if (s < shift[h]!) shift[h] = s;
     }
-    second[p] = gram(t, best + m - 1 - back, b);
-    const h = gram(t, best + m - 1, b);
+    second[p] = hashes[best + m - 1 - back]!;
+    const h = hashes[best + m - 1]!;
     const list = ends.get(h);
     if (list) list.push(p);
     else ends.set(h, [p]);
@@ -142,7 +151,7 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
  * Every occurrence of every pattern (up to its cap), each pattern's hits in order. Patterns shorter than
  * MIN_SCAN_CHARS are not allowed. `sample` is sampleOf(text) (shared with other estimates).
  */
-export async function scanAll(text: string, patterns: ScanPattern[], pause: Pause, sample = sampleOf(text), hold = new AsciiHold(text)): Promise<void> {
+export async function scanAll(text: string, patterns: ScanPattern[], pause: Pause, sample = sampleOf(text), hold = new TextBytes(text)): Promise<void> {
   const n = text.length;
   let live: number[] = [];
   for (let p = 0; p < patterns.length; p++) {
@@ -160,28 +169,22 @@ export async function scanAll(text: string, patterns: ScanPattern[], pause: Paus
   }
 }
 
-async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan; live: number[] }, last: Float64Array, pause: Pause, sample: string, hold: AsciiHold): Promise<void> {
+async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan; live: number[] }, last: Float64Array, pause: Pause, sample: string, hold: TextBytes): Promise<void> {
   const n = text.length;
   let i = state.pl.m - 1;
   // Steps allowed before giving up on jumps (a few times what a plain pass would take).
   let budget = 4 * n + 65536;
-  // An ASCII text is scanned as bytes (cheaper loads than charCodeAt), shared with the newline counter (another call
-  // may take the memory over during a pause: then the text is encoded again).
-  let ascii = true;
   let sinceYield = 0;
   while (i < n) {
     const { m, offset } = state.pl;
     const stop = Math.min(budget, STEPS_PER_SLICE - sinceYield);
-    const r = sliceResult;
-    let upTo = -1;
-    if (ascii) {
-      upTo = hold.extend(i + 1);
-      if (upTo < 0) ascii = false;
-    }
-    if (upTo >= 0) i = scanBytes(text, hold.bytes(), patterns, state.pl, last, i, stop, Math.min(upTo, n), state.pl.b, state.pl.shift);
-    else i = scanSlice(text, patterns, state.pl, last, i, stop);
-    budget -= r.steps;
-    sinceYield += r.steps;
+    // The chunk holding the window end, as bytes when it is ASCII (loaded again after a pause: another scan may
+    // have taken the buffer).
+    const end = hold.load(i);
+    if (hold.ascii) i = scanBytes(text, hold.bytes(), hold.view(), hold.base, patterns, state.pl, last, i, stop, end, state.pl.b, state.pl.shift);
+    else i = scanSlice(text, patterns, state.pl, last, i, stop, end);
+    budget -= sliceSteps;
+    sinceYield += sliceSteps;
     if (budget <= 0) {
       // The text defeats the jumps: one native search per pattern for what is left.
       for (const p of state.live) {
@@ -191,7 +194,7 @@ async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan
       }
       return;
     }
-    if (r.rebuild) {
+    if (sliceRebuild) {
       // A pattern reached its cap: plan again without it, and go back far enough that no window of the new plan
       // is skipped (hits already recorded are not recorded twice).
       const examined = new Map<number, number>();
@@ -211,23 +214,26 @@ async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan
   }
 }
 
-/** What the last slice did besides moving (one object for all slices: the hot loops allocate nothing). */
-const sliceResult = { steps: 0, rebuild: false };
+/** What the last slice did besides moving. Module variables rather than an object's properties: a store to a
+ * property after the hot loop has no type feedback when the loop is optimised mid-run (on-stack replacement), and
+ * that store then threw the optimised code away at the end of every slice (measured: ~7 ns per jump instead of ~4). */
+let sliceSteps = 0;
+let sliceRebuild = false;
 
-/** Up to `stop` steps of the scan from window end `i` (a plain function, so the hot loop is optimised). */
-function scanSlice(text: string, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, stop: number): number {
+/** Up to `stop` steps of the scan from window end `i`, while it is before `upTo` (a plain function, so the hot loop
+ * is optimised). */
+function scanSlice(text: string, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, stop: number, upTo: number): number {
   const { b, shift } = pl;
-  const n = text.length;
   let steps = 0;
   let rebuild = false;
-  while (i < n && steps < stop) {
+  while (i < upTo && steps < stop) {
     steps++;
     const s = shift[gram(text, i, b)]!;
     if (s !== 0) {
       i += s;
       continue;
     }
-    const work = compareAt(text, patterns, pl, last, i, undefined);
+    const work = compareAt(text, patterns, pl, last, i, undefined, 0);
     i++;
     if (work < 0) {
       rebuild = true;
@@ -235,47 +241,57 @@ function scanSlice(text: string, patterns: ScanPattern[], pl: Plan, last: Float6
     }
     steps += work;
   }
-  sliceResult.steps = steps;
-  sliceResult.rebuild = rebuild;
+  sliceSteps = steps;
+  sliceRebuild = rebuild;
   return i;
 }
 
-/** scanSlice over the text's bytes (the same steps), up to window end `upTo` (what is encoded). */
-function scanBytes(text: string, bytes: Uint8Array, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, stop: number, n: number, b: number, shift: Uint16Array): number {
+/** scanSlice over the loaded chunk's bytes (the same steps): character x is byte x - base, up to window end `upTo`
+ * (the chunk's end). */
+function scanBytes(text: string, bytes: Uint8Array, view: DataView, base: number, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, stop: number, upTo: number, b: number, shift: Uint16Array): number {
   let steps = 0;
   let rebuild = false;
-  while (i < n && steps < stop) {
-    steps++;
-    let h: number;
+  // In buffer positions.
+  let j = i - base;
+  const end = upTo - base;
+  while (j < end && steps < stop) {
+    // The jumps alone (the hot loop), until a window end whose gram ends some pattern's window.
     if (b === 4) {
-      h = Math.imul(Math.imul(Math.imul(bytes[i]!, 0x9e3779b1) ^ bytes[i - 1]!, 0x85ebca6b) ^ bytes[i - 2]!, 0xc2b2ae35) ^ bytes[i - 3]!;
-      h = (h ^ (h >>> 15)) & 0xffff;
-    } else h = gramOfBytes(bytes, i, b);
-    const s = shift[h]!;
-    if (s !== 0) {
-      i += s;
-      continue;
+      // A 4-character gram is one unaligned 32-bit load (measured: 4 byte loads cost ~30% more per step).
+      for (; j < end && steps < stop; steps++) {
+        const s = shift[Math.imul(view.getUint32(j - 3, true), GOLDEN) >>> 16]!;
+        if (s === 0) break;
+        j += s;
+      }
+    } else {
+      for (; j < end && steps < stop; steps++) {
+        const s = shift[gramOfBytes(bytes, j, b)]!;
+        if (s === 0) break;
+        j += s;
+      }
     }
-    const work = compareAt(text, patterns, pl, last, i, bytes);
-    i++;
+    if (j >= end || steps >= stop) break;
+    steps++;
+    const work = compareAt(text, patterns, pl, last, j + base, bytes, base);
+    j++;
     if (work < 0) {
       rebuild = true;
       break;
     }
     steps += work;
   }
-  sliceResult.steps = steps;
-  sliceResult.rebuild = rebuild;
-  return i;
+  sliceSteps = steps;
+  sliceRebuild = rebuild;
+  return j + base;
 }
 
 /** The comparisons where the window (ending at `i`) could be some pattern's: their cost in steps, or -1 when a
  * pattern reached its cap. (Out of the hot loop, so that loop's optimised code never meets unseen code.) */
-function compareAt(text: string, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, bytes: Uint8Array | undefined): number {
-  const group = pl.ends.get(bytes ? gramOfBytes(bytes, i, pl.b) : gram(text, i, pl.b));
+function compareAt(text: string, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, bytes: Uint8Array | undefined, base: number): number {
+  const group = pl.ends.get(bytes ? gramOfBytes(bytes, i - base, pl.b) : gram(text, i, pl.b));
   if (!group) return 0;
   const ws = i - pl.m + 1;
-  const g2 = bytes ? gramOfBytes(bytes, i - pl.back, pl.b) : gram(text, i - pl.back, pl.b);
+  const g2 = bytes ? gramOfBytes(bytes, i - base - pl.back, pl.b) : gram(text, i - pl.back, pl.b);
   let work = 0;
   let capped = false;
   for (const p of group) {
@@ -284,12 +300,11 @@ function compareAt(text: string, patterns: ScanPattern[], pl: Plan, last: Float6
     const st = ws - pl.offset[p]!;
     if (st < 0 || st <= last[p]! || st + pat.text.length > text.length) continue;
     work += pat.text.length >> 4;
-    if (bytes) {
-      const e = pl.probe[p]!;
-      let k = e - pl.b + 1;
-      while (k <= e && bytes[st + k] === pat.text.charCodeAt(k)) k++;
-      if (k <= e || !text.startsWith(pat.text, st)) continue;
-    } else if (!text.startsWith(pat.text, st)) continue;
+    // The probe reads the text, not the bytes: it may lie outside the loaded chunk.
+    const e = pl.probe[p]!;
+    let k = e - pl.b + 1;
+    while (k <= e && text.charCodeAt(st + k) === pat.text.charCodeAt(k)) k++;
+    if (k <= e || !text.startsWith(pat.text, st)) continue;
     pat.hits.push(st);
     last[p] = st;
     if (pat.hits.length >= pat.cap) capped = true;

@@ -73,7 +73,7 @@ export async function matchTolerant(file: FileModel, variants: Variant[], pause:
     if (!pattern) patterns.set(best.word, (pattern = { text: best.word, hits: [], cap: MAX_WORD_HITS }));
     anchors.push({ variant: v, line: best.line, pattern });
   }
-  if (patterns.size > 0) await scanAll(file.text, [...patterns.values()], pause, sample, file.ascii);
+  if (patterns.size > 0) await scanAll(file.text, [...patterns.values()], pause, sample, file.bytes);
   for (const a of anchors) {
     if (a.pattern.hits.length >= a.pattern.cap) slow.push(a.variant);
     else verifyAround(file, a);

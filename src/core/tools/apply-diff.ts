@@ -169,7 +169,7 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
 
   // 1. Exact: one jumping pass for the long searches, the native search for the others.
   let sample: string | undefined;
-  if (scanned.size > 0) await scanAll(file.text, [...scanned.values()], pause, (sample = sampleOf(file.text)), file.ascii);
+  if (scanned.size > 0) await scanAll(file.text, [...scanned.values()], pause, (sample = sampleOf(file.text)), file.bytes);
   for (const job of jobs) for (const v of job.variants) if (v.search.length >= MIN_SCAN_SEARCH) v.exact = scanned.get(v.search)!.hits.slice();
   await searchNatively(file.text, native, pause);
 

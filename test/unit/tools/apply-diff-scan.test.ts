@@ -3,7 +3,7 @@ import { applyDiff, type Variant } from '../../../src/core/tools/apply-diff';
 import { FileModel } from '../../../src/core/tools/apply-diff-file';
 import { scanAll, type ScanPattern } from '../../../src/core/tools/apply-diff-scan';
 import { matchBySlowIndex, matchTolerant } from '../../../src/core/tools/apply-diff-tolerant';
-import { countNewlines } from '../../../src/core/tools/count-newlines';
+import { countNewlines } from '../../../src/core/tools/text-bytes';
 
 const noPause = async () => {};
 
