@@ -37,23 +37,35 @@ function gramBits(b: number): number {
 
 const GOLDEN = 0x9e3779b1;
 
-/** Hash of the b characters ending at `end` (b = 1..4): their codes packed 8 bits apart, the last one highest (for
- * ASCII, the little-endian 32-bit word a DataView reads at end - 3), times a golden-ratio constant, top bits. */
+/** Hash of the b characters ending at `end` (b = 1..4): their codes shifted in 8 bits at a time, oldest first (in
+ * 32 bits: for ASCII, the big-endian word a DataView reads at end - 3), times a golden-ratio constant, top bits. */
 function gram(s: string, end: number, b: number): number {
-  let x = s.charCodeAt(end);
-  if (b > 1) x = (x << 8) | s.charCodeAt(end - 1);
-  if (b > 2) x = (x << 8) | s.charCodeAt(end - 2);
-  if (b > 3) x = (x << 8) | s.charCodeAt(end - 3);
+  let x = 0;
+  for (let k = end - b + 1; k <= end; k++) x = (x << 8) | s.charCodeAt(k);
   return Math.imul(x, GOLDEN) >>> (32 - gramBits(b));
 }
 
 /** gram() over bytes (an ASCII text's characters, one byte each: the same hashes). */
 function gramOfBytes(s: Uint8Array, end: number, b: number): number {
-  let x = s[end]!;
-  if (b > 1) x = (x << 8) | s[end - 1]!;
-  if (b > 2) x = (x << 8) | s[end - 2]!;
-  if (b > 3) x = (x << 8) | s[end - 3]!;
+  let x = 0;
+  for (let k = end - b + 1; k <= end; k++) x = (x << 8) | s[k]!;
   return Math.imul(x, GOLDEN) >>> (32 - gramBits(b));
+}
+
+/**
+ * gram(s, e, b) for every e from b - 1 on, into out[e]. For b = 4 one character per step: shifting the next one in
+ * pushes the oldest out of the 32 bits, so a running value is exactly the 4-character one.
+ */
+function gramsInto(s: string, b: number, out: Int32Array): void {
+  if (b !== 4) {
+    for (let e = b - 1; e < s.length; e++) out[e] = gram(s, e, b);
+    return;
+  }
+  let x = 0;
+  for (let e = 0; e < s.length; e++) {
+    x = (x << 8) | s.charCodeAt(e);
+    if (e >= 3) out[e] = Math.imul(x, GOLDEN) >>> 16;
+  }
 }
 
 /** A few evenly spread slices of the text (rarity estimates for windows and anchors). */
@@ -70,6 +82,7 @@ const freqTable = new Uint8Array(1 << 16);
 let gramFreq = new Uint8Array(1024);
 /** Each pattern gram's hash while planning (computed once, used for its rarity and its shift). */
 let gramHash = new Int32Array(1024);
+let sampleHash = new Int32Array(SAMPLE_SLICES * (SAMPLE_CHARS + 1));
 /** Weight of a window's last gram against the sum over all its grams when choosing it. */
 const END_WEIGHT = 64;
 const shiftPool: Uint16Array[] = [];
@@ -96,8 +109,10 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
   const b = m >= 12 ? 4 : m >= 6 ? 3 : m >= 4 ? 2 : 1;
   const size = 1 << gramBits(b);
   const freq = freqTable.fill(0, 0, size);
+  if (sampleHash.length < sample.length) sampleHash = new Int32Array(sample.length);
+  gramsInto(sample, b, sampleHash);
   for (let e = b - 1; e < sample.length; e++) {
-    const h = gram(sample, e, b);
+    const h = sampleHash[e]!;
     if (freq[h]! < 255) freq[h]!++;
   }
   const shift = (shiftPool.pop() ?? new Uint16Array(1 << 16)).fill(m - b + 1, 0, size);
@@ -116,7 +131,8 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
     }
     const g = gramFreq;
     const hashes = gramHash;
-    for (let e = b - 1; e < t.length; e++) g[e] = freq[(hashes[e] = gram(t, e, b))]!;
+    gramsInto(t, b, hashes);
+    for (let e = b - 1; e < t.length; e++) g[e] = freq[hashes[e]!]!;
     let sum = 0;
     for (let e = b - 1; e < m; e++) sum += g[e]!;
     let best = 0;
@@ -259,7 +275,7 @@ function scanBytes(text: string, bytes: Uint8Array, view: DataView, base: number
     if (b === 4) {
       // A 4-character gram is one unaligned 32-bit load (measured: 4 byte loads cost ~30% more per step).
       for (; j < end && steps < stop; steps++) {
-        const s = shift[Math.imul(view.getUint32(j - 3, true), GOLDEN) >>> 16]!;
+        const s = shift[Math.imul(view.getUint32(j - 3), GOLDEN) >>> 16]!;
         if (s === 0) break;
         j += s;
       }

@@ -105,6 +105,7 @@ function prepareVariant(search: string, replace: string, stripped: boolean, hint
 
 /** The block with line-number prefixes removed, when every search line carries one with consecutive numbers. */
 function strippedVariant(search: string, replace: string, hint: number | undefined): Variant | undefined {
+  if (!PREFIX.test(search)) return undefined;
   const lines = search.split('\n');
   const numbers: number[] = [];
   const body: string[] = [];
@@ -128,6 +129,10 @@ function strippedVariant(search: string, replace: string, hint: number | undefin
   return v;
 }
 
+function lf(s: string): string {
+  return s.includes('\r') ? s.replace(/\r\n/g, '\n') : s;
+}
+
 export async function applyDiff(content: string, blocks: SearchReplaceBlock[], options: ApplyDiffOptions = {}): Promise<ApplyDiffResult> {
   const sliceMs = options.sliceMs ?? 8;
   let sliceStart = performance.now();
@@ -148,8 +153,8 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
     const label = blocks.length > 1 ? `Block ${index + 1} of ${blocks.length}` : 'The block';
     const job: Job = { index, label, variants: [] };
     jobs.push(job);
-    let search = (block.search ?? '').replace(/\r\n/g, '\n');
-    let replace = (block.replace ?? '').replace(/\r\n/g, '\n');
+    let search = lf(block.search ?? '');
+    let replace = lf(block.replace ?? '');
     if (search.endsWith('\n')) {
       search = search.slice(0, -1);
       if (replace.endsWith('\n')) replace = replace.slice(0, -1);
