@@ -191,6 +191,7 @@ export class TextBytes {
 
   /** Newlines in text[0, offset). */
   linesBefore(offset: number): number {
+    offset = Math.max(0, Math.min(offset, this.text.length));
     const j = offset >> BLOCK_BITS;
     while (this.counted <= j && this.counted * BLOCK < this.text.length) this.load(this.counted * BLOCK);
     // Now j <= counted: before[j] is known.
