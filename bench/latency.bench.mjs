@@ -120,7 +120,7 @@ async function once(lib, it, staged, tmp, i) {
   }
 }
 
-/** The integration harness's loopback server, with each model request stamped (epoch ms) as it arrives. */
+/** The integration harness's loopback server (it stamps each model request with its arrival time, epoch ms). */
 async function loopback(it) {
   const { createRequire } = await import('node:module');
   await it.startLlmServer().then((s) => s?.close?.()); // builds out/integration/llm-server.cjs
@@ -128,11 +128,6 @@ async function loopback(it) {
   return {
     async startLlmServer() {
       const server = await mod.startLlmServer();
-      const push = server.requests.push;
-      server.requests.push = function (...items) {
-        for (const r of items) r.at = Date.now();
-        return push.apply(this, items);
-      };
       return { server, url: server.url.replace(/\/$/, ''), close: () => server.close() };
     },
     prepareWorkspace: it.prepareWorkspace,

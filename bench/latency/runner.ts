@@ -37,9 +37,17 @@ async function llmScript(turns: unknown[]) {
   const r = await fetch(`${llmUrl()}/__script`, { method: 'POST', body: JSON.stringify(turns), headers: { 'content-type': 'application/json' } });
   if (!r.ok) throw new Error(`llm /__script: ${r.status}`);
 }
+/** Arrival times (epoch ms) of the model requests so far. */
 async function requestTimes(): Promise<number[]> {
-  const reqs = (await (await fetch(`${llmUrl()}/__requests`)).json()) as Array<{ at?: number }>;
-  return reqs.map((r) => r.at ?? NaN);
+  return (await (await fetch(`${llmUrl()}/__times`)).json()) as number[];
+}
+
+/** Arrival times once `count` requests arrived: the loopback server answers then (no polling, which would take this
+ * host's time: the full request log, parsed every 5 ms, was itself a share of what was measured). */
+async function awaitRequests(count: number, what: string, timeoutMs = 20_000): Promise<number[]> {
+  const times = (await (await fetch(`${llmUrl()}/__await?count=${count}&timeoutMs=${timeoutMs}`)).json()) as number[];
+  if (times.length < count) throw new Error(`timed out waiting for ${what}`);
+  return times;
 }
 
 /** Event-loop blocks of this host: [end time (epoch ms), length ms] for every gap of a 2 ms timer over 8 ms. */
@@ -141,8 +149,7 @@ export async function run(): Promise<void> {
           await sleep(HUMAN_MS);
           const t0 = Date.now();
           controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
-          await waitFor(async () => (await requestTimes()).length > n, `the request after command ${n}`, 30_000, 5);
-          const requestAt = (await requestTimes())[n];
+          const requestAt = (await awaitRequests(n + 1, `the request after command ${n}`, 30_000))[n]!;
           into.cmdMs.push(requestAt - t0);
           into.startMs.push(stamped('.forge-bench-start') - t0);
           m.startBlocks.push(monitor.max(t0, stamped('.forge-bench-start')));
@@ -223,8 +230,7 @@ export async function run(): Promise<void> {
       controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
       await waitFor(() => fs.readFileSync(file, 'utf8').includes(want), 'the edit on disk', 20_000, 1);
       diskMs.push(Date.now() - t0);
-      await waitFor(async () => (await requestTimes()).length >= i + 2, 'the next request', 20_000, 5);
-      const at = (await requestTimes())[i + 1];
+      const at = (await awaitRequests(i + 2, 'the next request'))[i + 1]!;
       nextMs.push(at - t0);
       editBlocks.push(monitor.max(t0, at));
     }

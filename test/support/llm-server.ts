@@ -1,5 +1,7 @@
 // Loopback LLM server speaking OpenAI chat-completions and Anthropic messages streaming, driven by scripted turns.
-// In-process: `startLlmServer()`. Cross-process: POST /__script (JSON array of turns), GET /__requests, POST /__reset.
+// In-process: `startLlmServer()`. Cross-process: POST /__script (JSON array of turns), GET /__requests, POST /__reset,
+// GET /__times (arrival times only) and GET /__await?count=N&timeoutMs=T (answers with the arrival times once N requests
+// arrived, or at the timeout: a client waiting for a request costs its process nothing, unlike polling /__requests).
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicHttpErrorBody, anthropicJson, anthropicStreamFrames, sse } from './llm-server/anthropic-wire';
@@ -57,6 +59,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
   let eol: string = options.eol ?? '\n';
   let queue: LlmTurn[] = [];
   const requests: RecordedRequest[] = [];
+  const awaiting = new Set<{ count: number; answer: () => void }>();
   const sockets = new Set<Socket>();
   const cache = options.cache ? new CacheSim(options.cache === true ? {} : options.cache) : undefined;
 
@@ -85,6 +88,21 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       return json(res, 200, { pending: queue.length });
     }
     if (path === '/__requests') return json(res, 200, requests);
+    if (path === '/__times') return json(res, 200, requests.map((r) => r.at));
+    if (path === '/__await') {
+      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      const count = Number(query.get('count') ?? 1);
+      const answer = () => {
+        clearTimeout(timer);
+        awaiting.delete(waiter);
+        json(res, 200, requests.map((r) => r.at));
+      };
+      const waiter = { count, answer };
+      const timer = setTimeout(answer, Math.min(Number(query.get('timeoutMs') ?? 30_000), 120_000));
+      if (requests.length >= count) return answer();
+      awaiting.add(waiter);
+      return;
+    }
     if (options.models && req.method === 'GET' && path.endsWith('/models')) {
       return json(res, 200, { object: 'list', data: options.models.map((id) => ({ id, object: 'model', owned_by: 'llm-server' })) });
     }
@@ -107,7 +125,8 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       body = undefined;
     }
     const stream = body?.stream === true;
-    requests.push({ provider, method: req.method ?? 'POST', path, headers: { ...req.headers }, body, stream });
+    requests.push({ provider, method: req.method ?? 'POST', path, headers: { ...req.headers }, body, stream, at: Date.now() });
+    for (const w of [...awaiting]) if (requests.length >= w.count) w.answer();
     let turn = queue.shift();
     if (!turn) {
       return json(res, 500, { error: { type: 'api_error', message: 'llm-server: no scripted turn left' } }, { 'x-should-retry': 'false' });

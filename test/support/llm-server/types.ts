@@ -54,6 +54,8 @@ export interface RecordedRequest {
   /** Parsed JSON body (undefined when not JSON). */
   body: any;
   stream: boolean;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 /** One SSE frame; `args` marks frames that carry tool-call argument fragments. */

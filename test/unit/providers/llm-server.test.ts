@@ -26,6 +26,26 @@ describe('loopback LLM server', () => {
     assert.equal(srv.requests.length, 0);
   });
 
+  it('reports arrival times (GET /__times) and answers GET /__await once the count is reached, or at its timeout', async () => {
+    srv.script([{ text: 'one' }]);
+    const t0 = Date.now();
+    const waiting = fetch(`${srv.url}/__await?count=1&timeoutMs=5000`).then((r) => r.json() as Promise<number[]>);
+    let answered = false;
+    void waiting.then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(answered, false, 'no request yet: still waiting');
+    await collect(modelFor(srv, 'openai'));
+    const times = await waiting;
+    assert.equal(times.length, 1);
+    assert.ok(times[0]! >= t0 && times[0]! <= Date.now());
+    assert.deepEqual(await (await fetch(`${srv.url}/__times`)).json(), times);
+    // Already there: at once. Not reached: at the timeout, with what arrived.
+    assert.deepEqual(await (await fetch(`${srv.url}/__await?count=1&timeoutMs=5000`)).json(), times);
+    const started = Date.now();
+    assert.deepEqual(await (await fetch(`${srv.url}/__await?count=2&timeoutMs=100`)).json(), times);
+    assert.ok(Date.now() - started >= 90);
+  });
+
   it('answers with a clear 500 when the script is exhausted', async () => {
     const events = await collect(modelFor(srv, 'openai')).catch((e) => e);
     assert.equal(events.kind, 'server');
