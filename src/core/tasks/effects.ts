@@ -2,7 +2,7 @@
 // command is recorded as intended before it happens and settled after; storage failures are reported (the first
 // one loudly, through a StorageReporter). The host wraps its EditApplier and CommandRunner in these.
 import type { CommandLog } from './command-log';
-import type { EditJournal } from './journal';
+import type { EditIntent, EditJournal } from './journal';
 import type { CommandRunner, EditApplier, FileEdit, RunRequest, RunResult } from '../workspace/types';
 
 export interface EffectsLogger {
@@ -19,26 +19,73 @@ export interface EditIntentRecord {
   toolCallId?: string;
 }
 
+/** A recorded intent, to settle once the edit was applied or not. */
+export interface LedgerIntent {
+  commit(): Promise<void>;
+  abandon(reason: string): Promise<void>;
+}
+
 /** The edit journal as the applier uses it: intent first, then the outcome. */
 export interface EditLedger {
-  begin(entry: EditIntentRecord): Promise<{ commit(): Promise<void>; abandon(reason: string): Promise<void> }>;
+  begin(entry: EditIntentRecord): Promise<LedgerIntent>;
   /** Optional: store the texts of a proposed edit ahead of its approval, so begin() has less to write. */
   stage?(before: string | null, after: string): void;
+  /**
+   * Optional: record the intent of an edit proposed for approval while the user reviews it (the durable append is
+   * what makes begin() slow), so that an approved edit is written at once. take() then hands it over; a proposal
+   * that is not approved is withdrawn.
+   */
+  propose?(entry: EditIntentRecord & { toolCallId: string }): void;
+  /** The proposed intent when `entry` is the edit proposed (same task, file and texts); undefined otherwise. */
+  take?(entry: EditIntentRecord): Promise<LedgerIntent> | undefined;
+  /** The proposal of this tool call was not approved (or not applied): its intent is voided. */
+  withdraw?(toolCallId: string): void;
 }
 
 /** The edit journal as a ledger: beginEdit (intent), then commitEdit or abandonEdit (outcome). */
 export function journalLedger(journal: EditJournal | Promise<EditJournal>): EditLedger {
+  const handle = (j: EditJournal, intent: EditIntent): LedgerIntent => ({
+    commit: async () => void (await j.commitEdit(intent)),
+    abandon: (reason) => j.abandonEdit(intent, reason),
+  });
+  const proposed = new Map<string, { entry: EditIntentRecord; intent: Promise<EditIntent> }>();
+  const drop = (toolCallId: string, reason: string) => {
+    const p = proposed.get(toolCallId);
+    if (!p) return;
+    proposed.delete(toolCallId);
+    void p.intent.then(async (intent) => (await journal).abandonEdit(intent, reason)).catch(() => undefined);
+  };
   return {
     async begin(entry) {
       const j = await journal;
-      const intent = await j.beginEdit(entry);
-      return {
-        commit: async () => void (await j.commitEdit(intent)),
-        abandon: (reason) => j.abandonEdit(intent, reason),
-      };
+      return handle(j, await j.beginEdit(entry));
     },
     stage(before, after) {
       void Promise.resolve(journal).then((j) => j.stageBlobs([before, after])).catch(() => undefined);
+    },
+    propose(entry) {
+      drop(entry.toolCallId, 'proposed again');
+      const intent = Promise.resolve(journal).then((j) => j.beginEdit({ ...entry, proposed: true }));
+      intent.catch(() => undefined); // take() reports it (by falling back to begin), nobody else waits on it
+      proposed.set(entry.toolCallId, { entry, intent });
+    },
+    take(entry) {
+      const p = entry.toolCallId === undefined ? undefined : proposed.get(entry.toolCallId);
+      if (!p) return undefined;
+      const e = p.entry;
+      if (e.taskId !== entry.taskId || e.path !== entry.path || e.before !== entry.before || e.after !== entry.after) {
+        drop(entry.toolCallId!, 'the approved edit differs from the proposal');
+        return undefined;
+      }
+      proposed.delete(entry.toolCallId!);
+      return p.intent.then(async (intent) => {
+        const j = await journal;
+        if (!j.isOpen(intent)) throw new Error('the proposal\'s journal entry was settled meanwhile');
+        return handle(j, intent);
+      });
+    },
+    withdraw(toolCallId) {
+      drop(toolCallId, 'not approved');
     },
   };
 }
@@ -68,9 +115,12 @@ export class JournalingApplier implements EditApplier {
     const taskId = edit.taskId ?? this.currentTaskId();
     if (!taskId) return this.inner.apply(edit, signal);
     const before = edit.isNewFile ? null : (edit.original ?? (await this.readCurrent(edit.path)) ?? null);
-    let intent: Awaited<ReturnType<EditLedger['begin']>>;
+    const record: EditIntentRecord = { taskId, path: edit.path, before, after: edit.content, ...(edit.toolCallId ? { toolCallId: edit.toolCallId } : {}) };
+    let intent: LedgerIntent;
     try {
-      intent = await this.ledger.begin({ taskId, path: edit.path, before, after: edit.content, ...(edit.toolCallId ? { toolCallId: edit.toolCallId } : {}) });
+      // The intent recorded while the user reviewed this very edit, or a new one now.
+      const proposed = this.ledger.take?.(record);
+      intent = await (proposed ? proposed.catch(() => this.ledger.begin(record)) : this.ledger.begin(record));
     } catch (err) {
       this.storage?.failed('the edit journal', err);
       throw new Error(

@@ -10,7 +10,7 @@ import type { BlobStore } from './blob-store';
 export type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
 export type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
 export type RedoLine = { k: 'redo'; taskId: string; seqs: number[]; at: number };
-export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
+export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string; proposed?: true };
 export type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
 export type LogLine = EditLine | UndoLine | RedoLine | IntentLine | VoidLine;
 
@@ -33,6 +33,8 @@ export interface OpenIntent {
   after: string | null | undefined;
   at: number;
   toolCallId?: string;
+  /** Recorded while the edit waited for approval: it may never have been approved. */
+  proposed?: true;
 }
 
 /** What Undo would touch, per file, and the files whose journal contents are gone (they cannot be restored). */
@@ -229,6 +231,7 @@ export async function readIntents(log: TaskLog, blobs: BlobStore, taskId: string
     const after = line.after === null ? null : await blobs.get(line.after);
     const open: OpenIntent = { taskId, seq: line.seq, path: line.path, before, after, at: line.at };
     if (line.toolCallId !== undefined) open.toolCallId = line.toolCallId;
+    if (line.proposed === true) open.proposed = true;
     out.push(open);
   }
   return out.sort((a, b) => a.seq - b.seq);

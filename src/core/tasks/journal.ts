@@ -124,12 +124,14 @@ export class EditJournal {
     await Promise.all(texts.map((t) => (t === null ? undefined : this.blobs.put(t).catch(() => undefined))));
   }
 
-  beginEdit(entry: Omit<JournalEntry, 'seq' | 'at' | 'undone'>): Promise<EditIntent> {
+  /** `proposed`: recorded while the edit waits for approval (not approved yet; see EditLedger.propose). */
+  beginEdit(entry: Omit<JournalEntry, 'seq' | 'at' | 'undone'> & { proposed?: boolean }): Promise<EditIntent> {
     return this.exclusive(entry.taskId, async () => {
       const log = await this.taskLog(entry.taskId);
       return this.blobs.putPinned([entry.before, entry.after], async ([before, after]) => {
         const line: IntentLine = { k: 'intent', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
         if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
+        if (entry.proposed) line.proposed = true;
         await this.append(log, line);
         (log.intents ??= new Map()).set(line.seq, line);
         log.nextSeq++;
@@ -167,6 +169,11 @@ export class EditJournal {
       await this.append(log, { k: 'void', taskId: intent.taskId, seqs: [intent.seq], at: this.now(), ...(reason ? { reason } : {}) });
       log.intents.delete(intent.seq);
     });
+  }
+
+  /** Whether the intent still has no outcome (as far as this journal knows: no I/O). */
+  isOpen(intent: Pick<EditIntent, 'taskId' | 'seq'>): boolean {
+    return !!this.logs.get(intent.taskId)?.intents?.has(intent.seq);
   }
 
   /** Intents of the task that have no outcome: edits a crash cut off, to reconcile with the disk. */

@@ -52,8 +52,11 @@ export async function settleEdits(
       log(`[recovery] cannot settle the edit of ${intent.path}: ${err instanceof Error ? err.message : String(err)}`);
       return 'unknown' as const;
     });
-    log(`[recovery] edit ${taskId}#${intent.seq} (${intent.path}) interrupted by a reload: ${outcome}`);
-    if (intent.toolCallId) facts.push({ kind: 'edit', toolCallId: intent.toolCallId, path: intent.path, outcome });
+    // A proposal whose edit is not in the file was, as far as anyone can tell, never approved: nothing to report
+    // (its approval is asked again if the run still waits for it).
+    const unapproved = intent.proposed && (outcome === 'not-applied' || outcome === 'unknown');
+    log(`[recovery] edit ${taskId}#${intent.seq} (${intent.path}) ${unapproved ? 'proposed, not applied, before a reload' : `interrupted by a reload: ${outcome}`}`);
+    if (intent.toolCallId && !unapproved) facts.push({ kind: 'edit', toolCallId: intent.toolCallId, path: intent.path, outcome });
   }
   return facts;
 }

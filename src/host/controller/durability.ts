@@ -7,7 +7,7 @@ import { TaskLeases } from '../../core/tasks/lease';
 import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { Logger } from '../logger';
-import { journalLedger, type EditIntentRecord, type EditLedger } from '../../core/tasks/effects';
+import { journalLedger, type EditIntentRecord, type EditLedger, type LedgerIntent } from '../../core/tasks/effects';
 import { VscodeWorkspaceProbe } from './durable-effects';
 import { StorageHealth } from './storage-health';
 
@@ -48,17 +48,18 @@ export function createDurability(opts: DurabilityOptions): Durability {
 
 /** The ledger, telling `onCommitted` about each edit once its outcome is recorded (audit trail, checkpoints). */
 export function recordedLedger(inner: EditLedger, onCommitted: (entry: EditIntentRecord) => void): EditLedger {
-  return {
-    async begin(entry) {
-      const handle = await inner.begin(entry);
-      return {
-        commit: async () => {
-          await handle.commit();
-          onCommitted(entry);
-        },
-        abandon: (reason) => handle.abandon(reason),
-      };
+  const recorded = (entry: EditIntentRecord, handle: LedgerIntent): LedgerIntent => ({
+    commit: async () => {
+      await handle.commit();
+      onCommitted(entry);
     },
+    abandon: (reason) => handle.abandon(reason),
+  });
+  return {
+    begin: async (entry) => recorded(entry, await inner.begin(entry)),
     ...(inner.stage ? { stage: inner.stage.bind(inner) } : {}),
+    ...(inner.propose ? { propose: inner.propose.bind(inner) } : {}),
+    ...(inner.take ? { take: (entry: EditIntentRecord) => inner.take!(entry)?.then((handle) => recorded(entry, handle)) } : {}),
+    ...(inner.withdraw ? { withdraw: inner.withdraw.bind(inner) } : {}),
   };
 }

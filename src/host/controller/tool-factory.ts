@@ -25,6 +25,9 @@ import { PtyCommandRunner } from '../pty-command-runner';
 import { TerminalCommandRunner } from '../terminal-runner';
 import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
 
+/** An approved edit whose tool never applied it (it failed first) has its proposed intent voided after this long. */
+const PROPOSAL_TTL_MS = 60_000;
+
 export interface ToolkitOptions {
   log: Logger;
   /** The task an edit belongs to (edits only happen inside a run, one run at a time). */
@@ -112,10 +115,18 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     return true;
   };
   const subs = [
-    // While the user reads a proposed edit, its texts go to the journal's store: Approve then costs one append.
+    // While the user reads a proposed edit, its intent is recorded (durably): an approved edit is then written at once.
     approvals.onDidChange((e) => {
-      const p = e.type === 'requested' ? e.request.preview : undefined;
-      if (p?.kind === 'edit') opts.ledger.stage?.(p.isNewFile ? null : p.original, p.proposed);
+      const { toolCallId } = e.request;
+      if (e.type === 'requested') {
+        const p = e.request.preview;
+        if (p?.kind !== 'edit') return;
+        const before = p.isNewFile ? null : p.original;
+        if (opts.ledger.propose) opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
+        else opts.ledger.stage?.(before, p.proposed);
+      } else if (e.decision.kind !== 'approve') opts.ledger.withdraw?.(toolCallId);
+      // Approved: the tool takes the intent as it applies the edit; one it never applied is voided after a while.
+      else setTimeout(() => opts.ledger.withdraw?.(toolCallId), PROPOSAL_TTL_MS).unref?.();
     }),
     diffApproval,
     registerHunkReview(diffApproval),

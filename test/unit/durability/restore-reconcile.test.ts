@@ -109,6 +109,69 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
   });
 
+  it('a proposed edit: its intent is durable while it waits for approval, so the approved edit is written with no append first', async () => {
+    const logFile = path.join(dir, 'journal', 'logs', 't.jsonl');
+    const kinds = async () => ((await fsp.readFile(logFile, 'utf8').catch(() => '')).match(/"k":"(\w+)"/g) ?? []).map((m) => m.slice(5, -1));
+    const seen: string[] = [];
+    const ledger = journalLedger(journal);
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
+    // The user reads the diff meanwhile; the intent is on disk before Approve.
+    for (let i = 0; i < 200 && (await journal.openIntents('t')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(await kinds(), ['intent']);
+    assert.match(await fsp.readFile(logFile, 'utf8'), /"proposed":true/);
+    let appendsDuringApply = -1;
+    const countAppends = async () => (await kinds()).length;
+    const before = await countAppends();
+    const inner: EditApplier = {
+      async apply() {
+        appendsDuringApply = (await countAppends()) - before;
+        seen.push('apply');
+      },
+    };
+    const applier = new JournalingApplier(inner, ledger, () => 't', log, undefined, async () => 'old');
+    await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
+    assert.equal(appendsDuringApply, 0, 'nothing was appended between Approve and the write');
+    const entries = await journal.entries('t');
+    assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
+    assert.deepEqual(await kinds(), ['intent', 'edit']);
+    assert.deepEqual(await journal.openIntents('t'), []);
+  });
+
+  it('a proposal not approved, or approved as a different edit, is voided; the edit applied gets an intent of its own', async () => {
+    const ledger = journalLedger(journal);
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'rejected' });
+    ledger.withdraw!('rejected');
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'edited' });
+    let applied = '';
+    const applier = new JournalingApplier({ apply: async (e: FileEdit) => void (applied = e.content) }, ledger, () => 't', log, undefined, async () => 'old');
+    // The user changed the proposed side before approving: the applied content is not what was proposed.
+    await applier.apply({ path: FILE, content: 'new, as the user edited it', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'edited' });
+    assert.equal(applied, 'new, as the user edited it');
+    assert.deepEqual((await journal.entries('t')).map((e) => [e.toolCallId, e.after]), [['edited', 'new, as the user edited it']]);
+    assert.deepEqual(await journal.openIntents('t'), [], 'both proposals were voided');
+  });
+
+  it('a proposal whose journal entry was settled meanwhile is not used: the edit is recorded anew', async () => {
+    const ledger = journalLedger(journal);
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
+    for (const open of await journal.openIntents('t')) await journal.abandonEdit(open, 'settled by someone else');
+    const applier = new JournalingApplier({ apply: async () => undefined }, ledger, () => 't', log, undefined, async () => 'old');
+    await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
+    assert.deepEqual((await journal.entries('t')).map((e) => e.after), ['new'], 'Undo still sees the edit');
+  });
+
+  it('a restore after a crash while a proposal waited: nothing to report when the file is unchanged; applied when it is not', async () => {
+    const ws = new FakeWorkspace();
+    await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'waiting', proposed: true });
+    ws.disk.set(FILE, 'old');
+    assert.deepEqual(await settleEdits(journal, 't', ws), [], 'a proposal never approved is not a cut-off edit');
+    assert.deepEqual(await journal.openIntents('t'), []);
+    await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'approved', proposed: true });
+    ws.disk.set(FILE, 'new');
+    assert.deepEqual((await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]), [['approved', 'applied']]);
+    assert.deepEqual((await journal.entries('t')).map((e) => e.toolCallId), ['approved']);
+  });
+
   it('an edit that cannot be journaled (full disk) is not applied, and the model is told why', async () => {
     const io = new FaultyIO();
     const full = await EditJournal.open(dir, { io });
