@@ -54,7 +54,7 @@ export async function settleEdits(
     });
     // A proposal whose edit is not in the file was, as far as anyone can tell, never approved: nothing to report
     // (its approval is asked again if the run still waits for it).
-    const unapproved = intent.proposed && (outcome === 'not-applied' || outcome === 'unknown');
+    const unapproved = intent.proposed && outcome === 'not-applied';
     log(`[recovery] edit ${taskId}#${intent.seq} (${intent.path}) ${unapproved ? 'proposed, not applied, before a reload' : `interrupted by a reload: ${outcome}`}`);
     if (intent.toolCallId && !unapproved) facts.push({ kind: 'edit', toolCallId: intent.toolCallId, path: intent.path, outcome });
   }
@@ -66,6 +66,12 @@ async function settleOne(journal: EditJournal, intent: OpenIntent, probe: Worksp
   if (intent.after !== undefined && disk === intent.after) {
     await journal.commitEdit(intent);
     return 'applied';
+  }
+  if (intent.proposed) {
+    // Recorded while it waited for approval: an unsaved buffer that happens to hold it says nothing about an approval,
+    // and the user's buffer is neither saved nor reverted for it.
+    await journal.abandonEdit(intent, 'proposed, not applied before a reload');
+    return 'not-applied';
   }
   const buffer = await probe.unsavedText?.(intent.path);
   if (buffer !== undefined && intent.after !== undefined && intent.after !== null && sameText(buffer, intent.after)) {

@@ -170,6 +170,13 @@ describe('durability: intent, effect, outcome', () => {
     ws.disk.set(FILE, 'new');
     assert.deepEqual((await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]), [['approved', 'applied']]);
     assert.deepEqual((await journal.entries('t')).map((e) => e.toolCallId), ['approved']);
+    // A buffer that holds the proposed text is the user's: not saved, not reverted, for a proposal.
+    await journal.beginEdit({ taskId: 't', path: FILE, before: 'new', after: 'newer', toolCallId: 'buffered', proposed: true });
+    ws.buffers.set(FILE, 'newer');
+    assert.deepEqual(await settleEdits(journal, 't', ws), []);
+    assert.equal(ws.buffers.get(FILE), 'newer');
+    assert.equal(ws.disk.get(FILE), 'new');
+    assert.deepEqual(ws.reverted, []);
   });
 
   it('an edit that cannot be journaled (full disk) is not applied, and the model is told why', async () => {
