@@ -2,8 +2,9 @@
 // every pattern's length slides over the text, and the last few characters under it (a "gram") say how far it can
 // jump: the distance from that gram's last place in any pattern's window to the window's end. Only where the jump is
 // zero is anything compared. On source code the window jumps tens of characters, so a 3 MB file is crossed in a few
-// tens of thousands of steps whatever the number of patterns. An ASCII stretch of the text is read as bytes a chunk
-// at a time (see TextBytes in text-bytes.ts, which also counts its newlines), anything else with charCodeAt.
+// tens of thousands of steps whatever the number of patterns. A stretch of the text with no character above U+00FF is
+// read as bytes a chunk at a time (see TextBytes in text-bytes.ts, which also counts its newlines), anything else with
+// charCodeAt.
 //
 // Each pattern's window is the part of it whose grams are rarest in a small sample of the text (its last gram
 // counting most), and a candidate is first checked at the pattern's rarest gram, so that in a file where every
@@ -194,10 +195,10 @@ async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan
   while (i < n) {
     const { m, offset } = state.pl;
     const stop = Math.min(budget, STEPS_PER_SLICE - sinceYield);
-    // The chunk holding the window end, as bytes when it is ASCII (loaded again after a pause: another scan may
-    // have taken the buffer).
+    // The chunk holding the window end, as bytes when they are its characters (loaded again after a pause: another
+    // scan may have taken the buffer).
     const end = hold.load(i);
-    if (hold.ascii) i = scanBytes(text, hold.bytes(), hold.view(), hold.base, patterns, state.pl, last, i, stop, end, state.pl.b, state.pl.shift);
+    if (hold.oneByte) i = scanBytes(text, hold.bytes(), hold.view(), hold.base, patterns, state.pl, last, i, stop, end, state.pl.b, state.pl.shift);
     else i = scanSlice(text, patterns, state.pl, last, i, stop, end);
     budget -= sliceSteps;
     sinceYield += sliceSteps;

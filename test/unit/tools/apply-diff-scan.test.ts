@@ -49,10 +49,11 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     }
   });
 
-  it('scanAll agrees with indexOf on non-ASCII text, on text that turns non-ASCII after 100,000 characters, and when two scans interleave', async () => {
+  it('scanAll agrees with indexOf on Latin-1 and wider text, on text that turns wide after 100,000 characters, and when scans interleave', async () => {
     const rnd = rng(29);
     const ascii = Array.from({ length: 150_000 }, () => ['a', 'b', '\n', 'x'][rnd(4)]).join('');
-    const texts = [ascii, ascii.slice(0, 120_000) + 'é😀' + ascii.slice(120_000), Array.from({ length: 5000 }, () => ['a', 'é', '\n', '😀'][rnd(4)]).join('')];
+    const latin1 = Array.from({ length: 150_000 }, () => ['a', 'é', '\n', 'ü', '©'][rnd(5)]).join('');
+    const texts = [ascii, ascii.slice(0, 120_000) + 'é😀' + ascii.slice(120_000), Array.from({ length: 5000 }, () => ['a', 'é', '\n', '😀'][rnd(4)]).join(''), latin1];
     const pick = (text: string) => Array.from({ length: 6 }, () => {
       const at = rnd(text.length - 40);
       return text.slice(at, at + 3 + rnd(30));

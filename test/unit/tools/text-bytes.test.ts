@@ -28,27 +28,38 @@ describe('tools/text-bytes: a text as bytes a chunk at a time, and its newline c
     }
   });
 
-  it('holds each ASCII chunk as its bytes (with the margin before it), and reads non-ASCII chunks as characters', () => {
+  it('holds each chunk with no character above U+00FF as its bytes (with the margin before it), and reads others as characters', () => {
     const text = asciiText(CHUNK + 5000) + 'é😀' + asciiText(CHUNK);
     const tb = new TextBytes(text);
     const end0 = tb.load(10);
     assert.equal(end0, CHUNK);
-    assert.equal(tb.ascii, true);
+    assert.equal(tb.oneByte, true);
     let bytes = tb.bytes();
     for (const x of [0, 1, 500, CHUNK - 1]) assert.equal(bytes[x - tb.base], text.charCodeAt(x), `offset ${x}`);
     assert.equal(tb.load(CHUNK + 10), 2 * CHUNK);
-    assert.equal(tb.ascii, false, 'the chunk with é and 😀 is not read as bytes');
+    assert.equal(tb.oneByte, false, 'the chunk with 😀 is not read as bytes');
     assert.equal(tb.load(2 * CHUNK + 10), text.length);
-    assert.equal(tb.ascii, true);
+    assert.equal(tb.oneByte, true);
     bytes = tb.bytes();
     for (const x of [2 * CHUNK - MARGIN, 2 * CHUNK, text.length - 1]) assert.equal(bytes[x - tb.base], text.charCodeAt(x), `offset ${x}`);
-    // A non-ASCII character in the margin alone makes the chunk's bytes unusable too.
-    const edge = asciiText(CHUNK - 3) + 'é' + asciiText(CHUNK);
+    // A wide character in the margin alone makes the chunk's bytes unusable too.
+    const edge = asciiText(CHUNK - 3) + '中' + asciiText(CHUNK);
     const te = new TextBytes(edge);
     te.load(CHUNK);
-    assert.equal(te.ascii, false);
+    assert.equal(te.oneByte, false);
     const want = prefixLines(edge);
     for (const at of [CHUNK - 1, CHUNK, CHUNK + 700, edge.length]) assert.equal(te.linesBefore(at), want[at]);
+  });
+
+  it('a Latin-1 chunk (é, ü, ©, no-break space) is held as bytes equal to its character codes, and counted', () => {
+    const latin = Array.from({ length: CHUNK + 3000 }, () => ['a', 'é', '\n', 'ü', '©', '\u00a0', '\u00ff'][rnd(7)]).join('');
+    const tb = new TextBytes(latin);
+    tb.load(5);
+    assert.equal(tb.oneByte, true);
+    const bytes = tb.bytes();
+    for (let x = 0; x < 5000; x++) assert.equal(bytes[x - tb.base], latin.charCodeAt(x), `offset ${x}`);
+    const want = prefixLines(latin);
+    for (const at of [0, 999, 1024, CHUNK, latin.length]) assert.equal(tb.linesBefore(at), want[at], `offset ${at}`);
   });
 
   it('counts across chunks with surrogate pairs split at a chunk edge and many non-ASCII chunks', () => {
