@@ -83,7 +83,11 @@ async function main() {
   try {
     let { panel } = await openForgePanel(page, { log: step });
     const theme = { dark: ['Dark Modern', 'vs-dark'], hc: ['Dark High Contrast', 'hc-black'] }[process.env.FORGE_CRASH_THEME ?? ''];
-    if (theme) await pickColorTheme(page, theme[0], theme[1]);
+    // Picked again after each reload: the workbench does not always keep a theme picked just before a crash.
+    const applyTheme = async () => {
+      if (theme) await pickColorTheme(page, theme[0], theme[1]);
+    };
+    await applyTheme();
     await panel.input.fill(TASK);
     await panel.input.press('Enter');
     await panel.pendingApproval.filter({ hasText: 'src/greet.js' }).waitFor({ timeout: 60_000 });
@@ -92,6 +96,7 @@ async function main() {
     // 1. Crash while the approval is pending: nothing was written; after the restart it is asked again.
     await killExtensionHost(server, page);
     ({ panel } = await openForgePanel(page, { log: step }));
+    await applyTheme();
     await panel.userBubble('Make the greeting').waitFor({ timeout: 60_000 });
     await panel.pendingApproval.filter({ hasText: 'src/greet.js' }).waitFor({ timeout: 60_000 });
     assert.equal(fs.readFileSync(file, 'utf8'), original, 'nothing written before Approve');
@@ -114,6 +119,7 @@ async function main() {
     step('the command runs; its output is in the command log');
     await killExtensionHost(server, page);
     ({ panel } = await openForgePanel(page, { log: step }));
+    await applyTheme();
     await panel.userBubble('Make the greeting').waitFor({ timeout: 60_000 });
     // The restore reports the cut-off command as its result, and offers Continue.
     const wv = forgeWebview(page);

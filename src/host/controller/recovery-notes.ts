@@ -28,6 +28,7 @@ export function openElsewhere(holder: LeaseInfo, asError: boolean): string {
     : `It stays with ${who}; open it from History once that window let go of it.`;
 }
 
+/** What a restore found, for the panel (one notice with Continue when the run was cut off; see TaskSession.restore). */
 export function reloadNote(notes: readonly string[]): string {
-  return `Forge was reloaded in the middle of this task. It checked the disk and the journal:\n- ${notes.join('\n- ')}`;
+  return `Forge was reloaded while this task was running. It checked the disk and the journal:\n- ${notes.join('\n- ')}`;
 }

@@ -9,7 +9,7 @@ import type { TaskSummary } from '../../protocol/messages';
 import type { Transcript } from '../../panel/transcript';
 import type { Logger } from '../logger';
 import type { StorageReporter } from '../../core/tasks/effects';
-import { describeNotice, openElsewhere, reloadNote } from './recovery-notes';
+import { describeNotice, openElsewhere } from './recovery-notes';
 import { TaskSession, type SessionDeps } from './session';
 
 export interface HistorySink {
@@ -206,14 +206,13 @@ export class SessionManager {
       }
       let next: TaskSession;
       try {
-        next = TaskSession.restore(this.sessionDeps, record);
+        next = TaskSession.restore(this.sessionDeps, record, reconciled.notes);
       } catch (err) {
         this.deps.log.error(`Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`);
         throw new Error(`Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`);
       }
       keep = true;
       this.switchTo(next);
-      if (reconciled.notes.length) this.note(reloadNote(reconciled.notes));
       if (reconciled.changed || opened.damage) void next.save();
       return next;
     } finally {

@@ -9,6 +9,7 @@ import { planView } from '../../panel/planFormat';
 import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
+import { reloadNote } from './recovery-notes';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
 
@@ -26,7 +27,8 @@ export interface SessionDeps {
 
 export type RunKind = 'send' | 'continue' | 'resume';
 
-const INTERRUPTED_NOTE = 'Forge was reloaded while this task was running. Its history is intact: press Continue to resume.';
+const RESUME_HINT = 'Its history is intact: press Continue to resume.';
+const INTERRUPTED_NOTE = `Forge was reloaded while this task was running. ${RESUME_HINT}`;
 
 export class TaskSession {
   readonly transcript = new Transcript();
@@ -58,14 +60,20 @@ export class TaskSession {
     return new TaskSession(deps, deps.makeAgent());
   }
 
-  /** Restores a saved task. A run that was in flight when VS Code went away comes back as 'stopped'. */
-  static restore(deps: SessionDeps, record: TaskRecord): TaskSession {
+  /**
+   * Restores a saved task. A run that was in flight when VS Code went away comes back as 'stopped', with one notice:
+   * what the restore found (`reloadNotes`, from the journal and the command log) and, unless an approval is asked
+   * again, Continue.
+   */
+  static restore(deps: SessionDeps, record: TaskRecord, reloadNotes: readonly string[] = []): TaskSession {
     const snapshot = record.snapshot as AgentSnapshot;
     const session = new TaskSession(deps, deps.makeAgent(snapshot), record);
     const interrupted = record.status === 'running';
     if (interrupted) session.status = 'stopped';
     session.transcript.reset(restoreTranscript(record.transcript as TranscriptState | undefined, snapshot));
-    if (interrupted && !snapshot.pending) session.transcript.addError(INTERRUPTED_NOTE, ['continue']);
+    const logs = reloadNotes.length ? (['show_logs'] as const) : [];
+    if (interrupted && !snapshot.pending) session.transcript.addError(reloadNotes.length ? `${reloadNote(reloadNotes)}\n${RESUME_HINT}` : INTERRUPTED_NOTE, ['continue', ...logs]);
+    else if (reloadNotes.length) session.transcript.addError(reloadNote(reloadNotes), [...logs]);
     return session;
   }
 

@@ -397,6 +397,11 @@ describe('durability: restore reconciles the records with the workspace', () => 
     assert.deepEqual(ws.askedPids, [31337], 'the restore asked about the recorded process');
     assert.match(result.content, /Do NOT run it again blindly/);
     assert.match(notes(m), /may still be running/);
+    // One notice: what the restore found, and Continue (not a second "reloaded" box).
+    const errors = m.current.transcript.snapshot().items.filter((i) => i.kind === 'error') as Array<{ message: string; actions: string[] }>;
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    assert.match(errors[0]!.message, /^Forge was reloaded while this task was running\. It checked the disk and the journal:\n- .*may still be running[\s\S]*press Continue to resume\.$/);
+    assert.deepEqual(errors[0]!.actions, ['continue', 'show_logs']);
     assert.deepEqual(await commands.interrupted('t2'), [], 'reported once');
   });
 });
