@@ -248,6 +248,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     cache,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const w of [...awaiting]) w.answer();
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
