@@ -38,15 +38,16 @@ function gramBits(b: number): number {
 
 const GOLDEN = 0x9e3779b1;
 
-/** Hash of the b characters ending at `end` (b = 1..4): their codes shifted in 8 bits at a time, oldest first (in
- * 32 bits: for ASCII, the big-endian word a DataView reads at end - 3), times a golden-ratio constant, top bits. */
+/** Hash of the b characters ending at `end` (b = 1..4): their codes shifted in 8 bits at a time, oldest first (in 32
+ * bits; for characters up to U+00FF, the big-endian word a DataView reads at end - 3), times a golden-ratio constant,
+ * top bits. */
 function gram(s: string, end: number, b: number): number {
   let x = 0;
   for (let k = end - b + 1; k <= end; k++) x = (x << 8) | s.charCodeAt(k);
   return Math.imul(x, GOLDEN) >>> (32 - gramBits(b));
 }
 
-/** gram() over bytes (an ASCII text's characters, one byte each: the same hashes). */
+/** gram() over bytes (a one-byte chunk's characters: the same hashes). */
 function gramOfBytes(s: Uint8Array, end: number, b: number): number {
   let x = 0;
   for (let k = end - b + 1; k <= end; k++) x = (x << 8) | s[k]!;

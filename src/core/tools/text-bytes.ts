@@ -43,10 +43,10 @@ export const MARGIN = 16;
 /** Newline counts are kept for every BLOCK characters (a line number then costs at most one short indexOf loop). */
 const BLOCK_BITS = 10;
 const BLOCK = 1 << BLOCK_BITS;
-/** Zeros kept after the encoded bytes (the counting round's over-read). */
+/** Zeros kept after the copied bytes (the counting round's over-read). */
 const PADDING = 64;
-/** Bytes for the text: three per character at worst, the margin, the padding. */
-const TEXT_BYTES = (CHUNK + MARGIN) * 3 + PADDING;
+/** Bytes for a chunk: one per character, the margin, the padding. */
+const TEXT_BYTES = CHUNK + MARGIN + PADDING;
 /** Where the per-block counts are written. */
 const COUNTS_AT = (TEXT_BYTES + 15) & ~15;
 
@@ -142,7 +142,7 @@ function countByIndexOf(text: string, from: number, to: number): number {
 
 /**
  * A text read as bytes a chunk at a time, and the newlines before any offset. One text's chunk is in the buffer at a
- * time: a text whose chunk another took (a pause let another scan run) encodes it again when next asked.
+ * time: a text whose chunk another took (a pause let another scan run) copies it again when next asked.
  */
 export class TextBytes {
   /** Text offset of the buffer's first byte while this text's chunk is loaded (bytes()[x - base] is character x). */
@@ -211,7 +211,7 @@ export class TextBytes {
     return this.linesBefore(to) - this.linesBefore(from);
   }
 
-  /** Counts the blocks of the loaded ASCII chunk [start, end) in its bytes (start is a multiple of BLOCK, so its
+  /** Counts the blocks of the loaded one-byte chunk [start, end) in its bytes (start is a multiple of BLOCK, so its
    * blocks start 16-byte aligned in the buffer). */
   private countBytes(c: Counter, start: number, end: number): void {
     const before = this.before;
