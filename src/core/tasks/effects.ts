@@ -81,6 +81,9 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
       return p.intent.then(async (intent) => {
         const j = await journal;
         if (!j.isOpen(intent)) throw new Error('the proposal\'s journal entry was settled meanwhile');
+        // Recorded as approved, without waiting: a file written straight to disk needs no record (the disk tells), and
+        // an editor's buffer changes only after the workbench's round trips, well after this line is in the file.
+        void j.confirmProposed(intent).catch(() => undefined);
         return handle(j, intent);
       });
     },

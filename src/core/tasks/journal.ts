@@ -148,7 +148,8 @@ export class EditJournal {
       const log = await this.taskLog(intent.taskId);
       const open = log.intents?.get(intent.seq);
       if (!open) return undefined;
-      const line: EditLine = { ...open, k: 'edit', at: this.now() };
+      const { proposed: _proposed, ...rest } = open;
+      const line: EditLine = { ...rest, k: 'edit', at: this.now() };
       await this.append(log, line);
       log.intents!.delete(intent.seq);
       log.edits.push(line);
@@ -168,6 +169,22 @@ export class EditJournal {
       if (!log.intents?.has(intent.seq)) return;
       await this.append(log, { k: 'void', taskId: intent.taskId, seqs: [intent.seq], at: this.now(), ...(reason ? { reason } : {}) });
       log.intents.delete(intent.seq);
+    });
+  }
+
+  /**
+   * The proposed intent was approved: its line is appended again without the mark (same seq), so a restore settles
+   * it like any edit (an unsaved buffer holding it is saved, say). A no-op for an intent that is not open or not
+   * proposed.
+   */
+  confirmProposed(intent: Pick<EditIntent, 'taskId' | 'seq'>): Promise<void> {
+    return this.exclusive(intent.taskId, async () => {
+      const log = await this.taskLog(intent.taskId);
+      const open = log.intents?.get(intent.seq);
+      if (!open?.proposed) return;
+      const { proposed: _proposed, ...line } = open;
+      await this.append(log, line);
+      log.intents!.set(intent.seq, line);
     });
   }
 

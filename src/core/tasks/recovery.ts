@@ -68,9 +68,9 @@ async function settleOne(journal: EditJournal, intent: OpenIntent, probe: Worksp
     return 'applied';
   }
   if (intent.proposed) {
-    // Recorded while it waited for approval: an unsaved buffer that happens to hold it says nothing about an approval,
-    // and the user's buffer is neither saved nor reverted for it.
-    await journal.abandonEdit(intent, 'proposed, not applied before a reload');
+    // Recorded while it waited for approval and never confirmed (see EditJournal.confirmProposed): not approved. An
+    // unsaved buffer that happens to hold it says nothing about an approval: it is neither saved nor reverted.
+    await journal.abandonEdit(intent, 'proposed, not approved before a reload');
     return 'not-applied';
   }
   const buffer = await probe.unsavedText?.(intent.path);

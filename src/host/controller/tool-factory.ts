@@ -114,6 +114,8 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     tools = build();
     return true;
   };
+  /** Tool calls whose edit proposal has an intent recorded (until it is answered). */
+  const proposed = new Set<string>();
   const subs = [
     // While the user reads a proposed edit, its intent is recorded (durably): an approved edit is then written at once.
     approvals.onDidChange((e) => {
@@ -122,9 +124,13 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
         const p = e.request.preview;
         if (p?.kind !== 'edit') return;
         const before = p.isNewFile ? null : p.original;
-        if (opts.ledger.propose) opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
-        else opts.ledger.stage?.(before, p.proposed);
-      } else if (e.decision.kind !== 'approve') opts.ledger.withdraw?.(toolCallId);
+        if (!opts.ledger.propose) return opts.ledger.stage?.(before, p.proposed);
+        opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
+        proposed.add(toolCallId);
+        return;
+      }
+      if (!proposed.delete(toolCallId)) return;
+      if (e.decision.kind !== 'approve') opts.ledger.withdraw?.(toolCallId);
       // Approved: the tool takes the intent as it applies the edit; one it never applied is voided after a while.
       else setTimeout(() => opts.ledger.withdraw?.(toolCallId), PROPOSAL_TTL_MS).unref?.();
     }),

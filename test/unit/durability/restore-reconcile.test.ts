@@ -9,6 +9,7 @@ import type { ChatMessage } from '../../../src/core/model/types';
 import { CommandLog } from '../../../src/core/tasks/command-log';
 import { JournalingApplier, RecordingRunner, journalLedger } from '../../../src/core/tasks/effects';
 import { EditJournal } from '../../../src/core/tasks/journal';
+import { NodeTasksIO } from '../../../src/core/tasks/io';
 import { reconcileTask, settleEdits, type WorkspaceProbe } from '../../../src/core/tasks/recovery';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../../../src/core/tasks/task-store';
@@ -109,32 +110,51 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
   });
 
-  it('a proposed edit: its intent is durable while it waits for approval, so the approved edit is written with no append first', async () => {
+  it('a proposed edit: its intent is durable while it waits for approval; the approved edit is written without waiting for any append', async () => {
+    // Appends can be held: Approve must not wait for one.
+    let gate: Promise<void> | undefined;
+    let openGate = () => {};
+    class GatedIO extends NodeTasksIO {
+      override async append(file: string, text: string): Promise<void> {
+        if (gate) await gate;
+        return super.append(file, text);
+      }
+    }
+    const gated = await EditJournal.open(dir, { io: new GatedIO() });
     const logFile = path.join(dir, 'journal', 'logs', 't.jsonl');
-    const kinds = async () => ((await fsp.readFile(logFile, 'utf8').catch(() => '')).match(/"k":"(\w+)"/g) ?? []).map((m) => m.slice(5, -1));
-    const seen: string[] = [];
-    const ledger = journalLedger(journal);
+    const lines = async () => (await fsp.readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { k: string; proposed?: boolean });
+    const ledger = journalLedger(gated);
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
     // The user reads the diff meanwhile; the intent is on disk before Approve.
-    for (let i = 0; i < 200 && (await journal.openIntents('t')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual(await kinds(), ['intent']);
-    assert.match(await fsp.readFile(logFile, 'utf8'), /"proposed":true/);
-    let appendsDuringApply = -1;
-    const countAppends = async () => (await kinds()).length;
-    const before = await countAppends();
+    for (let i = 0; i < 200 && (await lines()).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual((await lines()).map((l) => [l.k, l.proposed]), [['intent', true]]);
+    gate = new Promise((r) => (openGate = r));
+    let appliedWith: unknown;
     const inner: EditApplier = {
       async apply() {
-        appendsDuringApply = (await countAppends()) - before;
-        seen.push('apply');
+        appliedWith = (await lines()).map((l) => [l.k, l.proposed]);
       },
     };
     const applier = new JournalingApplier(inner, ledger, () => 't', log, undefined, async () => 'old');
     await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
-    assert.equal(appendsDuringApply, 0, 'nothing was appended between Approve and the write');
-    const entries = await journal.entries('t');
+    assert.deepEqual(appliedWith, [['intent', true]], 'written while the journal could not append');
+    gate = undefined;
+    openGate();
+    const entries = await gated.entries('t');
     assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
-    assert.deepEqual(await kinds(), ['intent', 'edit']);
-    assert.deepEqual(await journal.openIntents('t'), []);
+    // The approval is on record (the intent again, unmarked), then the outcome.
+    assert.deepEqual((await lines()).map((l) => [l.k, l.proposed]), [['intent', true], ['intent', undefined], ['edit', undefined]]);
+    assert.deepEqual(await gated.openIntents('t'), []);
+  });
+
+  it('an approved proposal cut off in an unsaved buffer is settled like any edit (saved); an unapproved one is not', async () => {
+    const ws = new FakeWorkspace();
+    const intent = await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'approved', proposed: true });
+    await journal.confirmProposed(intent);
+    ws.disk.set(FILE, 'old');
+    ws.buffers.set(FILE, 'new');
+    assert.deepEqual((await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]), [['approved', 'saved']]);
+    assert.equal(ws.disk.get(FILE), 'new');
   });
 
   it('a proposal not approved, or approved as a different edit, is voided; the edit applied gets an intent of its own', async () => {
