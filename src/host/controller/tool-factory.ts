@@ -124,7 +124,9 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
         const p = e.request.preview;
         if (p?.kind !== 'edit') return;
         const before = p.isNewFile ? null : p.original;
-        if (!opts.ledger.propose) return opts.ledger.stage?.(before, p.proposed);
+        // Only the open task's proposals: a sub-agent's task log is never reconciled at restore, so an intent left
+        // open there would stay open; its edits append their intent when applied, as before.
+        if (!opts.ledger.propose || e.request.taskId !== opts.currentTaskId()) return opts.ledger.stage?.(before, p.proposed);
         opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
         proposed.add(toolCallId);
         return;
