@@ -147,27 +147,23 @@ export class ToolCards {
       const item = this.items.get(id);
       return item?.kind === 'tool' ? item : undefined;
     }
-    const safe = safeId(callId);
-    const all = this.items.all();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const it = all[i]!;
-      if (it.kind === 'tool' && it.toolCallId === safe && toolStillOpen(it.status)) {
-        this.toolItems.set(callId, it.id);
-        return it;
-      }
-    }
-    return undefined;
+    const waiting = this.latest(callId, true);
+    if (waiting) this.toolItems.set(callId, waiting.id);
+    return waiting;
   }
 
   /** This run's card for a call, else the latest card of that call id in the whole transcript (a restored task). */
   find(callId: string): ItemOf<'tool'> | undefined {
-    const own = this.tool(callId);
-    if (own) return own;
+    return this.tool(callId) ?? this.latest(callId, false);
+  }
+
+  /** The latest card of a call id in the whole transcript (`open`: only one still waiting or running). */
+  private latest(callId: string, open: boolean): ItemOf<'tool'> | undefined {
     const safe = safeId(callId);
     const all = this.items.all();
     for (let i = all.length - 1; i >= 0; i--) {
-      const it = all[i];
-      if (it.kind === 'tool' && it.toolCallId === safe) return it;
+      const it = all[i]!;
+      if (it.kind === 'tool' && it.toolCallId === safe && (!open || toolStillOpen(it.status))) return it;
     }
     return undefined;
   }
