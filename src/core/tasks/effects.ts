@@ -38,8 +38,11 @@ export interface EditLedger {
   propose?(entry: EditIntentRecord & { toolCallId: string }): void;
   /** The proposed intent when `entry` is the edit proposed (same task, file and texts); undefined otherwise. */
   take?(entry: EditIntentRecord): Promise<LedgerIntent> | undefined;
-  /** The proposal of this tool call was not approved (or not applied): its intent is voided. */
-  withdraw?(toolCallId: string): void;
+  /**
+   * The proposal of this tool call was not approved: its intent is voided. With `afterMs` (it was approved): voided
+   * only if the edit was not applied by then (its tool failed first).
+   */
+  withdraw?(toolCallId: string, afterMs?: number): void;
 }
 
 /** The edit journal as a ledger: beginEdit (intent), then commitEdit or abandonEdit (outcome). */
@@ -48,10 +51,12 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
     commit: async () => void (await j.commitEdit(intent)),
     abandon: (reason) => j.abandonEdit(intent, reason),
   });
-  const proposed = new Map<string, { entry: EditIntentRecord; intent: Promise<EditIntent> }>();
-  const drop = (toolCallId: string, reason: string) => {
+  type Proposal = { entry: EditIntentRecord; intent: Promise<EditIntent> };
+  const proposed = new Map<string, Proposal>();
+  /** Voids the proposal of a tool call (only `which` when given: a later proposal of the same call stays). */
+  const drop = (toolCallId: string, reason: string, which?: Proposal) => {
     const p = proposed.get(toolCallId);
-    if (!p) return;
+    if (!p || (which && p !== which)) return;
     proposed.delete(toolCallId);
     void p.intent.then(async (intent) => (await journal).abandonEdit(intent, reason)).catch(() => undefined);
   };
@@ -87,8 +92,11 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
         return handle(j, intent);
       });
     },
-    withdraw(toolCallId) {
-      drop(toolCallId, 'not approved');
+    withdraw(toolCallId, afterMs) {
+      const p = proposed.get(toolCallId);
+      if (!p) return;
+      if (afterMs === undefined) return drop(toolCallId, 'not approved');
+      setTimeout(() => drop(toolCallId, 'approved, never applied', p), afterMs).unref?.();
     },
   };
 }

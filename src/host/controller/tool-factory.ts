@@ -114,8 +114,6 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     tools = build();
     return true;
   };
-  /** Tool calls whose edit proposal has an intent recorded (until it is answered). */
-  const proposed = new Set<string>();
   const subs = [
     // While the user reads a proposed edit, its intent is recorded (durably): an approved edit is then written at once.
     approvals.onDidChange((e) => {
@@ -128,13 +126,10 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
         // open there would stay open; its edits append their intent when applied, as before.
         if (!opts.ledger.propose || e.request.taskId !== opts.currentTaskId()) return opts.ledger.stage?.(before, p.proposed);
         opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
-        proposed.add(toolCallId);
         return;
       }
-      if (!proposed.delete(toolCallId)) return;
-      if (e.decision.kind !== 'approve') opts.ledger.withdraw?.(toolCallId);
       // Approved: the tool takes the intent as it applies the edit; one it never applied is voided after a while.
-      else setTimeout(() => opts.ledger.withdraw?.(toolCallId), PROPOSAL_TTL_MS).unref?.();
+      opts.ledger.withdraw?.(toolCallId, e.decision.kind === 'approve' ? PROPOSAL_TTL_MS : undefined);
     }),
     diffApproval,
     registerHunkReview(diffApproval),

@@ -171,6 +171,26 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(await journal.openIntents('t'), [], 'both proposals were voided');
   });
 
+  it('an approved proposal never applied is voided after its delay; a later proposal of the same call is not', async () => {
+    const ledger = journalLedger(journal);
+    const waitOpen = async (n: number) => {
+      for (let i = 0; i < 200 && (await journal.openIntents('t')).length !== n; i++) await new Promise((r) => setTimeout(r, 5));
+      return journal.openIntents('t');
+    };
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
+    await waitOpen(1);
+    ledger.withdraw!('c1', 30);
+    assert.equal((await journal.openIntents('t')).length, 1, 'still open during the delay');
+    assert.deepEqual(await waitOpen(0), [], 'voided after it');
+    // Approved (delayed void), then the same call proposed again: the old delay does not void the new proposal.
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'newer', toolCallId: 'c2' });
+    await waitOpen(1);
+    ledger.withdraw!('c2', 30);
+    ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'newest', toolCallId: 'c2' });
+    await new Promise((r) => setTimeout(r, 80));
+    assert.deepEqual((await journal.openIntents('t')).map((i) => i.after), ['newest']);
+  });
+
   it('a proposal whose journal entry was settled meanwhile is not used: the edit is recorded anew', async () => {
     const ledger = journalLedger(journal);
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
