@@ -43,4 +43,3 @@ export class VscodeWorkspaceProbe implements WorkspaceProbe {
     return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path && !d.isClosed);
   }
 }
-

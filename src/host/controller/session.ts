@@ -71,9 +71,10 @@ export class TaskSession {
     const interrupted = record.status === 'running';
     if (interrupted) session.status = 'stopped';
     session.transcript.reset(restoreTranscript(record.transcript as TranscriptState | undefined, snapshot));
-    const logs = reloadNotes.length ? (['show_logs'] as const) : [];
-    if (interrupted && !snapshot.pending) session.transcript.addError(reloadNotes.length ? `${reloadNote(reloadNotes)}\n${RESUME_HINT}` : INTERRUPTED_NOTE, ['continue', ...logs]);
-    else if (reloadNotes.length) session.transcript.addError(reloadNote(reloadNotes), [...logs]);
+    const found = reloadNotes.length > 0;
+    if (interrupted && !snapshot.pending) {
+      session.transcript.addError(found ? `${reloadNote(reloadNotes)}\n${RESUME_HINT}` : INTERRUPTED_NOTE, found ? ['continue', 'show_logs'] : ['continue']);
+    } else if (found) session.transcript.addError(reloadNote(reloadNotes), ['show_logs']);
     return session;
   }
 
