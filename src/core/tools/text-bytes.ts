@@ -53,9 +53,12 @@ const COUNTS_AT = (TEXT_BYTES + 15) & ~15;
 interface Counter {
   /** Newlines per 1,024-byte block of bytes [p, end), written as 32-bit counts from `out` on. */
   blocks: (p: number, end: number, out: number) => void;
-  mem: WebAssembly.Memory;
-  /** The memory as a Buffer (its Latin-1 writer). */
+  /** Views of the memory (it never grows after load(), so they stay valid): a Buffer for its Latin-1 writer, bytes and
+   * a DataView for the scan, the per-block counts. */
   latin1: Buffer;
+  bytes: Uint8Array;
+  view: DataView;
+  counts: Int32Array;
 }
 
 let counter: Counter | null | undefined;
@@ -111,14 +114,18 @@ function wasmBytes(): Uint8Array<ArrayBuffer> {
 function load(): Counter | null {
   try {
     const wa = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
-    if (!wa || typeof TextEncoder === 'undefined') return null;
+    if (!wa || typeof Buffer === 'undefined') return null;
     const inst = new wa.Instance(new wa.Module(wasmBytes()));
-    if (typeof Buffer === 'undefined') return null;
     const mem = inst.exports.mem as WebAssembly.Memory;
     const pages = Math.ceil((COUNTS_AT + (CHUNK >> BLOCK_BITS) * 4 + 64) / 65536);
     mem.grow(pages - mem.buffer.byteLength / 65536);
-    // The memory never grows again, so these views stay valid.
-    return { blocks: inst.exports.blocks as Counter['blocks'], mem, latin1: Buffer.from(mem.buffer) };
+    return {
+      blocks: inst.exports.blocks as Counter['blocks'],
+      latin1: Buffer.from(mem.buffer),
+      bytes: new Uint8Array(mem.buffer),
+      view: new DataView(mem.buffer),
+      counts: new Int32Array(mem.buffer, COUNTS_AT, CHUNK >> BLOCK_BITS),
+    };
   } catch {
     return null;
   }
@@ -187,14 +194,14 @@ export class TextBytes {
     return end;
   }
 
-  /** The buffer (take it again after any pause, as the loaded chunk may have changed). */
+  /** The buffer (after any pause, load() again: another text may hold it now). */
   bytes(): Uint8Array {
-    return new Uint8Array(counter!.mem.buffer);
+    return counter!.bytes;
   }
 
   /** The buffer as a DataView (unaligned multi-byte reads). */
   view(): DataView {
-    return new DataView(counter!.mem.buffer);
+    return counter!.view;
   }
 
   /** Newlines in text[0, offset). */
@@ -217,7 +224,7 @@ export class TextBytes {
     const before = this.before;
     const n = (end - start + BLOCK - 1) >> BLOCK_BITS;
     c.blocks(start - this.base, end - this.base, COUNTS_AT);
-    const counts = new Int32Array(c.mem.buffer, COUNTS_AT, n);
+    const counts = c.counts;
     let j = start >> BLOCK_BITS;
     for (let k = 0; k < n; k++, j++) before[j + 1] = before[j]! + counts[k]!;
     this.counted = j;
