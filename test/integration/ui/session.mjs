@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } from '../lib/code-server.mjs';
 import { prepareWorkspace } from '../run.mjs';
 import { startLoopbackLlm } from './llm.mjs';
-import { waitForWorkbench } from './workbench.mjs';
+import { openPalette, waitForWorkbench } from './workbench.mjs';
 
 /** Starts code-server and Chromium; on failure closes what it started. The caller closes both when done. */
 export async function startWorkbench({ repo, dirs, workspace, extraEnv = {} }) {
@@ -59,8 +59,7 @@ export async function startShotSession({ repo, prefix = 'forge-shots-', userSett
 
 /** Preferences: Color Theme -> `pick`, then waits for the workbench's theme class `cls` (reported, not failed). */
 export async function pickColorTheme(page, pick, cls) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
+  const input = await openPalette(page);
   await input.fill('>Preferences: Color Theme');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().click();
   await page.waitForTimeout(500);

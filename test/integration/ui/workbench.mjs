@@ -18,9 +18,7 @@ export async function waitForWorkbench(page, timeout = 90_000) {
  */
 export async function runCommand(page, title, { attempts = 10, log = () => {} } = {}) {
   for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 20_000 });
+    const input = await openPalette(page, log);
     await input.fill(`>${title}`);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
     try {
@@ -34,6 +32,26 @@ export async function runCommand(page, title, { attempts = 10, log = () => {} } 
       await page.keyboard.press('Escape');
     }
   }
+}
+
+/**
+ * Opens the command palette. Keys go to the focused frame, and a webview's frame torn down with its extension host
+ * (a crash) can keep the focus and swallow F1: the frame is blurred first, and the title bar's command center (the
+ * same quick input) is the fallback.
+ */
+export async function openPalette(page, log = () => {}) {
+  const input = page.locator('.quick-input-widget input');
+  const shown = (timeout) => input.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
+  await page.evaluate(() => {
+    const active = document.activeElement;
+    if (active instanceof HTMLIFrameElement) active.blur();
+  });
+  await page.keyboard.press('F1');
+  if (await shown(3_000)) return input;
+  log('F1 opened no palette; using the command center');
+  await page.locator('.command-center .command-center-center').first().click();
+  if (!(await shown(20_000))) throw new Error('the command palette did not open (F1, then the command center)');
+  return input;
 }
 
 /** Forge's webview document (the sidebar chat view), as a FrameLocator. */
