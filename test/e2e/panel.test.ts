@@ -385,4 +385,24 @@ describe('webview panel (Chromium)', function () {
     assert.match(text, /Iteration 1 \/ 10 · 1\.5k in · 20 out · 1\.0 s/);
     assert.doesNotMatch(text, /\$/);
   });
+
+  it('spins while working, and animates nothing while it waits for an approval', async () => {
+    const progress = { iteration: 1, maxIterations: 10, inputTokens: 0, outputTokens: 0, elapsedMs: 1000 };
+    // Running animations of the page and of every shadow root (the toolkit's components draw in theirs).
+    const animations = () => p.page.evaluate(() => {
+      const roots: Array<Document | ShadowRoot> = [document];
+      for (const el of Array.from(document.querySelectorAll('*'))) if (el.shadowRoot) roots.push(el.shadowRoot);
+      return roots.flatMap((r) => r.getAnimations()).filter((a) => a.playState === 'running').length;
+    });
+    await p.host(state({ status: { state: 'running', runId: 'r1' }, progress }));
+    assert.equal(await p.page.locator('.progress vscode-progress-ring').isVisible(), true);
+    assert.equal(await p.page.locator('.progress .wait-icon').isVisible(), false);
+    assert.ok((await animations()) > 0, 'the ring animates while the run works');
+    // A wait can last minutes: a spinning ring repainted the panel all along (about half a core in software rendering).
+    await p.host(state({ status: { state: 'awaiting_approval', runId: 'r1' }, progress }));
+    assert.equal(await p.page.locator('.progress vscode-progress-ring').isVisible(), false);
+    assert.equal(await p.page.locator('.progress .wait-icon.codicon-shield').isVisible(), true);
+    assert.equal(await animations(), 0);
+    assert.match(await p.page.locator('.composer-hint').innerText(), /Waiting for your approval/);
+  });
 });

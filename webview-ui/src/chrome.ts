@@ -22,6 +22,8 @@ export class Chrome {
   private readonly progressText: HTMLElement;
   private readonly progressFill: HTMLElement;
   private readonly ring: HTMLElement;
+  /** Shown instead of the spinning ring while the run waits for the user: nothing is working, and nothing animates. */
+  private readonly waitIcon: HTMLElement;
   private readonly sendBtn: HTMLElement;
   private readonly stopBtn: HTMLElement;
   private readonly hint: HTMLElement;
@@ -48,8 +50,10 @@ export class Chrome {
     this.progressFill = h('div', { class: 'progress-fill' });
     this.progressText = h('span', { class: 'progress-text' });
     this.ring = h('vscode-progress-ring', { class: 'ring', hidden: true });
+    this.waitIcon = icon('shield', undefined, 'wait-icon');
+    this.waitIcon.hidden = true;
     this.progress = h('div', { class: 'progress', hidden: true, role: 'status', 'aria-live': 'off' },
-      h('div', { class: 'progress-row' }, this.ring, this.progressText),
+      h('div', { class: 'progress-row' }, this.ring, this.waitIcon, this.progressText),
       h('div', { class: 'progress-bar', 'aria-hidden': 'true' }, this.progressFill));
     this.input = h('textarea', {
       class: 'input', rows: '1', placeholder: 'Describe a task for Forge…',
@@ -167,8 +171,10 @@ export class Chrome {
     const running = status.state !== 'idle';
     this.stopBtn.hidden = !running;
     this.sendBtn.hidden = running;
-    this.ring.hidden = !running;
-    this.hint.textContent = status.state === 'awaiting_approval'
+    const awaiting = status.state === 'awaiting_approval';
+    this.ring.hidden = !running || awaiting;
+    this.waitIcon.hidden = !awaiting;
+    this.hint.textContent = awaiting
       ? 'Waiting for your approval (Ctrl+Enter approves, Ctrl+Backspace rejects).'
       : '';
     if (!progress || (progress.maxIterations === 0 && !running)) {
