@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Human pause between the approval appearing and the click (a fast user). */
 const HUMAN_MS = Number(process.env.FORGE_BENCH_HUMAN_MS ?? 300);
-const EDITS = Number(process.env.FORGE_BENCH_EDITS ?? 10);
+const EDITS = Number(process.env.FORGE_BENCH_EDITS ?? 20);
 const COLD_COMMANDS = Number(process.env.FORGE_BENCH_COLD_COMMANDS ?? 4);
 const RESHOWS = Number(process.env.FORGE_BENCH_RESHOWS ?? 6);
 
@@ -50,27 +50,84 @@ async function awaitRequests(count: number, what: string, timeoutMs = 20_000): P
   return times;
 }
 
-/** Event-loop blocks of this host: [end time (epoch ms), length ms] for every gap of a 2 ms timer over 8 ms. */
+/**
+ * Event-loop blocks of this host: [end time (epoch ms), length ms, main-thread CPU ms, run-queue wait ms] for every
+ * gap of a 2 ms timer over 8 ms. CPU close to the gap means code or GC in this host kept it busy; a wait close to the
+ * gap means the thread was ready to run but the machine's cores were taken by other processes. (Linux schedstat:
+ * time on a CPU and time waiting for one, in ns.)
+ */
 function blockMonitor() {
-  const blocks: Array<[number, number]> = [];
+  const blocks: Array<[number, number, number, number]> = [];
+  const sched = (): [number, number] => {
+    try {
+      const [cpu, wait] = fs.readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ').map(Number);
+      return [cpu! / 1e6, wait! / 1e6];
+    } catch {
+      return [NaN, NaN];
+    }
+  };
   let last = performance.now();
+  let [lastCpu, lastWait] = sched();
   const timer = setInterval(() => {
     const now = performance.now();
+    const [cpu, wait] = sched();
     const gap = now - last - 2;
-    if (gap > 8) blocks.push([Date.now(), gap]);
+    if (gap > 8) blocks.push([Date.now(), gap, cpu - lastCpu, wait - lastWait]);
     last = now;
+    lastCpu = cpu;
+    lastWait = wait;
   }, 2);
+  const shape = ([t, g, c, w]: [number, number, number, number]) => ({ at: t, ms: Math.round(g), cpuMs: Math.round(c), waitMs: Math.round(w), phase: phaseAt(t) });
   return {
     top(n: number) {
-      return [...blocks].sort((a, b) => b[1] - a[1]).slice(0, n).map(([t, g]) => ({ at: t, ms: Math.round(g), phase: phaseAt(t) }));
+      return [...blocks].sort((a, b) => b[1] - a[1]).slice(0, n).map(shape);
     },
     /** Longest block that ended within [from, to]. */
     max(from: number, to: number) {
       return Math.round(blocks.filter(([t]) => t >= from && t <= to + 1).reduce((m, [, g]) => Math.max(m, g), 0));
     },
+    /** The longest block that ended within [from, to], with its CPU and wait times. */
+    longest(from: number, to: number) {
+      const b = blocks.filter(([t]) => t >= from && t <= to + 1).sort((x, y) => y[1] - x[1])[0];
+      return b ? shape(b) : undefined;
+    },
     stop: () => clearInterval(timer),
   };
 }
+
+/** CPU time of the whole machine, busy and total (jiffies), from /proc/stat. */
+function machineCpu(): { busy: number; total: number } | undefined {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'latin1').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = fields[3]! + (fields[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until the machine is quiet: under 25% busy for two windows of `windowMs` in a row, or `timeoutMs`. Returns
+ * how long it took (negative: it never settled).
+ */
+async function machineSettled(timeoutMs: number, windowMs = 1000): Promise<number> {
+  const t0 = Date.now();
+  let before = machineCpu();
+  if (!before) return 0;
+  let quiet = 0;
+  while (Date.now() - t0 < timeoutMs) {
+    await sleep(windowMs);
+    const now = machineCpu()!;
+    const busy = (now.busy - before.busy) / Math.max(1, now.total - before.total);
+    quiet = busy < 0.25 ? quiet + 1 : 0;
+    if (quiet >= 2) return Date.now() - t0;
+    before = now;
+  }
+  return -(Date.now() - t0);
+}
+
+const newEditFigures = () => ({ pauseMs: [] as number[], diskMs: [] as number[], nextMs: [] as number[], blockMs: [] as number[], blockParts: [] as unknown[] });
 
 const phases: Array<[number, string]> = [];
 const phase = (name: string) => phases.push([Date.now(), name]);
@@ -196,14 +253,18 @@ export async function run(): Promise<void> {
     const lines = Array.from({ length: 200 }, (_, i) => `export const value${i} = ${i};`);
     fs.writeFileSync(file, lines.join('\n') + '\n');
     // A user's window has its JavaScript language features running already: activate them first (their module load
-    // in this same host takes 100-300 ms once), and let the work the commands above started (git, terminal suggest)
-    // settle, so the figures below are the steady state of an edit, not VS Code's one-time start-up.
+    // in this same host takes 100-300 ms once), and let the work that starts (the TypeScript servers loading the
+    // project and fetching type definitions, git, terminal suggest) settle, so the figures below are the steady state
+    // of an edit, not VS Code's one-time start-up.
     if (process.env.FORGE_BENCH_COLD_VSCODE !== '1') {
-      const warm = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(ws, 'src', 'bench-warm.js')).with({ scheme: 'untitled' }));
-      await vscode.languages.setTextDocumentLanguage(warm, 'javascript');
+      // A file on disk, not an untitled one: the TypeScript servers start for the first workspace file opened.
+      const warmFile = path.join(ws, 'src', 'bench-warm.js');
+      fs.writeFileSync(warmFile, 'export const warm = 1;\n');
+      await vscode.workspace.openTextDocument(vscode.Uri.file(warmFile));
       const ts = vscode.extensions.getExtension('vscode.typescript-language-features');
       if (ts) await waitFor(() => ts.isActive, 'the JavaScript language features to activate', 20_000, 50).catch(() => undefined);
       await sleep(2000);
+      result.vscodeSettleMs = await machineSettled(30_000);
     }
     const editBlocksBefore = monitor.max(0, Date.now());
     result.vscodeWarmupMaxBlockMs = editBlocksBefore;
@@ -214,9 +275,10 @@ export async function run(): Promise<void> {
     turns.push(done('edited'));
     controller.newTask();
     await llmScript(turns);
-    const diskMs: number[] = [];
-    const nextMs: number[] = [];
-    const editBlocks: number[] = [];
+    // Two kinds of Approve, alternating. "hurried" (the goal's figure): Approve HUMAN_MS after the tab shows, while the
+    // workbench may still be showing it (the TypeScript servers open both sides of a .js diff: up to 2 s of the cores
+    // here); that work competes with the next request. "read": the user reads the diff until the machine is quiet.
+    const kinds = { read: newEditFigures(), hurried: newEditFigures() };
     const run = controller.startRun('send', 'Edit the values.');
     for (let i = 0; i < EDITS; i++) {
       const req = await pending('apply_diff');
@@ -224,22 +286,33 @@ export async function run(): Promise<void> {
         () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === 'forge-proposed'),
         'the diff tab',
       );
+      const into = i % 2 === 0 ? kinds.read : kinds.hurried;
+      const paused = Date.now();
       await sleep(HUMAN_MS);
+      if (into === kinds.read) await machineSettled(3_000, 200);
+      into.pauseMs.push(Date.now() - paused);
       const want = `export const value${i * 7} = ${i * 7} + 1; // edited`;
       const t0 = Date.now();
       controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
       await waitFor(() => fs.readFileSync(file, 'utf8').includes(want), 'the edit on disk', 20_000, 1);
-      diskMs.push(Date.now() - t0);
+      into.diskMs.push(Date.now() - t0);
       const at = (await awaitRequests(i + 2, 'the next request'))[i + 1]!;
-      nextMs.push(at - t0);
-      editBlocks.push(monitor.max(t0, at));
+      into.nextMs.push(at - t0);
+      into.blockMs.push(monitor.max(t0, at));
+      into.blockParts.push(monitor.longest(t0, at));
     }
     await run;
     await idle();
     if (profile) await profile(process.env.FORGE_BENCH_PROFILE!);
-    result.approveToDiskMs = diskMs;
-    result.approveToNextRequestMs = nextMs;
-    result.approveBlockMs = editBlocks;
+    result.approveToDiskMs = kinds.hurried.diskMs;
+    result.approveToNextRequestMs = kinds.hurried.nextMs;
+    result.approveBlockMs = kinds.hurried.blockMs;
+    result.approveBlockParts = kinds.hurried.blockParts;
+    result.readApproveToDiskMs = kinds.read.diskMs;
+    result.readApproveToNextRequestMs = kinds.read.nextMs;
+    result.readApproveBlockMs = kinds.read.blockMs;
+    result.readApproveBlockParts = kinds.read.blockParts;
+    result.readPauseMs = kinds.read.pauseMs;
 
     phase('panel');
     // ---- 4. the sidebar panel hidden and shown again ----

@@ -61,6 +61,8 @@ export function makeDirs(root, userSettings = {}) {
         'chat.disableAIFeatures': true,
         'workbench.enableExperiments': false,
         'security.workspace.trust.enabled': false,
+        // Tests never reach the internet: TypeScript's type acquisition would npm-install @types packages.
+        'typescript.disableAutomaticTypeAcquisition': true,
         ...userSettings,
       },
       null,
