@@ -50,6 +50,36 @@ async function stage(tmp) {
   return { ext, runner: path.join(tmp, 'runner/index.js') };
 }
 
+/** The pids of the Chromium process tree whose browser process uses `userDataDir`, from `ps` rows. */
+function chromiumTree(rows, userDataDir) {
+  const tree = new Set(rows.filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type=')).map((r) => r.pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) (tree.add(r.pid), (grew = true));
+  }
+  return tree;
+}
+
+/** CPU time (ms, user + system) the Chromium tree has used so far (Linux /proc). */
+function chromiumCpuMs(userDataDir) {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8', maxBuffer: 16 << 20 })
+    .split('\n')
+    .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter(Boolean)
+    .map((m) => ({ pid: +m[1], ppid: +m[2], args: m[3] }));
+  let ticks = 0;
+  for (const pid of chromiumTree(rows, userDataDir)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return ticks * 10; // USER_HZ = 100
+}
+
 /** RSS (MB) of the Chromium process tree whose browser process uses `userDataDir`. */
 function chromiumRssMb(userDataDir) {
   try {
@@ -58,12 +88,7 @@ function chromiumRssMb(userDataDir) {
       .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/))
       .filter(Boolean)
       .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
-    const roots = rows.filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type=')).map((r) => r.pid);
-    const tree = new Set(roots);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) (tree.add(r.pid), (grew = true));
-    }
+    const tree = chromiumTree(rows, userDataDir);
     return Math.round(rows.filter((r) => tree.has(r.pid)).reduce((s, r) => s + r.rss, 0) / 1024);
   } catch {
     return undefined;
@@ -100,8 +125,17 @@ async function once(lib, it, staged, tmp, i) {
     server.exited.then((c) => done(`code-server exited (${c})`));
     await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: staged.ext, extensionTestsPath: staged.runner }));
     let memoryMb;
+    let awaitingCpuPct;
     const sampler = (async () => {
       for (;;) {
+        // The runner holds an approval with its diff shown: how busy the browser is while the user reads it.
+        if (fs.existsSync(`${outFile}.awaiting`) && awaitingCpuPct === undefined) {
+          const t0 = performance.now();
+          const cpu0 = chromiumCpuMs(dirs.chrome);
+          await new Promise((r) => setTimeout(r, 3000));
+          awaitingCpuPct = Math.round((100 * (chromiumCpuMs(dirs.chrome) - cpu0)) / (performance.now() - t0));
+          fs.writeFileSync(`${outFile}.awaiting-ack`, '1');
+        }
         if (fs.existsSync(`${outFile}.hidden`)) {
           memoryMb = chromiumRssMb(dirs.chrome);
           fs.writeFileSync(`${outFile}.ack`, '1');
@@ -116,7 +150,7 @@ async function once(lib, it, staged, tmp, i) {
     clearTimeout(timer);
     await sampler;
     if (!fs.existsSync(outFile)) throw new Error(`no latency result (exit: ${code})`);
-    return { ...JSON.parse(fs.readFileSync(outFile, 'utf8')), chromiumRssMbPanelHidden: memoryMb };
+    return { ...JSON.parse(fs.readFileSync(outFile, 'utf8')), chromiumRssMbPanelHidden: memoryMb, chromiumCpuPctAwaitingApproval: awaitingCpuPct };
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop().catch(() => {});
@@ -177,10 +211,10 @@ async function main() {
       'latency.shell_integration_exit_to_next_request':
         "shell integration's end event travels from the shell through the pty host and the workbench (where the terminal's escape sequences are parsed) back to the extension host; Forge's own share is latency.shell_integration_end_forge_share",
     };
-    const emit = (name, xs, goalP90, source) => {
+    const emit = (name, xs, goalP90, source, unit = 'ms') => {
       const s = stats(xs);
       const withinGoal = goalP90 === null || s.p90 === null ? null : s.p90 < goalP90;
-      line({ name, unit: 'ms', ...s, input: { ...input, source }, goal: goalP90 === null ? null : { p90: goalP90 }, withinGoal, ...(withinGoal === false && LIMITED_BY[name] ? { limitedBy: LIMITED_BY[name] } : {}) });
+      line({ name, unit, ...s, input: { ...input, source }, goal: goalP90 === null ? null : { p90: goalP90 }, withinGoal, ...(withinGoal === false && LIMITED_BY[name] ? { limitedBy: LIMITED_BY[name] } : {}) });
     };
     const hurried = `Approve ${input.humanPauseMs} ms after the diff tab showed, while the workbench and the TypeScript servers may still be processing it`;
     emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, `Approve (panel path) -> the next model request on the wire, edits of a 200-line .js file; ${hurried}`);
@@ -208,6 +242,8 @@ async function main() {
     emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');
     emit('latency.first_request_after_reload', all('firstRequestMs'), 100, 'first run of a fresh window: Enter (startRun) -> request on the wire');
     emit('latency.later_request', all('laterRequestMs'), 100, 'later runs of the same window: Enter (startRun) -> request on the wire');
+    const awaitingCpu = all('chromiumCpuPctAwaitingApproval').filter((x) => typeof x === 'number');
+    emit('latency.chromium_cpu_awaiting_approval', awaitingCpu, 20, "CPU of the whole Chromium process tree (% of one core, over 3 s) while an edit waits for approval with its diff shown and the workbench settled: the panel must not repaint while it waits (a spinning progress ring there cost ~60%)", '%');
     const mem = all('chromiumRssMbPanelHidden').filter((x) => typeof x === 'number');
     if (mem.length) line({ name: 'latency.chromium_rss_panel_hidden', unit: 'MB', ...stats(mem), input: { ...input, source: 'RSS of the whole Chromium process tree with the Forge sidebar hidden (cost of a retained webview)' }, goal: null, withinGoal: null });
   } finally {

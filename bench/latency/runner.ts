@@ -291,6 +291,11 @@ export async function run(): Promise<void> {
       await sleep(HUMAN_MS);
       if (into === kinds.read) await machineSettled(3_000, 200);
       into.pauseMs.push(Date.now() - paused);
+      if (i === 0) {
+        // The bench samples the browser's CPU while this approval waits (latency.chromium_cpu_awaiting_approval).
+        fs.writeFileSync(`${out}.awaiting`, '1');
+        await waitFor(() => fs.existsSync(`${out}.awaiting-ack`), 'the CPU sample', 20_000, 50).catch(() => undefined);
+      }
       const want = `export const value${i * 7} = ${i * 7} + 1; // edited`;
       const t0 = Date.now();
       controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
