@@ -395,12 +395,12 @@ describe('webview panel (Chromium)', function () {
       return roots.flatMap((r) => r.getAnimations()).filter((a) => a.playState === 'running').length;
     });
     await p.host(state({ status: { state: 'running', runId: 'r1' }, progress }));
-    assert.equal(await p.page.locator('.progress vscode-progress-ring').isVisible(), true);
+    assert.equal(await p.page.locator('.progress .ring.codicon-loading.codicon-modifier-spin').isVisible(), true);
     assert.equal(await p.page.locator('.progress .wait-icon').isVisible(), false);
     assert.ok((await animations()) > 0, 'the ring animates while the run works');
     // A wait can last minutes: a spinning ring repainted the panel all along (about half a core in software rendering).
     await p.host(state({ status: { state: 'awaiting_approval', runId: 'r1' }, progress }));
-    assert.equal(await p.page.locator('.progress vscode-progress-ring').isVisible(), false);
+    assert.equal(await p.page.locator('.progress .ring').isVisible(), false);
     assert.equal(await p.page.locator('.progress .wait-icon.codicon-shield').isVisible(), true);
     assert.equal(await animations(), 0);
     assert.match(await p.page.locator('.composer-hint').innerText(), /Waiting for your approval/);

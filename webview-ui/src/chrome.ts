@@ -21,8 +21,12 @@ export class Chrome {
   private readonly progress: HTMLElement;
   private readonly progressText: HTMLElement;
   private readonly progressFill: HTMLElement;
+  /**
+   * The working indicator: a codicon turned by a CSS transform, which the compositor animates without repainting the
+   * panel (the toolkit's progress ring redraws its SVG every frame: about a quarter of a core in software rendering).
+   */
   private readonly ring: HTMLElement;
-  /** Shown instead of the spinning ring while the run waits for the user: nothing is working, and nothing animates. */
+  /** Shown instead of the spinner while the run waits for the user: nothing is working, and nothing animates. */
   private readonly waitIcon: HTMLElement;
   private readonly sendBtn: HTMLElement;
   private readonly stopBtn: HTMLElement;
@@ -49,7 +53,8 @@ export class Chrome {
     this.scroller.append(this.welcome);
     this.progressFill = h('div', { class: 'progress-fill' });
     this.progressText = h('span', { class: 'progress-text' });
-    this.ring = h('vscode-progress-ring', { class: 'ring', hidden: true });
+    this.ring = icon('loading', undefined, 'ring codicon-modifier-spin');
+    this.ring.hidden = true;
     this.waitIcon = icon('shield', undefined, 'wait-icon');
     this.waitIcon.hidden = true;
     this.progress = h('div', { class: 'progress', hidden: true, role: 'status', 'aria-live': 'off' },

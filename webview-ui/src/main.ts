@@ -2,7 +2,7 @@
 // protocol messages. The host is the source of truth: on load we say `ready` and get a full snapshot.
 import './zodConfig';
 import {
-  provideVSCodeDesignSystem, vsCodeButton, vsCodeDropdown, vsCodeOption, vsCodeProgressRing,
+  provideVSCodeDesignSystem, vsCodeButton, vsCodeDropdown, vsCodeOption,
 } from '@vscode/webview-ui-toolkit';
 import { actionToMessage, ActionSchema, parseHostMessage, type HostMessage } from '../../src/protocol/messages';
 import { loadUiState, newRequestId, post, saveUiState } from './api';
@@ -20,7 +20,7 @@ import './styles.css';
 import { installNested } from './nested';
 import { SlashMenu } from './slashMenu';
 
-provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeProgressRing(), vsCodeDropdown(), vsCodeOption());
+provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeDropdown(), vsCodeOption());
 
 const mount = document.getElementById('root') ?? document.body;
 const chrome = new Chrome(mount);
