@@ -3,7 +3,7 @@ import { applyDiff, type Variant } from '../../../src/core/tools/apply-diff';
 import { FileModel } from '../../../src/core/tools/apply-diff-file';
 import { scanAll, type ScanPattern } from '../../../src/core/tools/apply-diff-scan';
 import { matchBySlowIndex, matchTolerant } from '../../../src/core/tools/apply-diff-tolerant';
-import { countNewlines } from '../../../src/core/tools/text-bytes';
+import { CHUNK, countNewlines } from '../../../src/core/tools/text-bytes';
 
 const noPause = async () => {};
 
@@ -71,6 +71,38 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     // Line numbers of a text whose bytes another scan took over meanwhile.
     const f = new FileModel(texts[1]!);
     assert.equal(f.lineOf(140_000), texts[1]!.slice(0, 140_000).split('\n').length - 1);
+  });
+
+  it('scanAll with long patterns agrees with indexOf on ASCII, Latin-1 and wider text, across chunk boundaries', async () => {
+    const rnd = rng(41);
+    const words = ['value', 'const', '    ', 'return', '\n', '(', ')', ' ', 'x'];
+    const wide = ['é', '😀', 'ü'];
+    const make = (n: number, extra: string[]) => {
+      const parts: string[] = [];
+      for (let len = 0; len < n; ) {
+        const w = rnd(20) === 0 && extra.length ? extra[rnd(extra.length)]! : words[rnd(words.length)]!;
+        parts.push(w);
+        len += w.length;
+      }
+      return parts.join('');
+    };
+    const texts = [make(2 * CHUNK + 5000, []), make(CHUNK + 5000, ['é', '©']), make(CHUNK + 5000, wide)];
+    for (const text of texts) {
+      for (let round = 0; round < 4; round++) {
+        const picks = new Set<string>();
+        for (let k = 0; k < 12; k++) {
+          const at = rnd(text.length - 200);
+          picks.add(text.slice(at, at + 24 + rnd(120)));
+        }
+        // Straddling a chunk's start, and one a character off from a real occurrence.
+        picks.add(text.slice(CHUNK - 13, CHUNK + 30));
+        const near = text.slice(CHUNK + 100, CHUNK + 160);
+        picks.add(near.slice(0, 30) + (near[30] === 'q' ? 'r' : 'q') + near.slice(31));
+        const patterns: ScanPattern[] = [...picks].filter((t) => t.length >= 24).map((t) => ({ text: t, hits: [], cap: 40 }));
+        await scanAll(text, patterns, noPause);
+        for (const p of patterns) assert.deepEqual(p.hits, occurrences(text, p.text, 40), JSON.stringify(p.text.slice(0, 40)));
+      }
+    }
   });
 
   it('scanAll on a large file: every block found once, a repeated one found everywhere, a missing one nowhere', async () => {
