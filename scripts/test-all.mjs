@@ -1,7 +1,8 @@
 // The README's test command: type-check, unit tests, webview tests in Chromium, integration tests in a real VS Code,
 // then the benchmarks against their regression budgets.
 // Each stage installs what it needs (scripts/ensure-browser.mjs, scripts/setup-real-vscode.mjs) into ignored folders.
-// A failed stage's failures are repeated after the summary: a CI log is often read from its end only.
+// A failed stage's failure lines and last lines are repeated at the end, just before the summary: a CI log is often
+// read from its end only.
 import { spawn } from 'node:child_process';
 
 const stages = [
@@ -15,7 +16,9 @@ const stages = [
 
 const TAIL_LINES = 40;
 // Mocha's failure list ("  1) suite", "     Error: ...") and the other runners' own failure lines.
-const FAILURE_LINE = /^\s*\d+\) |^\s+(?:\w*Error|AssertionError)\b|^\s*(?:FAIL|failed|error TS\d+)|\bfailing\b|\[crash\].*(?:fail|error)/i;
+const FAILURE_LINE = /^\s*\d+\) |^\s+(?:\w*Error|AssertionError)\b|^\s*(?:FAIL\b|failed\b)|error TS\d+|^\s*\d+ failing|^\[crash\].*(?:fail|error)/i;
+/** How long a stage's output may still arrive after its process exited (a child it left holding the pipes). */
+const DRAIN_MS = 2000;
 
 /** Runs a stage with its output passed through, keeping its last lines and the lines that report a failure. */
 function runStage(cmd, args) {
@@ -23,23 +26,47 @@ function runStage(cmd, args) {
     const child = spawn(cmd, args, { stdio: ['inherit', 'pipe', 'pipe'], env: process.env });
     const tail = [];
     const failures = [];
-    const collect = (out) => {
+    const keep = (line) => {
+      tail.push(line);
+      if (tail.length > TAIL_LINES) tail.shift();
+      if (FAILURE_LINE.test(line) && failures.length < 60) failures.push(line);
+    };
+    const collect = (stream, out) => {
       let partial = '';
-      return (chunk) => {
-        out.write(chunk);
-        const lines = (partial + chunk.toString('utf8')).split('\n');
+      stream.setEncoding('utf8');
+      stream.on('data', (text) => {
+        out.write(text);
+        const lines = (partial + text).split('\n');
         partial = lines.pop() ?? '';
-        for (const line of lines) {
-          tail.push(line);
-          if (tail.length > TAIL_LINES) tail.shift();
-          if (FAILURE_LINE.test(line) && failures.length < 60) failures.push(line);
-        }
+        for (const line of lines) keep(line);
+      });
+      // The last line may have no newline.
+      return () => {
+        if (partial) keep(partial);
+        partial = '';
       };
     };
-    child.stdout.on('data', collect(process.stdout));
-    child.stderr.on('data', collect(process.stderr));
-    child.on('close', (code, signal) => resolve({ ok: code === 0, code: code ?? signal, tail, failures }));
-    child.on('error', (err) => resolve({ ok: false, code: err.message, tail, failures }));
+    const flushes = [collect(child.stdout, process.stdout), collect(child.stderr, process.stderr)];
+    let settled = false;
+    const finish = (code) => {
+      if (settled) return;
+      settled = true;
+      for (const flush of flushes) flush();
+      resolve({ ok: code === 0, code, tail, failures });
+    };
+    // Done when the process exits and its pipes have closed; a process it left behind holding them is not waited for.
+    child.on('exit', (code, signal) => {
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code ?? signal);
+      }, DRAIN_MS);
+      child.on('close', () => {
+        clearTimeout(timer);
+        finish(code ?? signal);
+      });
+    });
+    child.on('error', (err) => finish(err.message));
   });
 }
 
