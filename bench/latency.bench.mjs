@@ -251,7 +251,7 @@ async function main() {
     emit('latency.shell_integration_start_forge_share', all('forgeCommandStartMs'), 100, "forge.terminal.useShellIntegration on, Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
     emit('latency.shell_integration_end_forge_share', all('forgeCommandEndMs'), 100, "forge.terminal.useShellIntegration on, Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
     emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
-    emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden then shown: -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
+    emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden, then shown once the machine is quiet (or 3.3 s): -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
     emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');
     emit('latency.first_request_after_reload', all('firstRequestMs'), 100, 'first run of a fresh window: Enter (startRun) -> request on the wire');
     emit('latency.later_request', all('laterRequestMs'), 100, 'later runs of the same window: Enter (startRun) -> request on the wire');

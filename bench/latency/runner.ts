@@ -376,6 +376,8 @@ async function reshow(panel: any, result: Record<string, unknown>): Promise<void
     for (let i = 0; i < RESHOWS; i++) {
       await vscode.commands.executeCommand('workbench.action.closeSidebar');
       await sleep(700);
+      // Shown again on a quiet machine, as the empty view below is (the edits' TypeScript work may still run).
+      await machineSettled(3_000, 200);
       lastReady = 0;
       lastVisible = 0;
       const t0 = Date.now();
@@ -420,6 +422,7 @@ async function reshow(panel: any, result: Record<string, unknown>): Promise<void
       for (let i = 0; i < RESHOWS; i++) {
         await vscode.commands.executeCommand('workbench.action.closeSidebar');
         await sleep(700);
+        await machineSettled(3_000, 200);
         lastVisible = 0;
         const t0 = Date.now();
         await vscode.commands.executeCommand('forgeBench.emptyView.focus');
