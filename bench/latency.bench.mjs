@@ -50,27 +50,32 @@ async function stage(tmp) {
   return { ext, runner: path.join(tmp, 'runner/index.js') };
 }
 
-/** The pids of the Chromium process tree whose browser process uses `userDataDir`, from `ps` rows. */
-function chromiumTree(rows, userDataDir) {
+/** Every process: pid, parent, resident memory (KB) and command line, from `ps`. */
+function processRows() {
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8', maxBuffer: 16 << 20 })
+    .split('\n')
+    .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/))
+    .filter(Boolean)
+    .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
+}
+
+/** The processes of the Chromium tree whose browser process uses `userDataDir`. */
+function chromiumTree(userDataDir) {
+  const rows = processRows();
   const tree = new Set(rows.filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type=')).map((r) => r.pid));
   for (let grew = true; grew; ) {
     grew = false;
     for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) (tree.add(r.pid), (grew = true));
   }
-  return tree;
+  return rows.filter((r) => tree.has(r.pid));
 }
 
 /** CPU time (ms, user + system) the Chromium tree has used so far (Linux /proc); undefined when none could be read. */
 function chromiumCpuMs(userDataDir) {
   try {
-    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8', maxBuffer: 16 << 20 })
-      .split('\n')
-      .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
-      .filter(Boolean)
-      .map((m) => ({ pid: +m[1], ppid: +m[2], args: m[3] }));
     let ticks = 0;
     let read = 0;
-    for (const pid of chromiumTree(rows, userDataDir)) {
+    for (const { pid } of chromiumTree(userDataDir)) {
       try {
         const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
         const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -89,13 +94,7 @@ function chromiumCpuMs(userDataDir) {
 /** RSS (MB) of the Chromium process tree whose browser process uses `userDataDir`. */
 function chromiumRssMb(userDataDir) {
   try {
-    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8', maxBuffer: 16 << 20 })
-      .split('\n')
-      .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/))
-      .filter(Boolean)
-      .map((m) => ({ pid: +m[1], ppid: +m[2], rss: +m[3], args: m[4] }));
-    const tree = chromiumTree(rows, userDataDir);
-    return Math.round(rows.filter((r) => tree.has(r.pid)).reduce((s, r) => s + r.rss, 0) / 1024);
+    return Math.round(chromiumTree(userDataDir).reduce((s, r) => s + r.rss, 0) / 1024);
   } catch {
     return undefined;
   }
@@ -134,7 +133,8 @@ async function once(lib, it, staged, tmp, i) {
     let awaitingCpuPct;
     const sampler = (async () => {
       for (;;) {
-        // The runner holds an approval with its diff shown: how busy the browser is while the user reads it.
+        // The runner's signals (askTheBench in runner.ts), each answered with `<signal>-ack` once sampled.
+        // It holds an approval with its diff shown: how busy the browser is while the user reads it.
         if (fs.existsSync(`${outFile}.awaiting`) && awaitingCpuPct === undefined) {
           const t0 = performance.now();
           const cpu0 = chromiumCpuMs(dirs.chrome);
@@ -146,7 +146,7 @@ async function once(lib, it, staged, tmp, i) {
         }
         if (fs.existsSync(`${outFile}.hidden`)) {
           memoryMb = chromiumRssMb(dirs.chrome);
-          fs.writeFileSync(`${outFile}.ack`, '1');
+          fs.writeFileSync(`${outFile}.hidden-ack`, '1');
           return;
         }
         if (fs.existsSync(outFile)) return;
