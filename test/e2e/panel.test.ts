@@ -398,13 +398,13 @@ describe('webview panel (Chromium)', function () {
       return roots.flatMap((r) => r.getAnimations()).filter((a) => a.playState === 'running').length;
     });
     await p.host(state({ status: { state: 'running', runId: 'r1' }, progress }));
-    assert.equal(await p.page.locator('.progress .ring.codicon-loading.codicon-modifier-spin[aria-label="Working"]').isVisible(), true);
+    assert.equal(await p.page.locator('.progress .spinner.codicon-loading.codicon-modifier-spin[aria-label="Working"]').isVisible(), true);
     assert.equal(await p.page.locator('.progress .wait-icon').isVisible(), false);
-    assert.ok((await animations()) > 0, 'the ring animates while the run works');
-    // A wait can last minutes: the spinning ring repainted the panel all along (measured in code-server with an edit
-    // waiting: Chromium's renderer and GPU process at 39% and 23% of a core).
+    assert.ok((await animations()) > 0, 'the spinner animates while the run works');
+    // A wait can last minutes: the progress ring it had repainted the panel all along (measured in code-server with an
+    // edit waiting: Chromium's renderer and GPU process at 39% and 23% of a core).
     await p.host(state({ status: { state: 'awaiting_approval', runId: 'r1' }, progress }));
-    assert.equal(await p.page.locator('.progress .ring').isVisible(), false);
+    assert.equal(await p.page.locator('.progress .spinner').isVisible(), false);
     assert.equal(await p.page.locator('.progress .wait-icon.codicon-shield[aria-label="Waiting for your approval"]').isVisible(), true);
     assert.equal(await animations(), 0);
     assert.match(await p.page.locator('.composer-hint').innerText(), /Waiting for your approval/);
@@ -412,7 +412,7 @@ describe('webview panel (Chromium)', function () {
     await p.page.emulateMedia({ reducedMotion: 'reduce' });
     try {
       await p.host(state({ status: { state: 'running', runId: 'r1' }, progress }));
-      assert.equal(await p.page.locator('.progress .ring').isVisible(), true);
+      assert.equal(await p.page.locator('.progress .spinner').isVisible(), true);
       assert.equal(await animations(), 0);
     } finally {
       await p.page.emulateMedia({ reducedMotion: null });

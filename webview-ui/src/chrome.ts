@@ -26,7 +26,7 @@ export class Chrome {
    * panel. The toolkit's progress ring redrew its SVG every frame (measured while a command ran in code-server:
    * Chromium's renderer at 28-36% of a core with it, 8% with this).
    */
-  private readonly ring: HTMLElement;
+  private readonly spinner: HTMLElement;
   /** Shown instead of the spinner while the run waits for the user: nothing is working, and nothing animates. */
   private readonly waitIcon: HTMLElement;
   private readonly sendBtn: HTMLElement;
@@ -54,12 +54,12 @@ export class Chrome {
     this.scroller.append(this.welcome);
     this.progressFill = h('div', { class: 'progress-fill' });
     this.progressText = h('span', { class: 'progress-text' });
-    this.ring = icon('loading', 'Working', 'ring codicon-modifier-spin');
-    this.ring.hidden = true;
+    this.spinner = icon('loading', 'Working', 'spinner codicon-modifier-spin');
+    this.spinner.hidden = true;
     this.waitIcon = icon('shield', 'Waiting for your approval', 'wait-icon');
     this.waitIcon.hidden = true;
     this.progress = h('div', { class: 'progress', hidden: true, role: 'status', 'aria-live': 'off' },
-      h('div', { class: 'progress-row' }, this.ring, this.waitIcon, this.progressText),
+      h('div', { class: 'progress-row' }, this.spinner, this.waitIcon, this.progressText),
       h('div', { class: 'progress-bar', 'aria-hidden': 'true' }, this.progressFill));
     this.input = h('textarea', {
       class: 'input', rows: '1', placeholder: 'Describe a task for Forge…',
@@ -178,7 +178,7 @@ export class Chrome {
     this.stopBtn.hidden = !running;
     this.sendBtn.hidden = running;
     const awaiting = status.state === 'awaiting_approval';
-    this.ring.hidden = !running || awaiting;
+    this.spinner.hidden = !running || awaiting;
     this.waitIcon.hidden = !awaiting;
     this.hint.textContent = awaiting
       ? 'Waiting for your approval (Ctrl+Enter approves, Ctrl+Backspace rejects).'
