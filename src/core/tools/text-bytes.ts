@@ -237,10 +237,3 @@ export class TextBytes {
     this.counted = j;
   }
 }
-
-/** Newlines in text[from, to). */
-export function countNewlines(text: string, from: number, to: number): number {
-  if (to - from < 64 * 1024 || !theCounter()) return countByIndexOf(text, from, to);
-  const t = new TextBytes(text);
-  return t.count(from, to);
-}

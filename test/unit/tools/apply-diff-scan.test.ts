@@ -3,7 +3,7 @@ import { applyDiff, type Variant } from '../../../src/core/tools/apply-diff';
 import { FileModel } from '../../../src/core/tools/apply-diff-file';
 import { scanAll, type ScanPattern } from '../../../src/core/tools/apply-diff-scan';
 import { matchBySlowIndex, matchTolerant } from '../../../src/core/tools/apply-diff-tolerant';
-import { CHUNK, countNewlines } from '../../../src/core/tools/text-bytes';
+import { CHUNK, TextBytes } from '../../../src/core/tools/text-bytes';
 
 const noPause = async () => {};
 
@@ -120,8 +120,9 @@ describe('tools/apply-diff: the jumping pass, lazy line numbers and the anchored
     const pieces = ['a', 'é', '\n', '😀', '中', ' ', '\r\n', 'xyz'];
     const text = Array.from({ length: 1_200_000 }, () => pieces[rnd(pieces.length)]).join('');
     const naive = (from: number, to: number) => text.slice(from, to).split('\n').length - 1;
+    const bytes = new TextBytes(text);
     for (const [from, to] of [[0, text.length], [1, text.length - 1], [12345, 1_100_000], [0, 20_000], [5, 17], [1_048_575, 1_048_600 + 20_000]]) {
-      assert.equal(countNewlines(text, from!, to!), naive(from!, to!), `${from}-${to}`);
+      assert.equal(bytes.count(from!, to!), naive(from!, to!), `${from}-${to}`);
     }
   });
 
