@@ -1,0 +1,97 @@
+// The control plane: workspace files that something outside the sandbox later runs or trusts (git, VS Code,
+// dev containers, direnv, the MCP client, other agents) or that Forge reads into its prompt and configuration.
+// A contained command can never change them (its writes are merged back without them), and an edit by the agent
+// to one of them is always asked, on a card that says so. One definition for every layer that needs it.
+
+/** Folders whose whole content is control plane, at any depth (a nested repository's .git is git's too). */
+const CONTROL_DIRS = new Set([
+  '.git', // config (fsmonitor, hooksPath, pager), hooks, commondir, info, worktrees, modules
+  '.vscode', // tasks (runOn: folderOpen), settings, launch configs, mcp.json
+  '.devcontainer', // built and run by the Dev Containers extension
+  '.forge', // Forge's own rules, commands, agents, skills, hooks
+  '.claude', // other agents' settings, hooks, skills, agents, commands
+  '.agents',
+  '.cursor',
+  '.roo',
+  '.kilocode',
+  '.clinerules',
+  '.husky', // the usual core.hooksPath target
+  '.githooks',
+]);
+
+/** Files that are control plane wherever they are. */
+const CONTROL_FILES = new Set([
+  'agents.md',
+  'claude.md',
+  'gemini.md',
+  '.envrc', // direnv runs it on cd
+  '.mcp.json',
+  '.forgeignore', // widens what Forge's file tools may read
+  '.cursorrules',
+  '.windsurfrules',
+  '.gitmodules',
+  '.pre-commit-config.yaml', // run by the pre-commit hook on every commit
+  '.npmrc', // npm outside the sandbox reads it (node-options, script-shell, registry tokens)
+  '.yarnrc',
+  '.yarnrc.yml',
+]);
+
+/** Folders under .github that other agents and CI run or trust. */
+const GITHUB_CONTROL = new Set(['workflows', 'actions', 'agents', 'skills', 'prompts', 'instructions', 'hooks', 'chatmodes', 'copilot-instructions.md', 'copilot-setup-steps.yml']);
+
+/** Code points HFS+ ignores in names (git's protectHFS list): '.g\u200cit' is .git there. */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** One path segment as a case-insensitive, HFS- and NTFS-aware name ('.GIT', '.git.', '.git ' and '.g\u200cit' are .git). */
+function normalizeSegment(segment: string): string {
+  return segment.replace(HFS_IGNORED, '').replace(/[. ]+$/, (m) => (m === segment ? m : '')).toLowerCase();
+}
+
+export interface ControlPlaneMatch {
+  /** The part of the path that makes it control plane ('.git', '.vscode', 'AGENTS.md', '.github/workflows'). */
+  anchor: string;
+  /** For the user and the model: what runs or trusts it. */
+  why: string;
+}
+
+const WHY: Record<string, string> = {
+  '.git': 'git runs its hooks and reads its configuration outside the sandbox',
+  '.vscode': 'VS Code runs its tasks and reads its settings',
+  '.devcontainer': 'the Dev Containers extension builds and runs it',
+  '.envrc': 'direnv runs it',
+  '.github': 'CI and other agents run or trust it',
+  '.husky': 'git runs these hooks',
+  '.githooks': 'git runs these hooks',
+};
+
+/**
+ * Whether a workspace-relative path ('/' separators) is control plane. `extraDirs` are more workspace-relative
+ * folders to treat the same way (core.hooksPath targets read from the repository's configuration).
+ */
+export function controlPlaneMatch(rel: string, extraDirs: readonly string[] = []): ControlPlaneMatch | undefined {
+  const segments = rel.split(/[\\/]+/).filter((s) => s && s !== '.');
+  const norm = segments.map(normalizeSegment);
+  for (let i = 0; i < norm.length; i++) {
+    const s = norm[i];
+    if (CONTROL_DIRS.has(s)) return { anchor: segments.slice(0, i + 1).join('/'), why: WHY[s] ?? 'Forge or another agent reads it into its prompt or configuration' };
+    if (s === '.github' && i + 1 < norm.length && GITHUB_CONTROL.has(norm[i + 1])) {
+      return { anchor: segments.slice(0, i + 2).join('/'), why: WHY['.github'] };
+    }
+    if (i === norm.length - 1 && CONTROL_FILES.has(s)) return { anchor: segments.join('/'), why: WHY[s] ?? 'Forge or another agent reads it into its prompt or configuration, or a tool outside the sandbox runs it' };
+  }
+  const lower = norm.join('/');
+  for (const extra of extraDirs) {
+    const e = extra.split(/[\\/]+/).filter((s) => s && s !== '.').map(normalizeSegment).join('/');
+    if (e && (lower === e || lower.startsWith(e + '/'))) return { anchor: extra, why: 'git runs the hooks there (core.hooksPath)' };
+  }
+  return undefined;
+}
+
+export function isControlPlane(rel: string, extraDirs: readonly string[] = []): boolean {
+  return controlPlaneMatch(rel, extraDirs) !== undefined;
+}
+
+/** A short list for documentation and cards. */
+export const CONTROL_PLANE_SUMMARY =
+  '.git, .vscode, .devcontainer, .envrc, .forge, AGENTS.md / CLAUDE.md and the other agents\' rule, skill, agent and hook folders, ' +
+  'MCP configs, .github workflows and agent files, git hook folders (.husky, core.hooksPath), .gitmodules, .npmrc, .pre-commit-config.yaml';
