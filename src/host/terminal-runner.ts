@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
-import type { CommandSandbox, SandboxPlan } from './node/sandbox/command-sandbox';
+import { fileChangesOf, type CommandSandbox, type SandboxPlan } from './node/sandbox/command-sandbox';
 import { shellQuote as posixQuote } from './node/sandbox/profile';
 import type { Logger } from './logger';
 import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from './output-spool';
@@ -146,18 +146,21 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       launched = await this.launch(req);
       const res = await this.execute(ft, req, launched?.line);
       if (!launched || !this.options.sandbox) return res;
-      const blocked = await this.options.sandbox.finish(launched.plan, res.output);
-      if (launched.plan.contained && launched.statusFile && !res.aborted && !res.timedOut) {
-        const status = await fsp.readFile(launched.statusFile, 'utf8').catch(() => '');
+      const status = launched.plan.contained && launched.statusFile && !res.aborted && !res.timedOut ? await fsp.readFile(launched.statusFile, 'utf8').catch(() => '') : undefined;
+      // A sandbox that never started wrote nothing: its layer is dropped, not merged.
+      const blocked = await this.options.sandbox.finish(launched.plan, res.output, { merge: status === undefined || status.includes('child-pid') });
+      if (status !== undefined) {
         // Never a bare run instead: the fallback uses the same sandbox (and rescans secrets once).
         if (!status.includes('child-pid') && fallback) return fallback.run(req);
         if (!status.includes('child-pid')) return { exitCode: null, output: `The sandbox could not start, so the command was not run: ${res.output.slice(0, 1000)}`, timedOut: false, sandboxFailed: true };
       }
-      return { ...res, containment: { contained: launched.plan.contained, summary: launched.plan.summary, ...(blocked.length ? { blocked } : {}) } };
+      const fileChanges = fileChangesOf(launched.plan);
+      return { ...res, containment: { contained: launched.plan.contained, summary: launched.plan.summary, ...(blocked.length ? { blocked } : {}) }, ...(fileChanges ? { fileChanges } : {}) };
     } finally {
       ft.busy = false;
       if (launched?.statusFile) void fsp.rm(launched.statusFile, { force: true }).catch(() => undefined);
       if (launched?.plan.proxy) void launched.plan.proxy.close().catch(() => undefined); // also when execute() threw
+      if (launched?.plan.layer) void this.options.sandbox?.finish(launched.plan, '').catch(() => undefined); // merged, as a run that ended
     }
   }
 

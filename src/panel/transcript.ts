@@ -136,7 +136,7 @@ export class Transcript {
    * Updates the latest tool card of `toolCallId` (the edit journal marks a checkpoint, a command's changed files).
    * Returns false when there is no such card.
    */
-  annotateTool(toolCallId: string, patch: Partial<Pick<ItemOf<'tool'>, 'checkpoint' | 'changedFiles' | 'changedFilesMore'>>): boolean {
+  annotateTool(toolCallId: string, patch: Partial<Pick<ItemOf<'tool'>, 'checkpoint' | 'changedFiles' | 'changedFilesMore' | 'changedFilesUntracked'>>): boolean {
     const item = this.cards.find(toolCallId);
     if (!item) return false;
     this.change((ops) => this.items.update(ops, { ...item, ...patch }));

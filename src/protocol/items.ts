@@ -88,9 +88,11 @@ export const ToolItemSchema = z.object({
   exitCode: z.number().int().nullable().optional(),
   /** The call changed files (edit journal): its step is a checkpoint the user can restore to. */
   checkpoint: z.boolean().optional(),
-  /** Files a command changed (detected after it ran), and how many more there were; undo cannot restore these. */
+  /** Files a command changed, and how many more there were. */
   changedFiles: z.array(z.string().max(LIMITS.path)).max(200).optional(),
   changedFilesMore: Count.optional(),
+  /** Set when the command's changes are in the task's checkpoints: how many of them are not (binary, large, links). */
+  changedFilesUntracked: Count.optional(),
 });
 export const ApprovalItemSchema = z.object({
   ...base,
@@ -103,6 +105,11 @@ export const ApprovalItemSchema = z.object({
   preview: ApprovalPreviewViewSchema.optional(),
   status: ApprovalStatusSchema,
   reason: z.string().max(LIMITS.rejectReason).optional(),
+  /**
+   * A control-plane edit: the card says so ("control plane: VS Code ... reads its settings; this edit is never
+   * auto-approved") and offers no "Always for this task".
+   */
+  sensitive: z.object({ path: z.string().max(LIMITS.path), notice: Label }).optional(),
 });
 export const WarningItemSchema = z.object({
   ...base, kind: z.literal('warning'),

@@ -9,13 +9,24 @@ function base(path: string): string {
   return parts.slice(-2).join('/');
 }
 
+function files(n: number): string {
+  return n === 1 ? '1 file' : `${n} files`;
+}
+
+/** `untracked` is set when the changes are in the task's checkpoints (then only those files cannot be put back). */
+export function commandChangesText(total: number, untracked: number | undefined): string {
+  if (untracked === undefined) return `This command changed ${files(total)}. Undo and restore cannot bring back what it did.`;
+  if (untracked === 0) return `This command changed ${files(total)}. Restore to here and Undo put them back.`;
+  return `This command changed ${files(total)}. Restore and Undo put back all but ${untracked === total ? 'them' : files(untracked)} (binary, large or links).`;
+}
+
 /** What goes under a tool card: the restore action and/or a command's changed files. */
 export function toolExtras(t: ItemOf<'tool'>): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (t.changedFiles?.length) {
     const more = t.changedFilesMore ? ` and ${t.changedFilesMore} more` : '';
     out.push(h('details', { class: 'notice command-changes' },
-      h('summary', {}, `This command changed ${t.changedFiles.length + (t.changedFilesMore ?? 0)} file(s). Undo and restore cannot bring back what a command did.`),
+      h('summary', {}, commandChangesText(t.changedFiles.length + (t.changedFilesMore ?? 0), t.changedFilesUntracked)),
       h('ul', {}, ...t.changedFiles.map((f) => h('li', {}, h('a', { 'data-act': 'open_file', 'data-path': f, role: 'link', tabindex: '0', title: f }, base(f))))),
       more ? h('div', { class: 'muted' }, more.trim()) : null));
   }

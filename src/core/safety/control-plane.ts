@@ -95,3 +95,45 @@ export function isControlPlane(rel: string, extraDirs: readonly string[] = []): 
 export const CONTROL_PLANE_SUMMARY =
   '.git, .vscode, .devcontainer, .envrc, .forge, AGENTS.md / CLAUDE.md and the other agents\' rule, skill, agent and hook folders, ' +
   'MCP configs, .github workflows and agent files, git hook folders (.husky, core.hooksPath), .gitmodules, .npmrc, .pre-commit-config.yaml';
+
+/**
+ * Inside a .git folder, the repository's data: what git commands write and never run or take configuration
+ * from (objects, refs, HEAD, the index, reflogs). A contained `git commit` or `git checkout` may change these, so a
+ * command's work is not half applied (files checked out, HEAD not moved). Hooks, config, info, commondir, worktrees,
+ * modules, alternates and in-progress rebase scripts stay sealed.
+ */
+export function isGitData(rel: string): boolean {
+  const segments = rel.split(/[\\/]+/).filter((s) => s && s !== '.').map(normalizeSegment);
+  const at = segments.indexOf('.git');
+  if (at < 0) return false;
+  const inner = segments.slice(at + 1);
+  if (inner.includes('.git')) return isGitData(inner.slice(inner.indexOf('.git')).join('/'));
+  const [first, second] = inner;
+  if (first === undefined) return true; // the folder itself (its entries are judged one by one)
+  if (inner.length === 1 && GIT_DATA_FILES.has(first)) return true;
+  if (first === 'refs' || first === 'logs') return true;
+  if (first === 'objects') return second !== 'info' || inner.length === 2 || !/alternates$/.test(inner[2] ?? '');
+  if (first === 'lfs') return true;
+  return /\.lock$/.test(first) && inner.length === 1;
+}
+
+const GIT_DATA_FILES = new Set([
+  'head', 'orig_head', 'fetch_head', 'merge_head', 'cherry_pick_head', 'revert_head', 'bisect_log', 'auto_merge',
+  'merge_msg', 'merge_mode', 'squash_msg', 'commit_editmsg', 'tag_editmsg', 'index', 'packed-refs', 'shallow', 'description', 'gitk.cache',
+]);
+
+const GIT_TRANSIENT = new Set(['orig_head', 'fetch_head', 'merge_head', 'cherry_pick_head', 'revert_head', 'bisect_log', 'auto_merge', 'merge_msg', 'merge_mode', 'squash_msg']);
+
+/**
+ * Of the repository's data, what a command may delete: lock files, the transient heads of a merge or pick, and refs
+ * and reflogs (git branch -d). Never objects, the index, HEAD or the folder itself: `rm -rf .git` loses nothing.
+ */
+export function isDeletableGitData(rel: string): boolean {
+  if (!isGitData(rel)) return false;
+  const segments = rel.split(/[\\/]+/).filter((s) => s && s !== '.').map(normalizeSegment);
+  const inner = segments.slice(segments.lastIndexOf('.git') + 1);
+  const [first] = inner;
+  if (first === undefined) return false;
+  if (inner.length === 1) return GIT_TRANSIENT.has(first) || /\.lock$/.test(first);
+  return first === 'refs' || first === 'logs';
+}

@@ -33,6 +33,13 @@ export interface WorkspaceFs {
   readFileHead?(path: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean }>;
   /** Canonical path with every symlink resolved; rejects when the path does not exist. */
   realpath(path: string): Promise<string>;
+  /**
+   * Optional: the first `maxBytes` bytes of a regular file, judged by the opened handle itself. The file is opened
+   * without blocking and without following a symlink in its last component, so a FIFO, device, socket or link put
+   * there after the caller's stat cannot hang the host or lead elsewhere: it rejects (code 'ENOTREG' or 'ELOOP').
+   * Readers of the control plane (rules, prompt files, configuration) use it; without it they stat, then read.
+   */
+  readRegularFile?(path: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean; size: number }>;
 }
 
 export interface RunRequest {
@@ -68,6 +75,18 @@ export interface Containment {
   network: 'off' | 'allowlist' | 'on';
   /** Why there is no sandbox (kind 'none'). */
   reason?: string;
+  /** Commands write into a layer of their own, merged into the workspace without the control plane when they end. */
+  writeLayer?: boolean;
+}
+
+/** One change a command made to the workspace, as merged from its write layer. */
+export interface CommandFileChange {
+  /** Absolute path. */
+  path: string;
+  kind: 'created' | 'modified' | 'deleted';
+  /** Texts for a checkpoint (null: absent); missing when not kept (binary, too large, a folder or a link). */
+  before?: string | null;
+  after?: string | null;
 }
 
 /** What a runner built without a sandbox reports (its commands run with the user's full rights). */
@@ -91,6 +110,11 @@ export interface RunResult {
   signal?: string;
   /** How the command ran: contained or not, and what the sandbox stopped (writes outside, network). */
   containment?: { contained: boolean; summary: string; blocked?: string[] };
+  /**
+   * What the command changed in the workspace, exactly (from its write layer): set when the runner has one. Changes
+   * to the control plane are not among them: they were refused (containment.blocked says so).
+   */
+  fileChanges?: CommandFileChange[];
   /**
    * The command was not run because its sandbox could not be set up (never silently run unsandboxed).
    * The output says why.

@@ -6,6 +6,7 @@ import type { AuditTrail } from '../../core/audit/audit-trail';
 import type { AgentEvent } from '../../core/loop/events';
 import { checkpointOfToolCall, deriveCheckpoints, restoreToCheckpoint, stepKeysFromHistory, type Checkpoint, type RestoreConflict, type RestoreOutcome } from '../../core/tasks/checkpoints';
 import type { EditJournal, JournalEntry, JournalFs, UndoResult } from '../../core/tasks/journal';
+import type { CommandFileChange } from '../../core/workspace/types';
 import { runReportMarkdown } from '../../core/tasks/run-report-format';
 import type { RunReportStore } from '../../core/tasks/run-reports';
 import type { Logger } from '../logger';
@@ -84,10 +85,31 @@ export class Recovery {
     if (entry.toolCallId) this.session(entry.taskId)?.transcript.annotateTool(entry.toolCallId, { checkpoint: true });
   }
 
-  /** A command changed files (detected around its run): listed on its card; undo cannot restore them. */
-  onCommandChanges(taskId: string, toolCallId: string, files: string[], more: number): void {
+  /**
+   * A command changed files: listed on its card. With the exact changes of its write layer, the texts go into the
+   * edit journal, so its step is a checkpoint and Undo puts them back (all but binary or large files).
+   */
+  onCommandChanges(taskId: string, toolCallId: string, files: string[], more: number, changes?: CommandFileChange[]): void {
     this.deps.audit.note('command_changes', { taskId, toolCallId, files: files.slice(0, 200), more });
-    this.session(taskId)?.transcript.annotateTool(toolCallId, { changedFiles: files.slice(0, 200), ...(more ? { changedFilesMore: more } : {}) });
+    const annotate = (patch: { checkpoint?: boolean; changedFilesUntracked?: number }) =>
+      this.session(taskId)?.transcript.annotateTool(toolCallId, { changedFiles: files.slice(0, 200), ...(more ? { changedFilesMore: more } : {}), ...patch });
+    if (!changes) return void annotate({});
+    const tracked = changes.filter((c) => c.before !== undefined && c.after !== undefined && c.before !== c.after);
+    const untracked = changes.filter((c) => c.before === undefined || c.after === undefined).length;
+    void (async () => {
+      let recorded = 0;
+      for (const c of tracked) {
+        try {
+          const entry = { taskId, path: c.path, before: c.before ?? null, after: c.after ?? null, toolCallId };
+          await this.deps.journal.record(entry);
+          this.deps.audit.fileWritten(entry);
+          recorded++;
+        } catch (err) {
+          this.deps.log.warn(`edit journal: could not record ${c.path} (changed by a command): ${errorText(err)}`);
+        }
+      }
+      annotate({ ...(recorded ? { checkpoint: true } : {}), changedFilesUntracked: untracked + (tracked.length - recorded) });
+    })();
   }
 
   /** The panel's plan checklist was edited. */

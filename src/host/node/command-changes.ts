@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { CommandRunner, RunRequest, RunResult } from '../../core/workspace/types';
+import type { CommandFileChange, CommandRunner, RunRequest, RunResult } from '../../core/workspace/types';
 
 export interface FingerprintOptions {
   /** Files stat'ed at most (default 5,000). */
@@ -129,7 +129,8 @@ export function changedFiles(before: Fingerprint, after: Fingerprint): string[] 
   return [...out].sort();
 }
 
-export type CommandChangesListener = (taskId: string, toolCallId: string, files: string[], more: number) => void;
+/** `changes`: the exact changes from a write layer (with the texts a checkpoint keeps); absent for a fingerprint. */
+export type CommandChangesListener = (taskId: string, toolCallId: string, files: string[], more: number, changes?: CommandFileChange[]) => void;
 
 /**
  * Wraps a command runner: fingerprints the workspace before and after each command of a task and reports the files
@@ -145,13 +146,26 @@ export function watchCommandChanges(inner: CommandRunner, roots: () => readonly 
       const callId = req.toolCallId;
       const folders = roots();
       const key = folders.join('\n');
-      const tries = !!(taskId && callId && folders.length) && !(key === giveUpKey && Date.now() < giveUpUntil);
+      // A runner with a write layer says exactly what its command changed: no fingerprint (and no git run) needed.
+      const layered = inner.containment?.().writeLayer === true;
+      const tries = !layered && !!(taskId && callId && folders.length) && !(key === giveUpKey && Date.now() < giveUpUntil);
       const before = tries ? await fingerprint(folders, options).catch(() => undefined) : undefined;
       if (tries && !before) {
         giveUpKey = key;
         giveUpUntil = Date.now() + 10 * 60_000;
       }
       const res = await inner.run(req);
+      if (res.fileChanges && taskId && callId) {
+        const files = res.fileChanges.map((c) => c.path);
+        if (files.length) {
+          try {
+            onChanges(taskId, callId, files.slice(0, 200), Math.max(0, files.length - 200), res.fileChanges);
+          } catch {
+            // reporting never fails the command
+          }
+        }
+        return res;
+      }
       if (before && taskId && callId && !res.sandboxFailed) {
         // Awaited (bounded by the budget), so the next tool's edits are never counted as the command's.
         const after = await fingerprint(folders, options).catch(() => undefined);

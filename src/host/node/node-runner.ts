@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../../core/workspace/types';
-import type { CommandSandbox, SandboxPlan } from './sandbox/command-sandbox';
+import { fileChangesOf, type CommandSandbox, type SandboxPlan } from './sandbox/command-sandbox';
 import { scrubEnv } from './sandbox/env';
 
 export interface NodeCommandRunnerOptions {
@@ -72,13 +72,14 @@ export class NodeCommandRunner implements CommandRunner {
     let res = await this.runPlan(req, plan);
     // A secret file that vanished since the last scan makes bubblewrap fail: rescan once before giving up.
     if (res.sandboxFailed && !req.signal.aborted) {
-      await sandbox.finish(plan, '');
+      await sandbox.finish(plan, '', { merge: false });
       plan = await sandbox.plan(req, { statusFd: 3, fresh: true });
       res = await this.runPlan(req, plan);
     }
     const blocked = await sandbox.finish(plan, res.output);
     if (res.sandboxFailed) return res;
-    return { ...res, containment: { contained: plan.contained, summary: plan.summary, ...(blocked.length ? { blocked } : {}) } };
+    const fileChanges = fileChangesOf(plan);
+    return { ...res, containment: { contained: plan.contained, summary: plan.summary, ...(blocked.length ? { blocked } : {}) }, ...(fileChanges ? { fileChanges } : {}) };
   }
 
   private async runPlan(req: RunRequest, plan: SandboxPlan | undefined): Promise<RunResult> {

@@ -36,7 +36,7 @@ export function createAgentTools({ context, log, storage, currentTaskId, recover
     commands: async () => durable.commands,
     storage: durable.health,
     spoolDir: spoolDirFor(context),
-    onCommandChanges: (taskId, toolCallId, files, more) => recovery()?.onCommandChanges(taskId, toolCallId, files, more),
+    onCommandChanges: (taskId, toolCallId, files, more, changes) => recovery()?.onCommandChanges(taskId, toolCallId, files, more, changes),
   });
   context.subscriptions.push(toolkit);
   const extras = createAgentExtras(toolkit, log);

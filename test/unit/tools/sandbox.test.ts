@@ -255,15 +255,15 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     }
   });
 
-  it('what runs later outside the sandbox stays read-only: .git/hooks, .git/config, .vscode', async () => {
-    for (const d of ['.git/hooks', '.vscode']) mkdirSync(path.join(ws, d), { recursive: true });
+  it('what runs later outside the sandbox is never changed: .git/hooks, .git/config, .vscode; git data is', async () => {
+    for (const d of ['.git/hooks', '.git/refs/heads', '.vscode']) mkdirSync(path.join(ws, d), { recursive: true });
     writeFileSync(path.join(ws, '.git/config'), '[core]\n');
     writeFileSync(path.join(ws, '.vscode/settings.json'), '{}');
-    await run('echo evil > .git/hooks/pre-commit; echo "[core] fsmonitor=evil" >> .git/config; echo evil > .vscode/tasks.json; echo ok > .git/HEAD.test; true');
+    await run('echo evil > .git/hooks/pre-commit; echo "[core] fsmonitor=evil" >> .git/config; echo evil > .vscode/tasks.json; echo ok > .git/refs/heads/topic; true');
     assert.equal(existsSync(path.join(ws, '.git/hooks/pre-commit')), false);
     assert.equal(readFileSync(path.join(ws, '.git/config'), 'utf8'), '[core]\n');
     assert.equal(existsSync(path.join(ws, '.vscode/tasks.json')), false);
-    assert.equal(existsSync(path.join(ws, '.git/HEAD.test')), true, 'the rest of .git stays writable (git commit works)');
+    assert.equal(existsSync(path.join(ws, '.git/refs/heads/topic')), true, 'the repository data stays writable (git commit works)');
     rmSync(path.join(ws, '.git'), { recursive: true, force: true });
     rmSync(path.join(ws, '.vscode'), { recursive: true, force: true });
   });

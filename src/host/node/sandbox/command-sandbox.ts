@@ -6,12 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsc, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Containment, RunRequest } from '../../../core/workspace/types';
+import type { CommandFileChange, Containment, RunRequest } from '../../../core/workspace/types';
 import { scrubEnv } from './env';
 import { bridgeArgv, writeBridgeScript } from './net-bridge';
 import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
 import { bwrapArgs, seatbeltProfile, shellQuote, within, type BwrapFeatures, type MaskedPath, type SandboxProfile } from './profile';
 import { SecretLocator } from './secret-locations';
+import { createWriteLayer, layerScript, mergeWriteLayer, optionSafe, removeWriteLayer, type MergeResult, type WriteLayer } from './write-layer';
 
 export interface SandboxSettings {
   /** false: the user turned the sandbox off (commands then ask unless read-only). */
@@ -34,6 +35,8 @@ export interface CommandSandboxOptions {
   /** Explicit bubblewrap binary (default: found on PATH). */
   bwrapPath?: string;
   log?: { info(m: string): void; warn(m: string): void };
+  /** Called before each merged change reaches the workspace (the task's checkpoint records it). */
+  beforeApply?: (change: import('./write-layer').LayerChange) => void | Promise<void>;
 }
 
 export interface SandboxPlan {
@@ -48,9 +51,18 @@ export interface SandboxPlan {
   scanIncomplete?: boolean;
   /** This command's allow-list proxy (closed by finish()). */
   proxy?: AllowlistProxy;
+  /** The command's own write layer, merged into the workspace by finish(). */
+  layer?: WriteLayer;
+  /** What the merge did (set by finish()). */
+  merged?: MergeResult;
 }
 
-type Probe = { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures } | { kind: 'seatbelt' } | { kind: 'none'; reason: string };
+/** The programs that mount a command's write layer (util-linux), when overlays work here. */
+interface LayerTools {
+  unshare: string;
+}
+
+type Probe = { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures; layer?: LayerTools; layerReason?: string } | { kind: 'seatbelt' } | { kind: 'none'; reason: string };
 
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
@@ -85,7 +97,9 @@ export class CommandSandbox {
     if (p.kind === 'none') return { kind: 'none', network: 'on', summary: 'no sandbox', reason: p.reason };
     const name = p.kind === 'bubblewrap' ? 'bubblewrap sandbox' : 'Seatbelt sandbox';
     const net = network === 'allowlist' ? (p.kind === 'bubblewrap' ? 'network only to allowed hosts' : 'network off (no allow list under Seatbelt)') : `network ${network}`;
-    return { kind: p.kind, network, summary: `${name}: writes only in the workspace and a task temp folder, secrets hidden, ${net}, scrubbed environment` };
+    const layer = p.kind === 'bubblewrap' && !!p.layer;
+    const writes = layer ? 'writes reach the workspace when the command ends, never the control plane (.git, .vscode, AGENTS.md ...)' : 'writes only in the workspace and a task temp folder';
+    return { kind: p.kind, network, summary: `${name}: ${writes}, secrets hidden, ${net}, scrubbed environment`, ...(layer ? { writeLayer: true } : {}) };
   }
 
   /** The argv and environment for one command. */
@@ -109,7 +123,6 @@ export class CommandSandbox {
     const { masked, incomplete } = await this.locator.locate(roots, opts.fresh);
     const profile: SandboxProfile = {
       writable: roots, tmpDir, masked: [...masked, ...(await this.hostSockets())], network: s.network, env, cwd: req.cwd,
-      protectedPaths: await protectedPaths(roots),
     };
     profile.hiddenDirs = await this.hiddenDirs();
     if (profile.hiddenDirs.some((d) => within(d, this.home))) profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
@@ -122,10 +135,36 @@ export class CommandSandbox {
       profile.roBinds = [path.dirname(net.proxy.socketPath), path.dirname(net.script)];
       inner = bridgeArgv(req.command, { socketPath: net.proxy.socketPath, scriptPath: net.script, nodePath: process.execPath });
     }
-    const argv = probe.kind === 'bubblewrap'
-      ? [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner]
-      : [SANDBOX_EXEC, '-p', seatbeltProfile(profile), ...inner];
-    return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete, proxy };
+    if (probe.kind === 'seatbelt') {
+      const argv = [SANDBOX_EXEC, '-p', seatbeltProfile(profile), ...inner];
+      return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete, proxy };
+    }
+    const base = await this.baseDir();
+    // Forge's private folder (write layers, launchers, proxies) is never visible inside, wherever it lives.
+    if (!profile.hiddenDirs.some((d) => within(d, base))) profile.hiddenDirs.push(base);
+    profile.sharedTmp = profile.hiddenDirs.filter((d) => d === '/tmp' || d === '/var/tmp' || d === os.tmpdir());
+    if (profile.hiddenDirs.some((d) => within(d, tmpDir))) {
+      const inside = profile.sharedTmp.includes('/tmp') ? '/tmp' : profile.sharedTmp[0];
+      if (inside) for (const k of ['TMPDIR', 'TMP', 'TEMP']) if (env[k] === tmpDir) env[k] = inside;
+    }
+    const uid = process.getuid?.();
+    const gid = process.getgid?.();
+    if (uid !== undefined && gid !== undefined) profile.ids = { uid, gid };
+    let layer: WriteLayer | undefined;
+    if (probe.layer && roots.every(optionSafe) && optionSafe(base)) {
+      const realHome = await fsp.realpath(this.home).catch(() => this.home);
+      // The home folder gets a layer of the task's own (caches, tool configs), unless it holds Forge's folder.
+      const homeLayer = optionSafe(realHome) && realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
+        ? { path: realHome, ...this.homeLayerDirs(base, req.taskId) } : undefined;
+      layer = await createWriteLayer(base, roots, homeLayer);
+      if (homeLayer) profile.writable = [realHome, ...roots];
+    }
+    const bwrap = [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner];
+    const argv = layer ? [probe.layer!.unshare, ...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer', ...bwrap] : bwrap;
+    const summary = layer ? c.summary : `${c.summary} (no write layer: ${probe.layerReason ?? 'overlays are not available'}; the control plane is read-only where it exists)`;
+    if (!layer && c.writeLayer) this.opts.log?.warn(`A command runs without its write layer (${!roots.every(optionSafe) ? 'a workspace path has a comma, colon or space' : 'Forge\'s temp folder path has one'}).`);
+    if (!layer) profile.protectedPaths = await protectedPaths(roots);
+    return { contained: true, argv, env, summary, profile, scanIncomplete: incomplete, proxy, layer };
   }
 
   private hidden: Promise<string[]> | undefined;
@@ -148,15 +187,41 @@ export class CommandSandbox {
     return findSockets(['/run', '/var/run'], 3);
   }
 
-  /** Ends a command's plan: closes its proxy; what the sandbox most likely stopped, for the model and the card. */
-  async finish(plan: SandboxPlan, output: string): Promise<string[]> {
+  /**
+   * Ends a command's plan: merges its write layer into the workspace (without the control plane), closes its proxy;
+   * returns what the sandbox stopped, for the model and the card. The merge's record is left in plan.merged.
+   */
+  async finish(plan: SandboxPlan, output: string, opts: { merge?: boolean } = {}): Promise<string[]> {
     const notes = this.blocked(output, plan);
+    if (plan.layer) {
+      const layer = plan.layer;
+      plan.layer = undefined; // once: a retried plan is finished too
+      if (opts.merge !== false) {
+        plan.merged = await this.merge(layer).catch((e: unknown) => {
+          this.opts.log?.warn(`Merging a command's writes failed: ${e instanceof Error ? e.message : String(e)}`);
+          return { changes: [], refused: [], skipped: [{ path: layer.folders[0]?.root ?? '', why: 'the merge failed' }], partial: true };
+        });
+        notes.unshift(...refusalNotes(plan.merged, this.opts.roots()));
+      }
+      await removeWriteLayer(layer);
+    }
     if (plan.proxy) {
       const denied = plan.proxy.takeDenied();
       await plan.proxy.close().catch(() => undefined);
       if (denied.length) notes.unshift(`network connections to ${denied.slice(0, 5).join(', ')}: not on the allow list (setting forge.sandbox.allowedHosts)`);
     }
     return notes.slice(0, 5);
+  }
+
+  private async merge(layer: WriteLayer): Promise<MergeResult> {
+    const hooks = new Map<string, string[]>();
+    for (const f of layer.folders) hooks.set(f.root, await hooksPathDirs(f.root));
+    return mergeWriteLayer(layer, { extraControlDirs: (root) => hooks.get(root) ?? [], beforeApply: this.opts.beforeApply });
+  }
+
+  private homeLayerDirs(base: string, taskId: string | undefined): { upper: string; work: string } {
+    const safe = (taskId ?? 'shared').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80) || 'shared';
+    return { upper: path.join(base, 'homes', safe, 'up'), work: path.join(base, 'homes', safe, 'work') };
   }
 
   /** One proxy per command, on a socket in its own folder: other commands never see it. */
@@ -259,6 +324,30 @@ export class CommandSandbox {
     return fsp.realpath(dir);
   }
 
+  /** Whether a command's writes can go to a layer of its own here (user namespaces, overlayfs, util-linux). */
+  private async probeLayer(bwrap: string, features: BwrapFeatures): Promise<{ layer?: LayerTools; layerReason?: string }> {
+    if (!features.userns) return { layerReason: 'user namespaces are not available' };
+    const unshare = findOnPath('unshare');
+    if (!unshare || !findOnPath('mount')) return { layerReason: 'util-linux unshare and mount are not installed' };
+    const base = await this.baseDir();
+    const root = await fsp.mkdtemp(path.join(base, 'probe-'));
+    try {
+      const ws = path.join(root, 'ws');
+      await fsp.mkdir(ws);
+      await fsp.writeFile(path.join(ws, 'gone'), 'x');
+      const layer = await createWriteLayer(path.join(root, 'st'), [ws]);
+      const profile: SandboxProfile = { writable: [ws], tmpDir: root, masked: [], network: 'off', env: { PATH: '/usr/bin:/bin' }, cwd: ws };
+      const r = await run(unshare, [...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer', bwrap, ...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > made && rm gone && cat made']);
+      const merged = r.ok && r.stdout.trim() === 'ok' ? await mergeWriteLayer(layer) : undefined;
+      const works = !!merged && merged.changes.length === 2 && (await fsp.readFile(path.join(ws, 'made'), 'utf8').catch(() => '')) === 'ok\n';
+      return works ? { layer: { unshare } } : { layerReason: `an overlay could not be mounted (${(r.error || r.stdout).trim().slice(0, 160)})` };
+    } catch (e) {
+      return { layerReason: `an overlay could not be mounted (${e instanceof Error ? e.message : String(e)})` };
+    } finally {
+      await fsp.rm(root, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
   private async runProbe(): Promise<Probe> {
     if (this.platform === 'darwin') {
       if (!executable(SANDBOX_EXEC)) return { kind: 'none', reason: 'sandbox-exec (Seatbelt) is not available on this Mac.' };
@@ -274,7 +363,7 @@ export class CommandSandbox {
       try {
         const profile: SandboxProfile = { writable: [tmp], tmpDir: tmp, masked: [], network: 'off', env: { PATH: '/usr/bin:/bin' }, cwd: tmp };
         const r = await run(bwrap, [...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > probe && cat probe']);
-        if (r.ok && r.stdout.trim() === 'ok') return { kind: 'bubblewrap', bwrap, features };
+        if (r.ok && r.stdout.trim() === 'ok') return { kind: 'bubblewrap', bwrap, features, ...(await this.probeLayer(bwrap, features)) };
         lastError = r.error || r.stdout;
       } finally {
         await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
@@ -304,11 +393,44 @@ async function findSockets(dirs: string[], depth: number): Promise<MaskedPath[]>
   return [...out.values()].slice(0, 200);
 }
 
-/** In each writable folder, what later runs outside the sandbox and so stays read-only inside it. */
+const UNSHARE_ARGS = ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
+
+/** Workspace-relative core.hooksPath of a repository (.husky ...), read from its config without running git. */
+async function hooksPathDirs(root: string): Promise<string[]> {
+  const config = await fsp.readFile(path.join(root, '.git', 'config'), 'utf8').catch(() => '');
+  const out: string[] = [];
+  for (const m of config.matchAll(/^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$/gim)) {
+    const p = m[1]!.trim();
+    const rel = path.isAbsolute(p) ? path.relative(root, p) : p;
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join('/'));
+  }
+  return out;
+}
+
+/** The merge's changes as a command's result carries them. */
+export function fileChangesOf(plan: SandboxPlan): CommandFileChange[] | undefined {
+  if (!plan.merged) return undefined;
+  return plan.merged.changes.map((c) => ({ path: c.path, kind: c.kind, ...(c.untracked ? {} : { before: c.before ?? null, after: c.after ?? null }) }));
+}
+
+/** For the model and the card: what of the command's writes Forge kept out of the workspace, and why. */
+function refusalNotes(merged: MergeResult, roots: readonly string[]): string[] {
+  if (merged.refused.length === 0) return [];
+  const rel = (p: string) => {
+    const root = roots.find((r) => within(r, p));
+    return root ? path.relative(root, p) || '.' : p;
+  };
+  const names = merged.refused.slice(0, 4).map((r) => rel(r.path)).join(', ');
+  const more = merged.refused.length > 4 ? ` and ${merged.refused.length - 4} more` : '';
+  const why = [...new Set(merged.refused.slice(0, 4).map((r) => r.why))].join('; ');
+  return [`not applied to the workspace: the command's changes to ${names}${more} (control plane: ${why}). A command cannot change these files; ask the user, or edit one with a file tool (always asked)`];
+}
+
+/** Without a write layer: what of the control plane exists stays read-only inside the sandbox. */
 async function protectedPaths(roots: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const root of roots) {
-    for (const rel of ['.git/hooks', '.git/config', '.vscode']) {
+    for (const rel of ['.git', '.vscode', '.devcontainer', '.forge', '.envrc', 'AGENTS.md', '.mcp.json', '.husky']) {
       const p = path.join(root, rel);
       if (await fsp.lstat(p).then((st) => !st.isSymbolicLink(), () => false)) out.push(p);
     }

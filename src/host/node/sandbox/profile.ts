@@ -30,6 +30,13 @@ export interface SandboxProfile {
    * .git/config with its hooksPath/fsmonitor/pager settings, .vscode tasks and settings).
    */
   protectedPaths?: string[];
+  /**
+   * Hidden folders where the task's temp folder is bound instead of an empty tmpfs (/tmp, /var/tmp): a file one
+   * command of the task leaves there is there for the next one.
+   */
+  sharedTmp?: string[];
+  /** The user and group the command runs as inside its user namespace (the host's own, not root). */
+  ids?: { uid: number; gid: number };
   /** Folders replaced by an empty private tmpfs (other commands' proxy sockets), mounted after the binds. */
   privateDirs?: string[];
   /** Read-only binds at the same path, after privateDirs (this command's proxy socket and forwarder). */
@@ -53,16 +60,18 @@ export interface BwrapFeatures {
 export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?: number): string[] {
   const a: string[] = ['--new-session', '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
   if (features.userns) a.push('--unshare-user');
+  if (features.userns && p.ids) a.push('--uid', String(p.ids.uid), '--gid', String(p.ids.gid));
   if (p.network !== 'on') a.push('--unshare-net');
   a.push('--cap-drop', 'ALL');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
-  for (const d of p.hiddenDirs ?? []) a.push('--tmpfs', d);
+  for (const d of p.hiddenDirs ?? []) a.push(...(p.sharedTmp?.includes(d) ? ['--bind', p.tmpDir, d] : ['--tmpfs', d]));
   for (const d of p.keepVisible ?? []) a.push('--ro-bind', d, d);
   const insideWritable = (m: MaskedPath) => [...p.writable, p.tmpDir].some((w) => within(w, m.path));
   // Masks outside the writable folders first: a writable bind below a masked folder stays reachable.
   for (const m of p.masked.filter((m) => !insideWritable(m))) a.push(...mask(m));
   for (const w of p.writable) a.push('--bind', w, w);
-  a.push('--bind', p.tmpDir, p.tmpDir);
+  // Under a hidden folder the task temp folder is reachable only where it is bound (/tmp), not at its own path.
+  if (!(p.hiddenDirs ?? []).some((d) => within(d, p.tmpDir))) a.push('--bind', p.tmpDir, p.tmpDir);
   for (const m of p.masked.filter(insideWritable)) a.push(...mask(m));
   for (const d of p.privateDirs ?? []) a.push('--tmpfs', d);
   for (const d of p.roBinds ?? []) a.push('--ro-bind', d, d);
