@@ -3,6 +3,7 @@
 // does not cover is refused with a reason the model and the person both see. Never a silent allow-all.
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalRequest, Approver } from '../core/safety/approval';
+import { sensitiveRefusal, sensitiveTitle } from '../core/safety/sensitive';
 import type { ApprovalDecision } from '../core/tools/types';
 import type { Containment } from '../core/workspace/types';
 
@@ -26,6 +27,8 @@ export function parseApprovalPolicy(values: readonly string[]): ApprovalPolicy {
 
 /** What the policy says about a request: approve (and why), or undefined = not covered (ask or refuse). */
 export function policyCovers(policy: ApprovalPolicy, req: ApprovalRequest, containment: () => Containment): string | undefined {
+  // A control-plane edit is never covered by a flag: a person answers it, or it is refused.
+  if (req.sensitive) return undefined;
   switch (req.risk) {
     case 'write':
       return policy.has('writes') ? '--approve writes' : undefined;
@@ -70,7 +73,8 @@ export function renderEditDiff(path: string, original: string, proposed: string,
 export function describeRequest(req: ApprovalRequest, style: Style): string {
   const p = req.preview;
   if (p?.kind === 'edit') {
-    const head = `${style.bold(p.isNewFile ? 'Create' : 'Edit')} ${p.displayPath ?? p.path}`;
+    const verb = p.isNewFile ? 'Create' : 'Edit';
+    const head = req.sensitive ? style.yellow(style.bold(sensitiveTitle(req.sensitive, verb))) : `${style.bold(verb)} ${p.displayPath ?? p.path}`;
     return `${head}\n${renderEditDiff(p.displayPath ?? p.path, p.original, p.proposed, p.isNewFile, style)}`;
   }
   if (p?.kind === 'command') {
@@ -79,8 +83,9 @@ export function describeRequest(req: ApprovalRequest, style: Style): string {
     if (p.grant) lines.push(style.dim(`"always" would allow: ${p.grant}`));
     return lines.join('\n');
   }
-  if (p?.kind === 'generic') return `${style.bold(req.toolName)}: ${p.summary}`;
-  return `${style.bold(req.toolName)} (${req.risk}) ${JSON.stringify(req.args).slice(0, 500)}`;
+  const head = req.sensitive ? `${style.yellow(style.bold(sensitiveTitle(req.sensitive)))}\n` : '';
+  if (p?.kind === 'generic') return `${head}${style.bold(req.toolName)}: ${p.summary}`;
+  return `${head}${style.bold(req.toolName)} (${req.risk}) ${JSON.stringify(req.args).slice(0, 500)}`;
 }
 
 /** Reads one answer from the person; resolves undefined when the signal aborts first. */
@@ -121,17 +126,29 @@ export class CliApprover implements Approver {
       say(style.dim(`approved by ${covered}: ${oneLine(req)}`));
       return { kind: 'approve', scope: 'once' };
     }
+    if (!this.opts.ask && req.sensitive) {
+      // Whatever --approve says: a control-plane edit needs a person, and there is none to ask.
+      const flags = this.opts.policy.size ? `--approve ${[...this.opts.policy].join(',')}` : 'running without a terminal';
+      say(style.yellow(`refused (control plane: no flag approves it, and there is no terminal to ask): ${oneLine(req)}`));
+      return { kind: 'reject', by: 'policy', reason: sensitiveRefusal(req.sensitive, flags, 'No --approve flag covers the control plane; only a person at a terminal can approve it (y).') };
+    }
     if (!this.opts.ask) {
       say(style.yellow(`refused (no terminal, no policy): ${oneLine(req)}`));
       return { kind: 'reject', reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.` };
     }
     say(describeRequest(req, style));
     const noun = req.preview?.kind === 'edit' ? 'Apply this edit' : req.preview?.kind === 'command' ? 'Run this command' : `Allow ${req.toolName}`;
+    // No "always" for the control plane: each edit there is asked.
+    const choices = req.sensitive ? '[y]es / [n]o / [q]uit' : '[y]es / [n]o / [a]lways for this task / [q]uit';
     for (;;) {
-      const answer = await this.opts.ask(`${noun}? [y]es / [n]o / [a]lways for this task / [q]uit: `, signal);
+      const answer = await this.opts.ask(`${noun}? ${choices}: `, signal);
       if (answer === undefined) return { kind: 'reject', reason: 'cancelled' };
       const a = answer.trim().toLowerCase();
       if (a === 'y' || a === 'yes') return { kind: 'approve', scope: 'once' };
+      if ((a === 'a' || a === 'always') && req.sensitive) {
+        say('"Always" is not offered for the control plane: answer y to apply this edit once, or n.');
+        continue;
+      }
       if (a === 'a' || a === 'always') return { kind: 'approve', scope: 'task' };
       if (a === 'n' || a === 'no' || a === '') {
         const why = await this.opts.ask('Reason for the model (optional): ', signal);
@@ -148,7 +165,7 @@ export class CliApprover implements Approver {
 
 function oneLine(req: ApprovalRequest): string {
   const p = req.preview;
-  if (p?.kind === 'edit') return `${p.isNewFile ? 'create' : 'edit'} ${p.displayPath ?? p.path}`;
+  if (p?.kind === 'edit') return `${p.isNewFile ? 'create' : 'edit'} ${p.displayPath ?? p.path}${req.sensitive ? ' (control plane)' : ''}`;
   if (p?.kind === 'command') return `run ${p.command}`;
   if (p?.kind === 'generic') return `${req.toolName}: ${p.summary}`;
   return req.toolName;

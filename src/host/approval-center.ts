@@ -63,9 +63,10 @@ export class ApprovalCenter implements Approver {
 
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (signal.aborted) return Promise.reject(abortError(signal));
-    const byGrant = !!this.taskGrants.get(req.taskId)?.has(req.toolName);
+    // A control-plane edit (req.sensitive) is asked of a person every time: no setting and no grant answers it.
+    const byGrant = !req.sensitive && !!this.taskGrants.get(req.taskId)?.has(req.toolName);
     // MCP tools never ride on a risk class's auto-approve: they have their own setting (forge.mcp.autoApprove, in policy).
-    const bySetting = !!this.options.autoApprove?.()[req.risk] && !req.toolName.startsWith('mcp__');
+    const bySetting = !req.sensitive && !!this.options.autoApprove?.()[req.risk] && !req.toolName.startsWith('mcp__');
     if (bySetting || byGrant) {
       const decision: ApprovalDecision = { kind: 'approve', scope: 'once', auto: byGrant ? 'task_grant' : 'setting' };
       this.emit({ type: 'resolved', request: req, decision, auto: true });
@@ -85,8 +86,10 @@ export class ApprovalCenter implements Approver {
         // Checked before it counts: the file may have changed while the proposal waited.
         settle: (answer) => void this.checkStale(req, answer).then((d) => finish(d)),
       };
-      const finish = (decision: ApprovalDecision) => {
+      const finish = (answer: ApprovalDecision) => {
         if (!this.entries.has(req.id)) return;
+        // "Always for this task" is not offered for a control-plane edit; an answer that says so approves this one.
+        const decision: ApprovalDecision = req.sensitive && answer.kind === 'approve' && answer.scope === 'task' ? { ...answer, scope: 'once' } : answer;
         this.entries.delete(req.id);
         signal.removeEventListener('abort', onAbort);
         if (decision.kind === 'approve' && decision.scope === 'task') {

@@ -22,12 +22,15 @@ function pendingCard(a: Approval): HTMLElement {
   const p = a.preview;
   const card = h('div', { class: `approval-card pending risk-${a.risk}`, role: 'group', 'aria-label': `Approval needed: ${a.summary}` });
   const title = h('div', { class: 'approval-title' }, icon('shield'), h('span', { class: 'badge risk' }, a.risk));
+  // A control-plane edit says what trusts the file and that nothing approves it but this card.
+  const sensitive = a.sensitive ? h('div', { class: 'containment uncontained control-plane', role: 'note' }, icon('warning'), ' ', a.sensitive.notice.replace(/^control plane/, 'Control plane')) : null;
   if (p?.kind === 'edit') {
     title.append(h('strong', {}, p.isNewFile ? 'Create ' : 'Edit '),
       h('a', { 'data-act': 'open_file', 'data-path': p.path, role: 'link', tabindex: '0', title: p.path, class: 'path' }, p.displayPath ?? p.path),
       h('span', { class: 'added' }, `+${p.added}`), h('span', { class: 'removed' }, `−${p.removed}`),
       h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0', class: 'open-diff' }, icon('diff'), ' Open diff'));
     card.append(title);
+    if (sensitive) card.append(sensitive);
     if (p.hunks?.length) card.append(renderHunkList(a, p.hunks));
     else if (p.diff) card.append(renderDiff(p.diff, p.diffTruncated));
   } else if (p?.kind === 'command') {
@@ -41,6 +44,7 @@ function pendingCard(a: Approval): HTMLElement {
   } else {
     title.append(h('strong', {}, a.summary));
     card.append(title);
+    if (sensitive) card.append(sensitive);
     if (p?.kind === 'generic' && p.summary !== a.summary) card.append(h('div', { class: 'pre-wrap' }, p.summary));
   }
   card.append(
@@ -49,12 +53,13 @@ function pendingCard(a: Approval): HTMLElement {
       button('Approve', { 'data-act': 'approve', 'data-request-id': a.requestId, title: 'Approve once (Ctrl+Enter)' }, 'primary'),
       alwaysButton(a),
       button('Reject', { 'data-act': 'reject', 'data-request-id': a.requestId, title: 'Reject (Ctrl+Backspace)' })),
-    h('div', { class: 'hint' }, 'Ctrl+Enter approve · Ctrl+Shift+Enter always · Ctrl+Backspace reject'));
+    h('div', { class: 'hint' }, a.sensitive ? 'Ctrl+Enter approve · Ctrl+Backspace reject' : 'Ctrl+Enter approve · Ctrl+Shift+Enter always · Ctrl+Backspace reject'));
   return card;
 }
 
 /** "Always for this task" says what it grants: a command's program and subcommand, or nothing beyond this call. */
 function alwaysButton(a: Approval): HTMLElement | null {
+  if (a.sensitive) return null; // each control-plane edit is asked
   const p = a.preview;
   if (p?.kind === 'command') {
     if (!p.grant) return null;

@@ -282,7 +282,8 @@ document.addEventListener('keydown', (e) => {
   const pending = store.pendingApproval();
   if (mod && e.key === 'Enter' && pending) {
     e.preventDefault();
-    return decide(pending.requestId, e.shiftKey ? 'approve_task' : 'approve');
+    // No "always" for a control-plane edit: the shortcut approves it once, like its only Approve button.
+    return decide(pending.requestId, e.shiftKey && !pending.sensitive ? 'approve_task' : 'approve');
   }
   if (mod && e.key === 'Backspace' && pending && !(isEditable(target) && target.value.length > 0)) {
     e.preventDefault();

@@ -4,10 +4,11 @@ import type { ChatMessage, ToolCall } from '../model/types';
 import { isToolAllowedInMode, type ModeDefinition } from '../modes';
 import type { ApprovalRequest, Approver } from '../safety/approval';
 import { taskGrantEntries, type Policy } from '../safety/policy';
+import { sensitiveRefusal } from '../safety/sensitive';
 import { loopControlText } from '../tools/loop-control';
 import type { ToolRegistry } from '../tools/registry';
 import { classifyThrown, declaredErrorClass, isTransientError, withErrorClass, type ToolErrorClass } from '../tools/error-class';
-import { ToolError, type ApprovalDecision, type LoopControl, type Tool, type ToolContext, type ToolResult } from '../tools/types';
+import { ToolError, type ApprovalDecision, type LoopControl, type SensitiveCall, type Tool, type ToolContext, type ToolResult } from '../tools/types';
 import { raceAbort, RunAbortedError } from './abort';
 import { backoffMs, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, IterationPort, NestingToolContext, ToolCallReport } from './events';
@@ -136,9 +137,11 @@ async function approve(
   call: ToolCall,
   rest: ToolCall[],
   reuse?: ApprovalRequest,
+  sensitive?: SensitiveCall,
 ): Promise<ApprovalDecision> {
   let preview: ApprovalRequest['preview'];
-  if (reuse?.preview) preview = reuse.preview;
+  // A control-plane edit is shown as it is now, never from a stored preview.
+  if (reuse?.preview && !sensitive) preview = reuse.preview;
   else if (tool.preview) {
     try {
       // Building the preview loads what execute() would (the file being edited): the same time limit applies.
@@ -156,6 +159,7 @@ async function approve(
     risk: tool.risk,
     args: input,
     preview,
+    ...(sensitive ? { sensitive } : {}),
   };
   ctx.setPending({ request, calls: [call, ...rest], iteration: ctx.iteration });
   ctx.emit({ type: 'approval_requested', runId: ctx.runId, request });
@@ -167,9 +171,32 @@ async function approve(
     decision = { kind: 'reject', reason: `approval failed: ${errorText(err)}` };
   }
   ctx.setPending(undefined);
+  if (sensitive) decision = personOnly(decision, sensitive);
   ctx.emit({ type: 'approval_resolved', runId: ctx.runId, requestId: request.id, decision });
   if (decision.kind === 'approve' && decision.scope === 'task') for (const entry of taskGrantEntries(tool, input)) ctx.allowedForTask.add(entry);
   return decision;
+}
+
+/**
+ * A sensitive call counts as approved only when a person approved it, for this call: an automatic approval (a setting,
+ * a grant) becomes a refusal the model can read, and "Always for this task" approves this call only.
+ */
+function personOnly(decision: ApprovalDecision, sensitive: SensitiveCall): ApprovalDecision {
+  if (decision.kind !== 'approve') return decision;
+  if (decision.auto) return { kind: 'reject', by: 'policy', reason: sensitiveRefusal(sensitive, decision.auto === 'setting' ? 'an auto-approve setting' : 'a grant for this task') };
+  return decision.scope === 'task' ? { ...decision, scope: 'once' } : decision;
+}
+
+/** Tool.sensitive for the call; a check that fails counts as sensitive (asked, never automatic). */
+async function sensitivity(ctx: ToolRunContext, tool: Tool, input: unknown, call: ToolCall): Promise<SensitiveCall | undefined> {
+  if (!tool.sensitive) return undefined;
+  try {
+    return await raceAbort(tool.sensitive(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }), ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
+    const what = typeof (input as { path?: unknown })?.path === 'string' ? String((input as { path: string }).path) : tool.name;
+    return { kind: 'control-plane', path: what, anchor: what, why: `Forge could not check whether it is control plane (${errorText(err)})`, notice: 'may be control plane (the check failed); this edit is never auto-approved' };
+  }
 }
 
 /**
@@ -225,16 +252,17 @@ async function decideAndExecute(
   rest: ToolCall[],
   reuse: ApprovalRequest | undefined,
 ): Promise<{ kind: CallKind; result: ToolResult; attempts: number }> {
-  const { action, reason: why, by } = ctx.policy.evaluate(tool, ctx.allowedForTask, input);
+  const sensitive = await sensitivity(ctx, tool, input, call);
+  const { action, reason: why, by } = ctx.policy.evaluate(tool, ctx.allowedForTask, input, sensitive);
   let decision: ApprovalDecision | undefined;
   const decided = { type: 'tool_decision', runId: ctx.runId, toolCallId: call.id, toolName: call.name } as const;
   if (action === 'ask') {
     ctx.track?.(call.id, `waiting for approval of ${call.name}`);
-    decision = await approve(ctx, tool, input, call, rest, reuse);
+    decision = await approve(ctx, tool, input, call, rest, reuse, sensitive);
     ctx.emit(
       decision.kind === 'approve'
         ? { ...decided, outcome: 'approve', by: decision.auto === 'task_grant' ? 'task_grant' : decision.auto ? 'auto' : 'user', scope: decision.scope ?? 'once' }
-        : { ...decided, outcome: 'reject', by: 'user', ...(decision.reason ? { reason: decision.reason } : {}) },
+        : { ...decided, outcome: 'reject', by: decision.by === 'policy' ? 'rule' : 'user', ...(decision.reason ? { reason: decision.reason } : {}) },
     );
   } else {
     ctx.emit({ ...decided, outcome: action, by, ...(why ? { reason: why } : {}) });
@@ -244,6 +272,9 @@ async function decideAndExecute(
       ? `Refused: ${why} The call was not run. Do not retry it; use another approach or ask the user.`
       : `Denied by policy: "${call.name}" (${tool.risk}) is not allowed by the approval policy. Do not retry it; use another approach or ask the user.`;
     return { kind: 'denied', result: { isError: true, content }, attempts: 0 };
+  }
+  if (decision?.kind === 'reject' && decision.by === 'policy') {
+    return { kind: 'denied', result: { isError: true, content: decision.reason?.trim() || `Refused by Forge's policy, not by a person: "${call.name}" needs a person's approval.` }, attempts: 0 };
   }
   if (decision?.kind === 'reject') {
     return { kind: 'rejected', result: { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` }, attempts: 0 };

@@ -1,6 +1,6 @@
-import type { ApprovalDecision, ApprovalPreview, PolicyAction, RiskClass } from '../tools/types';
+import type { ApprovalDecision, ApprovalPreview, PolicyAction, RiskClass, SensitiveCall } from '../tools/types';
 
-export type { PolicyAction };
+export type { PolicyAction, SensitiveCall };
 
 export interface ApprovalRequest {
   /** Stable id: survives dump()/restore() so a pending approval can be answered after a reload. */
@@ -11,6 +11,11 @@ export interface ApprovalRequest {
   risk: RiskClass;
   args: unknown;
   preview?: ApprovalPreview;
+  /**
+   * Set by the loop for a control-plane edit: an approver must ask a person (no setting, flag or task grant answers
+   * it) and must not offer "Always for this task". The loop refuses an automatic approval of it anyway.
+   */
+  sensitive?: SensitiveCall;
 }
 
 /** Injected by the host (diff editor + panel buttons) or by tests. Must honour the signal. */

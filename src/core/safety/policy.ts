@@ -1,6 +1,6 @@
 // Approval policy: per risk class allow/ask/deny, per-tool overrides, and "allow for this task".
 import type { PolicyAction } from './approval';
-import type { RiskClass, Tool } from '../tools/types';
+import type { RiskClass, SensitiveCall, Tool } from '../tools/types';
 
 export interface PolicyConfig {
   byRisk: Record<RiskClass, PolicyAction>;
@@ -30,14 +30,27 @@ export class Policy {
     return this.evaluate(tool, allowedForTask, input).action;
   }
 
-  /** decide(), with the tool's own reason when its rule (e.g. a parsed command line) is what denied the call. */
-  evaluate(tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): { action: PolicyAction; reason?: string; by: PolicyDecider } {
+  /**
+   * decide(), with the tool's own reason when its rule (e.g. a parsed command line) is what denied the call.
+   * `sensitive` (a control-plane edit, from Tool.sensitive): a deny still denies, anything else asks, whatever the
+   * risk-class policy, a per-tool 'allow', the tool's own rule or a grant for this task says.
+   */
+  evaluate(
+    tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>,
+    allowedForTask: ReadonlySet<string> = new Set(),
+    input?: unknown,
+    sensitive?: SensitiveCall,
+  ): { action: PolicyAction; reason?: string; by: PolicyDecider } {
     const override = this.config.byTool?.[tool.name];
     const byRisk = this.config.byRisk[tool.risk] ?? 'ask';
     if (override === 'deny') return { action: 'deny', by: 'rule' };
     const grants = grantsFor(tool.name, allowedForTask);
     const hint = input !== undefined ? tool.policy?.(input, grants) : undefined;
     if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason, by: 'rule' };
+    if (sensitive) {
+      if (byRisk === 'deny') return { action: 'deny', by: 'policy' };
+      return { action: 'ask', reason: sensitive.notice, by: 'rule' };
+    }
     // Tools with their own grants (taskGrant) are allowed through policy() above, never wholesale by name.
     if (!tool.taskGrant && allowedForTask.has(tool.name)) return { action: 'allow', by: 'task_grant' };
     if (hint?.action === 'allow' && byRisk !== 'deny') {

@@ -24,6 +24,23 @@ export type ApprovalPreview =
   | { kind: 'generic'; summary: string };
 
 /**
+ * A call that a person must approve, each time: never approved by a setting, an --approve flag or a grant "for this
+ * task". Today: an edit of the control plane (core/safety/control-plane.ts), which something outside the sandbox
+ * later runs or trusts.
+ */
+export interface SensitiveCall {
+  kind: 'control-plane';
+  /** The file as people see it (workspace-relative). */
+  path: string;
+  /** The part of the path that makes it control plane ('.vscode', 'AGENTS.md', '.github/workflows'). */
+  anchor: string;
+  /** What runs or trusts it ("VS Code runs its tasks and reads its settings"). */
+  why: string;
+  /** One line for the card and the terminal: what trusts the file, and that this is never auto-approved. */
+  notice: string;
+}
+
+/**
  * The edit an approver accepted, exactly as previewed: the tool writes `content` without reading or computing
  * the file again (the applier still refuses when the file no longer matches `original`).
  */
@@ -45,7 +62,11 @@ export type ApprovalDecision =
     /** What the model must be told about a partly accepted edit (which hunks the user rejected and why). */
     reviewNote?: string;
   }
-  | { kind: 'reject'; reason?: string };
+  | {
+    kind: 'reject'; reason?: string;
+    /** A rule refused it, not a person (a sensitive call no person could be asked about): the model is told so. */
+    by?: 'policy';
+  };
 
 export interface ToolContext {
   signal: AbortSignal;
@@ -100,6 +121,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * grants nothing beyond this call.
    */
   taskGrant?(input: z.infer<S>): string[];
+  /**
+   * Whether this call is sensitive (it edits the control plane): then it is always asked, of a person, once, whatever
+   * the policy, the settings or the task's grants say. Asked after precheck (the path is known to be usable).
+   */
+  sensitive?(input: z.infer<S>, ctx: ToolContext): Promise<SensitiveCall | undefined>;
   /**
    * Refusals known before anything is asked (a write to a secret path, a command in an untrusted workspace):
    * a result here ends the call before policy and approval, so the user is never asked about a call that

@@ -44,11 +44,14 @@ class WorktreeApprover implements Approver {
   constructor(private readonly title: string, private readonly contained: () => boolean) {}
 
   async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    if (req.risk === 'write' || req.risk === 'read') return { kind: 'approve' };
-    if (req.risk === 'execute' && this.contained()) return { kind: 'approve' };
-    const what = req.preview?.kind === 'command' ? `run "${req.preview.command}" (${req.preview.containment ?? 'not contained'})` : `use ${req.toolName}`;
+    // A control-plane edit is asked even here: git runs the worktree's hooks when the task's work is committed.
+    if (!req.sensitive && (req.risk === 'write' || req.risk === 'read')) return { kind: 'approve' };
+    if (!req.sensitive && req.risk === 'execute' && this.contained()) return { kind: 'approve' };
+    const what = req.sensitive
+      ? `${req.preview?.kind === 'edit' && req.preview.isNewFile ? 'create' : 'edit'} ${req.sensitive.path} (${req.sensitive.notice})`
+      : req.preview?.kind === 'command' ? `run "${req.preview.command}" (${req.preview.containment ?? 'not contained'})` : `use ${req.toolName}`;
     const pick = await Promise.race([
-      vscode.window.showWarningMessage(`Forge (background: ${this.title}) wants to ${what}.`, 'Allow', 'Always for This Task', 'Reject'),
+      vscode.window.showWarningMessage(`Forge (background: ${this.title}) wants to ${what}.`, ...(req.sensitive ? ['Allow', 'Reject'] : ['Allow', 'Always for This Task', 'Reject'])),
       new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
     ]);
     if (pick === 'Allow') return { kind: 'approve', scope: 'once' };

@@ -80,6 +80,7 @@ export class ToolCards {
       id, ts: this.now(), kind: 'approval', requestId: safeId(r.id), toolCallId: safeId(r.toolCallId),
       toolName: r.toolName.slice(0, LIMITS.label), risk: r.risk, summary: approvalSummary(r.toolName, r.args, r.preview),
       preview: previewView(r.preview, this.limits.diffChars), status: 'pending',
+      ...(r.sensitive ? { sensitive: { path: r.sensitive.path.slice(0, LIMITS.path), notice: r.sensitive.notice.slice(0, LIMITS.label) } } : {}),
     });
   }
 

@@ -3,7 +3,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import { applyDiff, type AppliedBlock } from '../apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
-import { checkEditTarget, decodeTextPaced, errorResult } from './common';
+import { checkEditTarget, controlPlaneTarget, decodeTextPaced, errorResult } from './common';
 import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';
 
 export const applyDiffInput = z.object({
@@ -54,6 +54,8 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       'Either every block applies or the file is left untouched and you get a report with the closest match.',
     input: applyDiffInput,
     risk: 'write',
+    /** The control plane is always asked, of a person (never a setting or a grant for the task). */
+    sensitive: (input) => controlPlaneTarget(sandbox, input.path),
     /** Path refusals, a missing, folder or binary target: before anyone is asked, without computing the diff. */
     async precheck(input, ctx) {
       const t = await checkEditTarget(sandbox, input.path, ctx.signal, DIFF_TARGET, 'head');

@@ -1,6 +1,7 @@
 // Helpers shared by the workspace tools: decoding, binary detection, refusals, result shaping.
 import type { PathResolution, ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
-import type { ToolResult } from '../types';
+import { controlPlaneChange } from '../../safety/sensitive';
+import type { SensitiveCall, ToolResult } from '../types';
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -188,4 +189,16 @@ export function dominantEol(text: string): '\n' | '\r\n' {
     else lf++;
   }
   return crlf > lf ? '\r\n' : '\n';
+}
+
+/**
+ * Tool.sensitive for a file the agent would change: control plane as addressed or where it really lives (a symbolic
+ * link inside the workspace to .vscode/settings.json is that file). undefined when the path is not usable at all
+ * (precheck refuses it).
+ */
+export async function controlPlaneTarget(sandbox: WorkspaceSandbox, input: string): Promise<SensitiveCall | undefined> {
+  const r = await sandbox.resolve(input, 'write');
+  if (!r.ok) return undefined;
+  const real = r.real !== r.abs ? await sandbox.canonical(r) : r;
+  return controlPlaneChange(sandbox.display(r.abs), [r.rel, real.rel]);
 }

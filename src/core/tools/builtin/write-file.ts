@@ -4,7 +4,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ApprovedEdit, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
-import { checkEditTarget, decodeTextPaced, dominantEol, Pacer } from './common';
+import { checkEditTarget, controlPlaneTarget, decodeTextPaced, dominantEol, Pacer } from './common';
 
 export const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root. Parent folders are created.'),
@@ -204,6 +204,8 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
     input: writeFileInput,
     risk: 'write',
     precheck: (input, ctx) => refusal(sandbox, input.path, ctx),
+    /** The control plane is always asked, of a person (never a setting or a grant for the task). */
+    sensitive: (input) => controlPlaneTarget(sandbox, input.path),
     async preview(input, ctx): Promise<ApprovalPreview> {
       const cur = await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return { kind: 'generic', summary: cur.content };
