@@ -10,6 +10,9 @@ export interface CommandAssign {
   value?: string;
 }
 
+/** A command whose output flows somewhere, by its literal words (undefined for words known only at run time). */
+export type Producer = (string | undefined)[];
+
 export interface CommandPart {
   /** Source text of the simple command. */
   text: string;
@@ -32,6 +35,18 @@ export interface CommandPart {
   pipedInto: boolean;
   /** What kind of statement this is; 'call' for ordinary commands. */
   kind: 'call' | 'decl' | 'function' | 'compound';
+  /**
+   * Commands whose output can reach this command's standard input, by their literal words: the earlier stages
+   * of its pipe, a `< <(...)` or `>(...)` it reads, and the substitutions in its here-documents and here-strings.
+   */
+  stdinFrom?: Producer[];
+  /**
+   * For each word: the commands whose output the word holds — its $(...), backticks and <(...), and the
+   * substitutions assigned earlier in the script to a variable the word expands (`s=$(curl x); sh -c "$s"`).
+   */
+  wordFrom?: Producer[][];
+  /** For kind 'function': its name and the functions or programs its body calls, `forked` when in a new process (`&`, a pipe, ( ), $( )). */
+  fn?: { name: string; calls: { name: string; forked: boolean }[] };
   /** Set on commands found inside another one (`xargs cat`, `find -exec`, `nice git`): the outer program. */
   via?: string;
   /** The outer program adds arguments known only at run time (xargs, find -exec). */
@@ -120,20 +135,53 @@ export function parseScript(src: string): CommandPart[] {
   const stray: CommandAssign[] = []; // ${X:=v} and $((X=1)) before any command
   const addStray = (a: CommandAssign) => (parts.length ? parts[parts.length - 1]!.assigns.push(a) : stray.push(a));
 
+  const span = (n: ShNode): [number, number] => [n.Pos().Offset(), n.End().Offset()];
+  // Where output flows: producers reaching a call's stdin (by the call's key), and variables holding a substitution's output.
+  const stdinOf = new Map<string, Producer[]>();
+  const tainted = new Map<string, Producer[]>();
+  const feed = (target: ShNode, from: Producer[]) => {
+    if (from.length) stdinOf.set(key(target), [...(stdinOf.get(key(target)) ?? []), ...from]);
+  };
+  /** The commands inside a node (in a word: those of its substitutions) and the substitutions behind the variables it expands. */
+  const producersIn = (node: ShNode | null | undefined): Producer[] => {
+    const out: Producer[] = [];
+    if (!node) return out;
+    syntax.Walk(node, (m) => {
+      if (!m) return true;
+      const t = syntax.NodeType(m);
+      if (t === 'CallExpr') out.push((m.Args as ShNode[]).map((w) => literal(syntax, w)));
+      else if (t === 'ParamExp' && m.Param) out.push(...(tainted.get(m.Param.Value as string) ?? []));
+      return out.length < 64;
+    });
+    return out;
+  };
+  const taint = (name: string, from: Producer[]) => (from.length ? tainted.set(name, from) : tainted.delete(name));
+  const isPipe = (n: ShNode) => {
+    const op = slice(n.OpPos.Offset(), n.OpPos.Offset() + 2);
+    return op.startsWith('|') && op !== '||';
+  };
+
   syntax.Walk(file, (n) => {
     if (!n) return true;
     const type = syntax.NodeType(n);
     if (type === 'BinaryCmd') {
-      const op = slice(n.OpPos.Offset(), n.OpPos.Offset() + 2);
-      if (op.startsWith('|') && op !== '||') for (const c of calls(syntax, n.Y)) piped.add(key(c));
+      if (isPipe(n)) {
+        const from = producersIn(n.X);
+        for (const c of calls(syntax, n.Y)) { piped.add(key(c)); feed(c, from); }
+      }
     } else if (type === 'ParamExp') {
       const m = ASSIGN_IN_PARAM.exec(slice(n.Pos().Offset(), n.End().Offset()));
       if (m) addStray({ name: m[1]! });
     } else if (type === 'ArithmExp' || type === 'ArithmCmd' || type === 'LetClause') {
       for (const m of slice(n.Pos().Offset(), n.End().Offset()).matchAll(ASSIGN_IN_ARITH)) addStray({ name: m[1]! });
+    } else if (type === 'WordIter' && n.Name) {
+      taint(n.Name.Value as string, (n.Items as ShNode[]).flatMap((w) => producersIn(w)));
     } else if (type === 'Stmt') {
       const writes: (string | undefined)[] = [];
       const reads: (string | undefined)[] = [];
+      const cmd = n.Cmd as ShNode | null;
+      const ctype = cmd ? syntax.NodeType(cmd) : '';
+      const targets = () => (ctype === 'CallExpr' ? [cmd!] : cmd ? calls(syntax, cmd) : []);
       for (const r of n.Redirs as ShNode[]) {
         const op = slice(r.OpPos.Offset(), r.Word.Pos().Offset()).trim();
         const target = literal(syntax, r.Word);
@@ -141,13 +189,23 @@ export function parseScript(src: string): CommandPart[] {
         if (op === '<>') { writes.push(target); reads.push(target); }
         else if (/^(&?>>?|>\|)$/.test(op) || (op === '>&' && !fd)) writes.push(target);
         else if (op === '<' || (op === '<&' && !fd)) reads.push(target);
+        // Input that other commands produce: `< <(...)` is a pipe; here-strings and here-documents carry their substitutions.
+        if (op === '<' && substOps(syntax, r.Word, slice).includes('<(')) for (const c of targets()) { piped.add(key(c)); feed(c, producersIn(r.Word)); }
+        else if (op === '<<<') for (const c of targets()) feed(c, producersIn(r.Word));
+        else if (op.startsWith('<<')) for (const c of targets()) feed(c, producersIn(r.Hdoc));
       }
-      const cmd = n.Cmd as ShNode | null;
-      const ctype = cmd ? syntax.NodeType(cmd) : '';
+      // `cmd > >(sh)`, `cmd | tee >(sh)`: what runs inside >(...) reads the command's output.
+      const outSubsts = [...(ctype === 'CallExpr' ? (cmd!.Args as ShNode[]) : []), ...(n.Redirs as ShNode[]).map((r) => r.Word as ShNode)].flatMap((w) => outputSubsts(syntax, w, slice));
+      if (outSubsts.length) {
+        const from: Producer[] = ctype === 'CallExpr' ? [(cmd!.Args as ShNode[]).map((w) => literal(syntax, w)), ...(stdinOf.get(key(cmd!)) ?? [])] : producersIn(cmd);
+        for (const ps of outSubsts) for (const st of ps.Stmts as ShNode[]) for (const c of calls(syntax, st)) { piped.add(key(c)); feed(c, from); }
+      }
       const base = { text: text(n), writes, reads, pipedInto: false, globs: [] as (string | undefined)[], params: [] as string[] };
       if (ctype === 'CallExpr') {
         const args = cmd!.Args as ShNode[];
         const assigns = (cmd!.Assigns as ShNode[]).map((a) => assignOf(syntax, a)).filter((a): a is CommandAssign => !!a);
+        const wordFrom = args.map((w) => producersIn(w));
+        const stdinFrom = stdinOf.get(key(cmd!));
         const part: CommandPart = {
           ...base,
           kind: 'call',
@@ -156,21 +214,27 @@ export function parseScript(src: string): CommandPart[] {
           params: args.flatMap((w) => paramsOf(syntax, w)),
           assigns,
           pipedInto: piped.has(key(cmd!)),
+          ...(stdinFrom ? { stdinFrom } : {}),
+          ...(wordFrom.some((f) => f.length) ? { wordFrom } : {}),
         };
         parts.push(part);
         byCall.set(key(n), part);
+        for (const a of cmd!.Assigns as ShNode[]) if (a.Name) taint(a.Name.Value as string, producersIn(a.Value));
+        if (/^(read|mapfile|readarray)$/.test(part.words[0] ?? '') && stdinFrom) {
+          for (const w of part.words.slice(1)) if (w && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w)) taint(w, stdinFrom);
+        }
       } else if (ctype === 'DeclClause') {
         const words: (string | undefined)[] = [literal(syntax, cmd!.Variant)];
         const assigns: CommandAssign[] = [];
         for (const a of cmd!.Args as ShNode[]) {
-          if (a.Name) assigns.push(assignOf(syntax, a)!);
+          if (a.Name) { assigns.push(assignOf(syntax, a)!); taint(a.Name.Value as string, producersIn(a.Value)); }
           else words.push(a.Value ? literal(syntax, a.Value) : undefined); // flags (-x) and dynamic words
         }
         const part: CommandPart = { ...base, kind: 'decl', words, globs: [], assigns };
         parts.push(part);
         byCall.set(key(n), part);
       } else if (ctype === 'FuncDecl') {
-        parts.push({ ...base, kind: 'function', words: [], assigns: [], text: text(n) });
+        parts.push({ ...base, kind: 'function', words: [], assigns: [], text: text(n), fn: functionCalls(syntax, cmd!, span, isPipe) });
       } else if (writes.length > 0 || reads.length > 0) {
         parts.push({ ...base, kind: 'compound', words: [], assigns: [] });
       }
@@ -179,6 +243,51 @@ export function parseScript(src: string): CommandPart[] {
   });
   if (stray.length > 0) parts.push({ text: src.trim(), words: [], globs: [], assigns: stray, writes: [], reads: [], params: [], pipedInto: false, kind: 'compound' });
   return parts;
+}
+
+/** The openings (`$(`, `<(`, `>(`, '`') of the substitutions directly in a word. */
+function substOps(syntax: ShSyntax, word: ShNode | null, slice: (a: number, b: number) => string): string[] {
+  const out: string[] = [];
+  if (!word) return out;
+  syntax.Walk(word, (m) => {
+    if (m && /^(CmdSubst|ProcSubst)$/.test(syntax.NodeType(m))) { out.push(slice(m.Pos().Offset(), m.Pos().Offset() + 2)); return false; }
+    return true;
+  });
+  return out;
+}
+
+/** The output process substitutions `>(...)` directly in a word. */
+function outputSubsts(syntax: ShSyntax, word: ShNode | null, slice: (a: number, b: number) => string): ShNode[] {
+  const out: ShNode[] = [];
+  if (!word) return out;
+  syntax.Walk(word, (m) => {
+    if (!m || !/^(CmdSubst|ProcSubst)$/.test(syntax.NodeType(m))) return true;
+    if (slice(m.Pos().Offset(), m.Pos().Offset() + 2) === '>(') out.push(m);
+    return false;
+  });
+  return out;
+}
+
+/** A function's name and the commands its body calls, each marked when it runs in a process of its own. */
+function functionCalls(syntax: ShSyntax, fn: ShNode, span: (n: ShNode) => [number, number], isPipe: (n: ShNode) => boolean): { name: string; calls: { name: string; forked: boolean }[] } {
+  const forks: [number, number][] = [];
+  const found: { name: string; at: [number, number] }[] = [];
+  syntax.Walk(fn.Body, (m) => {
+    if (!m) return true;
+    const t = syntax.NodeType(m);
+    if (t === 'Stmt' && (m.Background || m.Coprocess)) forks.push(span(m));
+    else if (t === 'BinaryCmd' && isPipe(m)) forks.push(span(m.X), span(m.Y));
+    else if (t === 'Subshell' || t === 'CmdSubst' || t === 'ProcSubst') forks.push(span(m));
+    else if (t === 'CallExpr') {
+      const name = literal(syntax, (m.Args as ShNode[])[0] ?? null);
+      if (name !== undefined) found.push({ name, at: span(m) });
+    }
+    return found.length < 256;
+  });
+  return {
+    name: fn.Name.Value as string,
+    calls: found.map((c) => ({ name: c.name, forked: forks.some(([a, b]) => a <= c.at[0] && c.at[1] <= b) })),
+  };
 }
 
 function calls(syntax: ShSyntax, stmt: ShNode): ShNode[] {

@@ -4,6 +4,7 @@
 // "Always for this task"), or not on the allow list (ask, grantable by program + subcommand).
 // The model's own claim of safety is never an input here.
 import { assignHazard, broadFolder, normalize, SECRET_PARAM, secretReach, underHome, type PathContext } from './command-hazards';
+import { dangerContext, dangerousForm, type DangerContext } from './command-dangers';
 import { parseErrorText, parseScript, type CommandPart } from './command-parse';
 import { builtinForms, grantKey, judgeBuiltin, NOT_LISTED, unwrap, type ProgramClass, type Word } from './command-programs';
 import type { CommandCheckOptions, CommandRules } from './command-rules';
@@ -54,7 +55,6 @@ export function withDefaultCommandRules(user: CommandRules = {}): CommandRules {
 }
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox']);
-const INTERPRETERS = new Set([...SHELLS, 'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'pwsh', 'powershell', 'lua', 'deno', 'bun']);
 const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runas']);
 const DESTRUCTIVE = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|shutdown|reboot|halt|poweroff|mkswap|diskpart|format)$/;
 const SAFE_DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|zero|fd\/\d+)$/;
@@ -79,7 +79,7 @@ export function extractParts(src: string, depth: number): CommandPart[] {
     if (u) {
       for (const s of u.scripts) if (s !== undefined) nested.push(s);
       if (u.inner && u.inner.words.length + u.inner.assigns.length > 0) {
-        parts.push(innerPart(p, u.inner.words, u.inner.assigns, base!, u.inner.runtimeArgs));
+        parts.push(innerPart(p, words, u.inner.words, u.inner.assigns, base!, u.inner.runtimeArgs));
       }
     }
     if (base === 'find') {
@@ -87,7 +87,7 @@ export function extractParts(src: string, depth: number): CommandPart[] {
         if (p.words[k] && /^-(exec|execdir|ok|okdir)$/.test(p.words[k]!)) {
           let end = p.words.findIndex((a, n) => n > k && (a === ';' || a === '+'));
           if (end < 0) end = p.words.length;
-          parts.push(innerPart(p, words.slice(k + 1, end).filter((x) => x.value !== '{}'), [], 'find', true));
+          parts.push(innerPart(p, words, words.slice(k + 1, end).filter((x) => x.value !== '{}'), [], 'find', true));
           k = end;
         }
       }
@@ -100,13 +100,20 @@ export function extractParts(src: string, depth: number): CommandPart[] {
   return parts;
 }
 
-function innerPart(p: CommandPart, words: Word[], assigns: { name: string; value?: string }[], via: string, runtimeArgs: boolean): CommandPart {
+/**
+ * The command a wrapper runs, as a part of its own. It reads the wrapper's stdin (`curl … | env bash`) unless the
+ * wrapper turns its input into arguments (xargs) or has none to give (find -exec); its words keep what feeds them.
+ */
+function innerPart(p: CommandPart, outer: Word[], words: Word[], assigns: { name: string; value?: string }[], via: string, runtimeArgs: boolean): CommandPart {
+  const from = p.wordFrom && words.map((w) => p.wordFrom![outer.indexOf(w)] ?? []);
   return {
     text: words.map((w) => w.value ?? '$?').join(' ') || p.text,
     words: words.map((w) => w.value),
     globs: words.map((w) => w.glob),
     assigns,
-    writes: [], reads: [], params: p.params, pipedInto: false, kind: 'call', via, runtimeArgs,
+    writes: [], reads: [], params: p.params, pipedInto: !runtimeArgs && p.pipedInto, kind: 'call', via, runtimeArgs,
+    ...(!runtimeArgs && p.stdinFrom ? { stdinFrom: p.stdinFrom } : {}),
+    ...(from?.some((f) => f.length) ? { wordFrom: from } : {}),
   };
 }
 
@@ -158,9 +165,10 @@ export function checkCommand(command: string, rules: CommandRules = DEFAULT_COMM
     userAllow: allow.filter((r) => !defaults.has(r)).map(compileRule),
   };
   const deny = (rules.deny ?? []).map(compileRule);
+  const dangers = dangerContext(parts, parseScript);
   const judged: { part: CommandPart; j: Judgement }[] = [];
   for (const part of parts) {
-    const danger = builtinDanger(part) ?? matchRule(deny, part, true);
+    const danger = builtinDanger(part, dangers) ?? matchRule(deny, part, true);
     if (danger) return { action: 'deny', reason: danger, part: part.text, parts, grantKeys: [] };
     judged.push({ part, j: judge(part, ctx) });
   }
@@ -360,7 +368,9 @@ function anySecret(words: Word[], ctx: Ctx): string | undefined {
 
 // -------------------------------------------------------------------------------------------- dangers, rules
 
-function builtinDanger(p: CommandPart): string | undefined {
+function builtinDanger(p: CommandPart, dangers: DangerContext): string | undefined {
+  const form = dangerousForm(p, dangers);
+  if (form) return form;
   for (const w of p.writes) {
     if (w !== undefined && w.startsWith('/dev/') && !SAFE_DEVICES.test(w)) return `\`${p.text}\` writes to the device ${w}.`;
   }
@@ -369,9 +379,6 @@ function builtinDanger(p: CommandPart): string | undefined {
   const base = basename(name);
   if (PRIVILEGE.has(base)) return `\`${p.text}\` asks for elevated privileges (${base}); Forge never runs commands as another user.`;
   if (DESTRUCTIVE.test(base)) return `\`${p.text}\` can destroy disks or stop the machine.`;
-  if (p.pipedInto && INTERPRETERS.has(base) && args.every((a) => a === undefined || a.startsWith('-'))) {
-    return `\`${p.text}\` executes whatever the previous command prints (piping into ${base}). Download or write the script to a file first so it can be reviewed.`;
-  }
   const lit = args.filter((a): a is string => a !== undefined);
   if (base === 'dd' && lit.some((a) => /^of=\/dev\//.test(a) && !SAFE_DEVICES.test(a.slice(3)))) return `\`${p.text}\` writes raw data to a device.`;
   if (base === 'rm' || base === 'chmod' || base === 'chown' || base === 'chgrp') {
@@ -380,7 +387,6 @@ function builtinDanger(p: CommandPart): string | undefined {
     if (lit.includes('--no-preserve-root')) return `\`${p.text}\` disables rm's root protection.`;
     if (recursive && critical) return `\`${p.text}\` recursively changes or deletes ${critical}.`;
   }
-  if (p.kind === 'function' && /^\s*(function\s+)?:\s*\(\)/.test(p.text)) return `\`${p.text}\` looks like a fork bomb.`;
   return undefined;
 }
 
