@@ -36,6 +36,9 @@ const CONTROL_FILES = new Set([
   '.yarnrc.yml',
 ]);
 
+/** Folders of installed packages. */
+const DEPENDENCY_DIRS = new Set(['node_modules', 'site-packages', 'dist-packages', 'bower_components']);
+
 /** Folders under .github that other agents and CI run or trust. */
 const GITHUB_CONTROL = new Set(['workflows', 'actions', 'agents', 'skills', 'prompts', 'instructions', 'hooks', 'chatmodes', 'copilot-instructions.md', 'copilot-setup-steps.yml']);
 
@@ -71,8 +74,13 @@ const WHY: Record<string, string> = {
 export function controlPlaneMatch(rel: string, extraDirs: readonly string[] = []): ControlPlaneMatch | undefined {
   const segments = rel.split(/[\\/]+/).filter((s) => s && s !== '.');
   const norm = segments.map(normalizeSegment);
+  let inDependencies = false;
   for (let i = 0; i < norm.length; i++) {
     const s = norm[i];
+    // Installed packages ship their own .github, .npmrc or AGENTS.md, which nothing runs or reads from there;
+    // a repository inside them (.git) is still git's.
+    if (DEPENDENCY_DIRS.has(s)) inDependencies = true;
+    if (inDependencies && s !== '.git') continue;
     if (CONTROL_DIRS.has(s)) return { anchor: segments.slice(0, i + 1).join('/'), why: WHY[s] ?? 'Forge or another agent reads it into its prompt or configuration' };
     if (s === '.github' && i + 1 < norm.length && GITHUB_CONTROL.has(norm[i + 1])) {
       return { anchor: segments.slice(0, i + 2).join('/'), why: WHY['.github'] };

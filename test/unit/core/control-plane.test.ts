@@ -20,6 +20,12 @@ describe('control plane', () => {
       assert.equal(isControlPlane(p), false, p);
     }
   });
+  it('inside installed packages only a repository counts', () => {
+    assert.equal(isControlPlane('node_modules/pkg/.github/workflows/ci.yml'), false);
+    assert.equal(isControlPlane('node_modules/pkg/AGENTS.md'), false);
+    assert.equal(isControlPlane('node_modules/pkg/.git/config'), true);
+    assert.equal(isControlPlane('.venv/lib/python3.11/site-packages/x/.npmrc'), false);
+  });
   it('takes extra folders such as core.hooksPath targets', () => {
     assert.equal(controlPlaneMatch('tools/hooks/pre-push', ['tools/hooks'])?.anchor, 'tools/hooks');
     assert.equal(isControlPlane('tools/hooksx/a', ['tools/hooks']), false);

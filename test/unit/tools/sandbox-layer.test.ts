@@ -128,14 +128,35 @@ describe('sandbox write layer: nothing a command writes reaches the control plan
   });
 
   it('a command that writes 10,000 files: all arrive, and the merge cost is reported', async () => {
+    for (let d = 1; d <= 100; d++) {
+      mkdirSync(path.join(ws, 'tpl', String(d)), { recursive: true });
+      for (let f = 1; f <= 100; f++) writeFileSync(path.join(ws, 'tpl', String(d), `${f}.txt`), `${d}-${f}\n`);
+    }
     const t0 = Date.now();
-    const r = await run('mkdir -p gen && for d in $(seq 1 100); do mkdir gen/$d; for f in $(seq 1 100); do echo $d-$f > gen/$d/$f.txt; done; done');
+    const r = await run('cp -r tpl gen');
     const ms = Date.now() - t0;
     assert.equal(r.exitCode, 0);
     assert.equal(readdirSync(path.join(ws, 'gen')).length, 100);
     assert.equal(readFileSync(path.join(ws, 'gen/57/42.txt'), 'utf8'), '57-42\n');
     assert.equal(r.fileChanges!.filter((c) => c.kind === 'created').length, 10_101, 'gen, its 100 folders and 10,000 files');
-    console.log(`      10,000 files written and merged: ${ms} ms in all`);
+    console.log(`      10,000 files copied and merged: ${ms} ms in all`);
+    const del = await run('rm -rf gen');
+    assert.equal(existsSync(path.join(ws, 'gen')), false);
+    assert.equal(del.fileChanges!.filter((c) => c.kind === 'deleted').length, 10_101);
+  });
+
+  it('the util-linux path (no Perl) merges the same way', async () => {
+    const plain = new CommandSandbox({ settings: () => settings, roots: () => [ws], home, baseDir: path.join(dir, 'sbx-plain'), noPerl: true });
+    assert.equal((await plain.ready()).writeLayer, true);
+    const shellRunner = new NodeCommandRunner({ spoolDir: path.join(dir, 'spool'), killGraceMs: 300, sandbox: plain });
+    mkdirSync(path.join(ws, 'src'));
+    writeFileSync(path.join(ws, 'src/old.ts'), 'old');
+    const r = await shellRunner.run({ command: `rm -rf src && mkdir src && echo new > src/new.ts && printf '${fsmonitor(marker())}' >> .git/config`, cwd: ws, timeoutMs: 20_000, signal: new AbortController().signal, taskId: 't' });
+    assert.deepEqual(readdirSync(path.join(ws, 'src')), ['new.ts']);
+    git('status');
+    assert.equal(existsSync(marker()), false);
+    assert.ok(r.containment?.blocked?.some((b) => /\.git\/config/.test(b)));
+    await plain.dispose();
   });
 });
 

@@ -12,7 +12,7 @@ import { bridgeArgv, writeBridgeScript } from './net-bridge';
 import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
 import { bwrapArgs, seatbeltProfile, shellQuote, within, type BwrapFeatures, type MaskedPath, type SandboxProfile } from './profile';
 import { SecretLocator } from './secret-locations';
-import { createWriteLayer, layerScript, mergeWriteLayer, optionSafe, removeWriteLayer, type MergeResult, type WriteLayer } from './write-layer';
+import { createWriteLayer, layerPerlArgv, layerScript, mergeWriteLayer, optionSafe, perlLayerSupported, removeWriteLayer, type MergeResult, type WriteLayer } from './write-layer';
 
 export interface SandboxSettings {
   /** false: the user turned the sandbox off (commands then ask unless read-only). */
@@ -35,8 +35,8 @@ export interface CommandSandboxOptions {
   /** Explicit bubblewrap binary (default: found on PATH). */
   bwrapPath?: string;
   log?: { info(m: string): void; warn(m: string): void };
-  /** Called before each merged change reaches the workspace (the task's checkpoint records it). */
-  beforeApply?: (change: import('./write-layer').LayerChange) => void | Promise<void>;
+  /** Mount write layers with util-linux even where Perl could (tests of that path). */
+  noPerl?: boolean;
 }
 
 export interface SandboxPlan {
@@ -59,7 +59,9 @@ export interface SandboxPlan {
 
 /** The programs that mount a command's write layer (util-linux), when overlays work here. */
 interface LayerTools {
-  unshare: string;
+  unshare?: string;
+  /** Mounts with one Perl process instead of util-linux programs (faster), when it works here. */
+  perl?: string;
 }
 
 type Probe = { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures; layer?: LayerTools; layerReason?: string } | { kind: 'seatbelt' } | { kind: 'none'; reason: string };
@@ -160,7 +162,7 @@ export class CommandSandbox {
       if (homeLayer) profile.writable = [realHome, ...roots];
     }
     const bwrap = [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner];
-    const argv = layer ? [probe.layer!.unshare, ...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer', ...bwrap] : bwrap;
+    const argv = layer ? [...layerLauncher(probe.layer!, layer, profile.ids), ...bwrap] : bwrap;
     const summary = layer ? c.summary : `${c.summary} (no write layer: ${probe.layerReason ?? 'overlays are not available'}; the control plane is read-only where it exists)`;
     if (!layer && c.writeLayer) this.opts.log?.warn(`A command runs without its write layer (${!roots.every(optionSafe) ? 'a workspace path has a comma, colon or space' : 'Forge\'s temp folder path has one'}).`);
     if (!layer) profile.protectedPaths = await protectedPaths(roots);
@@ -216,12 +218,12 @@ export class CommandSandbox {
   private async merge(layer: WriteLayer): Promise<MergeResult> {
     const hooks = new Map<string, string[]>();
     for (const f of layer.folders) hooks.set(f.root, await hooksPathDirs(f.root));
-    return mergeWriteLayer(layer, { extraControlDirs: (root) => hooks.get(root) ?? [], beforeApply: this.opts.beforeApply });
+    return mergeWriteLayer(layer, { extraControlDirs: (root) => hooks.get(root) ?? [] });
   }
 
-  private homeLayerDirs(base: string, taskId: string | undefined): { upper: string; work: string } {
+  private homeLayerDirs(base: string, taskId: string | undefined): { upper: string } {
     const safe = (taskId ?? 'shared').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80) || 'shared';
-    return { upper: path.join(base, 'homes', safe, 'up'), work: path.join(base, 'homes', safe, 'work') };
+    return { upper: path.join(base, 'homes', safe) };
   }
 
   /** One proxy per command, on a socket in its own folder: other commands never see it. */
@@ -327,20 +329,30 @@ export class CommandSandbox {
   /** Whether a command's writes can go to a layer of its own here (user namespaces, overlayfs, util-linux). */
   private async probeLayer(bwrap: string, features: BwrapFeatures): Promise<{ layer?: LayerTools; layerReason?: string }> {
     if (!features.userns) return { layerReason: 'user namespaces are not available' };
-    const unshare = findOnPath('unshare');
-    if (!unshare || !findOnPath('mount')) return { layerReason: 'util-linux unshare and mount are not installed' };
+    const unshare = findOnPath('unshare') && findOnPath('mount') ? findOnPath('unshare') : undefined;
     const base = await this.baseDir();
     const root = await fsp.mkdtemp(path.join(base, 'probe-'));
     try {
       const ws = path.join(root, 'ws');
       await fsp.mkdir(ws);
-      await fsp.writeFile(path.join(ws, 'gone'), 'x');
-      const layer = await createWriteLayer(path.join(root, 'st'), [ws]);
       const profile: SandboxProfile = { writable: [ws], tmpDir: root, masked: [], network: 'off', env: { PATH: '/usr/bin:/bin' }, cwd: ws };
-      const r = await run(unshare, [...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer', bwrap, ...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > made && rm gone && cat made']);
-      const merged = r.ok && r.stdout.trim() === 'ok' ? await mergeWriteLayer(layer) : undefined;
-      const works = !!merged && merged.changes.length === 2 && (await fsp.readFile(path.join(ws, 'made'), 'utf8').catch(() => '')) === 'ok\n';
-      return works ? { layer: { unshare } } : { layerReason: `an overlay could not be mounted (${(r.error || r.stdout).trim().slice(0, 160)})` };
+      const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+      const tryWith = async (tools: LayerTools): Promise<string | undefined> => {
+        await fsp.writeFile(path.join(ws, 'gone'), 'x');
+        await fsp.rm(path.join(ws, 'made'), { force: true });
+        const layer = await createWriteLayer(path.join(root, 'st'), [ws]);
+        const [cmd, ...args] = [...layerLauncher(tools, layer, ids), bwrap, ...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > made && rm gone && cat made'];
+        const r = await run(cmd!, args);
+        const merged = r.ok && r.stdout.trim() === 'ok' ? await mergeWriteLayer(layer) : undefined;
+        const works = !!merged && merged.changes.length === 2 && (await fsp.readFile(path.join(ws, 'made'), 'utf8').catch(() => '')) === 'ok\n';
+        return works ? undefined : (r.error || r.stdout).trim().slice(0, 160) || 'the merge did not match';
+      };
+      const perl = this.opts.noPerl ? undefined : findOnPath('perl');
+      const perlFailed = perl && perlLayerSupported() ? await tryWith({ perl }) : 'no Perl';
+      if (perlFailed === undefined) return { layer: { perl } };
+      if (!unshare) return { layerReason: `util-linux unshare and mount are not installed (and Perl: ${perlFailed})` };
+      const failed = await tryWith({ unshare });
+      return failed === undefined ? { layer: { unshare } } : { layerReason: `an overlay could not be mounted (${failed})` };
     } catch (e) {
       return { layerReason: `an overlay could not be mounted (${e instanceof Error ? e.message : String(e)})` };
     } finally {
@@ -394,6 +406,12 @@ async function findSockets(dirs: string[], depth: number): Promise<MaskedPath[]>
 }
 
 const UNSHARE_ARGS = ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
+
+/** The programs that mount a command's layer, then run the bubblewrap argv that follows them. */
+function layerLauncher(tools: LayerTools, layer: WriteLayer, ids: { uid: number; gid: number } | undefined): string[] {
+  if (tools.perl) return layerPerlArgv(layer, tools.perl, ids ?? { uid: 0, gid: 0 });
+  return [tools.unshare!, ...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer'];
+}
 
 /** Workspace-relative core.hooksPath of a repository (.husky ...), read from its config without running git. */
 async function hooksPathDirs(root: string): Promise<string[]> {
