@@ -6,6 +6,7 @@ import type { ApprovalRequest, Approver } from '../core/safety/approval';
 import { sensitiveRefusal, sensitiveTitle } from '../core/safety/sensitive';
 import type { ApprovalDecision } from '../core/tools/types';
 import type { Containment } from '../core/workspace/types';
+import { plain } from './terminal-safe';
 
 export const POLICY_ITEMS = ['writes', 'commands-sandboxed', 'commands', 'network'] as const;
 export type PolicyItem = (typeof POLICY_ITEMS)[number];
@@ -61,7 +62,8 @@ export function makeStyle(color: boolean): Style {
 /** A unified diff of an edit, colored line by line. Long diffs keep their head and say how much was cut. */
 export function renderEditDiff(path: string, original: string, proposed: string, isNewFile: boolean, style: Style, maxLines = 400): string {
   const patch = createTwoFilesPatch(isNewFile ? '/dev/null' : `a/${path}`, `b/${path}`, original, proposed, '', '', { context: 3 });
-  const lines = patch.split('\n').filter((l) => !l.startsWith('====') && !l.startsWith('\\ No newline'));
+  // File contents and paths are the model's or the repository's: no terminal controls reach the terminal.
+  const lines = patch.split('\n').filter((l) => !l.startsWith('====') && !l.startsWith('\\ No newline')).map(plain);
   const shown = lines.slice(0, maxLines).map((l) =>
     l.startsWith('+++') || l.startsWith('---') ? style.bold(l) : l.startsWith('+') ? style.green(l) : l.startsWith('-') ? style.red(l) : l.startsWith('@@') ? style.cyan(l) : l,
   );
@@ -69,23 +71,24 @@ export function renderEditDiff(path: string, original: string, proposed: string,
   return shown.join('\n').trimEnd();
 }
 
-/** What a person is asked about, as text. */
+/** What a person is asked about, as text. Every part that came from the model, a tool or a file is printed without terminal controls. */
 export function describeRequest(req: ApprovalRequest, style: Style): string {
   const p = req.preview;
+  const tool = plain(req.toolName);
   if (p?.kind === 'edit') {
     const verb = p.isNewFile ? 'Create' : 'Edit';
-    const head = req.sensitive ? style.yellow(style.bold(sensitiveTitle(req.sensitive, verb))) : `${style.bold(verb)} ${p.displayPath ?? p.path}`;
+    const head = req.sensitive ? style.yellow(style.bold(plain(sensitiveTitle(req.sensitive, verb)))) : `${style.bold(verb)} ${plain(p.displayPath ?? p.path)}`;
     return `${head}\n${renderEditDiff(p.displayPath ?? p.path, p.original, p.proposed, p.isNewFile, style)}`;
   }
   if (p?.kind === 'command') {
-    const lines = [`${style.bold('Run')} ${style.cyan(p.command)}${p.cwd ? style.dim(`  (in ${p.cwd})`) : ''}`];
-    if (p.containment) lines.push(style.dim(p.containment));
-    if (p.grant) lines.push(style.dim(`"always" would allow: ${p.grant}`));
+    const lines = [`${style.bold('Run')} ${style.cyan(plain(p.command))}${p.cwd ? style.dim(`  (in ${plain(p.cwd)})`) : ''}`];
+    if (p.containment) lines.push(style.dim(plain(p.containment)));
+    if (p.grant) lines.push(style.dim(`"always" would allow: ${plain(p.grant)}`));
     return lines.join('\n');
   }
-  const head = req.sensitive ? `${style.yellow(style.bold(sensitiveTitle(req.sensitive)))}\n` : '';
-  if (p?.kind === 'generic') return `${head}${style.bold(req.toolName)}: ${p.summary}`;
-  return `${head}${style.bold(req.toolName)} (${req.risk}) ${JSON.stringify(req.args).slice(0, 500)}`;
+  const head = req.sensitive ? `${style.yellow(style.bold(plain(sensitiveTitle(req.sensitive))))}\n` : '';
+  if (p?.kind === 'generic') return `${head}${style.bold(tool)}: ${plain(p.summary)}`;
+  return `${head}${style.bold(tool)} (${req.risk}) ${plain(JSON.stringify(req.args).slice(0, 500))}`;
 }
 
 /** Reads one answer from the person; resolves undefined when the signal aborts first. */
@@ -137,7 +140,7 @@ export class CliApprover implements Approver {
       return { kind: 'reject', reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.` };
     }
     say(describeRequest(req, style));
-    const noun = req.preview?.kind === 'edit' ? 'Apply this edit' : req.preview?.kind === 'command' ? 'Run this command' : `Allow ${req.toolName}`;
+    const noun = req.preview?.kind === 'edit' ? 'Apply this edit' : req.preview?.kind === 'command' ? 'Run this command' : `Allow ${plain(req.toolName)}`;
     // No "always" for the control plane: each edit there is asked.
     const choices = req.sensitive ? '[y]es / [n]o / [q]uit' : '[y]es / [n]o / [a]lways for this task / [q]uit';
     for (;;) {
@@ -164,6 +167,10 @@ export class CliApprover implements Approver {
 }
 
 function oneLine(req: ApprovalRequest): string {
+  return plain(oneLineRaw(req));
+}
+
+function oneLineRaw(req: ApprovalRequest): string {
   const p = req.preview;
   if (p?.kind === 'edit') return `${p.isNewFile ? 'create' : 'edit'} ${p.displayPath ?? p.path}${req.sensitive ? ' (control plane)' : ''}`;
   if (p?.kind === 'command') return `run ${p.command}`;

@@ -10,7 +10,8 @@ import type { AgentSnapshot } from '../core/tasks/snapshot';
 import type { TaskRecord } from '../core/tasks/task-store';
 import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args';
 import { CliApprover, makeStyle, type AskLine } from './approvals';
-import { EXIT, exitCodeFor, jsonLine, ProgressPrinter } from './output';
+import { EXIT, exitCodeFor, jsonLine, JsonLinesWriter, ProgressPrinter } from './output';
+import { plain } from './terminal-safe';
 import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../host/node/worktrees';
 import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
 
@@ -47,7 +48,7 @@ function makeAsk(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskLine 
       // readline swallows Ctrl+C while it reads: hand it to the process handler (stop, then exit).
       rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
       rl.on('close', () => done(undefined));
-      rl.question(prompt, (a) => done(a));
+      rl.question(plain(prompt), (a) => done(a));
     });
 }
 
@@ -55,7 +56,7 @@ function makeAsk(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskLine 
 function makeAskHidden(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): (prompt: string) => Promise<string | undefined> {
   return (prompt) =>
     new Promise((resolve) => {
-      stderr.write(prompt);
+      stderr.write(plain(prompt));
       const wasRaw = stdin.isRaw;
       stdin.setRawMode(true);
       stdin.setEncoding('utf8');
@@ -101,20 +102,22 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     io.stdout.write(`${typeof __FORGE_VERSION__ === 'string' ? __FORGE_VERSION__ : 'dev'}\n`);
     return EXIT.done;
   }
-  const redact = redactor([apiKeyFor(opts.provider, io.env), io.env.OPENAI_API_KEY, io.env.ANTHROPIC_API_KEY, io.env.FORGE_API_KEY]);
+  const secrets = [apiKeyFor(opts.provider, io.env), io.env.OPENAI_API_KEY, io.env.ANTHROPIC_API_KEY, io.env.FORGE_API_KEY];
+  const redact = redactor(secrets);
   const err = (s: string) => io.stderr.write(redact(s));
   const out = (s: string) => io.stdout.write(redact(s));
   const style = makeStyle(opts.color ?? (!!io.stderr.isTTY && !io.env.NO_COLOR));
+  // Log lines carry MCP servers' and tools' words: no terminal controls from them.
   const log = {
-    info: (m: string) => err(`${style.dim(m)}\n`),
-    warn: (m: string) => err(`${style.yellow(`warning: ${m}`)}\n`),
-    debug: (m: string) => (opts.verbose ? err(`${style.dim(m)}\n`) : undefined),
+    info: (m: string) => err(`${style.dim(plain(m))}\n`),
+    warn: (m: string) => err(`${style.yellow(`warning: ${plain(m)}`)}\n`),
+    debug: (m: string) => (opts.verbose ? err(`${style.dim(plain(m))}\n`) : undefined),
   };
   try {
     if (opts.command === 'tasks') return await listTasks(opts, out, log);
-    return await runTask(opts, io, { err, out, style, log });
+    return await runTask(opts, io, { err, out, style, log, secrets });
   } catch (e) {
-    err(`${style.red('forge: error:')} ${e instanceof Error ? e.message : String(e)}\n`);
+    err(`${style.red('forge: error:')} ${plain(e instanceof Error ? e.message : String(e))}\n`);
     return EXIT.error;
   }
 }
@@ -123,7 +126,8 @@ async function listTasks(opts: CliOptions, out: (s: string) => void, log: { debu
   const store = await openTaskStore(await resolveRoot(opts.cwd), (m) => log.debug(m));
   const tasks = await store.list();
   if (opts.json) for (const t of tasks) out(jsonLine(t));
-  else for (const t of tasks) out(`${t.id}  ${t.status.padEnd(14)} ${new Date(t.updatedAt).toISOString()}  ${t.title}\n`);
+  // Task records live in the workspace (a repository could plant one): their words are printed plain.
+  else for (const t of tasks) out(`${plain(t.id)}  ${plain(t.status).padEnd(14)} ${new Date(t.updatedAt).toISOString()}  ${plain(t.title)}\n`);
   return EXIT.done;
 }
 
@@ -132,6 +136,8 @@ interface Sinks {
   out(s: string): void;
   style: ReturnType<typeof makeStyle>;
   log: { info(m: string): void; warn(m: string): void; debug(m: string): void };
+  /** Known secrets, masked in streamed text across deltas. */
+  secrets: (string | undefined)[];
 }
 
 async function readPrompt(file: string, stdin: NodeJS.ReadStream): Promise<string> {
@@ -146,7 +152,7 @@ async function readPrompt(file: string, stdin: NodeJS.ReadStream): Promise<strin
 }
 
 async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<number> {
-  const { err, out, style, log } = sinks;
+  const { err, out, style, log, secrets } = sinks;
   if (opts.promptFile) opts = { ...opts, task: await readPrompt(opts.promptFile, io.stdin) };
   const root = await resolveRoot(opts.cwd);
   const store = await openTaskStore(root, (m) => log.debug(m));
@@ -176,7 +182,8 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     ...(askLine && askHidden ? { ask: (prompt: string, secret: boolean) => (secret ? askHidden(prompt) : askLine(prompt, never)) } : {}),
   });
   try {
-    const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose });
+    const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose, secrets });
+    const json = opts.json ? new JsonLinesWriter(out, secrets) : undefined;
     let agent: Agent | undefined;
     const approver = new CliApprover({
       policy: opts.approve,
@@ -197,7 +204,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     const meta: TaskMeta = { title, createdAt: previous?.createdAt ?? Date.now(), status: 'running', ...(worktree ? { worktree } : {}) };
     const save = () => rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
     agent.on((e: AgentEvent) => {
-      if (opts.json) out(jsonLine(e));
+      json?.on(e);
       progress.on(e);
       if (e.type === 'run_start' || e.type === 'step_end' || e.type === 'approval_requested') void save();
     });
@@ -235,6 +242,8 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     if (worktree) await reportWorktree(worktree, title, report, progress, style);
     const code = exitCodeFor(report);
     if (code !== EXIT.done) progress.line(style.dim(`task ${report.taskId} saved; resume with: forge run --continue${opts.cwd !== process.cwd() ? ` --cwd ${opts.cwd}` : ''}`));
+    json?.flush();
+    progress.endStreams();
     if (opts.json) out(jsonLine({ type: 'cli_exit', code, reason: report.reason, taskId: report.taskId, ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}) }));
     return code;
   } finally {
@@ -254,9 +263,12 @@ async function worktreesDir(root: string): Promise<string> {
 async function reportWorktree(wt: TaskWorktree, title: string, report: RunReport, progress: ProgressPrinter, style: ReturnType<typeof makeStyle>): Promise<void> {
   await commitTaskWork(wt, `forge: ${title}\n\n${report.reason}: ${report.detail}`.slice(0, 4000));
   const changes = await taskChanges(wt);
-  progress.line(`${style.bold('forge:')} ${changes.length} file(s) changed on branch ${style.cyan(wt.branch)} (${wt.path})`);
-  for (const c of changes.slice(0, 20)) progress.line(style.dim(`  ${c.status.padEnd(8)} ${c.path}`));
-  progress.line(style.dim(`  review: git diff ${wt.base.slice(0, 12)} ${wt.branch}   take: git merge ${wt.branch}   drop: git worktree remove --force ${wt.path} && git branch -D ${wt.branch}`));
+  // File names are the repository's (and the branch is named after the task): printed plain.
+  const branch = plain(wt.branch);
+  const where = plain(wt.path);
+  progress.line(`${style.bold('forge:')} ${changes.length} file(s) changed on branch ${style.cyan(branch)} (${where})`);
+  for (const c of changes.slice(0, 20)) progress.line(style.dim(`  ${plain(c.status).padEnd(8)} ${plain(c.path)}`));
+  progress.line(style.dim(`  review: git diff ${plain(wt.base.slice(0, 12))} ${branch}   take: git merge ${branch}   drop: git worktree remove --force ${where} && git branch -D ${branch}`));
 }
 
 function titleOf(text: string): string {

@@ -159,6 +159,27 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     });
   });
 
+  it('model text reaches the terminal without escapes (OSC 52 clipboard, CSI) and a key streamed in two deltas is masked, not printed in halves', async () => {
+    const osc52 = '\x1b]52;c;ZXZpbCBjbGlwYm9hcmQ=\x07';
+    const halves = (text: string) => ['sk-forge-te', 'st-secret-4242', 'secret', KEY].filter((h) => text.includes(h));
+    for (const json of [false, true]) {
+      srv.script([{
+        text: ['The key is sk-forge-te', 'st-secret-4242, and ', osc52.slice(0, 8), `${osc52.slice(8)}\x1b[2J\u009b6n then\r done`],
+        toolCalls: [{ name: 'task_completion', args: { result: `finished ${osc52}` } }],
+        usage: { inputTokens: 100, outputTokens: 10 },
+      }]);
+      const res = await run(srv, ws, ['run', ...(json ? ['--json'] : []), 'say something']);
+      assert.equal(res.code, 0, res.stderr);
+      assert.deepEqual(halves(res.stderr + res.stdout), [], 'a piece of the key was printed');
+      assert.ok(!/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.test(res.stderr + res.stdout), `a control reached the terminal: ${JSON.stringify(res.stderr)}`);
+      assert.match(res.stderr, /The key is \*\*\*, and {2}then done/);
+      if (json) {
+        const text = jsonLines(res.stdout).filter((e) => e.type === 'text_delta').map((e) => e.delta).join('');
+        assert.match(text, /^The key is \*\*\*, and \x1b\]52;c;/, 'JSON keeps the text (escaped), with the key masked');
+      }
+    }
+  });
+
   it('without a terminal and without a policy, a command is refused (never run) and the model is told why', async () => {
     srv.script([call('execute_command', { command: 'touch made-by-forge.txt' }), done('could not run it')]);
     const res = await run(srv, ws, ['run', '--json', 'create a marker file']);
