@@ -5,7 +5,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { literalSecrets, resolveSpec, type McpServerSpec } from '../core/mcp/config';
-import { MCP_JSON, readMcpConfigFile, withEnvFile } from '../host/node/mcp/config-files';
+import { MCP_JSON, readMcpConfigFile, readWorkspaceMcpConfig, withEnvFile } from '../host/node/mcp/config-files';
 import { McpManager } from '../host/node/mcp/manager';
 import { scrubEnv } from '../host/node/sandbox/env';
 
@@ -31,7 +31,7 @@ export function inputEnvName(id: string): string {
 export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undefined> {
   const userLabel = o.configFile ? path.basename(o.configFile) : '';
   const [fromWorkspace, fromUser] = await Promise.all([
-    readMcpConfigFile(path.join(o.workspace, MCP_JSON), MCP_JSON, o.workspace),
+    readWorkspaceMcpConfig(o.workspace),
     o.configFile ? readMcpConfigFile(path.resolve(o.configFile), userLabel, o.workspace) : undefined,
   ]);
   if (o.configFile && !fromUser) throw new Error(`--mcp-config ${o.configFile}: no such file`);

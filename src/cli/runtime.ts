@@ -102,18 +102,18 @@ export async function createRuntime(
   else log.debug(`commands run contained: ${containment.summary}`);
   const runner = new NodeCommandRunner({ sandbox });
   const fs = new NodeWorkspaceFs([workspace]);
-  const tools = createWorkspaceTools({ fs, runner, applier: new DiskEditApplier({ roots: () => [workspace] }), sandbox: { trusted: true, commands: { allow: [], deny: [] } }, home: os.homedir() });
+  const tools = createWorkspaceTools({ fs, runner, applier: new DiskEditApplier({ roots: () => [workspace] }), sandbox: { trusted: true, commands: { allow: [], deny: [] }, warn: (m) => log.warn(m) }, home: os.homedir() });
 
   let memory: MemoryPort | undefined;
   if (opts.memory) {
     try {
-      const forge = await openForgeMemory({ workspaceRoot: root, reflection: { budgetUsd: 0.05, price: (u) => price(u) }, log: (m) => log.debug(m) });
+      const forge = await openForgeMemory({ workspaceRoot: root, workspaceFs: root === workspace ? fs : new NodeWorkspaceFs([root]), reflection: { budgetUsd: 0.05, price: (u) => price(u) }, log: (m) => log.debug(m) });
       memory = opts.reflect ? forge : { recall: (t, b) => forge.recall(t, b), reflect: async () => [] };
     } catch (err) {
       log.warn(`memory is off: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const rules = await loadProjectRules(fs);
+  const rules = await loadProjectRules(fs, (m) => log.warn(m));
   const mcp = opts.mcp
     ? await createCliMcp({
         workspace,

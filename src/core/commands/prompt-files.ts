@@ -1,6 +1,8 @@
 // Custom slash commands: prompt files in `.forge/commands/*.md` of each workspace folder (one folder level
-// below becomes a namespace: `.forge/commands/git/pr.md` is `/git:pr`). Read through the WorkspaceFs port.
-// Symlinks are not followed: a cloned repository must not turn `/cmd` into a way to send ~/.ssh to the model.
+// below becomes a namespace: `.forge/commands/git/pr.md` is `/git:pr`). Read through the ConfinedReader, the
+// read_file rule: a cloned repository must not turn `/cmd` into a way to send ~/.ssh to the model, so a file or
+// folder linking out of the workspace, a secret, a FIFO or a binary is skipped (and named in the log).
+import { ConfinedReader, isWorthWarning, type ConfinedEntry, type ConfinedRefusal } from '../safety/confined-read';
 import type { WorkspaceFs } from '../workspace/types';
 import { COMMAND_NAME, expandTemplate, parsePromptFile, type ParsedArgs, type SlashCommandInfo, type SlashCommandSource } from './slash';
 
@@ -18,8 +20,20 @@ const join = (a: string, b: string) => `${a.replace(/[\\/]+$/, '')}/${b}`;
 
 export class PromptFileCommands implements SlashCommandSource {
   readonly id = 'custom';
+  private readonly reader: ConfinedReader;
+  /** Problems already logged (the list is read again on every change; one warning per problem is enough). */
+  private readonly warned = new Set<string>();
 
-  constructor(private readonly fs: WorkspaceFs, private readonly log: (m: string) => void = () => undefined) {}
+  constructor(fs: WorkspaceFs | ConfinedReader, private readonly log: (m: string) => void = () => undefined) {
+    this.reader = fs instanceof ConfinedReader ? fs : new ConfinedReader(fs);
+  }
+
+  private warn(r: ConfinedRefusal): void {
+    if (!isWorthWarning(r) || this.warned.has(r.message)) return;
+    if (this.warned.size > 500) this.warned.clear();
+    this.warned.add(r.message);
+    this.log(`slash commands: skipped ${r.message}`);
+  }
 
   private async find(signal?: AbortSignal): Promise<Found[]> {
     const found: Found[] = [];
@@ -30,15 +44,15 @@ export class PromptFileCommands implements SlashCommandSource {
       seen.add(n);
       found.push({ name: n, path });
     };
-    for (const root of this.fs.roots()) {
-      const dir = join(root, COMMANDS_DIR);
-      const entries = await this.readDir(dir, signal);
+    const isPrompt = (e: ConfinedEntry) => e.type !== 'dir' && e.name.endsWith('.md');
+    for (const root of this.reader.fs.roots()) {
+      const entries = await this.readDir(join(root, COMMANDS_DIR), signal);
       for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-        if (e.type === 'file' && e.name.endsWith('.md')) add(e.name.slice(0, -3), join(dir, e.name));
+        if (isPrompt(e)) add(e.name.slice(0, -3), e.abs);
         else if (e.type === 'dir' && !e.name.startsWith('.')) {
-          const sub = await this.readDir(join(dir, e.name), signal);
+          const sub = await this.readDir(e.abs, signal);
           for (const f of sub.sort((a, b) => a.name.localeCompare(b.name))) {
-            if (f.type === 'file' && f.name.endsWith('.md')) add(`${e.name}:${f.name.slice(0, -3)}`, join(join(dir, e.name), f.name));
+            if (isPrompt(f)) add(`${e.name}:${f.name.slice(0, -3)}`, f.abs);
           }
         }
       }
@@ -46,27 +60,21 @@ export class PromptFileCommands implements SlashCommandSource {
     return found;
   }
 
-  private async readDir(dir: string, signal?: AbortSignal) {
-    try {
-      return await this.fs.readDir(dir, signal);
-    } catch {
-      return []; // no commands folder: no custom commands
+  private async readDir(dir: string, signal?: AbortSignal): Promise<ConfinedEntry[]> {
+    const listing = await this.reader.listDir(dir, signal);
+    if (!listing.ok) {
+      if (listing.code !== 'not-a-file') this.warn(listing); // no commands folder: no custom commands
+      return [];
     }
+    for (const r of listing.refused) this.warn(r);
+    return listing.entries;
   }
 
   private async read(path: string, signal?: AbortSignal): Promise<string | undefined> {
-    try {
-      const st = await this.fs.stat(path);
-      if (!st || st.type !== 'file') return undefined;
-      if (st.size > MAX_FILE_BYTES) {
-        this.log(`slash commands: ${path} is larger than ${MAX_FILE_BYTES} bytes; skipped`);
-        return undefined;
-      }
-      return new TextDecoder().decode(await this.fs.readFile(path, signal));
-    } catch (err) {
-      this.log(`slash commands: could not read ${path}: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
-    }
+    const r = await this.reader.readText(path, { maxBytes: MAX_FILE_BYTES, signal });
+    if (r.ok) return r.text;
+    this.warn(r);
+    return undefined;
   }
 
   async list(signal?: AbortSignal): Promise<SlashCommandInfo[]> {

@@ -1,5 +1,7 @@
 // Long-term memory: a JSONL store per workspace (+ global), BM25 recall, model reflection.
 import * as path from 'node:path';
+import { ConfinedReader } from '../safety/confined-read';
+import type { WorkspaceFs } from '../workspace/types';
 import { ForgeMemory } from './forge-memory';
 import type { MemoryFileIO } from './file-io';
 import { NodeMemoryFileIO } from './node-file-io';
@@ -22,9 +24,16 @@ export { estimateTokens, lexicalSimilarity, tokenize } from './text';
 
 /** Where a workspace's memory lives, relative to the workspace folder. Meant to be committed. */
 export const WORKSPACE_MEMORY_FILE = path.join('.forge', 'memory.jsonl');
+/** A workspace memory file larger than this is not opened (it is read whole). */
+export const WORKSPACE_MEMORY_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface OpenForgeMemoryOptions {
   workspaceRoot: string;
+  /**
+   * The workspace as the file tools see it: the workspace store is opened only when it passes the read_file rule
+   * (core/safety/confined-read.ts: no link out of the workspace, not a FIFO...), else opening rejects with why.
+   */
+  workspaceFs?: WorkspaceFs;
   /** Absolute path of the global store (e.g. in the extension's globalStorageUri); omit for none. */
   globalFile?: string;
   reflection: Omit<ReflectorOptions, 'log'>;
@@ -37,7 +46,13 @@ export interface OpenForgeMemoryOptions {
 export async function openForgeMemory(opts: OpenForgeMemoryOptions): Promise<ForgeMemory> {
   const io = opts.io ?? new NodeMemoryFileIO();
   const storeOpts = { ...opts.store, log: opts.log };
-  const workspace = await MemoryStore.open(io, path.join(opts.workspaceRoot, WORKSPACE_MEMORY_FILE), 'workspace', storeOpts);
+  const file = path.join(opts.workspaceRoot, WORKSPACE_MEMORY_FILE);
+  if (opts.workspaceFs) {
+    // Recalled into every prompt and appended to: a link to ~/.ssh/id_rsa or ~/.bashrc, or a FIFO, is refused.
+    const refusal = await new ConfinedReader(opts.workspaceFs).check(file, { maxBytes: WORKSPACE_MEMORY_MAX_BYTES });
+    if (refusal) throw new Error(refusal.message);
+  }
+  const workspace = await MemoryStore.open(io, file, 'workspace', storeOpts);
   const global = opts.globalFile ? await MemoryStore.open(io, opts.globalFile, 'global', storeOpts) : undefined;
   const reflector = new Reflector({ ...opts.reflection, log: opts.log });
   return new ForgeMemory({ workspace, global, reflector, log: opts.log, now: opts.store?.now });

@@ -3,6 +3,7 @@
 // test -> the test files and the last test run. Read through the same sandbox as the file tools (secrets,
 // .forgeignore, .gitignore honoured); git runs only in a trusted workspace, read-only, without hooks or
 // external diff programs.
+import { ConfinedReader, isWorthWarning } from '../safety/confined-read';
 import { WorkspaceSandbox, type SandboxOptions } from '../safety/paths';
 import { walk } from '../tools/builtin/walk';
 import type { CommandRunner, WorkspaceFs } from '../workspace/types';
@@ -60,10 +61,11 @@ export function isTestFile(rel: string): boolean {
 
 export function createModeContextGatherer(deps: ModeContextDeps): ModeContextGatherer {
   const sandbox = new WorkspaceSandbox(deps.fs, deps.sandbox);
+  const reader = ConfinedReader.over(sandbox);
   return async (mode, budgetTokens, signal) => {
     const chars = Math.max(0, Math.floor(budgetTokens * CHARS_PER_TOKEN));
     if (chars < 200 || deps.fs.roots().length === 0) return undefined;
-    const g = new Gatherer(deps, sandbox, signal);
+    const g = new Gatherer(deps, sandbox, reader, signal);
     switch (mode) {
       case 'plan': return g.plan(chars);
       case 'review': return g.review(chars);
@@ -74,20 +76,20 @@ export function createModeContextGatherer(deps: ModeContextDeps): ModeContextGat
 }
 
 class Gatherer {
-  constructor(private readonly deps: ModeContextDeps, private readonly sandbox: WorkspaceSandbox, private readonly signal: AbortSignal) {}
+  constructor(private readonly deps: ModeContextDeps, private readonly sandbox: WorkspaceSandbox, private readonly reader: ConfinedReader, private readonly signal: AbortSignal) {}
 
   private get root(): string {
     return this.deps.fs.roots()[0];
   }
 
+  /** A manifest's text, read under the read_file rule (ConfinedReader: no link out, no secret, no FIFO, capped). */
   private async readText(rel: string, maxChars: number): Promise<string | undefined> {
-    const r = await this.sandbox.resolve(rel, 'read');
-    if (!r.ok || !r.exists) return undefined;
-    const st = await this.deps.fs.stat(r.abs);
-    if (!st || st.type !== 'file') return undefined;
-    const data = await this.deps.fs.readFile(r.abs, this.signal);
-    const text = new TextDecoder().decode(data.subarray(0, maxChars * 2));
-    return text.includes('\u0000') ? undefined : capText(text, maxChars);
+    const r = await this.reader.readText(rel, { maxBytes: maxChars * 2, overCap: 'truncate', signal: this.signal });
+    if (!r.ok) {
+      if (isWorthWarning(r) && r.code !== 'ignored') this.deps.sandbox.warn?.(`Mode context: skipped ${r.message}`);
+      return undefined;
+    }
+    return capText(r.text, maxChars);
   }
 
   /** Paths under the first folder, breadth-first, honouring the file tools' rules; at most `max`. */

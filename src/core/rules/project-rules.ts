@@ -2,8 +2,11 @@
 // works in (read when a tool first touches a file there). They join the prompt's stable, cached prefix after
 // the tool rules; nested ones are appended in the order they are found, so the prefix only ever grows.
 // Optionally, rules other agents left (CLAUDE.md, .clinerules, .cursorrules, copilot instructions) are used
-// when the workspace has no AGENTS.md and the user agreed.
+// when the workspace has no AGENTS.md and the user agreed. Every file is read through the ConfinedReader (the
+// read_file rule: no link out of the workspace, no secret, no .forgeignore'd file, regular files only): one that
+// breaks it is skipped with a warning, and the other rules are still read.
 import * as path from 'node:path';
+import { ConfinedReader, isWorthWarning, type ConfinedRefusal } from '../safety/confined-read';
 import type { WorkspaceFs } from '../workspace/types';
 
 export const AGENTS_FILE = 'AGENTS.md';
@@ -28,40 +31,50 @@ export interface RuleSource {
   truncated: boolean;
 }
 
+/** Where a rule file that was refused is reported (the extension's log, the CLI's stderr). */
+export type RuleWarn = (message: string) => void;
+
 function within(root: string, p: string): boolean {
   const rel = path.relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-function displayOf(fs: WorkspaceFs, abs: string): string {
-  const roots = fs.roots();
-  const root = roots.find((r) => within(r, abs));
-  if (!root) return abs;
-  const rel = path.relative(root, abs).split(path.sep).join('/');
-  return roots.length > 1 ? `${path.basename(root)}/${rel}` : rel;
+function readerOf(fs: WorkspaceFs | ConfinedReader, warn: RuleWarn | undefined): ConfinedReader {
+  return fs instanceof ConfinedReader ? fs : new ConfinedReader(fs, warn ? { warn } : {});
 }
 
-async function readRule(fs: WorkspaceFs, abs: string, kind: RuleKind): Promise<RuleSource | undefined> {
-  const st = await fs.stat(abs).catch(() => undefined);
-  if (!st || st.type !== 'file') return undefined;
-  const bytes = fs.readFileHead ? (await fs.readFileHead(abs, RULE_FILE_CAP * 4)).data : await fs.readFile(abs);
-  let text = new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/^\ufeff/, '').trim();
-  if (!text || text.includes('\u0000')) return undefined;
-  const truncated = text.length > RULE_FILE_CAP || st.size > RULE_FILE_CAP * 4;
+function report(refusal: ConfinedRefusal, warn: RuleWarn | undefined): void {
+  if (isWorthWarning(refusal)) warn?.(`Project rules: skipped ${refusal.message}`);
+}
+
+async function readRule(reader: ConfinedReader, abs: string, kind: RuleKind, warn?: RuleWarn): Promise<RuleSource | undefined> {
+  const r = await reader.readText(abs, { maxBytes: RULE_FILE_CAP * 4, overCap: 'truncate' });
+  if (!r.ok) {
+    report(r, warn);
+    return undefined;
+  }
+  let text = r.text.trim();
+  if (!text) return undefined;
+  const truncated = text.length > RULE_FILE_CAP || r.truncated;
   if (text.length > RULE_FILE_CAP) text = text.slice(0, RULE_FILE_CAP);
-  return { path: abs, display: displayOf(fs, abs), kind, text, truncated };
+  return { path: r.abs, display: r.display, kind, text, truncated };
 }
 
-async function mdFilesIn(fs: WorkspaceFs, dir: string): Promise<string[]> {
-  const st = await fs.stat(dir).catch(() => undefined);
-  if (!st || st.type !== 'dir') return [];
-  const entries = await fs.readDir(dir).catch(() => []);
-  return entries
-    .filter((e) => (e.type === 'file' || e.type === 'symlink') && /\.(md|mdc|txt)$/i.test(e.name))
+async function mdFilesIn(reader: ConfinedReader, dir: string, warn?: RuleWarn): Promise<string[]> {
+  const listing = await reader.listDir(dir);
+  if (!listing.ok) {
+    // A rules folder that is a file is none of our business; one that leads out of the workspace is.
+    if (listing.code !== 'not-a-file') report(listing, warn);
+    return [];
+  }
+  const md = (name: string) => /\.(md|mdc|txt)$/i.test(name);
+  for (const r of listing.refused) if (md(r.display)) report(r, warn);
+  return listing.entries
+    .filter((e) => e.type !== 'dir' && md(e.name))
     .map((e) => e.name)
     .sort()
     .slice(0, MAX_FORGE_RULE_FILES)
-    .map((n) => path.join(dir, n));
+    .map((n) => path.join(listing.abs, n));
 }
 
 /** Other agents' rule files present at the roots (absolute paths); empty when any root has an AGENTS.md. */
@@ -77,22 +90,27 @@ export async function findOtherAgentRules(fs: WorkspaceFs): Promise<string[]> {
   return found;
 }
 
-/** The rules that apply to every task: AGENTS.md and .forge/rules at each root (+ other agents' files when allowed). */
-export async function discoverBaseRules(fs: WorkspaceFs, opts: { importOthers?: boolean } = {}): Promise<RuleSource[]> {
+/**
+ * The rules that apply to every task: AGENTS.md and .forge/rules at each root (+ other agents' files when allowed).
+ * A refused file (a link out of the workspace, a secret, a FIFO...) is left out and named through `warn`.
+ */
+export async function discoverBaseRules(fs: WorkspaceFs | ConfinedReader, opts: { importOthers?: boolean; warn?: RuleWarn } = {}): Promise<RuleSource[]> {
+  const { warn } = opts;
+  const reader = readerOf(fs, warn);
   const out: RuleSource[] = [];
-  const others = opts.importOthers ? await findOtherAgentRules(fs) : [];
-  for (const root of fs.roots()) {
-    const agents = await readRule(fs, path.join(root, AGENTS_FILE), 'root');
+  const others = opts.importOthers ? await findOtherAgentRules(reader.fs) : [];
+  for (const root of reader.fs.roots()) {
+    const agents = await readRule(reader, path.join(root, AGENTS_FILE), 'root', warn);
     if (agents) out.push(agents);
-    for (const file of await mdFilesIn(fs, path.join(root, ...FORGE_RULES_DIR.split('/')))) {
-      const r = await readRule(fs, file, 'forge');
+    for (const file of await mdFilesIn(reader, path.join(root, ...FORGE_RULES_DIR.split('/')), warn)) {
+      const r = await readRule(reader, file, 'forge', warn);
       if (r) out.push(r);
     }
     for (const abs of others.filter((o) => within(root, o))) {
-      const st = await fs.stat(abs).catch(() => undefined);
-      const files = st?.type === 'dir' ? await mdFilesIn(fs, abs) : [abs];
+      const st = await reader.fs.stat(abs).catch(() => undefined);
+      const files = st?.type === 'dir' ? await mdFilesIn(reader, abs, warn) : [abs];
       for (const f of files) {
-        const r = await readRule(fs, f, 'imported');
+        const r = await readRule(reader, f, 'imported', warn);
         if (r) out.push(r);
       }
     }
@@ -131,7 +149,13 @@ export class TaskRules {
   private readonly checked = new Set<string>();
   private rendered?: { key: string; text: string };
 
-  constructor(private readonly fs: WorkspaceFs, private readonly base: () => readonly RuleSource[]) {}
+  private readonly reader: ConfinedReader;
+  private readonly fs: WorkspaceFs;
+
+  constructor(fs: WorkspaceFs | ConfinedReader, private readonly base: () => readonly RuleSource[], private readonly warn?: RuleWarn) {
+    this.reader = readerOf(fs, warn);
+    this.fs = this.reader.fs;
+  }
 
   sources(): RuleSource[] {
     return [...this.base(), ...this.nested];
@@ -166,7 +190,7 @@ export class TaskRules {
       if (this.checked.has(d)) continue;
       this.checked.add(d);
       if (d.split(path.sep).some((part) => part === 'node_modules' || part === '.git')) continue;
-      const rule = await readRule(this.fs, path.join(d, AGENTS_FILE), 'nested').catch(() => undefined);
+      const rule = await readRule(this.reader, path.join(d, AGENTS_FILE), 'nested', this.warn).catch(() => undefined);
       if (rule) {
         this.nested.push(rule);
         added = true;

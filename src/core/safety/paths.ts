@@ -4,6 +4,7 @@ import * as nodePath from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import type { WorkspaceFs } from '../workspace/types';
 import type { CommandRules } from './command-rules';
+import { readRegular } from './regular-read';
 import { DEFAULT_SECRET_PATTERNS } from './secrets';
 
 export { DEFAULT_SECRET_PATTERNS };
@@ -47,7 +48,12 @@ export interface SandboxOptions {
   platform?: 'posix' | 'win32';
   /** Command allow/deny rules for execute_command (see commands.ts). */
   commands?: CommandRules;
+  /** Where a problem worth telling the user goes (a .forgeignore that cannot be used, and why). */
+  warn?: (message: string) => void;
 }
+
+/** Largest .forgeignore read (a list of patterns, not a document). */
+export const FORGEIGNORE_MAX_BYTES = 1024 * 1024;
 
 
 const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
@@ -62,7 +68,7 @@ function refuse(code: PathRefusalCode, reason: string): PathRefusal {
 export class WorkspaceSandbox {
   private readonly path: typeof nodePath.posix;
   private readonly secretPatterns: readonly string[];
-  private readonly ignoreCache = new Map<string, { mtimeMs: number; ig: Ignore | undefined }>();
+  private readonly ignoreCache = new Map<string, { mtimeMs: number; ig: Ignore | undefined; text: string | undefined }>();
   private realRoots: { key: string; value: Promise<string[]> } | undefined;
 
   constructor(readonly fs: WorkspaceFs, readonly options: SandboxOptions) {
@@ -160,13 +166,12 @@ export class WorkspaceSandbox {
     };
   }
 
-  /** Absolute paths of existing per-root ignore files (for search backends). */
+  /** Absolute paths of existing per-root ignore files (for search backends): only those this sandbox uses too. */
   async ignoreFiles(): Promise<string[]> {
     const name = this.options.ignoreFileName ?? '.forgeignore';
     const out: string[] = [];
     for (const r of this.roots()) {
-      const f = this.path.join(r, name);
-      if ((await this.fs.stat(f))?.type === 'file') out.push(f);
+      if ((await this.forgeIgnoreText(r)) !== undefined) out.push(this.path.join(r, name));
     }
     return out;
   }
@@ -253,7 +258,9 @@ export class WorkspaceSandbox {
     }
     if (!this.options.allowSecrets && this.isNpmrc(rel) && exists) {
       try {
-        const text = new TextDecoder().decode(await this.fs.readFile(abs));
+        // Regular files only (a FIFO named .npmrc must not hang the check), and capped.
+        const read = await readRegular(this.fs, await this.fs.realpath(abs), FORGEIGNORE_MAX_BYTES);
+        const text = read.ok ? new TextDecoder().decode(read.data) : '';
         if (NPMRC_TOKEN.test(text)) return refuse('secret', `'${rel}' contains registry credentials; Forge does not read or write it.`);
       } catch {
         /* unreadable: the tool reports it */
@@ -267,19 +274,50 @@ export class WorkspaceSandbox {
     return this.path.basename(rel).toLowerCase() === '.npmrc';
   }
 
+  /**
+   * The text of a root's .forgeignore as this sandbox uses it (undefined when there is none, or it cannot be used:
+   * a link out of the folder, a FIFO, too big). Walkers compile their own matcher from it.
+   */
+  async forgeIgnoreText(root: string): Promise<string | undefined> {
+    await this.forgeIgnore(root);
+    return this.ignoreCache.get(root)?.text;
+  }
+
   private async forgeIgnore(root: string): Promise<Ignore | undefined> {
     const file = this.path.join(root, this.options.ignoreFileName ?? '.forgeignore');
     const st = await this.fs.stat(file).catch(() => undefined);
-    const mtimeMs = st?.type === 'file' ? st.mtimeMs : -1;
+    const mtimeMs = st ? st.mtimeMs : -1;
     const cached = this.ignoreCache.get(root);
     if (cached && cached.mtimeMs === mtimeMs) return cached.ig;
     let ig: Ignore | undefined;
-    if (mtimeMs >= 0) {
-      const text = new TextDecoder().decode(await this.fs.readFile(file));
-      ig = ignore({ allowRelativePaths: true }).add(text);
+    let text: string | undefined;
+    if (st) {
+      // Read under the rule every control-plane file is read under: inside its folder once links are resolved, a
+      // regular file (a FIFO here must not hang every tool call), and capped. One that breaks it is not used.
+      const problem = await this.readForgeIgnore(root, file).then(
+        (r) => {
+          if (typeof r === 'string') return r;
+          ig = ignore({ allowRelativePaths: true }).add(r.text);
+          text = r.text;
+          return undefined;
+        },
+        (err: unknown) => `it could not be read (${err instanceof Error ? err.message : String(err)})`,
+      );
+      if (problem) this.options.warn?.(`${this.display(file)} is not used: ${problem}`);
     }
-    this.ignoreCache.set(root, { mtimeMs, ig });
+    this.ignoreCache.set(root, { mtimeMs, ig, text });
     return ig;
+  }
+
+  /** The ignore file's text, or why it cannot be used. */
+  private async readForgeIgnore(root: string, file: string): Promise<{ text: string } | string> {
+    const real = await this.fs.realpath(file).catch(() => undefined);
+    const realRoot = await this.fs.realpath(root).catch(() => root);
+    if (real === undefined || !this.contains(realRoot, real)) return 'it is a symbolic link that leads outside its workspace folder, or to nothing';
+    const read = await readRegular(this.fs, real, FORGEIGNORE_MAX_BYTES);
+    if (!read.ok) return read.code === 'missing' ? 'it does not exist' : `it is a ${read.kind}, not a regular file`;
+    if (read.truncated) return `it is larger than ${FORGEIGNORE_MAX_BYTES / (1024 * 1024)} MB`;
+    return { text: new TextDecoder().decode(read.data) };
   }
 
   private getRealRoots(roots: string[]): Promise<string[]> {

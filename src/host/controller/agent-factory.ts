@@ -7,6 +7,7 @@ import type { AgentConfig } from '../../core/loop/config';
 import { memoryBudget, openForgeMemory, WORKSPACE_MEMORY_FILE, type ForgeMemory } from '../../core/memory';
 import type { MemoryItem, MemoryPort, RecallResult, ReflectionInput } from '../../core/memory/port';
 import type { Logger } from '../logger';
+import { NodeWorkspaceFs } from '../node/node-fs';
 import { readSettings, type ForgeSettings } from '../settings';
 import type { SwitchableModel } from './model-factory';
 
@@ -60,6 +61,7 @@ export class MemoryService implements MemoryPort {
     try {
       service.memory = await openForgeMemory({
         workspaceRoot: root,
+        workspaceFs: new NodeWorkspaceFs([root]),
         globalFile: path.join(context.globalStorageUri.fsPath, 'memory-global.jsonl'),
         reflection: { budgetUsd: readSettings().reflection.budgetUsd, price: (u) => model.price(u) },
         log: (m) => log.debug(m),

@@ -92,7 +92,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     ...(opts.spoolDir ? { parserCacheDir: path.join(path.dirname(opts.spoolDir), 'code-cache') } : {}),
   });
   // Trust is read by the sandbox on every call, so one options object serves every tool set.
-  const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) };
+  const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings), warn: (m) => opts.log.warn(m) };
   const search = createRipgrepSearch(vscode.env.appRoot);
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
   const applier = new JournalingApplier(new VscodeEditApplier(), opts.ledger, opts.currentTaskId, opts.log, opts.storage, readCurrentText);

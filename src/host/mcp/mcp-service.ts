@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { isAutoApproved, literalSecrets, parseMcpConfig, resolveSpec, type McpInput, type McpServerSpec } from '../../core/mcp/config';
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
-import { MCP_JSON, readMcpConfigFile, withEnvFile } from '../node/mcp/config-files';
+import { MCP_JSON, readWorkspaceMcpConfig, withEnvFile } from '../node/mcp/config-files';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
 import { readSettings } from '../settings';
@@ -79,7 +79,7 @@ export class McpService implements vscode.Disposable {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (folder.uri.scheme !== 'file') continue;
       const file = path.join(folder.uri.fsPath, MCP_JSON);
-      const parsed = await readMcpConfigFile(file, vscode.workspace.asRelativePath(file, true), folder.uri.fsPath);
+      const parsed = await readWorkspaceMcpConfig(folder.uri.fsPath, vscode.workspace.asRelativePath(file, true));
       if (!parsed) continue;
       specs.push(...parsed.servers);
       for (const i of parsed.inputs) inputs.set(i.id, i);

@@ -4,6 +4,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { isTransientError } from '../../core/tools/error-class';
 import type { DirEntry, EntryType, FileStat, WorkspaceFs } from '../../core/workspace/types';
+import { readRegularFile } from './regular-file';
 
 function typeOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
   return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : s.isSymbolicLink() ? 'symlink' : 'other';
@@ -87,6 +88,10 @@ export class NodeWorkspaceFs implements WorkspaceFs {
 
   realpath(p: string): Promise<string> {
     return fsp.realpath(p);
+  }
+
+  readRegularFile(p: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean; size: number }> {
+    return readRegularFile(p, maxBytes, signal);
   }
 }
 

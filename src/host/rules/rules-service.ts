@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../../core/loop/events';
+import { ConfinedReader } from '../../core/safety/confined-read';
 import { AGENTS_FILE, discoverBaseRules, findOtherAgentRules, pathsInArgs, TaskRules, type RuleSource } from '../../core/rules/project-rules';
 import type { WorkspaceFs } from '../../core/workspace/types';
 import type { Logger } from '../logger';
@@ -39,8 +40,13 @@ export class RulesService implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private loading: Promise<void> = Promise.resolve();
   private offered = false;
+  /** Every rule file is read under the read_file rule (core/safety/confined-read.ts), as in the CLI. */
+  private readonly reader: ConfinedReader;
+  /** A refused rule file (a link out of the workspace, a secret, a FIFO...) is named in the log, once per reload. */
+  private readonly warn = (m: string) => this.log.warn(m);
 
   constructor(private readonly state: vscode.Memento, private readonly fs: WorkspaceFs, private readonly log: Logger) {
+    this.reader = new ConfinedReader(fs, { warn: this.warn });
     const watcher = vscode.workspace.createFileSystemWatcher('**/{AGENTS.md,CLAUDE.md,.clinerules,.cursorrules,.clinerules/*,.forge/rules/*,.github/copilot-instructions.md}');
     const reload = () => this.reload();
     this.subs.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload), vscode.workspace.onDidChangeWorkspaceFolders(reload));
@@ -63,7 +69,7 @@ export class RulesService implements vscode.Disposable {
   reload(): void {
     this.loading = this.loading
       .then(async () => {
-        this.base = await discoverBaseRules(this.fs, { importOthers: this.state.get(IMPORT_OTHERS_KEY) === true });
+        this.base = await discoverBaseRules(this.reader, { importOthers: this.state.get(IMPORT_OTHERS_KEY) === true, warn: this.warn });
         this.log.debug(`rules: ${this.base.length ? this.base.map((r) => r.display).join(', ') : 'none'}`);
         this.changed();
       })
@@ -74,7 +80,7 @@ export class RulesService implements vscode.Disposable {
   forTask(taskId: string): TaskRules {
     let rules = this.tasks.get(taskId);
     if (!rules) {
-      rules = new TaskRules(this.fs, () => this.base);
+      rules = new TaskRules(this.reader, () => this.base, this.warn);
       this.tasks.set(taskId, rules);
       if (this.tasks.size > 50) this.tasks.delete(this.tasks.keys().next().value as string);
     }

@@ -83,12 +83,23 @@ describe('core/commands registry and prompt files', () => {
     assert.equal(await reg.resolve('hello'), undefined);
   });
 
-  it('does not follow symlinked prompt files (a repo cannot exfiltrate files through a command)', async () => {
+  it('reads prompt files under the read_file rule: no link out of the workspace, no secret (a repo cannot exfiltrate files through a command)', async () => {
     const mfs = fs();
-    mfs.symlink('/ws/secret.txt', '/ws/.forge/commands/leak.md');
-    const reg = new SlashCommandRegistry([new PromptFileCommands(mfs)]);
-    assert.equal((await reg.list()).some((c) => c.name === 'leak'), false);
+    mfs.set('/home/u/.ssh/notes.md', 'PRIVATE KEY MATERIAL');
+    mfs.set('/ws/.env', 'TOKEN=abc');
+    mfs.symlink('/home/u/.ssh/notes.md', '/ws/.forge/commands/leak.md');
+    mfs.symlink('/ws/.env', '/ws/.forge/commands/env.md');
+    mfs.symlink('/ws/secret.txt', '/ws/.forge/commands/inside.md');
+    const logs: string[] = [];
+    const reg = new SlashCommandRegistry([new PromptFileCommands(mfs, (m) => logs.push(m))]);
+    const names = (await reg.list()).map((c) => c.name);
+    assert.equal(names.includes('leak'), false);
+    assert.equal(names.includes('env'), false);
     assert.equal((await reg.resolve('/leak'))?.kind, 'unknown');
+    // A link that stays inside the workspace reads what read_file would read anyway.
+    assert.equal(names.includes('inside'), true);
+    assert.match(logs.join('\n'), /\.forge\/commands\/leak\.md was not read: .*outside the workspace/);
+    assert.match(logs.join('\n'), /\.forge\/commands\/env\.md was not read: .*secret/);
   });
 
   it('a workspace without .forge/commands has only built-ins; a failing source is logged, not fatal', async () => {

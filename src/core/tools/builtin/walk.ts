@@ -7,9 +7,13 @@
 import * as nodePath from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { type ResolvedPath, type WorkspaceSandbox } from '../../safety/paths';
+import { readRegular } from '../../safety/regular-read';
 import type { DirEntry } from '../../workspace/types';
 import { isTransientError } from '../error-class';
 import { decodeText, Pacer } from './common';
+
+/** Largest .gitignore compiled (patterns, not data). */
+const GITIGNORE_MAX_BYTES = 1024 * 1024;
 
 /** Folders never walked (compared in lower case: on macOS and Windows 'Node_Modules' is node_modules). */
 export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
@@ -86,11 +90,10 @@ export function byName(a: { name: string }, b: { name: string }): number {
  * file are compiled once instead of a .forgeignore stat per entry. Kept in step with WorkspaceSandbox by a test.
  */
 export async function hiddenMatcher(sandbox: WorkspaceSandbox, root: string): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
-  const p = root.includes('\\') ? nodePath.win32 : nodePath.posix;
-  const file = p.join(root, sandbox.options.ignoreFileName ?? '.forgeignore');
-  // One read per walk; a missing file (the usual case) costs one rejected promise, not one per directory.
-  const bytes = await sandbox.fs.readFile(file).catch(() => undefined);
-  return sandbox.hiddenMatcher(bytes ? ignore({ allowRelativePaths: true }).add(decodeText(bytes)) : undefined);
+  // The sandbox's own reading of the file (mtime-cached; confined: a FIFO or a link out is not used), compiled
+  // afresh for this walk.
+  const text = await sandbox.forgeIgnoreText(root).catch(() => undefined);
+  return sandbox.hiddenMatcher(text !== undefined ? ignore({ allowRelativePaths: true }).add(text) : undefined);
 }
 
 /** Items sorted in one go; longer arrays are sorted in runs of this size and merged with pauses in between. */
@@ -174,8 +177,22 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
   // the host's event loop run every few milliseconds.
   const pacer = new Pacer(signal, WALK_SLICE_MS);
 
-  const compile = async (file: string, base: string): Promise<Level | undefined> => {
-    const bytes = await fs.readFile(file, signal).catch(() => undefined);
+  /**
+   * Regular files only: a FIFO named .gitignore must not hang the walk. `listedFile`: the listing already says it is
+   * a regular file (no stat needed); otherwise the host's handle-checked read, or a stat first.
+   */
+  const compile = async (file: string, base: string, listedFile = false): Promise<Level | undefined> => {
+    let bytes: Uint8Array | undefined;
+    if (fs.readRegularFile) {
+      const read = (f: string) => fs.readRegularFile!(f, GITIGNORE_MAX_BYTES, signal);
+      // A link in the last component is refused by that read: read it at its real path instead.
+      bytes = (await read(file).catch(async (e: { code?: string }) => (e?.code === 'ELOOP' ? read(await fs.realpath(file)) : undefined)).catch(() => undefined))?.data;
+    }
+    else if (listedFile) bytes = await fs.readFile(file, signal).catch(() => undefined);
+    else {
+      const read = await readRegular(fs, file, GITIGNORE_MAX_BYTES, signal).catch(() => undefined);
+      bytes = read?.ok ? read.data : undefined;
+    }
     return bytes ? { base, ig: ignore({ allowRelativePaths: true }).add(decodeText(bytes)) } : undefined;
   };
 
@@ -194,8 +211,8 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
     const e = listing.find((x) => x.name === '.gitignore');
     if (!e || (e.type !== 'file' && e.type !== 'symlink')) return undefined;
     const abs = p.join(dir.abs, e.name);
-    if (e.type === 'symlink' && !(await sandbox.resolve(abs, 'read')).ok) return undefined;
-    return compile(abs, dir.rel);
+    if (e.type === 'file') return compile(abs, dir.rel, true);
+    return (await sandbox.resolve(abs, 'read')).ok ? compile(abs, dir.rel) : undefined;
   };
 
   /** A symlink is listed only when it stays inside the workspace, passes the sandbox, and is a file. */
