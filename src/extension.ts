@@ -4,6 +4,7 @@ import type * as vscode from 'vscode';
 import { MemoryService } from './host/controller/agent-factory';
 import { createLogger } from './host/logger';
 import { ApiKeyStore } from './host/secrets';
+import { initSettingsConsent } from './host/settings-consent';
 import { ForgeStatusBar } from './host/status-bar';
 import { createAgentTools } from './host/wiring/agent-tools';
 import { registerCommandsAndListeners } from './host/wiring/commands';
@@ -26,6 +27,8 @@ export async function activate(context: vscode.ExtensionContext) {
   const started = Date.now();
   const log = createLogger(context);
   const keys = new ApiKeyStore(context.secrets);
+  // First: every settings read from here on takes a workspace's widening values only with the user's consent.
+  initSettingsConsent(context, keys, log);
   const statusBar = new ForgeStatusBar();
   context.subscriptions.push(statusBar);
   // The panel, Recovery and the Controller come after pieces that need them: those reach them through `late`.

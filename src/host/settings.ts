@@ -1,5 +1,8 @@
-// Typed reader for the forge.* settings declared in package.json (contributes.configuration).
+// Typed reader for the forge.* settings declared in package.json (contributes.configuration). The settings that widen
+// what Forge may do, or where a key is sent, come through settings-consent.ts: a workspace's value applies only when
+// the user allowed it for that workspace (narrower values always apply).
 import * as vscode from 'vscode';
+import { decideFor, onDidChangeConsent } from './settings-consent';
 
 export type ProviderId = 'vscode-lm' | 'openai' | 'anthropic' | 'openai-compatible';
 export type ModeId = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
@@ -15,6 +18,11 @@ export interface ForgeSettings {
   provider: ProviderId;
   model: string;
   baseUrl: string;
+  /**
+   * forge.baseUrl / the fallback's own endpoint came from the workspace without the user's consent, only because no
+   * API key was stored: the model factory never sends a stored key there.
+   */
+  keylessEndpoints: { baseUrl: boolean; fallbackModel: boolean };
   mode: ModeId;
   /** undefined = the mode's default */
   maxIterations: number | undefined;
@@ -42,7 +50,13 @@ export interface ForgeSettings {
   /** forge.history.maxTasks: tasks kept in the history; older ones are archived, never deleted. */
   historyMaxTasks: number;
   showDiffOnProposal: boolean;
-  sandbox: { enabled: boolean; network: 'off' | 'allowlist' | 'on'; allowedHosts: string[]; envAllowList: string[] };
+  sandbox: {
+    enabled: boolean; network: 'off' | 'allowlist' | 'on'; allowedHosts: string[]; envAllowList: string[];
+    /** Who set forge.sandbox.enabled as it is: the user (or the default), or this workspace with the user's consent. */
+    enabledBy: 'user' | 'workspace';
+  };
+  /** forge.mcp.autoApprove in effect ({ server: true | [tool names] }). */
+  mcpAutoApprove: unknown;
   /** auto: native tool calls, switching to the XML text format when the endpoint or model cannot do them. */
   toolCallFormat: 'auto' | 'native' | 'xml';
   /** Tokens; 0 = what the server reports (Ollama, LM Studio, vLLM, OpenRouter...) or the known model limits. */
@@ -73,19 +87,22 @@ function strings(value: unknown): string[] {
 /** Reads every forge.* setting with defaults and type checks (settings.json can hold anything). */
 export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
   const c = vscode.workspace.getConfiguration('forge', scope);
-  const auto = c.get<Partial<AutoApproveSettings>>('autoApprove') ?? {};
+  // The widening settings: the values in effect (a workspace's widening value only with the user's consent).
+  const { values: w, sources, keyless } = decideFor(c);
+  const auto = (w.autoApprove ?? {}) as Partial<AutoApproveSettings>;
   const maxIterations = c.get<number | null>('maxIterations');
   const temperature = c.get<number | null>('temperature');
   return {
     provider: oneOf(c.get('provider'), PROVIDERS, 'vscode-lm'),
     model: String(c.get('model') ?? '').trim(),
-    baseUrl: String(c.get('baseUrl') ?? '').trim(),
+    baseUrl: String(w.baseUrl ?? '').trim(),
+    keylessEndpoints: { baseUrl: keyless.includes('baseUrl'), fallbackModel: keyless.includes('fallbackModel') },
     mode: oneOf(c.get('mode'), MODES, 'agent'),
     maxIterations: typeof maxIterations === 'number' && maxIterations >= 1 ? Math.floor(maxIterations) : undefined,
-    costBudgetUsd: num(c.get('costBudgetUsd'), 2, 0),
-    tokenBudget: Math.floor(num(c.get('tokenBudget'), 2_000_000, 0)),
+    costBudgetUsd: num(w.costBudgetUsd, 2, 0),
+    tokenBudget: Math.floor(num(w.tokenBudget, 2_000_000, 0)),
     streamIdleTimeoutSeconds: num(c.get('streamIdleTimeoutSeconds'), 90, 0),
-    fallbackModel: String(c.get('fallbackModel') ?? '').trim(),
+    fallbackModel: String(w.fallbackModel ?? '').trim(),
     timeBudgetMinutes: num(c.get('timeBudgetMinutes'), 30, 0),
     maxOutputTokens: num(c.get('maxOutputTokens'), 8192, 1),
     temperature: typeof temperature === 'number' ? temperature : undefined,
@@ -96,8 +113,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
       execute: auto.execute === true,
       network: auto.network === true,
     },
-    commandAllowList: strings(c.get('commandAllowList')),
-    commandDenyList: strings(c.get('commandDenyList')),
+    commandAllowList: strings(w.commandAllowList),
+    commandDenyList: strings(w.commandDenyList),
     commandTimeoutSeconds: num(c.get('commandTimeoutSeconds'), 120, 1),
     toolTimeoutSeconds: toolTimeouts(c.get('toolTimeoutSeconds')),
     commandOutputCapChars: num(c.get('commandOutputCapChars'), 20_000, 1000),
@@ -107,11 +124,13 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     historyMaxTasks: Math.floor(num(c.get('history.maxTasks'), 1000, 10)),
     showDiffOnProposal: c.get('showDiffOnProposal') !== false,
     sandbox: {
-      enabled: c.get('sandbox.enabled') !== false,
-      network: oneOf(c.get('sandbox.network'), ['off', 'allowlist', 'on'], 'off'),
-      allowedHosts: strings(c.get('sandbox.allowedHosts')),
-      envAllowList: strings(c.get('sandbox.envAllowList')),
+      enabled: w['sandbox.enabled'] !== false,
+      network: oneOf(w['sandbox.network'], ['off', 'allowlist', 'on'], 'off'),
+      allowedHosts: strings(w['sandbox.allowedHosts']),
+      envAllowList: strings(w['sandbox.envAllowList']),
+      enabledBy: sources['sandbox.enabled'] === 'workspace' ? 'workspace' : 'user',
     },
+    mcpAutoApprove: w['mcp.autoApprove'],
     toolCallFormat: oneOf(c.get('toolCallFormat'), ['auto', 'native', 'xml'], 'auto'),
     contextWindow: Math.floor(num(c.get('contextWindow'), 0, 0)),
   };
@@ -119,7 +138,17 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
 
 /** Fires `listener` with fresh settings whenever a forge.* setting changes. */
 export function onSettingsChanged(listener: (settings: ForgeSettings) => void): vscode.Disposable {
-  return vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration('forge')) listener(readSettings());
-  });
+  return vscode.Disposable.from(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('forge')) listener(readSettings());
+    }),
+    // The user allowed (or refused) this workspace's widening settings: the values in effect may have changed.
+    onDidChangeConsent(() => listener(readSettings())),
+  );
+}
+
+/** The sandbox is off by a setting: whose (for the approval card and the warning). */
+export function sandboxOffBy(): 'user' | 'workspace' | undefined {
+  const s = readSettings().sandbox;
+  return s.enabled ? undefined : s.enabledBy;
 }

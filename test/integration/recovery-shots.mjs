@@ -42,14 +42,12 @@ async function run(theme, label) {
   const session = await startShotSession({
     repo,
     prefix: 'forge-rshots-',
-    userSettings: { 'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false },
-    turns,
-    prepare(workspace) {
-      const settingsFile = path.join(workspace, '.vscode', 'settings.json');
-      const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-      settings['forge.autoApprove'] = { read: true, write: true, execute: false, network: false };
-      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    // Auto-approve is the user's setting (a workspace's value would apply only once the user allowed it there).
+    userSettings: {
+      'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false,
+      'forge.autoApprove': { read: true, write: true, execute: false, network: false },
     },
+    turns,
   });
   const { page, workspace } = session;
   try {

@@ -143,7 +143,9 @@ export class ModelFactory {
     const at = spec.provider === 'openai-compatible' ? splitModelAtUrl(spec.model) : undefined;
     // forge.baseUrl belongs to the primary's provider; an OpenAI-compatible fallback may bring its own ("model@url").
     const baseUrl = at?.baseUrl ?? (spec.provider === s.provider || spec.provider === 'openai-compatible' ? s.baseUrl : '');
-    const r = await this.resolvePrimary({ ...s, provider: spec.provider, model: at?.model ?? spec.model, baseUrl, fallbackModel: '' });
+    // A workspace's endpoint the user did not allow gets no stored key (here: the fallback's own, or forge.baseUrl).
+    const keyless = at ? s.keylessEndpoints.fallbackModel : baseUrl !== '' && s.keylessEndpoints.baseUrl;
+    const r = await this.resolvePrimary({ ...s, provider: spec.provider, model: at?.model ?? spec.model, baseUrl, fallbackModel: '', keylessEndpoints: { baseUrl: keyless, fallbackModel: false } });
     return r.model ? { model: r.model } : { problem: r.status.problem ?? 'not available' };
   }
 
@@ -171,7 +173,8 @@ export class ModelFactory {
       if (provider === 'openai-compatible' && !s.baseUrl) {
         return fail('Set forge.baseUrl to your endpoint (e.g. http://localhost:11434/v1 for Ollama).', modelName);
       }
-      let apiKey = await this.keys.get(provider);
+      // An endpoint the workspace named without the user's consent never receives a stored key.
+      let apiKey = s.keylessEndpoints.baseUrl && s.baseUrl ? undefined : await this.keys.get(provider);
       if (!apiKey && provider === 'openai-compatible' && isLoopbackUrl(s.baseUrl)) apiKey = PLACEHOLDER_KEY;
       if (!apiKey) return fail(`No API key for ${label}: run "Forge: Set API Key".`, modelName);
       const built = await createEndpointModel({

@@ -15,7 +15,8 @@ import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../node';
 import { ParallelTasks, type BackgroundTask } from '../node/parallel-tasks';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { baseText, repoRoot, type TaskWorktree } from '../node/worktrees';
-import { readSettings } from '../settings';
+import { readSettings, sandboxOffBy } from '../settings';
+import { withSandboxAttribution } from '../settings-consent';
 import { agentConfigFrom } from './agent-factory';
 import type { SwitchableModel } from './model-factory';
 import { describeTask as describe, registerParallelView } from './parallel-view';
@@ -197,7 +198,7 @@ export class ParallelTasksUi implements vscode.Disposable {
       roots: () => [wt.path],
       log: this.deps.log,
     });
-    const runner = new NodeCommandRunner({ sandbox });
+    const runner = withSandboxAttribution(new NodeCommandRunner({ sandbox }), sandboxOffBy);
     const tools = createWorkspaceTools({
       fs: new NodeWorkspaceFs([wt.path]), runner, applier: new DiskEditApplier({ roots: () => [wt.path] }), home: os.homedir(),
       sandbox: { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) },

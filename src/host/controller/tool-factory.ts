@@ -20,7 +20,9 @@ import { NodeCommandRunner } from '../node';
 import { watchCommandChanges, type CommandChangesListener } from '../node/command-changes';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../ripgrep-search';
-import { readSettings, type ForgeSettings } from '../settings';
+import { readSettings, sandboxOffBy, type ForgeSettings } from '../settings';
+import { withSandboxAttribution } from '../settings-consent';
+import { sandboxOffReason } from '../../core/safety/workspace-settings';
 import { PtyCommandRunner } from '../pty-command-runner';
 import { TerminalCommandRunner } from '../terminal-runner';
 import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
@@ -100,7 +102,9 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
   const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const toolRunner = opts.onCommandChanges ? watchCommandChanges(recorded, workspaceRoots, opts.onCommandChanges) : recorded;
+  const watched = opts.onCommandChanges ? watchCommandChanges(recorded, workspaceRoots, opts.onCommandChanges) : recorded;
+  // The approval card says who turned the sandbox off: the user's settings, or this workspace's (allowed by the user).
+  const toolRunner = withSandboxAttribution(watched, sandboxOffBy);
   const build = () => createWorkspaceTools({ fs, runner: toolRunner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
   let tools = build();
 
@@ -182,7 +186,12 @@ function createCommandSandbox(log: Logger): CommandSandbox {
     }
     const why = c.reason ?? 'no sandbox is available';
     log.warn(`Commands run WITHOUT a sandbox: ${why}`);
-    if (!readSettings().sandbox.enabled) return; // the user's own choice: the log line is enough
+    const offBy = sandboxOffBy();
+    if (offBy) {
+      // Turned off by a setting: the user's own choice (or the workspace's, which the user allowed): say whose.
+      log.warn(sandboxOffReason(offBy));
+      return;
+    }
     void vscode.window.showWarningMessage(
       `Forge: commands will run without a sandbox (${why}). Only read-only commands run automatically; Forge asks before every other command.`,
       'Open Setting',

@@ -39,7 +39,8 @@ export class McpService implements vscode.Disposable {
       baseEnv: () => scrubEnv(process.env, readSettings().sandbox.envAllowList).env,
       cwd,
       callTimeoutMs: () => Math.max(1, Number(vscode.workspace.getConfiguration('forge.mcp').get('callTimeoutSeconds')) || 60) * 1000,
-      autoApproved: (server, tool) => isAutoApproved(vscode.workspace.getConfiguration('forge.mcp').get('autoApprove'), server, tool),
+      // A workspace's forge.mcp.autoApprove widens only with the user's consent (readSettings takes it into account).
+      autoApproved: (server, tool) => isAutoApproved(readSettings().mcpAutoApprove, server, tool),
       clientVersion: version,
     });
     const watcher = vscode.workspace.createFileSystemWatcher(`**/${MCP_JSON}`);

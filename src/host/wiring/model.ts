@@ -6,6 +6,7 @@ import { ModelFactory, mementoToolFormatStore, SwitchableModel } from '../contro
 import type { Logger } from '../logger';
 import type { ApiKeyStore } from '../secrets';
 import { readSettings } from '../settings';
+import { refreshKeyPresence } from '../settings-consent';
 
 export interface ModelWiring {
   model: SwitchableModel;
@@ -30,6 +31,9 @@ export function wireModel({ context, keys, log, showStatus, onModelWorks }: Mode
   let refreshing = 0;
   const refresh = async () => {
     const generation = ++refreshing;
+    // Whether a key is stored decides whether a workspace's endpoint applies unasked: read it fresh, not from before.
+    await refreshKeyPresence();
+    if (generation !== refreshing) return;
     const settings = readSettings();
     const resolved = await models.resolve(settings);
     if (generation !== refreshing) return; // a newer refresh is on its way

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { COMMAND_IDS } from '../../../src/host/commands';
 import { readSettings } from '../../../src/host/settings';
 import { activateForge, EXTENSION_ID, waitFor } from '../helpers';
+import { setSetting } from './forge-api';
 
 describe('Forge activation in a real VS Code', () => {
   it('activates and registers every palette command', async () => {
@@ -30,6 +31,22 @@ describe('Forge activation in a real VS Code', () => {
     if (process.env.FORGE_TEST_LLM_URL) {
       assert.strictEqual(s.provider, 'openai-compatible');
       assert.strictEqual(s.baseUrl, `${process.env.FORGE_TEST_LLM_URL}/v1`);
+    }
+  });
+
+  it("does not take a workspace's widening settings without the user's consent (narrower ones apply)", async () => {
+    await setSetting('sandbox.enabled', false);
+    await setSetting('autoApprove', { read: true, write: false, execute: true, network: false });
+    await setSetting('commandDenyList', ['git push']);
+    try {
+      const s = readSettings();
+      assert.strictEqual(s.sandbox.enabled, true, 'the sandbox stays on');
+      assert.strictEqual(s.autoApprove.execute, false, 'commands still ask');
+      assert.deepStrictEqual(s.commandDenyList, ['git push'], 'a narrower value applies');
+    } finally {
+      await setSetting('sandbox.enabled', undefined);
+      await setSetting('autoApprove', undefined);
+      await setSetting('commandDenyList', undefined);
     }
   });
 

@@ -65,8 +65,13 @@ export function historyIsConsistent(history: any[]): boolean {
   return history.every((m) => m.role !== 'assistant' || (m.toolCalls ?? []).every((c: any) => results.has(c.id)));
 }
 
-export async function setSetting(key: string, value: unknown): Promise<void> {
-  await vscode.workspace.getConfiguration('forge').update(key, value, vscode.ConfigurationTarget.Workspace);
+/**
+ * Sets a forge.* setting in the workspace (default) or, `user`, in the user settings: a setting that widens what
+ * Forge may do (autoApprove, the sandbox, command lists, endpoints) applies from the workspace only once the user
+ * allowed it there, so tests that want it in effect set it as the user's.
+ */
+export async function setSetting(key: string, value: unknown, scope: 'workspace' | 'user' = 'workspace'): Promise<void> {
+  await vscode.workspace.getConfiguration('forge').update(key, value, scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
   // In a remote extension host the new value arrives with the change event, a little after update() resolves.
   const want = JSON.stringify(value ?? vscode.workspace.getConfiguration('forge').inspect(key)?.defaultValue);
   await waitFor(() => JSON.stringify(vscode.workspace.getConfiguration('forge').get(key)) === want, `setting forge.${key} to apply`);

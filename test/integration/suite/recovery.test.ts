@@ -27,10 +27,10 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
   before(async () => {
     api = await forge();
     for (const f of [a, b, out]) fs.rmSync(f, { force: true });
-    await setSetting('autoApprove', { read: true, write: true, execute: true, network: false });
+    await setSetting('autoApprove', { read: true, write: true, execute: true, network: false }, 'user');
   });
   after(async () => {
-    await setSetting('autoApprove', undefined);
+    await setSetting('autoApprove', undefined, 'user');
     for (const f of [a, b, out]) fs.rmSync(f, { force: true });
     await closeAllEditors();
   });
