@@ -11,6 +11,7 @@ import type { MemoryPort } from '../core/memory/port';
 import { costOf, priceFor } from '../core/model/pricing';
 import type { Model, Usage } from '../core/model/types';
 import type { Approver } from '../core/safety/approval';
+import { WorkspaceSandbox } from '../core/safety/paths';
 import type { AgentSnapshot } from '../core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../core/tasks/task-store';
 import { createWorkspaceTools } from '../core/tools/builtin';
@@ -57,6 +58,12 @@ export async function resolveRoot(cwd: string): Promise<string> {
 
 export async function openTaskStore(root: string, log: (m: string) => void): Promise<TaskStore> {
   const dir = path.join(root, TASKS_DIR);
+  // The records are read back into a task's conversation (--continue) and hold command output: a repository's
+  // `.forge -> ~` or `.forge/tasks -> elsewhere` link must lead neither the reads nor the writes out of the workspace.
+  const where = await new WorkspaceSandbox(new NodeWorkspaceFs([root]), { trusted: true }).resolve(dir, 'list');
+  if (!where.ok && (where.code === 'symlink-escape' || where.code === 'outside-workspace')) {
+    throw new Error(`${TASKS_DIR} leads outside the workspace (a symbolic link); Forge keeps its task records only inside it. Remove the link or run elsewhere.`);
+  }
   await fsp.mkdir(dir, { recursive: true });
   await fsp.writeFile(path.join(dir, '.gitignore'), '# Forge task records (may hold command output): not for commits.\n*\n', { flag: 'wx' }).catch(() => undefined);
   return TaskStore.open(dir, { log });

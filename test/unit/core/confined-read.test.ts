@@ -8,6 +8,7 @@ import { closeSync, constants, openSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadProjectRules } from '../../../src/cli/rules';
+import { openTaskStore } from '../../../src/cli/runtime';
 import { PromptFileCommands } from '../../../src/core/commands/prompt-files';
 import { openForgeMemory, WORKSPACE_MEMORY_FILE } from '../../../src/core/memory';
 import { createModeContextGatherer } from '../../../src/core/modes/context';
@@ -290,6 +291,19 @@ describe('confined reads of the control plane (rules, prompt files, MCP config, 
       await fsp.rm(path.join(ws, '.forge'), { recursive: true });
       await link(outside, '.forge');
       await assert.rejects(open(), /outside the workspace/, 'a .forge folder linked out is not written through either');
+    });
+  });
+
+  describe('the CLI task store', () => {
+    posixOnly('.forge linked out of the workspace: no task record is written or read there', async () => {
+      await fsp.mkdir(path.join(outside, 'elsewhere'), { recursive: true });
+      await link(path.join(outside, 'elsewhere'), '.forge');
+      await assert.rejects(openTaskStore(ws, () => undefined), /\.forge\/tasks leads outside the workspace/);
+      assert.deepEqual(await fsp.readdir(path.join(outside, 'elsewhere')), [], 'nothing created through the link');
+      await fsp.rm(path.join(ws, '.forge'));
+      const store = await openTaskStore(ws, () => undefined);
+      assert.ok(store);
+      assert.ok((await fsp.stat(path.join(ws, '.forge', 'tasks'))).isDirectory());
     });
   });
 
