@@ -3,6 +3,12 @@
 // zod schema so the registry reports failures like any other tool's (path + message per issue). Converting the
 // JSON Schema to zod instead would be lossy ($ref, oneOf, patterns, formats) and the model would see a
 // re-generated schema that differs from the server's.
+//
+// Regular expressions are the exception. A server's `pattern: "^(a+)+$"` run by JavaScript's backtracking engine
+// on a long argument blocks the extension host for minutes, so no regular expression from a server is ever run
+// here: `pattern` and `patternProperties` are taken out of the copy ajv compiles (the model still sees them, and
+// the server checks its own arguments), and ajv's regular-expression engine is one that runs nothing. Checking
+// here is for quick, precise feedback to the model, not the server's protection.
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import { cleanLine, cleanUntrusted } from './untrusted';
@@ -24,10 +30,48 @@ export function useSchemaCompiler(load: () => AjvClass): void {
   ajv = undefined;
 }
 
+/**
+ * ajv's regular-expression engine: one that runs nothing and matches everything. Only a regular expression the
+ * schema walk below did not take out could reach it (one reached through a `$ref` into an unknown keyword).
+ */
+const noRegExp: { (pattern: string, flags: string): { test(s: string): boolean }; code: string } = Object.assign(() => ({ test: () => true }), { code: 'forgeNoRegExp' });
+
 function validator(): Ajv {
   // strict: false — servers use keywords ajv does not know (examples, x-*); formats are not enforced.
-  ajv ??= new (loadAjv())({ strict: false, allErrors: true, validateFormats: false, allowUnionTypes: true });
+  ajv ??= new (loadAjv())({ strict: false, allErrors: true, validateFormats: false, allowUnionTypes: true, code: { regExp: noRegExp } });
   return ajv;
+}
+
+/** Keywords whose value is data, not a schema: kept as they are (a "pattern" key in a `const` is data). */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'example']);
+/** Keywords whose value maps names to schemas (a property may be called "pattern"). */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The copy of a schema ajv compiles: no `pattern` (nor inside `propertyNames`), no `patternProperties`. Taking a
+ * keyword out only lets more through, except where `patternProperties` decided which properties were
+ * "additional": there `additionalProperties` goes too, and `unevaluatedProperties` anywhere in the schema.
+ */
+export function withoutRegexKeywords(schema: unknown): unknown {
+  const anyPatternProperties = JSON.stringify(schema ?? null).includes('"patternProperties"');
+  const walk = (v: unknown, level: number): unknown => {
+    if (level > MAX_DEPTH * 2) return v; // deeper than prepareInputSchema compiles
+    if (Array.isArray(v)) return v.map((x) => walk(x, level + 1));
+    if (!isObject(v)) return v;
+    const out: Record<string, unknown> = {};
+    const loosen = isObject(v.patternProperties);
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'pattern' && typeof x === 'string') continue;
+      if (k === 'patternProperties' && isObject(x)) continue;
+      if ((loosen && k === 'additionalProperties') || (anyPatternProperties && k === 'unevaluatedProperties')) continue;
+      if (DATA_KEYWORDS.has(k)) out[k] = x;
+      else if (SCHEMA_MAPS.has(k) && isObject(x)) out[k] = Object.fromEntries(Object.entries(x).map(([name, sub]) => [name, walk(sub, level + 2)]));
+      else out[k] = walk(x, level + 1);
+    }
+    return out;
+  };
+  return walk(schema, 0);
 }
 
 function depth(value: unknown, level = 0): number {
@@ -97,7 +141,7 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
   else if (depth(json) > MAX_DEPTH) problem = 'input schema nested too deeply';
   else {
     try {
-      check = validator().compile(json);
+      check = validator().compile(withoutRegexKeywords(json) as Record<string, unknown>);
     } catch (err) {
       problem = `input schema does not compile: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
     }
@@ -110,3 +154,30 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
   });
   return { json, zod };
 }
+
+/** The result shape of the MCP SDK's jsonSchemaValidator (declared here: core does not import the SDK). */
+export type SchemaCheck<T> = { valid: true; data: T; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
+
+/**
+ * The MCP SDK client's validator of tool outputs (`structuredContent` against the tool's `outputSchema`), with the
+ * same bounds as the input check: no regular expression of the server's is run, no format is checked, and a
+ * schema too large or too deep (or that does not compile) lets everything through. The server controls both
+ * the schema and the output, so the SDK's own validator would let it block the host at will.
+ */
+export const boundedSchemaValidator = {
+  getValidator<T>(schema: unknown): (input: unknown) => SchemaCheck<T> {
+    let check: ValidateFunction | undefined;
+    const text = JSON.stringify(schema ?? {});
+    if (text.length <= MAX_SCHEMA_CHARS && depth(schema) <= MAX_DEPTH) {
+      try {
+        check = validator().compile(withoutRegexKeywords(schema) as Record<string, unknown>);
+      } catch {
+        check = undefined;
+      }
+    }
+    return (input) => {
+      if (!check || check(input)) return { valid: true, data: input as T, errorMessage: undefined };
+      return { valid: false, data: undefined, errorMessage: validator().errorsText(check.errors).slice(0, 500) };
+    };
+  },
+};

@@ -53,6 +53,16 @@ describe('mcp: hostile server', function () {
     assert.ok(!names.includes('FORGE_TEST_FAKE_API_KEY'));
   });
 
+  it('catastrophic schema patterns (input and output) do not block the host: the call returns at once', async () => {
+    const tool = byName(await t.manager.loadTools(signal()), 'mcp__hostile__redos');
+    const t0 = performance.now();
+    const r = await tool.execute(tool.input.parse({ text: `${'a'.repeat(28)}!`, [`${'b'.repeat(28)}!`]: 'x' }), ctx());
+    const ms = performance.now() - t0;
+    assert.ok(!r.isError, r.content);
+    assert.match(r.content, /checked/);
+    assert.ok(ms < 1000, `${ms.toFixed(0)} ms`);
+  });
+
   it('a hanging call times out with a clear error and the server keeps answering', async () => {
     const tools = await t.manager.loadTools(signal());
     const r = await byName(tools, 'mcp__hostile__hang').execute({}, ctx());

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { McpServerSpec } from '../../../core/mcp/config';
+import { boundedSchemaValidator } from '../../../core/mcp/schema';
 import type { McpToolInfo } from '../../../core/mcp/tool';
 
 export type McpServerState = 'stopped' | 'starting' | 'running' | 'crashed' | 'error';
@@ -128,7 +129,8 @@ export class McpConnection {
       throw new Error(`MCP server "${this.name}" did not start: ${messageOf(err)}`);
     });
     const { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = sdk();
-    const client = new Client({ name: 'forge', version: this.opts.clientVersion ?? '0.0.0' }, { capabilities: {} });
+    // Output schemas are checked by the SDK: with Forge's bounded validator (a server's regular expressions never run).
+    const client = new Client({ name: 'forge', version: this.opts.clientVersion ?? '0.0.0' }, { capabilities: {}, jsonSchemaValidator: boundedSchemaValidator });
     client.onerror = (err) => this.opts.log.debug(`mcp ${this.name}: ${messageOf(err)}`);
     client.onclose = () => this.onClosed(generation);
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
