@@ -15,6 +15,7 @@ import { createModeContextGatherer } from '../../../src/core/modes/context';
 import { discoverBaseRules, TaskRules } from '../../../src/core/rules/project-rules';
 import { ConfinedReader } from '../../../src/core/safety/confined-read';
 import { WorkspaceSandbox } from '../../../src/core/safety/paths';
+import { createReadFileTool } from '../../../src/core/tools/builtin/read-file';
 import { walk } from '../../../src/core/tools/builtin/walk';
 import { NodeWorkspaceFs } from '../../../src/host/node';
 import { readMcpConfigFile, readWorkspaceMcpConfig } from '../../../src/host/node/mcp/config-files';
@@ -121,6 +122,17 @@ describe('confined reads of the control plane (rules, prompt files, MCP config, 
       assert.ok(head.ok && head.truncated && head.text.length === 1000);
       const bin = await reader.readText(path.join(ws, 'bin.md'), { maxBytes: 1000 });
       assert.equal(!bin.ok && bin.code, 'binary');
+    });
+
+    posixOnly('read_file itself refuses a FIFO at once instead of waiting on it', async () => {
+      await fifo('pipe.txt');
+      const tool = createReadFileTool(new WorkspaceSandbox(extensionFs(), { trusted: true }));
+      const r = await Promise.race([
+        tool.execute({ path: 'pipe.txt' }, { signal: AbortSignal.timeout(5000) } as never),
+        new Promise<'hang'>((res) => setTimeout(() => res('hang'), 2000)),
+      ]);
+      assert.notEqual(r, 'hang');
+      assert.match(r === 'hang' ? '' : String(r.content), /pipe\.txt is not a regular file/);
     });
 
     posixOnly('the Node read judges the opened handle: a FIFO or a link put in place of the checked path is refused', async () => {

@@ -32,6 +32,8 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       const st = await sandbox.fs.stat(abs);
       if (!st) return errorResult(`File not found: ${shown}. Use list_files or search_files to find the right path.`);
       if (st.type === 'dir') return errorResult(`${shown} is a directory. Use list_files to see its contents.`);
+      // Checked before the open: reading a FIFO waits for a writer forever, a device never ends.
+      if (st.type !== 'file') return errorResult(`${shown} is not a regular file (a FIFO, device or socket); its contents are not read.`);
       if (st.size > READ_MAX_FILE_BYTES) {
         return errorResult(
           `${shown} is ${formatBytes(st.size)}, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap on files it loads. ` +
