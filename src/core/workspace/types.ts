@@ -77,6 +77,11 @@ export interface Containment {
   reason?: string;
   /** Commands write into a layer of their own, merged into the workspace without the control plane when they end. */
   writeLayer?: boolean;
+  /**
+   * The scan for the workspace's secrets to hide did not finish (too many files) or has not run yet: a secret may be
+   * readable, so every command asks, auto-allowed ones included.
+   */
+  secretScan?: 'incomplete' | 'pending';
 }
 
 /** One change a command made to the workspace, as merged from its write layer. */

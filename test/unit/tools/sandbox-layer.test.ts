@@ -51,6 +51,16 @@ describe('sandbox write layer: nothing a command writes reaches the control plan
 
   const fsmonitor = (m: string) => `[core]\\n\\tfsmonitor = "touch ${m}; false"\\n`;
 
+  it('prints only what the command printed, and a lookup with the network off fails at once', async () => {
+    const r = await run('echo ok');
+    assert.equal(r.output.trim(), 'ok');
+    const t0 = Date.now();
+    const dns = await run('cat /etc/resolv.conf; getent hosts forge-test.example; echo rc=$?');
+    assert.match(dns.output, /nameserver 127\.0\.0\.1/);
+    assert.match(dns.output, /rc=2/);
+    assert.ok(Date.now() - t0 < 5000, `lookup took ${Date.now() - t0} ms`);
+  });
+
   it('renaming .git and putting a copy back with core.fsmonitor: git status outside runs nothing', async () => {
     const r = await run(`mv .git .git-old && cp -r .git-old .git && printf '${fsmonitor(marker())}' >> .git/config && rm -rf .git-old; echo done`);
     assert.match(r.output, /done/);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
+import { Policy } from '../../../src/core/safety/policy';
 import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
 import { CommandSandbox, type SandboxSettings } from '../../../src/host/node/sandbox/command-sandbox';
 import { scrubEnv } from '../../../src/host/node/sandbox/env';
@@ -59,17 +60,17 @@ describe('sandbox profile', () => {
     assert.equal(env.GIT_TERMINAL_PROMPT, '0');
   });
 
-  it('finds the workspace secrets to mask: .env files, keys, credential folders, an .npmrc with a token; not node_modules', async () => {
+  it('finds the workspace secrets to mask: .env files, keys, credential folders, an .npmrc with a token, in dist/ and node_modules/ too', async () => {
     const ws = mkdtempSync(path.join(tmpdir(), 'forge-scan-'));
     try {
-      for (const f of ['.env', 'app/.env.local', 'deploy/server.pem', 'a/b/c/id_ed25519', '.npmrc', 'node_modules/x/.env', '.env.example', 'src/index.ts']) {
+      for (const f of ['.env', 'app/.env.local', 'deploy/server.pem', 'a/b/c/id_ed25519', '.npmrc', 'node_modules/x/.env', 'dist/.env', 'build/key.pem', '.env.example', 'src/index.ts']) {
         mkdirSync(path.dirname(path.join(ws, f)), { recursive: true });
         writeFileSync(path.join(ws, f), f === '.npmrc' ? '//registry.example.org/:_authToken=abc\n' : 'x');
       }
       mkdirSync(path.join(ws, 'infra/.ssh'), { recursive: true });
       const { masked } = await scanWorkspaceSecrets(ws);
       const rel = masked.map((m) => path.relative(ws, m.path) + (m.dir ? '/' : '')).sort();
-      assert.deepEqual(rel, ['.env', '.npmrc', 'a/b/c/id_ed25519', 'app/.env.local', 'deploy/server.pem', 'infra/.ssh/']);
+      assert.deepEqual(rel, ['.env', '.npmrc', 'a/b/c/id_ed25519', 'app/.env.local', 'build/key.pem', 'deploy/server.pem', 'dist/.env', 'infra/.ssh/', 'node_modules/x/.env']);
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }
@@ -233,7 +234,7 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     }
   });
 
-  it('sockets of other programs are out of reach: system services under /run, anything in the shared /tmp', async () => {
+  it('sockets of other programs are out of reach wherever they are: /run, the shared /tmp, any folder of the host', async () => {
     const net = await import('node:net');
     const servers: import('node:net').Server[] = [];
     const listen = (p: string) => new Promise<void>((r) => { const srv = net.createServer((c) => c.end('hunter2-socket')); servers.push(srv); srv.listen(p, r); });
@@ -243,9 +244,15 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     await listen(inTmp);
     try {
       const probe = (p: string) => `node -e "require('net').connect('${p}').on('data',d=>console.log(String(d))).on('error',e=>console.log('refused',e.code))"`;
-      const r = await run(`${probe(inRun)}; ${probe(inTmp)}; ls ${tmpdir()} | grep -c forge-test || true`);
+      // A container engine's socket in a folder of its own (Colima, Rancher Desktop, Podman keep them in $HOME).
+      const engineDir = path.resolve('.cache', `engine-${process.pid}`);
+      mkdirSync(engineDir, { recursive: true });
+      const inHome = path.join(engineDir, 'docker.sock');
+      await listen(inHome);
+      const r = await run(`${probe(inRun)}; ${probe(inTmp)}; ${probe(inHome)}; ls ${tmpdir()} | grep -c forge-test || true`);
+      rmSync(engineDir, { recursive: true, force: true });
       assert.doesNotMatch(r.output, /hunter2/);
-      assert.equal((r.output.match(/refused/g) ?? []).length, 2, r.output);
+      assert.equal((r.output.match(/refused/g) ?? []).length, 3, r.output);
       settings = { ...settings, enabled: false };
       const bare = await run(probe(inRun));
       assert.match(bare.output, /hunter2-socket/, 'without the sandbox the same socket answers (the test can fail)');
@@ -303,6 +310,22 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     const etc = await call(byName(tools, 'execute_command'), { command: 'echo hi > /etc/forge-z.txt' }, ctx());
     assert.match(etc.content, /The sandbox blocked a write outside the workspace/);
     assert.equal((r.data as { contained: boolean }).contained, true);
+  });
+
+  it('a secret scan that could not finish fails closed: every command asks, allow list and auto-approve included', async () => {
+    for (let i = 0; i < 30; i++) writeFileSync(path.join(ws, `f${i}.txt`), 'x');
+    const small = new CommandSandbox({ settings: () => settings, roots: () => [ws], home, baseDir: path.join(dir, 'sbx-small'), scanMaxEntries: 10 });
+    const c = await small.ready();
+    assert.equal(c.secretScan, 'incomplete', JSON.stringify(c));
+    assert.match(c.summary, /every command asks/);
+    const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new NodeCommandRunner({ spoolDir: path.join(dir, 'spool'), sandbox: small }), applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
+    const exec = byName(tools, 'execute_command');
+    const autoExecute = new Policy({ byRisk: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' } });
+    assert.equal(autoExecute.evaluate(exec, new Set(), { command: 'ls' }).action, 'ask');
+    const complete = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
+    assert.equal(new Policy().evaluate(byName(complete, 'execute_command'), new Set(), { command: 'ls' }).action, 'allow', 'with a complete scan ls runs unasked (the test can fail)');
+    for (let i = 0; i < 30; i++) rmSync(path.join(ws, `f${i}.txt`));
+    await small.dispose();
   });
 
   it('with the sandbox turned off, commands run bare but still get a scrubbed environment', async () => {

@@ -35,7 +35,9 @@ export function createExecuteCommandTool(
   // parser costs 5-30 ms a line). The rules are fixed for this tool; everything else that decides is in the key.
   const verdicts = new Map<string, CommandVerdict>();
   const check = (command: string, grants?: ReadonlySet<string>) => {
-    const options: CommandCheckOptions = { sandboxed: containment().kind !== 'none', grants, roots: sandbox.roots(), home: opts.home };
+    // A sandbox whose secret scan did not finish may leave a secret readable: the rules then judge as without one.
+    const c = containment();
+    const options: CommandCheckOptions = { sandboxed: c.kind !== 'none' && !c.secretScan, grants, roots: sandbox.roots(), home: opts.home };
     const key = JSON.stringify([command, options.sandboxed, options.roots, grants ? [...grants].sort() : null]);
     let verdict = verdicts.get(key);
     if (!verdict) {
@@ -75,8 +77,12 @@ export function createExecuteCommandTool(
     // denied ones are refused before any approval is asked; everything else follows the execute policy.
     policy(input, grants) {
       const verdict = check(input.command, grants);
-      if (verdict.action === 'ask') return undefined;
       const where = verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : '';
+      if (verdict.action === 'deny') return { action: 'deny', reason: `${verdict.reason}${where}` };
+      // Fails closed: while a secret may be unmasked nothing runs without the user, allow list and settings included.
+      const scan = containment().kind !== 'none' ? containment().secretScan : undefined;
+      if (scan) return { action: 'ask', reason: scan === 'pending' ? 'Forge is still locating the secrets to hide from commands' : 'the workspace has too many files for Forge to locate every secret, so one may be readable by the command' };
+      if (verdict.action === 'ask') return undefined;
       return { action: verdict.action, reason: `${verdict.reason}${where}` };
     },
     // "Always for this task" grants the command's programs and subcommands only (e.g. "git commit"), never

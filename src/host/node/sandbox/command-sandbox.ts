@@ -3,7 +3,7 @@
 // A sandbox that is expected but fails to start is reported as such, never silently replaced by a bare run.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants as fsc, promises as fsp } from 'node:fs';
+import { accessSync, constants as fsc, promises as fsp, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandFileChange, Containment, RunRequest } from '../../../core/workspace/types';
@@ -11,7 +11,7 @@ import { scrubEnv } from './env';
 import { bridgeArgv, writeBridgeScript } from './net-bridge';
 import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
 import { bwrapArgs, seatbeltProfile, shellQuote, within, type BwrapFeatures, type MaskedPath, type SandboxProfile } from './profile';
-import { SecretLocator } from './secret-locations';
+import { SCAN_MAX_ENTRIES, SecretLocator } from './secret-locations';
 import { createWriteLayer, layerPerlArgv, layerScript, mergeWriteLayer, optionSafe, perlLayerSupported, removeWriteLayer, type MergeResult, type WriteLayer } from './write-layer';
 
 export interface SandboxSettings {
@@ -35,6 +35,8 @@ export interface CommandSandboxOptions {
   /** Explicit bubblewrap binary (default: found on PATH). */
   bwrapPath?: string;
   log?: { info(m: string): void; warn(m: string): void };
+  /** Entries the workspace secret scan reads at most (default SCAN_MAX_ENTRIES); past it, commands ask. */
+  scanMaxEntries?: number;
   /** Mount write layers with util-linux even where Perl could (tests of that path). */
   noPerl?: boolean;
 }
@@ -80,13 +82,28 @@ export class CommandSandbox {
   constructor(private readonly opts: CommandSandboxOptions) {
     this.platform = opts.platform ?? process.platform;
     this.home = opts.home ?? os.homedir();
-    this.locator = new SecretLocator(this.home);
+    this.locator = new SecretLocator(this.home, undefined, opts.scanMaxEntries);
   }
 
-  /** Probes the platform's sandbox once; later calls return the same answer. */
-  ready(): Promise<Containment> {
+  /** Probes the platform's sandbox once (later calls return the same answer) and scans for the workspace's secrets. */
+  async ready(): Promise<Containment> {
     this.probing ??= this.runProbe().then((p) => (this.probe = p));
-    return this.probing.then(() => this.containment());
+    await this.probing;
+    if (this.probe?.kind !== 'none' && this.locator.state(this.realRoots()) === 'unknown') await this.locateSecrets().catch(() => undefined);
+    return this.containment();
+  }
+
+  /** The workspace folders with symlinks resolved, as the secret scan keys them (cached per folder list). */
+  private realRootsCache: { key: string; real: string[] } | undefined;
+  private realRoots(): string[] {
+    const roots = this.opts.roots();
+    const key = roots.join('\n');
+    if (this.realRootsCache?.key !== key) this.realRootsCache = { key, real: roots.map((r) => { try { return realpathSync(r); } catch { return r; } }) };
+    return this.realRootsCache.real;
+  }
+
+  private locateSecrets(fresh = false) {
+    return this.locator.locate(this.realRoots(), fresh);
   }
 
   /** How commands run now (before the probe finished: what the probe is expected to find). */
@@ -100,8 +117,11 @@ export class CommandSandbox {
     const name = p.kind === 'bubblewrap' ? 'bubblewrap sandbox' : 'Seatbelt sandbox';
     const net = network === 'allowlist' ? (p.kind === 'bubblewrap' ? 'network only to allowed hosts' : 'network off (no allow list under Seatbelt)') : `network ${network}`;
     const layer = p.kind === 'bubblewrap' && !!p.layer;
+    const scan = this.locator.state(this.realRoots());
+    const secretScan = scan === 'complete' ? {} : { secretScan: scan === 'incomplete' ? ('incomplete' as const) : ('pending' as const) };
     const writes = layer ? 'writes reach the workspace when the command ends, never the control plane (.git, .vscode, AGENTS.md ...)' : 'writes only in the workspace and a task temp folder';
-    return { kind: p.kind, network, summary: `${name}: ${writes}, secrets hidden, ${net}, scrubbed environment`, ...(layer ? { writeLayer: true } : {}) };
+    const secrets = scan === 'complete' ? 'secrets hidden' : scan === 'incomplete' ? `secrets hidden as far as the scan got (it stops at ${(this.opts.scanMaxEntries ?? SCAN_MAX_ENTRIES).toLocaleString('en-US')} files), so every command asks` : 'secrets being located, so commands ask';
+    return { kind: p.kind, network, summary: `${name}: ${writes}, ${secrets}, ${net}, scrubbed environment`, ...(layer ? { writeLayer: true } : {}), ...secretScan };
   }
 
   /** The argv and environment for one command. */
@@ -121,12 +141,14 @@ export class CommandSandbox {
       const argv = this.platform === 'win32' ? [] : ['/bin/sh', '-c', req.command];
       return { contained: false, argv, env, summary: c.reason ? `no sandbox: ${c.reason}` : 'no sandbox' };
     }
-    const roots = await Promise.all(this.opts.roots().map((r) => fsp.realpath(r).catch(() => r)));
-    const { masked, incomplete } = await this.locator.locate(roots, opts.fresh);
+    this.realRootsCache = undefined; // resolved again for each command: a folder may have been replaced by a link
+    const roots = this.realRoots();
+    const { masked, incomplete } = await this.locateSecrets(opts.fresh);
     const profile: SandboxProfile = {
-      writable: roots, tmpDir, masked: [...masked, ...(await this.hostSockets())], network: s.network, env, cwd: req.cwd,
+      writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd,
     };
     profile.hiddenDirs = await this.hiddenDirs();
+    profile.masked = [...masked, ...(await this.hostSockets(roots, profile.hiddenDirs))];
     if (profile.hiddenDirs.some((d) => within(d, this.home))) profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
     let inner = ['/bin/sh', '-c', req.command];
     let proxy: AllowlistProxy | undefined;
@@ -149,6 +171,7 @@ export class CommandSandbox {
       const inside = profile.sharedTmp.includes('/tmp') ? '/tmp' : profile.sharedTmp[0];
       if (inside) for (const k of ['TMPDIR', 'TMP', 'TEMP']) if (env[k] === tmpDir) env[k] = inside;
     }
+    if (s.network !== 'on') profile.resolvConf = await this.resolvConf(base);
     const uid = process.getuid?.();
     const gid = process.getgid?.();
     if (uid !== undefined && gid !== undefined) profile.ids = { uid, gid };
@@ -185,8 +208,16 @@ export class CommandSandbox {
    * Sockets of system services (docker, containerd, D-Bus ...) a contained command must not talk to. Scanned
    * for every command (about a millisecond): a service started a moment ago must not be reachable.
    */
-  private hostSockets(): Promise<MaskedPath[]> {
-    return findSockets(['/run', '/var/run'], 3);
+  private async hostSockets(roots: readonly string[], hidden: readonly string[]): Promise<MaskedPath[]> {
+    const [run, listening] = await Promise.all([findSockets(['/run', '/var/run'], 3), listeningSockets()]);
+    const out = new Map(run.map((m) => [m.path, m]));
+    // Every socket a program on this host listens on, wherever it is (a container engine's in $HOME, a database's
+    // in /opt): the kernel's own list, not a list of known places. The workspace's own and the hidden folders' stay.
+    for (const p of listening) {
+      if (out.has(p) || [...roots, ...hidden].some((d) => within(d, p))) continue;
+      out.set(p, { path: p, dir: false });
+    }
+    return [...out.values()].slice(0, 1000);
   }
 
   /**
@@ -219,6 +250,19 @@ export class CommandSandbox {
     const hooks = new Map<string, string[]>();
     for (const f of layer.folders) hooks.set(f.root, await hooksPathDirs(f.root));
     return mergeWriteLayer(layer, { extraControlDirs: (root) => hooks.get(root) ?? [] });
+  }
+
+  private resolv: Promise<{ file: string; dest: string } | undefined> | undefined;
+  /** The stand-in resolver configuration (written once), bound where the host's real one is. */
+  private resolvConf(base: string): Promise<{ file: string; dest: string } | undefined> {
+    this.resolv ??= (async () => {
+      const dest = await fsp.realpath('/etc/resolv.conf').catch(() => undefined);
+      if (!dest || !(await fsp.stat(dest).then((st) => st.isFile(), () => false))) return undefined;
+      const file = path.join(base, 'resolv.conf');
+      await fsp.writeFile(file, '# Forge sandbox: no network, so no resolver\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n', { mode: 0o644 });
+      return { file, dest };
+    })();
+    return this.resolv;
   }
 
   private homeLayerDirs(base: string, taskId: string | undefined): { upper: string } {
@@ -383,6 +427,24 @@ export class CommandSandbox {
     }
     return { kind: 'none', reason: `bubblewrap is installed but cannot create a sandbox here (${lastError.trim().slice(0, 200)}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / AppArmor).` };
   }
+}
+
+/** Paths of the Unix sockets bound on this host (/proc/net/unix) that still exist as sockets. */
+async function listeningSockets(): Promise<string[]> {
+  const table = await fsp.readFile('/proc/net/unix', 'utf8').catch(() => '');
+  const paths = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line (it may hold spaces).
+    // Listening and datagram sockets alike (a datagram socket takes messages without listening).
+    const m = /^\s*\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line);
+    if (m) paths.add(m[1]!);
+  }
+  const found = await Promise.all([...paths].map(async (p) => {
+    const real = await fsp.realpath(p).catch(() => undefined);
+    const st = real ? await fsp.lstat(real).catch(() => undefined) : undefined;
+    return st?.isSocket() ? real : undefined;
+  }));
+  return [...new Set(found.filter((p): p is string => !!p))];
 }
 
 /** Unix sockets under the given folders (symlinks resolved, so /var/run and /run are one), depth-limited. */

@@ -35,6 +35,11 @@ export interface SandboxProfile {
    * command of the task leaves there is there for the next one.
    */
   sharedTmp?: string[];
+  /**
+   * Without a network of its own: a resolver configuration bound over the host's (`dest`, its real path) that sends
+   * lookups to the sandbox's own loopback, refused at once, instead of retrying a resolver nobody can reach.
+   */
+  resolvConf?: { file: string; dest: string };
   /** The user and group the command runs as inside its user namespace (the host's own, not root). */
   ids?: { uid: number; gid: number };
   /** Folders replaced by an empty private tmpfs (other commands' proxy sockets), mounted after the binds. */
@@ -64,6 +69,7 @@ export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?:
   if (p.network !== 'on') a.push('--unshare-net');
   a.push('--cap-drop', 'ALL');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  if (p.resolvConf && p.network !== 'on') a.push('--ro-bind', p.resolvConf.file, p.resolvConf.dest);
   for (const d of p.hiddenDirs ?? []) a.push(...(p.sharedTmp?.includes(d) ? ['--bind', p.tmpDir, d] : ['--tmpfs', d]));
   for (const d of p.keepVisible ?? []) a.push('--ro-bind', d, d);
   const insideWritable = (m: MaskedPath) => [...p.writable, p.tmpDir].some((w) => within(w, m.path));

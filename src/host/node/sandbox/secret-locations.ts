@@ -7,9 +7,11 @@ import ignore from 'ignore';
 import { DEFAULT_SECRET_PATTERNS, HOME_SECRET_PATHS } from '../../../core/safety/secrets';
 import type { MaskedPath } from './profile';
 
-const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', 'build', 'target', '.venv', 'venv', '__pycache__', '.cache', '.next']);
+// Only version-control internals are skipped: a build copies .env into dist/, a tool caches credentials in .cache/.
+const SKIP_DIRS = new Set(['.git', '.hg', '.svn']);
 const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
-export const SCAN_MAX_ENTRIES = 20_000;
+/** Past this many entries the scan stops and says so; commands then ask (the sandbox fails closed). */
+export const SCAN_MAX_ENTRIES = 100_000;
 const SCAN_MAX_DEPTH = 12;
 const CACHE_MS = 10_000;
 
@@ -31,7 +33,7 @@ export async function homeSecrets(home: string): Promise<MaskedPath[]> {
 
 export interface ScanResult {
   masked: MaskedPath[];
-  /** The walk stopped at SCAN_MAX_ENTRIES: deeper secrets may be unmasked (the command rules still ask). */
+  /** The walk stopped at SCAN_MAX_ENTRIES: deeper secrets may be unmasked, so every command asks. */
   incomplete: boolean;
   /**
    * Each folder walked and its times before it was read: a file added or renamed there since changes them (ctime too,
@@ -43,7 +45,7 @@ export interface ScanResult {
 }
 
 /** Secret files and folders inside one workspace folder (gitignore-style DEFAULT_SECRET_PATTERNS + extras). */
-export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly string[] = []): Promise<ScanResult> {
+export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly string[] = [], maxEntries = SCAN_MAX_ENTRIES): Promise<ScanResult> {
   const secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...extraPatterns]);
   const masked: MaskedPath[] = [];
   const dirs: { path: string; stamp: string }[] = [];
@@ -61,7 +63,7 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
       continue;
     }
     for (const e of entries) {
-      if (++seen > SCAN_MAX_ENTRIES) {
+      if (++seen > maxEntries) {
         incomplete = true;
         return { masked, incomplete, dirs, judged };
       }
@@ -120,7 +122,17 @@ async function hasToken(file: string): Promise<boolean> {
 export class SecretLocator {
   private readonly cache = new Map<string, { at: number; value: Promise<ScanResult> }>();
 
-  constructor(private readonly homeDir: string, private readonly extraPatterns: () => readonly string[] = () => []) {}
+  /** Whether the last scan of each folder was complete. */
+  private readonly complete = new Map<string, boolean>();
+
+  constructor(private readonly homeDir: string, private readonly extraPatterns: () => readonly string[] = () => [], private readonly maxEntries = SCAN_MAX_ENTRIES) {}
+
+  /** What is known of these folders' last scans: 'complete', 'incomplete', or 'unknown' (not scanned yet). */
+  state(roots: readonly string[]): 'complete' | 'incomplete' | 'unknown' {
+    const known = roots.map((r) => this.complete.get(r));
+    if (known.some((k) => k === false)) return 'incomplete';
+    return known.every((k) => k === true) ? 'complete' : 'unknown';
+  }
 
   async locate(roots: readonly string[], fresh = false): Promise<{ masked: MaskedPath[]; incomplete: boolean }> {
     const now = Date.now();
@@ -130,8 +142,9 @@ export class SecretLocator {
         const scan = await hit.value;
         if (await stillCurrent(scan)) return scan;
       }
-      const value = scanWorkspaceSecrets(r, this.extraPatterns());
+      const value = scanWorkspaceSecrets(r, this.extraPatterns(), this.maxEntries);
       this.cache.set(r, { at: now, value });
+      void value.then((v) => this.complete.set(r, !v.incomplete), () => this.complete.set(r, false));
       return value;
     });
     // Not cached: a credentials file created in $HOME a second ago must be masked for the next command.

@@ -110,7 +110,7 @@ export function layerScript(layer: WriteLayer): string {
  * Ubuntu base system; without it (or on an architecture not listed) the script above is used.
  */
 const LAYER_PERL = String.raw`
-use strict; use warnings;
+use strict;
 my ($SYS_UNSHARE, $SYS_MOUNT, $uid, $gid) = splice(@ARGV, 0, 4);
 my @ops; for (1 .. shift @ARGV) { push @ops, [splice(@ARGV, 0, 3)]; }
 my @lists; for (1 .. shift @ARGV) { push @lists, [splice(@ARGV, 0, 3)]; }
