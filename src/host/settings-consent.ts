@@ -89,7 +89,7 @@ async function askIfNeeded(log: { info(m: string): void }): Promise<void> {
   const q = consentQuestion(decision.toAsk);
   const names = decision.toAsk.map((w) => `forge.${w.key} = ${JSON.stringify(w.value)}`).join(', ');
   log.info(`Workspace settings not applied until allowed: ${names}`);
-  const pick = await vscode.window.showWarningMessage(`Forge: ${q.message} (${names}) Until you allow them for this workspace, Forge uses your own settings.`, ALLOW, KEEP);
+  const pick = await vscode.window.showWarningMessage(`Forge: ${q.message} Settings: ${names}. Until you allow them for this workspace, Forge uses your own.`, ALLOW, KEEP);
   if (pick === ALLOW || pick === KEEP) {
     await answer(decision, pick === ALLOW);
     log.info(`Workspace settings ${pick === ALLOW ? 'allowed' : 'refused'} for this workspace: ${names}`);

@@ -18,8 +18,8 @@ export type SettingSource = 'default' | 'user' | 'workspace';
 
 /** The widening settings, by key under `forge.` (autoApprove is judged per field). */
 export const WIDENING_SETTINGS = [
-  'autoApprove',
   'sandbox.enabled',
+  'autoApprove',
   'sandbox.network',
   'sandbox.allowedHosts',
   'sandbox.envAllowList',

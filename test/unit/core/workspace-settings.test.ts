@@ -167,7 +167,7 @@ describe('workspace settings: the answers', () => {
     const refused: ConsentRecord = recordAnswer({}, decideWorkspaceSettings(inspected).toAsk, false);
     const d = decideWorkspaceSettings(inspected, refused);
     assert.deepEqual(d.toAsk, []);
-    assert.deepEqual(d.widened.map((w) => w.consent), ['refused', 'refused']);
+    assert.deepEqual(d.widened.map((w) => `${w.key}:${w.consent}`), ['sandbox.enabled:refused', 'autoApprove.execute:refused']);
     assert.equal(d.values['sandbox.enabled'], true);
     assert.deepEqual(d.values.autoApprove, { read: true, write: false, execute: false, network: false });
   });
@@ -175,8 +175,8 @@ describe('workspace settings: the answers', () => {
   it('the question names each widened setting and its value', () => {
     const d = decideWorkspaceSettings({ 'sandbox.enabled': ws(false), autoApprove: ws({ execute: true }) });
     const q = consentQuestion(d.toAsk);
-    assert.equal(q.message, "This workspace's settings let commands run without asking and turn the sandbox off (commands run with your full rights).");
-    assert.match(q.detail, /^forge\.autoApprove\.execute = true \(yours: false\)\nforge\.sandbox\.enabled = false \(yours: true\)\n/);
+    assert.equal(q.message, "This workspace's settings turn the sandbox off (commands run with your full rights) and let commands run without asking.");
+    assert.match(q.detail, /^forge\.sandbox\.enabled = false \(yours: true\)\nforge\.autoApprove\.execute = true \(yours: false\)\n/);
   });
 
   it('says who turned the sandbox off', () => {
