@@ -30,10 +30,11 @@ export const WORKSPACE_MEMORY_MAX_BYTES = 32 * 1024 * 1024;
 export interface OpenForgeMemoryOptions {
   workspaceRoot: string;
   /**
-   * The workspace as the file tools see it: the workspace store is opened only when it passes the read_file rule
+   * The workspace folder as a WorkspaceFs: the workspace store is opened only when it passes the read_file rule
    * (core/safety/confined-read.ts: no link out of the workspace, not a FIFO...), else opening rejects with why.
+   * Required, so no host can open the store unchecked.
    */
-  workspaceFs?: WorkspaceFs;
+  workspaceFs: WorkspaceFs;
   /** Absolute path of the global store (e.g. in the extension's globalStorageUri); omit for none. */
   globalFile?: string;
   reflection: Omit<ReflectorOptions, 'log'>;
@@ -47,11 +48,9 @@ export async function openForgeMemory(opts: OpenForgeMemoryOptions): Promise<For
   const io = opts.io ?? new NodeMemoryFileIO();
   const storeOpts = { ...opts.store, log: opts.log };
   const file = path.join(opts.workspaceRoot, WORKSPACE_MEMORY_FILE);
-  if (opts.workspaceFs) {
-    // Recalled into every prompt and appended to: a link to ~/.ssh/id_rsa or ~/.bashrc, or a FIFO, is refused.
-    const refusal = await new ConfinedReader(opts.workspaceFs).check(file, { maxBytes: WORKSPACE_MEMORY_MAX_BYTES });
-    if (refusal) throw new Error(refusal.message);
-  }
+  // Recalled into every prompt and appended to: a link to ~/.ssh/id_rsa or ~/.bashrc, or a FIFO, is refused.
+  const refusal = await new ConfinedReader(opts.workspaceFs).check(file, { maxBytes: WORKSPACE_MEMORY_MAX_BYTES });
+  if (refusal) throw new Error(refusal.message);
   const workspace = await MemoryStore.open(io, file, 'workspace', storeOpts);
   const global = opts.globalFile ? await MemoryStore.open(io, opts.globalFile, 'global', storeOpts) : undefined;
   const reflector = new Reflector({ ...opts.reflection, log: opts.log });

@@ -8,6 +8,7 @@ import { Agent, type AgentDeps } from '../../../src/core/loop/agent';
 import { createDelegateTool } from '../../../src/core/loop/delegate';
 import { openForgeMemory } from '../../../src/core/memory';
 import type { ChatMessage, Usage } from '../../../src/core/model/types';
+import { NodeWorkspaceFs } from '../../../src/host/node';
 import { createModel } from '../../../src/providers';
 import { Transcript } from '../../../src/panel/transcript';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
@@ -32,7 +33,7 @@ describe('run spend: reflection and sub-agents over the real OpenAI SDK', () => 
 
   async function setup(config: AgentDeps['config'] = {}) {
     const model = createModel({ provider: 'openai', model: 'gpt-4o', baseUrl: srv.openaiBaseUrl, apiKey: 'k' });
-    const memory = await openForgeMemory({ workspaceRoot: dir, reflection: { budgetUsd: 0.05 } });
+    const memory = await openForgeMemory({ workspaceRoot: dir, workspaceFs: new NodeWorkspaceFs([dir]), reflection: { budgetUsd: 0.05 } });
     const deps: AgentDeps = { model, memory, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 'p', config: { price: flatPrice, ...config } };
     let history: () => readonly ChatMessage[] = () => [];
     deps.tools.push(createDelegateTool(deps, () => history()) as never);

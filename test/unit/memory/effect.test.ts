@@ -11,6 +11,7 @@ import type { AgentEvent } from '../../../src/core/loop/events';
 import { openForgeMemory, WORKSPACE_MEMORY_FILE, type ForgeMemory } from '../../../src/core/memory';
 import type { Approver } from '../../../src/core/safety/approval';
 import type { Tool } from '../../../src/core/tools/types';
+import { NodeWorkspaceFs } from '../../../src/host/node';
 import { createModel } from '../../../src/providers';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
 
@@ -86,7 +87,7 @@ describe('memory/effect: a learning from run 1 changes run 2 (real loop, real SD
   });
 
   async function newAgent(commands: string[], events: AgentEvent[]): Promise<{ agent: Agent; memory: ForgeMemory }> {
-    const memory = await openForgeMemory({ workspaceRoot: dir, reflection: { budgetUsd: 0.05 } });
+    const memory = await openForgeMemory({ workspaceRoot: dir, workspaceFs: new NodeWorkspaceFs([dir]), reflection: { budgetUsd: 0.05 } });
     const model = createModel({ provider: 'openai', model: 'gpt-4o', apiKey: 'test-key', baseUrl: srv.openaiBaseUrl, fetch: conditionalFetch(srv) });
     const agent = new Agent({ model, tools: [commandTool(commands)], approver: approveAll, memory });
     agent.on((e) => events.push(e));
