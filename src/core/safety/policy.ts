@@ -47,8 +47,6 @@ export class Policy {
     const grants = grantsFor(tool.name, allowedForTask);
     const hint = input !== undefined ? tool.policy?.(input, grants) : undefined;
     if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason, by: 'rule' };
-    // The tool's own rule says this call needs the user whatever the policy (a sandbox that cannot hide every secret).
-    if (hint?.action === 'ask' && byRisk !== 'deny') return { action: 'ask', reason: hint.reason, by: 'rule' };
     if (sensitive) {
       if (byRisk === 'deny') return { action: 'deny', by: 'policy' };
       return { action: 'ask', reason: sensitive.notice, by: 'rule' };

@@ -18,7 +18,16 @@ export function controlPlaneChange(displayPath: string, rels: readonly string[],
 
 /** The card's and the terminal's title line: "Edit .vscode/settings.json — control plane: ...". */
 export function sensitiveTitle(s: SensitiveCall, verb = 'Edit'): string {
+  if (s.kind === 'unhidden-secrets') return `Run ${s.path} — ${s.notice}`;
   return `${verb} ${s.path} — ${s.notice}`;
+}
+
+/** A command while the sandbox's secret scan is incomplete or still running: asked of a person every time. */
+export function unhiddenSecretsCall(command: string, scan: 'incomplete' | 'pending'): SensitiveCall {
+  const why = scan === 'pending'
+    ? 'Forge is still locating the workspace\'s secrets to hide from commands'
+    : 'the workspace has too many files for Forge to locate every secret, so one may be readable by a command';
+  return { kind: 'unhidden-secrets', path: command, anchor: '', why, notice: `${why}; never auto-approved` };
 }
 
 /**
@@ -26,6 +35,12 @@ export function sensitiveTitle(s: SensitiveCall, verb = 'Edit'): string {
  * named as such, with what to do instead.
  */
 export function sensitiveRefusal(s: SensitiveCall, approvedBy: string, forTheUser = ''): string {
+  if (s.kind === 'unhidden-secrets') {
+    return (
+      `Refused by Forge's policy, not by a person: ${s.why}, so ${approvedBy} does not approve a command and nobody was asked.` +
+      `${forTheUser ? ` ${forTheUser}` : ''} Do not retry the same call; do what you can with the file tools, and say in your final answer which commands are left to run.`
+    );
+  }
   return (
     `Refused by Forge's policy, not by a person: ${s.path} is control plane (${s.why}), ` +
     `so ${approvedBy} does not approve a change to it and nobody was asked.${forTheUser ? ` ${forTheUser}` : ''} Do not retry the same call. ` +

@@ -29,8 +29,9 @@ export type ApprovalPreview =
  * later runs or trusts.
  */
 export interface SensitiveCall {
-  kind: 'control-plane';
-  /** The file as people see it (workspace-relative). */
+  /** 'control-plane': an edit of it; 'unhidden-secrets': a command while the sandbox cannot hide every secret. */
+  kind: 'control-plane' | 'unhidden-secrets';
+  /** The file as people see it (workspace-relative), or the command line. */
   path: string;
   /** The part of the path that makes it control plane ('.vscode', 'AGENTS.md', '.github/workflows'). */
   anchor: string;

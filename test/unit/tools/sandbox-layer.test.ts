@@ -7,7 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { NodeCommandRunner } from '../../../src/host/node';
+import { createWorkspaceTools } from '../../../src/core/tools/builtin';
+import { DiskEditApplier, NodeCommandRunner, NodeWorkspaceFs } from '../../../src/host/node';
+import { byName, call, ctx } from './helpers';
 import { CommandSandbox, type SandboxSettings } from '../../../src/host/node/sandbox/command-sandbox';
 import type { RunResult } from '../../../src/core/workspace/types';
 
@@ -90,6 +92,13 @@ describe('sandbox write layer: nothing a command writes reaches the control plan
     assert.equal(readFileSync(path.join(ws, 'src.txt'), 'utf8'), 'ok\n', 'ordinary files still arrive');
     assert.ok(r.fileChanges?.some((c) => c.path === path.join(ws, 'src.txt') && c.kind === 'created' && c.after === 'ok\n'));
     assert.ok(!r.fileChanges?.some((c) => /\.vscode|AGENTS/.test(c.path)));
+  });
+
+  it('execute_command tells the model which files changed and what was refused', async () => {
+    const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
+    const r = await call(byName(tools, 'execute_command'), { command: 'echo x > made.txt; rm a.txt; mkdir -p .vscode && echo {} > .vscode/tasks.json' }, ctx());
+    assert.match(r.content, /Files the command changed: (created made\.txt, deleted a\.txt|deleted a\.txt, created made\.txt)\./);
+    assert.match(r.content, /not applied to the workspace: the command's changes to \.vscode/);
   });
 
   it('a symlink planted as AGENTS.md or .git, and core.hooksPath targets (.husky, a custom folder), are refused', async () => {

@@ -321,9 +321,12 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new NodeCommandRunner({ spoolDir: path.join(dir, 'spool'), sandbox: small }), applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
     const exec = byName(tools, 'execute_command');
     const autoExecute = new Policy({ byRisk: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' } });
-    assert.equal(autoExecute.evaluate(exec, new Set(), { command: 'ls' }).action, 'ask');
-    const complete = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
-    assert.equal(new Policy().evaluate(byName(complete, 'execute_command'), new Set(), { command: 'ls' }).action, 'allow', 'with a complete scan ls runs unasked (the test can fail)');
+    const sensitive = await exec.sensitive!({ command: 'ls' }, ctx());
+    assert.equal(sensitive?.kind, 'unhidden-secrets');
+    assert.equal(autoExecute.evaluate(exec, new Set(['execute_command:ls']), { command: 'ls' }, sensitive).action, 'ask');
+    const complete = byName(createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted: true }, home }), 'execute_command');
+    const none = await complete.sensitive!({ command: 'ls' }, ctx());
+    assert.equal(new Policy().evaluate(complete, new Set(), { command: 'ls' }, none).action, 'allow', 'with a complete scan ls runs unasked (the test can fail)');
     for (let i = 0; i < 30; i++) rmSync(path.join(ws, `f${i}.txt`));
     await small.dispose();
   });

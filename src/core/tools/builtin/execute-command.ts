@@ -2,9 +2,10 @@ import * as z from 'zod';
 import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules, type CommandVerdict } from '../../safety/commands';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { CommandCheckOptions } from '../../safety/command-rules';
-import type { CommandRunner, Containment } from '../../workspace/types';
+import type { CommandFileChange, CommandRunner, Containment } from '../../workspace/types';
 import type { ApprovalPreview, Tool, ToolResult } from '../types';
 import { errorResult, formatBytes, resolveOrRefuse } from './common';
+import { unhiddenSecretsCall } from '../../safety/sensitive';
 
 export const COMMAND_DEFAULT_TIMEOUT_S = 120;
 const COMMAND_MAX_TIMEOUT_S = 3600;
@@ -79,11 +80,13 @@ export function createExecuteCommandTool(
       const verdict = check(input.command, grants);
       const where = verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : '';
       if (verdict.action === 'deny') return { action: 'deny', reason: `${verdict.reason}${where}` };
-      // Fails closed: while a secret may be unmasked nothing runs without the user, allow list and settings included.
-      const scan = containment().kind !== 'none' ? containment().secretScan : undefined;
-      if (scan) return { action: 'ask', reason: scan === 'pending' ? 'Forge is still locating the secrets to hide from commands' : 'the workspace has too many files for Forge to locate every secret, so one may be readable by the command' };
       if (verdict.action === 'ask') return undefined;
       return { action: verdict.action, reason: `${verdict.reason}${where}` };
+    },
+    // Fails closed: while a secret may be unmasked nothing runs without a person, allow list and settings included.
+    async sensitive(input) {
+      const c = containment();
+      return c.kind !== 'none' && c.secretScan ? unhiddenSecretsCall(input.command, c.secretScan) : undefined;
     },
     // "Always for this task" grants the command's programs and subcommands only (e.g. "git commit"), never
     // every later command; a command with a hazard (secret, environment, redirection) grants nothing.
@@ -127,6 +130,7 @@ export function createExecuteCommandTool(
       lines.push(res.output.trim() ? res.output.replace(/\s+$/, '') : '(no output)');
       const contained = res.containment ?? { contained: false, summary: containment().summary };
       lines.push(contained.contained ? `[Ran contained: ${contained.summary}.]` : `[Ran without a sandbox.]`);
+      if (res.fileChanges?.length) lines.push(`[Files the command changed: ${describeChanges(res.fileChanges, sandbox.roots())}.]`);
       if (contained.blocked?.length) lines.push(`[The sandbox blocked ${contained.blocked.join('; ')}. If the task needs this, explain it to the user instead of working around it.]`);
       if (res.truncated) {
         const size = res.totalChars !== undefined ? ` (${formatBytes(res.totalChars)} in total)` : '';
@@ -144,6 +148,19 @@ export function createExecuteCommandTool(
       };
     },
   };
+}
+
+/** "created gen/a.ts, modified src/b.ts, deleted c.txt and 12 more", workspace-relative, folders left out. */
+function describeChanges(changes: readonly CommandFileChange[], roots: readonly string[]): string {
+  const rel = (p: string) => {
+    for (const r of roots) {
+      const prefix = r.endsWith('/') || r.endsWith('\\') ? r : r + (r.includes('\\') && !r.includes('/') ? '\\' : '/');
+      if (p.startsWith(prefix)) return p.slice(prefix.length).replace(/\\/g, '/');
+    }
+    return p;
+  };
+  const shown = changes.slice(0, 10).map((c) => `${c.kind} ${rel(c.path)}`);
+  return changes.length > 10 ? `${shown.join(', ')} and ${changes.length - 10} more` : shown.join(', ');
 }
 
 export const readCommandOutputInput = z.object({

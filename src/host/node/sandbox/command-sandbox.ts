@@ -477,7 +477,10 @@ function layerLauncher(tools: LayerTools, layer: WriteLayer, ids: { uid: number;
 
 /** Workspace-relative core.hooksPath of a repository (.husky ...), read from its config without running git. */
 async function hooksPathDirs(root: string): Promise<string[]> {
-  const config = await fsp.readFile(path.join(root, '.git', 'config'), 'utf8').catch(() => '');
+  // Only a regular file of a sane size: a FIFO or device put there must not hang the merge.
+  const file = path.join(root, '.git', 'config');
+  const st = await fsp.lstat(file).catch(() => undefined);
+  const config = st?.isFile() && st.size < 1024 * 1024 ? await fsp.readFile(file, 'utf8').catch(() => '') : '';
   const out: string[] = [];
   for (const m of config.matchAll(/^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$/gim)) {
     const p = m[1]!.trim();
