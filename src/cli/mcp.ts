@@ -5,7 +5,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { literalSecrets, resolveSpec, type McpServerSpec } from '../core/mcp/config';
-import { MCP_JSON, readMcpConfigFile, readWorkspaceMcpConfig, withEnvFile } from '../host/node/mcp/config-files';
+import { describePermission } from '../core/mcp/permission';
+import { MCP_JSON, readMcpConfigFile, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../host/node/mcp/config-files';
+import { permissionOf } from '../host/node/mcp/consent';
 import { McpManager } from '../host/node/mcp/manager';
 import { scrubEnv } from '../host/node/sandbox/env';
 
@@ -48,18 +50,22 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
   const unknown = o.allow.filter((n) => n !== 'all' && !specs.some((s) => s.name === n));
   if (unknown.length) o.log.warn(`--mcp ${unknown.join(', ')}: no such server in ${MCP_JSON}${o.configFile ? ` or ${o.configFile}` : ''}`);
 
+  // A yes at the terminal is for the configuration it showed (and its envFile's content): a restart after either
+  // changed (a command of the task rewrote the envFile) asks again.
+  const vars = { env: (name: string) => o.env[name], workspaceFolder: o.workspace, userHome: os.homedir() };
   const decided = new Map<string, Promise<boolean>>();
-  const mayStart = (spec: McpServerSpec): Promise<boolean> => {
-    if (spec.source.startsWith('--mcp-config') || o.allow.includes('all') || o.allow.includes(spec.name)) return Promise.resolve(true);
-    let answer = decided.get(spec.name);
+  const mayStart = async (spec: McpServerSpec): Promise<{ ok: boolean; envFile?: EnvFileSnapshot }> => {
+    const { key, envFile } = await permissionOf(spec, o.workspace, vars);
+    if (spec.source.startsWith('--mcp-config') || o.allow.includes('all') || o.allow.includes(spec.name)) return { ok: true, envFile };
+    let answer = decided.get(key);
     if (!answer) {
-      const what = spec.type === 'stdio' ? `runs "${[spec.command, ...spec.args].join(' ').slice(0, 200)}" outside the sandbox` : `connects to ${spec.url.replace(/\?.*$/, '')}`;
+      const what = `${describePermission(spec)}${spec.type === 'stdio' ? ' outside the sandbox' : ''}`;
       answer = o.ask
         ? o.ask(`Start the MCP server "${spec.name}" from ${spec.source}? It ${what}. [y/N] `, false).then((a) => /^y(es)?$/i.test((a ?? '').trim()))
         : Promise.resolve(false);
-      decided.set(spec.name, answer);
+      decided.set(key, answer);
     }
-    return answer;
+    return { ok: await answer, envFile };
   };
   const input = async (id: string, server: string): Promise<string | undefined> => {
     const fromEnv = o.env[inputEnvName(id)];
@@ -72,9 +78,10 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
   const manager = new McpManager({
     log: { debug: o.log.debug, info: o.log.debug, warn: o.log.warn },
     resolve: async (spec) => {
-      if (!(await mayStart(spec))) throw new Error(`not started: it comes from ${spec.source}; run with --mcp ${spec.name} (or --mcp all) to allow it`);
-      const resolved = await resolveSpec(spec, { env: (name) => o.env[name], workspaceFolder: o.workspace, userHome: os.homedir(), input: (id) => input(id, spec.name) });
-      return withEnvFile(resolved, o.workspace);
+      const start = await mayStart(spec);
+      if (!start.ok) throw new Error(`not started: it comes from ${spec.source}; run with --mcp ${spec.name} (or --mcp all) to allow it`);
+      const resolved = await resolveSpec(spec, { ...vars, input: (id) => input(id, spec.name) });
+      return withEnvFile(resolved, o.workspace, start.envFile);
     },
     // Servers get the scrubbed environment commands get (no API keys), plus what their own config names.
     baseEnv: () => scrubEnv(o.env, []).env,

@@ -7,16 +7,16 @@ import * as vscode from 'vscode';
 import { isAutoApproved, literalSecrets, parseMcpConfig, resolveSpec, type McpInput, type McpServerSpec } from '../../core/mcp/config';
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
-import { MCP_JSON, readWorkspaceMcpConfig, withEnvFile } from '../node/mcp/config-files';
+import { describePermission } from '../../core/mcp/permission';
+import { MCP_JSON, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../node/mcp/config-files';
+import { McpServerConsent } from '../node/mcp/consent';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
 import { readSettings } from '../settings';
 
 export { MCP_JSON };
 const SECRET_PREFIX = 'forge.mcp.input.';
-/** workspaceState: the workspace servers the user allowed / refused to start (by command line or URL). */
-const TRUSTED_KEY = 'forge.mcp.allowedServers';
-const REFUSED_KEY = 'forge.mcp.refusedServers';
+const firstFolder = () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
 
 export class McpService implements vscode.Disposable {
   readonly manager: McpManager;
@@ -28,11 +28,14 @@ export class McpService implements vscode.Disposable {
   private specs: McpServerSpec[] = [];
   /** Workspace servers whose permission question is showing. */
   private readonly asked = new Set<string>();
+  /** The answers per workspace, for each server's whole configuration (workspaceState). */
+  private readonly consent?: McpServerConsent;
   /** Called when an attachment is queued or sent (the panel shows the queue). */
   onAttachmentsChanged?: () => void;
 
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string, private readonly state?: vscode.Memento) {
-    const cwd = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string, state?: vscode.Memento) {
+    const cwd = firstFolder();
+    if (state) this.consent = new McpServerConsent(state, firstFolder, () => ({ env: (name) => process.env[name], workspaceFolder: firstFolder(), userHome: os.homedir() }));
     this.manager = new McpManager({
       log: { debug: (m) => log.debug(m), info: (m) => log.info(m), warn: (m) => log.warn(m) },
       resolve: (spec) => this.resolve(spec),
@@ -112,40 +115,38 @@ export class McpService implements vscode.Disposable {
     if (specs.length) this.log.info(`MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`);
   }
 
-  /** What a workspace server's permission covers: its command line or URL (a change asks again). */
-  private static trustKey(spec: McpServerSpec): string {
-    return JSON.stringify(spec.type === 'stdio' ? [spec.name, spec.command, spec.args, spec.cwd ?? ''] : [spec.name, spec.url]);
-  }
-
-  /** Marks the workspace server `name` as allowed to start (the user chose Start; a refusal is forgotten). */
+  /**
+   * Marks the workspace server `name` as allowed to start in its configuration as it is now (the user chose Start;
+   * a refusal of it is forgotten).
+   */
   async allowServer(name: string): Promise<void> {
     await this.ready();
     const spec = this.specs.find((s) => s.name === name);
-    if (!spec || !this.state) return;
-    const key = McpService.trustKey(spec);
-    await this.state.update(TRUSTED_KEY, [...new Set([...(this.state.get<string[]>(TRUSTED_KEY) ?? []), key])]);
-    await this.state.update(REFUSED_KEY, (this.state.get<string[]>(REFUSED_KEY) ?? []).filter((k) => k !== key));
+    if (!spec || !this.consent) return;
+    await this.consent.allow((await this.consent.check(spec)).key);
   }
 
   /**
    * A server from the workspace's own mcp.json or workspace settings runs code the repository chose: the first start
-   * (and any change of its command line) asks the user once; the answer is kept per workspace. User settings are
-   * the user's own.
+   * asks the user once, and so does any change of what runs (transport, command, args, cwd, env, envFile and its
+   * content, url, headers); the answer is kept per workspace. User settings are the user's own. Resolves with the
+   * envFile as read for the question, which the start then uses.
    */
-  private async confirmStart(spec: McpServerSpec): Promise<void> {
-    if (spec.source === 'settings' || !this.state) return;
-    const key = McpService.trustKey(spec);
-    if ((this.state.get<string[]>(TRUSTED_KEY) ?? []).includes(key)) return;
-    if ((this.state.get<string[]>(REFUSED_KEY) ?? []).includes(key)) throw new Error('you chose not to start it (Forge: Show MCP Servers > Start to allow it)');
+  private async confirmStart(spec: McpServerSpec): Promise<EnvFileSnapshot | undefined> {
+    if (spec.source === 'settings' || !this.consent) return undefined;
+    const consent = this.consent;
+    const { key, state, envFile } = await consent.check(spec);
+    if (state === 'allowed') return envFile;
+    if (state === 'refused') throw new Error('you chose not to start it (Forge: Show MCP Servers > Start to allow it)');
     // Never holds up a run: this run goes without the server; "Start" starts it for the next one.
     if (!this.asked.has(key)) {
       this.asked.add(key);
-      const what = spec.type === 'stdio' ? `runs "${[spec.command, ...spec.args].join(' ').slice(0, 200)}"` : `connects to ${spec.url.replace(/\?.*$/, '')}`;
-      void vscode.window.showWarningMessage(`Forge: start the MCP server "${spec.name}" from ${spec.source}? It ${what}.`, 'Start', "Don't Start").then(async (pick) => {
+      void vscode.window.showWarningMessage(`Forge: start the MCP server "${spec.name}" from ${spec.source}? It ${describePermission(spec)}.`, 'Start', "Don't Start").then(async (pick) => {
         this.asked.delete(key);
-        if (pick === "Don't Start") await this.state?.update(REFUSED_KEY, [...(this.state.get<string[]>(REFUSED_KEY) ?? []), key]);
+        if (pick === "Don't Start") await consent.refuse(key);
         if (pick !== 'Start') return;
-        await this.allowServer(spec.name);
+        // The configuration the question showed: if it changed while the question was open, the next start asks again.
+        await consent.allow(key);
         await this.manager.connection(spec.name)?.restart().catch(() => undefined);
       });
     }
@@ -153,15 +154,15 @@ export class McpService implements vscode.Disposable {
   }
 
   private async resolve(spec: McpServerSpec): Promise<McpServerSpec> {
-    await this.confirmStart(spec);
-    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+    const envFile = await this.confirmStart(spec);
+    const folder = firstFolder();
     const resolved = await resolveSpec(spec, {
       env: (name) => process.env[name],
       workspaceFolder: folder,
       userHome: os.homedir(),
       input: (id) => this.input(id, spec.name),
     });
-    return withEnvFile(resolved, folder);
+    return withEnvFile(resolved, folder, envFile);
   }
 
   /** ${input:id}: SecretStorage, else asked once (concurrent starts share the question) and stored. */

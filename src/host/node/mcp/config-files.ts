@@ -3,7 +3,8 @@
 // A workspace's mcp.json is control plane: read under the read_file rule (core/safety/confined-read.ts), so a
 // link out of the workspace, a FIFO or a huge file is refused with a problem, never read or waited on.
 import * as path from 'node:path';
-import { parseEnvFile, parseMcpConfig, stripJsonComments, type ParsedMcpConfig, type McpServerSpec } from '../../../core/mcp/config';
+import { parseEnvFile, parseMcpConfig, resolveString, stripJsonComments, type ParsedMcpConfig, type McpServerSpec, type VariableContext } from '../../../core/mcp/config';
+import { digestText } from '../../../core/mcp/permission';
 import { ConfinedReader } from '../../../core/safety/confined-read';
 import { NodeWorkspaceFs } from '../node-fs';
 import { readRegularFile } from '../regular-file';
@@ -54,14 +55,59 @@ export async function readWorkspaceMcpConfig(folder: string, label: string = MCP
   return parse(r.text, label, folder);
 }
 
-/** A resolved stdio spec with its envFile's variables added (the spec's own env wins). */
-export async function withEnvFile(spec: McpServerSpec, folder: string | undefined): Promise<McpServerSpec> {
+/** An envFile as read once for a start: its content (or why there is none) and its digest, for the permission. */
+export interface EnvFileSnapshot {
+  file: string;
+  /** The bytes read; undefined when the file could not be read (then `problem` says why). */
+  data?: Uint8Array;
+  problem?: string;
+  /** digestText(data), or a word for why there is no content ('missing', 'unreadable ...', 'too large'). */
+  digest: string;
+}
+
+/** Where a stdio spec's envFile is, relative paths from its cwd (or the folder). */
+function envFilePath(envFile: string, cwd: string | undefined, folder: string | undefined): string {
+  return path.isAbsolute(envFile) ? envFile : path.join(cwd ?? folder ?? '', envFile);
+}
+
+/**
+ * Reads a spec's envFile once, for the permission (its digest) and then for the start (the same bytes, so what
+ * was allowed is what runs). The spec's envFile and cwd may still hold ${...} variables: they are resolved with
+ * `vars` (an ${input:} is left as it is). Undefined for a spec without an envFile.
+ */
+export async function readEnvFile(spec: McpServerSpec, folder: string | undefined, vars: Omit<VariableContext, 'input'>): Promise<EnvFileSnapshot | undefined> {
+  if (spec.type !== 'stdio' || !spec.envFile) return undefined;
+  const keep: VariableContext = { ...vars, input: async (id) => `\${input:${id}}` };
+  const file = envFilePath(await resolveString(spec.envFile, keep), spec.cwd ? await resolveString(spec.cwd, keep) : undefined, folder);
+  try {
+    // A FIFO or a device named as the envFile must not hang the host.
+    const read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
+    if (read.truncated) return { file, problem: `envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`, digest: 'too large' };
+    return { file, data: read.data, digest: digestText(read.data) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException)?.code;
+    return { file, problem: err instanceof Error ? err.message : String(err), digest: code === 'ENOENT' ? 'missing' : `unreadable ${code ?? ''}`.trim() };
+  }
+}
+
+/**
+ * A resolved stdio spec with its envFile's variables added (the spec's own env wins). `snapshot` is the envFile
+ * as read for the permission: used as it is when it names the same file, so nothing changes in between.
+ */
+export async function withEnvFile(spec: McpServerSpec, folder: string | undefined, snapshot?: EnvFileSnapshot): Promise<McpServerSpec> {
   if (spec.type !== 'stdio' || !spec.envFile) return spec;
-  const file = path.isAbsolute(spec.envFile) ? spec.envFile : path.join(spec.cwd ?? folder ?? '', spec.envFile);
-  // A FIFO or a device named as the envFile must not hang the host; the file itself is the server's to read (often
-  // a .env: its values go to the server's environment, never to the model).
-  const read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
-  if (read.truncated) throw new Error(`envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`);
-  const fromFile = parseEnvFile(new TextDecoder().decode(read.data));
+  const file = envFilePath(spec.envFile, spec.cwd, folder);
+  let data: Uint8Array;
+  if (snapshot && snapshot.file === file) {
+    if (!snapshot.data) throw new Error(snapshot.problem ?? `envFile ${spec.envFile} could not be read`);
+    data = snapshot.data;
+  } else {
+    // A FIFO or a device named as the envFile must not hang the host; the file itself is the server's to read (often
+    // a .env: its values go to the server's environment, never to the model).
+    const read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
+    if (read.truncated) throw new Error(`envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`);
+    data = read.data;
+  }
+  const fromFile = parseEnvFile(new TextDecoder().decode(data));
   return { ...spec, env: { ...fromFile, ...spec.env } };
 }
