@@ -1,6 +1,8 @@
 // The OS sandbox's start-up cost per command: `true` through NodeCommandRunner contained in bubblewrap vs the
 // same runner bare, on a workspace with secrets to mask (the secret scan is cached, as between a task's commands),
-// and the first (uncached) scan of a 2,000-file workspace. Also the longest event-loop block while commands run.
+// and the first (uncached) scan of a 2,000-file workspace. Also the longest event-loop block while commands run, and
+// what merging a command's write layer costs when it created, changed or deleted 10,000 files.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -21,6 +23,45 @@ async function rulesFigure(): Promise<void> {
     for (const c of cmds) checkCommand(c, rules, { sandboxed: true, home: '/home/u', roots: ['/ws'] });
   }, 20);
   emit(figure({ name: 'command rules check per command line', unit: 'ms', input: { lines: cmds.length }, goal: { max: 5 }, budget: { max: 50 }, extra: { parserFirstLoadMs: Math.round(firstLoadMs) } }, per.map((x) => x / cmds.length)));
+}
+
+/**
+ * What the write layer's merge costs on a command that writes 10,000 files (100 folders of 100): the command runs
+ * through the sandbox's own plan, then finish() merges; the merge alone is timed, and the longest event-loop block
+ * during it (the merge must not freeze the extension host).
+ */
+async function mergeFigures(sandbox: CommandSandbox, ws: string): Promise<void> {
+  if (!sandbox.containment().writeLayer) return skip('sandbox write-layer merge', 'no write layer on this machine');
+  for (let d = 0; d < 100; d++) {
+    mkdirSync(path.join(ws, 'tpl', String(d)), { recursive: true });
+    for (let f = 0; f < 100; f++) writeFileSync(path.join(ws, 'tpl', String(d), `${f}.txt`), `${d}-${f}\n`);
+  }
+  const cases: { name: string; command: string }[] = [
+    { name: 'created', command: 'cp -r tpl gen' },
+    { name: 'modified', command: 'for f in gen/*/*.txt; do echo more >> "$f"; done' },
+    { name: 'deleted', command: 'rm -rf gen' },
+  ];
+  const rounds = QUICK ? 2 : 5;
+  const times: Record<string, number[]> = { created: [], modified: [], deleted: [] };
+  let maxBlock = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const c of cases) {
+      const plan = await sandbox.plan({ command: c.command, cwd: ws, taskId: 'bench-merge' });
+      const res = spawnSync(plan.argv[0]!, plan.argv.slice(1), { env: plan.env, cwd: ws, maxBuffer: 16 * 1024 * 1024 });
+      if (res.status !== 0) throw new Error(`${c.command}: ${String(res.stderr).slice(0, 500)}`);
+      const { maxBlockMs } = await withLoopMonitor(async () => {
+        const t0 = performance.now();
+        await sandbox.finish(plan, '');
+        times[c.name]!.push(performance.now() - t0);
+      });
+      maxBlock = Math.max(maxBlock, maxBlockMs);
+      if ((plan.merged?.changes.length ?? 0) < 10_000) throw new Error(`${c.name}: only ${plan.merged?.changes.length} changes merged`);
+    }
+  }
+  for (const c of cases) {
+    emit(figure({ name: `sandbox write-layer merge, 10,000 files ${c.name}`, unit: 'ms', input: { files: 10_000, folders: 100, rounds }, goal: { max: 2000 }, budget: { max: 15_000 }, extra: { maxEventLoopBlockMs: Math.round(maxBlock * 10) / 10 } }, times[c.name]!));
+  }
+  rmSync(path.join(ws, 'tpl'), { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {
@@ -53,6 +94,7 @@ async function main(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const overhead = containedMs.map((x) => x - median(bareMs));
     emit(figure({ name: 'sandbox start-up per command (contained minus bare `true`)', unit: 'ms', input: { files: 2000, maskedSecrets: 3, runs: n }, goal: { max: 30 }, budget: { max: 150 }, extra: { containedMedianMs: median(containedMs), bareMedianMs: median(bareMs), maxEventLoopBlockMs: Math.round(maxBlockMs * 10) / 10 } }, overhead));
+    await mergeFigures(sandbox, ws);
     const scans = await sample(QUICK ? 5 : 20, () => scanWorkspaceSecrets(ws), 1);
     emit(figure({ name: 'sandbox workspace secret scan (uncached, 2,000 files)', unit: 'ms', input: { files: 2000 }, goal: { max: 100 }, budget: { max: 1000 } }, scans));
     await sandbox.dispose();

@@ -48,6 +48,12 @@ describe('sandbox profile', () => {
     assert.match(p, /\(deny file-read\* file-write\* \(subpath "\/home\/u\/.ssh"\) \(literal "\/w\/app\/.env"\)\)/);
     assert.match(p, /\(deny network\*\)/);
     assert.doesNotMatch(seatbeltProfile(profile({ network: 'on' })), /deny network/);
+    // The control plane by pattern (no write layer under Seatbelt), in any letter case, existing or not.
+    const rule = /\(deny file-write\* \(regex #"(.*)"\)\)/.exec(seatbeltProfile(profile()))?.[1];
+    assert.ok(rule, 'a control-plane rule');
+    const re = new RegExp(rule!.replace(/\\\\/g, '\\'));
+    for (const p of ['/w/app/.git/config', '/w/app/.GIT/hooks/pre-commit', '/w/app/sub/.vscode/tasks.json', '/w/app/AGENTS.md', '/w/app/.git', '/w/app/.github/workflows/ci.yml']) assert.ok(re.test(p), p);
+    for (const p of ['/w/app/src/a.ts', '/w/app/.git/objects/ab/cd', '/w/app/.git/HEAD', '/w/app/.gitignore', '/w/other/.git/config']) assert.equal(re.test(p), false, p);
   });
 
   it('scrubs the environment: an allow list, credentials never, even when the user lists them', () => {

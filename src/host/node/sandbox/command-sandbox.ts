@@ -160,6 +160,7 @@ export class CommandSandbox {
       inner = bridgeArgv(req.command, { socketPath: net.proxy.socketPath, scriptPath: net.script, nodePath: process.execPath });
     }
     if (probe.kind === 'seatbelt') {
+      profile.protectedPaths = await protectedPaths(roots);
       const argv = [SANDBOX_EXEC, '-p', seatbeltProfile(profile), ...inner];
       return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete, proxy };
     }

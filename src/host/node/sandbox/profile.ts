@@ -114,6 +114,17 @@ export function seatbeltProfile(p: SandboxProfile): string {
   const writable = [...p.writable, p.tmpDir].map((w) => `(subpath ${sbpl(w)})`);
   lines.push(`(allow file-write* ${writable.join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`);
   if (p.protectedPaths?.length) lines.push(`(deny file-write* ${p.protectedPaths.map((d) => `(subpath ${sbpl(d)})`).join(' ')})`);
+  // No write layer under Seatbelt: the control plane is denied by pattern, so a path that does not exist yet
+  // (.vscode/tasks.json, .git/hooks) cannot be created either. The repository's data under .git stays writable.
+  const roots = p.writable.map(regexEscape).join('|');
+  if (roots) {
+    const dirs = '\\.vscode|\\.devcontainer|\\.forge|\\.claude|\\.agents|\\.cursor|\\.roo|\\.kilocode|\\.clinerules|\\.husky|\\.githooks|\\.github/(workflows|actions|agents|skills|prompts|instructions|hooks)';
+    const files = 'AGENTS\\.md|CLAUDE\\.md|GEMINI\\.md|\\.envrc|\\.mcp\\.json|\\.forgeignore|\\.gitmodules|\\.npmrc|\\.pre-commit-config\\.yaml|\\.github/copilot-instructions\\.md';
+    const git = '\\.git(/(config|hooks|info|commondir|worktrees|modules|objects/info/alternates)(/.*)?)?';
+    // No case-insensitive flag in SBPL's regex: each letter is a class ([gG]), as the default macOS disk ignores case.
+    const anyCase = (re: string) => re.replace(/[a-zA-Z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+    lines.push(`(deny file-write* (regex #"^(${roots})/(.*/)?(${anyCase(git)}|(${anyCase(dirs)})(/.*)?|(${anyCase(files)}))$"))`);
+  }
   if (p.masked.length > 0) {
     const masked = p.masked.map((m) => (m.dir ? `(subpath ${sbpl(m.path)})` : `(literal ${sbpl(m.path)})`));
     lines.push(`(deny file-read* file-write* ${masked.join(' ')})`);
@@ -121,6 +132,11 @@ export function seatbeltProfile(p: SandboxProfile): string {
   // No allow-list proxy under Seatbelt yet: 'allowlist' means off there.
   if (p.network !== 'on') lines.push('(deny network*)');
   return lines.join('\n');
+}
+
+/** A literal for an SBPL regex (POSIX extended). */
+function regexEscape(s: string): string {
+  return s.replace(/[\\^$.|?*+()[\]{}"]/g, (c) => `\\${c}`);
 }
 
 /** POSIX shell quoting of one word. */
