@@ -5,7 +5,9 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
 import { DiskEditApplier, NodeCommandRunner, NodeWorkspaceFs } from '../../../src/host/node';
@@ -189,3 +191,58 @@ function lstatOrNull(p: string): boolean {
 }
 
 
+
+describe('sandbox write layer: npm install under the package-registry allow list, for real', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let server: http.Server;
+  let port: number;
+
+  before(async function () {
+    if (process.platform !== 'linux') this.skip();
+    dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'forge-npm-')));
+    // A one-package registry on loopback: a real tarball made by npm pack, its packument with the integrity.
+    const pkg = path.join(dir, 'pkg');
+    mkdirSync(pkg);
+    writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'forge-fake-pkg', version: '1.0.0', main: 'index.js' }));
+    writeFileSync(path.join(pkg, 'index.js'), 'module.exports = 42;\n');
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: pkg }).toString())[0];
+    const tarball = readFileSync(path.join(dir, packed.filename));
+    server = http.createServer((req, res) => {
+      if (req.url === '/forge-fake-pkg') {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ name: 'forge-fake-pkg', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { name: 'forge-fake-pkg', version: '1.0.0', main: 'index.js', dist: { tarball: `http://127.0.0.1:${port}/forge-fake-pkg/-/${packed.filename}`, integrity: packed.integrity, shasum: packed.shasum } } } }));
+      } else if (req.url?.endsWith('.tgz')) {
+        res.end(tarball);
+      } else {
+        res.statusCode = 404;
+        res.end('{}');
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => {
+    server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('installs: the cache in the home folder works (the task\'s own), node_modules and the lockfile arrive', async () => {
+    const ws = path.join(dir, 'ws');
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0' }));
+    // The registry is on the host's loopback, which the proxy variables exempt: cleared so npm uses the proxy.
+    // The sandbox's home layer is over the real home folder (os.homedir(), where npm keeps its cache).
+    const sandbox = new CommandSandbox({ settings: () => ({ enabled: true, network: 'allowlist', allowedHosts: [`127.0.0.1:${port}`], envAllow: [] }), roots: () => [ws], baseDir: path.join(dir, 'sbx') });
+    assert.equal((await sandbox.ready()).writeLayer, true);
+    const runner = new NodeCommandRunner({ spoolDir: path.join(dir, 'spool'), sandbox });
+    const cacheMarker = path.join(homedir(), '.npm', `_forge-test-${process.pid}`);
+    const r = await runner.run({ command: `NO_PROXY= no_proxy= npm_config_noproxy= npm install forge-fake-pkg --registry http://127.0.0.1:${port}/ --no-audit --no-fund --no-update-notifier && mkdir -p ~/.npm && touch ${cacheMarker} && node -e "console.log(require('forge-fake-pkg'))"`, cwd: ws, timeoutMs: 100_000, signal: new AbortController().signal, taskId: 'npm' });
+    assert.equal(r.exitCode, 0, r.output);
+    assert.match(r.output, /42/);
+    assert.equal(readFileSync(path.join(ws, 'node_modules/forge-fake-pkg/index.js'), 'utf8'), 'module.exports = 42;\n');
+    assert.ok(existsSync(path.join(ws, 'package-lock.json')));
+    assert.equal(existsSync(cacheMarker), false, 'the real home folder is untouched');
+    await sandbox.dispose();
+  });
+});
