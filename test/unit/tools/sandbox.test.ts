@@ -312,7 +312,7 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner, applier: new DiskEditApplier(), sandbox: { trusted: true }, home });
     const r = await call(byName(tools, 'execute_command'), { command: `echo hi > ${outside}/z.txt` }, ctx());
     assert.match(r.content, /Ran contained: bubblewrap sandbox/);
-    assert.match(r.content, /The sandbox blocked a path in \/tmp: the shared temp folder is hidden/);
+    assert.match(r.content, /The sandbox blocked a path in the host's \/tmp: inside the sandbox \/tmp is this task's own temp folder/);
     const etc = await call(byName(tools, 'execute_command'), { command: 'echo hi > /etc/forge-z.txt' }, ctx());
     assert.match(etc.content, /The sandbox blocked a write outside the workspace/);
     assert.equal((r.data as { contained: boolean }).contained, true);

@@ -327,7 +327,8 @@ export class CommandSandbox {
     for (const line of lines) {
       if (/read-only file system|EROFS/i.test(line)) {
         const target = /(\/[^\s:'"`]+)['"`]?\)?:\s*Read-only file system/i.exec(line)?.[1] ?? /EROFS[^'"]*['"](\/[^'"]+)['"]/.exec(line)?.[1];
-        notes.add(`a write outside the workspace and the task temp folder${target ? ` (${target})` : ''}: the rest of the file system is read-only`);
+        const writable = plan.layer || plan.merged ? 'the workspace, /tmp and the home folder' : 'the workspace and the task temp folder';
+        notes.add(`a write outside ${writable}${target ? ` (${target})` : ''}: the rest of the file system is read-only`);
       }
       if (plan.profile.network !== 'on' && (line.includes(BLOCKED_REASON_PHRASE) || /CONNECT tunnel failed, response 403|Tunnel connection failed: 403/.test(line))) {
         notes.add('a network connection to a host that is not on the allow list (setting forge.sandbox.allowedHosts)');
@@ -338,7 +339,11 @@ export class CommandSandbox {
       if (/No such file|nonexistent|ENOENT/i.test(line)) {
         const hiddenIn = (plan.profile.hiddenDirs ?? []).find((d) => line.includes(d + '/'));
         const bound = [...plan.profile.writable, plan.profile.tmpDir, ...(plan.profile.keepVisible ?? [])].some((w) => line.includes(w));
-        if (hiddenIn && !bound) notes.add(`a path in ${hiddenIn}: the shared temp folder is hidden inside the sandbox (use $TMPDIR, the task's own temp folder)`);
+        if (hiddenIn && !bound) {
+          notes.add(plan.profile.sharedTmp?.includes(hiddenIn)
+            ? `a path in the host's ${hiddenIn}: inside the sandbox ${hiddenIn} is this task's own temp folder, and the host's is hidden`
+            : `a path in ${hiddenIn}: it is hidden inside the sandbox (use $TMPDIR, the task's own temp folder)`);
+        }
       }
       for (const m of plan.profile.masked) {
         if (line.includes(m.path) || (/Permission denied|EACCES|Operation not permitted/i.test(line) && line.includes(path.basename(m.path)))) {
