@@ -3,12 +3,12 @@
 // custom `.forge/commands` prompt), and a delegate_task call with its helper's steps nested under it.
 // Writes test-results/slash-menu.png, slash-help.png and delegate-nested.png.
 //
-//   node test/integration/ui-shots-slash.mjs
+//   node scripts/screenshots/ui-shots-slash.mjs
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openForgePanel, widenSidebar } from './ui/workbench.mjs';
-import { startShotSession } from './ui/session.mjs';
+import { openForgePanel, widenSidebar } from '../../test/integration/ui/workbench.mjs';
+import { startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');

@@ -3,13 +3,13 @@
 // review, in Forge's Background Tasks view and the status bar (dark theme). Writes
 // test-results/background-tasks.png.
 //
-//   node esbuild.mjs && node test/integration/parallel-shots.mjs
+//   node esbuild.mjs && node scripts/screenshots/parallel-shots.mjs
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand, widenSidebar } from './ui/workbench.mjs';
-import { startShotSession } from './ui/session.mjs';
+import { runCommand, widenSidebar } from '../../test/integration/ui/workbench.mjs';
+import { startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');

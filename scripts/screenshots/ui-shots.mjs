@@ -6,15 +6,15 @@
 // Forge context submenu — in the light, dark and high-contrast
 // themes at 300 px and 600 px side bars. Writes test-results/ui-<state>-<theme>-<width>.png.
 //
-//   node esbuild.mjs && node test/integration/ui-shots.mjs
+//   node esbuild.mjs && node scripts/screenshots/ui-shots.mjs
 //   FORGE_SHOTS_THEMES=hc,dark   only these themes (light, dark, hc)
 //   FORGE_SHOTS_WIDTHS=300       only these side-bar widths (default 300,600)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openForgePanel, runCommand, setSidebarWidth } from './ui/workbench.mjs';
-import { pickColorTheme, startShotSession } from './ui/session.mjs';
+import { openForgePanel, runCommand, setSidebarWidth } from '../../test/integration/ui/workbench.mjs';
+import { pickColorTheme, startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');

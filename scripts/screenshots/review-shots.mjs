@@ -6,12 +6,12 @@
 // Keep, New task) and VS Code's multi-file diff editor. Light, dark and high-contrast themes, 300 and 520 px
 // side bars. Writes test-results/review-*.png.
 //
-//   node esbuild.mjs && node test/integration/review-shots.mjs
+//   node esbuild.mjs && node scripts/screenshots/review-shots.mjs
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openForgePanel, widenSidebar } from './ui/workbench.mjs';
-import { pickColorTheme, startShotSession } from './ui/session.mjs';
+import { openForgePanel, widenSidebar } from '../../test/integration/ui/workbench.mjs';
+import { pickColorTheme, startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');

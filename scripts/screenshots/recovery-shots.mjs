@@ -3,12 +3,12 @@
 // here", the restore confirmation, the checkpoint mark a restore leaves and its Redo, in the real VS Code (code-server +
 // Chromium) with the scripted loopback model. Writes test-results/recovery-<n>-<what>-<theme>.png.
 //
-//   node esbuild.mjs && node test/integration/recovery-shots.mjs        (FORGE_SHOTS_THEMES=dark,light)
+//   node esbuild.mjs && node scripts/screenshots/recovery-shots.mjs        (FORGE_SHOTS_THEMES=dark,light)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openForgePanel, widenSidebar } from './ui/workbench.mjs';
-import { startShotSession } from './ui/session.mjs';
+import { openForgePanel, widenSidebar } from '../../test/integration/ui/workbench.mjs';
+import { startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
