@@ -4,6 +4,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalRequest, Approver } from '../core/safety/approval';
 import { sensitiveRefusal, sensitiveTitle } from '../core/safety/sensitive';
+import type { StandingApprovals } from '../core/safety/policy';
 import type { ApprovalDecision } from '../core/tools/types';
 import type { Containment } from '../core/workspace/types';
 import { plain } from './terminal-safe';
@@ -26,23 +27,18 @@ export function parseApprovalPolicy(values: readonly string[]): ApprovalPolicy {
   return out;
 }
 
-/** What the policy says about a request: approve (and why), or undefined = not covered (ask or refuse). */
-export function policyCovers(policy: ApprovalPolicy, req: ApprovalRequest, containment: () => Containment): string | undefined {
-  // A control-plane edit is never covered by a flag: a person answers it, or it is refused.
-  if (req.sensitive) return undefined;
-  switch (req.risk) {
-    case 'write':
-      return policy.has('writes') ? '--approve writes' : undefined;
-    case 'execute': {
-      if (policy.has('commands')) return '--approve commands';
-      if (policy.has('commands-sandboxed') && containment().kind !== 'none') return '--approve commands-sandboxed';
-      return undefined;
-    }
-    case 'network':
-      return policy.has('network') ? '--approve network' : undefined;
-    default:
-      return undefined;
-  }
+/**
+ * The --approve flags as standing approvals for core's Policy (the same decision the extension makes from its
+ * settings): commands-sandboxed only while commands run contained. A control-plane edit is never covered: Policy
+ * asks a person for it whatever this says.
+ */
+export function standingFromFlags(policy: ApprovalPolicy, containment: () => Containment): StandingApprovals {
+  const out: StandingApprovals = {};
+  if (policy.has('writes')) out.write = '--approve writes';
+  if (policy.has('commands')) out.execute = '--approve commands';
+  else if (policy.has('commands-sandboxed') && containment().kind !== 'none') out.execute = '--approve commands-sandboxed';
+  if (policy.has('network')) out.network = out.mcp = '--approve network';
+  return out;
 }
 
 export interface Style {
@@ -95,8 +91,8 @@ export function describeRequest(req: ApprovalRequest, style: Style): string {
 export type AskLine = (prompt: string, signal: AbortSignal) => Promise<string | undefined>;
 
 export interface CliApproverOptions {
+  /** The run's --approve flags (named in refusals; Policy applies them). */
   policy: ApprovalPolicy;
-  containment: () => Containment;
   /** Present only when a person can answer (stdin and stderr are terminals). */
   ask?: AskLine;
   /** Progress lines for people (stderr). */
@@ -123,12 +119,8 @@ export class CliApprover implements Approver {
   }
 
   private async decide(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    // Only what needs a person reaches here: the --approve flags are standing approvals in core's Policy.
     const { style, say } = this.opts;
-    const covered = policyCovers(this.opts.policy, req, this.opts.containment);
-    if (covered) {
-      say(style.dim(`approved by ${covered}: ${oneLine(req)}`));
-      return { kind: 'approve', scope: 'once' };
-    }
     if (!this.opts.ask && req.sensitive) {
       // Whatever --approve says: a control-plane edit needs a person, and there is none to ask.
       const flags = this.opts.policy.size ? `--approve ${[...this.opts.policy].join(',')}` : 'running without a terminal';
@@ -137,7 +129,7 @@ export class CliApprover implements Approver {
     }
     if (!this.opts.ask) {
       say(style.yellow(`refused (no terminal, no policy): ${oneLine(req)}`));
-      return { kind: 'reject', reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.` };
+      return { kind: 'reject', by: 'policy', reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.` };
     }
     say(describeRequest(req, style));
     const noun = req.preview?.kind === 'edit' ? 'Apply this edit' : req.preview?.kind === 'command' ? 'Run this command' : `Allow ${plain(req.toolName)}`;

@@ -187,7 +187,6 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     let agent: Agent | undefined;
     const approver = new CliApprover({
       policy: opts.approve,
-      containment: () => rt.runner.containment(),
       ask: askLine,
       say: (line) => progress.line(line),
       style,

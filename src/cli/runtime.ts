@@ -18,6 +18,7 @@ import { createWorkspaceTools } from '../core/tools/builtin';
 import type { Tool } from '../core/tools/types';
 import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../host/node';
 import { CommandSandbox } from '../host/node/sandbox/command-sandbox';
+import { standingFromFlags } from './approvals';
 import type { TaskWorktree } from '../host/node/worktrees';
 import { createModel } from '../providers';
 import { isLoopbackUrl, PLACEHOLDER_KEY } from '../providers/endpoint-discovery';
@@ -140,6 +141,8 @@ export async function createRuntime(
     ...(opts.maxMinutes ? { maxWallTimeMs: opts.maxMinutes * 60_000 } : {}),
     ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
     price,
+    // --approve, decided in core's Policy exactly as the extension's forge.autoApprove settings are.
+    policy: { standing: () => standingFromFlags(opts.approve, () => runner.containment()) },
     ...(rules.text ? { projectRules: rules.text } : {}),
     environment: () =>
       [

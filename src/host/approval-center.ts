@@ -1,7 +1,8 @@
 // The host's Approver: one place where pending approvals live, answered by whichever surface is first
-// (panel button, diff editor title, keybinding, palette). Edit previews open a diff; the user's edits on the
+// (panel button, diff editor title, keybinding, palette). It only routes questions to people: whether a call needs
+// one (settings, task grants, the control plane) is decided by core's Policy, for the extension and the CLI alike. Edit previews open a diff; the user's edits on the
 // proposed side come back as `editedContent`. No runtime 'vscode' import, so it is unit-testable in Node.
-import type { ApprovalDecision, RiskClass } from '../core/tools/types';
+import type { ApprovalDecision } from '../core/tools/types';
 import type { ApprovalRequest, Approver } from '../core/safety/approval';
 import type { Proposal, ProposalOutcome } from './diff-approval';
 
@@ -13,13 +14,9 @@ export interface EditProposalSurface {
   reject(id: string, reason?: string): Promise<boolean>;
 }
 
-export type AutoApprove = Partial<Record<RiskClass, boolean>>;
-
 export interface ApprovalCenterOptions {
   /** The diff surface for edit previews (and their per-hunk review); without it edits are approved whole from the panel. */
   diff?: EditProposalSurface;
-  /** Read on every request so setting changes apply at once. */
-  autoApprove?: () => AutoApprove;
   /** Whether to open a diff for edit previews (forge.showDiffOnProposal). */
   showDiff?: () => boolean;
   /**
@@ -46,8 +43,6 @@ interface Entry {
 export class ApprovalCenter implements Approver {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<ApprovalListener>();
-  /** "Always for this task": taskId -> tool names approved for the rest of the task. */
-  private readonly taskGrants = new Map<string, Set<string>>();
 
   constructor(private readonly options: ApprovalCenterOptions = {}) {}
 
@@ -63,15 +58,7 @@ export class ApprovalCenter implements Approver {
 
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (signal.aborted) return Promise.reject(abortError(signal));
-    // A control-plane edit (req.sensitive) is asked of a person every time: no setting and no grant answers it.
-    const byGrant = !req.sensitive && !!this.taskGrants.get(req.taskId)?.has(req.toolName);
-    // MCP tools never ride on a risk class's auto-approve: they have their own setting (forge.mcp.autoApprove, in policy).
-    const bySetting = !req.sensitive && !!this.options.autoApprove?.()[req.risk] && !req.toolName.startsWith('mcp__');
-    if (bySetting || byGrant) {
-      const decision: ApprovalDecision = { kind: 'approve', scope: 'once', auto: byGrant ? 'task_grant' : 'setting' };
-      this.emit({ type: 'resolved', request: req, decision, auto: true });
-      return Promise.resolve(decision);
-    }
+    // Only questions for a person reach here: settings, flags and task grants are decided by core's Policy.
     const existing = this.entries.get(req.id);
     if (existing) return new Promise((resolve) => existing.waiters.push(resolve));
 
@@ -92,11 +79,6 @@ export class ApprovalCenter implements Approver {
         const decision: ApprovalDecision = req.sensitive && answer.kind === 'approve' && answer.scope === 'task' ? { ...answer, scope: 'once' } : answer;
         this.entries.delete(req.id);
         signal.removeEventListener('abort', onAbort);
-        if (decision.kind === 'approve' && decision.scope === 'task') {
-          let grants = this.taskGrants.get(req.taskId);
-          if (!grants) this.taskGrants.set(req.taskId, (grants = new Set()));
-          grants.add(req.toolName);
-        }
         this.emit({ type: 'resolved', request: req, decision, auto: false });
         resolve(decision);
         for (const w of entry.waiters) w(decision);
@@ -171,11 +153,6 @@ export class ApprovalCenter implements Approver {
       kind: 'reject',
       reason: `${name} ${preview.isNewFile ? 'was created' : 'changed'} while this proposal waited for approval, so it was not written (the user's changes are kept). Re-read the file and propose the edit again.`,
     };
-  }
-
-  /** Forgets "always for this task" grants (task finished or reset). */
-  clearTask(taskId: string): void {
-    this.taskGrants.delete(taskId);
   }
 
   private emit(event: Parameters<ApprovalListener>[0]): void {

@@ -12,7 +12,7 @@ export interface AuditSink {
   append(lines: string): Promise<void>;
 }
 
-export type AuditActor = 'user' | 'rule' | 'task_grant' | 'policy' | 'auto' | 'model';
+export type AuditActor = 'user' | 'rule' | 'task_grant' | 'setting' | 'policy' | 'auto' | 'model';
 
 /** One line of the log. `v` is the format version; `ts` ms epoch; everything else depends on `kind`. */
 export interface AuditRecord {

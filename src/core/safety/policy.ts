@@ -2,10 +2,18 @@
 import type { PolicyAction } from './approval';
 import type { RiskClass, SensitiveCall, Tool } from '../tools/types';
 
+/**
+ * What a surface lets run without a question, by risk class, and where that comes from ('forge.autoApprove.write',
+ * '--approve commands-sandboxed'): the extension's settings and the CLI's flags, read on every call.
+ */
+export type StandingApprovals = Partial<Record<Exclude<RiskClass, 'read'> | 'mcp', string>>;
+
 export interface PolicyConfig {
   byRisk: Record<RiskClass, PolicyAction>;
   /** Per-tool overrides, by tool name. */
   byTool?: Record<string, PolicyAction>;
+  /** Standing approvals: a call the risk class would ask about is allowed (never a deny, a sensitive call or MCP). */
+  standing?: () => StandingApprovals;
 }
 
 export const DEFAULT_POLICY: PolicyConfig = {
@@ -19,6 +27,7 @@ export class Policy {
     this.config = {
       byRisk: { ...DEFAULT_POLICY.byRisk, ...config.byRisk },
       byTool: { ...config.byTool },
+      ...(config.standing ? { standing: config.standing } : {}),
     };
   }
 
@@ -58,12 +67,23 @@ export class Policy {
       const byGrant = grants.size > 0 && tool.policy?.(input, new Set())?.action !== 'allow';
       return { action: 'allow', by: byGrant ? 'task_grant' : 'rule' };
     }
-    return { action: override ?? byRisk, by: override ? 'rule' : 'policy' };
+    const action = override ?? byRisk;
+    // MCP tools never ride on a risk class's standing approval: only on one for MCP (the CLI's --approve network);
+    // the extension's forge.mcp.autoApprove allows per server and tool, through their policy() above.
+    if (action === 'ask' && tool.risk !== 'read') {
+      const standing = this.config.standing?.();
+      const source = tool.name.startsWith('mcp__') ? standing?.mcp : standing?.[tool.risk];
+      if (source) return { action: 'allow', reason: source, by: 'setting' };
+    }
+    return { action, by: override ? 'rule' : 'policy' };
   }
 }
 
-/** What made a policy decision: a rule (per-tool setting, the tool's own rule), a grant for this task, or the risk-class policy. */
-export type PolicyDecider = 'rule' | 'task_grant' | 'policy';
+/**
+ * What made a policy decision: a rule (per-tool setting, the tool's own rule), a grant for this task, a standing
+ * approval (a setting or a flag), or the risk-class policy.
+ */
+export type PolicyDecider = 'rule' | 'task_grant' | 'setting' | 'policy';
 
 /** How a task grant is stored in the task's allowed set: the tool name, or `tool:key` for a tool's own grants. */
 export function taskGrantEntries(tool: Pick<Tool, 'name' | 'taskGrant'>, input: unknown): string[] {

@@ -8,7 +8,8 @@ import { memoryBudget, openForgeMemory, WORKSPACE_MEMORY_FILE, type ForgeMemory 
 import type { MemoryItem, MemoryPort, RecallResult, ReflectionInput } from '../../core/memory/port';
 import type { Logger } from '../logger';
 import { NodeWorkspaceFs } from '../node/node-fs';
-import { readSettings, type ForgeSettings } from '../settings';
+import { readSettings, type AutoApproveSettings, type ForgeSettings } from '../settings';
+import type { StandingApprovals } from '../../core/safety/policy';
 import type { SwitchableModel } from './model-factory';
 
 export function agentConfigFrom(s: ForgeSettings, model: SwitchableModel): Partial<AgentConfig> {
@@ -29,7 +30,18 @@ export function agentConfigFrom(s: ForgeSettings, model: SwitchableModel): Parti
     ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
     ...(s.thinkingBudgetTokens > 0 ? { thinkingBudgetTokens: s.thinkingBudgetTokens } : {}),
     environment: describeEnvironment,
+    // forge.autoApprove, read on every call so a change applies at once; decided in core's Policy like the CLI's flags.
+    policy: { standing: () => standingApprovals(readSettings().autoApprove) },
   };
+}
+
+/** forge.autoApprove as standing approvals: each enabled risk class, named by its setting. */
+export function standingApprovals(a: Pick<AutoApproveSettings, 'write' | 'execute' | 'network'>): StandingApprovals {
+  const out: StandingApprovals = {};
+  if (a.write) out.write = 'forge.autoApprove.write';
+  if (a.execute) out.execute = 'forge.autoApprove.execute';
+  if (a.network) out.network = 'forge.autoApprove.network';
+  return out;
 }
 
 /** Host facts for the prompt's dynamic environment layer. */

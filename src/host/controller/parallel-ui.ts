@@ -41,13 +41,11 @@ export function maxParallelTasks(): number {
  * Approvals for a task in its own worktree: edits are allowed (nothing reaches the user's tree before the
  * review), contained commands too; an uncontained command or a network tool asks with a notification.
  */
+/** Asks a person about a background task's call (what its standing approvals do not cover), in a notification. */
 class WorktreeApprover implements Approver {
-  constructor(private readonly title: string, private readonly contained: () => boolean) {}
+  constructor(private readonly title: string) {}
 
   async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    // A control-plane edit is asked even here: git runs the worktree's hooks when the task's work is committed.
-    if (!req.sensitive && (req.risk === 'write' || req.risk === 'read')) return { kind: 'approve' };
-    if (!req.sensitive && req.risk === 'execute' && this.contained()) return { kind: 'approve' };
     const what = req.sensitive
       ? `${req.preview?.kind === 'edit' && req.preview.isNewFile ? 'create' : 'edit'} ${req.sensitive.path} (${req.sensitive.notice})`
       : req.preview?.kind === 'command' ? `run "${req.preview.command}" (${req.preview.containment ?? 'not contained'})` : `use ${req.toolName}`;
@@ -204,11 +202,22 @@ export class ParallelTasksUi implements vscode.Disposable {
       sandbox: { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) },
       commandDefaultTimeoutSeconds: settings.commandTimeoutSeconds, toolTimeoutSeconds: settings.toolTimeoutSeconds,
     });
+    const base = agentConfigFrom(settings, this.deps.model);
+    const contained = () => runner.containment().kind !== 'none';
     const config = {
-      ...agentConfigFrom(settings, this.deps.model),
+      ...base,
+      // In its own worktree a background task edits, and runs contained commands, without asking: the user reviews
+      // the branch when it finishes. The control plane is still asked (Policy: sensitive calls), uncontained commands too.
+      policy: {
+        standing: () => ({
+          ...base.policy?.standing?.(),
+          write: 'a background task in its own worktree',
+          ...(contained() ? { execute: 'a background task in its own worktree, contained' } : {}),
+        }),
+      },
       environment: () => `Workspace folder: ${wt.path} (a git worktree on branch ${wt.branch}; the user reviews all changes when you finish)\nOS: ${os.platform()} ${os.release()}\nRunning in the background: nobody watches; finish with task_completion.`,
     };
-    const agent = new Agent({ model: this.deps.model, tools, approver: new WorktreeApprover(task.title, () => runner.containment().kind !== 'none'), config, memory: this.deps.memory, log: (m) => this.deps.log.debug(m) });
+    const agent = new Agent({ model: this.deps.model, tools, approver: new WorktreeApprover(task.title), config, memory: this.deps.memory, log: (m) => this.deps.log.debug(m) });
     agent.on((e) => {
       if (e.type === 'run_end') void sandbox.dispose();
     });

@@ -73,7 +73,6 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const taskChanges = new TaskChanges();
   const approvals = new ApprovalCenter({
     diff: diffApproval,
-    autoApprove: () => readSettings().autoApprove,
     showDiff: () => readSettings().showDiffOnProposal,
     // No disk read between Approve and the write: an open document is compared here, the rest by the applier.
     readCurrent: readOpenText,

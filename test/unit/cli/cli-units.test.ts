@@ -5,7 +5,8 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs, UsageError } from '../../../src/cli/args';
-import { CliApprover, makeStyle, parseApprovalPolicy, renderEditDiff, type AskLine } from '../../../src/cli/approvals';
+import { Policy } from '../../../src/core/safety/policy';
+import { standingFromFlags, CliApprover, makeStyle, parseApprovalPolicy, renderEditDiff, type AskLine } from '../../../src/cli/approvals';
 import { inputEnvName } from '../../../src/cli/mcp';
 import { exitCodeFor } from '../../../src/cli/output';
 import { loadProjectRules } from '../../../src/cli/rules';
@@ -30,7 +31,8 @@ function approver(policy: string[], c: Containment, answers?: string[]) {
   const said: string[] = [];
   let quit = false;
   const ask: AskLine | undefined = answers ? async () => answers.shift() : undefined;
-  const a = new CliApprover({ policy: parseApprovalPolicy(policy), containment: () => c, ask, say: (l) => said.push(l), style: plain, onQuit: () => (quit = true) });
+  void c;
+  const a = new CliApprover({ policy: parseApprovalPolicy(policy), ask, say: (l) => said.push(l), style: plain, onQuit: () => (quit = true) });
   return { a, said, quit: () => quit };
 }
 const signal = new AbortController().signal;
@@ -84,11 +86,13 @@ describe('forge CLI: approvals', () => {
     assert.match(said[0], /refused/);
   });
 
-  it('commands-sandboxed approves a command only while commands run contained', async () => {
-    assert.equal((await approver(['commands-sandboxed'], contained).a.request(command, signal)).kind, 'approve');
-    assert.equal((await approver(['commands-sandboxed'], bare).a.request(command, signal)).kind, 'reject');
-    assert.equal((await approver(['commands'], bare).a.request(command, signal)).kind, 'approve');
-    assert.equal((await approver(['writes'], contained).a.request(command, signal)).kind, 'reject');
+  it('--approve flags are standing approvals in core Policy; commands-sandboxed only while commands run contained', () => {
+    const exec = { name: 'execute_command', risk: 'execute' as const };
+    const decide = (flags: string[], c: Containment) => new Policy({ standing: () => standingFromFlags(parseApprovalPolicy(flags), () => c) }).evaluate(exec);
+    assert.deepEqual(decide(['commands-sandboxed'], contained), { action: 'allow', reason: '--approve commands-sandboxed', by: 'setting' });
+    assert.equal(decide(['commands-sandboxed'], bare).action, 'ask');
+    assert.equal(decide(['commands'], bare).action, 'allow');
+    assert.equal(decide(['writes'], contained).action, 'ask');
   });
 
   it('in a terminal: the diff is shown, then y / a / n with a reason / q', async () => {

@@ -34,15 +34,6 @@ const editReq = (id = 'e1') =>
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('host/ApprovalCenter', () => {
-  it('auto-approves a risk class enabled in settings without asking', async () => {
-    const events: string[] = [];
-    const c = new ApprovalCenter({ autoApprove: () => ({ execute: true }) });
-    c.onDidChange((e) => events.push(e.type));
-    assert.deepStrictEqual(await c.request(req(), new AbortController().signal), { kind: 'approve', scope: 'once', auto: 'setting' });
-    assert.deepStrictEqual(events, ['resolved']);
-    assert.deepStrictEqual(c.pending(), []);
-  });
-
   it('keeps a request pending until a surface resolves it', async () => {
     const c = new ApprovalCenter();
     const p = c.request(req(), new AbortController().signal);
@@ -52,17 +43,13 @@ describe('host/ApprovalCenter', () => {
     assert.strictEqual(await c.resolve('r1', { kind: 'approve' }), false, 'second answer is ignored');
   });
 
-  it('"always for this task" approves later calls of that tool in the same task only', async () => {
+  it('only routes: an answer "for this task" goes back to the loop, and the next request waits for a person', async () => {
     const c = new ApprovalCenter();
     const first = c.request(req(), new AbortController().signal);
     await c.resolve('r1', { kind: 'approve', scope: 'task' });
-    await first;
-    assert.deepStrictEqual(await c.request(req({ id: 'r2' }), new AbortController().signal), { kind: 'approve', scope: 'once', auto: 'task_grant' });
-    const otherTask = c.request(req({ id: 'r3', taskId: 't2' }), new AbortController().signal);
-    assert.deepStrictEqual(c.pending().map((r) => r.id), ['r3']);
-    c.clearTask('t2');
-    await c.resolve('r3', { kind: 'reject' });
-    await otherTask;
+    assert.deepStrictEqual(await first, { kind: 'approve', scope: 'task' });
+    void c.request(req({ id: 'r2' }), new AbortController().signal);
+    assert.deepStrictEqual(c.pending().map((r) => r.id), ['r2'], 'the grant lives in the task state (core Policy), not here');
   });
 
   it('rejects with the abort reason and forgets the request when the signal fires', async () => {
