@@ -166,6 +166,19 @@ describe('sandbox write layer: nothing a command writes reaches the control plan
     assert.equal(del.fileChanges!.filter((c) => c.kind === 'deleted').length, 10_101);
   });
 
+  it('a workspace path with a space, a comma and a colon gets its layer too', async () => {
+    const odd = path.join(dir, `My Project, v2:${Math.random().toString(36).slice(2, 6)}`);
+    mkdirSync(odd);
+    execFileSync('git', ['init', '-q'], { cwd: odd });
+    const sb = new CommandSandbox({ settings: () => settings, roots: () => [odd], home, baseDir: path.join(dir, 'sbx-odd') });
+    await sb.ready();
+    const r = await new NodeCommandRunner({ spoolDir: path.join(dir, 'spool'), sandbox: sb }).run({ command: `echo ok > made.txt; printf '${fsmonitor(marker())}' >> .git/config`, cwd: odd, timeoutMs: 20_000, signal: new AbortController().signal, taskId: 't' });
+    assert.equal(readFileSync(path.join(odd, 'made.txt'), 'utf8'), 'ok\n');
+    assert.doesNotMatch(readFileSync(path.join(odd, '.git/config'), 'utf8'), /fsmonitor/);
+    assert.ok(r.fileChanges?.length, 'the merge reported the change (a layer was used)');
+    await sb.dispose();
+  });
+
   it('the util-linux path (no Perl) merges the same way', async () => {
     const plain = new CommandSandbox({ settings: () => settings, roots: () => [ws], home, baseDir: path.join(dir, 'sbx-plain'), noPerl: true });
     assert.equal((await plain.ready()).writeLayer, true);

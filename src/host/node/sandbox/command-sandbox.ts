@@ -177,19 +177,21 @@ export class CommandSandbox {
     const gid = process.getgid?.();
     if (uid !== undefined && gid !== undefined) profile.ids = { uid, gid };
     let layer: WriteLayer | undefined;
-    if (probe.layer && roots.every(optionSafe) && optionSafe(base)) {
+    // Only Forge's own folders go into the overlay's mount options; the workspace and home paths are mount targets
+    // and bind sources, passed as they are, so a space or comma in them is fine.
+    if (probe.layer && optionSafe(base)) {
       const realHome = await fsp.realpath(this.home).catch(() => this.home);
       // The home folder gets a layer of the task's own (caches, tool configs), unless it holds Forge's folder.
-      const homeLayer = optionSafe(realHome) && realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
+      const homeLayer = realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
         ? { path: realHome, ...this.homeLayerDirs(base, req.taskId) } : undefined;
       layer = await createWriteLayer(base, roots, homeLayer);
       if (homeLayer) profile.writable = [realHome, ...roots];
     }
+    if (!layer) profile.protectedPaths = await protectedPaths(roots); // before the arguments are made from the profile
     const bwrap = [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner];
     const argv = layer ? [...layerLauncher(probe.layer!, layer, profile.ids), ...bwrap] : bwrap;
     const summary = layer ? c.summary : `${c.summary} (no write layer: ${probe.layerReason ?? 'overlays are not available'}; the control plane is read-only where it exists)`;
-    if (!layer && c.writeLayer) this.opts.log?.warn(`A command runs without its write layer (${!roots.every(optionSafe) ? 'a workspace path has a comma, colon or space' : 'Forge\'s temp folder path has one'}).`);
-    if (!layer) profile.protectedPaths = await protectedPaths(roots);
+    if (!layer && c.writeLayer) this.opts.log?.warn('A command runs without its write layer: the path of Forge\'s temp folder has a comma, colon or space.');
     return { contained: true, argv, env, summary, profile, scanIncomplete: incomplete, proxy, layer };
   }
 
