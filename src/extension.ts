@@ -3,12 +3,13 @@
 import type * as vscode from 'vscode';
 import { MemoryService } from './host/controller/agent-factory';
 import { createLogger } from './host/logger';
+import { ReadinessGate } from './host/readiness-gate';
 import { ApiKeyStore } from './host/secrets';
 import { initSettingsConsent } from './host/settings-consent';
 import { ForgeStatusBar } from './host/status-bar';
 import { createAgentTools } from './host/wiring/agent-tools';
 import { registerCommandsAndListeners } from './host/wiring/commands';
-import { initialiseController } from './host/wiring/controller';
+import { initialiseController, type Initialised } from './host/wiring/controller';
 import { wireEcosystem } from './host/wiring/ecosystem';
 import { extensionApi } from './host/wiring/extension-api';
 import { LateBound } from './host/wiring/late-bound';
@@ -51,16 +52,14 @@ export async function activate(context: vscode.ExtensionContext) {
     },
   });
 
-  const { panel, gate, connect } = registerPanel({ context, log, extras, ecosystem, currentTaskId: late.currentTaskId });
+  // Panel messages and commands that need the session wait here until the background work is done.
+  const gate = new ReadinessGate<Initialised>();
+  const { panel, connect } = registerPanel({ context, log, extras, ecosystem, currentTaskId: late.currentTaskId, gate });
   late.panel = panel;
   const ready = initialiseController({ storage, memory, newManager, extras, ecosystem, panel, late, toolkit, model, models, keys, outputs, statusBar, log, refreshModel });
   connect(ready);
   const parallel = createParallelTasks({ context, model, memory, log, storageDir: storage.dir });
-  registerCommandsAndListeners({
-    context, gate, log, toolkit, keys, refreshModel,
-    recovery: () => ready.then(() => late.recovery!),
-    manager: () => late.controller?.manager,
-  });
+  registerCommandsAndListeners({ context, gate, panel, log, toolkit, keys, refreshModel, manager: () => late.controller?.manager });
   const modelReady = resolveModelThenResume(refreshModel, ready, log);
   shutdown = () => flushForShutdown(ready, storage);
   warmFetchSoon(context);

@@ -214,7 +214,7 @@ export async function run(): Promise<void> {
           if (n === 1) m.cmdBlocks.push(monitor.max(started, Date.now()));
           await sleep(HUMAN_MS);
           const t0 = Date.now();
-          controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
+          controller.webview.approval_decision({ type: 'approval_decision', requestId: req.id, decision: { kind: 'approve', scope: 'once' } });
           const requestAt = (await awaitRequests(n + 1, `the request after command ${n}`, 30_000))[n]!;
           into.cmdMs.push(requestAt - t0);
           into.startMs.push(stamped('.forge-bench-start') - t0);
@@ -306,7 +306,7 @@ export async function run(): Promise<void> {
       }
       const want = `export const value${i * 7} = ${i * 7} + 1; // edited`;
       const t0 = Date.now();
-      controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
+      controller.webview.approval_decision({ type: 'approval_decision', requestId: req.id, decision: { kind: 'approve', scope: 'once' } });
       await waitFor(() => fs.readFileSync(file, 'utf8').includes(want), 'the edit on disk', 20_000, 1);
       into.diskMs.push(Date.now() - t0);
       const at = (await awaitRequests(i + 2, 'the next request'))[i + 1]!;

@@ -2,6 +2,7 @@
 // its buttons. Pushes are coalesced: a server starting emits several changes in a row.
 import * as vscode from 'vscode';
 import type { PanelBridge } from '../panel/bridge';
+import type { WebviewHandlers } from '../panel/webview-handlers';
 import type { EcosystemView } from '../protocol/messages';
 import type { Ecosystem } from './ecosystem';
 
@@ -31,21 +32,25 @@ export function connectEcosystemPanel(bridge: PanelBridge, eco: Ecosystem, curre
       }
     }, 100);
   };
-  bridge.onEcosystemAction = (action, display) => {
+  // An attached resource changes the view too: the ecosystem fires onDidChange for it.
+  const subs = [eco.mcp.manager.onDidChange(push), eco.rules.onDidChange(push), eco.onDidChange(push)];
+  push();
+  return new vscode.Disposable(() => {
+    if (timer) clearTimeout(timer);
+    for (const s of subs) s.dispose();
+  });
+}
+
+/** The strip's buttons. They need no task, so they never wait for activation's background work. */
+export const ecosystemMessages = (eco: Ecosystem, currentTaskId: () => string | undefined) => ({
+  ecosystem_action: ({ action, display }) => {
     if (action === 'show_mcp_servers') void vscode.commands.executeCommand('forge.showMcpServers');
-    else if (action === 'attach_resource') void vscode.commands.executeCommand('forge.attachMcpResource').then(push);
+    else if (action === 'attach_resource') void vscode.commands.executeCommand('forge.attachMcpResource');
     else if (action === 'edit_rules') void vscode.commands.executeCommand('forge.editProjectRules');
     else if (action === 'open_rule') {
       // Only a rule file in use opens (the webview names it; it is not trusted to name any path).
       const rule = eco.rules.inUse(currentTaskId()).find((r) => r.display === display);
       if (rule) void vscode.window.showTextDocument(vscode.Uri.file(rule.path), { preview: true });
     }
-  };
-  const subs = [eco.mcp.manager.onDidChange(push), eco.rules.onDidChange(push), eco.onDidChange(push)];
-  push();
-  return new vscode.Disposable(() => {
-    if (timer) clearTimeout(timer);
-    bridge.onEcosystemAction = undefined;
-    for (const s of subs) s.dispose();
-  });
-}
+  },
+}) satisfies Partial<WebviewHandlers>;

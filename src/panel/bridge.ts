@@ -1,58 +1,16 @@
-// The vscode-free half of the panel: validates webview messages and routes them to the PanelController,
-// maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
+// The vscode-free half of the panel: validates webview messages and dispatches them through the host's handler
+// table, maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
 // connected webview in sync with the transcript (full snapshot on `ready`, coalesced patches after).
 import {
-  parseWebviewMessage, type Action, type EcosystemAction, type EcosystemView, type HostMessage, type HunkState, type PanelApprovalDecision, type PatchOp,
-  type ProviderStatus, type Snapshot, type TaskSummary, type WebviewMessage,
+  parseWebviewMessage, RUN_REQUESTS, type Action, type EcosystemView, type HostMessage, type PatchOp, type ProviderStatus, type Snapshot,
+  type TaskSummary, type WebviewMessage,
 } from '../protocol/messages';
 import { PatchCoalescer, type Scheduler } from './coalescer';
 import { Transcript } from './transcript';
+import { handle, type RunRequestType, type WebviewHandlers, type WebviewMessageOf } from './webview-handlers';
 
-/** What the panel asks of the host. The host wires these to the Agent, commands and settings. */
-export interface PanelController {
-  /**
-   * Start (or resume) a run with the user's text. `signal` aborts when the user presses Stop for this request.
-   * Return a promise that settles when the run ends: the signal stays wired to Stop until then. A rejection is
-   * logged and shown in the transcript.
-   */
-  onSendMessage(text: string, requestId: string, signal: AbortSignal): void | Promise<void>;
-  /** Continue the task after stopped / max_iterations / breaker (the host may extend the limit). */
-  onContinue(requestId: string, signal: AbortSignal): void | Promise<void>;
-  /** Stop pressed. Signals for panel-started requests are already aborted; this reaches runs started elsewhere. */
-  onStop(requestId: string | undefined): void;
-  onApproval(requestId: string, decision: PanelApprovalDecision): void;
-  onNewTask(): void;
-  onLoadTask(taskId: string): void;
-  onOpenFile(path: string, line?: number): void;
-  onOpenDiff(requestId: string): void;
-  onOpenToolOutput(ref: string): void;
-  /** modelId from the dropdown; undefined = open the host's model picker. */
-  onSelectModel(modelId?: string): void;
-  onOpenSettings(): void;
-  onSetApiKey(provider?: string): void;
-  onShowLogs(): void;
-  /** Removes a task from the history (the panel's History list). */
-  onDeleteTask?(taskId: string): void;
-  /** The mode switch: the current task's mode from its next run on. */
-  onSetMode?(mode: string): void;
-  /** The setup form: asks the endpoint for its models and looks for local servers; answers with provider_check. */
-  onCheckProvider?(req: Extract<WebviewMessage, { type: 'check_provider' }>): void;
-  /** The setup form's Save. */
-  onSaveProvider?(req: Extract<WebviewMessage, { type: 'save_provider' }>): void;
-  /** The user edited the live plan's checklist. */
-  onEditPlan?(taskId: string | undefined, plan: Extract<WebviewMessage, { type: 'edit_plan' }>['plan']): void | Promise<void>;
-  /** "Restore to here" on a tool card. */
-  onRestoreCheckpoint?(taskId: string | undefined, toolCallId: string): void | Promise<void>;
-  onRedoCheckpoint?(taskId: string | undefined): void | Promise<void>;
-  /** The user's decision on one hunk of a pending edit (the approval card's hunk list). */
-  onHunkDecision?(requestId: string, index: number, state: HunkState, reason?: string): void;
-  /** The completion block: view all changes, one file's diff, undo or keep one file. */
-  onChangesAction?(taskId: string, action: ChangesAction, path?: string): void;
-  /** "Implement this plan": implement mode gets the last plan-mode result as its task (signal: Stop). */
-  onImplementPlan?(requestId: string, signal: AbortSignal): void | Promise<void>;
-}
-
-export type ChangesAction = Extract<WebviewMessage, { type: 'changes_action' }>['action'];
+const RUNS: ReadonlySet<string> = new Set(RUN_REQUESTS);
+const isRunRequest = (m: WebviewMessage): m is WebviewMessageOf<RunRequestType> => RUNS.has(m.type);
 
 /** Matches vscode.LogOutputChannel's shape so one can be passed directly. */
 export interface PanelLogger {
@@ -91,11 +49,9 @@ export class PanelBridge {
   private slashCommands: Extract<HostMessage, { type: 'slash_commands' }> | undefined;
   private seq = 0;
   private ecosystem?: EcosystemView;
-  /** The host's handler for the ecosystem strip's buttons (MCP servers, rules, attach a resource). */
-  onEcosystemAction?: (action: EcosystemAction, display?: string) => void;
 
   constructor(
-    private readonly controller: PanelController,
+    private readonly handlers: WebviewHandlers,
     private readonly logger: PanelLogger,
     opts: PanelBridgeOptions = {},
   ) {
@@ -223,54 +179,29 @@ export class PanelBridge {
   }
 
   private dispatch(conn: Conn, m: WebviewMessage): void {
-    const c = this.controller;
-    switch (m.type) {
-      case 'ready':
-        this.coalescer.flush();
-        conn.ready = true;
-        this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
-        if (this.slashCommands) this.safeSend(conn, this.slashCommands);
-        if (this.ecosystem) this.safeSend(conn, { type: 'ecosystem', ecosystem: this.ecosystem });
-        return;
-      case 'send_message':
-        return this.track(m.requestId, (signal) => {
-          this.transcript.beginRequest(m.requestId);
-          return c.onSendMessage(m.text, m.requestId, signal);
-        });
-      case 'continue':
-        return this.track(m.requestId, (signal) => {
-          this.transcript.beginRequest(m.requestId);
-          return c.onContinue(m.requestId, signal);
-        });
-      case 'stop':
-        this.abort(m.requestId);
-        return c.onStop(m.requestId);
-      case 'approval_decision': return c.onApproval(m.requestId, m.decision);
-      case 'new_task': return c.onNewTask();
-      case 'load_task': return c.onLoadTask(m.id);
-      case 'open_file': return c.onOpenFile(m.path, m.line);
-      case 'open_diff': return c.onOpenDiff(m.requestId);
-      case 'open_tool_output': return c.onOpenToolOutput(m.ref);
-      case 'select_model': return c.onSelectModel(m.modelId);
-      case 'open_settings': return c.onOpenSettings();
-      case 'set_api_key': return c.onSetApiKey(m.provider);
-      case 'show_logs': return c.onShowLogs();
-      case 'delete_task': return c.onDeleteTask?.(m.id);
-      case 'set_mode': return c.onSetMode?.(m.mode);
-      case 'check_provider': return c.onCheckProvider?.(m);
-      case 'save_provider': return c.onSaveProvider?.(m);
-      case 'edit_plan': return void c.onEditPlan?.(m.taskId, m.plan);
-      case 'restore_checkpoint': return void c.onRestoreCheckpoint?.(m.taskId, m.toolCallId);
-      case 'redo_checkpoint': return void c.onRedoCheckpoint?.(m.taskId);
-      case 'hunk_decision': return c.onHunkDecision?.(m.requestId, m.index, m.state, m.reason);
-      case 'changes_action': return c.onChangesAction?.(m.taskId, m.action, m.path);
-      case 'implement_plan':
-        return this.track(m.requestId, (signal) => {
-          this.transcript.beginRequest(m.requestId);
-          return c.onImplementPlan?.(m.requestId, signal);
-        });
-      case 'ecosystem_action': return this.onEcosystemAction?.(m.action, m.display);
+    if (m.type === 'ready') return this.greet(conn);
+    // Stop reaches the runs this panel started at once, whatever the host's handler then does.
+    if (m.type === 'stop') this.abort(m.requestId);
+    if (isRunRequest(m)) {
+      return this.track(m.requestId, (signal) => {
+        this.transcript.beginRequest(m.requestId);
+        return handle(this.handlers, m, signal);
+      });
     }
+    const result = handle(this.handlers, m);
+    if (result && typeof result.then === 'function') {
+      result.then(undefined, (err: unknown) =>
+        this.logger.error(`panel: handling '${m.type}' failed: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+
+  /** `ready`: the webview (re)loaded; it gets the whole state, then patches. */
+  private greet(conn: Conn): void {
+    this.coalescer.flush();
+    conn.ready = true;
+    this.safeSend(conn, { type: 'state', snapshot: this.snapshot() });
+    if (this.slashCommands) this.safeSend(conn, this.slashCommands);
+    if (this.ecosystem) this.safeSend(conn, { type: 'ecosystem', ecosystem: this.ecosystem });
   }
 
   private track(requestId: string, start: (signal: AbortSignal) => void | Promise<void>): void {

@@ -2,9 +2,10 @@
 // All logic lives in PanelBridge; this file only creates webviews, sets their HTML/CSP and wires messages.
 import * as vscode from 'vscode';
 import type { Action, HostMessage, ProviderStatus, TaskSummary } from '../protocol/messages';
-import { PanelBridge, type PanelBridgeOptions, type PanelController, type PanelLogger } from './bridge';
+import { PanelBridge, type PanelBridgeOptions, type PanelLogger } from './bridge';
 import { buildWebviewHtml, makeNonce, parseRestoredPanelState } from './html';
 import type { Transcript } from './transcript';
+import type { WebviewHandlers } from './webview-handlers';
 
 export const CHAT_VIEW_ID = 'forge.chatView';
 export const EDITOR_PANEL_TYPE = 'forge.chatEditor';
@@ -28,11 +29,11 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    controller: PanelController,
+    handlers: WebviewHandlers,
     private readonly logger: PanelLogger,
     options: PanelBridgeOptions = {},
   ) {
-    this.bridge = new PanelBridge(controller, logger, options);
+    this.bridge = new PanelBridge(handlers, logger, options);
   }
 
   // ---- what the host wiring calls ----
@@ -222,11 +223,11 @@ export const SIDEBAR_RETAINS_CONTEXT = true;
  */
 export function registerForgePanel(
   context: vscode.ExtensionContext,
-  controller: PanelController,
+  handlers: WebviewHandlers,
   logger: PanelLogger,
   options: PanelBridgeOptions & { registerOpenInEditorCommand?: boolean } = {},
 ): ForgePanelProvider {
-  const provider = new ForgePanelProvider(context.extensionUri, controller, logger, options);
+  const provider = new ForgePanelProvider(context.extensionUri, handlers, logger, options);
   context.subscriptions.push(
     provider,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: SIDEBAR_RETAINS_CONTEXT } }),

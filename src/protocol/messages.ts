@@ -3,7 +3,7 @@
 // Every message in both directions is validated here; anything that does not parse is dropped by the receiver.
 import type * as z from 'zod';
 import { HostMessageSchema, type HostMessage } from './host-messages';
-import { WebviewMessageSchema, type WebviewMessage } from './webview-messages';
+import { WEBVIEW_MESSAGE_TYPES, WebviewMessageSchema, type WebviewMessage } from './webview-messages';
 
 export { LIMITS } from './primitives';
 export * from './items';
@@ -34,7 +34,7 @@ function parseWith<T>(schema: z.ZodType<T>, known: ReadonlySet<string>, x: unkno
 }
 
 const hostTypes = new Set<string>(HostMessageSchema.options.map((o) => o.shape.type.value));
-const webviewTypes = new Set<string>(WebviewMessageSchema.options.map((o) => o.shape.type.value));
+const webviewTypes = new Set<string>(WEBVIEW_MESSAGE_TYPES);
 
 export function parseHostMessage(x: unknown): ParseResult<HostMessage> {
   return parseWith(HostMessageSchema, hostTypes, x);

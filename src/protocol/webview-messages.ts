@@ -67,6 +67,10 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];
+export const WEBVIEW_MESSAGE_TYPES: readonly WebviewMessageType[] = WebviewMessageSchema.options.map((o) => o.shape.type.value);
+
+/** The messages that start a run: each comes with a Stop signal (its requestId) that lasts until the run ends. */
+export const RUN_REQUESTS = ['send_message', 'continue', 'implement_plan'] as const satisfies readonly WebviewMessageType[];
 
 /** Maps a notice button to the message it posts. `continue` needs a fresh request id. */
 export function actionToMessage(action: Action, newRequestId: () => string): WebviewMessage {

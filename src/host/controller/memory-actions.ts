@@ -1,5 +1,6 @@
 // The palette's memory commands: open this workspace's learnings, forget one.
 import * as vscode from 'vscode';
+import type { CommandHandlers } from '../commands';
 import type { MemoryService } from './agent-factory';
 import { pickMemoryToForget } from './pickers';
 
@@ -28,3 +29,8 @@ export class MemoryActions {
     return ok;
   }
 }
+
+export const memoryCommands = (memory: MemoryActions) => ({
+  'forge.showMemory': () => memory.show(),
+  'forge.forget': (id?: unknown) => memory.forget(typeof id === 'string' ? id : undefined),
+}) satisfies Partial<CommandHandlers>;

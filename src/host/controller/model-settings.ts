@@ -2,6 +2,8 @@
 // "Set API key" and "Open settings" buttons. Every change re-resolves the model.
 import * as vscode from 'vscode';
 import type { ForgePanelProvider } from '../../panel/provider';
+import type { WebviewHandlers } from '../../panel/webview-handlers';
+import type { CommandHandlers } from '../commands';
 import type { ApiKeyStore } from '../secrets';
 import { readSettings, type ProviderId } from '../settings';
 import { saveModelChoice, type ModelFactory } from './model-factory';
@@ -49,3 +51,14 @@ export class ModelSettings {
     void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:forge-dev.forge-agent');
   }
 }
+
+export const modelMessages = (settings: ModelSettings) => ({
+  select_model: (m) => settings.selectFromPanel(m.modelId),
+  set_api_key: (m) => settings.setApiKeyFromPanel(m.provider),
+  open_settings: () => settings.openSettings(),
+}) satisfies Partial<WebviewHandlers>;
+
+export const modelCommands = (settings: ModelSettings) => ({
+  'forge.setApiKey': () => settings.setApiKey(),
+  'forge.selectModel': () => settings.selectModel(),
+}) satisfies Partial<CommandHandlers>;

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { OutputStore } from '../../core/context/output-store';
 import { WorkspaceSandbox } from '../../core/safety/paths';
 import type { ForgePanelProvider } from '../../panel/provider';
+import type { WebviewHandlers } from '../../panel/webview-handlers';
 import type { Toolkit } from './tool-factory';
 
 export interface PanelLinksDeps {
@@ -41,3 +42,8 @@ export class PanelLinks {
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 }
+
+export const linkMessages = (links: PanelLinks) => ({
+  open_file: (m) => void links.openFile(m.path, m.line),
+  open_tool_output: (m) => void links.openToolOutput(m.ref),
+}) satisfies Partial<WebviewHandlers>;

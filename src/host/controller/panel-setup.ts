@@ -1,18 +1,18 @@
 // The panel's inline model setup: "Check connection" asks the endpoint for its models (and looks for a local
 // Ollama / LM Studio), "Save" writes provider, base URL and model to the settings and the API key to
-// SecretStorage. Also shows the change an answered edit approval made (its diff from the transcript).
+// SecretStorage.
 import * as vscode from 'vscode';
 import type { ForgePanelProvider } from '../../panel/provider';
-import type { Transcript } from '../../panel/transcript';
-import type { PanelProviderId, WebviewMessage } from '../../protocol/messages';
+import type { WebviewHandlers, WebviewMessageOf } from '../../panel/webview-handlers';
+import type { PanelProviderId } from '../../protocol/messages';
 import { checkEndpoint, detectLocalServers, normaliseBaseUrl } from '../../providers/endpoint-discovery';
 import { listVscodeLmModels } from '../../providers/vscode-lm';
 import type { ApiKeyStore } from '../secrets';
 import { readSettings } from '../settings';
 import { SUGGESTED_MODELS, saveModelChoice } from './model-factory';
 
-type CheckRequest = Extract<WebviewMessage, { type: 'check_provider' }>;
-type SaveRequest = Extract<WebviewMessage, { type: 'save_provider' }>;
+type CheckRequest = WebviewMessageOf<'check_provider'>;
+type SaveRequest = WebviewMessageOf<'save_provider'>;
 
 const OPENAI_URL = 'https://api.openai.com/v1';
 const LOCAL_DEFAULT_URL = 'http://127.0.0.1:11434/v1';
@@ -103,15 +103,9 @@ export class PanelSetup {
       this.reply({ ok: false, message: `Could not save: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
-
-  /** An answered edit: its diff (as the approval card had it) in a read-only diff document. */
-  async showPastChange(transcript: Transcript, requestId: string): Promise<void> {
-    const item = transcript.getItems().find((it) => it.kind === 'approval' && it.requestId === requestId);
-    if (item?.kind !== 'approval' || item.preview?.kind !== 'edit') return;
-    const p = item.preview;
-    const name = p.displayPath ?? p.path;
-    const content = `--- a/${name}\n+++ b/${name}\n${p.diff}${p.diffTruncated ? '\n… (the change was longer than the panel keeps)' : ''}\n`;
-    const doc = await vscode.workspace.openTextDocument({ content, language: 'diff' });
-    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside, preserveFocus: false });
-  }
 }
+
+export const setupMessages = (setup: PanelSetup) => ({
+  check_provider: (m) => void setup.check(m),
+  save_provider: (m) => void setup.save(m),
+}) satisfies Partial<WebviewHandlers>;

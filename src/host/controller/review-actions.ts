@@ -4,10 +4,13 @@
 import * as vscode from 'vscode';
 import { hunkViews } from '../../core/review/hunks';
 import type { EditJournal, JournalFs } from '../../core/tasks/journal';
-import type { ChangesAction } from '../../panel/bridge';
+import type { WebviewHandlers, WebviewMessageOf } from '../../panel/webview-handlers';
 import type { HunkState } from '../../protocol/messages';
+import type { CommandHandlers } from '../commands';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from './tool-factory';
+
+type ChangesAction = WebviewMessageOf<'changes_action'>['action'];
 
 export interface ReviewDeps {
   manager: SessionManager;
@@ -98,3 +101,13 @@ export class ReviewActions {
     this.subscription?.dispose();
   }
 }
+
+export const reviewMessages = (review: ReviewActions) => ({
+  hunk_decision: (m) => review.onHunkDecision(m.requestId, m.index, m.state, m.reason),
+  changes_action: (m) => review.onChangesAction(m.taskId, m.action, m.path),
+}) satisfies Partial<WebviewHandlers>;
+
+export const reviewCommands = (review: ReviewActions) => ({
+  'forge.reviewTaskChanges': (taskId?: unknown) =>
+    review.reviewTaskChanges(typeof taskId === 'string' ? taskId : undefined),
+}) satisfies Partial<CommandHandlers>;

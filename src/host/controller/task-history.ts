@@ -3,6 +3,8 @@
 import * as vscode from 'vscode';
 import type { EditJournal } from '../../core/tasks/journal';
 import type { ForgePanelProvider } from '../../panel/provider';
+import type { WebviewHandlers } from '../../panel/webview-handlers';
+import type { CommandHandlers } from '../commands';
 import type { Logger } from '../logger';
 import { pickTask } from './pickers';
 import type { Recovery } from './recovery';
@@ -83,3 +85,20 @@ export class TaskHistory {
     );
   }
 }
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+type PanelOf = () => ForgePanelProvider | undefined;
+
+export const historyMessages = (history: TaskHistory, manager: () => SessionManager, panel: PanelOf) => ({
+  new_task: () => {
+    manager().newTask();
+  },
+  load_task: (m) => void history.load(m.id).catch((err) => panel()?.showError(errorText(err))),
+  delete_task: (m) => void history.remove(m.id)
+    .catch((err) => panel()?.showError(`Forge could not delete that task: ${errorText(err)}`)),
+}) satisfies Partial<WebviewHandlers>;
+
+export const historyCommands = (history: TaskHistory) => ({
+  'forge.showTaskHistory': () => history.show(),
+}) satisfies Partial<CommandHandlers>;

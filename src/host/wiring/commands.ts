@@ -1,23 +1,24 @@
 // The palette and editor commands, and what follows the settings, the API keys and the vscode.lm models.
 import * as vscode from 'vscode';
+import type { ForgePanelProvider } from '../../panel/provider';
+import { COMMAND_IDS } from '../../protocol/commands';
 import { registerFixWithForge } from '../code-actions';
-import { registerCommands } from '../commands';
-import type { DeferredController } from '../controller/deferred-controller';
-import type { Recovery } from '../controller/recovery';
+import { registerCommands, type CommandHandlers } from '../commands';
+import type { ImmediateCommand } from '../controller/forge-controller';
 import type { SessionManager } from '../controller/session-manager';
 import type { Toolkit } from '../controller/tool-factory';
 import type { Logger } from '../logger';
-import { registerRecoveryCommands } from '../recovery-commands';
+import { gatedTable, type ReadinessGate } from '../readiness-gate';
 import type { ApiKeyStore } from '../secrets';
 import { onSettingsChanged } from '../settings';
+import type { Initialised } from './controller';
 
 export interface CommandWiringDeps {
   context: vscode.ExtensionContext;
-  /** Stands in for the Controller until it exists. */
-  gate: DeferredController;
-  log: Logger;
-  /** Waits for the background initialisation. */
-  recovery(): Promise<Recovery>;
+  /** Commands that need the session wait here; they fail once initialisation has. */
+  gate: ReadinessGate<Initialised>;
+  panel: ForgePanelProvider;
+  log: Logger & { show(): void };
   toolkit: Toolkit;
   keys: ApiKeyStore;
   refreshModel(): Promise<void>;
@@ -25,10 +26,19 @@ export interface CommandWiringDeps {
   manager(): SessionManager | undefined;
 }
 
-export function registerCommandsAndListeners({ context, gate, log, recovery, toolkit, keys, refreshModel, manager }: CommandWiringDeps): void {
+export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
+  const { context, gate, panel, log, toolkit, keys, refreshModel, manager } = deps;
+  // What works without the session: showing the panel and the logs (to see why initialisation failed).
+  const immediate: Pick<CommandHandlers, ImmediateCommand> = {
+    'forge.openPanel': () => panel.reveal(),
+    'forge.openPanelInEditor': () => panel.openInEditor(),
+    'forge.showLogs': () => log.show(),
+  };
+  const commands = gatedTable<CommandHandlers, ImmediateCommand, Initialised>(
+    COMMAND_IDS, immediate, gate, (s) => s.controller.commands,
+  );
   context.subscriptions.push(
-    registerCommands(gate, log),
-    registerRecoveryCommands(recovery, log),
+    registerCommands(commands, log),
     registerFixWithForge(),
     onSettingsChanged((s) => {
       toolkit.refresh(s);

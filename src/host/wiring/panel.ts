@@ -1,21 +1,24 @@
-// The chat panel, registered at once: until the Controller exists, a gate stands in for it (calls wait), the
-// panel already shows the modes, the slash commands and the ecosystem strip, and an initialisation failure.
+// The chat panel, registered at once: its messages that need the session wait at the readiness gate; the panel
+// already shows the modes, the slash commands and the ecosystem strip, and an initialisation failure.
 import type * as vscode from 'vscode';
 import { MODES } from '../../core/modes';
 import { registerForgePanel, type ForgePanelProvider } from '../../panel/provider';
+import type { HandledMessageType, WebviewHandlers } from '../../panel/webview-handlers';
+import { WEBVIEW_MESSAGE_TYPES } from '../../protocol/messages';
 import type { AgentExtras } from '../controller/agent-extras';
-import { DeferredController } from '../controller/deferred-controller';
-import type { Controller } from '../controller/forge-controller';
+import type { ImmediateMessage } from '../controller/forge-controller';
 import type { Ecosystem } from '../ecosystem';
-import { connectEcosystemPanel } from '../ecosystem-panel';
+import { connectEcosystemPanel, ecosystemMessages } from '../ecosystem-panel';
 import type { Logger } from '../logger';
+import { gatedTable, type ReadinessGate } from '../readiness-gate';
+import type { Initialised } from './controller';
+
+const HANDLED = WEBVIEW_MESSAGE_TYPES.filter((t): t is HandledMessageType => t !== 'ready');
 
 export interface PanelWiring {
   panel: ForgePanelProvider;
-  /** Commands and panel messages go through it: they wait for the Controller, or fail once initialisation has. */
-  gate: DeferredController;
-  /** Hands the gate the Controller once `ready` has made it, or shows why it could not. */
-  connect(ready: Promise<{ controller: Controller }>): void;
+  /** Opens the gate once `ready` has made the session, or shows why it could not. */
+  connect(ready: Promise<Initialised>): void;
 }
 
 export interface PanelWiringDeps {
@@ -24,21 +27,24 @@ export interface PanelWiringDeps {
   extras: AgentExtras;
   ecosystem: Ecosystem;
   currentTaskId(): string | undefined;
+  /** Messages that need the session wait here; they fail once initialisation has. */
+  gate: ReadinessGate<Initialised>;
 }
 
-export function registerPanel({ context, log, extras, ecosystem, currentTaskId }: PanelWiringDeps): PanelWiring {
-  let settle!: { resolve(c: Controller): void; reject(err: unknown): void };
-  const gate = new DeferredController(
-    new Promise<Controller>((resolve, reject) => (settle = { resolve, reject })),
-    { openPanel: () => panel.reveal(), openPanelInEditor: () => panel.openInEditor(), showLogs: () => log.show() },
-    log,
+export function registerPanel({ context, log, extras, ecosystem, currentTaskId, gate }: PanelWiringDeps): PanelWiring {
+  const immediate: Pick<WebviewHandlers, ImmediateMessage> = {
+    show_logs: () => log.show(),
+    ...ecosystemMessages(ecosystem, currentTaskId),
+  };
+  const handlers = gatedTable<WebviewHandlers, ImmediateMessage, Initialised>(
+    HANDLED, immediate, gate, (s) => s.controller.webview,
   );
-  const panel = registerForgePanel(context, gate, log, { registerOpenInEditorCommand: false });
+  const panel = registerForgePanel(context, handlers, log, { registerOpenInEditorCommand: false });
   panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
   extras.publishTo(panel);
   context.subscriptions.push(connectEcosystemPanel(panel.bridge, ecosystem, currentTaskId));
-  const connect = (ready: Promise<{ controller: Controller }>) => {
-    ready.then((s) => settle.resolve(s.controller), settle.reject);
+  const connect = (ready: Promise<Initialised>) => {
+    gate.follow(ready);
     ready.catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
       log.error(`Forge could not initialise: ${err instanceof Error ? err.stack ?? message : message}`);
@@ -46,5 +52,5 @@ export function registerPanel({ context, log, extras, ecosystem, currentTaskId }
       panel.bridge.getTranscript().addError(`Forge could not start: ${message}. Reload the window to try again.`, ['show_logs']);
     });
   };
-  return { panel, gate, connect };
+  return { panel, connect };
 }

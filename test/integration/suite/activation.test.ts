@@ -1,6 +1,6 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import { COMMAND_IDS } from '../../../src/host/commands';
+import { COMMAND_IDS } from '../../../src/protocol/commands';
 import { readSettings } from '../../../src/host/settings';
 import { activateForge, EXTENSION_ID, waitFor } from '../helpers';
 import { setSetting } from './forge-api';
@@ -30,7 +30,9 @@ describe('Forge activation in a real VS Code', () => {
     assert.strictEqual(s.maxIterations, undefined);
     if (process.env.FORGE_TEST_LLM_URL) {
       assert.strictEqual(s.provider, 'openai-compatible');
-      assert.strictEqual(s.baseUrl, `${process.env.FORGE_TEST_LLM_URL}/v1`);
+      // This test's own copy of the settings module has no consent state (the extension's has): a workspace
+      // endpoint is not taken there, which is the fail-closed default. The workspace value itself is there.
+      assert.strictEqual(vscode.workspace.getConfiguration('forge').inspect('baseUrl')?.workspaceValue, `${process.env.FORGE_TEST_LLM_URL}/v1`);
     }
   });
 

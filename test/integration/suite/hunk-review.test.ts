@@ -55,7 +55,7 @@ describe('per-hunk review, focus and task changes', function () {
     assert.strictEqual(await readText(file), original, 'nothing is written before approval');
 
     // The panel's Approve writes the accepted and unreviewed hunks, not the rejected one.
-    api.testApi.controller.onApproval(req.id, { kind: 'approve', scope: 'once' });
+    api.testApi.controller.webview.approval_decision({ type: 'approval_decision', requestId: req.id, decision: { kind: 'approve', scope: 'once' } });
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
     const written = await readText(file);
@@ -80,7 +80,7 @@ describe('per-hunk review, focus and task changes', function () {
     assert.strictEqual(originalDoc.getText(), original);
 
     // Undo one file from the completion block: back to the task's start, marked undone.
-    api.testApi.controller.onChangesAction(api.testApi.manager.current.id, 'undo', file);
+    api.testApi.controller.webview.changes_action({ type: 'changes_action', taskId: api.testApi.manager.current.id, action: 'undo', path: file });
     await waitFor(async () => (await readText(file)) === original, 'the file to be restored');
     await waitFor(() => {
       const item = api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'changes');
@@ -99,8 +99,8 @@ describe('per-hunk review, focus and task changes', function () {
     ]);
     const run = api.testApi.controller.startRun('send', 'Negate.');
     const req = await pendingApproval(api, 'write_file');
-    api.testApi.controller.onHunkDecision(req.id, 0, 'rejected', 'positive only');
-    api.testApi.controller.onHunkDecision(req.id, 1, 'rejected');
+    api.testApi.controller.webview.hunk_decision({ type: 'hunk_decision', requestId: req.id, index: 0, state: 'rejected', reason: 'positive only' });
+    api.testApi.controller.webview.hunk_decision({ type: 'hunk_decision', requestId: req.id, index: 1, state: 'rejected' });
     assert.strictEqual(await vscode.commands.executeCommand('forge.acceptEdit', req.id), true);
     await run;
     assert.strictEqual(await readText(file), original);

@@ -64,7 +64,7 @@ describe('Forge MCP and project rules (real VS Code)', function () {
     ]);
     const run = api.testApi.controller.startRun('send', 'Read src/greet.js with the filesystem server.');
     const approval = await pendingApproval(api, 'mcp__fs__read_text_file', 60_000);
-    api.testApi.controller.onApproval(approval.id, { kind: 'approve', scope: 'once' });
+    api.testApi.controller.webview.approval_decision({ type: 'approval_decision', requestId: approval.id, decision: { kind: 'approve', scope: 'once' } });
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
     assert.match((await toolResultSeenByModel('m-read')) ?? '', /Hello, /, 'the file text came back from the MCP server');

@@ -59,7 +59,8 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.strictEqual(snap.plan?.currentStep, 1);
 
     const checkpoints = await (api.testApi as any).recovery.checkpoints(session.id);
-    assert.deepStrictEqual(checkpoints.map((c: any) => c.toolCallIds), [['r-w1'], ['r-w2', 'r-w3']]);
+    // A contained command's changes are in the checkpoints too (its write layer says exactly what it changed).
+    assert.deepStrictEqual(checkpoints.map((c: any) => c.toolCallIds), [['r-w1'], ['r-w2', 'r-w3'], ['r-cmd']]);
 
     // The user changes b.txt; then restores to the first checkpoint (the card's action), keeping b.txt, rewinding.
     fs.writeFileSync(b, 'mine\n');
@@ -68,7 +69,7 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.strictEqual(await readText(a), 'one\n', 'a.txt is back at checkpoint 1');
     assert.strictEqual(await readText(b), 'mine\n', 'the user\'s change is never overwritten silently');
     assert.deepStrictEqual(restored.skipped, [b]);
-    assert.ok(fs.existsSync(out), 'a command\'s output is not something undo can restore');
+    assert.ok(!fs.existsSync(out), 'the file the command created after checkpoint 1 is gone too');
     const last = items().filter((i) => i.kind === 'checkpoint').at(-1); // the changes block may follow it
     assert.strictEqual(last.kind, 'checkpoint');
     assert.strictEqual(last.step, 1);
@@ -89,7 +90,7 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     const cmd = mine.find((l) => l.kind === 'command');
     assert.strictEqual(cmd.exitCode, 0);
     assert.strictEqual(typeof cmd.contained, 'boolean');
-    assert.ok(mine.filter((l) => l.kind === 'decision').some((l) => l.by === 'auto' && l.tool === 'write_file'), 'auto-approval is recorded as such');
+    assert.ok(mine.filter((l) => l.kind === 'decision').some((l) => l.by === 'setting' && l.reason === 'forge.autoApprove.write' && l.tool === 'write_file'), 'auto-approval is recorded as such, with the setting');
     const write = mine.find((l) => l.kind === 'file_write' && l.toolCallId === 'r-w2');
     assert.match(write.beforeSha256, /^[0-9a-f]{64}$/);
     assert.ok(!JSON.stringify(mine).includes('bee'), 'no file content in the audit log');
@@ -104,12 +105,12 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
 
     // Redo (the mark's button) takes the restore back: the task's edits are in the files again; the user's b.txt,
     // which the restore kept, stays; the rewound conversation stays rewound.
-    await api.testApi.controller.onRedoCheckpoint(session.id);
+    await api.testApi.controller.webview.redo_checkpoint({ type: 'redo_checkpoint', taskId: session.id });
     assert.strictEqual(await readText(a), 'two\n');
     assert.strictEqual(await readText(b), 'mine\n');
     const marks = items().filter((i) => i.kind === 'checkpoint');
     assert.deepStrictEqual(marks.map((m) => [m.action, !!m.redone]), [['restore', true], ['redo', false]]);
-    assert.deepStrictEqual(marks[1].restored, [a]);
+    assert.deepStrictEqual(marks[1].restored, [a, out], 'the command\'s file is redone too');
     await (api.testApi as any).audit.flush();
     assert.match(fs.readFileSync(files[0], 'utf8'), /"kind":"redo"/);
   });
@@ -117,7 +118,7 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
   it('a plan the user edits in the panel reaches the model in its next step, and survives a reload', async () => {
     const session = api.testApi.manager.current;
     const edited = { goal: plan.goal, steps: [...plan.steps.slice(0, 2), { text: 'Also write c.txt', status: 'in_progress' as const }], currentStep: 3 };
-    api.testApi.controller.onEditPlan(session.id, edited);
+    api.testApi.controller.webview.edit_plan({ type: 'edit_plan', taskId: session.id, plan: edited });
     await waitFor(() => api.testApi.panel.bridge.snapshot().plan?.updatedBy === 'user', 'the edited plan in the panel');
     await llm.reset();
     await llm.script([{ toolCalls: [{ id: 'p-done', name: 'task_completion', args: { result: 'ok' } }] }]);

@@ -40,7 +40,8 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     await waitFor(() => !api.approvals.pending().some((r) => r.id === edit.id), 'the edit approval to resolve');
 
     const cmd = await pendingApproval(api, 'execute_command');
-    api.testApi.controller.onApproval(cmd.id, { kind: 'approve', scope: 'once' }); // the panel's button path
+    // the panel's button path
+    api.testApi.controller.webview.approval_decision({ type: 'approval_decision', requestId: cmd.id, decision: { kind: 'approve', scope: 'once' } });
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
 

@@ -1,18 +1,15 @@
 // The panel's own messages: delete a task, switch mode, check / save a provider; modes in the snapshot.
 import { strict as assert } from 'node:assert';
-import { PanelBridge, type PanelController } from '../../../src/panel/bridge';
+import { PanelBridge } from '../../../src/panel/bridge';
+import type { WebviewHandlers } from '../../../src/panel/webview-handlers';
 import { actionToMessage, parseHostMessage, parseWebviewMessage, type HostMessage } from '../../../src/protocol/messages';
+import { fakeHandlers } from './fake-handlers';
 
-function setup(optional: Partial<PanelController> = {}) {
+function setup(given: Partial<WebviewHandlers> = {}) {
   const calls: unknown[][] = [];
   const noop = () => undefined;
-  const controller: PanelController = {
-    onSendMessage: noop, onContinue: noop, onStop: noop, onApproval: noop, onNewTask: noop, onLoadTask: noop, onOpenFile: noop,
-    onOpenDiff: noop, onOpenToolOutput: noop, onSelectModel: noop, onOpenSettings: noop, onSetApiKey: noop, onShowLogs: noop,
-    ...optional,
-  };
   const warnings: string[] = [];
-  const bridge = new PanelBridge(controller, { info: noop, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) });
+  const bridge = new PanelBridge(fakeHandlers(given), { info: noop, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) });
   const sent: HostMessage[] = [];
   const conn = bridge.connect((m) => sent.push(m));
   conn.receive({ type: 'ready' });
@@ -20,13 +17,13 @@ function setup(optional: Partial<PanelController> = {}) {
 }
 
 describe('panel bridge: the panel\'s own messages', () => {
-  it('routes delete_task, set_mode, check_provider and save_provider to the controller', () => {
+  it('routes delete_task, set_mode, check_provider and save_provider to their handlers', () => {
     const calls: unknown[][] = [];
     const { conn, warnings } = setup({
-      onDeleteTask: (id) => calls.push(['delete', id]),
-      onSetMode: (m) => calls.push(['mode', m]),
-      onCheckProvider: (r) => calls.push(['check', r]),
-      onSaveProvider: (r) => calls.push(['save', r]),
+      delete_task: ({ id }) => void calls.push(['delete', id]),
+      set_mode: ({ mode }) => void calls.push(['mode', mode]),
+      check_provider: (r) => void calls.push(['check', r]),
+      save_provider: (r) => void calls.push(['save', r]),
     });
     conn.receive({ type: 'delete_task', id: 'task-1' });
     conn.receive({ type: 'set_mode', mode: 'plan' });
@@ -45,10 +42,18 @@ describe('panel bridge: the panel\'s own messages', () => {
     assert.equal(parseWebviewMessage({ type: 'check_provider', provider: 'openai', extra: 1 }).ok, false);
   });
 
-  it('a controller without the optional handlers ignores those messages', () => {
-    const { conn, warnings } = setup();
+  it('every message has a handler: a table without one does not compile', () => {
+    const { delete_task: _dropped, ...partial } = fakeHandlers();
+    // @ts-expect-error delete_task is missing
+    const incomplete: WebviewHandlers = partial;
+    assert.equal('delete_task' in incomplete, false);
+  });
+
+  it('a handler that fails later is logged with its message type', async () => {
+    const { conn, warnings } = setup({ delete_task: () => Promise.reject(new Error('disk full')) });
     conn.receive({ type: 'delete_task', id: 'x' });
-    assert.deepEqual(warnings, []);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(warnings, ["panel: handling 'delete_task' failed: disk full"]);
   });
 
   it('snapshots carry the modes and the current mode; a mode change is posted', () => {

@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { PanelBridge, type PanelController } from '../../../src/panel/bridge';
+import { PanelBridge } from '../../../src/panel/bridge';
 import { contentSecurityPolicy, buildWebviewHtml, makeNonce } from '../../../src/panel/html';
 import { Transcript } from '../../../src/panel/transcript';
 import { parseHostMessage, type HostMessage } from '../../../src/protocol/messages';
+import { fakeHandlers } from './fake-handlers';
 
 type Call = [string, ...unknown[]];
 
@@ -11,27 +12,27 @@ function setup() {
   const warnings: string[] = [];
   const signals = new Map<string, AbortSignal>();
   const resolvers = new Map<string, () => void>();
-  const controller: PanelController = {
-    onSendMessage: (text, requestId, signal) => {
+  const handlers = fakeHandlers({
+    send_message: ({ text, requestId }, signal) => {
       calls.push(['send', text, requestId]);
       signals.set(requestId, signal);
       return new Promise<void>((r) => resolvers.set(requestId, r));
     },
-    onContinue: (requestId, signal) => { calls.push(['continue', requestId]); signals.set(requestId, signal); },
-    onStop: (id) => calls.push(['stop', id]),
-    onApproval: (id, d) => calls.push(['approval', id, d]),
-    onNewTask: () => calls.push(['new_task']),
-    onLoadTask: (id) => calls.push(['load', id]),
-    onOpenFile: (p, l) => calls.push(['open_file', p, l]),
-    onOpenDiff: (id) => calls.push(['open_diff', id]),
-    onOpenToolOutput: (ref) => calls.push(['output', ref]),
-    onSelectModel: (m) => calls.push(['model', m]),
-    onOpenSettings: () => calls.push(['settings']),
-    onSetApiKey: (p) => calls.push(['key', p]),
-    onShowLogs: () => calls.push(['logs']),
-  };
+    continue: ({ requestId }, signal) => { calls.push(['continue', requestId]); signals.set(requestId, signal); },
+    stop: ({ requestId }) => void calls.push(['stop', requestId]),
+    approval_decision: ({ requestId, decision }) => void calls.push(['approval', requestId, decision]),
+    new_task: () => void calls.push(['new_task']),
+    load_task: ({ id }) => void calls.push(['load', id]),
+    open_file: ({ path, line }) => void calls.push(['open_file', path, line]),
+    open_diff: ({ requestId }) => void calls.push(['open_diff', requestId]),
+    open_tool_output: ({ ref }) => void calls.push(['output', ref]),
+    select_model: ({ modelId }) => void calls.push(['model', modelId]),
+    open_settings: () => void calls.push(['settings']),
+    set_api_key: ({ provider }) => void calls.push(['key', provider]),
+    show_logs: () => void calls.push(['logs']),
+  });
   const logger = { info: () => {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
-  const bridge = new PanelBridge(controller, logger, { flushIntervalMs: 16 });
+  const bridge = new PanelBridge(handlers, logger, { flushIntervalMs: 16 });
   const sent: HostMessage[] = [];
   const conn = bridge.connect((m) => { sent.push(m); return Promise.resolve(true); });
   return { bridge, conn, sent, calls, warnings, signals, resolvers };
@@ -102,7 +103,7 @@ describe('panel bridge', () => {
 
   it('shows a rejected request in the transcript', async () => {
     const { bridge, conn } = setup();
-    bridge['controller'].onSendMessage = () => Promise.reject(new Error('no provider'));
+    bridge['handlers'].send_message = () => Promise.reject(new Error('no provider'));
     conn.receive({ type: 'send_message', requestId: 'a', text: 'x' });
     await new Promise((r) => setImmediate(r));
     const last = bridge.getTranscript().getItems().at(-1)!;

@@ -1,14 +1,14 @@
 // The ecosystem strip's messages through the bridge: kept for late webviews, actions routed to the host.
 import { strict as assert } from 'node:assert';
-import { PanelBridge, type PanelController } from '../../../src/panel/bridge';
+import { PanelBridge } from '../../../src/panel/bridge';
 import { parseWebviewMessage, type HostMessage } from '../../../src/protocol/messages';
+import { fakeHandlers } from './fake-handlers';
 
 describe('panel bridge: ecosystem strip', () => {
-  const controller = new Proxy({}, { get: () => () => undefined }) as PanelController;
   const logger = { info: () => {}, warn: () => {}, error: () => {} };
 
   it('sends the last ecosystem view to a webview that becomes ready later', () => {
-    const bridge = new PanelBridge(controller, logger);
+    const bridge = new PanelBridge(fakeHandlers(), logger);
     const ecosystem = { mcp: [{ name: 'fs', state: 'running', tools: 3 }], rules: [], attachments: [] };
     bridge.post({ type: 'ecosystem', ecosystem });
     const sent: HostMessage[] = [];
@@ -19,9 +19,8 @@ describe('panel bridge: ecosystem strip', () => {
   });
 
   it('routes actions to the host handler; forged ones are dropped', () => {
-    const bridge = new PanelBridge(controller, logger);
     const seen: unknown[] = [];
-    bridge.onEcosystemAction = (action, display) => seen.push([action, display]);
+    const bridge = new PanelBridge(fakeHandlers({ ecosystem_action: ({ action, display }) => void seen.push([action, display]) }), logger);
     const conn = bridge.connect(() => true);
     conn.receive({ type: 'ecosystem_action', action: 'open_rule', display: 'AGENTS.md' });
     conn.receive({ type: 'ecosystem_action', action: 'run_anything', display: 'x' });

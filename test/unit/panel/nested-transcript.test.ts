@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
 import type { AgentEvent, RunReport } from '../../../src/core/loop/events';
-import { PanelBridge, type PanelController } from '../../../src/panel/bridge';
+import { PanelBridge } from '../../../src/panel/bridge';
 import { Transcript } from '../../../src/panel/transcript';
 import { parseHostMessage, type HostMessage, type ItemOf } from '../../../src/protocol/messages';
+import { fakeHandlers } from './fake-handlers';
 
 const R = 'run-1';
 const report = (over: Partial<RunReport> = {}): RunReport => ({
@@ -75,13 +76,13 @@ describe('panel transcript: sub-agents, mode context, plan -> implement', () => 
     assert.deepEqual(end('plan', 'max_iterations').actions, ['continue']);
   });
 
-  it('bridge: implement_plan reaches the controller with a Stop signal; slash commands are resent on ready', () => {
+  it('bridge: implement_plan reaches its handler with a Stop signal; slash commands are resent on ready', () => {
     const calls: string[] = [];
-    const controller = {
-      onImplementPlan: (id: string, signal: AbortSignal) => void calls.push(`plan ${id} ${signal.aborted}`),
-      onStop: () => calls.push('stop'),
-    } as unknown as PanelController;
-    const bridge = new PanelBridge(controller, { info() {}, warn() {}, error() {} });
+    const handlers = fakeHandlers({
+      implement_plan: ({ requestId }, signal) => void calls.push(`plan ${requestId} ${signal.aborted}`),
+      stop: () => void calls.push('stop'),
+    });
+    const bridge = new PanelBridge(handlers, { info() {}, warn() {}, error() {} });
     bridge.post({ type: 'slash_commands', commands: [{ name: 'help', description: 'List the commands', source: 'builtin' }] });
     const sent: HostMessage[] = [];
     const conn = bridge.connect((m) => void sent.push(m));

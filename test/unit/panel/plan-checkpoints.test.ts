@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { PanelBridge, type PanelController } from '../../../src/panel/bridge';
+import { PanelBridge } from '../../../src/panel/bridge';
 import { Transcript } from '../../../src/panel/transcript';
 import { parseHostMessage, parseWebviewMessage, type HostMessage } from '../../../src/protocol/messages';
 import { normalizePlan } from '../../../src/core/tools/builtin/update-plan';
+import { fakeHandlers } from './fake-handlers';
 
 const plan = normalizePlan({ goal: 'Ship it', steps: [{ text: 'a', status: 'done' }, { text: 'b', status: 'in_progress' }] }, 'model', 5);
 
@@ -15,11 +16,11 @@ function runWithTool(t: Transcript, id: string) {
 describe('panel: the live plan and checkpoints', () => {
   it('the plan is part of the snapshot and goes out as a plan patch; reset clears or restores it', () => {
     const calls: unknown[][] = [];
-    const controller = {
-      onEditPlan: (taskId: string, p: unknown) => calls.push(['plan', taskId, p]),
-      onRestoreCheckpoint: (taskId: string, callId: string) => calls.push(['restore', taskId, callId]),
-    } as unknown as PanelController;
-    const bridge = new PanelBridge(controller, { info() {}, warn() {}, error() {} }, { flushIntervalMs: 16 });
+    const handlers = fakeHandlers({
+      edit_plan: ({ taskId, plan: p }) => void calls.push(['plan', taskId, p]),
+      restore_checkpoint: ({ taskId, toolCallId }) => void calls.push(['restore', taskId, toolCallId]),
+    });
+    const bridge = new PanelBridge(handlers, { info() {}, warn() {}, error() {} }, { flushIntervalMs: 16 });
     const sent: HostMessage[] = [];
     const conn = bridge.connect((m) => sent.push(m));
     const t = new Transcript();
