@@ -117,7 +117,10 @@ export function initSettingsConsent(context: vscode.ExtensionContext, keys: KeyP
   store = context.globalState;
   const ask = () => void askIfNeeded(log).catch(() => undefined);
   readKeys = () =>
-    Promise.all(KEYED.map((p) => keys.get(p).then((k) => !!k, () => true))).then((found) => {
+    Promise.all(KEYED.map((p) => keys.get(p).then((k) => !!k, (err: unknown) => {
+      log.info(`Could not read whether an API key is stored for ${p} (${err instanceof Error ? err.message : String(err)}); counting it as stored.`);
+      return true;
+    }))).then((found) => {
       const now = found.some(Boolean);
       if (now === keyStored) return;
       keyStored = now;
