@@ -12,13 +12,13 @@ import { registerCommandsAndListeners } from './host/wiring/commands';
 import { initialiseController, type Initialised } from './host/wiring/controller';
 import { wireEcosystem } from './host/wiring/ecosystem';
 import { extensionApi } from './host/wiring/extension-api';
-import { LateBound } from './host/wiring/late-bound';
 import { flushForShutdown, resolveModelThenResume, warmFetchSoon } from './host/wiring/lifecycle';
 import { wireModel } from './host/wiring/model';
 import { createParallelTasks } from './host/wiring/parallel';
 import { registerPanel } from './host/wiring/panel';
 import { sessionManagerFactory } from './host/wiring/sessions';
 import { openWorkspaceStorage } from './host/wiring/storage';
+import { Transcript } from './panel/transcript';
 
 let shutdown: (() => Promise<void>) | undefined;
 
@@ -32,41 +32,46 @@ export async function activate(context: vscode.ExtensionContext) {
   initSettingsConsent(context, keys, log);
   const statusBar = new ForgeStatusBar();
   context.subscriptions.push(statusBar);
-  // The panel, Recovery and the Controller come after pieces that need them: those reach them through `late`.
-  const late = new LateBound();
+  // The session (the Controller and Recovery) comes last: panel messages and commands that need it wait at the
+  // gate; the pieces made before it only peek at gate.current, which is undefined until it exists.
+  const gate = new ReadinessGate<Initialised>();
+  const currentTaskId = () => gate.current?.controller.manager.current.id;
+  // What the panel shows until the session attaches the open task: storage failures and a failed start land here.
+  const startup = new Transcript();
+  const show = (message: string) => {
+    if (gate.current) gate.current.controller.manager.note(message);
+    else startup.addError(message, ['show_logs']);
+  };
 
-  const storage = openWorkspaceStorage(context, log, late.show);
+  const storage = openWorkspaceStorage(context, log, show);
+  const { toolkit, extras, outputs } = createAgentTools({ context, log, storage, currentTaskId, recovery: () => gate.current?.recovery });
+  const ecosystem = wireEcosystem(context, toolkit, extras, log);
+  const { panel, connect } = registerPanel({ context, log, extras, ecosystem, currentTaskId, gate, startup });
   const { model, models, refresh: refreshModel } = wireModel({
     context, keys, log,
-    showStatus: (status) => late.panel!.setProviderStatus(status),
-    onModelWorks: () => late.controller?.manager.current.transcript.clearSetupErrors(),
+    showStatus: (status) => panel.setProviderStatus(status),
+    onModelWorks: () => gate.current?.controller.manager.current.transcript.clearSetupErrors(),
   });
-  const { toolkit, extras, outputs } = createAgentTools({ context, log, storage, currentTaskId: late.currentTaskId, recovery: () => late.recovery });
-  const ecosystem = wireEcosystem(context, toolkit, extras, log);
   const memory = MemoryService.open(context, model, log);
   const newManager = sessionManagerFactory({
     model, toolkit, extras, ecosystem, outputs, storage, log,
     onEvent: (session, e) => {
-      late.controller?.onAgentEvent(session, e);
-      late.recovery?.onAgentEvent(session, e);
+      gate.current?.controller.onAgentEvent(session, e);
+      gate.current?.recovery.onAgentEvent(session, e);
     },
   });
 
-  // Panel messages and commands that need the session wait here until the background work is done.
-  const gate = new ReadinessGate<Initialised>();
-  const { panel, connect } = registerPanel({ context, log, extras, ecosystem, currentTaskId: late.currentTaskId, gate });
-  late.panel = panel;
-  const ready = initialiseController({ storage, memory, newManager, extras, ecosystem, panel, late, toolkit, model, models, keys, outputs, statusBar, log, refreshModel });
+  const ready = initialiseController({ storage, memory, newManager, extras, ecosystem, panel, gate, toolkit, model, models, keys, outputs, statusBar, log, refreshModel });
   connect(ready);
   const parallel = createParallelTasks({ context, model, memory, log, storageDir: storage.dir });
-  registerCommandsAndListeners({ context, gate, panel, log, toolkit, keys, refreshModel, manager: () => late.controller?.manager });
+  registerCommandsAndListeners({ context, gate, panel, log, toolkit, keys, refreshModel, manager: () => gate.current?.controller.manager });
   const modelReady = resolveModelThenResume(refreshModel, ready, log);
   shutdown = () => flushForShutdown(ready, storage);
   warmFetchSoon(context);
 
   const activationMs = Date.now() - started;
   log.info(`Forge activated in ${activationMs} ms`);
-  return extensionApi({ context, activationMs, ready, modelReady, panel, toolkit, model, refreshModel, outputs, storage, newManager, late, ecosystem, parallel, statusBar, keys });
+  return extensionApi({ context, activationMs, ready, modelReady, panel, toolkit, model, refreshModel, outputs, storage, newManager, gate, ecosystem, parallel, statusBar, keys });
 }
 
 export async function deactivate(): Promise<void> {

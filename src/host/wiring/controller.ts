@@ -8,13 +8,14 @@ import type { MemoryService } from '../controller/agent-factory';
 import { Controller, type ControllerDeps } from '../controller/forge-controller';
 import { journalFsOf, Recovery } from '../controller/recovery';
 import type { Ecosystem } from '../ecosystem';
-import type { LateBound } from './late-bound';
+import type { ReadinessGate } from '../readiness-gate';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
 
 /** What activation's background disk work produces (task history, edit journal, memory, the Controller). */
 export interface Initialised {
   controller: Controller;
+  recovery: Recovery;
   store: TaskStore;
   journal: EditJournal;
   memory: MemoryService;
@@ -30,19 +31,18 @@ export interface InitialiseDeps extends ReadyNow {
   extras: AgentExtras;
   ecosystem: Ecosystem;
   panel: ForgePanelProvider;
-  /** Gets Recovery and the Controller as soon as they exist (the pieces made before them reach them there). */
-  late: LateBound;
+  /** Gets the session as soon as it exists (the pieces made before it peek at gate.current). */
+  gate: ReadinessGate<Initialised>;
 }
 
 export async function initialiseController(deps: InitialiseDeps): Promise<Initialised> {
-  const { storage, newManager, ecosystem, panel, late, log, toolkit } = deps;
+  const { storage, newManager, ecosystem, panel, gate, log, toolkit } = deps;
   const [[store, journal], memory] = await Promise.all([storage.opened, deps.memory]);
   const recovery = new Recovery({
     manager: () => controller.manager, journal, audit: storage.audit, reports: storage.reports,
     journalFs: journalFsOf(toolkit.fs), auditFiles: () => storage.auditSink.files(), log,
     onFilesMoved: (taskId) => void controller.refreshChanges(taskId),
   });
-  late.recovery = recovery;
   const controller: Controller = new Controller({
     recovery,
     manager: newManager(store, memory),
@@ -59,7 +59,8 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     extras: deps.extras,
     beforeSend: (text) => ecosystem.mcp.withAttachments(text),
   });
-  late.controller = controller;
+  const initialised: Initialised = { controller, recovery, store, journal, memory };
+  gate.provide(initialised);
   controller.setPanel(panel);
   // Attaching resends the snapshot to webviews that are already ready, and so does the restore's switch.
   controller.manager.attach(panel);
@@ -70,5 +71,5 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
   } catch (err) {
     log.error(`Could not restore the last task: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { controller, store, journal, memory };
+  return initialised;
 }

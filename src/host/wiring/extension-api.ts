@@ -9,10 +9,10 @@ import type { SwitchableModel } from '../controller/model-factory';
 import type { ParallelTasksUi } from '../controller/parallel-ui';
 import type { Toolkit } from '../controller/tool-factory';
 import type { Ecosystem } from '../ecosystem';
+import type { ReadinessGate } from '../readiness-gate';
 import type { ApiKeyStore } from '../secrets';
 import type { ForgeStatusBar } from '../status-bar';
 import type { Initialised } from './controller';
-import type { LateBound } from './late-bound';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
 
@@ -28,7 +28,7 @@ export interface ExtensionParts {
   outputs: InMemoryOutputStore;
   storage: WorkspaceStorage;
   newManager: NewSessionManager;
-  late: LateBound;
+  gate: ReadinessGate<Initialised>;
   ecosystem: Ecosystem;
   parallel: ParallelTasksUi;
   statusBar: ForgeStatusBar;
@@ -44,7 +44,7 @@ export function extensionApi(parts: ExtensionParts) {
   return { diffApproval: toolkit.diffApproval, approvals: toolkit.approvals, statusBar: parts.statusBar, keys: parts.keys, activationMs, testApi };
 }
 
-function createTestApi({ ready, modelReady, panel, toolkit, model, refreshModel, outputs, storage, newManager, late, ecosystem, parallel }: ExtensionParts) {
+function createTestApi({ ready, modelReady, panel, toolkit, model, refreshModel, outputs, storage, newManager, gate, ecosystem, parallel }: ExtensionParts) {
   let state: Initialised | undefined;
   ready.then((s) => (state = s), () => undefined);
   // Awaiting it rethrows an initialisation failure; nobody awaiting it is not an unhandled rejection.
@@ -111,7 +111,7 @@ function createTestApi({ ready, modelReady, panel, toolkit, model, refreshModel,
     auditSink: storage.auditSink,
     reports: storage.reports,
     get recovery() {
-      return late.recovery;
+      return gate.current?.recovery;
     },
     /** vscode.lm models (to tell whether the default provider could work here). */
     listVscodeLmModels,

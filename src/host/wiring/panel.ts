@@ -3,6 +3,7 @@
 import type * as vscode from 'vscode';
 import { MODES } from '../../core/modes';
 import { registerForgePanel, type ForgePanelProvider } from '../../panel/provider';
+import type { Transcript } from '../../panel/transcript';
 import type { HandledMessageType, WebviewHandlers } from '../../panel/webview-handlers';
 import { WEBVIEW_MESSAGE_TYPES } from '../../protocol/messages';
 import type { AgentExtras } from '../controller/agent-extras';
@@ -29,9 +30,12 @@ export interface PanelWiringDeps {
   currentTaskId(): string | undefined;
   /** Messages that need the session wait here; they fail once initialisation has. */
   gate: ReadinessGate<Initialised>;
+  /** What the panel shows until the session attaches the open task. */
+  startup: Transcript;
 }
 
-export function registerPanel({ context, log, extras, ecosystem, currentTaskId, gate }: PanelWiringDeps): PanelWiring {
+export function registerPanel(deps: PanelWiringDeps): PanelWiring {
+  const { context, log, extras, ecosystem, currentTaskId, gate, startup } = deps;
   const immediate: Pick<WebviewHandlers, ImmediateMessage> = {
     show_logs: () => log.show(),
     ...ecosystemMessages(ecosystem, currentTaskId),
@@ -40,6 +44,7 @@ export function registerPanel({ context, log, extras, ecosystem, currentTaskId, 
     HANDLED, immediate, gate, (s) => s.controller.webview,
   );
   const panel = registerForgePanel(context, handlers, log, { registerOpenInEditorCommand: false });
+  panel.attachTranscript(startup);
   panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
   extras.publishTo(panel);
   context.subscriptions.push(connectEcosystemPanel(panel.bridge, ecosystem, currentTaskId));
