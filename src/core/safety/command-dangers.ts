@@ -255,30 +255,44 @@ function savedFiles(words: Producer): string[] {
 export interface DangerContext {
   /** Parses a shell script into its commands (to look into `sh -c '…'` producers). */
   scriptParts: (script: string) => CommandPart[];
-  /** Files some part of the command line downloads, normalised. */
-  downloaded: Map<string, Producer>;
+  /** Files some part of the command line downloads, normalised (found when first asked for). */
+  readonly downloaded: Map<string, Producer>;
   /** Functions defined in the line: name -> calls. */
   functions: Map<string, { name: string; forked: boolean }[]>;
 }
 
-/** What every part shares: the files the line downloads and the functions it defines. */
+/** What every part shares: the files the line downloads (looked for only when a part runs a file) and the functions it defines. */
 export function dangerContext(parts: CommandPart[], scriptParts: (script: string) => CommandPart[]): DangerContext {
-  const ctx: DangerContext = { scriptParts, downloaded: new Map(), functions: new Map() };
+  const functions = new Map<string, { name: string; forked: boolean }[]>();
+  for (const p of parts) if (p.fn) functions.set(p.fn.name, [...(functions.get(p.fn.name) ?? []), ...p.fn.calls]);
+  let downloaded: Map<string, Producer> | undefined;
+  return {
+    scriptParts,
+    functions,
+    get downloaded() {
+      return (downloaded ??= downloadsOf(parts, scriptParts));
+    },
+  };
+}
+
+function downloadsOf(parts: CommandPart[], scriptParts: (script: string) => CommandPart[]): Map<string, Producer> {
+  const out = new Map<string, Producer>();
   for (const p of parts) {
-    if (p.fn) ctx.functions.set(p.fn.name, [...(ctx.functions.get(p.fn.name) ?? []), ...p.fn.calls]);
     if (p.kind !== 'call' || p.words.length === 0) continue;
-    const fetcher = fetches(p.words, scriptParts);
-    const fedByFetch = (p.stdinFrom ?? []).find((f) => fetches(f, scriptParts));
-    if (fetcher) {
-      for (const f of savedFiles(p.words)) ctx.downloaded.set(f, p.words);
-      for (const w of p.writes) if (w !== undefined && !w.startsWith('/dev/')) ctx.downloaded.set(normalize(w), p.words);
-    } else if (fedByFetch) {
-      // `curl … | tee i.sh`, `curl … | cat > i.sh`: the download lands in a file all the same.
-      for (const w of p.writes) if (w !== undefined && !w.startsWith('/dev/')) ctx.downloaded.set(normalize(w), fedByFetch);
-      if (baseName(p.words[0] ?? '') === 'tee') for (const w of p.words.slice(1)) if (w !== undefined && !w.startsWith('-')) ctx.downloaded.set(normalize(w), fedByFetch);
+    if (fetches(p.words, scriptParts)) {
+      for (const f of savedFiles(p.words)) out.set(f, p.words);
+      for (const w of p.writes) if (w !== undefined && !w.startsWith('/dev/')) out.set(normalize(w), p.words);
+      continue;
     }
+    // `curl … | tee i.sh`, `curl … | cat > i.sh`: the download lands in a file all the same.
+    const tee = baseName(p.words[0] ?? '') === 'tee';
+    if (!p.stdinFrom || (!tee && p.writes.length === 0)) continue;
+    const fedByFetch = p.stdinFrom().find((f) => fetches(f, scriptParts));
+    if (!fedByFetch) continue;
+    for (const w of p.writes) if (w !== undefined && !w.startsWith('/dev/')) out.set(normalize(w), fedByFetch);
+    if (tee) for (const w of p.words.slice(1)) if (w !== undefined && !w.startsWith('-')) out.set(normalize(w), fedByFetch);
   }
-  return ctx;
+  return out;
 }
 
 const REVIEW = 'Download it to a file in one command, read it, and run it in a separate command if it is what you expect.';
@@ -297,7 +311,7 @@ export function dangerousForm(p: CommandPart, ctx: DangerContext): string | unde
   if (!src) return undefined;
   const what = src.program;
   if (src.stdin) {
-    const from = fetched(p.stdinFrom);
+    const from = fetched(p.stdinFrom?.());
     if (from) return `\`${p.text}\` runs code downloaded by \`${show(from)}\` (piped into ${what}) without review. ${REVIEW}`;
     if (p.pipedInto) return `\`${p.text}\` executes whatever the previous command prints (piping into ${what}). Download or write the script to a file first so it can be reviewed.`;
   }

@@ -38,8 +38,9 @@ export interface CommandPart {
   /**
    * Commands whose output can reach this command's standard input, by their literal words: the earlier stages
    * of its pipe, a `< <(...)` or `>(...)` it reads, and the substitutions in its here-documents and here-strings.
+   * Computed when first asked for (it walks the pipe).
    */
-  stdinFrom?: Producer[];
+  stdinFrom?: () => Producer[];
   /**
    * For each word: the commands whose output the word holds — its $(...), backticks and <(...), and the
    * substitutions assigned earlier in the script to a variable the word expands (`s=$(curl x); sh -c "$s"`).
@@ -137,10 +138,17 @@ export function parseScript(src: string): CommandPart[] {
 
   const span = (n: ShNode): [number, number] => [n.Pos().Offset(), n.End().Offset()];
   // Where output flows: producers reaching a call's stdin (by the call's key), and variables holding a substitution's output.
-  const stdinOf = new Map<string, Producer[]>();
+  const stdinOf = new Map<string, (() => Producer[])[]>();
   const tainted = new Map<string, Producer[]>();
-  const feed = (target: ShNode, from: Producer[]) => {
-    if (from.length) stdinOf.set(key(target), [...(stdinOf.get(key(target)) ?? []), ...from]);
+  const feed = (target: ShNode, from: () => Producer[]) => {
+    const k = key(target);
+    stdinOf.set(k, [...(stdinOf.get(k) ?? []), from]);
+  };
+  /** The producers of a call's stdin, walked for only when a judgement needs them. */
+  const lazyStdin = (sources: (() => Producer[])[] | undefined): (() => Producer[]) | undefined => {
+    if (!sources) return undefined;
+    let memo: Producer[] | undefined;
+    return () => (memo ??= sources.flatMap((f) => f()));
   };
   /** The commands inside a node (in a word: those of its substitutions) and the substitutions behind the variables it expands. */
   const producersIn = (node: ShNode | null | undefined): Producer[] => {
@@ -166,7 +174,8 @@ export function parseScript(src: string): CommandPart[] {
     const type = syntax.NodeType(n);
     if (type === 'BinaryCmd') {
       if (isPipe(n)) {
-        const from = producersIn(n.X);
+        const x = n.X as ShNode;
+        const from = () => producersIn(x);
         for (const c of calls(syntax, n.Y)) { piped.add(key(c)); feed(c, from); }
       }
     } else if (type === 'ParamExp') {
@@ -190,22 +199,31 @@ export function parseScript(src: string): CommandPart[] {
         else if (/^(&?>>?|>\|)$/.test(op) || (op === '>&' && !fd)) writes.push(target);
         else if (op === '<' || (op === '<&' && !fd)) reads.push(target);
         // Input that other commands produce: `< <(...)` is a pipe; here-strings and here-documents carry their substitutions.
-        if (op === '<' && substOps(syntax, r.Word, slice).includes('<(')) for (const c of targets()) { piped.add(key(c)); feed(c, producersIn(r.Word)); }
-        else if (op === '<<<') for (const c of targets()) feed(c, producersIn(r.Word));
-        else if (op.startsWith('<<')) for (const c of targets()) feed(c, producersIn(r.Hdoc));
+        const word = r.Word as ShNode;
+        const hdoc = r.Hdoc as ShNode | null;
+        if (op === '<' && substOps(syntax, word, slice).includes('<(')) for (const c of targets()) { piped.add(key(c)); feed(c, () => producersIn(word)); }
+        else if (op === '<<<') for (const c of targets()) feed(c, () => producersIn(word));
+        else if (op.startsWith('<<')) for (const c of targets()) feed(c, () => producersIn(hdoc));
       }
       // `cmd > >(sh)`, `cmd | tee >(sh)`: what runs inside >(...) reads the command's output.
-      const outSubsts = [...(ctype === 'CallExpr' ? (cmd!.Args as ShNode[]) : []), ...(n.Redirs as ShNode[]).map((r) => r.Word as ShNode)].flatMap((w) => outputSubsts(syntax, w, slice));
+      const stmtText = text(n);
+      const cmdKey = ctype === 'CallExpr' ? key(cmd!) : '';
+      const outSubsts = stmtText.includes('>(')
+        ? [...(ctype === 'CallExpr' ? (cmd!.Args as ShNode[]) : []), ...(n.Redirs as ShNode[]).map((r) => r.Word as ShNode)].flatMap((w) => outputSubsts(syntax, w, slice))
+        : [];
       if (outSubsts.length) {
-        const from: Producer[] = ctype === 'CallExpr' ? [(cmd!.Args as ShNode[]).map((w) => literal(syntax, w)), ...(stdinOf.get(key(cmd!)) ?? [])] : producersIn(cmd);
+        const own = lazyStdin(stdinOf.get(cmdKey));
+        const from = ctype === 'CallExpr' ? () => [(cmd!.Args as ShNode[]).map((w) => literal(syntax, w)), ...(own?.() ?? [])] : () => producersIn(cmd);
         for (const ps of outSubsts) for (const st of ps.Stmts as ShNode[]) for (const c of calls(syntax, st)) { piped.add(key(c)); feed(c, from); }
       }
-      const base = { text: text(n), writes, reads, pipedInto: false, globs: [] as (string | undefined)[], params: [] as string[] };
+      const base = { text: stmtText, writes, reads, pipedInto: false, globs: [] as (string | undefined)[], params: [] as string[] };
       if (ctype === 'CallExpr') {
         const args = cmd!.Args as ShNode[];
         const assigns = (cmd!.Assigns as ShNode[]).map((a) => assignOf(syntax, a)).filter((a): a is CommandAssign => !!a);
-        const wordFrom = args.map((w) => producersIn(w));
-        const stdinFrom = stdinOf.get(key(cmd!));
+        // A plain command (no `$`, backtick or process substitution anywhere in it) has nothing feeding its words.
+        const fed = /[$`]|[<>]\(/;
+        const wordFrom = fed.test(stmtText) ? args.map((w) => (fed.test(slice(w.Pos().Offset(), w.End().Offset())) ? producersIn(w) : [])) : [];
+        const stdinFrom = lazyStdin(stdinOf.get(cmdKey));
         const part: CommandPart = {
           ...base,
           kind: 'call',
@@ -213,7 +231,7 @@ export function parseScript(src: string): CommandPart[] {
           globs: args.map((w) => globPattern(syntax, w)),
           params: args.flatMap((w) => paramsOf(syntax, w)),
           assigns,
-          pipedInto: piped.has(key(cmd!)),
+          pipedInto: piped.has(cmdKey),
           ...(stdinFrom ? { stdinFrom } : {}),
           ...(wordFrom.some((f) => f.length) ? { wordFrom } : {}),
         };
@@ -221,7 +239,7 @@ export function parseScript(src: string): CommandPart[] {
         byCall.set(key(n), part);
         for (const a of cmd!.Assigns as ShNode[]) if (a.Name) taint(a.Name.Value as string, producersIn(a.Value));
         if (/^(read|mapfile|readarray)$/.test(part.words[0] ?? '') && stdinFrom) {
-          for (const w of part.words.slice(1)) if (w && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w)) taint(w, stdinFrom);
+          for (const w of part.words.slice(1)) if (w && /^[A-Za-z_][A-Za-z0-9_]*$/.test(w)) taint(w, stdinFrom());
         }
       } else if (ctype === 'DeclClause') {
         const words: (string | undefined)[] = [literal(syntax, cmd!.Variant)];
