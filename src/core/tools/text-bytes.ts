@@ -111,12 +111,22 @@ function wasmBytes(): Uint8Array<ArrayBuffer> {
   ]);
 }
 
+/** The part of the WebAssembly API used here (core compiles without the DOM types that declare it). */
+interface Wasm {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+}
+interface WasmMemory {
+  buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
 function load(): Counter | null {
   try {
-    const wa = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
+    const wa = (globalThis as { WebAssembly?: Wasm }).WebAssembly;
     if (!wa || typeof Buffer === 'undefined') return null;
     const inst = new wa.Instance(new wa.Module(wasmBytes()));
-    const mem = inst.exports.mem as WebAssembly.Memory;
+    const mem = inst.exports.mem as WasmMemory;
     const pages = Math.ceil((COUNTS_AT + (CHUNK >> BLOCK_BITS) * 4 + 64) / 65536);
     mem.grow(pages - mem.buffer.byteLength / 65536);
     return {
