@@ -64,7 +64,8 @@ export async function activate(context: vscode.ExtensionContext) {
   const ready = initialiseController({ storage, memory, newManager, extras, ecosystem, panel, gate, toolkit, model, models, keys, outputs, statusBar, log, refreshModel });
   connect(ready);
   const parallel = createParallelTasks({ context, model, memory, log, storageDir: storage.dir });
-  registerCommandsAndListeners({ context, gate, panel, log, toolkit, keys, refreshModel, manager: () => gate.current?.controller.manager });
+  const manager = () => gate.current?.controller.manager;
+  registerCommandsAndListeners({ context, gate, panel, log, toolkit, ecosystem, parallel, keys, refreshModel, manager });
   const modelReady = resolveModelThenResume(refreshModel, ready, log);
   shutdown = () => flushForShutdown(ready, storage);
   warmFetchSoon(context);

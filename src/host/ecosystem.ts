@@ -4,9 +4,8 @@ import * as vscode from 'vscode';
 import type { Agent, AgentDeps } from '../core/loop/agent';
 import type { WorkspaceFs } from '../core/workspace/types';
 import type { Logger } from './logger';
-import { registerMcpCommands } from './mcp/mcp-commands';
 import { McpService } from './mcp/mcp-service';
-import { registerRulesCommands, RulesService } from './rules/rules-service';
+import { RulesService } from './rules/rules-service';
 
 export interface Ecosystem {
   mcp: McpService;
@@ -21,7 +20,7 @@ export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs
   const version = String((context.extension?.packageJSON as { version?: string } | undefined)?.version ?? '0.0.0');
   const mcp = new McpService(context.secrets, log, version, context.workspaceState);
   const rules = new RulesService(context.workspaceState, fs, log);
-  context.subscriptions.push(mcp, rules, registerMcpCommands(mcp, log), registerRulesCommands(rules));
+  context.subscriptions.push(mcp, rules);
   // Offered once the rules are read, never blocking activation.
   void rules.ready().then(() => rules.offerOtherAgentRules()).catch(() => undefined);
   const changed = new vscode.EventEmitter<void>();

@@ -4,6 +4,7 @@
 // and a decoration on each hunk's first line saying its state, which every diff editor shows.
 import * as vscode from 'vscode';
 import { type Hunk, type HunkState } from '../core/review/hunks';
+import type { CommandHandlers } from './commands';
 import { PROPOSED_SCHEME, type DiffApproval, type HunkReview } from './diff-approval';
 
 export const HUNK_COMMANDS = { accept: 'forge.acceptHunk', reject: 'forge.rejectHunk', reset: 'forge.resetHunk' } as const;
@@ -59,37 +60,6 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
   };
   const decorateAll = () => vscode.window.visibleTextEditors.forEach(decorate);
 
-  /** The hunk a command means: explicit (panel, CodeLens) or the one at the cursor of the active proposed side. */
-  const targetOf = (target: unknown, index: unknown): { target: string | vscode.Uri; index: number } | undefined => {
-    if ((typeof target === 'string' || target instanceof vscode.Uri) && typeof index === 'number') return { target, index };
-    const active = vscode.window.activeTextEditor;
-    const uri = target instanceof vscode.Uri ? target : active?.document.uri;
-    if (!uri || uri.scheme !== PROPOSED_SCHEME) return undefined;
-    // The context menu passes the editor's URI: its cursor (the active editor first, else the visible one) says which hunk.
-    const editor = [active, ...vscode.window.visibleTextEditors].find((e) => e?.document.uri.toString() === uri.toString());
-    const line = editor ? editor.selection.active.line : 0;
-    const at = diff.hunkAt(uri, line);
-    return at ? { target: at.id, index: at.index } : undefined;
-  };
-  const notFound = () => void vscode.window.showInformationMessage('Forge: put the cursor on a change in the "(proposed)" side of a Forge diff.');
-
-  const setState = (state: HunkState) => async (target?: unknown, index?: unknown, reason?: unknown): Promise<boolean> => {
-    const t = targetOf(target, index);
-    if (!t) {
-      notFound();
-      return false;
-    }
-    let why = typeof reason === 'string' ? reason : undefined;
-    if (state === 'rejected' && why === undefined) {
-      why = await vscode.window.showInputBox({
-        title: `Reject hunk ${t.index + 1}`,
-        prompt: 'Why? Forge tells the model (optional; Enter to reject, Escape to cancel)',
-      });
-      if (why === undefined) return false;
-    }
-    return diff.setHunk(t.target, t.index, state, why);
-  };
-
   const lenses: vscode.CodeLensProvider = {
     onDidChangeCodeLenses: lensEmitter.event,
     provideCodeLenses(doc) {
@@ -113,9 +83,6 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
   return vscode.Disposable.from(
     lensEmitter, pendingDeco, acceptedDeco, rejectedDeco,
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSED_SCHEME }, lenses),
-    vscode.commands.registerCommand(HUNK_COMMANDS.accept, setState('accepted')),
-    vscode.commands.registerCommand(HUNK_COMMANDS.reject, setState('rejected')),
-    vscode.commands.registerCommand(HUNK_COMMANDS.reset, setState('pending')),
     diff.onDidChangeHunks(() => {
       lensEmitter.fire();
       decorateAll();
@@ -123,4 +90,45 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
     diff.onDidChange(() => lensEmitter.fire()),
     vscode.window.onDidChangeVisibleTextEditors(decorateAll),
   );
+}
+
+/** Accept, reject (with a reason) or reset one hunk: named by the panel or a CodeLens, else the one at the cursor. */
+export const hunkCommands = (diff: DiffApproval) => ({
+  [HUNK_COMMANDS.accept]: setHunkState(diff, 'accepted'),
+  [HUNK_COMMANDS.reject]: setHunkState(diff, 'rejected'),
+  [HUNK_COMMANDS.reset]: setHunkState(diff, 'pending'),
+}) satisfies Partial<CommandHandlers>;
+
+/** The hunk a command means: explicit (panel, CodeLens) or the one at the cursor of the active proposed side. */
+function targetOf(diff: DiffApproval, target: unknown, index: unknown): { target: string | vscode.Uri; index: number } | undefined {
+  if ((typeof target === 'string' || target instanceof vscode.Uri) && typeof index === 'number') {
+    return { target, index };
+  }
+  const active = vscode.window.activeTextEditor;
+  const uri = target instanceof vscode.Uri ? target : active?.document.uri;
+  if (!uri || uri.scheme !== PROPOSED_SCHEME) return undefined;
+  // The context menu passes the editor's URI: its cursor (the active editor first, else the visible one) says which hunk.
+  const editor = [active, ...vscode.window.visibleTextEditors].find((e) => e?.document.uri.toString() === uri.toString());
+  const line = editor ? editor.selection.active.line : 0;
+  const at = diff.hunkAt(uri, line);
+  return at ? { target: at.id, index: at.index } : undefined;
+}
+
+function setHunkState(diff: DiffApproval, state: HunkState) {
+  return async (target?: unknown, index?: unknown, reason?: unknown): Promise<boolean> => {
+    const t = targetOf(diff, target, index);
+    if (!t) {
+      void vscode.window.showInformationMessage('Forge: put the cursor on a change in the "(proposed)" side of a Forge diff.');
+      return false;
+    }
+    let why = typeof reason === 'string' ? reason : undefined;
+    if (state === 'rejected' && why === undefined) {
+      why = await vscode.window.showInputBox({
+        title: `Reject hunk ${t.index + 1}`,
+        prompt: 'Why? Forge tells the model (optional; Enter to reject, Escape to cancel)',
+      });
+      if (why === undefined) return false;
+    }
+    return diff.setHunk(t.target, t.index, state, why);
+  };
 }

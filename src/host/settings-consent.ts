@@ -8,6 +8,7 @@ import {
   consentQuestion, decideWorkspaceSettings, recordAnswer, sandboxOffReason, WIDENING_SETTINGS,
   type ConsentRecord, type ScopedValues, type WideningKey, type WorkspaceSettingsDecision,
 } from '../core/safety/workspace-settings';
+import type { CommandHandlers } from './commands';
 
 /** globalState: workspace id (a digest of its file or folders) -> the user's answers there. */
 const STATE_KEY = 'forge.workspaceSettingsConsent';
@@ -141,9 +142,12 @@ export function initSettingsConsent(context: vscode.ExtensionContext, keys: KeyP
       ask();
     }),
     keys.onDidChange(() => void refreshKeyPresence()),
-    vscode.commands.registerCommand('forge.reviewWorkspaceSettings', review),
   );
 }
+
+export const consentCommands = {
+  'forge.reviewWorkspaceSettings': () => review(),
+} satisfies Partial<CommandHandlers>;
 
 const KEYED = ['openai', 'anthropic', 'openai-compatible'] as const;
 

@@ -9,7 +9,6 @@ import type { WebviewHandlers } from './webview-handlers';
 
 export const CHAT_VIEW_ID = 'forge.chatView';
 export const EDITOR_PANEL_TYPE = 'forge.chatEditor';
-export const OPEN_IN_EDITOR_COMMAND = 'forge.openPanelInEditor';
 
 /** Sees each message to ('out') or from ('in') a webview; `webview` says which one (sidebar or an editor tab). */
 export type PanelObserver = (direction: 'in' | 'out', msg: unknown, webview: vscode.Webview) => void;
@@ -217,15 +216,15 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
 export const SIDEBAR_RETAINS_CONTEXT = true;
 
 /**
- * Registers the sidebar view provider (kept alive while hidden: SIDEBAR_RETAINS_CONTEXT; state still comes from the host), the
- * serializer that brings the editor tab back after a reload (activation event onWebviewPanel:forge.chatEditor)
- * and, unless told not to, the `forge.openPanelInEditor` command.
+ * Registers the sidebar view provider (kept alive while hidden: SIDEBAR_RETAINS_CONTEXT; state still comes from the
+ * host) and the serializer that brings the editor tab back after a reload (activation event
+ * onWebviewPanel:forge.chatEditor). The `forge.openPanelInEditor` command is in the host's command table.
  */
 export function registerForgePanel(
   context: vscode.ExtensionContext,
   handlers: WebviewHandlers,
   logger: PanelLogger,
-  options: PanelBridgeOptions & { registerOpenInEditorCommand?: boolean } = {},
+  options: PanelBridgeOptions = {},
 ): ForgePanelProvider {
   const provider = new ForgePanelProvider(context.extensionUri, handlers, logger, options);
   context.subscriptions.push(
@@ -233,8 +232,5 @@ export function registerForgePanel(
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: SIDEBAR_RETAINS_CONTEXT } }),
     vscode.window.registerWebviewPanelSerializer(EDITOR_PANEL_TYPE, provider),
   );
-  if (options.registerOpenInEditorCommand !== false) {
-    context.subscriptions.push(vscode.commands.registerCommand(OPEN_IN_EDITOR_COMMAND, () => provider.openInEditor()));
-  }
   return provider;
 }

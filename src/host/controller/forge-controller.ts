@@ -9,6 +9,7 @@ import { MODES } from '../../core/modes';
 import type { EditJournal } from '../../core/tasks/journal';
 import type { ForgePanelProvider } from '../../panel/provider';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
+import type { CommandId } from '../../protocol/commands';
 import type { CommandHandlers } from '../commands';
 import type { ApiKeyStore } from '../secrets';
 import type { ForgeStatusBar } from '../status-bar';
@@ -39,8 +40,12 @@ const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
 /** Panel messages that need no session and never wait: the wiring answers them at once. */
 export type ImmediateMessage = 'show_logs' | 'ecosystem_action';
 export type SessionWebviewHandlers = Omit<WebviewHandlers, ImmediateMessage>;
-/** Palette commands that need no session and never wait. */
-export type ImmediateCommand = 'forge.openPanel' | 'forge.openPanelInEditor' | 'forge.showLogs';
+/** Palette commands that need no session and never wait: the wiring registers them with the pieces they act on. */
+export type ImmediateCommand =
+  | 'forge.openPanel' | 'forge.openPanelInEditor' | 'forge.showLogs'
+  | 'forge.acceptHunk' | 'forge.rejectHunk' | 'forge.resetHunk'
+  | Extract<CommandId, `forge.parallel.${string}`>
+  | 'forge.showMcpServers' | 'forge.attachMcpResource' | 'forge.editProjectRules' | 'forge.reviewWorkspaceSettings';
 export type SessionCommandHandlers = Omit<CommandHandlers, ImmediateCommand>;
 
 export interface ControllerDeps {

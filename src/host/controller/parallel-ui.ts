@@ -10,6 +10,7 @@ import type { MemoryPort } from '../../core/memory/port';
 import type { ApprovalRequest, Approver } from '../../core/safety/approval';
 import { createWorkspaceTools } from '../../core/tools/builtin';
 import type { ApprovalDecision } from '../../core/tools/types';
+import type { CommandHandlers } from '../commands';
 import type { Logger } from '../logger';
 import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../node';
 import { ParallelTasks, type BackgroundTask } from '../node/parallel-tasks';
@@ -19,7 +20,7 @@ import { readSettings, sandboxOffBy } from '../settings';
 import { withSandboxAttribution } from '../settings-consent';
 import { agentConfigFrom } from './agent-factory';
 import type { SwitchableModel } from './model-factory';
-import { describeTask as describe, registerParallelView } from './parallel-view';
+import { describeTask as describe, parallelViewCommands, registerParallelView } from './parallel-view';
 import { commandRules } from './tool-factory';
 
 export const BASE_SCHEME = 'forge-base';
@@ -75,8 +76,6 @@ export class ParallelTasksUi implements vscode.Disposable {
     this.subs.push(
       this.item,
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, { provideTextDocumentContent: (uri) => this.baseContent(uri) }),
-      vscode.commands.registerCommand('forge.parallel.start', (text?: string) => this.startCommand(text)),
-      vscode.commands.registerCommand('forge.parallel.show', () => this.showCommand()),
       this.changes,
       registerParallelView({
         list: () => this.parallel?.list() ?? [],
@@ -280,3 +279,9 @@ function baseUri(taskId: string, rel: string): vscode.Uri {
 function statusIcon(t: BackgroundTask): string {
   return { queued: '$(clock)', starting: '$(sync~spin)', running: '$(sync~spin)', ready: '$(git-pull-request)', failed: '$(error)', applied: '$(check)', merged: '$(git-merge)', discarded: '$(trash)' }[t.status];
 }
+
+export const parallelCommands = (ui: ParallelTasksUi) => ({
+  'forge.parallel.start': (text?: unknown) => ui.startCommand(text as string | undefined),
+  'forge.parallel.show': () => ui.showCommand(),
+  ...parallelViewCommands((task, action) => ui.act(task, action)),
+}) satisfies Partial<CommandHandlers>;

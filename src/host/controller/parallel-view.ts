@@ -2,6 +2,7 @@
 // changed files (click: that file's diff), and inline actions (review, apply, merge, discard, stop).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { CommandHandlers } from '../commands';
 import type { BackgroundTask } from '../node/parallel-tasks';
 import type { FileChange } from '../node/worktrees';
 
@@ -77,14 +78,18 @@ export function registerParallelView(source: ParallelViewSource): vscode.Disposa
     const waiting = shown.filter((t) => t.status === 'ready').length;
     view.badge = waiting ? { value: waiting, tooltip: `${waiting} background task(s) to review` } : undefined;
   };
-  const item = (action: string) => (node?: Node) => (node ? source.act(node.task, action) : vscode.commands.executeCommand('forge.parallel.show'));
-  return vscode.Disposable.from(
-    view,
-    source.onDidChange(update),
-    vscode.commands.registerCommand('forge.parallel.review', item('Review Changes')),
-    vscode.commands.registerCommand('forge.parallel.apply', item('Apply to Working Tree')),
-    vscode.commands.registerCommand('forge.parallel.merge', item('Merge Branch')),
-    vscode.commands.registerCommand('forge.parallel.discard', item('Discard')),
-    vscode.commands.registerCommand('forge.parallel.stop', item('Stop')),
-  );
+  return vscode.Disposable.from(view, source.onDidChange(update));
 }
+
+/** The view's inline actions on a task; from the palette (no task) they open the list of tasks. */
+export const parallelViewCommands = (act: ParallelViewSource['act']) => {
+  const item = (action: string) => (node?: unknown) =>
+    (node ? act((node as Node).task, action) : vscode.commands.executeCommand('forge.parallel.show'));
+  return {
+    'forge.parallel.review': item('Review Changes'),
+    'forge.parallel.apply': item('Apply to Working Tree'),
+    'forge.parallel.merge': item('Merge Branch'),
+    'forge.parallel.discard': item('Discard'),
+    'forge.parallel.stop': item('Stop'),
+  } satisfies Partial<CommandHandlers>;
+};

@@ -1,11 +1,10 @@
 // "Forge: Show MCP Servers" (status, tools, restart / stop / start) and "Forge: Attach MCP Resource".
 import * as vscode from 'vscode';
 import { resourceAttachmentText } from '../../core/mcp/prompts';
+import type { CommandHandlers } from '../commands';
 import type { Logger } from '../logger';
 import type { McpServerStatus } from '../node/mcp/manager';
 import { MCP_JSON, type McpService } from './mcp-service';
-
-export const MCP_COMMAND_IDS = ['forge.showMcpServers', 'forge.attachMcpResource'] as const;
 
 const ICONS: Record<McpServerStatus['state'], string> = {
   running: '$(pass-filled)',
@@ -96,7 +95,7 @@ export async function attachResource(service: McpService, pick?: { server: strin
   return target.uri;
 }
 
-export function registerMcpCommands(service: McpService, log: Logger & { show?(): void }): vscode.Disposable {
+export function mcpCommands(service: McpService, log: Logger & { show?(): void }) {
   const guard = (fn: (...a: any[]) => Promise<unknown>) => async (...args: any[]) => {
     try {
       return await fn(...args);
@@ -106,8 +105,8 @@ export function registerMcpCommands(service: McpService, log: Logger & { show?()
       return undefined;
     }
   };
-  return vscode.Disposable.from(
-    vscode.commands.registerCommand('forge.showMcpServers', guard(() => showServers(service, log))),
-    vscode.commands.registerCommand('forge.attachMcpResource', guard((pick?: { server: string; uri: string }) => attachResource(service, pick))),
-  );
+  return {
+    'forge.showMcpServers': guard(() => showServers(service, log)),
+    'forge.attachMcpResource': guard((pick?: { server: string; uri: string }) => attachResource(service, pick)),
+  } satisfies Partial<CommandHandlers>;
 }

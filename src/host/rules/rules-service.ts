@@ -7,9 +7,9 @@ import type { AgentEvent } from '../../core/loop/events';
 import { ConfinedReader } from '../../core/safety/confined-read';
 import { AGENTS_FILE, discoverBaseRules, findOtherAgentRules, pathsInArgs, TaskRules, type RuleSource } from '../../core/rules/project-rules';
 import type { WorkspaceFs } from '../../core/workspace/types';
+import type { CommandHandlers } from '../commands';
 import type { Logger } from '../logger';
 
-export const RULES_COMMAND_IDS = ['forge.editProjectRules'] as const;
 /** workspaceState: true / false once the user answered the offer to use other agents' rule files. */
 export const IMPORT_OTHERS_KEY = 'forge.rules.importOtherAgents';
 
@@ -149,6 +149,6 @@ export class RulesService implements vscode.Disposable {
   }
 }
 
-export function registerRulesCommands(service: RulesService): vscode.Disposable {
-  return vscode.commands.registerCommand('forge.editProjectRules', () => service.editRules());
-}
+export const rulesCommands = (service: RulesService) => ({
+  'forge.editProjectRules': () => service.editRules(),
+}) satisfies Partial<CommandHandlers>;

@@ -5,12 +5,18 @@ import { COMMAND_IDS } from '../../protocol/commands';
 import { registerFixWithForge } from '../code-actions';
 import { registerCommands, type CommandHandlers } from '../commands';
 import type { ImmediateCommand } from '../controller/forge-controller';
+import { parallelCommands, type ParallelTasksUi } from '../controller/parallel-ui';
 import type { SessionManager } from '../controller/session-manager';
 import type { Toolkit } from '../controller/tool-factory';
+import type { Ecosystem } from '../ecosystem';
+import { hunkCommands } from '../hunk-review';
 import type { Logger } from '../logger';
+import { mcpCommands } from '../mcp/mcp-commands';
 import { gatedTable, type ReadinessGate } from '../readiness-gate';
+import { rulesCommands } from '../rules/rules-service';
 import type { ApiKeyStore } from '../secrets';
 import { onSettingsChanged } from '../settings';
+import { consentCommands } from '../settings-consent';
 import type { Initialised } from './controller';
 
 export interface CommandWiringDeps {
@@ -20,6 +26,8 @@ export interface CommandWiringDeps {
   panel: ForgePanelProvider;
   log: Logger & { show(): void };
   toolkit: Toolkit;
+  ecosystem: Ecosystem;
+  parallel: ParallelTasksUi;
   keys: ApiKeyStore;
   refreshModel(): Promise<void>;
   /** The Controller's session manager, once there is one. */
@@ -27,12 +35,18 @@ export interface CommandWiringDeps {
 }
 
 export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
-  const { context, gate, panel, log, toolkit, keys, refreshModel, manager } = deps;
-  // What works without the session: showing the panel and the logs (to see why initialisation failed).
+  const { context, gate, panel, log, toolkit, ecosystem, parallel, keys, refreshModel, manager } = deps;
+  // What works without the session: the panel and the logs (to see why initialisation failed), the diff editor's
+  // hunks, background tasks, MCP servers, project rules and the workspace settings' consent.
   const immediate: Pick<CommandHandlers, ImmediateCommand> = {
     'forge.openPanel': () => panel.reveal(),
     'forge.openPanelInEditor': () => panel.openInEditor(),
     'forge.showLogs': () => log.show(),
+    ...hunkCommands(toolkit.diffApproval),
+    ...parallelCommands(parallel),
+    ...mcpCommands(ecosystem.mcp, log),
+    ...rulesCommands(ecosystem.rules),
+    ...consentCommands,
   };
   const commands = gatedTable<CommandHandlers, ImmediateCommand, Initialised>(
     COMMAND_IDS, immediate, gate, (s) => s.controller.commands,

@@ -43,7 +43,7 @@ export function registerPanel(deps: PanelWiringDeps): PanelWiring {
   const handlers = gatedTable<WebviewHandlers, ImmediateMessage, Initialised>(
     HANDLED, immediate, gate, (s) => s.controller.webview,
   );
-  const panel = registerForgePanel(context, handlers, log, { registerOpenInEditorCommand: false });
+  const panel = registerForgePanel(context, handlers, log);
   panel.attachTranscript(startup);
   panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
   extras.publishTo(panel);
