@@ -143,13 +143,13 @@ export class CommandSandbox {
     }
     this.realRootsCache = undefined; // resolved again for each command: a folder may have been replaced by a link
     const roots = this.realRoots();
-    const { masked, incomplete } = await this.locateSecrets(opts.fresh);
-    const profile: SandboxProfile = {
-      writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd,
-    };
-    profile.hiddenDirs = await this.hiddenDirs();
-    profile.masked = [...masked, ...(await this.hostSockets(roots, profile.hiddenDirs))];
-    if (profile.hiddenDirs.some((d) => within(d, this.home))) profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
+    // The write layer's folders are made while the secrets and sockets are located (each a few milliseconds).
+    const layerP = probe.kind === 'bubblewrap' && probe.layer ? this.prepareLayer(roots, req.taskId).catch(() => undefined) : undefined;
+    const [{ masked, incomplete }, hiddenDirs] = await Promise.all([this.locateSecrets(opts.fresh), this.hiddenDirs()]);
+    const hidden = [...hiddenDirs]; // a copy: Forge's folder may be added below for this command
+    const profile: SandboxProfile = { writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd, hiddenDirs: hidden };
+    profile.masked = [...masked, ...(await this.hostSockets(roots, hiddenDirs))];
+    if (hidden.some((d) => within(d, this.home))) profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
     let inner = ['/bin/sh', '-c', req.command];
     let proxy: AllowlistProxy | undefined;
     if (probe.kind === 'bubblewrap' && s.network === 'allowlist') {
@@ -166,9 +166,9 @@ export class CommandSandbox {
     }
     const base = await this.baseDir();
     // Forge's private folder (write layers, launchers, proxies) is never visible inside, wherever it lives.
-    if (!profile.hiddenDirs.some((d) => within(d, base))) profile.hiddenDirs.push(base);
-    profile.sharedTmp = profile.hiddenDirs.filter((d) => d === '/tmp' || d === '/var/tmp' || d === os.tmpdir());
-    if (profile.hiddenDirs.some((d) => within(d, tmpDir))) {
+    if (!hidden.some((d) => within(d, base))) hidden.push(base);
+    profile.sharedTmp = hidden.filter((d) => d === '/tmp' || d === '/var/tmp' || d === os.tmpdir());
+    if (hidden.some((d) => within(d, tmpDir))) {
       const inside = profile.sharedTmp.includes('/tmp') ? '/tmp' : profile.sharedTmp[0];
       if (inside) for (const k of ['TMPDIR', 'TMP', 'TEMP']) if (env[k] === tmpDir) env[k] = inside;
     }
@@ -176,17 +176,8 @@ export class CommandSandbox {
     const uid = process.getuid?.();
     const gid = process.getgid?.();
     if (uid !== undefined && gid !== undefined) profile.ids = { uid, gid };
-    let layer: WriteLayer | undefined;
-    // Only Forge's own folders go into the overlay's mount options; the workspace and home paths are mount targets
-    // and bind sources, passed as they are, so a space or comma in them is fine.
-    if (probe.layer && optionSafe(base)) {
-      const realHome = await fsp.realpath(this.home).catch(() => this.home);
-      // The home folder gets a layer of the task's own (caches, tool configs), unless it holds Forge's folder.
-      const homeLayer = realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
-        ? { path: realHome, ...this.homeLayerDirs(base, req.taskId) } : undefined;
-      layer = await createWriteLayer(base, roots, homeLayer);
-      if (homeLayer) profile.writable = [realHome, ...roots];
-    }
+    const layer = await layerP;
+    if (layer?.home) profile.writable = [layer.home.path, ...roots];
     if (!layer) profile.protectedPaths = await protectedPaths(roots); // before the arguments are made from the profile
     const bwrap = [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner];
     const argv = layer ? [...layerLauncher(probe.layer!, layer, profile.ids), ...bwrap] : bwrap;
@@ -254,6 +245,24 @@ export class CommandSandbox {
     for (const f of layer.folders) hooks.set(f.root, await hooksPathDirs(f.root));
     return mergeWriteLayer(layer, { extraControlDirs: (root) => hooks.get(root) ?? [] });
   }
+
+  /**
+   * A command's write layer (undefined when Forge's folder path cannot go into mount options). Only Forge's own
+   * folders go into the overlay's options; the workspace and home paths are mount targets and bind sources, passed
+   * as they are, so a space or comma in them is fine.
+   */
+  private async prepareLayer(roots: readonly string[], taskId: string | undefined): Promise<WriteLayer | undefined> {
+    const base = await this.baseDir();
+    if (!optionSafe(base)) return undefined;
+    this.realHome ??= fsp.realpath(this.home).catch(() => this.home);
+    const realHome = await this.realHome;
+    // The home folder gets a layer of the task's own (caches, tool configs), unless it holds Forge's folder.
+    const homeLayer = realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
+      ? { path: realHome, ...this.homeLayerDirs(base, taskId) } : undefined;
+    return createWriteLayer(base, roots, homeLayer);
+  }
+
+  private realHome: Promise<string> | undefined;
 
   private resolv: Promise<{ file: string; dest: string } | undefined> | undefined;
   /** The stand-in resolver configuration (written once), bound where the host's real one is. */
