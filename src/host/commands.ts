@@ -5,7 +5,7 @@ import { COMMAND_IDS, type CommandId } from '../protocol/commands';
 import type { Logger } from './logger';
 
 /** Commands take whatever their caller passes (menus, keybindings, other extensions): handlers check it. */
-export type CommandHandler = (...args: unknown[]) => unknown;
+type CommandHandler = (...args: unknown[]) => unknown;
 export type CommandHandlers = Record<CommandId, CommandHandler>;
 
 export function registerCommands(handlers: CommandHandlers, log?: Logger): vscode.Disposable {

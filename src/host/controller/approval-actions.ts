@@ -8,7 +8,7 @@ import type { Logger } from '../logger';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from './tool-factory';
 
-export interface ApprovalDeps {
+interface ApprovalDeps {
   toolkit: Pick<Toolkit, 'approvals' | 'diffApproval'>;
   manager: SessionManager;
   log: Pick<Logger, 'warn'>;

@@ -6,7 +6,7 @@ import type { RunReport } from '../../core/loop/events';
 import { fixProblemArgs, type FixProblemArgs } from '../code-actions';
 import type { CommandHandlers } from '../commands';
 
-export interface SelectionContext {
+interface SelectionContext {
   uri: vscode.Uri;
   /** fsPath for file: URIs, else the URI string */
   path: string;
@@ -16,7 +16,7 @@ export interface SelectionContext {
   text: string;
 }
 
-export interface EditorActionDeps {
+interface EditorActionDeps {
   /** Starts a run with `prompt` (`display` is what the panel shows as the user's message). */
   sendPrompt(prompt: string, display?: string): Promise<RunReport | undefined>;
   /** Puts text in the panel's input box. */
@@ -61,7 +61,7 @@ function withSelection(fn: (sel: SelectionContext) => unknown) {
 }
 
 /** The active editor's selection (or the cursor line), or undefined with a message when there is none. */
-export function currentSelection(editor = vscode.window.activeTextEditor): SelectionContext | undefined {
+function currentSelection(editor = vscode.window.activeTextEditor): SelectionContext | undefined {
   if (!editor) {
     void vscode.window.showInformationMessage('Forge: open a file and select some code first.');
     return undefined;
@@ -78,7 +78,7 @@ export function currentSelection(editor = vscode.window.activeTextEditor): Selec
 }
 
 /** Problems at the cursor when "Fix This Problem" runs from the palette (not from a code action). */
-export function problemsAtCursor(editor = vscode.window.activeTextEditor): FixProblemArgs | undefined {
+function problemsAtCursor(editor = vscode.window.activeTextEditor): FixProblemArgs | undefined {
   if (!editor) return undefined;
   const pos = editor.selection.active;
   const all = vscode.languages.getDiagnostics(editor.document.uri);
@@ -91,7 +91,7 @@ export function problemsAtCursor(editor = vscode.window.activeTextEditor): FixPr
 /** Characters of a selection quoted into a prompt (the model can read the rest of the file with read_file). */
 const MAX_QUOTE = 20_000;
 
-export function relativePath(uriOrPath: vscode.Uri | string): string {
+function relativePath(uriOrPath: vscode.Uri | string): string {
   return vscode.workspace.asRelativePath(uriOrPath, false);
 }
 
@@ -108,17 +108,17 @@ function where(sel: SelectionContext): string {
 }
 
 /** "foo.ts:10-20": what the panel shows as the user's message for an editor action (the prompt goes to the model). */
-export function selectionLabel(sel: SelectionContext): string {
+function selectionLabel(sel: SelectionContext): string {
   const start = sel.range.start.line + 1;
   const end = sel.range.end.line + 1;
   return `${relativePath(sel.uri)}:${start === end ? start : `${start}-${end}`}`;
 }
 
-export function quoteSelection(sel: SelectionContext): string {
+function quoteSelection(sel: SelectionContext): string {
   return `From ${where(sel)}:\n\n${fence(sel.text, sel.languageId)}`;
 }
 
-export function explainPrompt(sel: SelectionContext): string {
+function explainPrompt(sel: SelectionContext): string {
   return [
     `Explain this code from ${where(sel)}: what it does, how, and anything surprising or risky.`,
     'Read surrounding code if you need context. Do not change any file.',
@@ -127,7 +127,7 @@ export function explainPrompt(sel: SelectionContext): string {
   ].join('\n');
 }
 
-export function fixPrompt(sel: SelectionContext): string {
+function fixPrompt(sel: SelectionContext): string {
   return [
     `Find and fix the bugs in this code from ${where(sel)}.`,
     'Read the file around it first, make the smallest correct change, and run the relevant tests if there are any.',
@@ -136,7 +136,7 @@ export function fixPrompt(sel: SelectionContext): string {
   ].join('\n');
 }
 
-export function refactorPrompt(sel: SelectionContext, instruction: string): string {
+function refactorPrompt(sel: SelectionContext, instruction: string): string {
   return [
     `Refactor this code from ${where(sel)}: ${instruction}`,
     'Keep the behaviour the same, update callers if a signature changes, and run the relevant tests if there are any.',
@@ -145,7 +145,7 @@ export function refactorPrompt(sel: SelectionContext, instruction: string): stri
   ].join('\n');
 }
 
-export async function fixProblemPrompt(args: FixProblemArgs): Promise<string> {
+async function fixProblemPrompt(args: FixProblemArgs): Promise<string> {
   const file = relativePath(args.uri);
   const problems = args.diagnostics.map((d) => {
     const tag = [d.source, d.code].filter(Boolean).join(' ');

@@ -39,14 +39,14 @@ const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
 
 /** Panel messages that need no session and never wait: the wiring answers them at once. */
 export type ImmediateMessage = 'show_logs' | 'ecosystem_action';
-export type SessionWebviewHandlers = Omit<WebviewHandlers, ImmediateMessage>;
+type SessionWebviewHandlers = Omit<WebviewHandlers, ImmediateMessage>;
 /** Palette commands that need no session and never wait: the wiring registers them with the pieces they act on. */
 export type ImmediateCommand =
   | 'forge.openPanel' | 'forge.openPanelInEditor' | 'forge.showLogs'
   | 'forge.acceptHunk' | 'forge.rejectHunk' | 'forge.resetHunk'
   | Extract<CommandId, `forge.parallel.${string}`>
   | 'forge.showMcpServers' | 'forge.attachMcpResource' | 'forge.editProjectRules' | 'forge.reviewWorkspaceSettings';
-export type SessionCommandHandlers = Omit<CommandHandlers, ImmediateCommand>;
+type SessionCommandHandlers = Omit<CommandHandlers, ImmediateCommand>;
 
 export interface ControllerDeps {
   manager: SessionManager;
