@@ -80,7 +80,11 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
       { op: 'append', item: tool('t2', { name: 'execute_command', toolCallId: 'call-2', argsSummary: 'npm run gen', changedFiles: ['/w/gen/a.ts', '/w/gen/b.ts'], changedFilesMore: 5 }) },
     ));
     assert.equal(await p.page.locator('[data-id="t2"] .checkpoint-restore').count(), 0, 'a command is no checkpoint');
-    assert.match(await p.page.locator('[data-id="t2"] .command-changes summary').innerText(), /changed 7 file\(s\)\. Undo and restore cannot bring back what a command did/);
+    assert.match(await p.page.locator('[data-id="t2"] .command-changes summary').innerText(), /changed 7 files\. Undo and restore cannot bring back what it did/);
+    // A contained command's changes are in the checkpoints (changedFilesUntracked set): its card says what Undo does.
+    await p.host(patch({ op: 'append', item: tool('t3', { name: 'execute_command', toolCallId: 'call-3', argsSummary: 'npm run gen', checkpoint: true, changedFiles: ['/w/gen/a.ts', '/w/gen/b.bin'], changedFilesUntracked: 1 }) }));
+    assert.match(await p.page.locator('[data-id="t3"] .command-changes summary').innerText(), /changed 2 files\. Restore and Undo put back all but 1 file \(binary, large or links\)/);
+    assert.equal(await p.page.locator('[data-id="t3"] .checkpoint-restore').count(), 1, 'a contained command is a checkpoint');
     await p.clearPosted();
     await p.page.locator('[data-id="t1"] .checkpoint-restore').click();
     assert.deepEqual(await p.posted(), [{ type: 'restore_checkpoint', taskId: 'task-1', toolCallId: 'call-1' }]);
