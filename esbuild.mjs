@@ -50,12 +50,12 @@ const cli = {
 
 /**
  * mvdan-sh on its own, next to the extension: dist/vendor/mvdan-sh.js; and the MCP SDK (dist/vendor/mcp-sdk.js,
- * loaded by src/host/node/mcp/connection.ts at the first MCP server start).
+ * loaded by src/node/mcp/connection.ts at the first MCP server start).
  */
 const vendor = {
   ...common,
   sourcemap: false,
-  entryPoints: { 'mvdan-sh': 'mvdan-sh', 'mcp-sdk': 'src/host/node/mcp/sdk.ts' },
+  entryPoints: { 'mvdan-sh': 'mvdan-sh', 'mcp-sdk': 'src/node/mcp/sdk.ts' },
   outdir: 'dist/vendor',
   platform: 'node',
   format: 'cjs',

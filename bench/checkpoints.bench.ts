@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { deriveCheckpoints, restoreToCheckpoint } from '../src/core/tasks/checkpoints';
 import { EditJournal, type JournalFs } from '../src/core/tasks/journal';
 import { execFileSync } from 'node:child_process';
-import { fingerprint } from '../src/host/node/command-changes';
+import { fingerprint } from '../src/node/command-changes';
 import { emit, figure, log, QUICK } from './lib/harness';
 
 const FILES_PER_STEP = 3;

@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import { createListFilesTool, createSearchFilesTool } from '../src/core/tools/builtin';
 import { WorkspaceSandbox } from '../src/core/safety/paths';
 import type { Tool } from '../src/core/tools/types';
-import { NodeWorkspaceFs } from '../src/host/node';
-import { RipgrepSearch } from '../src/host/ripgrep-search';
+import { NodeWorkspaceFs } from '../src/node';
+import { RipgrepSearch } from '../src/node/ripgrep-search';
 import { codeText } from './lib/fixtures';
 import { emit, figure, gc, log, mb, now, QUICK, skip } from './lib/harness';
 

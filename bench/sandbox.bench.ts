@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { NodeCommandRunner } from '../src/host/node';
-import { CommandSandbox } from '../src/host/node/sandbox/command-sandbox';
-import { scanWorkspaceSecrets } from '../src/host/node/sandbox/secret-locations';
+import { NodeCommandRunner } from '../src/node';
+import { CommandSandbox } from '../src/node/sandbox/command-sandbox';
+import { scanWorkspaceSecrets } from '../src/node/sandbox/secret-locations';
 import { checkCommand, withDefaultCommandRules } from '../src/core/safety/commands';
 import { emit, figure, log, QUICK, sample, skip, withLoopMonitor } from './lib/harness';
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { createWorkspaceTools } from '../src/core/tools/builtin';
 import { RegexScanner } from '../src/core/tools/regex-worker';
 import type { Tool, ToolResult } from '../src/core/tools/types';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../src/node';
 import { emit, figure, log, QUICK } from './lib/harness';
 import { withLoopMonitor } from './lib/harness';
 

@@ -12,7 +12,7 @@ import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args
 import { CliApprover, makeStyle, type AskLine } from './approvals';
 import { EXIT, exitCodeFor, jsonLine, JsonLinesWriter, ProgressPrinter } from './output';
 import { plain } from './terminal-safe';
-import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../host/node/worktrees';
+import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../node/worktrees';
 import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
 
 declare const __FORGE_VERSION__: string | undefined;

@@ -6,10 +6,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { literalSecrets, resolveSpec, type McpServerSpec } from '../core/mcp/config';
 import { describePermission } from '../core/mcp/permission';
-import { MCP_JSON, readMcpConfigFile, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../host/node/mcp/config-files';
-import { permissionOf } from '../host/node/mcp/consent';
-import { McpManager } from '../host/node/mcp/manager';
-import { scrubEnv } from '../host/node/sandbox/env';
+import { MCP_JSON, readMcpConfigFile, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../node/mcp/config-files';
+import { permissionOf } from '../node/mcp/consent';
+import { McpManager } from '../node/mcp/manager';
+import { scrubEnv } from '../node/sandbox/env';
 
 export interface CliMcpOptions {
   workspace: string;

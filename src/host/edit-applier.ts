@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import { TextDecoder } from 'node:util';
 import * as vscode from 'vscode';
 import type { EditApplier, FileEdit } from '../core/workspace/types';
-import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, sameText } from './node/disk-edit-applier';
+import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, sameText } from '../node/disk-edit-applier';
 
 export { ConcurrentChangeError };
 

@@ -4,7 +4,7 @@
 // after the user closed it. Ctrl+C in it interrupts the command (SIGINT), as in a shell.
 import * as vscode from 'vscode';
 import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
-import { TerminalTextCleaner, visibleCommandLine } from './terminal-text';
+import { TerminalTextCleaner, visibleCommandLine } from '../node/terminal-text';
 
 export interface PtyCommandRunnerOptions {
   terminalName?: string;

@@ -7,11 +7,11 @@ import * as vscode from 'vscode';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
-import { fileChangesOf, type CommandSandbox, type SandboxPlan } from './node/sandbox/command-sandbox';
-import { shellQuote as posixQuote } from './node/sandbox/profile';
+import { fileChangesOf, type CommandSandbox, type SandboxPlan } from '../node/sandbox/command-sandbox';
+import { shellQuote as posixQuote } from '../node/sandbox/profile';
 import type { Logger } from './logger';
-import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from './output-spool';
-import { warmShellParser } from './shell-parser-warmup';
+import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from '../node/output-spool';
+import { warmShellParser } from '../node/shell-parser-warmup';
 
 export interface TerminalRunnerOptions {
   /** Used when shell integration is unavailable, or the request needs env variables. */

@@ -2,7 +2,7 @@
 // extension host runs on (local or remote), written through vscode.workspace.fs.
 import * as vscode from 'vscode';
 import type { WorkspaceFs } from '../core/workspace/types';
-import { NodeWorkspaceFs } from './node/node-fs';
+import { NodeWorkspaceFs } from '../node/node-fs';
 
 function checkAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw signal.reason ?? new Error('aborted');

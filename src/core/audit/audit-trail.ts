@@ -2,7 +2,7 @@
 // the loop's typed events (tool calls, decisions, results, model calls, plan changes, runs) and takes a few host
 // facts the loop does not see (files written with hashes, checkpoint restores and undos). Arguments and file
 // contents are never logged, only their sha256; the few readable fields (a command line, a rejection reason, an
-// error line) are scrubbed of secrets. Where the lines go is the sink's business (host/node: rotated files).
+// error line) are scrubbed of secrets. Where the lines go is the sink's business (src/node: rotated files).
 import { createHash } from 'node:crypto';
 import type { AgentEvent } from '../loop/events';
 import { redactSecrets } from './redact';

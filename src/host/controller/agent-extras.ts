@@ -11,7 +11,7 @@ import { TestRunTracker } from '../../core/modes/test-runs';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { HostMessage } from '../../protocol/messages';
 import type { Logger } from '../logger';
-import { NodeCommandRunner } from '../node';
+import { NodeCommandRunner } from '../../node';
 import type { Toolkit } from './tool-factory';
 
 export interface AgentExtras extends vscode.Disposable {

@@ -7,7 +7,7 @@ import type { AgentConfig } from '../../core/loop/config';
 import { memoryBudget, openForgeMemory, WORKSPACE_MEMORY_FILE, type ForgeMemory } from '../../core/memory';
 import type { MemoryItem, MemoryPort, RecallResult, ReflectionInput } from '../../core/memory/port';
 import type { Logger } from '../logger';
-import { NodeWorkspaceFs } from '../node/node-fs';
+import { NodeWorkspaceFs } from '../../node/node-fs';
 import { readSettings, type AutoApproveSettings, type ForgeSettings } from '../settings';
 import type { StandingApprovals } from '../../core/safety/policy';
 import type { SwitchableModel } from './model-factory';

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { CommandLog } from '../../core/tasks/command-log';
 import type { EditJournal } from '../../core/tasks/journal';
-import { TaskLeases } from '../../core/tasks/lease';
+import { TaskLeases } from '../../node/lease';
 import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { Logger } from '../logger';

@@ -2,7 +2,7 @@
 // buffers VS Code's hot exit kept unsaved, and the commands (processes or terminals) that survived the reload.
 import * as vscode from 'vscode';
 import type { WorkspaceProbe } from '../../core/tasks/recovery';
-import { processGroupAlive } from '../node/node-runner';
+import { processGroupAlive } from '../../node/node-runner';
 export { JournalingApplier, RecordingRunner, type EditIntentRecord, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 
 /** The workspace as VS Code shows it after a reload: disk, hot-exit buffers, surviving commands. */

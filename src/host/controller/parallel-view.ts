@@ -3,8 +3,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommandHandlers } from '../commands';
-import type { BackgroundTask } from '../node/parallel-tasks';
-import type { FileChange } from '../node/worktrees';
+import type { BackgroundTask } from '../../node/parallel-tasks';
+import type { FileChange } from '../../node/worktrees';
 
 export const VIEW_ID = 'forge.backgroundTasks';
 

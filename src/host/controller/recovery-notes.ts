@@ -1,6 +1,6 @@
 // The words the panel uses for durability events: a damaged task kept aside, old tasks archived, a task open in
 // another window, what a restore found after a crash. One place, so the messages stay consistent and testable.
-import type { LeaseInfo } from '../../core/tasks/lease';
+import type { LeaseInfo } from '../../node/lease';
 import type { StoreNotice } from '../../core/tasks/task-store';
 
 export function describeNotice(n: StoreNotice): string {

@@ -3,7 +3,7 @@
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import type { AgentEvent } from '../../core/loop/events';
-import type { LeaseInfo, TaskLeases } from '../../core/tasks/lease';
+import type { LeaseInfo, TaskLeases } from '../../node/lease';
 import type { StoreNotice, TaskRecord, TaskStore, TaskSummary as StoredSummary } from '../../core/tasks/task-store';
 import type { TaskSummary } from '../../protocol/messages';
 import type { Transcript } from '../../panel/transcript';

@@ -16,10 +16,10 @@ import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReport
 import { registerHunkReview } from '../hunk-review';
 import { TaskChanges } from '../task-changes';
 import type { Logger } from '../logger';
-import { NodeCommandRunner } from '../node';
-import { watchCommandChanges, type CommandChangesListener } from '../node/command-changes';
-import { CommandSandbox } from '../node/sandbox/command-sandbox';
-import { createRipgrepSearch } from '../ripgrep-search';
+import { NodeCommandRunner } from '../../node';
+import { watchCommandChanges, type CommandChangesListener } from '../../node/command-changes';
+import { CommandSandbox } from '../../node/sandbox/command-sandbox';
+import { createRipgrepSearch } from '../../node/ripgrep-search';
 import { readSettings, sandboxOffBy, type ForgeSettings } from '../settings';
 import { withSandboxAttribution } from '../settings-consent';
 import { sandboxOffReason } from '../../core/safety/workspace-settings';

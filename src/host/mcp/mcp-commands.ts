@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { resourceAttachmentText } from '../../core/mcp/prompts';
 import type { CommandHandlers } from '../commands';
 import type { Logger } from '../logger';
-import type { McpServerStatus } from '../node/mcp/manager';
+import type { McpServerStatus } from '../../node/mcp/manager';
 import { MCP_JSON, type McpService } from './mcp-service';
 
 const ICONS: Record<McpServerStatus['state'], string> = {

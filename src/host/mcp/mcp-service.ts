@@ -8,10 +8,10 @@ import { isAutoApproved, literalSecrets, parseMcpConfig, resolveSpec, type McpIn
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
 import { describePermission } from '../../core/mcp/permission';
-import { MCP_JSON, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../node/mcp/config-files';
-import { McpServerConsent } from '../node/mcp/consent';
-import { McpManager } from '../node/mcp/manager';
-import { scrubEnv } from '../node/sandbox/env';
+import { MCP_JSON, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../../node/mcp/config-files';
+import { McpServerConsent } from '../../node/mcp/consent';
+import { McpManager } from '../../node/mcp/manager';
+import { scrubEnv } from '../../node/sandbox/env';
 import { readSettings } from '../settings';
 
 export { MCP_JSON };

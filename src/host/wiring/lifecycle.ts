@@ -1,6 +1,6 @@
 // What activation starts after everything is registered, and what deactivation waits for.
 import type * as vscode from 'vscode';
-import { warmFetch } from '../fetch-warmup';
+import { warmFetch } from '../../node/fetch-warmup';
 import type { Logger } from '../logger';
 import type { Initialised } from './controller';
 import type { WorkspaceStorage } from './storage';

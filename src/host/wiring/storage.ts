@@ -9,7 +9,7 @@ import { TaskStore } from '../../core/tasks/task-store';
 import { createDurability, type Durability } from '../controller/durability';
 import { workspaceKey } from '../controller/session-manager';
 import type { Logger } from '../logger';
-import { AuditFileSink } from '../node/audit-file-sink';
+import { AuditFileSink } from '../../node/audit-file-sink';
 import { readSettings } from '../settings';
 
 export interface WorkspaceStorage {

@@ -4,7 +4,7 @@ import * as assert from 'node:assert';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { NodeCommandRunner } from '../../../src/host/node';
+import { NodeCommandRunner } from '../../../src/node';
 import { PtyCommandRunner } from '../../../src/host/pty-command-runner';
 import { waitFor, workspaceRoot } from '../helpers';
 

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import { parseScript, shellParserLoaded } from '../../../src/core/safety/command-parse';
-import { warmShellParser } from '../../../src/host/shell-parser-warmup';
+import { warmShellParser } from '../../../src/node/shell-parser-warmup';
 import { TerminalCommandRunner } from '../../../src/host/terminal-runner';
 import { waitFor, workspaceRoot } from '../helpers';
 

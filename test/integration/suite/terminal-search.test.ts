@@ -2,12 +2,12 @@ import * as assert from 'node:assert';
 import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { CommandRunner, RunRequest, RunResult } from '../../../src/core/workspace/types';
-import { createRipgrepSearch } from '../../../src/host/ripgrep-search';
+import { createRipgrepSearch } from '../../../src/node/ripgrep-search';
 import { TerminalCommandRunner } from '../../../src/host/terminal-runner';
 import { VscodeWorkspaceFs } from '../../../src/host/vscode-workspace-fs';
 import { workspaceRoot, wsPath } from '../helpers';
 
-/** Minimal child-process runner standing in for src/host/node's (records that it was used). */
+/** Minimal child-process runner standing in for src/node's (records that it was used). */
 class RecordingFallback implements CommandRunner {
   used = 0;
   run(req: RunRequest): Promise<RunResult> {

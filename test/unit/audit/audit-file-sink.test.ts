@@ -3,13 +3,13 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AuditTrail } from '../../../src/core/audit/audit-trail';
-import { AuditFileSink } from '../../../src/host/node/audit-file-sink';
+import { AuditFileSink } from '../../../src/node/audit-file-sink';
 
 async function lines(file: string): Promise<string[]> {
   return (await fsp.readFile(file, 'utf8')).split('\n').filter(Boolean);
 }
 
-describe('host/node AuditFileSink', () => {
+describe('node: AuditFileSink', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-audit-'));

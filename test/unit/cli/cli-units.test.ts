@@ -10,7 +10,7 @@ import { standingFromFlags, CliApprover, makeStyle, parseApprovalPolicy, renderE
 import { inputEnvName } from '../../../src/cli/mcp';
 import { exitCodeFor } from '../../../src/cli/output';
 import { loadProjectRules } from '../../../src/cli/rules';
-import { NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeWorkspaceFs } from '../../../src/node';
 import type { ApprovalRequest } from '../../../src/core/safety/approval';
 import type { Containment } from '../../../src/core/workspace/types';
 

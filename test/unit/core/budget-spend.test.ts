@@ -8,7 +8,7 @@ import { Agent, type AgentDeps } from '../../../src/core/loop/agent';
 import { createDelegateTool } from '../../../src/core/loop/delegate';
 import { openForgeMemory } from '../../../src/core/memory';
 import type { ChatMessage, Usage } from '../../../src/core/model/types';
-import { NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeWorkspaceFs } from '../../../src/node';
 import { createModel } from '../../../src/providers';
 import { Transcript } from '../../../src/panel/transcript';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';

@@ -17,9 +17,9 @@ import { ConfinedReader } from '../../../src/core/safety/confined-read';
 import { WorkspaceSandbox } from '../../../src/core/safety/paths';
 import { createReadFileTool } from '../../../src/core/tools/builtin/read-file';
 import { walk } from '../../../src/core/tools/builtin/walk';
-import { NodeWorkspaceFs } from '../../../src/host/node';
-import { readMcpConfigFile, readWorkspaceMcpConfig } from '../../../src/host/node/mcp/config-files';
-import { readRegularFile } from '../../../src/host/node/regular-file';
+import { NodeWorkspaceFs } from '../../../src/node';
+import { readMcpConfigFile, readWorkspaceMcpConfig } from '../../../src/node/mcp/config-files';
+import { readRegularFile } from '../../../src/node/regular-file';
 
 const PRIVATE_KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ==\n-----END OPENSSH PRIVATE KEY-----\n';
 const posixOnly = process.platform === 'win32' ? it.skip : it;

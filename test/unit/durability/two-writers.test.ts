@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemoryStore } from '../../../src/core/memory/store';
 import { NodeMemoryFileIO } from '../../../src/core/memory/node-file-io';
-import { TaskLeases } from '../../../src/core/tasks/lease';
+import { TaskLeases } from '../../../src/node/lease';
 import { TaskStore } from '../../../src/core/tasks/task-store';
 
 const WRITER = path.join(__dirname, 'fixtures', 'writer.ts');

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { changedFiles, fingerprint, watchCommandChanges } from '../../../src/host/node/command-changes';
+import { changedFiles, fingerprint, watchCommandChanges } from '../../../src/node/command-changes';
 import type { CommandRunner, RunRequest } from '../../../src/core/workspace/types';
 
 const req = (over: Partial<RunRequest> = {}): RunRequest => ({ command: 'x', cwd: '/', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c1', ...over });
@@ -18,7 +18,7 @@ function fakeRunner(effect: () => Promise<void>): CommandRunner {
   };
 }
 
-describe('host/node command changes', () => {
+describe('node: command changes', () => {
   let ws: string;
   beforeEach(async () => {
     ws = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-cmdchg-'));

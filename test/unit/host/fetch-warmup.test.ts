@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { warmFetch } from '../../../src/host/fetch-warmup';
+import { warmFetch } from '../../../src/node/fetch-warmup';
 
 describe('host/fetch-warmup', () => {
   it('sends one request to a loopback server of its own, once per host, and leaves nothing listening', async () => {

@@ -2,8 +2,8 @@ import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OutputSpool, readSpoolLines, stripAnsi } from '../../../src/host/output-spool';
-import { ripgrepCandidates } from '../../../src/host/ripgrep-search';
+import { OutputSpool, readSpoolLines, stripAnsi } from '../../../src/node/output-spool';
+import { ripgrepCandidates } from '../../../src/node/ripgrep-search';
 
 describe('host/output-spool', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-spool-test-'));

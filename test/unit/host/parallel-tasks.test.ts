@@ -5,9 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Agent } from '../../../src/core/loop/agent';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
-import { ParallelTasks, type BackgroundTask } from '../../../src/host/node/parallel-tasks';
-import { git, type TaskWorktree } from '../../../src/host/node/worktrees';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/node';
+import { ParallelTasks, type BackgroundTask } from '../../../src/node/parallel-tasks';
+import { git, type TaskWorktree } from '../../../src/node/worktrees';
 import { callsTurn, doneTurn, ScriptedModel } from '../../support/scripted-model';
 
 async function sh(cwd: string, ...args: string[]) {

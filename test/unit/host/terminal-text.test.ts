@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { TerminalTextCleaner, visibleCommandLine } from '../../../src/host/terminal-text';
+import { TerminalTextCleaner, visibleCommandLine } from '../../../src/node/terminal-text';
 
 const clean = (...chunks: string[]) => {
   const c = new TerminalTextCleaner();

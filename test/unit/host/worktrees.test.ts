@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   applyToWorkingTree, baseText, commitTaskWork, createTaskWorktree, discardTaskWorktree, git, listTaskWorktrees, mergeTaskBranch, repoRoot, taskChanges, taskSlug,
-} from '../../../src/host/node/worktrees';
+} from '../../../src/node/worktrees';
 
 async function sh(cwd: string, ...args: string[]): Promise<string> {
   const r = await git(cwd, ['-c', 'user.name=T', '-c', 'user.email=t@t', ...args]);

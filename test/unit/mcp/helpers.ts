@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { McpServerSpec } from '../../../src/core/mcp/config';
 import type { Tool } from '../../../src/core/tools/types';
-import { McpManager, type McpManagerOptions } from '../../../src/host/node/mcp/manager';
-import { scrubEnv } from '../../../src/host/node/sandbox/env';
+import { McpManager, type McpManagerOptions } from '../../../src/node/mcp/manager';
+import { scrubEnv } from '../../../src/node/sandbox/env';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');

@@ -11,7 +11,7 @@ import type { AgentEvent } from '../../../src/core/loop/events';
 import { openForgeMemory, WORKSPACE_MEMORY_FILE, type ForgeMemory } from '../../../src/core/memory';
 import type { Approver } from '../../../src/core/safety/approval';
 import type { Tool } from '../../../src/core/tools/types';
-import { NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeWorkspaceFs } from '../../../src/node';
 import { createModel } from '../../../src/providers';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
 

@@ -11,7 +11,7 @@ import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/wo
 import type { WorkspaceFs } from '../../../src/core/workspace/types';
 import { callsTurn, doneTurn } from '../../support/scripted-model';
 import { promises as fsp } from 'node:fs';
-import { NodeWorkspaceFs } from '../../../src/host/node/node-fs';
+import { NodeWorkspaceFs } from '../../../src/node/node-fs';
 import { harness } from '../core/helpers';
 import { approved, byName, call, ctx } from './helpers';
 

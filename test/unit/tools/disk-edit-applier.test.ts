@@ -3,9 +3,9 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
-import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, OutsideWorkspaceError } from '../../../src/host/node';
+import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, OutsideWorkspaceError } from '../../../src/node';
 
-for (const [kind, syncMaxBytes] of [['small files: in one event-loop turn', undefined], ['large files: asynchronous steps', -1]] as const) describe(`host/node: DiskEditApplier (${kind})`, () => {
+for (const [kind, syncMaxBytes] of [['small files: in one event-loop turn', undefined], ['large files: asynchronous steps', -1]] as const) describe(`node: DiskEditApplier (${kind})`, () => {
   const make = (o: ConstructorParameters<typeof DiskEditApplier>[0] = {}) => new DiskEditApplier({ ...o, ...(syncMaxBytes !== undefined ? { syncMaxBytes } : {}) });
   let dir: string;
   beforeEach(async () => {

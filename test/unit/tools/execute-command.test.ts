@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs, processGroupAlive } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs, processGroupAlive } from '../../../src/node';
 import { byName, call, ctx } from './helpers';
 
 describe('tools/execute_command with NodeCommandRunner', function () {

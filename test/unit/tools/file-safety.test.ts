@@ -13,8 +13,8 @@ import { createWriteFileTool } from '../../../src/core/tools/builtin/write-file'
 import type { Tool } from '../../../src/core/tools/types';
 import { FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
 import type { SearchBackend, WorkspaceFs } from '../../../src/core/workspace/types';
-import { NodeWorkspaceFs } from '../../../src/host/node/node-fs';
-import { RipgrepSearch } from '../../../src/host/ripgrep-search';
+import { NodeWorkspaceFs } from '../../../src/node/node-fs';
+import { RipgrepSearch } from '../../../src/node/ripgrep-search';
 import { callsTurn, doneTurn } from '../../support/scripted-model';
 import { harness, ScriptedApprover } from '../core/helpers';
 import { call, ctx } from './helpers';

@@ -9,7 +9,7 @@ import { checkCommand, DEFAULT_COMMAND_RULES } from '../../../src/core/safety/co
 import { WorkspaceSandbox } from '../../../src/core/safety/paths';
 import { HOME_SECRET_PATHS } from '../../../src/core/safety/secrets';
 import { MemoryFs } from '../../../src/core/workspace/memory-fs';
-import { homeSecrets } from '../../../src/host/node/sandbox/secret-locations';
+import { homeSecrets } from '../../../src/node/sandbox/secret-locations';
 
 const HISTORIES = [
   '.bash_history', '.zsh_history', '.zhistory', '.histfile', '.local/share/fish/fish_history', '.python_history', '.node_repl_history',

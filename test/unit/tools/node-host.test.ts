@@ -3,10 +3,10 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/node';
 import { byName, call, ctx } from './helpers';
 
-describe('host/node: NodeWorkspaceFs + DiskEditApplier through the tools', () => {
+describe('node: NodeWorkspaceFs + DiskEditApplier through the tools', () => {
   let ws: string;
   beforeEach(() => {
     ws = mkdtempSync(path.join(tmpdir(), 'forge-node-'));

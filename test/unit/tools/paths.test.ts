@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { WorkspaceSandbox } from '../../../src/core/safety/paths';
 import { MemoryFs } from '../../../src/core/workspace/memory-fs';
-import { NodeWorkspaceFs } from '../../../src/host/node/node-fs';
+import { NodeWorkspaceFs } from '../../../src/node/node-fs';
 
 describe('safety/paths: WorkspaceSandbox.resolve', () => {
   const mem = () => new MemoryFs(['/ws'], { 'src/a.ts': 'x', '.env': 'SECRET=1', '.env.example': 'A=', 'certs/server.pem': 'k', '.forgeignore': 'private/\n*.log\n', 'private/notes.md': 'n', 'x.log': 'l', '.npmrc': '//registry/:_authToken=abc', 'ok/.npmrc': 'save-exact=true' });

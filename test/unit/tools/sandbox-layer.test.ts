@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { DiskEditApplier, NodeCommandRunner, NodeWorkspaceFs } from '../../../src/host/node';
+import { DiskEditApplier, NodeCommandRunner, NodeWorkspaceFs } from '../../../src/node';
 import { byName, call, ctx } from './helpers';
-import { CommandSandbox, type SandboxSettings } from '../../../src/host/node/sandbox/command-sandbox';
+import { CommandSandbox, type SandboxSettings } from '../../../src/node/sandbox/command-sandbox';
 import type { RunResult } from '../../../src/core/workspace/types';
 
 describe('sandbox write layer: nothing a command writes reaches the control plane, for real', function () {

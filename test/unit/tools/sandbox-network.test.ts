@@ -9,13 +9,13 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
-import { findOnPath } from '../../../src/host/node/sandbox/command-sandbox';
-import { BRIDGE_FAILED_EXIT, bridgeArgv, proxyEnv, wrapCommand, writeBridgeScript } from '../../../src/host/node/sandbox/net-bridge';
+import { findOnPath } from '../../../src/node/sandbox/command-sandbox';
+import { BRIDGE_FAILED_EXIT, bridgeArgv, proxyEnv, wrapCommand, writeBridgeScript } from '../../../src/node/sandbox/net-bridge';
 import {
   clientHelloServerName, compileAllowList, decide, expandAllowList, isNonPublic, matchRule, NETWORK_PRESETS, normalizeIp, registryHosts,
   startAllowlistProxy, type AllowlistProxy,
-} from '../../../src/host/node/sandbox/network-proxy';
-import { bwrapArgs, type SandboxProfile } from '../../../src/host/node/sandbox/profile';
+} from '../../../src/node/sandbox/network-proxy';
+import { bwrapArgs, type SandboxProfile } from '../../../src/node/sandbox/profile';
 
 describe('network allow list: patterns', () => {
   it('exact names, *.suffix for subdomains only, ports 80/443 unless given, IPs only when listed', () => {

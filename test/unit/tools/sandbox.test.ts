@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../src/core/tools/builtin';
 import { Policy } from '../../../src/core/safety/policy';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/host/node';
-import { CommandSandbox, type SandboxSettings } from '../../../src/host/node/sandbox/command-sandbox';
-import { scrubEnv } from '../../../src/host/node/sandbox/env';
-import { bwrapArgs, seatbeltProfile, type SandboxProfile } from '../../../src/host/node/sandbox/profile';
-import { scanWorkspaceSecrets, SecretLocator } from '../../../src/host/node/sandbox/secret-locations';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../../src/node';
+import { CommandSandbox, type SandboxSettings } from '../../../src/node/sandbox/command-sandbox';
+import { scrubEnv } from '../../../src/node/sandbox/env';
+import { bwrapArgs, seatbeltProfile, type SandboxProfile } from '../../../src/node/sandbox/profile';
+import { scanWorkspaceSecrets, SecretLocator } from '../../../src/node/sandbox/secret-locations';
 import { byName, call, ctx } from './helpers';
 
 const profile = (over: Partial<SandboxProfile> = {}): SandboxProfile => ({

@@ -8,7 +8,7 @@ import { Pacer } from '../../../src/core/tools/builtin/common';
 import { WorkspaceSandbox, type ResolvedPath } from '../../../src/core/safety/paths';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
 import type { DirEntry, WorkspaceFs } from '../../../src/core/workspace/types';
-import { NodeWorkspaceFs } from '../../../src/host/node';
+import { NodeWorkspaceFs } from '../../../src/node';
 import { byName, call } from './helpers';
 
 /** Counts calls and delays readDir by a per-path pseudo-random amount, so read-ahead finishes out of order. */

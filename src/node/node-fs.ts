@@ -2,8 +2,8 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { isTransientError } from '../../core/tools/error-class';
-import type { DirEntry, EntryType, FileStat, WorkspaceFs } from '../../core/workspace/types';
+import { isTransientError } from '../core/tools/error-class';
+import type { DirEntry, EntryType, FileStat, WorkspaceFs } from '../core/workspace/types';
 import { readRegularFile } from './regular-file';
 
 function typeOf(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants as fsc, promises as fsp, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { CommandFileChange, Containment, RunRequest } from '../../../core/workspace/types';
+import type { CommandFileChange, Containment, RunRequest } from '../../core/workspace/types';
 import { scrubEnv } from './env';
 import { bridgeArgv, writeBridgeScript } from './net-bridge';
 import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';

@@ -4,7 +4,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import ignore from 'ignore';
-import { DEFAULT_SECRET_PATTERNS, HOME_SECRET_PATHS } from '../../../core/safety/secrets';
+import { DEFAULT_SECRET_PATTERNS, HOME_SECRET_PATHS } from '../../core/safety/secrets';
 import type { MaskedPath } from './profile';
 
 // Only version-control internals are skipped: a build copies .env into dist/, a tool caches credentials in .cache/.

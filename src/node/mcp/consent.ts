@@ -1,8 +1,8 @@
 // The per-workspace answer to "start this MCP server from the workspace?": kept under a key that covers the
 // server's whole configuration (core/mcp/permission.ts) and what its envFile holds, so an answer given for one
 // configuration never starts another. No 'vscode' here: the store is a Memento (workspaceState) or a Map.
-import type { McpServerSpec, VariableContext } from '../../../core/mcp/config';
-import { serverPermissionKey } from '../../../core/mcp/permission';
+import type { McpServerSpec, VariableContext } from '../../core/mcp/config';
+import { serverPermissionKey } from '../../core/mcp/permission';
 import { readEnvFile, type EnvFileSnapshot } from './config-files';
 
 /** Where answers are kept (VS Code's workspaceState has this shape). */

@@ -4,7 +4,7 @@
 // windows appending to the same log never interleave within a line; appends of one sink run one at a time.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { AuditSink } from '../../core/audit/audit-trail';
+import type { AuditSink } from '../core/audit/audit-trail';
 
 export interface AuditFileSinkOptions {
   /** Rotate when the live file would grow past this (default 5 MB). */

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Dirent, Stats } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { controlPlaneMatch, isDeletableGitData, isGitData } from '../../../core/safety/control-plane';
+import { controlPlaneMatch, isDeletableGitData, isGitData } from '../../core/safety/control-plane';
 import { shellQuote } from './profile';
 
 export interface LayerFolder {

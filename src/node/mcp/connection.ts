@@ -4,9 +4,9 @@
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { McpServerSpec } from '../../../core/mcp/config';
-import { boundedSchemaValidator } from '../../../core/mcp/schema';
-import type { McpToolInfo } from '../../../core/mcp/tool';
+import type { McpServerSpec } from '../../core/mcp/config';
+import { boundedSchemaValidator } from '../../core/mcp/schema';
+import type { McpToolInfo } from '../../core/mcp/tool';
 
 export type McpServerState = 'stopped' | 'starting' | 'running' | 'crashed' | 'error';
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { EditApplier, FileEdit } from '../../core/workspace/types';
+import type { EditApplier, FileEdit } from '../core/workspace/types';
 
 export class ConcurrentChangeError extends Error {
   override readonly name = 'ConcurrentChangeError';

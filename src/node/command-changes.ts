@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { CommandFileChange, CommandRunner, RunRequest, RunResult } from '../../core/workspace/types';
+import type { CommandFileChange, CommandRunner, RunRequest, RunResult } from '../core/workspace/types';
 
 export interface FingerprintOptions {
   /** Files stat'ed at most (default 5,000). */

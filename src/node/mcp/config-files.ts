@@ -3,9 +3,9 @@
 // A workspace's mcp.json is control plane: read under the read_file rule (core/safety/confined-read.ts), so a
 // link out of the workspace, a FIFO or a huge file is refused with a problem, never read or waited on.
 import * as path from 'node:path';
-import { parseEnvFile, parseMcpConfig, resolveString, stripJsonComments, type ParsedMcpConfig, type McpServerSpec, type VariableContext } from '../../../core/mcp/config';
-import { digestText } from '../../../core/mcp/permission';
-import { ConfinedReader } from '../../../core/safety/confined-read';
+import { parseEnvFile, parseMcpConfig, resolveString, stripJsonComments, type ParsedMcpConfig, type McpServerSpec, type VariableContext } from '../../core/mcp/config';
+import { digestText } from '../../core/mcp/permission';
+import { ConfinedReader } from '../../core/safety/confined-read';
 import { NodeWorkspaceFs } from '../node-fs';
 import { readRegularFile } from '../regular-file';
 

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { safeFileStem } from './io';
+import { safeFileStem } from '../core/tasks/io';
 
 export interface LeaseInfo {
   owner: string;

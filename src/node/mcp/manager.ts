@@ -1,11 +1,11 @@
 // All configured MCP servers: their connections, their tools as one ToolSource for the agent loop, and the
 // prompts / resources API the slash commands and the "Attach MCP Resource" command use.
-import type { McpServerSpec } from '../../../core/mcp/config';
-import { describeOrigin } from '../../../core/mcp/config';
-import { toPromptInfos, toResourceInfos, type McpPromptInfo, type McpResourceInfo } from '../../../core/mcp/prompts';
-import { useSchemaCompiler } from '../../../core/mcp/schema';
-import { createMcpTool } from '../../../core/mcp/tool';
-import type { Tool, ToolSource } from '../../../core/tools/types';
+import type { McpServerSpec } from '../../core/mcp/config';
+import { describeOrigin } from '../../core/mcp/config';
+import { toPromptInfos, toResourceInfos, type McpPromptInfo, type McpResourceInfo } from '../../core/mcp/prompts';
+import { useSchemaCompiler } from '../../core/mcp/schema';
+import { createMcpTool } from '../../core/mcp/tool';
+import type { Tool, ToolSource } from '../../core/tools/types';
 import { McpConnection, sdk, type McpConnectionOptions, type McpLog, type McpServerState } from './connection';
 
 export interface McpServerStatus {

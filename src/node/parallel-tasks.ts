@@ -3,8 +3,8 @@
 // the working tree, merge the branch, or discard. No 'vscode' here: the extension (host/controller) and tests
 // drive it; the Agent for a worktree comes from the injected factory.
 import * as path from 'node:path';
-import type { Agent } from '../../core/loop/agent';
-import type { AgentEvent, RunReport } from '../../core/loop/events';
+import type { Agent } from '../core/loop/agent';
+import type { AgentEvent, RunReport } from '../core/loop/events';
 import {
   applyToWorkingTree, BRANCH_PREFIX, commitTaskWork, createTaskWorktree, discardTaskWorktree, git, listTaskWorktrees, mergeTaskBranch, taskChanges,
   type FileChange, type IntegrateResult, type TaskWorktree,
