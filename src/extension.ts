@@ -1,10 +1,10 @@
 // activate(): wire the host adapters into the core and register everything. Each step is a factory in
 // host/wiring/ that takes what it needs; the glue they wire lives in host/controller.
 import type * as vscode from 'vscode';
-import { MemoryService } from './host/controller/agent-factory';
+import { MemoryService } from './host/controller/memory-service';
 import { createLogger } from './host/logger';
 import { ReadinessGate } from './host/readiness-gate';
-import { ApiKeyStore } from './host/secrets';
+import { ApiKeyStore } from './host/api-key-store';
 import { initSettingsConsent } from './host/settings-consent';
 import { ForgeStatusBar } from './host/status-bar';
 import { createAgentTools } from './host/wiring/agent-tools';

@@ -8,7 +8,7 @@ import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
 import type { TaskRecord } from '../../core/tasks/task-store';
 import type { Logger } from '../logger';
 import { journalLedger, type EditIntentRecord, type EditLedger, type LedgerIntent } from '../../core/tasks/effects';
-import { VscodeWorkspaceProbe } from './durable-effects';
+import { VscodeWorkspaceProbe } from './workspace-probe';
 import { StorageHealth } from './storage-health';
 
 export interface DurabilityOptions {

@@ -1,7 +1,7 @@
 // The palette's memory commands: open this workspace's learnings, forget one.
 import * as vscode from 'vscode';
 import type { CommandHandlers } from '../commands';
-import type { MemoryService } from './agent-factory';
+import type { MemoryService } from './memory-service';
 import { pickMemoryToForget } from './pickers';
 
 export class MemoryActions {

@@ -9,7 +9,7 @@ import { createEndpointModel } from '../../providers/local-model';
 import { MemoryToolFormatStore, type ToolFormatMemo, type ToolFormatStore } from '../../providers/tool-format';
 import { createVscodeLmModel, listVscodeLmModels } from '../../providers/vscode-lm';
 import type { ProviderStatus } from '../../protocol/messages';
-import type { ApiKeyStore } from '../secrets';
+import type { ApiKeyStore } from '../api-key-store';
 import type { ForgeSettings, ProviderId } from '../settings';
 
 export const PROVIDER_LABELS: Record<ProviderId, string> = {

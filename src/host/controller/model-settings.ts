@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { ForgePanelProvider } from '../../panel/provider';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
 import type { CommandHandlers } from '../commands';
-import type { ApiKeyStore } from '../secrets';
+import type { ApiKeyStore } from '../api-key-store';
 import { readSettings, type ProviderId } from '../settings';
 import { saveModelChoice, type ModelFactory } from './model-factory';
 import { pickModel } from './pickers';

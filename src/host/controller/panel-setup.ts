@@ -7,7 +7,7 @@ import type { WebviewHandlers, WebviewMessageOf } from '../../panel/webview-hand
 import type { PanelProviderId } from '../../protocol/messages';
 import { checkEndpoint, detectLocalServers, normaliseBaseUrl } from '../../providers/endpoint-discovery';
 import { listVscodeLmModels } from '../../providers/vscode-lm';
-import type { ApiKeyStore } from '../secrets';
+import type { ApiKeyStore } from '../api-key-store';
 import { readSettings } from '../settings';
 import { SUGGESTED_MODELS, saveModelChoice } from './model-factory';
 

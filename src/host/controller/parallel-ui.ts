@@ -18,7 +18,7 @@ import { CommandSandbox } from '../../node/sandbox/command-sandbox';
 import { baseText, repoRoot, type TaskWorktree } from '../../node/worktrees';
 import { readSettings, sandboxOffBy } from '../settings';
 import { withSandboxAttribution } from '../settings-consent';
-import { agentConfigFrom } from './agent-factory';
+import { agentConfigFrom } from './agent-config';
 import type { SwitchableModel } from './model-factory';
 import { describeTask as describe, parallelViewCommands, registerParallelView } from './parallel-view';
 import { commandRules } from './tool-factory';

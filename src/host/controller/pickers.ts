@@ -5,9 +5,9 @@ import * as vscode from 'vscode';
 import type { EditJournal, UndoResult } from '../../core/tasks/journal';
 import type { TaskSummary } from '../../core/tasks/task-store';
 import { checkEndpoint } from '../../providers/endpoint-discovery';
-import type { ApiKeyStore } from '../secrets';
+import type { ApiKeyStore } from '../api-key-store';
 import { readSettings, type ProviderId } from '../settings';
-import type { MemoryService } from './agent-factory';
+import type { MemoryService } from './memory-service';
 import { ModelFactory, PROVIDER_LABELS, saveModelChoice } from './model-factory';
 
 export async function pickModel(models: ModelFactory, keys: ApiKeyStore): Promise<boolean> {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { EditJournal, UndoResult } from '../../core/tasks/journal';
 import { settleEdits } from '../../core/tasks/recovery';
 import type { Logger } from '../logger';
-import { VscodeWorkspaceProbe } from './durable-effects';
+import { VscodeWorkspaceProbe } from './workspace-probe';
 import { undoWithReport } from './pickers';
 import type { Recovery } from './recovery';
 import type { SessionManager } from './session-manager';

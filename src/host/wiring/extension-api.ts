@@ -10,7 +10,7 @@ import type { ParallelTasksUi } from '../controller/parallel-ui';
 import type { Toolkit } from '../controller/tool-factory';
 import type { Ecosystem } from '../ecosystem';
 import type { ReadinessGate } from '../readiness-gate';
-import type { ApiKeyStore } from '../secrets';
+import type { ApiKeyStore } from '../api-key-store';
 import type { ForgeStatusBar } from '../status-bar';
 import type { Initialised } from './controller';
 import type { NewSessionManager } from './sessions';

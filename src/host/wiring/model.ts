@@ -4,7 +4,7 @@ import type * as vscode from 'vscode';
 import type { ProviderStatus } from '../../protocol/messages';
 import { ModelFactory, mementoToolFormatStore, SwitchableModel } from '../controller/model-factory';
 import type { Logger } from '../logger';
-import type { ApiKeyStore } from '../secrets';
+import type { ApiKeyStore } from '../api-key-store';
 import { readSettings } from '../settings';
 import { refreshKeyPresence } from '../settings-consent';
 

@@ -7,7 +7,7 @@ import type { Transcript } from '../../panel/transcript';
 import type { HandledMessageType, WebviewHandlers } from '../../panel/webview-handlers';
 import { WEBVIEW_MESSAGE_TYPES } from '../../protocol/messages';
 import type { AgentExtras } from '../controller/agent-extras';
-import type { ImmediateMessage } from '../controller/forge-controller';
+import type { ImmediateMessage } from '../controller/controller';
 import type { Ecosystem } from '../ecosystem';
 import { connectEcosystemPanel, ecosystemMessages } from '../ecosystem-panel';
 import type { Logger } from '../logger';

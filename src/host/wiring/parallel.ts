@@ -1,7 +1,7 @@
 // Background tasks in their own git worktrees (forge.parallel.*), sharing the model and the memory.
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import type { MemoryService } from '../controller/agent-factory';
+import type { MemoryService } from '../controller/memory-service';
 import type { SwitchableModel } from '../controller/model-factory';
 import { ParallelTasksUi } from '../controller/parallel-ui';
 import type { Logger } from '../logger';

@@ -9,7 +9,7 @@ import { ConcurrentChangeError, VscodeEditApplier } from '../../../src/host/edit
 import { TerminalCommandRunner } from '../../../src/host/terminal-runner';
 import { Agent } from '../../../src/core/loop/agent';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
-import { Controller, type ControllerDeps } from '../../../src/host/controller/forge-controller';
+import { Controller, type ControllerDeps } from '../../../src/host/controller/controller';
 import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
 import { ScriptedApprover } from '../../unit/core/helpers';

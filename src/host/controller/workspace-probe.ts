@@ -3,7 +3,6 @@
 import * as vscode from 'vscode';
 import type { WorkspaceProbe } from '../../core/tasks/recovery';
 import { processGroupAlive } from '../../node/node-runner';
-export { JournalingApplier, RecordingRunner, type EditIntentRecord, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 
 /** The workspace as VS Code shows it after a reload: disk, hot-exit buffers, surviving commands. */
 export class VscodeWorkspaceProbe implements WorkspaceProbe {
