@@ -4,7 +4,7 @@
 // (closest-candidate report); the growth from 10k to 100k lines (linear = 10x); and the longest event-loop stall
 // while it runs (the engine yields every 8 ms). All blocks of 64+ characters share one jumping multi-pattern pass over
 // the text (shorter ones one native alternation pass); tolerant blocks share one pass for their rarest words.
-import { applyDiff, type SearchReplaceBlock } from '../src/core/tools/apply-diff';
+import { applyDiff, type SearchReplaceBlock } from '../src/core/tools/apply-diff/apply-diff';
 import { emit, figure, log, now, QUICK, withLoopMonitor } from './lib/harness';
 
 const SIZES = [10_000, 100_000];

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { applyDiff, type Variant } from '../../../src/core/tools/apply-diff';
-import { FileModel } from '../../../src/core/tools/apply-diff-file';
-import { scanAll, type ScanPattern } from '../../../src/core/tools/apply-diff-scan';
-import { matchBySlowIndex, matchTolerant } from '../../../src/core/tools/apply-diff-tolerant';
-import { CHUNK, TextBytes } from '../../../src/core/tools/text-bytes';
+import { applyDiff, type Variant } from '../../../src/core/tools/apply-diff/apply-diff';
+import { FileModel } from '../../../src/core/tools/apply-diff/file-model';
+import { scanAll, type ScanPattern } from '../../../src/core/tools/apply-diff/scan';
+import { matchBySlowIndex, matchTolerant } from '../../../src/core/tools/apply-diff/tolerant';
+import { CHUNK, TextBytes } from '../../../src/core/tools/apply-diff/text-bytes';
 
 const noPause = async () => {};
 

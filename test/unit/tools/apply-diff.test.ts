@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { applyDiff, searchNatively } from '../../../src/core/tools/apply-diff';
+import { applyDiff, searchNatively } from '../../../src/core/tools/apply-diff/apply-diff';
 
 describe('tools/apply-diff: applyDiff', () => {
   const src = ['function a() {', '  const x = 1;', '  return x;', '}', '', 'function b() {', '  return 2;', '}', ''].join('\n');

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { CHUNK, MARGIN, TextBytes } from '../../../src/core/tools/text-bytes';
+import { CHUNK, MARGIN, TextBytes } from '../../../src/core/tools/apply-diff/text-bytes';
 
 function rng(seed: number) {
   return (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);

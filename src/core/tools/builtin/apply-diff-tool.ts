@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
-import { applyDiff, type AppliedBlock } from '../apply-diff';
+import { applyDiff, type AppliedBlock } from '../apply-diff/apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
 import { checkEditTarget, controlPlaneTarget, decodeTextPaced, errorResult } from './common';
 import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';

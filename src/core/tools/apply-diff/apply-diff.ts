@@ -4,11 +4,11 @@
 // replaced regions are kept byte for byte; replacement text uses the file's dominant line ending.
 //
 // Speed: the exact occurrences of every block of MIN_SCAN_SEARCH+ characters are found in one pass over the text
-// that jumps most of it (apply-diff-scan.ts), working on offsets in the file's own string (no split, no copy when
+// that jumps most of it (scan.ts), working on offsets in the file's own string (no split, no copy when
 // it is LF); shorter blocks use the native substring search. Line numbers are counted only up to the offsets that
 // are reported. Only when some block has no exact match is it matched ignoring whitespace: anchored on its rarest
 // word, found by the same kind of pass, with the neighbouring lines compared around each hit; a block without a
-// usable word falls back to hashing every line (apply-diff-tolerant.ts). All passes yield to the event loop.
+// usable word falls back to hashing every line (tolerant.ts). All passes yield to the event loop.
 //
 // Two helps for blocks that would otherwise fail, neither of which can move an edit to a place the model did not
 // mean: an optional `startLine` settles a block that matches several places when exactly one match starts within
@@ -16,10 +16,10 @@
 // search line carries one with consecutive numbers AND the search as written matches nowhere (so real content
 // that looks like a prefix is never stripped).
 import { diffArrays } from 'diff';
-import { FileModel, MAX_OCCURRENCES, type Pause, type Variant } from './apply-diff-file';
-import { reindent } from './apply-diff-indent';
-import { sampleOf, scanAll, type ScanPattern } from './apply-diff-scan';
-import { ensureWanted, matchTolerant, prepareTolerant } from './apply-diff-tolerant';
+import { FileModel, MAX_OCCURRENCES, type Pause, type Variant } from './file-model';
+import { reindent } from './reindent';
+import { sampleOf, scanAll, type ScanPattern } from './scan';
+import { ensureWanted, matchTolerant, prepareTolerant } from './tolerant';
 
 export interface SearchReplaceBlock {
   search: string;
@@ -87,7 +87,7 @@ interface Region {
 // ---------------------------------------------------------------------------------------------------------------
 // Blocks
 
-export type { Variant } from './apply-diff-file';
+export type { Variant } from './file-model';
 
 interface Job {
   index: number;

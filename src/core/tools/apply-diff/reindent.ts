@@ -1,6 +1,6 @@
 // Re-indentation for apply_diff: one mapping from the block's indentation to the file's, fitted on every matched
 // line and applied to the whole replacement, or a refusal with the reason. (Split from apply-diff.ts.)
-import { leadingWs } from './apply-diff-file';
+import { leadingWs } from './file-model';
 
 /** Columns a tab counts for when indentation widths are compared (any constant works: the mapping is fitted). */
 const TAB_COLS = 4;

@@ -1,4 +1,4 @@
-// A long text as bytes, one chunk at a time, and its newline counts. The multi-pattern scan (apply-diff-scan.ts)
+// A long text as bytes, one chunk at a time, and its newline counts. The multi-pattern scan (scan.ts)
 // reads a text's bytes (an unaligned 32-bit load per step is cheaper than four charCodeAt calls), and apply_diff needs
 // the line number of offsets deep in a big file. JavaScript offers neither a byte view of a string nor a native
 // newline count (an indexOf per line costs ~8 ns of call overhead each, ~0.8 ms per 100,000 lines).
@@ -193,6 +193,7 @@ export class TextBytes {
       // A wide chunk is read as characters: nothing of it is copied (the zeros mark the buffer as not holding it).
       const written = this.oneByte ? c.latin1.write(slice, offset, 'latin1') : 0;
       c.latin1.fill(0, offset + written, offset + written + PADDING);
+      // eslint-disable-next-line @typescript-eslint/no-this-alias -- the module-wide buffer records which instance fills it
       owner = this;
       ownerChunk = k;
       this.base = from - offset;

@@ -12,7 +12,7 @@
 // included) up to the pattern's cap; a pattern that reaches its cap leaves the scan. If the scan turns out to cost
 // more than a few passes' worth of steps (adversarial text), the rest is done with one native search per pattern,
 // which finds the same occurrences. Work is cut in slices of STEPS_PER_SLICE steps with a pause between.
-import type { Pause } from './apply-diff-file';
+import type { Pause } from './file-model';
 import { TextBytes } from './text-bytes';
 
 export interface ScanPattern {
@@ -171,7 +171,7 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
  */
 export async function scanAll(text: string, patterns: ScanPattern[], pause: Pause, sample = sampleOf(text), hold = new TextBytes(text)): Promise<void> {
   const n = text.length;
-  let live: number[] = [];
+  const live: number[] = [];
   for (let p = 0; p < patterns.length; p++) {
     const pat = patterns[p]!;
     if (pat.text.length < MIN_SCAN_CHARS) throw new Error('scanAll: pattern too short');

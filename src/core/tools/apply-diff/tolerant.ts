@@ -3,11 +3,11 @@
 //
 // Fast path, for a block with a word (a run without whitespace) of MIN_WORD+ characters: any file line equal to a
 // search line with whitespace ignored holds each of its words verbatim, so the block's rarest long word (its
-// frequency estimated on a sample of the file) is found by one jumping pass for all blocks (apply-diff-scan.ts), and
+// frequency estimated on a sample of the file) is found by one jumping pass for all blocks (scan.ts), and
 // only around its hits are lines compared, without building them. Slow path, for the other blocks and for words that
 // prove common: hash every line with whitespace ignored and look each block's rarest line up in that index.
-import { CHUNK_LINES, MAX_OCCURRENCES, normalizeLine, normEquals, normHash, type FileModel, type Pause, type Variant } from './apply-diff-file';
-import { scanAll, type ScanPattern } from './apply-diff-scan';
+import { CHUNK_LINES, MAX_OCCURRENCES, normalizeLine, normEquals, normHash, type FileModel, type Pause, type Variant } from './file-model';
+import { scanAll, type ScanPattern } from './scan';
 
 /** Shortest word the fast path anchors on. */
 const MIN_WORD = 4;
