@@ -136,14 +136,16 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
   it('Undo Task Changes leaves the same mark (and reports the file the user changed)', async () => {
     const session = api.testApi.manager.current;
     const result = await api.testApi.controller.undoTaskChanges(session.id, false);
-    assert.deepStrictEqual(result.deleted, [a], 'a.txt was created by the task');
+    // a.txt was created by the task, and recovery-cmd-out.txt by its command (a contained command is undone too).
+    assert.deepStrictEqual([...result.deleted].sort(), [a, out].sort(), 'what the task and its command created');
+    assert.ok(!fs.existsSync(out));
     assert.deepStrictEqual(result.conflicts.map((c: any) => c.path), [b], 'b.txt, changed by the user, is left alone');
     assert.ok(!fs.existsSync(a));
     assert.strictEqual(await readText(b), 'mine\n');
     const last = (session.transcript.snapshot().items as any[]).filter((i) => i.kind === 'checkpoint').at(-1);
     assert.strictEqual(last.kind, 'checkpoint');
     assert.strictEqual(last.action, 'undo');
-    assert.deepStrictEqual(last.deleted, [a]);
+    assert.deepStrictEqual([...last.deleted].sort(), [a, out].sort());
     // The task's changes block is computed again: a.txt, undone, is no longer listed as changed.
     const changes = () => session.transcript.snapshot().items.filter((i: any) => i.kind === 'changes').at(-1) as any;
     await waitFor(() => changes() && !changes().files.some((f: any) => f.path === a && f.state === 'changed'), 'the changes block to drop a.txt');
