@@ -24,7 +24,7 @@ export interface SandboxSettings {
   envAllow: readonly string[];
 }
 
-export interface CommandSandboxOptions {
+interface CommandSandboxOptions {
   settings: () => SandboxSettings;
   /** Workspace folders (writable inside the sandbox). */
   roots: () => readonly string[];
@@ -230,7 +230,7 @@ export class CommandSandbox {
         });
         notes.unshift(...refusalNotes(plan.merged, this.opts.roots()));
       }
-      await removeWriteLayer(layer);
+      void removeWriteLayer(layer); // off the command's path: the next request need not wait for the clean-up
     }
     if (plan.proxy) {
       const denied = plan.proxy.takeDenied();
