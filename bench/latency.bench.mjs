@@ -65,7 +65,10 @@ function chromiumTree(userDataDir) {
   const tree = new Set(rows.filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type=')).map((r) => r.pid));
   for (let grew = true; grew; ) {
     grew = false;
-    for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) (tree.add(r.pid), (grew = true));
+    for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) {
+      tree.add(r.pid);
+      grew = true;
+    }
   }
   return rows.filter((r) => tree.has(r.pid));
 }
@@ -256,7 +259,7 @@ async function main() {
     emit('latency.first_request_after_reload', all('firstRequestMs'), 100, 'first run of a fresh window: Enter (startRun) -> request on the wire');
     emit('latency.later_request', all('laterRequestMs'), 100, 'later runs of the same window: Enter (startRun) -> request on the wire');
     const awaitingCpu = all('chromiumCpuPctAwaitingApproval').filter((x) => typeof x === 'number');
-    emit('latency.chromium_cpu_awaiting_approval', awaitingCpu, 20, "CPU of the whole Chromium process tree (% of one core, over 3 s) while an edit waits for approval with its diff shown, after the machine went quiet (or 3.5 s): the panel must not repaint while it waits (with the spinning progress ring it had: 49%)", '%');
+    emit('latency.chromium_cpu_awaiting_approval', awaitingCpu, 20, 'CPU of the whole Chromium process tree (% of one core, over 3 s) while an edit waits for approval with its diff shown, after the machine went quiet (or 3.5 s): the panel must not repaint while it waits (with the spinning progress ring it had: 49%)', '%');
     const mem = all('chromiumRssMbPanelHidden').filter((x) => typeof x === 'number');
     if (mem.length) line({ name: 'latency.chromium_rss_panel_hidden', unit: 'MB', ...stats(mem), input: { ...input, source: 'RSS of the whole Chromium process tree with the Forge sidebar hidden (cost of a retained webview)' }, goal: null, withinGoal: null });
   } finally {

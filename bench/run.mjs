@@ -139,6 +139,6 @@ const overBudget = all.filter((f) => f.withinBudget === false);
 const overGoal = all.filter((f) => f.withinGoal === false);
 process.stderr.write(
   `[bench] done in ${results.durationSeconds} s: ${all.length} figures, ${overGoal.length} over goal, ${overBudget.length} over CI budget` +
-    `${crashed.length ? `, crashed: ${crashed.join(', ')}` : ''}; wrote bench/out/results.json${quick ? "" : " and bench/RESULTS.md"}\n`,
+    `${crashed.length ? `, crashed: ${crashed.join(', ')}` : ''}; wrote bench/out/results.json${quick ? '' : ' and bench/RESULTS.md'}\n`,
 );
 process.exit(overBudget.length || crashed.length ? 1 : 0);

@@ -82,7 +82,7 @@ async function main() {
         await forgeEntry.waitFor({ state: 'attached', timeout: 60_000 });
       } catch (e) {
         const labels = await page.$$eval('.activitybar [aria-label]', (els) => els.map((el) => el.getAttribute('aria-label')));
-        throw new Error(`${e.message}\nactivity bar entries: ${labels.join(' | ')}`);
+        throw new Error(`${e.message}\nactivity bar entries: ${labels.join(' | ')}`, { cause: e });
       }
       log('check passed: the workbench opened the workspace and shows the Forge activity bar entry');
       await browser.close();

@@ -90,7 +90,7 @@ async function shoot(theme, label) {
       // Wait for this card to go before looking for the next (under load the answered card lingers a moment).
       const id = await panel.approveButton.first().getAttribute('data-request-id');
       await panel.approveButton.first().click();
-      await wv.locator(`.approval-card.pending vscode-button[data-request-id="${id}"]`).first().waitFor({ state: "detached", timeout: 30_000 });
+      await wv.locator(`.approval-card.pending vscode-button[data-request-id="${id}"]`).first().waitFor({ state: 'detached', timeout: 30_000 });
     }
     await panel.runEnd('done').waitFor({ timeout: 60_000 });
     await page.keyboard.press('Escape');

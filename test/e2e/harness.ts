@@ -107,9 +107,8 @@ export interface PanelPage {
  */
 export async function eventuallyText(locator: { innerText(): Promise<string> }, re: RegExp, timeoutMs = 5000): Promise<string> {
   const end = Date.now() + timeoutMs;
-  let text = '';
   for (;;) {
-    text = await locator.innerText().catch(() => '');
+    const text = await locator.innerText().catch(() => '');
     if (re.test(text) || Date.now() > end) return text;
     await new Promise((r) => setTimeout(r, 25));
   }

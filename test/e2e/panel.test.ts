@@ -292,7 +292,7 @@ describe('webview panel (Chromium)', function () {
     await scroller.evaluate((el) => { el.scrollTop -= 400; });
     await p.page.waitForTimeout(50);
     const g0 = await gap();
-    await p.host({ type: 'patch', seq: ++seq, ops: [{ op: 'delta', id: 't', field: 'text', delta: '\n\neven more\n\n'.repeat(40) }] });
+    await p.host({ type: 'patch', seq: seq + 1, ops: [{ op: 'delta', id: 't', field: 'text', delta: '\n\neven more\n\n'.repeat(40) }] });
     await p.page.locator('[data-id="t"] p', { hasText: 'even more' }).first().waitFor(); // the tail render may be throttled
     await p.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
     const g1 = await gap();

@@ -33,8 +33,6 @@ const turns = [
   { toolCalls: [{ id: 'crash-done', name: 'task_completion', args: { result: 'The greeting says Hi; the migration was cut off by a reload and needs checking.' } }] },
 ];
 
-let lastKilled;
-
 /** Process ids of the extension hosts code-server started (they are in its process group). */
 function extensionHosts(server) {
   const out = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' });
@@ -50,7 +48,6 @@ async function killExtensionHost(server, page) {
   assert.ok(pid, 'found the extension host');
   process.kill(pid, 'SIGKILL');
   step(`extension host ${pid} killed`);
-  lastKilled = pid;
   // code-server leaves a crashed remote host down (another extension-host process that shows up meanwhile is not a
   // restart: once taken for one, the panel never came back), so the user reloads the window.
   await runCommand(page, 'Developer: Reload Window', { log: step });

@@ -2,7 +2,7 @@
 // import under src/ and webview-ui/src is checked against it, and every bare import of Node's own modules and of
 // 'vscode'. A rule that lives only in a comment is not a rule.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { importGraph } from './core/import-cycles.test';
 
@@ -47,7 +47,6 @@ function layerOf(file: string): Layer | undefined {
 }
 
 function sourceFiles(): string[] {
-  const { readdirSync, statSync } = require('node:fs') as typeof import('node:fs');
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((n) => {
       const p = join(dir, n);

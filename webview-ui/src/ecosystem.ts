@@ -19,7 +19,9 @@ export class EcosystemStrip {
     });
     this.el.addEventListener('toggle', (e) => {
       const d = e.target as HTMLDetailsElement;
-      if (d.dataset.key) (d.open ? this.open.add(d.dataset.key) : this.open.delete(d.dataset.key));
+      if (!d.dataset.key) return;
+      if (d.open) this.open.add(d.dataset.key);
+      else this.open.delete(d.dataset.key);
     }, true);
   }
 

@@ -27,7 +27,7 @@ export async function runCommand(page, title, { attempts = 10, log = () => {} } 
       await input.waitFor({ state: 'hidden', timeout: 10_000 });
       return;
     } catch (e) {
-      if (attempt >= attempts) throw new Error(`command "${title}" never appeared in the palette: ${e.message}`);
+      if (attempt >= attempts) throw new Error(`command "${title}" never appeared in the palette: ${e.message}`, { cause: e });
       log(`"${title}" not in the palette yet, retry ${attempt}`);
       await page.keyboard.press('Escape');
     }

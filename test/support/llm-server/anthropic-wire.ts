@@ -67,7 +67,7 @@ export function anthropicJson(turn: ReplyTurn, model: string): Record<string, un
   if (turn.text !== undefined) content.push({ type: 'text', text: [turn.text].flat().join('') });
   (turn.toolCalls ?? []).forEach((c, i) => {
     const raw = argsText(c.args);
-    let input: unknown = {};
+    let input: unknown;
     try {
       input = JSON.parse(raw);
     } catch {

@@ -9,7 +9,10 @@ describe('tools/decodeTextPaced: slices decoded on their own', () => {
   const join = (parts: Uint8Array[]) => {
     const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
-    for (const p of parts) (out.set(p, at), (at += p.length));
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
     return out;
   };
   const whole = (bytes: Uint8Array, keepBom = false) => {

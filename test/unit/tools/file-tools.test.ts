@@ -157,7 +157,7 @@ describe('tools/search_files', () => {
     const { t } = setup(files);
     const r = await call(t('search_files'), { pattern: 'return\\s+bar', contextLines: 1 });
     assert.match(r.content, /Found 1 matches in 1 files/);
-    assert.match(r.content, /src\/a\.ts-2- function foo\(\) \{\nsrc\/a\.ts:3:   return bar\(\);\nsrc\/a\.ts-4- \}/);
+    assert.match(r.content, /src\/a\.ts-2- function foo\(\) \{\nsrc\/a\.ts:3: {3}return bar\(\);\nsrc\/a\.ts-4- \}/);
   });
   it('filters by glob, honours case sensitivity, skips secrets/binaries/ignored', async () => {
     const { t } = setup(files);
