@@ -9,8 +9,8 @@ import type { ApprovalDecision } from '../core/tools/types';
 import type { Containment } from '../core/workspace/types';
 import { plain } from './terminal-safe';
 
-export const POLICY_ITEMS = ['writes', 'commands-sandboxed', 'commands', 'network'] as const;
-export type PolicyItem = (typeof POLICY_ITEMS)[number];
+const POLICY_ITEMS = ['writes', 'commands-sandboxed', 'commands', 'network'] as const;
+type PolicyItem = (typeof POLICY_ITEMS)[number];
 export type ApprovalPolicy = ReadonlySet<PolicyItem>;
 
 /** "writes,commands-sandboxed" (one or several flags) -> the set; unknown words throw with the valid ones. */
@@ -90,7 +90,7 @@ export function describeRequest(req: ApprovalRequest, style: Style): string {
 /** Reads one answer from the person; resolves undefined when the signal aborts first. */
 export type AskLine = (prompt: string, signal: AbortSignal) => Promise<string | undefined>;
 
-export interface CliApproverOptions {
+interface CliApproverOptions {
   /** The run's --approve flags (named in refusals; Policy applies them). */
   policy: ApprovalPolicy;
   /** Present only when a person can answer (stdin and stderr are terminals). */
@@ -102,7 +102,7 @@ export interface CliApproverOptions {
   onQuit: () => void;
 }
 
-export const NO_TTY_REFUSAL =
+const NO_TTY_REFUSAL =
   'Refused: Forge runs without a terminal and no approval policy covers this call. ' +
   'Re-run with --approve writes,commands-sandboxed (or --yes-contained) to allow it, or run in a terminal to be asked.';
 

@@ -3,8 +3,8 @@
 import { isModeName, MODE_NAMES, type ModeName } from '../core/modes';
 import { parseApprovalPolicy, type ApprovalPolicy } from './approvals';
 
-export type ProviderName = 'openai' | 'anthropic' | 'openai-compatible';
-export type NetworkSetting = 'off' | 'allowlist' | 'on';
+type ProviderName = 'openai' | 'anthropic' | 'openai-compatible';
+type NetworkSetting = 'off' | 'allowlist' | 'on';
 
 export interface CliOptions {
   command: 'run' | 'tasks' | 'help' | 'version';
@@ -48,7 +48,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export const DEFAULT_MODELS: Record<ProviderName, string> = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5', 'openai-compatible': '' };
+const DEFAULT_MODELS: Record<ProviderName, string> = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5', 'openai-compatible': '' };
 
 export const USAGE = `Usage: forge run [options] "task"        run a task in a folder
        forge run --continue [options] ["message"]   resume the latest task (or --task <id>)

@@ -17,7 +17,7 @@ import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktre
 
 declare const __FORGE_VERSION__: string | undefined;
 
-export interface CliIO {
+interface CliIO {
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WriteStream;

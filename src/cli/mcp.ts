@@ -11,7 +11,7 @@ import { permissionOf } from '../node/mcp/consent';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
 
-export interface CliMcpOptions {
+interface CliMcpOptions {
   workspace: string;
   /** --mcp-config: the user's own servers (they start without a question). */
   configFile?: string;

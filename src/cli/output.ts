@@ -87,7 +87,7 @@ export class JsonLinesWriter {
   }
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   write: (text: string) => void;
   style: Style;
   verbose: boolean;

@@ -36,7 +36,7 @@ declare const __FORGE_VERSION__: string | undefined;
  */
 export const TASKS_DIR = path.join('.forge', 'tasks');
 
-export interface Runtime {
+interface Runtime {
   root: string;
   model: Model;
   tools: Tool[];
@@ -70,7 +70,7 @@ export async function openTaskStore(root: string, log: (m: string) => void): Pro
   return TaskStore.open(dir, { log });
 }
 
-export interface RuntimePlace {
+interface RuntimePlace {
   /** The user's folder: task store and memory live here. */
   root: string;
   /** Where the task works (tools, commands, rules): the root, or a git worktree of it (--worktree). */
@@ -79,7 +79,7 @@ export interface RuntimePlace {
 }
 
 /** What the runtime may ask the person at the terminal (nothing without one). */
-export interface RuntimeHooks {
+interface RuntimeHooks {
   ask?: (prompt: string, secret: boolean) => Promise<string | undefined>;
   env?: NodeJS.ProcessEnv;
 }

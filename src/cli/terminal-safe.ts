@@ -104,7 +104,7 @@ export function safeJson(value: unknown): string {
   return JSON.stringify(value).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-export const MASK = '***';
+const MASK = '***';
 
 /** Replaces known secrets in a stream of writes, including one split across writes. */
 export class SecretMasker {

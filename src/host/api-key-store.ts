@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { ProviderId } from './settings';
 
-export type KeyedProvider = Exclude<ProviderId, 'vscode-lm'>;
+type KeyedProvider = Exclude<ProviderId, 'vscode-lm'>;
 
 const LABELS: Record<KeyedProvider, string> = {
   openai: 'OpenAI',

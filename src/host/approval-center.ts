@@ -14,7 +14,7 @@ export interface EditProposalSurface {
   reject(id: string, reason?: string): Promise<boolean>;
 }
 
-export interface ApprovalCenterOptions {
+interface ApprovalCenterOptions {
   /** The diff surface for edit previews (and their per-hunk review); without it edits are approved whole from the panel. */
   diff?: EditProposalSurface;
   /** Whether to open a diff for edit previews (forge.showDiffOnProposal). */
@@ -26,7 +26,7 @@ export interface ApprovalCenterOptions {
   readCurrent?: (path: string) => Promise<string | undefined>;
 }
 
-export type ApprovalListener = (event:
+type ApprovalListener = (event:
   | { type: 'requested'; request: ApprovalRequest }
   | { type: 'resolved'; request: ApprovalRequest; decision: ApprovalDecision; auto: boolean }) => void;
 

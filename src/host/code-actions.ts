@@ -24,7 +24,7 @@ export function fixProblemArgs(uri: vscode.Uri, diags: readonly vscode.Diagnosti
   };
 }
 
-export class FixWithForgeProvider implements vscode.CodeActionProvider {
+class FixWithForgeProvider implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
 
   provideCodeActions(

@@ -12,11 +12,11 @@ import {
 import { whenEditSettled } from './edit-applier';
 import { key, ProposedFs } from './proposed-fs';
 
-export const ORIGINAL_SCHEME = 'forge-original';
+const ORIGINAL_SCHEME = 'forge-original';
 export const PROPOSED_SCHEME = 'forge-proposed';
 /** Context keys used by package.json menus/keybindings. */
-export const CTX_PROPOSAL_ACTIVE = 'forge.proposalActive';
-export const CTX_HAS_PENDING = 'forge.hasPendingProposals';
+const CTX_PROPOSAL_ACTIVE = 'forge.proposalActive';
+const CTX_HAS_PENDING = 'forge.hasPendingProposals';
 
 export interface Proposal {
   id: string;
@@ -72,12 +72,12 @@ const LATE_TAB_MS = 5000;
  */
 const ACCEPT_CLOSE_DELAY_MS = 10_000;
 
-export interface DiffApprovalOptions {
+interface DiffApprovalOptions {
   /** Relative label for a path in the diff title (default: workspace-relative). */
   label?: (absPath: string) => string;
 }
 
-export interface ProposeOptions {
+interface ProposeOptions {
   /** Open the diff editor (forge.showDiffOnProposal); otherwise the proposal is answered from the panel only. */
   open?: boolean;
 }

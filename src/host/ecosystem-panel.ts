@@ -6,7 +6,7 @@ import type { WebviewHandlers } from '../panel/webview-handlers';
 import type { EcosystemView } from '../protocol/messages';
 import type { Ecosystem } from './ecosystem';
 
-export function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
+function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
   return {
     mcp: eco.mcp.manager.status().slice(0, 100).map((s) => ({
       name: s.name.slice(0, 200),

@@ -11,7 +11,7 @@ import { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, sameText } f
 
 export { ConcurrentChangeError };
 
-export interface VscodeEditApplierOptions {
+interface VscodeEditApplierOptions {
   /** Called after an edit is applied and saved (e.g. to record it in the edit journal). */
   onApplied?: (edit: FileEdit, uri: vscode.Uri) => void;
   /** Refuse when the file changed since the proposal was computed (default true). */

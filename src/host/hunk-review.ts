@@ -7,7 +7,7 @@ import { type Hunk, type HunkState } from '../core/review/hunks';
 import type { CommandHandlers } from './commands';
 import { PROPOSED_SCHEME, type DiffApproval, type HunkReview } from './diff-approval';
 
-export const HUNK_COMMANDS = { accept: 'forge.acceptHunk', reject: 'forge.rejectHunk', reset: 'forge.resetHunk' } as const;
+const HUNK_COMMANDS = { accept: 'forge.acceptHunk', reject: 'forge.rejectHunk', reset: 'forge.resetHunk' } as const;
 
 /** Where a hunk sits on the proposed side (0-based line): its first added line, or the line where lines went. */
 function anchorLine(h: Hunk): number {

@@ -20,6 +20,3 @@ export function createLogger(context?: vscode.ExtensionContext): vscode.LogOutpu
   }
   return channel;
 }
-
-/** A logger that drops everything (tests, or before activation). */
-export const nullLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };

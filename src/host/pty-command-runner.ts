@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
 import { TerminalTextCleaner, visibleCommandLine } from '../node/terminal-text';
 
-export interface PtyCommandRunnerOptions {
+interface PtyCommandRunnerOptions {
   terminalName?: string;
   /** Characters of one command's output shown in the terminal; the rest is only counted (default 2,000,000). */
   displayCapChars?: number;

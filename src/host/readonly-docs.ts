@@ -2,13 +2,13 @@
 // editor shows the text but cannot save it. Each show() re-reads the content (the provider fires a change).
 import * as vscode from 'vscode';
 
-export const READONLY_SCHEME = 'forge-view';
+const READONLY_SCHEME = 'forge-view';
 
 const contents = new Map<string, () => Promise<string>>();
 const changed = new vscode.EventEmitter<vscode.Uri>();
 let registered: vscode.Disposable | undefined;
 
-export function registerReadOnlyDocs(): vscode.Disposable {
+function registerReadOnlyDocs(): vscode.Disposable {
   registered ??= vscode.workspace.registerTextDocumentContentProvider(READONLY_SCHEME, {
     onDidChange: changed.event,
     provideTextDocumentContent: async (uri) => {

@@ -152,7 +152,7 @@ export const consentCommands = {
 const KEYED = ['openai', 'anthropic', 'openai-compatible'] as const;
 
 /** The bit of ApiKeyStore the question needs: whether a key is stored, and when that changes. */
-export interface KeyPresence {
+interface KeyPresence {
   get(provider: (typeof KEYED)[number]): Promise<string | undefined>;
   onDidChange(listener: () => void): vscode.Disposable;
 }

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { decideFor, onDidChangeConsent } from './settings-consent';
 
 export type ProviderId = 'vscode-lm' | 'openai' | 'anthropic' | 'openai-compatible';
-export type ModeId = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
+type ModeId = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
 
 export interface AutoApproveSettings {
   read: boolean;

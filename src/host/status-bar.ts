@@ -1,7 +1,7 @@
 // Status bar item for the running task: "$(sync~spin) Forge 3/25"; click focuses the panel.
 import * as vscode from 'vscode';
 
-export interface TaskProgress {
+interface TaskProgress {
   iteration: number;
   maxIterations: number;
   /** e.g. "12.4k tokens · $0.03" */

@@ -5,9 +5,9 @@ import * as vscode from 'vscode';
 import { taskFileChanges, type TaskFileChange } from '../core/review/changes';
 import type { EditJournal, JournalFs, UndoResult } from '../core/tasks/journal';
 
-export const TASK_ORIGINAL_SCHEME = 'forge-task-original';
+const TASK_ORIGINAL_SCHEME = 'forge-task-original';
 
-export interface ChangedFileView {
+interface ChangedFileView {
   path: string;
   displayPath: string;
   added: number;

@@ -13,7 +13,7 @@ import type { Logger } from './logger';
 import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from '../node/output-spool';
 import { warmShellParser } from '../node/shell-parser-warmup';
 
-export interface TerminalRunnerOptions {
+interface TerminalRunnerOptions {
   /** Used when shell integration is unavailable, or the request needs env variables. */
   fallback?: CommandRunner;
   /** How long to wait for shell integration in a new terminal (default 5000 ms). */

@@ -6,14 +6,14 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { AuditSink } from '../core/audit/audit-trail';
 
-export interface AuditFileSinkOptions {
+interface AuditFileSinkOptions {
   /** Rotate when the live file would grow past this (default 5 MB). */
   maxBytes?: number;
   /** Files kept in all, the live one included (default 5). */
   maxFiles?: number;
 }
 
-export const AUDIT_FILE = 'audit.jsonl';
+const AUDIT_FILE = 'audit.jsonl';
 
 export class AuditFileSink implements AuditSink {
   readonly file: string;

@@ -8,7 +8,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { CommandFileChange, CommandRunner, RunRequest, RunResult } from '../core/workspace/types';
 
-export interface FingerprintOptions {
+interface FingerprintOptions {
   /** Files stat'ed at most (default 5,000). */
   maxFiles?: number;
   /** Time for one fingerprint (default 0.8 s). */
@@ -18,7 +18,7 @@ export interface FingerprintOptions {
 }
 
 /** path -> "size:mtime" (or "gone"); undefined when the fingerprint could not be taken within the bounds. */
-export type Fingerprint = Map<string, string>;
+type Fingerprint = Map<string, string>;
 
 const SKIP = ['.git', 'node_modules', '.hg', '.svn', '.cache', 'dist', 'out', 'build', 'target', '.venv', '__pycache__'];
 

@@ -17,7 +17,7 @@ export class NotPlainTextError extends Error {
   override readonly name = 'NotPlainTextError';
 }
 
-export interface DiskEditApplierOptions {
+interface DiskEditApplierOptions {
   /** Refuse when the file changed since the proposal was computed (default true). */
   checkConcurrentChange?: boolean;
   /**

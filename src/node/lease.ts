@@ -19,9 +19,9 @@ export interface LeaseInfo {
   label?: string;
 }
 
-export type AcquireResult = { ok: true; tookOver?: LeaseInfo } | { ok: false; holder: LeaseInfo };
+type AcquireResult = { ok: true; tookOver?: LeaseInfo } | { ok: false; holder: LeaseInfo };
 
-export interface TaskLeasesOptions {
+interface TaskLeasesOptions {
   /** This window's identity (default: pid + random). */
   owner?: string;
   label?: string;

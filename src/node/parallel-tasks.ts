@@ -10,7 +10,7 @@ import {
   type FileChange, type IntegrateResult, type TaskWorktree,
 } from './worktrees';
 
-export type BackgroundStatus = 'queued' | 'starting' | 'running' | 'ready' | 'failed' | 'applied' | 'merged' | 'discarded';
+type BackgroundStatus = 'queued' | 'starting' | 'running' | 'ready' | 'failed' | 'applied' | 'merged' | 'discarded';
 
 export interface BackgroundTask {
   id: string;
@@ -29,7 +29,7 @@ export interface BackgroundTask {
   conflicts?: string[];
 }
 
-export interface ParallelTasksOptions {
+interface ParallelTasksOptions {
   /** The user's repository (any folder inside it). */
   repo: string;
   /** Read each time a slot frees up, so a settings change applies at once. */

@@ -8,7 +8,7 @@ import { constants, promises as fsp } from 'node:fs';
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** The error a non-regular file (FIFO, device, socket, folder) is refused with. */
-export class NotRegularFileError extends Error {
+class NotRegularFileError extends Error {
   readonly code = 'ENOTREG';
   constructor(readonly path: string, readonly kind: string) {
     super(`${path} is a ${kind}, not a regular file`);

@@ -18,7 +18,7 @@ export function ripgrepCandidates(appRoot: string, platform = process.platform, 
   return out;
 }
 
-export function findRipgrep(appRoot: string): string | undefined {
+function findRipgrep(appRoot: string): string | undefined {
   return ripgrepCandidates(appRoot).find((p) => {
     try {
       fs.accessSync(p, fs.constants.X_OK);
@@ -33,7 +33,7 @@ export function findRipgrep(appRoot: string): string | undefined {
 const COUNT_HEADROOM = 2000;
 
 /** @deprecated SearchQuery carries admit() itself. */
-export type RipgrepQuery = SearchQuery;
+type RipgrepQuery = SearchQuery;
 
 export class RipgrepSearch implements SearchBackend {
   constructor(readonly rgPath: string) {}

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { adoptShellParser, parseScript, shellParserLoaded, vendoredShellParserPath } from '../core/safety/command-parse';
 
-export interface ShellParserWarmupOptions {
+interface ShellParserWarmupOptions {
   /** Folder for the V8 code cache (global storage); without it the parser is compiled from source. */
   cacheDir?: string;
   /** The parser file (default: dist/vendor/mvdan-sh.js next to the bundle). */
@@ -17,7 +17,7 @@ export interface ShellParserWarmupOptions {
   log?: { info(m: string): void; warn(m: string): void };
 }
 
-export interface ShellParserWarmupResult {
+interface ShellParserWarmupResult {
   loaded: boolean;
   /** 'cache' (code cache accepted), 'compiled' (no usable cache), 'already' (loaded before), 'missing' (no vendored file). */
   via: 'cache' | 'compiled' | 'already' | 'missing';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 
 export const BRANCH_PREFIX = 'forge/';
 
-export interface GitResult {
+interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
@@ -64,7 +64,7 @@ export interface TaskWorktree {
   base: string;
 }
 
-export interface CreateWorktreeOptions {
+interface CreateWorktreeOptions {
   /** Where worktrees go (default: <repo>/../.forge-worktrees/<repo name>); outside the repo so tools never see them twice. */
   baseDir?: string;
   /** Start from this commit-ish (default HEAD). */
@@ -91,7 +91,7 @@ export async function createTaskWorktree(repoDir: string, title: string, opts: C
   throw new Error(`too many task branches named ${BRANCH_PREFIX}${slug}-*`);
 }
 
-export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
 export interface FileChange {
   /** Path relative to the repository. */

@@ -25,7 +25,7 @@ export interface PanelBridgeOptions {
 }
 
 /** One webview (sidebar view or editor tab). `send` is webview.postMessage. */
-export interface PanelConnection {
+interface PanelConnection {
   receive(raw: unknown): void;
   dispose(): void;
 }

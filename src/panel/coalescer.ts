@@ -7,12 +7,12 @@ export interface Scheduler {
   clearTimeout(handle: unknown): void;
 }
 
-export const realScheduler: Scheduler = {
+const realScheduler: Scheduler = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-export interface CoalescerOptions {
+interface CoalescerOptions {
   intervalMs?: number;
   scheduler?: Scheduler;
 }

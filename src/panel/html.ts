@@ -6,7 +6,7 @@ export function makeNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
-export interface WebviewHtmlParts {
+interface WebviewHtmlParts {
   /** webview.cspSource */
   cspSource: string;
   /** asWebviewUri(dist/webview/main.js) */
@@ -58,7 +58,7 @@ export function buildWebviewHtml(p: WebviewHtmlParts): string {
  * What a restored editor tab's saved webview state (vscode.setState in the webview) may tell the host. It comes
  * from disk and from the webview, so it is only a hint: the host never acts on it, it always sends its own snapshot.
  */
-export interface RestoredPanelHint {
+interface RestoredPanelHint {
   /** The task the tab showed before the reload (may differ from the host's current task). */
   taskId?: string;
   scrollTop?: number;

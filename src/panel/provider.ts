@@ -7,11 +7,11 @@ import { buildWebviewHtml, makeNonce, parseRestoredPanelState } from './html';
 import type { Transcript } from './transcript';
 import type { WebviewHandlers } from './webview-handlers';
 
-export const CHAT_VIEW_ID = 'forge.chatView';
-export const EDITOR_PANEL_TYPE = 'forge.chatEditor';
+const CHAT_VIEW_ID = 'forge.chatView';
+const EDITOR_PANEL_TYPE = 'forge.chatEditor';
 
 /** Sees each message to ('out') or from ('in') a webview; `webview` says which one (sidebar or an editor tab). */
-export type PanelObserver = (direction: 'in' | 'out', msg: unknown, webview: vscode.Webview) => void;
+type PanelObserver = (direction: 'in' | 'out', msg: unknown, webview: vscode.Webview) => void;
 
 export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.Disposable {
   static readonly viewId = CHAT_VIEW_ID;
@@ -213,7 +213,7 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
  * the hidden webview's memory (measured by bench/latency.bench.mjs as latency.chromium_rss_panel_hidden). The
  * editor tab does not: it is opened on demand and restored by its serializer.
  */
-export const SIDEBAR_RETAINS_CONTEXT = true;
+const SIDEBAR_RETAINS_CONTEXT = true;
 
 /**
  * Registers the sidebar view provider (kept alive while hidden: SIDEBAR_RETAINS_CONTEXT; state still comes from the

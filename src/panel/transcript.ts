@@ -15,7 +15,7 @@ import { ToolCards } from './fold/tool-cards';
 import { planView } from './planFormat';
 import { cap, safeId } from './itemFormat';
 
-export interface TranscriptOptions {
+interface TranscriptOptions {
   now?: () => number;
   /** Characters of a tool result kept for the card (the full text stays with the loop, see fullOutputRef). */
   resultPreviewChars?: number;
@@ -33,8 +33,8 @@ export interface TranscriptState {
   plan?: PlanView;
 }
 
-export type TranscriptChange = { kind: 'ops'; ops: PatchOp[] } | { kind: 'reset' };
-export type TranscriptListener = (change: TranscriptChange) => void;
+type TranscriptChange = { kind: 'ops'; ops: PatchOp[] } | { kind: 'reset' };
+type TranscriptListener = (change: TranscriptChange) => void;
 
 export class Transcript {
   private readonly items = new TranscriptItems();

@@ -13,7 +13,7 @@ export * from './webview-messages';
 
 // ---------- parsing ----------
 
-export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
 
 function describe(x: unknown): string {
   if (x === null || typeof x !== 'object') return `not an object (${x === null ? 'null' : typeof x})`;

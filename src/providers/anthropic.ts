@@ -14,7 +14,7 @@ import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, Usage } 
 import { toModelError } from './errors';
 import { parseToolArgs } from './tool-args';
 
-export interface AnthropicAdapterOptions {
+interface AnthropicAdapterOptions {
   info: ModelInfo;
   apiKey?: string;
   baseUrl?: string;
@@ -25,25 +25,17 @@ export interface AnthropicAdapterOptions {
 const EPHEMERAL = { type: 'ephemeral' as const };
 
 /** The API accepts at most 4 cache_control breakpoints per request. */
-export const MAX_CACHE_BREAKPOINTS = 4;
+const MAX_CACHE_BREAKPOINTS = 4;
 /** On a lookup the API tries block boundaries up to ~20 blocks before each breakpoint. */
-export const CACHE_LOOKBACK_BLOCKS = 20;
-
-/** Minimum cacheable prefix (tokens): shorter prefixes are silently not cached (no error, no write). */
-export function anthropicMinCacheTokens(model: string): number {
-  const m = model.toLowerCase();
-  if (/opus-4-[5-9]|haiku-4-5/.test(m)) return 4096;
-  if (/haiku/.test(m)) return 2048;
-  return 1024;
-}
+const CACHE_LOOKBACK_BLOCKS = 20;
 
 /** System layers as blocks, per-step layers excluded (they go after the conversation; see toAnthropicPrompt). */
-export function toAnthropicSystem(request: Pick<ModelRequest, 'system'>): TextBlockParam[] {
+function toAnthropicSystem(request: Pick<ModelRequest, 'system'>): TextBlockParam[] {
   return prefixLayers(request.system).map((l) => ({ type: 'text', text: l.text }));
 }
 
 /** History as Anthropic turns: tool results and a following user text share one user turn; no cache marks. */
-export function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): MessageParam[] {
+function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): MessageParam[] {
   const out: MessageParam[] = [];
   const pushUser = (blocks: ContentBlockParam[]) => {
     const last = out[out.length - 1];
@@ -79,7 +71,7 @@ function markable(block: Markable): boolean {
   return block.type !== 'text' || !!block.text?.trim();
 }
 
-export interface AnthropicPrompt {
+interface AnthropicPrompt {
   tools: AnthropicTool[];
   system: TextBlockParam[];
   messages: MessageParam[];
@@ -138,7 +130,7 @@ export function toAnthropicPrompt(request: Pick<ModelRequest, 'system' | 'messag
   return { tools, system, messages };
 }
 
-export function toAnthropicTools(request: Pick<ModelRequest, 'tools'>): AnthropicTool[] {
+function toAnthropicTools(request: Pick<ModelRequest, 'tools'>): AnthropicTool[] {
   return request.tools.map((t) => ({
     name: t.name,
     description: t.description,

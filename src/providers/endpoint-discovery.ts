@@ -18,9 +18,9 @@ export function isLoopbackUrl(url: string | undefined): boolean {
   }
 }
 
-export type ServerFlavour = 'ollama' | 'lmstudio' | 'vllm' | 'llamacpp' | 'openrouter' | 'openai-compatible';
+type ServerFlavour = 'ollama' | 'lmstudio' | 'vllm' | 'llamacpp' | 'openrouter' | 'openai-compatible';
 
-export const FLAVOUR_LABELS: Record<ServerFlavour, string> = {
+const FLAVOUR_LABELS: Record<ServerFlavour, string> = {
   ollama: 'Ollama',
   lmstudio: 'LM Studio',
   vllm: 'vLLM',
@@ -30,7 +30,7 @@ export const FLAVOUR_LABELS: Record<ServerFlavour, string> = {
 };
 
 /** Default ports of the servers that are found without typing anything. */
-export const DEFAULT_LOCAL_PORTS = { ollama: 11434, lmstudio: 1234 } as const;
+const DEFAULT_LOCAL_PORTS = { ollama: 11434, lmstudio: 1234 } as const;
 
 /**
  * Ollama's runtime context when neither the model (num_ctx parameter) nor the running instance says otherwise.
@@ -39,7 +39,7 @@ export const DEFAULT_LOCAL_PORTS = { ollama: 11434, lmstudio: 1234 } as const;
  */
 export const OLLAMA_DEFAULT_RUNTIME_CTX = 4096;
 
-export interface EndpointOptions {
+interface EndpointOptions {
   /** The OpenAI-compatible root, e.g. http://127.0.0.1:11434/v1 */
   baseUrl: string;
   apiKey?: string;
@@ -48,7 +48,7 @@ export interface EndpointOptions {
   timeoutMs?: number;
 }
 
-export interface ContextWindowInfo {
+interface ContextWindowInfo {
   tokens: number;
   /** Human-readable origin, e.g. "Ollama num_ctx parameter", "vLLM max_model_len". */
   source: string;
@@ -57,7 +57,7 @@ export interface ContextWindowInfo {
   provisional?: boolean;
 }
 
-export interface RemoteModel {
+interface RemoteModel {
   id: string;
   contextWindow?: number;
   contextField?: string;
@@ -77,7 +77,7 @@ class HttpError extends Error {
 export function normaliseBaseUrl(baseUrl: string): string {
   return baseUrl.trim().replace(/\/+$/, '');
 }
-export function serverRoot(baseUrl: string): string {
+function serverRoot(baseUrl: string): string {
   return normaliseBaseUrl(baseUrl).replace(/\/v1$/, '');
 }
 
@@ -116,7 +116,7 @@ function positive(v: unknown): number | undefined {
 }
 
 /** GET {baseUrl}/models: the OpenAI list, with any context length the server puts on the entries. */
-export async function listModels(o: EndpointOptions): Promise<RemoteModel[]> {
+async function listModels(o: EndpointOptions): Promise<RemoteModel[]> {
   const body = obj(await request(`${normaliseBaseUrl(o.baseUrl)}/models`, o));
   const data = Array.isArray(body?.data) ? body.data : Array.isArray(body?.models) ? body.models : [];
   const out: RemoteModel[] = [];
@@ -264,7 +264,7 @@ export class ContextWindowCache {
 // ---------------------------------------------------------------------------------------------------------
 // Connection check
 
-export type EndpointProblem = 'refused' | 'timeout' | 'wrong_base_url' | 'auth' | 'model_missing' | 'http' | 'unreachable';
+type EndpointProblem = 'refused' | 'timeout' | 'wrong_base_url' | 'auth' | 'model_missing' | 'http' | 'unreachable';
 
 export interface EndpointCheck {
   ok: boolean;
@@ -286,7 +286,7 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /** Which server a URL most likely points at, from its port / host (for messages only). */
-export function guessFlavour(baseUrl: string): ServerFlavour {
+function guessFlavour(baseUrl: string): ServerFlavour {
   try {
     const u = new URL(baseUrl);
     if (/openrouter\.ai$/i.test(u.hostname)) return 'openrouter';

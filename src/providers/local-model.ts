@@ -6,7 +6,7 @@ import { createModel, type ProviderConfig } from './index';
 import { limitsFor } from './models';
 import { AdaptiveToolModel, toolFormatKey, type ToolCallFormat, type ToolFormatState, type ToolFormatStore, MemoryToolFormatStore } from './tool-format';
 
-export interface EndpointModelConfig extends ProviderConfig {
+interface EndpointModelConfig extends ProviderConfig {
   toolCallFormat?: ToolCallFormat;
   /** Remembers auto's decisions per endpoint + model (default: in memory). */
   store?: ToolFormatStore;
@@ -20,7 +20,7 @@ export interface EndpointModelConfig extends ProviderConfig {
   log?: (message: string) => void;
 }
 
-export interface EndpointModel {
+interface EndpointModel {
   model: Model;
   /** Present for OpenAI-compatible endpoints (the format can change while running). */
   adaptive?: AdaptiveToolModel;

@@ -1,6 +1,6 @@
 // Known context windows and output caps. Unknown models fall back to 128k / 8k (overridable in settings).
 
-export interface ModelLimits {
+interface ModelLimits {
   contextWindow: number;
   maxOutputTokens: number;
 }

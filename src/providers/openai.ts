@@ -12,7 +12,7 @@ import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest } from '.
 import { toModelError } from './errors';
 import { parseToolArgs } from './tool-args';
 
-export interface OpenAIAdapterOptions {
+interface OpenAIAdapterOptions {
   info: ModelInfo;
   apiKey?: string;
   baseUrl?: string;
@@ -63,7 +63,7 @@ export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'message
   return out;
 }
 
-export function toOpenAITools(request: Pick<ModelRequest, 'tools'>): ChatCompletionTool[] {
+function toOpenAITools(request: Pick<ModelRequest, 'tools'>): ChatCompletionTool[] {
   return request.tools.map((t) => ({
     type: 'function' as const,
     function: { name: t.name, description: t.description, parameters: t.inputSchema },

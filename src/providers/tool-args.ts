@@ -14,7 +14,7 @@ export function parseToolArgs(raw: string): { args: unknown; rawArgs: string; pa
 }
 
 /** "invalid JSON in tool arguments: Unexpected end of JSON input (at char 31 of 31: ...`"recursive": tru`)" */
-export function describeJsonError(raw: string, err: unknown): string {
+function describeJsonError(raw: string, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const m = /position (\d+)/.exec(message);
   const pos = m ? Number(m[1]) : raw.length;

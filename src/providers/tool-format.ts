@@ -7,7 +7,7 @@ import { withTextModeTools } from '../core/tools/text-mode';
 import { XmlToolCallParser } from '../core/tools/xml-parser';
 
 export type ToolCallFormat = 'auto' | 'native' | 'xml';
-export type ResolvedToolFormat = 'native' | 'xml';
+type ResolvedToolFormat = 'native' | 'xml';
 
 export interface ToolFormatMemo {
   format: ResolvedToolFormat;
@@ -61,7 +61,7 @@ export function toolRefusalReason(err: unknown): string | undefined {
 // ---------------------------------------------------------------------------------------------------------
 // Tool calls written as text while native tools were offered
 
-export interface TextToolCalls {
+interface TextToolCalls {
   /** Events that replace the text: prose as text, each call as tool_call_start + tool_call_end. */
   events: ModelEvent[];
   style: 'forge-xml' | 'tool_call-tags' | 'json';
@@ -194,7 +194,7 @@ export interface ToolFormatState {
   decided: boolean;
 }
 
-export interface AdaptiveToolModelOptions {
+interface AdaptiveToolModelOptions {
   native: Model;
   /** Default: the text-mode wrapper around `native`. */
   xml?: Model;

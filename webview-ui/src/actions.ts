@@ -2,7 +2,7 @@
 import type { Action } from '../../src/protocol/messages';
 import { button, h } from './dom';
 
-export const ACTION_LABELS: Record<Action, string> = {
+const ACTION_LABELS: Record<Action, string> = {
   continue: 'Continue',
   retry: 'Retry',
   new_task: 'New task',

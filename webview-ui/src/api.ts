@@ -9,7 +9,7 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
-export interface UiState {
+interface UiState {
   scrollTop: number;
   /** The view was scrolled to the bottom: keep following new output. */
   stick: boolean;

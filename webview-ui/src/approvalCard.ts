@@ -68,7 +68,7 @@ function alwaysButton(a: Approval): HTMLElement | null {
   return button('Always for this task', { 'data-act': 'approve_task', 'data-request-id': a.requestId, title: 'Approve this kind of call for the rest of the task (Ctrl+Shift+Enter)' });
 }
 
-export function renderDiff(diff: string, truncated: boolean): HTMLElement {
+function renderDiff(diff: string, truncated: boolean): HTMLElement {
   const pre = h('pre', { class: 'diff' });
   const lines = diff.split('\n');
   for (const line of lines.slice(0, 400)) {

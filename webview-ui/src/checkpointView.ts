@@ -14,7 +14,7 @@ function files(n: number): string {
 }
 
 /** `untracked` is set when the changes are in the task's checkpoints (then only those files cannot be put back). */
-export function commandChangesText(total: number, untracked: number | undefined): string {
+function commandChangesText(total: number, untracked: number | undefined): string {
   if (untracked === undefined) return `This command changed ${files(total)}. Undo and restore cannot bring back what it did.`;
   if (untracked === 0) return `This command changed ${files(total)}. Restore to here and Undo put them back.`;
   return `This command changed ${files(total)}. Restore and Undo put back all but ${untracked === total ? 'them' : files(untracked)} (binary, large or links).`;

@@ -1,6 +1,6 @@
 // Tiny DOM builder. Text always goes in as text nodes; the only HTML ever parsed is sanitized markdown.
-export type Child = Node | string | number | null | undefined | false;
-export type Attrs = Record<string, string | number | boolean | undefined | null>;
+type Child = Node | string | number | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | undefined | null>;
 
 export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
   const el = document.createElement(tag);
@@ -13,7 +13,7 @@ export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLEle
   return el;
 }
 
-export function append(el: Element | DocumentFragment, children: Child[]): void {
+function append(el: Element | DocumentFragment, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);

@@ -58,15 +58,6 @@ export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]
   return h('div', { class: 'hunk-review' }, h('div', { class: 'hunk-summary', 'aria-live': 'polite' }, summary), list);
 }
 
-/** A resolved edit's card: which hunks were not written, and why. Null when every hunk went in. */
-export function renderHunkOutcome(hunks: readonly HunkView[]): HTMLElement | null {
-  const rejected = hunks.filter((x) => x.state === 'rejected');
-  if (!rejected.length) return null;
-  return h('div', { class: 'hunk-outcome' },
-    `${hunks.length - rejected.length} of ${hunks.length} hunks written; not written: `,
-    ...rejected.flatMap((x, i) => [i ? '; ' : '', h('strong', {}, `hunk ${x.index + 1}`), ` (${x.header})`, x.reason ? ` — ${x.reason}` : '']));
-}
-
 /** A toggle was pressed (delegated click / key handler): tell the host. */
 export function hunkAction(target: HTMLElement, post: (m: WebviewMessage) => void): void {
   const d = target.dataset;

@@ -46,7 +46,7 @@ const PURIFY_CONFIG = {
   ALLOW_DATA_ATTR: false,
 };
 
-export function sanitizeHtml(html: string): DocumentFragment {
+function sanitizeHtml(html: string): DocumentFragment {
   return purify.sanitize(html, PURIFY_CONFIG);
 }
 

@@ -22,7 +22,7 @@ export const marked = new Marked({
  * again, so a 2,000-level list costs ~depth x size (seconds); below this depth the cost stays ~linear. What is
  * nested deeper is shown verbatim as preformatted text inside the deepest container (escaped, inert).
  */
-export const MAX_NESTING = 8;
+const MAX_NESTING = 8;
 let nesting = 0;
 
 /**
@@ -35,7 +35,7 @@ function flattened<T>(src: string): T {
 }
 
 /** Widest table rendered as a table; a wider one (thousands of `|a` cells) stays a paragraph of text. */
-export const MAX_TABLE_COLUMNS = 64;
+const MAX_TABLE_COLUMNS = 64;
 
 marked.use({
   tokenizer: {
@@ -81,7 +81,7 @@ export type LinkDefs = TokensList['links'];
  * is lexed in segments cut at a line end or a space: emphasis or a link spanning a cut in a paragraph this long
  * shows its markers as text.
  */
-export const INLINE_CHARS = 1024;
+const INLINE_CHARS = 1024;
 
 class BoundedLexer extends Lexer {
   override inlineTokens(src: string, tokens: Token[] = []): Token[] {

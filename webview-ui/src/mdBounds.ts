@@ -37,7 +37,7 @@ export function cutPoint(src: string, limit: number): number {
   return code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
 }
 
-export interface Fence {
+interface Fence {
   /** The opening line to repeat ("```ts"), without container prefixes. */
   opener: string;
   char: string;

@@ -20,7 +20,7 @@ const TITLES: Record<RunEnd['reason'], [icon: string, title: string]> = {
 };
 
 /** "3 iterations · 12k tokens · $0.04 · 9.1 s"; nothing spent, nothing said (no "0 tokens", no "$0.0000"). */
-export function runStats(r: RunEnd): string {
+function runStats(r: RunEnd): string {
   const tokens = r.inputTokens + r.outputTokens;
   const parts: string[] = [];
   if (r.iterations > 0) parts.push(`${r.iterations} ${r.iterations === 1 ? 'iteration' : 'iterations'}`);

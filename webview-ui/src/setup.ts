@@ -17,7 +17,7 @@ const PROVIDERS: [PanelProviderId, string, string][] = [
 ];
 
 /** The provider a status label stands for (the host sends labels such as "OpenAI-compatible endpoint"). */
-export function providerIdOf(label: string | undefined): PanelProviderId | undefined {
+function providerIdOf(label: string | undefined): PanelProviderId | undefined {
   if (!label) return undefined;
   if (/compatible|ollama|lm studio/i.test(label)) return 'openai-compatible';
   if (/vs ?code|copilot/i.test(label)) return 'vscode-lm';

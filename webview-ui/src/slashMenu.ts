@@ -8,7 +8,7 @@ import { h } from './dom';
 import { renderMarkdown } from './markdown';
 import './slashMenu.css';
 
-export interface SlashMenuHooks {
+interface SlashMenuHooks {
   isRunning(): boolean;
   stop(): void;
   /** Sends the input as it is now (after a completion of a command without arguments). */

@@ -3,7 +3,7 @@ import type {
   PatchOp, Progress, ProviderStatus, RunStatus, Snapshot, TaskSummary, TranscriptItem,
 } from '../../src/protocol/messages';
 
-export interface StoreListener {
+interface StoreListener {
   reset(items: readonly TranscriptItem[]): void;
   append(item: TranscriptItem): void;
   update(item: TranscriptItem, prev: TranscriptItem): void;

@@ -2,7 +2,7 @@
 // the unfinished tail (re-rendered as text arrives). Pure (marked tokens in, tokens out) so it is testable in Node.
 import type { Token, TokensList } from 'marked';
 
-export interface BlockSplit {
+interface BlockSplit {
   /** Completed blocks, in order; their raw text is exactly src.slice(0, length). */
   blocks: Token[];
   length: number;

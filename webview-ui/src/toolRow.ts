@@ -35,7 +35,7 @@ const STATUS: Record<Tool['status'], [icon: string, text: string]> = {
   interrupted: ['debug-disconnect', 'interrupted'],
 };
 
-export function toolVerb(name: string): [string, string] {
+function toolVerb(name: string): [string, string] {
   return VERBS[name] ?? [name.replace(/^mcp__?/, '').replace(/_/g, ' '), 'tools'];
 }
 

@@ -8,7 +8,7 @@ import type { TranscriptItem } from '../../src/protocol/messages';
 import { hydrate, refreshStream, renderItem } from './items';
 import { StreamingMarkdown } from './streamMarkdown';
 
-export interface ScrollState {
+interface ScrollState {
   scrollTop: number;
   stick: boolean;
   /** First item visible at the top and how far into it we were: survives height changes from lazy rendering. */

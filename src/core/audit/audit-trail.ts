@@ -12,10 +12,8 @@ export interface AuditSink {
   append(lines: string): Promise<void>;
 }
 
-export type AuditActor = 'user' | 'rule' | 'task_grant' | 'setting' | 'policy' | 'auto' | 'model';
-
 /** One line of the log. `v` is the format version; `ts` ms epoch; everything else depends on `kind`. */
-export interface AuditRecord {
+interface AuditRecord {
   v: 1;
   ts: number;
   kind: string;
@@ -24,7 +22,7 @@ export interface AuditRecord {
   [field: string]: unknown;
 }
 
-export interface FileWriteFact {
+interface FileWriteFact {
   taskId: string;
   path: string;
   /** null: the file did not exist before / was deleted. */
@@ -33,7 +31,7 @@ export interface FileWriteFact {
   toolCallId?: string;
 }
 
-export interface RestoreFact {
+interface RestoreFact {
   taskId: string;
   /** restore: back to a checkpoint; undo: the whole task's changes; redo: the last restore or undo taken back. */
   action: 'restore' | 'undo' | 'redo';
@@ -48,7 +46,7 @@ export interface RestoreFact {
   rewoundMessages?: number;
 }
 
-export interface AuditTrailOptions {
+interface AuditTrailOptions {
   now?: () => number;
   /** Diagnostics (a failing sink must never break a run). */
   log?: (message: string) => void;
@@ -56,12 +54,12 @@ export interface AuditTrailOptions {
 
 const CAP = 500;
 
-export function sha256Hex(text: string): string {
+function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** Canonical JSON (sorted keys) so equal arguments always digest the same. */
-export function stableJson(value: unknown): string {
+function stableJson(value: unknown): string {
   if (value === undefined) return 'null';
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;

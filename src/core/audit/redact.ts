@@ -26,7 +26,7 @@ const ASSIGNMENTS: readonly RegExp[] = [
   /(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)([^@\s/]+)(@)/gi,
 ];
 
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 export function redactSecrets(text: string): string {
   let out = text;

@@ -6,7 +6,7 @@ import { ConfinedReader, isWorthWarning, type ConfinedEntry, type ConfinedRefusa
 import type { WorkspaceFs } from '../workspace/types';
 import { COMMAND_NAME, expandTemplate, parsePromptFile, type ParsedArgs, type SlashCommandInfo, type SlashCommandSource } from './slash';
 
-export const COMMANDS_DIR = '.forge/commands';
+const COMMANDS_DIR = '.forge/commands';
 /** A prompt file larger than this is skipped (it is a prompt, not a document). */
 const MAX_FILE_BYTES = 64 * 1024;
 const MAX_COMMANDS = 200;

@@ -26,9 +26,9 @@ export interface SlashCommandSource {
   expand(name: string, args: ParsedArgs, signal?: AbortSignal): Promise<string | undefined>;
 }
 
-export type BuiltinCommand = 'stop' | 'new' | 'mode' | 'model' | 'compact' | 'undo' | 'help';
+type BuiltinCommand = 'stop' | 'new' | 'mode' | 'model' | 'compact' | 'undo' | 'help';
 
-export const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinCommand })[] = [
+const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinCommand })[] = [
   { name: 'stop', description: 'Stop the running task (also Escape in the input)', source: 'builtin' },
   { name: 'new', description: 'Start a new task', source: 'builtin' },
   { name: 'mode', description: 'Switch mode: agent, plan, implement, review, test, deploy', argumentHint: '<mode>', source: 'builtin', choices: [...MODE_NAMES] },
@@ -40,7 +40,7 @@ export const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinComma
 
 const BUILTIN_NAMES = new Set<string>(BUILTIN_COMMANDS.map((c) => c.name));
 
-export function isBuiltin(name: string): name is BuiltinCommand {
+function isBuiltin(name: string): name is BuiltinCommand {
   return BUILTIN_NAMES.has(name);
 }
 
@@ -51,7 +51,7 @@ export interface ParsedArgs {
   argv: string[];
 }
 
-export interface ParsedSlash {
+interface ParsedSlash {
   name: string;
   args: ParsedArgs;
 }
@@ -115,7 +115,7 @@ export function expandTemplate(template: string, args: ParsedArgs): string {
   return out;
 }
 
-export interface PromptFile {
+interface PromptFile {
   description?: string;
   argumentHint?: string;
   body: string;
@@ -173,7 +173,7 @@ function distance(a: string, b: string): number {
   return row[b.length];
 }
 
-export function suggestCommand(name: string, commands: readonly SlashCommandInfo[]): string | undefined {
+function suggestCommand(name: string, commands: readonly SlashCommandInfo[]): string | undefined {
   let best: { name: string; d: number } | undefined;
   for (const c of commands) {
     const d = c.name.startsWith(name) ? 0 : distance(name, c.name);
@@ -182,7 +182,7 @@ export function suggestCommand(name: string, commands: readonly SlashCommandInfo
   return best?.name;
 }
 
-export type SlashResolution =
+type SlashResolution =
   | { kind: 'builtin'; name: BuiltinCommand; args: ParsedArgs }
   | { kind: 'prompt'; name: string; source: string; prompt: string; args: ParsedArgs }
   | { kind: 'unknown'; name: string; message: string };

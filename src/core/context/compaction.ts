@@ -3,10 +3,10 @@ import type { ChatMessage, Model, Usage } from '../model/types';
 import { iterateWithAbort } from '../loop/abort';
 import { turnStarts } from './history';
 
-export const SUMMARY_SECTIONS = ['Goal', 'Decisions', 'Files touched', 'Open errors', 'Next steps'] as const;
+const SUMMARY_SECTIONS = ['Goal', 'Decisions', 'Files touched', 'Open errors', 'Next steps'] as const;
 export const SUMMARY_MARKER = '[Summary of the earlier conversation, compacted by Forge]';
 
-export interface CompactionOptions {
+interface CompactionOptions {
   model: Model;
   signal: AbortSignal;
   /** How many of the latest turns stay verbatim (a turn = user message, or assistant + its tool results). */
@@ -17,7 +17,7 @@ export interface CompactionOptions {
   maxCharsPerMessage?: number;
 }
 
-export interface CompactionResult {
+interface CompactionResult {
   history: ChatMessage[];
   summary: string;
   usage?: Usage;

@@ -27,7 +27,7 @@ export class InMemoryOutputStore implements OutputStore {
   }
 }
 
-export interface CappedOutput {
+interface CappedOutput {
   content: string;
   ref?: string;
 }
@@ -50,7 +50,7 @@ export async function capToolOutput(
   return { content: text.slice(0, headLen) + note + text.slice(text.length - tailLen), ref };
 }
 
-export const readOutputInput = z.object({
+const readOutputInput = z.object({
   ref: z.string().min(1).describe('The ref from a truncated tool output, e.g. "out-3".'),
   offset: z.number().int().min(0).default(0).describe('Character offset to start from.'),
   limit: z.number().int().min(1).optional().describe('How many characters to return (capped).'),

@@ -6,7 +6,7 @@
 import type { SystemLayer } from '../model/types';
 import type { ModeDefinition } from '../modes';
 
-export interface PromptInputs {
+interface PromptInputs {
   mode: ModeDefinition;
   /** The project's rules (AGENTS.md, .forge/rules): stable, so they sit in the cached prefix after the tool rules. */
   rulesText?: string;
@@ -38,7 +38,7 @@ const TOOL_RULES = `Tool rules:
 - For a task with several steps, call update_plan first with the goal and the steps, and again whenever a step
   starts or finishes or the plan changes; the user sees the plan as a checklist and may edit it.`;
 
-export function iterationWarningText(iteration: number, maxIterations: number): string {
+function iterationWarningText(iteration: number, maxIterations: number): string {
   const left = Math.max(0, maxIterations - iteration);
   return `Iteration ${iteration} of ${maxIterations}: only ${left} iteration(s) left. Wrap up: finish the essential part, ` +
     `verify it, and call task_completion — or ask_question if you cannot finish.`;

@@ -1,13 +1,13 @@
 // Token accounting: anchored on what the provider reported for the last request, estimated (chars/4) after it.
 import type { ChatMessage, SystemLayer, ToolSpec } from '../model/types';
 
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 export function estimateTextTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
-export function estimateMessageTokens(message: ChatMessage): number {
+function estimateMessageTokens(message: ChatMessage): number {
   let chars = message.content.length + 8; // role + framing overhead
   if (message.role === 'assistant') {
     for (const call of message.toolCalls ?? []) chars += call.name.length + call.rawArgs.length + 16;

@@ -113,7 +113,7 @@ export interface AgentConfig {
   projectRules?: string | (() => string);
 }
 
-export const DEFAULT_CONFIG: AgentConfig = {
+const DEFAULT_CONFIG: AgentConfig = {
   mode: 'agent',
   iterationWarningRatio: 0.8,
   maxConsecutiveToolErrors: 3,

@@ -11,7 +11,7 @@ import type { LoopToolContext, SpendPort } from './spend';
 
 export const DELEGATE_TOOL_NAME = 'delegate_task';
 
-export interface DelegateOptions {
+interface DelegateOptions {
   mode?: ModeName;
   maxIterations?: number;
   signal?: AbortSignal;
@@ -32,7 +32,7 @@ export interface DelegateOptions {
   iterations?: IterationPort;
 }
 
-export interface DelegateResult {
+interface DelegateResult {
   report: RunReport;
   /** The sub-task's answer: the task_completion result, the question it asks, or why it stopped. */
   result: string;
@@ -96,7 +96,7 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
   }
 }
 
-export const delegateTaskInput = z.object({
+const delegateTaskInput = z.object({
   task: z.string().min(1).describe('A self-contained sub-task with everything the helper needs to know.'),
   mode: z.enum(MODE_NAMES as [ModeName, ...ModeName[]]).optional().describe('Mode for the sub-task (default: the current mode).'),
   maxIterations: z.number().int().min(1).max(50).optional(),

@@ -142,7 +142,7 @@ export type AgentEvent =
  * Who decided a call: the user (clicked), a rule (a tool's own rule or the user's per-tool policy), a grant the user
  * gave for this task, the risk-class policy (e.g. reads are allowed), or automatic approval (the user's setting).
  */
-export type DecidedBy = 'user' | 'rule' | 'task_grant' | 'setting' | 'policy' | 'auto';
+type DecidedBy = 'user' | 'rule' | 'task_grant' | 'setting' | 'policy' | 'auto';
 
 export type AgentEventListener = (event: AgentEvent) => void;
 

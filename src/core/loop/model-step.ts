@@ -37,7 +37,7 @@ interface StreamOptions {
  * The attempt has its own AbortSignal (a child of the run's): the SDK call is aborted when the run stops, when the
  * stream stalls, or when the attempt fails for any other reason.
  */
-export async function streamOnce(model: Model, request: ModelRequest, opts: StreamOptions, partial: StepOutput): Promise<void> {
+async function streamOnce(model: Model, request: ModelRequest, opts: StreamOptions, partial: StepOutput): Promise<void> {
   const { runId, emit } = opts;
   const handle = (event: ModelEvent) => {
     switch (event.type) {
@@ -172,7 +172,7 @@ function formatSeconds(ms: number): string {
   return `${s < 10 ? Math.round(s * 10) / 10 : Math.round(s)} s`;
 }
 
-export interface RetryingStepOptions extends StreamOptions {
+interface RetryingStepOptions extends StreamOptions {
   clock: Clock;
   retry: RetryConfig;
   /** The retry warnings of this step share this key: one line in the transcript that updates in place. */
@@ -190,7 +190,7 @@ function toModelError(err: unknown): ModelError {
 }
 
 /** A short name for what went wrong, for the one-line retry warning. */
-export function describeModelError(e: ModelError): string {
+function describeModelError(e: ModelError): string {
   const status = e.status ? ` (${e.status})` : '';
   switch (e.kind) {
     case 'stall':

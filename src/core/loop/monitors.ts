@@ -3,7 +3,7 @@ import type { AgentConfig } from './config';
 
 export type CallKind = 'ok' | 'error' | 'rejected' | 'denied' | 'disallowed' | 'control';
 
-export interface Trip {
+interface Trip {
   reason: 'breaker' | 'guardrail';
   detail: string;
 }

@@ -43,7 +43,7 @@ export function isPriced(price: AgentConfig['price'], info: ModelInfo): boolean 
 }
 
 /** The perceive-time context (memories / mode context / environment): a tenth of the window, at most 8k tokens. */
-export function perceiveBudgetOf(window: number): number {
+function perceiveBudgetOf(window: number): number {
   return Math.min(Math.floor(window * 0.1), 8000);
 }
 

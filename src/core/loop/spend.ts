@@ -7,7 +7,7 @@ import { addCost, addUsage, mergeStepUsage, ZERO_USAGE } from './usage';
 
 export type SpendSource = 'steps' | 'compaction' | 'reflection' | 'sub_agents';
 
-export interface SpendLine {
+interface SpendLine {
   usage: Usage;
   /** undefined when any part of it has no known price. */
   costUsd?: number;
@@ -17,7 +17,7 @@ export interface SpendLine {
 export type SpendBreakdown = Partial<Record<SpendSource, SpendLine>>;
 
 /** Tokens counted against a token budget: everything the provider processed or produced. */
-export function tokensOf(usage: Usage): number {
+function tokensOf(usage: Usage): number {
   return usage.inputTokens + usage.outputTokens;
 }
 

@@ -3,7 +3,7 @@
 // (same digest, whatever the arguments were). A result that changed (the file was edited in between) is new.
 import type { ToolResult } from '../tools/types';
 
-export interface CallObservation {
+interface CallObservation {
   name: string;
   args: unknown;
   isError: boolean;
@@ -13,14 +13,14 @@ export interface CallObservation {
   ran: boolean;
 }
 
-export interface StagnationConfig {
+interface StagnationConfig {
   identicalCalls: number;
   noProgressIterations: number;
   repeatedErrors: number;
 }
 
 /** Deterministic JSON (sorted keys) so {a,b} and {b,a} are the same call. */
-export function stableStringify(value: unknown): string {
+function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'undefined';
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   const obj = value as Record<string, unknown>;

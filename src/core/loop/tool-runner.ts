@@ -68,7 +68,7 @@ export function toolTimeLimitMs(tool: Tool, input: unknown): number {
 }
 
 /** The call ran past its time limit (its signal was aborted; it was abandoned whether or not it stopped). */
-export class ToolTimeoutError extends Error {
+class ToolTimeoutError extends Error {
   override readonly name = 'ToolTimeoutError';
   constructor(readonly limitMs: number) {
     super(`timed out after ${formatSeconds(limitMs)} s`);

@@ -1,7 +1,7 @@
 // MCP tool names as the model sees them: `mcp__<server>__<tool>`, within every provider's rule for tool names
 // (OpenAI and Anthropic: ^[a-zA-Z0-9_-]{1,64}$). Long or clashing names get a short stable hash suffix.
 
-export const MCP_PREFIX = 'mcp__';
+const MCP_PREFIX = 'mcp__';
 export const MAX_TOOL_NAME = 64;
 
 /** Characters outside [a-zA-Z0-9_-] become '_' (runs collapsed); empty becomes 'x'. */
@@ -11,7 +11,7 @@ export function sanitizeNamePart(part: string): string {
 }
 
 /** A short, stable base-36 hash (FNV-1a, 32 bit) of `text`. */
-export function shortHash(text: string): string {
+function shortHash(text: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -37,10 +37,4 @@ export function mcpToolName(server: string, tool: string, taken: ReadonlySet<str
     name = name.slice(0, MAX_TOOL_NAME - extra.length) + extra;
   }
   return name;
-}
-
-/** A server name as the prompt and the UI show it (sanitised, short). */
-export function displayServerName(server: string): string {
-  const s = server.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s || '(unnamed)';
 }

@@ -8,7 +8,7 @@ import type { McpServerSpec } from './config';
 const sorted = (map: Record<string, string>): [string, string][] => Object.keys(map).sort().map((k) => [k, map[k]!]);
 
 /** The configuration the permission is for, as one canonical value (stable key order). */
-export function permissionFields(spec: McpServerSpec, envFileDigest?: string): unknown[] {
+function permissionFields(spec: McpServerSpec, envFileDigest?: string): unknown[] {
   if (spec.type === 'http') return ['http', spec.name, spec.url, sorted(spec.headers)];
   return ['stdio', spec.name, spec.command, spec.args, spec.cwd ?? '', sorted(spec.env), spec.envFile ?? '', spec.envFile ? (envFileDigest ?? '') : ''];
 }

@@ -3,7 +3,7 @@
 import type { ParsedArgs, SlashCommandInfo, SlashCommandSource } from '../commands/slash';
 import type { McpPromptInfo } from './prompts';
 
-export interface McpPromptPort {
+interface McpPromptPort {
   /** `runningOnly`: only servers already started (completion must not start servers; running a command may). */
   listPrompts(signal?: AbortSignal, opts?: { runningOnly?: boolean }): Promise<McpPromptInfo[]>;
   expandPrompt(server: string, name: string, args: Record<string, string>, signal?: AbortSignal): Promise<string>;

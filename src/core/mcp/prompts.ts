@@ -4,7 +4,7 @@ import { sanitizeNamePart } from './names';
 import { resourceText } from './results';
 import { cleanLine, cleanUntrusted } from './untrusted';
 
-export interface McpPromptArgument {
+interface McpPromptArgument {
   name: string;
   description?: string;
   required?: boolean;
@@ -67,7 +67,7 @@ export function toResourceInfos(server: string, resources: unknown): McpResource
 }
 
 /** Cap on an attached resource or an expanded prompt (the message itself is then capped by the context). */
-export const MAX_ATTACHMENT_CHARS = 100_000;
+const MAX_ATTACHMENT_CHARS = 100_000;
 
 function cap(text: string): string {
   return text.length > MAX_ATTACHMENT_CHARS ? `${text.slice(0, MAX_ATTACHMENT_CHARS)}\n[... cut at ${MAX_ATTACHMENT_CHARS} chars]` : text;

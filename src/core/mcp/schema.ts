@@ -14,7 +14,7 @@ import * as z from 'zod';
 import { cleanLine, cleanUntrusted } from './untrusted';
 
 /** Schemas larger than this (as JSON) are not compiled: a server cannot make Forge spend long compiling. */
-export const MAX_SCHEMA_CHARS = 64 * 1024;
+const MAX_SCHEMA_CHARS = 64 * 1024;
 const MAX_DEPTH = 32;
 
 type AjvClass = typeof import('ajv').Ajv;
@@ -81,7 +81,7 @@ function depth(value: unknown, level = 0): number {
   return max;
 }
 
-export interface PreparedSchema {
+interface PreparedSchema {
   /** What the model gets (always `type: "object"` at the top). */
   json: Record<string, unknown>;
   /** The registry's validator. */
@@ -104,7 +104,7 @@ function cleanTexts(value: unknown, level = 0): unknown {
 }
 
 /** The model-facing JSON Schema: an object schema without the `$schema` marker, its texts cleaned. */
-export function normaliseInputSchema(schema: unknown): Record<string, unknown> {
+function normaliseInputSchema(schema: unknown): Record<string, unknown> {
   const s = schema && typeof schema === 'object' && !Array.isArray(schema) ? (cleanTexts(schema) as Record<string, unknown>) : {};
   delete s.$schema;
   if (s.type !== 'object') s.type = 'object';
@@ -156,7 +156,7 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
 }
 
 /** The result shape of the MCP SDK's jsonSchemaValidator (declared here: core does not import the SDK). */
-export type SchemaCheck<T> = { valid: true; data: T; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
+type SchemaCheck<T> = { valid: true; data: T; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
 
 /**
  * The MCP SDK client's validator of tool outputs (`structuredContent` against the tool's `outputSchema`), with the

@@ -15,7 +15,7 @@ export interface McpToolInfo {
   annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
 
-export interface McpToolOptions {
+interface McpToolOptions {
   server: string;
   /** Where the server runs, for the approval card ("stdio: npx foo" / "http: https://..."). */
   origin: string;
@@ -33,7 +33,7 @@ export interface McpToolOptions {
 }
 
 /** Hints a server gives about its tool, as words for the approval card and the prompt (unverified). */
-export function annotationHints(a: McpToolInfo['annotations']): string[] {
+function annotationHints(a: McpToolInfo['annotations']): string[] {
   if (!a || typeof a !== 'object') return [];
   const hints: string[] = [];
   if (a.readOnlyHint === true) hints.push('read-only');

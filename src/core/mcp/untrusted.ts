@@ -1,8 +1,8 @@
 // Text from MCP servers (tool and prompt descriptions, titles) is third-party and untrusted: it may carry
 // instructions aimed at the model (prompt injection). It is cleaned, capped and labelled before the model sees it.
 
-export const MAX_DESCRIPTION_CHARS = 1024;
-export const MAX_TITLE_CHARS = 120;
+const MAX_DESCRIPTION_CHARS = 1024;
+const MAX_TITLE_CHARS = 120;
 
 /**
  * Control characters (C0 but tab and newline, DEL, C1), bidirectional overrides and zero-width characters are

@@ -4,7 +4,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 
-export interface FileLockOptions {
+interface FileLockOptions {
   /** Give up after this long (default 10 s). */
   timeoutMs?: number;
   /** A lock file older than this is left over by a crash (default 10 s). */

@@ -25,9 +25,9 @@ export { estimateTokens, lexicalSimilarity, tokenize } from './text';
 /** Where a workspace's memory lives, relative to the workspace folder. Meant to be committed. */
 export const WORKSPACE_MEMORY_FILE = path.join('.forge', 'memory.jsonl');
 /** A workspace memory file larger than this is not opened (it is read whole). */
-export const WORKSPACE_MEMORY_MAX_BYTES = 32 * 1024 * 1024;
+const WORKSPACE_MEMORY_MAX_BYTES = 32 * 1024 * 1024;
 
-export interface OpenForgeMemoryOptions {
+interface OpenForgeMemoryOptions {
   workspaceRoot: string;
   /**
    * The workspace folder as a WorkspaceFs: the workspace store is opened only when it passes the read_file rule

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileStamp, MemoryFileIO } from './file-io';
 import { withFileLock } from './file-lock';
 
-export interface NodeFsOps {
+interface NodeFsOps {
   rename: (from: string, to: string) => Promise<void>;
   /** Writes (flag 'w') or appends (flag 'a') text durably; tests inject a full disk or a torn write here. */
   write: (file: string, text: string, flag: 'w' | 'a') => Promise<void>;

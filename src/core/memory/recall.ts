@@ -8,7 +8,7 @@ export const RECALL_HEADER =
   'Lessons Forge recorded in previous runs (the user can edit them). Follow them when they apply; ' +
   'if what you observe now contradicts one, trust the observation.\n';
 
-export interface FillOptions {
+interface FillOptions {
   /** Hard cap on the number of memories, whatever the budget. */
   maxItems?: number;
 }

@@ -24,7 +24,7 @@ Rules:
 Answer with ONLY a JSON array, no prose, in this exact shape:
 [{"type": "procedural", "content": "...", "context": "...", "confidence": 0.8, "tags": ["..."], "scope": "workspace"}]`;
 
-export interface PromptParts {
+interface PromptParts {
   trigger: ReflectionInput['trigger'];
   report?: RunReport;
   history: readonly ChatMessage[];

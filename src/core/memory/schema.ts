@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import type { MemoryItem } from './port';
 
-export const memoryTypeSchema = z.enum(['procedural', 'semantic', 'episodic']);
+const memoryTypeSchema = z.enum(['procedural', 'semantic', 'episodic']);
 
 /** A learning as the reflecting model must produce it. Strict: anything off is dropped, not repaired. */
 export const learningDraftSchema = z.object({

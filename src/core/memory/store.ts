@@ -13,7 +13,7 @@ import type { FileStamp, MemoryFileIO } from './file-io';
 import { KEY_ORDER, formatIssues, storedLineSchema, type LearningDraft } from './schema';
 import { lexicalSimilarity, normalizeContent } from './text';
 
-export type MemoryScope = MemoryItem['scope'];
+type MemoryScope = MemoryItem['scope'];
 
 export interface CorruptLine {
   /** 1-based line number in the file as last read. */

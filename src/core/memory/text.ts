@@ -10,7 +10,7 @@ const STOPWORDS = new Set(
 );
 
 /** Very light suffix stripping so "tests"/"testing"/"tested" meet "test". Not linguistics, just recall. */
-export function stem(word: string): string {
+function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
   const rules: [RegExp, string][] = [
     [/ies$/, 'y'],

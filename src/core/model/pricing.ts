@@ -9,7 +9,7 @@ export interface Price {
 }
 
 /** Overrides keyed by "provider/model" or just "model" (from user settings). */
-export type PriceOverrides = Record<string, Price>;
+type PriceOverrides = Record<string, Price>;
 
 // OpenAI: cached input is billed at cacheRead; there is no separate cache-write charge.
 const OPENAI: Record<string, Price> = {

@@ -9,7 +9,7 @@ import { walk } from '../tools/builtin/walk';
 import type { CommandRunner, WorkspaceFs } from '../workspace/types';
 import type { ModeName } from './index';
 
-export interface ModeContext {
+interface ModeContext {
   /** Markdown for the prompt's dynamic layer. */
   text: string;
   /** What was gathered, for the UI (e.g. "package.json", "tree (84 entries)", "git diff (3 files)"). */
@@ -27,7 +27,7 @@ export interface TestRunRecord {
   at: number;
 }
 
-export interface ModeContextDeps {
+interface ModeContextDeps {
   fs: WorkspaceFs;
   sandbox: SandboxOptions;
   /** Runs `git`; commands run only when the workspace is trusted. Without it review mode has no diff. */
@@ -39,7 +39,7 @@ export interface ModeContextDeps {
 const CHARS_PER_TOKEN = 4;
 
 /** Files that describe a project, in the order they are shown. */
-export const MANIFESTS = [
+const MANIFESTS = [
   'package.json', 'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'Cargo.toml', 'go.mod', 'pom.xml',
   'build.gradle', 'build.gradle.kts', 'Gemfile', 'composer.json', 'mix.exs', 'Package.swift', 'pubspec.yaml',
   'CMakeLists.txt', 'Makefile', 'deno.json', 'tsconfig.json',
@@ -49,7 +49,7 @@ const TREE_SKIP = new Set(['dist', 'build', 'out', 'target', 'coverage', '.venv'
 const TEST_FILE = /(^|\/)(__tests__|tests?|spec|e2e)\/|(^|[._-])(test|spec)s?\.[^/]+$|_test\.(go|py|rb|exs?)$|(^|\/)test_[^/]+\.py$/i;
 
 /** Text capped at `chars`, with a note of how much was left out. */
-export function capText(text: string, chars: number): string {
+function capText(text: string, chars: number): string {
   if (text.length <= chars) return text;
   const keep = Math.max(0, chars - 60);
   return `${text.slice(0, keep)}\n… (${text.length - keep} more characters not shown)`;

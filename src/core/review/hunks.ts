@@ -121,7 +121,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[], accepted: (
 }
 
 /** A stable identity for a hunk across recomputations (the proposed side edited): where it is and what it does. */
-export function hunkKey(h: Hunk): string {
+function hunkKey(h: Hunk): string {
   return `${h.oldStart},${h.oldLines}\u0000${h.removed.join('')}\u0000${h.added.join('')}`;
 }
 
@@ -175,12 +175,12 @@ export function hunkBody(original: string | string[], h: Hunk, context = 0): str
 }
 
 /** "lines 12-14" / "line 12" / "after line 11" (a pure insertion) of one side. */
-export function lineRange(start: number, n: number): string {
+function lineRange(start: number, n: number): string {
   if (n === 0) return start <= 1 ? 'at the start' : `after line ${start - 1}`;
   return n === 1 ? `line ${start}` : `lines ${start}-${start + n - 1}`;
 }
 
-export interface HunkReviewSummary {
+interface HunkReviewSummary {
   total: number;
   accepted: number[];
   rejected: { index: number; oldStart: number; oldLines: number; newStart: number; newLines: number; diff: string; reason?: string }[];
@@ -230,7 +230,7 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
   return parts.join('\n');
 }
 
-export interface HunkViewData {
+interface HunkViewData {
   index: number;
   header: string;
   body: string;

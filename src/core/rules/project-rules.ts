@@ -10,16 +10,16 @@ import { ConfinedReader, isWorthWarning, type ConfinedRefusal } from '../safety/
 import type { WorkspaceFs } from '../workspace/types';
 
 export const AGENTS_FILE = 'AGENTS.md';
-export const FORGE_RULES_DIR = '.forge/rules';
+const FORGE_RULES_DIR = '.forge/rules';
 /** Other agents' rule files, in the order they are offered (`.clinerules` may be a file or a folder of .md files). */
-export const OTHER_AGENT_RULES = ['CLAUDE.md', '.clinerules', '.cursorrules', '.github/copilot-instructions.md'] as const;
+const OTHER_AGENT_RULES = ['CLAUDE.md', '.clinerules', '.cursorrules', '.github/copilot-instructions.md'] as const;
 
 /** Per file and in total (chars): rules share the prompt with everything else. */
 export const RULE_FILE_CAP = 12_000;
-export const RULES_TOTAL_CAP = 32_000;
+const RULES_TOTAL_CAP = 32_000;
 const MAX_FORGE_RULE_FILES = 50;
 
-export type RuleKind = 'root' | 'forge' | 'nested' | 'imported';
+type RuleKind = 'root' | 'forge' | 'nested' | 'imported';
 
 export interface RuleSource {
   /** Absolute path. */
@@ -32,7 +32,7 @@ export interface RuleSource {
 }
 
 /** Where a rule file that was refused is reported (the extension's log, the CLI's stderr). */
-export type RuleWarn = (message: string) => void;
+type RuleWarn = (message: string) => void;
 
 function within(root: string, p: string): boolean {
   const rel = path.relative(root, p);

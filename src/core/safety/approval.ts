@@ -1,6 +1,6 @@
 import type { ApprovalDecision, ApprovalPreview, PolicyAction, RiskClass, SensitiveCall } from '../tools/types';
 
-export type { PolicyAction, SensitiveCall };
+export type { PolicyAction };
 
 export interface ApprovalRequest {
   /** Stable id: survives dump()/restore() so a pending approval can be answered after a reload. */

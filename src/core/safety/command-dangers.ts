@@ -78,7 +78,7 @@ function shapeOf(base: string): Shape | undefined {
 const baseName = (w: string) => w.replace(/\\/g, '/').split('/').pop()!.replace(/\.exe$/i, '');
 
 /** Where an interpreter's code comes from: the indexes of its code words, and whether it reads its program from stdin. */
-export interface CodeSource {
+interface CodeSource {
   program: string;
   /** Indexes into the words of every word that is code or names a code file. */
   code: number[];
@@ -183,7 +183,7 @@ function realProgram(words: (string | undefined)[], depth = 0): (string | undefi
 }
 
 /** The producer fetches from the network (curl, wget …, also behind wrappers or in a `sh -c` script). */
-export function fetches(words: Producer, scriptParts?: (script: string) => CommandPart[], depth = 0): boolean {
+function fetches(words: Producer, scriptParts?: (script: string) => CommandPart[], depth = 0): boolean {
   const real = realProgram(words);
   const first = real[0];
   if (first === undefined) return false;

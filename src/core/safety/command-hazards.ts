@@ -78,7 +78,7 @@ function share(a: Tok, b: Tok, start: boolean): boolean {
 }
 
 /** Whether a shell glob component (a) and a gitignore-style glob component (b) can match one common name. */
-export function globsMeet(a: Tok[], b: Tok[]): boolean {
+function globsMeet(a: Tok[], b: Tok[]): boolean {
   const memo = new Map<number, boolean>();
   const go = (i: number, j: number, start: boolean): boolean => {
     const k = (i * 1024 + j) * 2 + (start ? 1 : 0);
@@ -99,7 +99,7 @@ export function globsMeet(a: Tok[], b: Tok[]): boolean {
 }
 
 /** Brace expansion (`{a,b}`, `{1..9}`) of a glob pattern; sequences and long lists become `*`. */
-export function expandBraces(p: string, limit = 32): string[] {
+function expandBraces(p: string, limit = 32): string[] {
   for (let i = 0; i < p.length; i++) {
     if (p[i] === '\\') { i++; continue; }
     if (p[i] !== '{') continue;

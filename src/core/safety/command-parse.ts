@@ -326,7 +326,7 @@ function assignOf(syntax: ShSyntax, a: ShNode): CommandAssign | undefined {
 }
 
 /** The literal value of a word, or undefined when it contains run-time expansions. */
-export function literal(syntax: ShSyntax, word: ShNode | null): string | undefined {
+function literal(syntax: ShSyntax, word: ShNode | null): string | undefined {
   if (!word) return undefined;
   const type = syntax.NodeType(word);
   if (type === 'Lit') return unescape(word.Value as string, false);

@@ -13,11 +13,11 @@ export interface Word {
 }
 
 /** A word the checker must test for secrets. `folder`: the program reads it recursively. */
-export interface PathWord extends Word {
+interface PathWord extends Word {
   folder?: boolean;
 }
 
-export interface FormJudgement {
+interface FormJudgement {
   /** The built-in form that matched ('git status'), when the program and subcommand are known. */
   form?: string;
   cls?: ProgramClass;
@@ -501,7 +501,7 @@ const WRAPPERS = new Map<string, Wrapper>([
   ['ltrace', w('-f -c -C -i -r -S -t -tt -ttt -T -e= -s= -a= -n= -l= -L -b', { asks: 'traces the program', hazards: hz({ '-o': WRITES, '-p': 'traces another process', '-u': 'runs as another user' }) })],
 ]);
 
-export interface Unwrapped {
+interface Unwrapped {
   /** The wrapper's own verdict: undefined when it only passes the program through. */
   refusal?: string;
   hazard?: string;

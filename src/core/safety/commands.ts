@@ -12,7 +12,7 @@ import type { CommandCheckOptions, CommandRules } from './command-rules';
 export type { CommandCheckOptions, CommandRules } from './command-rules';
 export type { CommandPart } from './command-parse';
 
-export type CommandAction = 'allow' | 'ask' | 'deny';
+type CommandAction = 'allow' | 'ask' | 'deny';
 
 export interface CommandVerdict {
   action: CommandAction;
@@ -64,7 +64,7 @@ const FIND_WRITES = /^-(delete|fprint0?|fprintf|fls)$/;
 const MAX_DEPTH = 4;
 
 /** Every simple command in the line, including those inside substitutions, `sh -c` strings and wrappers. */
-export function extractParts(src: string, depth: number): CommandPart[] {
+function extractParts(src: string, depth: number): CommandPart[] {
   const parts = parseScript(src);
   const nested: string[] = [];
   for (let i = 0; i < parts.length && i < 1000; i++) {

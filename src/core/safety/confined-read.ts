@@ -10,7 +10,7 @@ import type { DirEntry, EntryType, WorkspaceFs } from '../workspace/types';
 import { WorkspaceSandbox, type PathRefusalCode, type SandboxOptions } from './paths';
 import { readRegular } from './regular-read';
 
-export type ConfinedRefusalCode = PathRefusalCode | 'missing' | 'not-a-file' | 'too-large' | 'binary' | 'unreadable';
+type ConfinedRefusalCode = PathRefusalCode | 'missing' | 'not-a-file' | 'too-large' | 'binary' | 'unreadable';
 
 export interface ConfinedRefusal {
   ok: false;
@@ -23,7 +23,7 @@ export interface ConfinedRefusal {
   message: string;
 }
 
-export interface ConfinedText {
+interface ConfinedText {
   ok: true;
   /** Absolute lexical path (as asked). */
   abs: string;
@@ -44,7 +44,7 @@ export interface ConfinedEntry {
   type: EntryType;
 }
 
-export interface ConfinedListing {
+interface ConfinedListing {
   ok: true;
   abs: string;
   entries: ConfinedEntry[];
@@ -52,7 +52,7 @@ export interface ConfinedListing {
   refused: ConfinedRefusal[];
 }
 
-export interface ConfinedReadOptions {
+interface ConfinedReadOptions {
   /** Bytes read at most. */
   maxBytes: number;
   /** A larger file: its first maxBytes (truncated: true), or refused. Default 'refuse'. */
@@ -61,7 +61,7 @@ export interface ConfinedReadOptions {
 }
 
 /** Options a reader takes from the file tools' sandbox; secrets are always refused and reads need no trust. */
-export type ConfinedReaderOptions = Pick<SandboxOptions, 'extraSecretPatterns' | 'ignoreFileName' | 'platform' | 'warn'>;
+type ConfinedReaderOptions = Pick<SandboxOptions, 'extraSecretPatterns' | 'ignoreFileName' | 'platform' | 'warn'>;
 
 function formatSize(n: number): string {
   return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;

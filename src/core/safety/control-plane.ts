@@ -50,7 +50,7 @@ function normalizeSegment(segment: string): string {
   return segment.replace(HFS_IGNORED, '').replace(/[. ]+$/, (m) => (m === segment ? m : '')).toLowerCase();
 }
 
-export interface ControlPlaneMatch {
+interface ControlPlaneMatch {
   /** The part of the path that makes it control plane ('.git', '.vscode', 'AGENTS.md', '.github/workflows'). */
   anchor: string;
   /** For the user and the model: what runs or trusts it. */
@@ -98,11 +98,6 @@ export function controlPlaneMatch(rel: string, extraDirs: readonly string[] = []
 export function isControlPlane(rel: string, extraDirs: readonly string[] = []): boolean {
   return controlPlaneMatch(rel, extraDirs) !== undefined;
 }
-
-/** A short list for documentation and cards. */
-export const CONTROL_PLANE_SUMMARY =
-  '.git, .vscode, .devcontainer, .envrc, .forge, AGENTS.md / CLAUDE.md and the other agents\' rule, skill, agent and hook folders, ' +
-  'MCP configs, .github workflows and agent files, git hook folders (.husky, core.hooksPath), .gitmodules, .npmrc, .pre-commit-config.yaml';
 
 /**
  * Inside a .git folder, the repository's data: what git commands write and never run or take configuration

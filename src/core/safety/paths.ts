@@ -7,9 +7,8 @@ import type { CommandRules } from './command-rules';
 import { readRegular } from './regular-read';
 import { DEFAULT_SECRET_PATTERNS } from './secrets';
 
-export { DEFAULT_SECRET_PATTERNS };
 
-export type PathAccess = 'read' | 'write' | 'list';
+type PathAccess = 'read' | 'write' | 'list';
 
 export type PathRefusalCode = 'invalid' | 'outside-workspace' | 'symlink-escape' | 'secret' | 'ignored' | 'git-internal' | 'untrusted' | 'no-workspace';
 
@@ -26,7 +25,7 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
-export interface PathRefusal {
+interface PathRefusal {
   ok: false;
   code: PathRefusalCode;
   /** Written for the model: what was refused and what to do instead. */
@@ -53,7 +52,7 @@ export interface SandboxOptions {
 }
 
 /** Largest .forgeignore read (a list of patterns, not a document). */
-export const FORGEIGNORE_MAX_BYTES = 1024 * 1024;
+const FORGEIGNORE_MAX_BYTES = 1024 * 1024;
 
 
 const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;

@@ -16,7 +16,7 @@ export interface PolicyConfig {
   standing?: () => StandingApprovals;
 }
 
-export const DEFAULT_POLICY: PolicyConfig = {
+const DEFAULT_POLICY: PolicyConfig = {
   byRisk: { read: 'allow', write: 'ask', execute: 'ask', network: 'ask' },
 };
 
@@ -83,7 +83,7 @@ export class Policy {
  * What made a policy decision: a rule (per-tool setting, the tool's own rule), a grant for this task, a standing
  * approval (a setting or a flag), or the risk-class policy.
  */
-export type PolicyDecider = 'rule' | 'task_grant' | 'setting' | 'policy';
+type PolicyDecider = 'rule' | 'task_grant' | 'setting' | 'policy';
 
 /** How a task grant is stored in the task's allowed set: the tool name, or `tool:key` for a tool's own grants. */
 export function taskGrantEntries(tool: Pick<Tool, 'name' | 'taskGrant'>, input: unknown): string[] {

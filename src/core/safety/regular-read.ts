@@ -3,7 +3,7 @@
 // handle (no race between the check and the open); others stat, then read.
 import type { WorkspaceFs } from '../workspace/types';
 
-export type RegularRead =
+type RegularRead =
   | { ok: true; data: Uint8Array; truncated: boolean; size: number }
   | { ok: false; code: 'missing' | 'not-a-file'; kind: string };
 

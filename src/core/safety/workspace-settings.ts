@@ -14,7 +14,7 @@ export interface ScopedValues {
 }
 
 /** Where the value in effect comes from. */
-export type SettingSource = 'default' | 'user' | 'workspace';
+type SettingSource = 'default' | 'user' | 'workspace';
 
 /** The widening settings, by key under `forge.` (autoApprove is judged per field). */
 export const WIDENING_SETTINGS = [
@@ -39,7 +39,7 @@ export type WideningKey = (typeof WIDENING_SETTINGS)[number];
  */
 export type ConsentRecord = Record<string, { allowed?: string; refused?: string }>;
 
-export interface WidenedSetting {
+interface WidenedSetting {
   /** The judged setting under `forge.` ('sandbox.enabled', 'autoApprove.execute', 'mcp.autoApprove'). */
   key: string;
   /** The workspace's value (for autoApprove fields: the boolean). */
@@ -85,7 +85,7 @@ const DEFAULTS: Record<WideningKey, unknown> = {
 };
 
 /** A digest of a value, stable across key order. */
-export function valueDigest(value: unknown): string {
+function valueDigest(value: unknown): string {
   return createHash('sha256').update(canonical(value)).digest('hex').slice(0, 32);
 }
 
@@ -149,7 +149,7 @@ const list = (items: readonly string[], max = 5) => {
   return items.length > max ? `${shown.join(', ')} and ${items.length - max} more` : shown.join(', ');
 };
 
-export interface DecideOptions {
+interface DecideOptions {
   /**
    * Whether an API key is stored (for any provider: the workspace may also pick the provider). false: an endpoint the
    * workspace names receives no secret, so it applies without a question (a repository's local Ollama, say). Unknown

@@ -5,14 +5,14 @@
 import * as path from 'node:path';
 import { NodeTasksIO, safeFileStem, type TasksIO } from './io';
 
-export interface CommandStart {
+interface CommandStart {
   toolCallId: string;
   command: string;
   cwd: string;
 }
 
 /** A command that started and never recorded an end (a crash, a reload). */
-export interface InterruptedCommand extends CommandStart {
+interface InterruptedCommand extends CommandStart {
   taskId: string;
   startedAt: number;
   /** The last part of what it printed before the crash ('' when nothing). */
@@ -23,7 +23,7 @@ export interface InterruptedCommand extends CommandStart {
   pid?: number;
 }
 
-export interface CommandHandle {
+interface CommandHandle {
   /** Buffers a chunk of output; written in batches (a crash loses at most the last batch). */
   output(chunk: string): void;
   /** Records the process id once the command started (appended off the command's path). */
@@ -32,7 +32,7 @@ export interface CommandHandle {
   end(outcome: { exitCode: number | null; timedOut?: boolean; aborted?: boolean }): Promise<void>;
 }
 
-export interface CommandLogOptions {
+interface CommandLogOptions {
   io?: TasksIO;
   log?: (m: string) => void;
   now?: () => number;

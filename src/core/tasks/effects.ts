@@ -5,7 +5,7 @@ import type { CommandLog } from './command-log';
 import type { EditIntent, EditJournal } from './journal';
 import type { CommandRunner, EditApplier, FileEdit, RunRequest, RunResult } from '../workspace/types';
 
-export interface EffectsLogger {
+interface EffectsLogger {
   warn(message: string): void;
 }
 

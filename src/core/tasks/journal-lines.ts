@@ -8,10 +8,10 @@
 import type { BlobStore } from './blob-store';
 
 export type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
-export type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
-export type RedoLine = { k: 'redo'; taskId: string; seqs: number[]; at: number };
+type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
+type RedoLine = { k: 'redo'; taskId: string; seqs: number[]; at: number };
 export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string; proposed?: true };
-export type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
+type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
 export type LogLine = EditLine | UndoLine | RedoLine | IntentLine | VoidLine;
 
 /** An edit recorded as about to happen (beginEdit); settle it with commitEdit or abandonEdit. */
@@ -67,7 +67,7 @@ export interface IndexEntry {
 
 export const JOURNAL_VERSION = 1;
 
-export function parseLine(raw: string): LogLine | undefined {
+function parseLine(raw: string): LogLine | undefined {
   try {
     const v = JSON.parse(raw) as { [K in keyof EditLine | keyof UndoLine | keyof VoidLine]?: unknown } | null;
     if (!v || typeof v !== 'object' || typeof v.taskId !== 'string' || typeof v.at !== 'number') return undefined;

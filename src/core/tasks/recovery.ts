@@ -25,9 +25,9 @@ export interface WorkspaceProbe {
   commandMayBeRunning?(startedAt: number, pid?: number): boolean;
 }
 
-export type EditOutcome = 'applied' | 'saved' | 'rolled-back' | 'not-applied' | 'unknown';
+type EditOutcome = 'applied' | 'saved' | 'rolled-back' | 'not-applied' | 'unknown';
 
-export type EffectFact =
+type EffectFact =
   | { kind: 'edit'; toolCallId: string; path: string; outcome: EditOutcome }
   | { kind: 'command'; toolCallId: string; command: string; startedAt: number; outputTail: string; outputChars: number; mayBeRunning: boolean };
 
@@ -93,7 +93,7 @@ async function settleOne(journal: EditJournal, intent: OpenIntent, probe: Worksp
 }
 
 /** Commands a crash cut off; each is reported once (marked in the log). */
-export async function settleCommands(commands: CommandLog, taskId: string, probe: WorkspaceProbe): Promise<EffectFact[]> {
+async function settleCommands(commands: CommandLog, taskId: string, probe: WorkspaceProbe): Promise<EffectFact[]> {
   const facts: EffectFact[] = [];
   for (const c of await commands.interrupted(taskId)) {
     facts.push({ kind: 'command', toolCallId: c.toolCallId, command: c.command, startedAt: c.startedAt, outputTail: c.outputTail, outputChars: c.outputChars, mayBeRunning: probe.commandMayBeRunning?.(c.startedAt, c.pid) ?? true });
@@ -102,7 +102,7 @@ export async function settleCommands(commands: CommandLog, taskId: string, probe
   return facts;
 }
 
-export interface Reconciled {
+interface Reconciled {
   snapshot: AgentSnapshot;
   /** One line per settled effect, for the panel. */
   notes: string[];
@@ -113,7 +113,7 @@ export interface Reconciled {
  * Gives every tool call a crash cut off the result the facts support. A pending approval whose edit is already
  * on disk is not asked again: it is answered "applied". Calls without facts are left to the usual handling.
  */
-export function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): Reconciled {
+function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): Reconciled {
   const snapshot = structuredClone(input);
   const byCall = new Map(facts.map((f) => [f.toolCallId, f]));
   const notes: string[] = [];

@@ -8,7 +8,7 @@ const ms = (n: number) => (n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFi
 const usd = (n: number | undefined) => (n === undefined ? 'unknown' : `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`);
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
-export interface RunTotals {
+interface RunTotals {
   modelMs: number;
   toolMs: number;
   toolCalls: number;

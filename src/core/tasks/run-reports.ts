@@ -7,11 +7,11 @@ import type { RunReport, StepReport, ToolCallReport } from '../loop/events';
 import { NodeTasksIO, safeFileStem, type TasksIO } from './io';
 import { KeyedQueue } from './keyed-queue';
 
-export type StoredToolCall = Omit<ToolCallReport, 'args'>;
-export type StoredStep = Omit<StepReport, 'toolCalls'> & { toolCalls: StoredToolCall[] };
+type StoredToolCall = Omit<ToolCallReport, 'args'>;
+type StoredStep = Omit<StepReport, 'toolCalls'> & { toolCalls: StoredToolCall[] };
 export type StoredRunReport = Omit<RunReport, 'steps'> & { steps: StoredStep[]; endedAt: number };
 
-export interface RunReportStoreOptions {
+interface RunReportStoreOptions {
   io?: TasksIO;
   /** Runs kept per task (default 50). */
   keep?: number;
@@ -19,7 +19,7 @@ export interface RunReportStoreOptions {
   log?: (m: string) => void;
 }
 
-export function toStored(report: RunReport, endedAt: number): StoredRunReport {
+function toStored(report: RunReport, endedAt: number): StoredRunReport {
   return {
     ...report,
     steps: report.steps.map((s) => ({ ...s, toolCalls: s.toolCalls.map(({ args: _args, ...c }) => c) })),

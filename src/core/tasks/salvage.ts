@@ -127,7 +127,7 @@ export function salvageJson(text: string): Read {
   }
 }
 
-export interface SalvagedTask {
+interface SalvagedTask {
   record: TaskRecord;
   /** Conversation messages recovered (the model's history). */
   messages: number;

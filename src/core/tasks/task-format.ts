@@ -35,7 +35,7 @@ export function summaryOf(r: TaskSummary): TaskSummary {
   return s;
 }
 
-export function isSummary(v: unknown): v is TaskSummary {
+function isSummary(v: unknown): v is TaskSummary {
   const s = v as Partial<TaskSummary> | null;
   return (
     !!s &&
@@ -63,7 +63,7 @@ export function parseTaskFile(text: string): TaskRecord | undefined {
 }
 
 /** An index entry: the summary and the size of the file it was read from (a different size means damage). */
-export interface IndexedSummary {
+interface IndexedSummary {
   summary: TaskSummary;
   size?: number;
 }

@@ -12,7 +12,7 @@ import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf, type TaskRecord, 
 
 export type { TaskRecord, TaskSummary } from './task-format';
 
-export interface TaskStoreOptions {
+interface TaskStoreOptions {
   log?: (m: string) => void;
   /** Oldest (by updatedAt) are archived beyond this (moved to archive/, never deleted). Default 1000. */
   maxTasks?: number;
@@ -31,13 +31,13 @@ export type StoreNotice =
   | { kind: 'damaged'; id: string; title?: string; keptAt?: string; reason: string; recovered?: { messages: number; transcriptItems: number } }
   | { kind: 'archived'; ids: string[]; titles: string[]; dir: string; limit: number };
 
-export type DamageNotice = Extract<StoreNotice, { kind: 'damaged' }>;
+type DamageNotice = Extract<StoreNotice, { kind: 'damaged' }>;
 
 const INDEX_FILE = 'tasks-index.json';
 const TASKS_DIR = 'tasks';
 const ARCHIVE_DIR = 'archive';
 const INDEX_KEY = '\0index';
-export const DEFAULT_MAX_TASKS = 1000;
+const DEFAULT_MAX_TASKS = 1000;
 
 export class TaskStore {
   private readonly summaries = new Map<string, TaskSummary>();

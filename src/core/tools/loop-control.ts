@@ -2,16 +2,16 @@
 import * as z from 'zod';
 import type { Tool } from './types';
 
-export const taskCompletionInput = z.object({
+const taskCompletionInput = z.object({
   result: z.string().min(1).describe('What was done and the outcome, for the user. Markdown allowed.'),
 });
 
-export const askQuestionInput = z.object({
+const askQuestionInput = z.object({
   question: z.string().min(1).describe('One clear question for the user.'),
   choices: z.array(z.string().min(1)).optional().describe('Optional suggested answers the user can pick from.'),
 });
 
-export const converseInput = z.object({
+const converseInput = z.object({
   reply: z.string().min(1).describe('Your reply to the user (no task work is needed).'),
 });
 

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { SearchMatch } from '../workspace/types';
 
 /** Characters of a matched or context line sent back (the tool prints 300; ripgrep's --max-columns is 1000). */
-export const WORKER_LINE_CHARS = 1000;
+const WORKER_LINE_CHARS = 1000;
 
 const WORKER_SOURCE = String.raw`
 'use strict';
@@ -61,7 +61,7 @@ parentPort.on('message', (msg) => {
 });
 `;
 
-export interface FileMatches {
+interface FileMatches {
   /** Matches without their path (at most `max` of them). */
   matches: Omit<SearchMatch, 'path'>[];
   /** All matching lines in the file. */
@@ -76,7 +76,7 @@ export class RegexStuckError extends Error {
   }
 }
 
-export interface RegexScannerOptions {
+interface RegexScannerOptions {
   source: string;
   flags: string;
   /** Flags for the whole-text prefilter (null: none, e.g. patterns with lookarounds). */

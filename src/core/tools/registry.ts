@@ -3,11 +3,11 @@ import type { ToolSpec } from '../model/types';
 import { formatZodIssues, toJsonSchema } from './schema';
 import type { Tool, ToolResult } from './types';
 
-export type ValidationOutcome =
+type ValidationOutcome =
   | { ok: true; tool: Tool; input: unknown }
   | { ok: false; tool?: Tool; result: ToolResult; reason: 'unknown_tool' | 'invalid_args' };
 
-export function toolSpec(tool: Tool): ToolSpec {
+function toolSpec(tool: Tool): ToolSpec {
   return { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.input) };
 }
 

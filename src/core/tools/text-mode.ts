@@ -5,7 +5,7 @@ import { XmlToolCallParser } from './xml-parser';
 
 export const TEXT_MODE_LAYER_ID = 'text-mode-tools';
 
-export function renderToolCatalogue(tools: ToolSpec[], serverName = 'local'): string {
+function renderToolCatalogue(tools: ToolSpec[], serverName = 'local'): string {
   const lines = [
     '# Calling tools',
     'You have no native function calling. To call a tool, write a <tool> block holding exactly one JSON object:',
@@ -39,7 +39,7 @@ function escapeAttr(s: string): string {
 }
 
 /** Native tool-call history -> plain text turns the model can read back. */
-export function toTextModeMessages(messages: ChatMessage[], serverName = 'local'): ChatMessage[] {
+function toTextModeMessages(messages: ChatMessage[], serverName = 'local'): ChatMessage[] {
   return messages.map((m): ChatMessage => {
     if (m.role === 'assistant' && m.toolCalls?.length) {
       const calls = m.toolCalls.map((c) => renderCall(c, serverName)).join('\n');
@@ -67,7 +67,7 @@ function withToolLayer(system: SystemLayer[], text: string): SystemLayer[] {
   return [...system.slice(0, at), layer, ...system.slice(at)];
 }
 
-export interface TextModeOptions {
+interface TextModeOptions {
   serverName?: string;
   /** Id factory for parsed calls (tests). */
   newId?: () => string;

@@ -13,14 +13,14 @@ const CLOSE_THINKING = '</thinking>';
 const NAME_SCAN_LIMIT = 1024;
 const NAME_RE = /"tool_name"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 
-export interface ParsedToolCall {
+interface ParsedToolCall {
   name: string;
   args: unknown;
   rawArgs: string;
   parseError?: string;
 }
 
-export interface XmlToolCallParserOptions {
+interface XmlToolCallParserOptions {
   /** Id for each call (default tc_<random>_<n>). */
   newId?: () => string;
 }

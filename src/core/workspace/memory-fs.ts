@@ -148,7 +148,7 @@ export class FsEditApplier implements EditApplier {
   }
 }
 
-export type FakeRunHandler = (req: RunRequest) => Partial<RunResult> | Promise<Partial<RunResult>>;
+type FakeRunHandler = (req: RunRequest) => Partial<RunResult> | Promise<Partial<RunResult>>;
 
 /** Records every run() and answers from a handler; never spawns anything. */
 export class FakeCommandRunner implements CommandRunner {

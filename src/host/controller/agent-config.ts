@@ -31,7 +31,7 @@ export function agentConfigFrom(s: ForgeSettings, model: SwitchableModel): Parti
 }
 
 /** forge.autoApprove as standing approvals: each enabled risk class, named by its setting. */
-export function standingApprovals(a: Pick<AutoApproveSettings, 'write' | 'execute' | 'network'>): StandingApprovals {
+function standingApprovals(a: Pick<AutoApproveSettings, 'write' | 'execute' | 'network'>): StandingApprovals {
   const out: StandingApprovals = {};
   if (a.write) out.write = 'forge.autoApprove.write';
   if (a.execute) out.execute = 'forge.autoApprove.execute';
@@ -40,7 +40,7 @@ export function standingApprovals(a: Pick<AutoApproveSettings, 'write' | 'execut
 }
 
 /** Host facts for the prompt's dynamic environment layer. */
-export function describeEnvironment(): string {
+function describeEnvironment(): string {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const editor = vscode.window.activeTextEditor;
   const lines = [

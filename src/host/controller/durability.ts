@@ -11,7 +11,7 @@ import { journalLedger, type EditIntentRecord, type EditLedger, type LedgerInten
 import { VscodeWorkspaceProbe } from './workspace-probe';
 import { StorageHealth } from './storage-health';
 
-export interface DurabilityOptions {
+interface DurabilityOptions {
   storageDir: string;
   log: Logger;
   /** Puts a message in the panel. */

@@ -20,7 +20,7 @@ export const PROVIDER_LABELS: Record<ProviderId, string> = {
 };
 
 /** Defaults when forge.model is empty (the user can pick another with "Forge: Select Model"). */
-export const DEFAULT_MODELS: Partial<Record<ProviderId, string>> = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5' };
+const DEFAULT_MODELS: Partial<Record<ProviderId, string>> = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5' };
 
 /** Offered in the model picker besides the vscode.lm models. */
 export const SUGGESTED_MODELS: Partial<Record<ProviderId, string[]>> = {
@@ -29,7 +29,7 @@ export const SUGGESTED_MODELS: Partial<Record<ProviderId, string[]>> = {
 };
 
 
-export interface ResolvedModel {
+interface ResolvedModel {
   model?: Model;
   status: ProviderStatus;
 }
@@ -76,7 +76,7 @@ export class SwitchableModel implements Model {
 }
 
 /** The bit of vscode.Memento the tool-format memory needs. */
-export interface MementoLike {
+interface MementoLike {
   get<T>(key: string): T | undefined;
   update(key: string, value: unknown): Thenable<void>;
 }
@@ -91,7 +91,7 @@ export function mementoToolFormatStore(memento: MementoLike): ToolFormatStore {
   };
 }
 
-export interface ModelFactoryOptions {
+interface ModelFactoryOptions {
   /** Where auto remembers the tool-call format (default: memory only). */
   toolFormats?: ToolFormatStore;
   /** Called when auto switches a model's format mid-task (refresh the panel's status). */
@@ -265,7 +265,7 @@ export async function saveModelChoice(provider: ProviderId, model: string): Prom
 }
 
 /** "llama3.1:8b@http://127.0.0.1:11434/v1" -> model + base URL (choices of detected local servers). */
-export function splitModelAtUrl(value: string): { model: string; baseUrl: string } | undefined {
+function splitModelAtUrl(value: string): { model: string; baseUrl: string } | undefined {
   const m = /^(.+)@(https?:\/\/\S+)$/.exec(value);
   return m ? { model: m[1], baseUrl: m[2] } : undefined;
 }
@@ -276,7 +276,7 @@ const fallbacks = new WeakMap<Model, Model>();
 const PROVIDER_IDS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
 
 /** "anthropic:claude-haiku-4-5" -> { provider, model }; the model part may contain ':' (e.g. "llama3.1:8b"). */
-export function parseModelId(id: string): { provider: ProviderId; model: string } | undefined {
+function parseModelId(id: string): { provider: ProviderId; model: string } | undefined {
   const i = id.indexOf(':');
   if (i <= 0) return undefined;
   const provider = id.slice(0, i).trim() as ProviderId;

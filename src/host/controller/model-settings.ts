@@ -9,7 +9,7 @@ import { readSettings, type ProviderId } from '../settings';
 import { saveModelChoice, type ModelFactory } from './model-factory';
 import { pickModel } from './pickers';
 
-export interface ModelSettingsDeps {
+interface ModelSettingsDeps {
   keys: ApiKeyStore;
   models: ModelFactory;
   refreshModel(): Promise<void>;

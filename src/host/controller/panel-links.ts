@@ -7,7 +7,7 @@ import type { ForgePanelProvider } from '../../panel/provider';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
 import type { Toolkit } from './tool-factory';
 
-export interface PanelLinksDeps {
+interface PanelLinksDeps {
   toolkit: Pick<Toolkit, 'fs' | 'sandbox'>;
   outputs: OutputStore;
 }

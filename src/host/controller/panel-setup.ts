@@ -17,7 +17,7 @@ type SaveRequest = WebviewMessageOf<'save_provider'>;
 const OPENAI_URL = 'https://api.openai.com/v1';
 const LOCAL_DEFAULT_URL = 'http://127.0.0.1:11434/v1';
 
-export interface PanelSetupDeps {
+interface PanelSetupDeps {
   keys(): ApiKeyStore;
   panel(): ForgePanelProvider | undefined;
   refreshModel(): Promise<void>;

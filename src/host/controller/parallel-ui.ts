@@ -23,9 +23,9 @@ import type { SwitchableModel } from './model-factory';
 import { describeTask as describe, parallelViewCommands, registerParallelView } from './parallel-view';
 import { commandRules } from './tool-factory';
 
-export const BASE_SCHEME = 'forge-base';
+const BASE_SCHEME = 'forge-base';
 
-export interface ParallelUiDeps {
+interface ParallelUiDeps {
   model: SwitchableModel;
   memory?: MemoryPort;
   log: Logger;
@@ -33,7 +33,7 @@ export interface ParallelUiDeps {
   worktreeDir: string;
 }
 
-export function maxParallelTasks(): number {
+function maxParallelTasks(): number {
   const v = vscode.workspace.getConfiguration('forge').get<number>('parallel.maxTasks', 2);
   return Number.isInteger(v) && v >= 1 ? Math.min(v, 8) : 2;
 }

@@ -6,9 +6,9 @@ import type { CommandHandlers } from '../commands';
 import type { BackgroundTask } from '../../node/parallel-tasks';
 import type { FileChange } from '../../node/worktrees';
 
-export const VIEW_ID = 'forge.backgroundTasks';
+const VIEW_ID = 'forge.backgroundTasks';
 
-export interface ParallelViewSource {
+interface ParallelViewSource {
   list(): BackgroundTask[];
   onDidChange: vscode.Event<void>;
   act(task: BackgroundTask, action: string): Promise<void>;

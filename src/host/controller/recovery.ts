@@ -14,7 +14,7 @@ import { showReadOnly } from '../readonly-docs';
 import type { TaskSession } from './session';
 import type { SessionManager } from './session-manager';
 
-export interface RecoveryDeps {
+interface RecoveryDeps {
   manager: () => SessionManager;
   journal: EditJournal;
   audit: AuditTrail;
@@ -41,7 +41,7 @@ export interface RestoreArgs {
   confirm?: boolean;
 }
 
-export type RestoreReport = RestoreOutcome & { rewoundMessages?: number };
+type RestoreReport = RestoreOutcome & { rewoundMessages?: number };
 
 const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
 

@@ -12,7 +12,7 @@ import type { Toolkit } from './tool-factory';
 
 type ChangesAction = WebviewMessageOf<'changes_action'>['action'];
 
-export interface ReviewDeps {
+interface ReviewDeps {
   manager: SessionManager;
   toolkit: Toolkit;
   journal: EditJournal;

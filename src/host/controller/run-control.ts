@@ -9,7 +9,7 @@ import type { RunKind } from './session';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from './tool-factory';
 
-export interface RunDeps {
+interface RunDeps {
   manager: SessionManager;
   model: { readonly configured: boolean };
   toolkit: Toolkit;

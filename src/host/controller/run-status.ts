@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import type { ForgeStatusBar } from '../status-bar';
 import type { TaskSession } from './session';
 
-export interface RunStatusDeps {
+interface RunStatusDeps {
   statusBar: ForgeStatusBar;
   log: Logger;
   /** Test mode's "last test run" (absent in tests that do not need it). */

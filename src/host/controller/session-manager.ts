@@ -12,14 +12,14 @@ import type { StorageReporter } from '../../core/tasks/effects';
 import { describeNotice, openElsewhere } from './recovery-notes';
 import { TaskSession, type SessionDeps } from './session';
 
-export interface HistorySink {
+interface HistorySink {
   attachTranscript(transcript: Transcript): void;
   setHistory(tasks: TaskSummary[]): void;
   /** The current task's mode (the panel's mode switch). */
   setMode?(mode: string): void;
 }
 
-export interface SessionManagerDeps {
+interface SessionManagerDeps {
   store: TaskStore;
   makeAgent: SessionDeps['makeAgent'];
   log: Logger;

@@ -7,7 +7,7 @@ import type { TaskSession } from './session';
 import type { SlashActions } from './slash-commands';
 
 /** The Controller's own actions the slash commands reuse. */
-export interface SlashHost extends Pick<SlashActions, 'stop' | 'newTask' | 'selectModel' | 'undo' | 'send'> {
+interface SlashHost extends Pick<SlashActions, 'stop' | 'newTask' | 'selectModel' | 'undo' | 'send'> {
   session(): TaskSession;
   panel(): ForgePanelProvider | undefined;
 }

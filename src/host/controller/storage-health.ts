@@ -3,7 +3,7 @@
 // everything is saved again. Repeats stay in the log, so a full disk does not flood the conversation.
 import type { Logger } from '../logger';
 
-export interface StorageHealthOptions {
+interface StorageHealthOptions {
   /** Shows a message in the panel (the current task's transcript). */
   show(message: string): void;
   log: Logger;

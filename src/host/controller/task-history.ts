@@ -11,7 +11,7 @@ import type { Recovery } from './recovery';
 import type { TaskSession } from './session';
 import type { SessionManager } from './session-manager';
 
-export interface TaskHistoryDeps {
+interface TaskHistoryDeps {
   manager: SessionManager;
   journal: EditJournal;
   log: Logger;

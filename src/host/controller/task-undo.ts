@@ -9,7 +9,7 @@ import type { Recovery } from './recovery';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from './tool-factory';
 
-export interface TaskUndoDeps {
+interface TaskUndoDeps {
   manager: SessionManager;
   toolkit: Pick<Toolkit, 'fs'>;
   journal: EditJournal;

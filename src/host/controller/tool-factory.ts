@@ -30,7 +30,7 @@ import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
 /** An approved edit whose tool never applied it (it failed first) has its proposed intent voided after this long. */
 const PROPOSAL_TTL_MS = 60_000;
 
-export interface ToolkitOptions {
+interface ToolkitOptions {
   log: Logger;
   /** The task an edit belongs to (edits only happen inside a run, one run at a time). */
   currentTaskId: () => string | undefined;

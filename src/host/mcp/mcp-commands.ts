@@ -15,7 +15,7 @@ const ICONS: Record<McpServerStatus['state'], string> = {
   disabled: '$(circle-slash)',
 };
 
-export function describeState(s: McpServerStatus): string {
+function describeState(s: McpServerStatus): string {
   const tools = s.tools ? ` · ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}` : '';
   return `${s.state}${tools}`;
 }
@@ -73,7 +73,7 @@ async function openMcpJson(): Promise<void> {
 }
 
 /** Picks a resource of any server and queues it for the next message. Returns the attached URI. */
-export async function attachResource(service: McpService, pick?: { server: string; uri: string }): Promise<string | undefined> {
+async function attachResource(service: McpService, pick?: { server: string; uri: string }): Promise<string | undefined> {
   await service.ready();
   let target = pick;
   if (!target) {

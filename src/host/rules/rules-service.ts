@@ -11,7 +11,7 @@ import type { CommandHandlers } from '../commands';
 import type { Logger } from '../logger';
 
 /** workspaceState: true / false once the user answered the offer to use other agents' rule files. */
-export const IMPORT_OTHERS_KEY = 'forge.rules.importOtherAgents';
+const IMPORT_OTHERS_KEY = 'forge.rules.importOtherAgents';
 
 const TEMPLATE = `# AGENTS.md
 
@@ -26,7 +26,7 @@ Instructions for coding agents working in this project (Forge reads this file in
 - 
 `;
 
-export interface RuleInUse {
+interface RuleInUse {
   path: string;
   display: string;
   kind: RuleSource['kind'];

@@ -9,14 +9,14 @@ import { createToolkit, spoolDirFor, type Toolkit } from '../controller/tool-fac
 import type { Logger } from '../logger';
 import type { WorkspaceStorage } from './storage';
 
-export interface AgentTools {
+interface AgentTools {
   toolkit: Toolkit;
   extras: AgentExtras;
   /** Full tool outputs the loop shortened (shared by every task's Agent). */
   outputs: InMemoryOutputStore;
 }
 
-export interface AgentToolsDeps {
+interface AgentToolsDeps {
   context: vscode.ExtensionContext;
   log: Logger;
   storage: WorkspaceStorage;

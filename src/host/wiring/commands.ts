@@ -19,7 +19,7 @@ import { onSettingsChanged } from '../settings';
 import { consentCommands } from '../settings-consent';
 import type { Initialised } from './controller';
 
-export interface CommandWiringDeps {
+interface CommandWiringDeps {
   context: vscode.ExtensionContext;
   /** Commands that need the session wait here; they fail once initialisation has. */
   gate: ReadinessGate<Initialised>;

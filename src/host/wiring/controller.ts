@@ -24,7 +24,7 @@ export interface Initialised {
 /** The Controller's own dependencies that exist before the disk work is done. */
 type ReadyNow = Pick<ControllerDeps, 'toolkit' | 'model' | 'models' | 'keys' | 'outputs' | 'statusBar' | 'log' | 'refreshModel'>;
 
-export interface InitialiseDeps extends ReadyNow {
+interface InitialiseDeps extends ReadyNow {
   storage: WorkspaceStorage;
   memory: Promise<MemoryService>;
   newManager: NewSessionManager;

@@ -16,7 +16,7 @@ import type { Initialised } from './controller';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
 
-export interface ExtensionParts {
+interface ExtensionParts {
   context: vscode.ExtensionContext;
   activationMs: number;
   ready: Promise<Initialised>;

@@ -8,14 +8,14 @@ import type { ApiKeyStore } from '../api-key-store';
 import { readSettings } from '../settings';
 import { refreshKeyPresence } from '../settings-consent';
 
-export interface ModelWiring {
+interface ModelWiring {
   model: SwitchableModel;
   models: ModelFactory;
   /** Re-resolves the model from settings + secrets and updates the panel's provider status. */
   refresh(): Promise<void>;
 }
 
-export interface ModelWiringDeps {
+interface ModelWiringDeps {
   context: vscode.ExtensionContext;
   keys: ApiKeyStore;
   log: Logger;

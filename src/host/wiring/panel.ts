@@ -16,13 +16,13 @@ import type { Initialised } from './controller';
 
 const HANDLED = WEBVIEW_MESSAGE_TYPES.filter((t): t is HandledMessageType => t !== 'ready');
 
-export interface PanelWiring {
+interface PanelWiring {
   panel: ForgePanelProvider;
   /** Opens the gate once `ready` has made the session, or shows why it could not. */
   connect(ready: Promise<Initialised>): void;
 }
 
-export interface PanelWiringDeps {
+interface PanelWiringDeps {
   context: vscode.ExtensionContext;
   log: Logger & { show(): void };
   extras: AgentExtras;

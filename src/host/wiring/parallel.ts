@@ -6,7 +6,7 @@ import type { SwitchableModel } from '../controller/model-factory';
 import { ParallelTasksUi } from '../controller/parallel-ui';
 import type { Logger } from '../logger';
 
-export interface ParallelWiringDeps {
+interface ParallelWiringDeps {
   context: vscode.ExtensionContext;
   model: SwitchableModel;
   /** Still opening at activation: the first recall or reflection waits for it. */

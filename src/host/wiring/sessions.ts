@@ -17,7 +17,7 @@ import type { Logger } from '../logger';
 import { readSettings } from '../settings';
 import type { WorkspaceStorage } from './storage';
 
-export interface SessionWiringDeps {
+interface SessionWiringDeps {
   model: SwitchableModel;
   toolkit: Toolkit;
   extras: AgentExtras;

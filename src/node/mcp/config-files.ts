@@ -11,7 +11,7 @@ import { readRegularFile } from '../regular-file';
 
 export const MCP_JSON = '.vscode/mcp.json';
 /** An MCP config or env file larger than this is refused (configuration, not data). */
-export const MCP_CONFIG_MAX_BYTES = 1024 * 1024;
+const MCP_CONFIG_MAX_BYTES = 1024 * 1024;
 
 function parse(text: string, label: string, defaultCwd?: string): ParsedMcpConfig {
   try {

@@ -303,7 +303,7 @@ export class McpConnection {
 }
 
 /** The SDK's errors as one clear sentence: a result that fails the protocol's schema, a timeout, a closed connection. */
-export function describeCallError(err: unknown, timeoutMs: number): Error {
+function describeCallError(err: unknown, timeoutMs: number): Error {
   const issues = (err as { issues?: unknown })?.issues;
   if (Array.isArray(issues)) {
     const what = issues

@@ -13,9 +13,9 @@ export interface ConsentStore {
 
 /** workspaceState keys: the configurations the user allowed / refused to start. */
 export const ALLOWED_SERVERS = 'forge.mcp.allowedServers';
-export const REFUSED_SERVERS = 'forge.mcp.refusedServers';
+const REFUSED_SERVERS = 'forge.mcp.refusedServers';
 
-export interface ServerPermission {
+interface ServerPermission {
   /** The permission key of the configuration as it is now. */
   key: string;
   state: 'allowed' | 'refused' | 'ask';

@@ -24,7 +24,7 @@ export interface SandboxSettings {
   envAllow: readonly string[];
 }
 
-export interface CommandSandboxOptions {
+interface CommandSandboxOptions {
   settings: () => SandboxSettings;
   /** Workspace folders (writable inside the sandbox). */
   roots: () => readonly string[];

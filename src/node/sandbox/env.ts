@@ -2,13 +2,13 @@
 // plus the variables that keep commands non-interactive.
 
 /** Host variables passed through by default. */
-export const DEFAULT_ENV_ALLOW: readonly string[] = [
+const DEFAULT_ENV_ALLOW: readonly string[] = [
   'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_*', 'TERM', 'COLORTERM', 'TZ',
   'SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMDATA', 'PROGRAMFILES',
 ];
 
 /** Names that look like credentials are never passed, even when a user's allow list names them. */
-export const CREDENTIAL_NAME = /(KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|AUTH|PRIVATE)/i;
+const CREDENTIAL_NAME = /(KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|AUTH|PRIVATE)/i;
 
 const FIXED: Record<string, string> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' };
 
@@ -24,7 +24,7 @@ function matcher(patterns: readonly string[]): (name: string) => boolean {
   return (name) => exact.has(name.toUpperCase()) || prefixes.some((p) => name.toUpperCase().startsWith(p));
 }
 
-export interface ScrubbedEnv {
+interface ScrubbedEnv {
   env: Record<string, string>;
   /** Names from the user's allow list that were refused because they look like credentials. */
   refused: string[];

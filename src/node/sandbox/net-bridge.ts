@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { shellQuote } from './profile';
 
 /** The forwarder's port inside the sandbox's own network namespace (nothing else listens there but the command). */
-export const DEFAULT_BRIDGE_PORT = 39_281;
+const DEFAULT_BRIDGE_PORT = 39_281;
 
 /** Exit status of the wrapper when the forwarder could not start (the command did not run). */
 export const BRIDGE_FAILED_EXIT = 125;
@@ -19,7 +19,7 @@ export const BRIDGE_FAILED_EXIT = 125;
  * forwarding until killed. Byte-for-byte, no parsing: if the proxy is
  * gone, the client gets a 502 instead of a reset.
  */
-export const BRIDGE_SCRIPT = `'use strict';
+const BRIDGE_SCRIPT = `'use strict';
 const net = require('net');
 const fs = require('fs');
 const sock = process.argv[2];
@@ -77,7 +77,7 @@ export function proxyEnv(port = DEFAULT_BRIDGE_PORT): Record<string, string> {
   };
 }
 
-export interface BridgeOptions {
+interface BridgeOptions {
   /** The proxy's UNIX socket, as seen inside the sandbox (same path when its folder is bound at the same place). */
   socketPath: string;
   /** The forwarder script (writeBridgeScript), readable inside the sandbox. */

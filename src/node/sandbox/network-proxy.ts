@@ -65,7 +65,7 @@ export function clientHelloServerName(b: Buffer): { need: true } | { sni: string
 // ---------------------------------------------------------------------------------------------------------------
 // The proxy
 
-export interface AllowlistProxyOptions {
+interface AllowlistProxyOptions {
   /** Host patterns (see compileAllowList); `preset:<name>` entries are expanded. */
   allowedHosts: readonly string[];
   /** Where to listen. Its folder is created (0700) if missing; a stale socket there is replaced. */

@@ -31,7 +31,7 @@ export async function homeSecrets(home: string): Promise<MaskedPath[]> {
   return found.filter((m): m is MaskedPath => m !== undefined);
 }
 
-export interface ScanResult {
+interface ScanResult {
   masked: MaskedPath[];
   /** The walk stopped at SCAN_MAX_ENTRIES: deeper secrets may be unmasked, so every command asks. */
   incomplete: boolean;

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { controlPlaneMatch, isDeletableGitData, isGitData } from '../../core/safety/control-plane';
 import { shellQuote } from './profile';
 
-export interface LayerFolder {
+interface LayerFolder {
   /** The workspace folder (absolute, symlinks resolved): the overlay's mount point. */
   root: string;
   /** A read-only bind of the real folder, the overlay's lower layer (in Forge's private folder). */
@@ -166,9 +166,9 @@ export function layerPerlArgv(layer: WriteLayer, perl: string, ids: { uid: numbe
   return [perl, '-e', LAYER_PERL, '--', String(nums[0]), String(nums[1]), String(ids.uid), String(ids.gid), String(ops.length), ...ops.flat(), String(lists.length), ...lists.flat()];
 }
 
-export type LayerChangeKind = 'created' | 'modified' | 'deleted';
+type LayerChangeKind = 'created' | 'modified' | 'deleted';
 
-export interface LayerChange {
+interface LayerChange {
   /** Absolute path in the workspace. */
   path: string;
   kind: LayerChangeKind;
@@ -179,7 +179,7 @@ export interface LayerChange {
   untracked?: boolean;
 }
 
-export interface LayerRefusal {
+interface LayerRefusal {
   /** Absolute path of what the command tried to change (a folder stands for everything under it). */
   path: string;
   action: 'create' | 'change' | 'delete';
@@ -196,7 +196,7 @@ export interface MergeResult {
   partial: boolean;
 }
 
-export interface MergeOptions {
+interface MergeOptions {
   /** Workspace-relative folders that are control plane too (core.hooksPath targets). */
   extraControlDirs?: (root: string) => readonly string[];
   /** Files up to this size are kept as text for checkpoints (default 1 MB). */

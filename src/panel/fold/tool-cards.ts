@@ -8,7 +8,7 @@ import type { TranscriptItems } from './items';
 type EventOf<T extends AgentEvent['type']> = Extract<AgentEvent, { type: T }>;
 
 /** Characters each part of a card keeps (the full text stays with the loop). */
-export interface ToolCardLimits {
+interface ToolCardLimits {
   resultChars: number;
   progressChars: number;
   argsChars: number;

@@ -28,7 +28,7 @@ export interface SearchReplaceBlock {
   startLine?: number;
 }
 
-export interface LineRange {
+interface LineRange {
   /** 1-based, inclusive. */
   startLine: number;
   endLine: number;
@@ -43,14 +43,14 @@ export interface AppliedBlock extends LineRange {
   strippedLineNumbers?: boolean;
 }
 
-export interface ClosestCandidate extends LineRange {
+interface ClosestCandidate extends LineRange {
   /** 0..100 */
   similarity: number;
   /** Short line diff: "- " search line, "+ " file line, "  " same. */
   diff: string;
 }
 
-export interface BlockFailure {
+interface BlockFailure {
   index: number;
   kind: 'empty-search' | 'not-found' | 'ambiguous' | 'overlap' | 'indentation' | 'line-numbers';
   message: string;
@@ -58,18 +58,18 @@ export interface BlockFailure {
   closest?: ClosestCandidate;
 }
 
-export type ApplyDiffResult =
+type ApplyDiffResult =
   | { ok: true; content: string; applied: AppliedBlock[] }
   | { ok: false; failures: BlockFailure[]; message: string };
 
-export interface ApplyDiffOptions {
+interface ApplyDiffOptions {
   /** Yield to the event loop when a slice of work ran longer than this. Default 8 ms. */
   sliceMs?: number;
   signal?: AbortSignal;
 }
 
 /** A line hint settles an ambiguous block when exactly one match starts within this many lines of it. */
-export const HINT_TOLERANCE = 2;
+const HINT_TOLERANCE = 2;
 const MAX_REPORTED_MATCHES = 5;
 /** Searches at least this long go through the one jumping pass; shorter ones through the native search. */
 const MIN_SCAN_SEARCH = 64;

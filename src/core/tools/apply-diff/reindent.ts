@@ -14,7 +14,7 @@ function cols(ws: string): number {
   return c;
 }
 
-export type Reindent = { ok: true; text: string } | { ok: false; reason: string };
+type Reindent = { ok: true; text: string } | { ok: false; reason: string };
 
 /**
  * Maps the replacement's indentation from the search's to the file's. The search lines and the file lines they

@@ -30,7 +30,7 @@ const SAMPLE_CHARS = 512;
 const MAX_WINDOW = 1024;
 
 /** Shortest pattern the scan takes (shorter ones jump too little to beat a native search). */
-export const MIN_SCAN_CHARS = 3;
+const MIN_SCAN_CHARS = 3;
 
 function gramBits(b: number): number {
   return b >= 3 ? 16 : 15;

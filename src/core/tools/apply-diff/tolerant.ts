@@ -16,7 +16,7 @@ const WORDS_CONSIDERED = 8;
 /** Hits of an anchor word after which the block goes to the slow path. */
 const MAX_WORD_HITS = 2000;
 
-export function trimBlankEdges(lines: string[]): string[] {
+function trimBlankEdges(lines: string[]): string[] {
   let a = 0;
   let b = lines.length;
   while (a < b && lines[a]!.trim() === '') a++;

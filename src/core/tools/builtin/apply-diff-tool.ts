@@ -6,7 +6,7 @@ import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
 import { checkEditTarget, controlPlaneTarget, decodeTextPaced, errorResult } from './common';
 import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';
 
-export const applyDiffInput = z.object({
+const applyDiffInput = z.object({
   path: z.string().describe('File to edit, relative to the workspace root.'),
   blocks: z
     .array(

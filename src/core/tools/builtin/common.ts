@@ -10,10 +10,10 @@ export function errorResult(content: string, data?: unknown): ToolResult {
 }
 
 /** Longest stretch of synchronous work a tool does before it lets the extension host's event loop run. */
-export const SLICE_MS = 8;
+const SLICE_MS = 8;
 
 /** Lets the event loop run (timers, I/O, the UI's messages) before the caller continues. */
-export function yieldToLoop(): Promise<void> {
+function yieldToLoop(): Promise<void> {
   return new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
 
@@ -98,7 +98,7 @@ async function decodeStreaming(bytes: Uint8Array, signal: AbortSignal | undefine
 export const EDIT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Bytes isBinary looks at. */
-export const BINARY_SAMPLE = 64 * 1024;
+const BINARY_SAMPLE = 64 * 1024;
 
 /** Binary when a NUL byte appears early or too much of the sample is not valid UTF-8. */
 export function isBinary(bytes: Uint8Array): boolean {
@@ -126,17 +126,13 @@ export function decodeText(bytes: Uint8Array): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-export function encodeText(text: string): Uint8Array {
-  return new TextEncoder().encode(text);
-}
-
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export type Resolved = { ok: true; path: ResolvedPath } | { ok: false; result: ToolResult };
+type Resolved = { ok: true; path: ResolvedPath } | { ok: false; result: ToolResult };
 
 /**
  * Refusals of an edit target that need no diff: path rules for 'write' (secrets, .forgeignore, .git, outside the

@@ -9,10 +9,10 @@ import { unhiddenSecretsCall } from '../../safety/sensitive';
 
 export const COMMAND_DEFAULT_TIMEOUT_S = 120;
 const COMMAND_MAX_TIMEOUT_S = 3600;
-export const COMMAND_OUTPUT_CHARS = 16_000;
+const COMMAND_OUTPUT_CHARS = 16_000;
 
 // Only these fields exist: extra keys a model adds (e.g. "safe": true) are stripped by zod and never read.
-export const executeCommandInput = z.object({
+const executeCommandInput = z.object({
   command: z.string().min(1).describe('Shell command line to run (sh on Unix, cmd/PowerShell default shell on Windows).'),
   cwd: z.string().optional().describe('Working folder relative to the workspace root. Default: the root.'),
   timeoutSeconds: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_S).optional().describe(`Kill the command after this long. Default: the user setting (${COMMAND_DEFAULT_TIMEOUT_S} unless changed).`),
@@ -163,7 +163,7 @@ function describeChanges(changes: readonly CommandFileChange[], roots: readonly 
   return changes.length > 10 ? `${shown.join(', ')} and ${changes.length - 10} more` : shown.join(', ');
 }
 
-export const readCommandOutputInput = z.object({
+const readCommandOutputInput = z.object({
   ref: z.string().min(1).describe('The ref given in an execute_command result.'),
   startLine: z.number().int().min(1).optional().describe('First line (1-based). Default 1.'),
   endLine: z.number().int().min(1).optional().describe('Last line (inclusive). Default startLine + 499.'),

@@ -11,7 +11,7 @@ import { createReadFileTool } from './read-file';
 import { createSearchFilesTool } from './search-files';
 import { createWriteFileTool } from './write-file';
 
-export interface WorkspaceToolDeps {
+interface WorkspaceToolDeps {
   fs: WorkspaceFs;
   runner: CommandRunner;
   applier: EditApplier;
@@ -28,10 +28,10 @@ export interface WorkspaceToolDeps {
   toolTimeoutSeconds?: ToolTimeoutSetting;
 }
 
-export type ToolTimeoutSetting = number | Readonly<Record<string, number>>;
+type ToolTimeoutSetting = number | Readonly<Record<string, number>>;
 
 /** Default time limits (seconds) of the workspace tools; the loop aborts and abandons a call past its limit. */
-export const TOOL_TIMEOUT_DEFAULTS_S: Readonly<Record<string, number>> = {
+const TOOL_TIMEOUT_DEFAULTS_S: Readonly<Record<string, number>> = {
   read_file: 30,
   write_file: 30,
   apply_diff: 30,
@@ -41,7 +41,7 @@ export const TOOL_TIMEOUT_DEFAULTS_S: Readonly<Record<string, number>> = {
 };
 
 /** What execute_command's loop-level limit adds to the command's own timeout (the runner kills and reports first). */
-export const COMMAND_LIMIT_GRACE_S = 15;
+const COMMAND_LIMIT_GRACE_S = 15;
 
 /** A tool's limit in seconds: the setting (per tool, then "*", or one number), else the default. */
 export function toolTimeoutSeconds(name: string, setting: ToolTimeoutSetting | undefined): number {
@@ -74,5 +74,4 @@ export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
 }
 
 export { WorkspaceSandbox };
-export type { SandboxOptions };
-export { createApplyDiffTool, createExecuteCommandTool, createListFilesTool, createReadCommandOutputTool, createReadFileTool, createSearchFilesTool, createWriteFileTool };
+export { createListFilesTool, createSearchFilesTool };

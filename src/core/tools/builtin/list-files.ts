@@ -4,11 +4,11 @@ import type { Tool } from '../types';
 import { errorResult, resolveOrRefuse } from './common';
 import { walkBatches } from './walk';
 
-export const LIST_DEFAULT_MAX = 500;
+const LIST_DEFAULT_MAX = 500;
 const LIST_HARD_MAX = 5000;
 const COUNT_LIMIT = 50_000;
 
-export const listFilesInput = z.object({
+const listFilesInput = z.object({
   path: z.string().optional().describe('Folder relative to the workspace root. Default: the root.'),
   recursive: z.boolean().optional().describe('List sub-folders too (breadth first). Default false.'),
   maxEntries: z.number().int().min(1).max(LIST_HARD_MAX).optional().describe(`Cap on entries returned. Default ${LIST_DEFAULT_MAX}.`),

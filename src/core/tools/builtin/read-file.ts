@@ -3,13 +3,13 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { Tool } from '../types';
 import { decodeText, decodeTextPaced, errorResult, formatBytes, isBinary, Pacer, resolveOrRefuse } from './common';
 
-export const READ_MAX_LINES = 2000;
-export const READ_MAX_CHARS = 256 * 1024;
+const READ_MAX_LINES = 2000;
+const READ_MAX_CHARS = 256 * 1024;
 /** Largest file read_file loads (whole: the file system ports have no ranged read). */
 export const READ_MAX_FILE_BYTES = 20 * 1024 * 1024;
 const MAX_LINE_CHARS = 2000;
 
-export const readFileInput = z.object({
+const readFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root (e.g. "src/index.ts").'),
   startLine: z.number().int().min(1).optional().describe('First line to read (1-based). Default 1.'),
   endLine: z.number().int().min(1).optional().describe('Last line to read (inclusive). Default: up to the size cap.'),

@@ -9,7 +9,7 @@ import type { Tool } from '../types';
 import { errorResult, resolveOrRefuse } from './common';
 import { walk } from './walk';
 
-export const SEARCH_DEFAULT_MAX = 100;
+const SEARCH_DEFAULT_MAX = 100;
 const SEARCH_HARD_MAX = 1000;
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** File reads in flight in the JS fallback (the fs thread pool has 4 threads; more hides per-file latency). */
@@ -19,14 +19,14 @@ const BINARY_SNIFF_BYTES = 8192;
 const HEAD_BYTES = 64 * 1024;
 const MAX_TEXT = 300;
 /** One file's regex scan longer than this ends the search (catastrophic backtracking); the tool's limit is longer. */
-export const REGEX_STUCK_MS = 10_000;
+const REGEX_STUCK_MS = 10_000;
 
-export interface SearchToolOptions {
+interface SearchToolOptions {
   /** How long the JS backend's regex may run on one file (default REGEX_STUCK_MS). */
   regexStuckMs?: number;
 }
 
-export const searchFilesInput = z.object({
+const searchFilesInput = z.object({
   pattern: z.string().min(1).describe('Regular expression (JavaScript syntax), matched line by line.'),
   path: z.string().optional().describe('Folder or file to search, relative to the workspace root. Default: the root.'),
   glob: z.string().optional().describe('Only files matching this glob, relative to path (e.g. "*.ts", "src/**/*.test.ts").'),
@@ -41,7 +41,7 @@ type Input = z.infer<typeof searchFilesInput>;
  * The read_file judgement (WorkspaceSandbox.resolve(path, 'read')) for every file whose text a search would
  * return, once per file per search.
  */
-export function readableFilter(sandbox: WorkspaceSandbox): (abs: string) => Promise<boolean> {
+function readableFilter(sandbox: WorkspaceSandbox): (abs: string) => Promise<boolean> {
   const verdicts = new Map<string, Promise<boolean>>();
   return (abs) => {
     let v = verdicts.get(abs);

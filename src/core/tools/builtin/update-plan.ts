@@ -7,12 +7,12 @@ import type { Tool } from '../types';
 
 export const UPDATE_PLAN = 'update_plan';
 
-export const PLAN_LIMITS = { steps: 50, text: 500, goal: 1_000 } as const;
+const PLAN_LIMITS = { steps: 50, text: 500, goal: 1_000 } as const;
 
-export const PlanStepStatusSchema = z.enum(['pending', 'in_progress', 'done', 'skipped']);
-export type PlanStepStatus = z.infer<typeof PlanStepStatusSchema>;
+const PlanStepStatusSchema = z.enum(['pending', 'in_progress', 'done', 'skipped']);
+type PlanStepStatus = z.infer<typeof PlanStepStatusSchema>;
 
-export const updatePlanInput = z.object({
+const updatePlanInput = z.object({
   goal: z.string().min(1).max(PLAN_LIMITS.goal).describe('What the task is to achieve, in one or two sentences.'),
   steps: z
     .array(
@@ -31,9 +31,8 @@ export const updatePlanInput = z.object({
     .optional()
     .describe('1-based index of the step you are working on now (default: the first in_progress step).'),
 });
-export type UpdatePlanInput = z.infer<typeof updatePlanInput>;
 
-export interface PlanStep {
+interface PlanStep {
   text: string;
   status: PlanStepStatus;
 }

@@ -16,10 +16,10 @@ import { decodeText, Pacer } from './common';
 const GITIGNORE_MAX_BYTES = 1024 * 1024;
 
 /** Folders never walked (compared in lower case: on macOS and Windows 'Node_Modules' is node_modules). */
-export const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
+const DEFAULT_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
 
 /** Directory listings in flight ahead of the consumer. */
-export const DIR_CONCURRENCY = 16;
+const DIR_CONCURRENCY = 16;
 
 export interface WalkEntry {
   abs: string;
@@ -28,7 +28,7 @@ export interface WalkEntry {
   type: 'file' | 'dir';
 }
 
-export interface WalkOptions {
+interface WalkOptions {
   recursive: boolean;
   signal?: AbortSignal;
   /** Ignore .gitignore rules. */

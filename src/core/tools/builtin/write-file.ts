@@ -6,12 +6,12 @@ import type { ApprovalPreview, ApprovedEdit, ToolContext, ToolResult } from '../
 import type { Tool } from '../types';
 import { checkEditTarget, controlPlaneTarget, decodeTextPaced, dominantEol, Pacer } from './common';
 
-export const writeFileInput = z.object({
+const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root. Parent folders are created.'),
   content: z.string().describe('The COMPLETE new file content (not a fragment, no line numbers).'),
 });
 
-export interface LineChanges {
+interface LineChanges {
   added: number;
   removed: number;
   /** The line diff ran out of time: counted as lines that appear more or fewer times (a lower bound for moves). */
