@@ -90,7 +90,7 @@ export class RipgrepSearch implements SearchBackend {
       q.signal.addEventListener('abort', onAbort, { once: true });
 
       // With admit, a file's events wait (in order) until its verdict, asked as soon as the file begins.
-      let group: { verdict: Promise<boolean>; events: any[] } | undefined;
+      let group: { verdict: Promise<boolean>; events: RgEvent[] } | undefined;
       let chain: Promise<void> = Promise.resolve();
       const flush = () => {
         const g = group;
@@ -103,9 +103,9 @@ export class RipgrepSearch implements SearchBackend {
       };
       const handle = (line: string) => {
         if (!line) return;
-        let ev: any;
+        let ev: RgEvent;
         try {
-          ev = JSON.parse(line);
+          ev = JSON.parse(line) as RgEvent;
         } catch {
           return;
         }
@@ -121,7 +121,7 @@ export class RipgrepSearch implements SearchBackend {
         }
       };
 
-      const take = (ev: any) => {
+      const take = (ev: RgEvent) => {
         if (stopped) return;
         if (ev.type === 'begin') {
           before = [];
@@ -180,12 +180,24 @@ export class RipgrepSearch implements SearchBackend {
   }
 }
 
-function lineText(data: any): string {
+/** A path or a line in rg --json: `text` when it is UTF-8, else base64 `bytes`. */
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+
+/** One line of rg --json (begin, match, context, end, summary), as far as this file reads it. */
+interface RgEvent {
+  type: string;
+  data: { path?: RgText; lines?: RgText; line_number: number };
+}
+
+function lineText(data: RgEvent['data']): string {
   const t = data.lines?.text ?? (data.lines?.bytes ? Buffer.from(data.lines.bytes, 'base64').toString('utf8') : '');
   return String(t).replace(/\r?\n$/, '');
 }
 
-function pathText(p: any): string {
+function pathText(p: RgText | undefined): string {
   return p?.text ?? (p?.bytes ? Buffer.from(p.bytes, 'base64').toString('utf8') : '');
 }
 

@@ -137,6 +137,7 @@ export class JournalingApplier implements EditApplier {
       throw new Error(
         `Not applied: Forge could not record this edit of ${edit.path} in its edit journal first (${errorText(err)}), so Undo could not revert it. ` +
           'The file is unchanged. Tell the user that Forge cannot write to its storage folder (disk full or read-only?).',
+        { cause: err },
       );
     }
     try {

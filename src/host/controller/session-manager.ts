@@ -209,7 +209,7 @@ export class SessionManager {
         next = TaskSession.restore(this.sessionDeps, record, reconciled.notes);
       } catch (err) {
         this.deps.log.error(`Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`);
-        throw new Error(`Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`);
+        throw new Error(`Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`, { cause: err });
       }
       keep = true;
       this.switchTo(next);

@@ -96,6 +96,7 @@ async function attachResource(service: McpService, pick?: { server: string; uri:
 }
 
 export function mcpCommands(service: McpService, log: Logger & { show?(): void }) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a command handler takes whatever VS Code passes
   const guard = (fn: (...a: any[]) => Promise<unknown>) => async (...args: any[]) => {
     try {
       return await fn(...args);

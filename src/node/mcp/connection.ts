@@ -152,7 +152,7 @@ export class McpConnection {
         this.setState('error', msg);
       }
       this.opts.log.warn(`mcp ${this.name}: ${msg}`);
-      throw new Error(`MCP server "${this.name}" ${msg}`);
+      throw new Error(`MCP server "${this.name}" ${msg}`, { cause: err });
     }
     if (generation !== this.generation) {
       await client.close().catch(() => undefined);
