@@ -111,7 +111,10 @@ export function layerScript(layer: WriteLayer): string {
  */
 const LAYER_PERL = String.raw`
 use strict;
-my ($SYS_UNSHARE, $SYS_MOUNT, $uid, $gid) = splice(@ARGV, 0, 4);
+my ($SYS_UNSHARE, $SYS_MOUNT, $SYS_PRCTL, $uid, $gid) = splice(@ARGV, 0, 5);
+# Dies with whoever started it (the extension host or the CLI), as bubblewrap's --die-with-parent did when it was
+# the direct child: PR_SET_PDEATHSIG, SIGKILL; a parent already gone by then ends it too.
+my $parent = getppid(); syscall($SYS_PRCTL + 0, 1, 9, 0, 0, 0); exit 125 if getppid() != $parent;
 my @ops; for (1 .. shift @ARGV) { push @ops, [splice(@ARGV, 0, 3)]; }
 my @lists; for (1 .. shift @ARGV) { push @lists, [splice(@ARGV, 0, 3)]; }
 sub fail { print STDERR "forge write layer: $_[0]: $!\n"; exit 125; }
@@ -147,7 +150,7 @@ exit(($st & 127) ? 128 + ($st & 127) : ($st >> 8));
 `;
 
 /** unshare and mount syscall numbers per architecture (Linux). */
-const SYSCALLS: Partial<Record<string, [unshare: number, mount: number]>> = { x64: [272, 165], arm64: [97, 40], riscv64: [97, 40], loong64: [97, 40] };
+const SYSCALLS: Partial<Record<string, [unshare: number, mount: number, prctl: number]>> = { x64: [272, 165, 157], arm64: [97, 40, 167], riscv64: [97, 40, 167], loong64: [97, 40, 167] };
 
 export function perlLayerSupported(arch: string = process.arch): boolean {
   return SYSCALLS[arch] !== undefined;
@@ -163,7 +166,7 @@ export function layerPerlArgv(layer: WriteLayer, perl: string, ids: { uid: numbe
   if (layer.home) ops.push(['B', layer.home.path, layer.home.lower], overlay(layer.home.lower, layer.home.upper, layer.home.work, layer.home.path));
   for (const f of layer.folders) ops.push(overlay(f.lower, f.upper, f.work, f.root));
   const lists = layer.folders.map((f) => [f.upper, f.root, f.listing]);
-  return [perl, '-e', LAYER_PERL, '--', String(nums[0]), String(nums[1]), String(ids.uid), String(ids.gid), String(ops.length), ...ops.flat(), String(lists.length), ...lists.flat()];
+  return [perl, '-e', LAYER_PERL, '--', String(nums[0]), String(nums[1]), String(nums[2]), String(ids.uid), String(ids.gid), String(ops.length), ...ops.flat(), String(lists.length), ...lists.flat()];
 }
 
 type LayerChangeKind = 'created' | 'modified' | 'deleted';

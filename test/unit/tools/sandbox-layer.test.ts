@@ -179,6 +179,31 @@ describe('sandbox write layer: nothing a command writes reaches the control plan
     await sb.dispose();
   });
 
+  for (const noPerl of [false, true]) {
+    it(`the contained command dies with the process that started it (${noPerl ? 'util-linux' : 'Perl'} launcher)`, async () => {
+      const marker = `${700 + Math.floor(Math.random() * 90)}.${noPerl ? 2 : 1}`;
+      const script = path.join(dir, `parent-${noPerl}.ts`);
+      const src = path.resolve('src');
+      writeFileSync(script, [
+        `import { CommandSandbox } from ${JSON.stringify(path.join(src, 'node/sandbox/command-sandbox'))};`,
+        `import { NodeCommandRunner } from ${JSON.stringify(path.join(src, 'node'))};`,
+        `const sb = new CommandSandbox({ settings: () => ({ enabled: true, network: 'off', envAllow: [] }), roots: () => [${JSON.stringify(ws)}], baseDir: ${JSON.stringify(path.join(dir, `sbx-parent-${noPerl}`))}, noPerl: ${noPerl} });`,
+        `new NodeCommandRunner({ sandbox: sb }).run({ command: 'sleep ${marker}', cwd: ${JSON.stringify(ws)}, timeoutMs: 60000, signal: new AbortController().signal, onStarted: () => console.log('started') });`,
+      ].join('\n'));
+      const child = (await import('node:child_process')).spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => String(d).includes('started') && resolve());
+        child.on('exit', () => reject(new Error('the parent ended before the command started')));
+      });
+      const running = () => execFileSync('sh', ['-c', `pgrep -f '[s]leep ${marker}' || true`]).toString().trim();
+      for (let i = 0; i < 50 && !running(); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(running(), 'the command runs');
+      child.kill('SIGKILL');
+      for (let i = 0; i < 30 && running(); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(running(), '', 'the command outlived the process that started it');
+    });
+  }
+
   it('the util-linux path (no Perl) merges the same way', async () => {
     const plain = new CommandSandbox({ settings: () => settings, roots: () => [ws], home, baseDir: path.join(dir, 'sbx-plain'), noPerl: true });
     assert.equal((await plain.ready()).writeLayer, true);
