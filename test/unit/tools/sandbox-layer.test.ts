@@ -199,7 +199,8 @@ describe('sandbox write layer: nothing a command writes reaches the control plan
       for (let i = 0; i < 50 && !running(); i++) await new Promise((r) => setTimeout(r, 100));
       assert.ok(running(), 'the command runs');
       child.kill('SIGKILL');
-      for (let i = 0; i < 30 && running(); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 80 && running(); i++) await new Promise((r) => setTimeout(r, 100));
+      if (running()) console.log(execFileSync('sh', ['-c', "ps -eo pid,ppid,pgid,comm,args | grep -E '[s]leep|[b]wrap|[p]erl|[u]nshare' | cut -c1-150"]).toString());
       assert.equal(running(), '', 'the command outlived the process that started it');
     });
   }
