@@ -62,8 +62,6 @@ export interface SandboxPlan {
 /** The programs that mount a command's write layer (util-linux), when overlays work here. */
 interface LayerTools {
   unshare?: string;
-  /** util-linux setpriv, for --pdeathsig on the unshare path. */
-  setpriv?: string;
   /** Mounts with one Perl process instead of util-linux programs (faster), when it works here. */
   perl?: string;
 }
@@ -414,8 +412,7 @@ export class CommandSandbox {
       const perlFailed = perl && perlLayerSupported() ? await tryWith({ perl }) : 'no Perl';
       if (perlFailed === undefined) return { layer: { perl } };
       if (!unshare) return { layerReason: `util-linux unshare and mount are not installed (and Perl: ${perlFailed})` };
-      const setpriv = findOnPath('setpriv');
-      const tools: LayerTools = { unshare, ...(setpriv ? { setpriv } : {}) };
+      const tools: LayerTools = { unshare };
       const failed = await tryWith(tools);
       return failed === undefined ? { layer: tools } : { layerReason: `an overlay could not be mounted (${failed})` };
     } catch (e) {
@@ -493,9 +490,7 @@ const UNSHARE_ARGS = ['--user', '--map-root-user', '--mount', '--propagation', '
 /** The programs that mount a command's layer, then run the bubblewrap argv that follows them. */
 function layerLauncher(tools: LayerTools, layer: WriteLayer, ids: { uid: number; gid: number } | undefined): string[] {
   if (tools.perl) return layerPerlArgv(layer, tools.perl, ids ?? { uid: 0, gid: 0 });
-  // setpriv: the script dies with whoever started it, as bubblewrap's --die-with-parent did as the direct child.
-  const deathSignal = tools.setpriv ? [tools.setpriv, '--pdeathsig', 'KILL'] : [];
-  return [...deathSignal, tools.unshare!, ...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer'];
+  return [tools.unshare!, ...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer'];
 }
 
 /** Workspace-relative core.hooksPath of a repository (.husky ...), read from its config without running git. */

@@ -115,10 +115,11 @@ export function layerScript(layer: WriteLayer): string {
  */
 const LAYER_PERL = String.raw`
 use strict;
-my ($SYS_UNSHARE, $SYS_MOUNT, $SYS_PRCTL, $uid, $gid) = splice(@ARGV, 0, 5);
-# Dies with whoever started it (the extension host or the CLI), as bubblewrap's --die-with-parent did when it was
-# the direct child: PR_SET_PDEATHSIG, SIGKILL; a parent already gone by then ends it too.
-my $parent = getppid(); syscall($SYS_PRCTL + 0, 1, 9, 0, 0, 0); exit 125 if getppid() != $parent;
+my ($SYS_UNSHARE, $SYS_MOUNT, $uid, $gid) = splice(@ARGV, 0, 4);
+# Ends the command when whoever started it (the extension host, the CLI) is gone: the parent is watched below.
+# (A death signal here would kill this process at once and leave bubblewrap behind, whose own one does not
+# always arrive through the namespaces; killing bubblewrap ends the sandbox reliably.)
+my $parent = getppid();
 my @ops; for (1 .. shift @ARGV) { push @ops, [splice(@ARGV, 0, 3)]; }
 my @lists; for (1 .. shift @ARGV) { push @lists, [splice(@ARGV, 0, 3)]; }
 sub fail { print STDERR "forge write layer: $_[0]: $!\n"; exit 125; }
@@ -136,7 +137,7 @@ for my $op (@ops) {
 my $pid = fork(); defined $pid or fail('fork');
 if ($pid == 0) { exec { $ARGV[0] } @ARGV; print STDERR "forge write layer: exec $ARGV[0]: $!\n"; exit 127; }
 $SIG{$_} = sub { kill $_[0], $pid } for qw(TERM INT HUP);
-# The death signal is not always delivered through the namespaces: the parent is also watched, every 100 ms.
+# The parent is watched every 100 ms.
 my $st;
 while (1) {
   my $done = waitpid($pid, 1);
@@ -161,7 +162,7 @@ exit(($st & 127) ? 128 + ($st & 127) : ($st >> 8));
 `;
 
 /** unshare and mount syscall numbers per architecture (Linux). */
-const SYSCALLS: Partial<Record<string, [unshare: number, mount: number, prctl: number]>> = { x64: [272, 165, 157], arm64: [97, 40, 167], riscv64: [97, 40, 167], loong64: [97, 40, 167] };
+const SYSCALLS: Partial<Record<string, [unshare: number, mount: number]>> = { x64: [272, 165], arm64: [97, 40], riscv64: [97, 40], loong64: [97, 40] };
 
 export function perlLayerSupported(arch: string = process.arch): boolean {
   return SYSCALLS[arch] !== undefined;
@@ -177,7 +178,7 @@ export function layerPerlArgv(layer: WriteLayer, perl: string, ids: { uid: numbe
   if (layer.home) ops.push(['B', layer.home.path, layer.home.lower], overlay(layer.home.lower, layer.home.upper, layer.home.work, layer.home.path));
   for (const f of layer.folders) ops.push(overlay(f.lower, f.upper, f.work, f.root));
   const lists = layer.folders.map((f) => [f.upper, f.root, f.listing]);
-  return [perl, '-e', LAYER_PERL, '--', String(nums[0]), String(nums[1]), String(nums[2]), String(ids.uid), String(ids.gid), String(ops.length), ...ops.flat(), String(lists.length), ...lists.flat()];
+  return [perl, '-e', LAYER_PERL, '--', String(nums[0]), String(nums[1]), String(ids.uid), String(ids.gid), String(ops.length), ...ops.flat(), String(lists.length), ...lists.flat()];
 }
 
 type LayerChangeKind = 'created' | 'modified' | 'deleted';
