@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { importGraph } from './core/import-cycles.test';
+import { importGraph } from './import-cycles.test';
 
 const ROOT = join(__dirname, '../..');
 

@@ -12,7 +12,7 @@ import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { Controller, type ControllerDeps } from '../../../src/host/controller/controller';
 import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
-import { ScriptedApprover } from '../../unit/core/helpers';
+import { ScriptedApprover } from '../../support/loop-harness';
 import { activateForge, allTabs, closeAllEditors, readText, waitFor, workspaceRoot, wsPath } from '../helpers';
 
 const proposalTabs = () =>

@@ -7,7 +7,7 @@ import type { AgentDeps } from '../../../src/core/loop/agent';
 import { createDelegateTool } from '../../../src/core/loop/delegate';
 import type { ChatMessage } from '../../../src/core/model/types';
 import { call, callsTurn, doneTurn, FakeClock, ScriptedModel, textTurn, usage } from '../../support/scripted-model';
-import { fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../core/helpers';
+import { fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../../support/loop-harness';
 
 class MemorySink implements AuditSink {
   text = '';

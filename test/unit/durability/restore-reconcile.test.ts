@@ -17,7 +17,7 @@ import type { EditApplier, FileEdit } from '../../../src/core/workspace/types';
 import type { SessionDeps } from '../../../src/host/controller/session';
 import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
-import { ScriptedApprover } from '../core/helpers';
+import { ScriptedApprover } from '../../support/loop-harness';
 import { FaultyIO } from './faulty-fs';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];

@@ -13,7 +13,7 @@ import { SessionManager } from '../../../src/host/controller/session-manager';
 import { StorageHealth } from '../../../src/host/controller/storage-health';
 import { describeNotice } from '../../../src/host/controller/recovery-notes';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
-import { ScriptedApprover } from '../core/helpers';
+import { ScriptedApprover } from '../../support/loop-harness';
 import { FaultyIO, type Fault } from './faulty-fs';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];

@@ -7,7 +7,7 @@ import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskSession, type SessionDeps } from '../../../src/host/controller/session';
 import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
-import { ScriptedApprover } from '../core/helpers';
+import { ScriptedApprover } from '../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 const makeAgent = (model: ScriptedModel) => (snapshot?: AgentSnapshot) => {

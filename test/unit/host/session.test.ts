@@ -5,7 +5,7 @@ import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { restoreTranscript, TaskSession, type SessionDeps } from '../../../src/host/controller/session';
 import { SessionManager } from '../../../src/host/controller/session-manager';
 import { FakeClock, ScriptedModel, callsTurn, doneTurn, type Turn } from '../../support/scripted-model';
-import { fakeWriteTool, ScriptedApprover } from '../core/helpers';
+import { fakeWriteTool, ScriptedApprover } from '../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 

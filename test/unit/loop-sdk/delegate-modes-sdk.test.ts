@@ -10,7 +10,7 @@ import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/wo
 import { createModel } from '../../../src/providers';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
 import { FakeClock } from '../../support/scripted-model';
-import { assertHistoryConsistent, ScriptedApprover } from '../core/helpers';
+import { assertHistoryConsistent, ScriptedApprover } from '../../support/loop-harness';
 
 type Provider = 'openai' | 'anthropic';
 const call = (name: string, args: unknown, usage = { inputTokens: 100, outputTokens: 10 }): LlmTurn => ({ toolCalls: [{ name, args }], usage });

@@ -8,7 +8,7 @@ import { createWorkspaceTools } from '../../../src/core/tools/builtin';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
 import { FakeClock } from '../../support/scripted-model';
-import { ScriptedApprover, assertHistoryConsistent } from '../core/helpers';
+import { ScriptedApprover, assertHistoryConsistent } from '../../support/loop-harness';
 
 type Provider = 'openai' | 'anthropic';
 

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { systemClock } from '../../../src/core/loop/config';
 import { MAX_RESULT_CHARS } from '../../../src/core/mcp/results';
 import { callsTurn, doneTurn } from '../../support/scripted-model';
-import { assertHistoryConsistent, harness } from '../core/helpers';
+import { assertHistoryConsistent, harness } from '../../support/loop-harness';
 import { byName, ctx, HOSTILE, stdio, testManager, type TestManager } from './helpers';
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {

@@ -9,7 +9,7 @@ import { promptResultToText, resourceAttachmentText } from '../../../src/core/mc
 import { systemClock } from '../../../src/core/loop/config';
 import { ToolRegistry } from '../../../src/core/tools/registry';
 import { callsTurn, doneTurn } from '../../support/scripted-model';
-import { harness } from '../core/helpers';
+import { harness } from '../../support/loop-harness';
 import { byName, ctx, EVERYTHING, FILESYSTEM, startEverythingHttp, stdio, testManager, type TestManager } from './helpers';
 
 describe('mcp: server-everything over stdio', function () {

@@ -4,7 +4,7 @@ import { TestRunTracker } from '../../../src/core/modes/test-runs';
 import type { CommandRunner, RunRequest } from '../../../src/core/workspace/types';
 import { MemoryFs } from '../../../src/core/workspace/memory-fs';
 import { doneTurn, ScriptedModel } from '../../support/scripted-model';
-import { harness } from '../core/helpers';
+import { harness } from '../../support/loop-harness';
 
 const signal = new AbortController().signal;
 

@@ -10,7 +10,7 @@ import { createEndpointModel } from '../../../src/providers/local-model';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
 import { startFakeLocalServer, type FakeLocalServer } from '../../support/llm-server/ollama-wire';
 import { FakeClock } from '../../support/scripted-model';
-import { ScriptedApprover, assertHistoryConsistent } from '../core/helpers';
+import { ScriptedApprover, assertHistoryConsistent } from '../../support/loop-harness';
 
 describe('an 8k-window local model compacts at 90% and goes on', () => {
   let llm: LlmServer;

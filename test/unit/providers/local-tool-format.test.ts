@@ -13,7 +13,7 @@ import { ModelError } from '../../../src/core/model/errors';
 import { startLlmServer, type LlmServer } from '../../support/llm-server';
 import { REFUSALS, startFakeLocalServer, type FakeLocalServer } from '../../support/llm-server/ollama-wire';
 import { FakeClock } from '../../support/scripted-model';
-import { ScriptedApprover, assertHistoryConsistent } from '../core/helpers';
+import { ScriptedApprover, assertHistoryConsistent } from '../../support/loop-harness';
 import { collect, ofType, text } from './helpers';
 
 const xmlCall = (tool: string, args: unknown) => `<tool>${JSON.stringify({ server_name: 'local', tool_name: tool, arguments: args })}</tool>`;

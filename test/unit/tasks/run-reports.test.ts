@@ -3,7 +3,7 @@ import { runReportMarkdown, runTotals } from '../../../src/core/tasks/run-report
 import { RunReportStore } from '../../../src/core/tasks/run-reports';
 import { callsTurn, doneTurn } from '../../support/scripted-model';
 import { InMemoryTasksIO } from '../../support/memory-tasks-io';
-import { fakeReadTool, harness } from '../core/helpers';
+import { fakeReadTool, harness } from '../../support/loop-harness';
 
 describe('tasks/run reports', () => {
   it('stores each run\'s report with the task (without tool arguments), newest `keep` kept', async () => {
