@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import {
   completeSlash, expandTemplate, helpText, parsePromptFile, parseSlash, SlashCommandRegistry, splitArgs,
   type SlashCommandSource,
-} from '../../../src/core/commands/slash';
-import { PromptFileCommands } from '../../../src/core/commands/prompt-files';
-import { MemoryFs } from '../../../src/core/workspace/memory-fs';
+} from '../../../../src/core/commands/slash';
+import { PromptFileCommands } from '../../../../src/core/commands/prompt-files';
+import { MemoryFs } from '../../../../src/core/workspace/memory-fs';
 
 describe('core/commands slash parsing', () => {
   it('parses /name args, lower-cases the name, and leaves non-commands alone', () => {

@@ -1,10 +1,10 @@
 // A hostile server (hangs, crashes mid-call, huge / malformed results, injection in descriptions): every case
 // ends in a clear tool result, the connection recovers, and nothing hangs the caller.
 import * as assert from 'node:assert/strict';
-import { systemClock } from '../../../src/core/loop/config';
-import { MAX_RESULT_CHARS } from '../../../src/core/mcp/results';
-import { callsTurn, doneTurn } from '../../support/scripted-model';
-import { assertHistoryConsistent, harness } from '../../support/loop-harness';
+import { systemClock } from '../../../../src/core/loop/config';
+import { MAX_RESULT_CHARS } from '../../../../src/core/mcp/results';
+import { callsTurn, doneTurn } from '../../../support/scripted-model';
+import { assertHistoryConsistent, harness } from '../../../support/loop-harness';
 import { byName, ctx, HOSTILE, stdio, testManager, type TestManager } from './helpers';
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {

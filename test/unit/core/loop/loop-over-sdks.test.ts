@@ -1,14 +1,14 @@
 // The whole loop on the real openai and @anthropic-ai/sdk clients against the loopback server: the scripted
 // provider faults must be survived (or reported) by the Agent exactly as DESIGN.md section 2 says.
 import assert from 'node:assert/strict';
-import { Agent } from '../../../src/core/loop/agent';
-import type { AgentEvent, RunReport } from '../../../src/core/loop/events';
-import { createModel } from '../../../src/providers';
-import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
-import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
-import { FakeClock } from '../../support/scripted-model';
-import { ScriptedApprover, assertHistoryConsistent } from '../../support/loop-harness';
+import { Agent } from '../../../../src/core/loop/agent';
+import type { AgentEvent, RunReport } from '../../../../src/core/loop/events';
+import { createModel } from '../../../../src/providers';
+import { createWorkspaceTools } from '../../../../src/core/tools/builtin';
+import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../src/core/workspace/memory-fs';
+import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/llm-server';
+import { FakeClock } from '../../../support/scripted-model';
+import { ScriptedApprover, assertHistoryConsistent } from '../../../support/loop-harness';
 
 type Provider = 'openai' | 'anthropic';
 

@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { assertSnapshot, type AgentSnapshot } from '../../../src/core/tasks/snapshot';
-import { TaskStore, type TaskRecord } from '../../../src/core/tasks/task-store';
-import { NodeTasksIO } from '../../../src/core/tasks/io';
+import { assertSnapshot, type AgentSnapshot } from '../../../../src/core/tasks/snapshot';
+import { TaskStore, type TaskRecord } from '../../../../src/core/tasks/task-store';
+import { NodeTasksIO } from '../../../../src/core/tasks/io';
 
 function snapshot(taskId: string, extra: Partial<AgentSnapshot> = {}): AgentSnapshot {
   return {

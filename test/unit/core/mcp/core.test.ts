@@ -1,14 +1,14 @@
 // Core MCP logic without servers: names, untrusted text, schema checks, result mapping, config, prompts.
 import * as assert from 'node:assert/strict';
-import { isAutoApproved, literalSecrets, parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../src/core/mcp/config';
-import { mcpToolName, MAX_TOOL_NAME } from '../../../src/core/mcp/names';
-import { promptResultToText, toPromptInfos } from '../../../src/core/mcp/prompts';
-import { mapCallToolResult, MAX_RESULT_CHARS } from '../../../src/core/mcp/results';
-import { prepareInputSchema } from '../../../src/core/mcp/schema';
-import { createMcpTool } from '../../../src/core/mcp/tool';
-import { cleanUntrusted, describeMcpTool } from '../../../src/core/mcp/untrusted';
-import { ToolRegistry } from '../../../src/core/tools/registry';
-import { Policy } from '../../../src/core/safety/policy';
+import { isAutoApproved, literalSecrets, parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../../src/core/mcp/config';
+import { mcpToolName, MAX_TOOL_NAME } from '../../../../src/core/mcp/names';
+import { promptResultToText, toPromptInfos } from '../../../../src/core/mcp/prompts';
+import { mapCallToolResult, MAX_RESULT_CHARS } from '../../../../src/core/mcp/results';
+import { prepareInputSchema } from '../../../../src/core/mcp/schema';
+import { createMcpTool } from '../../../../src/core/mcp/tool';
+import { cleanUntrusted, describeMcpTool } from '../../../../src/core/mcp/untrusted';
+import { ToolRegistry } from '../../../../src/core/tools/registry';
+import { Policy } from '../../../../src/core/safety/policy';
 
 const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 

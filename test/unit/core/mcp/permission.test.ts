@@ -5,11 +5,11 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createCliMcp } from '../../../src/cli/mcp';
-import type { McpServerSpec } from '../../../src/core/mcp/config';
-import { describePermission, serverPermissionKey } from '../../../src/core/mcp/permission';
-import { withEnvFile } from '../../../src/node/mcp/config-files';
-import { ALLOWED_SERVERS, McpServerConsent, type ConsentStore } from '../../../src/node/mcp/consent';
+import { createCliMcp } from '../../../../src/cli/mcp';
+import type { McpServerSpec } from '../../../../src/core/mcp/config';
+import { describePermission, serverPermissionKey } from '../../../../src/core/mcp/permission';
+import { withEnvFile } from '../../../../src/node/mcp/config-files';
+import { ALLOWED_SERVERS, McpServerConsent, type ConsentStore } from '../../../../src/node/mcp/consent';
 import { byName, ctx, HOSTILE } from './helpers';
 
 type Stdio = Extract<McpServerSpec, { type: 'stdio' }>;

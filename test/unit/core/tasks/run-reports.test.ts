@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { runReportMarkdown, runTotals } from '../../../src/core/tasks/run-report-format';
-import { RunReportStore } from '../../../src/core/tasks/run-reports';
-import { callsTurn, doneTurn } from '../../support/scripted-model';
-import { InMemoryTasksIO } from '../../support/memory-tasks-io';
-import { fakeReadTool, harness } from '../../support/loop-harness';
+import { runReportMarkdown, runTotals } from '../../../../src/core/tasks/run-report-format';
+import { RunReportStore } from '../../../../src/core/tasks/run-reports';
+import { callsTurn, doneTurn } from '../../../support/scripted-model';
+import { InMemoryTasksIO } from '../../../support/memory-tasks-io';
+import { fakeReadTool, harness } from '../../../support/loop-harness';
 
 describe('tasks/run reports', () => {
   it('stores each run\'s report with the task (without tool arguments), newest `keep` kept', async () => {

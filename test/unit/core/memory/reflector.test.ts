@@ -6,8 +6,8 @@ import {
   MemoryStore,
   REFLECTION_SYSTEM_PROMPT,
   Reflector,
-} from '../../../src/core/memory';
-import type { ReflectionInput } from '../../../src/core/memory';
+} from '../../../../src/core/memory';
+import type { ReflectionInput } from '../../../../src/core/memory';
 import { collectLog, GOOD_LEARNING, HISTORY, report, ScriptedReflectionModel } from './helpers';
 
 async function setup(replies: ConstructorParameters<typeof ScriptedReflectionModel>[0], reflectorOpts: Partial<ConstructorParameters<typeof Reflector>[0]> = {}) {

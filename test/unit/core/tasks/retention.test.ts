@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { sha256 } from '../../../src/core/tasks/blob-store';
-import { NodeTasksIO } from '../../../src/core/tasks/io';
-import { EditJournal, type EditJournalOptions } from '../../../src/core/tasks/journal';
-import { TaskStore, type StoreNotice, type TaskRecord } from '../../../src/core/tasks/task-store';
+import { sha256 } from '../../../../src/core/tasks/blob-store';
+import { NodeTasksIO } from '../../../../src/core/tasks/io';
+import { EditJournal, type EditJournalOptions } from '../../../../src/core/tasks/journal';
+import { TaskStore, type StoreNotice, type TaskRecord } from '../../../../src/core/tasks/task-store';
 
 /** NodeTasksIO with hooks, to stop a collection or a record at an exact point. */
 class HookedIO extends NodeTasksIO {

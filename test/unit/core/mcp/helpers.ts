@@ -2,12 +2,12 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { McpServerSpec } from '../../../src/core/mcp/config';
-import type { Tool } from '../../../src/core/tools/types';
-import { McpManager, type McpManagerOptions } from '../../../src/node/mcp/manager';
-import { scrubEnv } from '../../../src/node/sandbox/env';
+import type { McpServerSpec } from '../../../../src/core/mcp/config';
+import type { Tool } from '../../../../src/core/tools/types';
+import { McpManager, type McpManagerOptions } from '../../../../src/node/mcp/manager';
+import { scrubEnv } from '../../../../src/node/sandbox/env';
 
-export const ROOT = path.resolve(__dirname, '../../..');
+export const ROOT = path.resolve(__dirname, '../../../..');
 export const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const HOSTILE = path.join(__dirname, 'fixtures/hostile-server.cjs');

@@ -1,16 +1,16 @@
 // delegate_task and the modes' own context on the real openai and @anthropic-ai/sdk clients against the loopback
 // server: what the sub-agent and the mode gatherers add must reach the provider's wire, and be counted.
 import assert from 'node:assert/strict';
-import { Agent, type AgentDeps } from '../../../src/core/loop/agent';
-import { createDelegateTool } from '../../../src/core/loop/delegate';
-import type { AgentEvent } from '../../../src/core/loop/events';
-import { createModeContextGatherer } from '../../../src/core/modes/context';
-import { createWorkspaceTools } from '../../../src/core/tools/builtin';
-import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../src/core/workspace/memory-fs';
-import { createModel } from '../../../src/providers';
-import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
-import { FakeClock } from '../../support/scripted-model';
-import { assertHistoryConsistent, ScriptedApprover } from '../../support/loop-harness';
+import { Agent, type AgentDeps } from '../../../../src/core/loop/agent';
+import { createDelegateTool } from '../../../../src/core/loop/delegate';
+import type { AgentEvent } from '../../../../src/core/loop/events';
+import { createModeContextGatherer } from '../../../../src/core/modes/context';
+import { createWorkspaceTools } from '../../../../src/core/tools/builtin';
+import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../src/core/workspace/memory-fs';
+import { createModel } from '../../../../src/providers';
+import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/llm-server';
+import { FakeClock } from '../../../support/scripted-model';
+import { assertHistoryConsistent, ScriptedApprover } from '../../../support/loop-harness';
 
 type Provider = 'openai' | 'anthropic';
 const call = (name: string, args: unknown, usage = { inputTokens: 100, outputTokens: 10 }): LlmTurn => ({ toolCalls: [{ name, args }], usage });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { AuditTrail, digestArgs, type AuditSink } from '../../../src/core/audit/audit-trail';
-import { redactSecrets } from '../../../src/core/audit/redact';
-import type { Tool } from '../../../src/core/tools/types';
-import type { AgentDeps } from '../../../src/core/loop/agent';
-import { createDelegateTool } from '../../../src/core/loop/delegate';
-import type { ChatMessage } from '../../../src/core/model/types';
-import { call, callsTurn, doneTurn, FakeClock, ScriptedModel, textTurn, usage } from '../../support/scripted-model';
-import { fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../../support/loop-harness';
+import { AuditTrail, digestArgs, type AuditSink } from '../../../../src/core/audit/audit-trail';
+import { redactSecrets } from '../../../../src/core/audit/redact';
+import type { Tool } from '../../../../src/core/tools/types';
+import type { AgentDeps } from '../../../../src/core/loop/agent';
+import { createDelegateTool } from '../../../../src/core/loop/delegate';
+import type { ChatMessage } from '../../../../src/core/model/types';
+import { call, callsTurn, doneTurn, FakeClock, ScriptedModel, textTurn, usage } from '../../../support/scripted-model';
+import { fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../../../support/loop-harness';
 
 class MemorySink implements AuditSink {
   text = '';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { createModeContextGatherer, isTestCommand, isTestFile } from '../../../src/core/modes/context';
-import { TestRunTracker } from '../../../src/core/modes/test-runs';
-import type { CommandRunner, RunRequest } from '../../../src/core/workspace/types';
-import { MemoryFs } from '../../../src/core/workspace/memory-fs';
-import { doneTurn, ScriptedModel } from '../../support/scripted-model';
-import { harness } from '../../support/loop-harness';
+import { createModeContextGatherer, isTestCommand, isTestFile } from '../../../../src/core/modes/context';
+import { TestRunTracker } from '../../../../src/core/modes/test-runs';
+import type { CommandRunner, RunRequest } from '../../../../src/core/workspace/types';
+import { MemoryFs } from '../../../../src/core/workspace/memory-fs';
+import { doneTurn, ScriptedModel } from '../../../support/scripted-model';
+import { harness } from '../../../support/loop-harness';
 
 const signal = new AbortController().signal;
 

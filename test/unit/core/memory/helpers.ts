@@ -1,6 +1,6 @@
 // Shared fixtures for the memory tests: a scripted Model and run reports.
-import type { ChatMessage, Model, ModelEvent, ModelRequest, Usage } from '../../../src/core/model/types';
-import type { RunReport, TerminationReason } from '../../../src/core/loop/events';
+import type { ChatMessage, Model, ModelEvent, ModelRequest, Usage } from '../../../../src/core/model/types';
+import type { RunReport, TerminationReason } from '../../../../src/core/loop/events';
 
 export type Reply = string | Error | ((req: ModelRequest) => string);
 

@@ -1,7 +1,7 @@
 // A server's JSON Schema regular expressions never run in the host: `^(a+)+$` against a long argument would
 // block the extension host for minutes with JavaScript's backtracking engine. The model still sees them.
 import * as assert from 'node:assert/strict';
-import { boundedSchemaValidator, prepareInputSchema, withoutRegexKeywords } from '../../../src/core/mcp/schema';
+import { boundedSchemaValidator, prepareInputSchema, withoutRegexKeywords } from '../../../../src/core/mcp/schema';
 
 const EVIL = '^(a+)+$';
 /** 28 characters take ~2 s each for a backtracking engine (doubling with every one more); 100,000 would take forever. */

@@ -5,11 +5,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { promptResultToText, resourceAttachmentText } from '../../../src/core/mcp/prompts';
-import { systemClock } from '../../../src/core/loop/config';
-import { ToolRegistry } from '../../../src/core/tools/registry';
-import { callsTurn, doneTurn } from '../../support/scripted-model';
-import { harness } from '../../support/loop-harness';
+import { promptResultToText, resourceAttachmentText } from '../../../../src/core/mcp/prompts';
+import { systemClock } from '../../../../src/core/loop/config';
+import { ToolRegistry } from '../../../../src/core/tools/registry';
+import { callsTurn, doneTurn } from '../../../support/scripted-model';
+import { harness } from '../../../support/loop-harness';
 import { byName, ctx, EVERYTHING, FILESYSTEM, startEverythingHttp, stdio, testManager, type TestManager } from './helpers';
 
 describe('mcp: server-everything over stdio', function () {

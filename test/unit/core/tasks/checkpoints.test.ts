@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { checkpointOfToolCall, deriveCheckpoints, restoreToCheckpoint, stepKeysFromHistory } from '../../../src/core/tasks/checkpoints';
-import { EditJournal } from '../../../src/core/tasks/journal';
-import type { ChatMessage } from '../../../src/core/model/types';
-import { InMemoryTasksIO, MapWorkspace } from '../../support/memory-tasks-io';
+import { checkpointOfToolCall, deriveCheckpoints, restoreToCheckpoint, stepKeysFromHistory } from '../../../../src/core/tasks/checkpoints';
+import { EditJournal } from '../../../../src/core/tasks/journal';
+import type { ChatMessage } from '../../../../src/core/model/types';
+import { InMemoryTasksIO, MapWorkspace } from '../../../support/memory-tasks-io';
 
 const assistant = (...ids: string[]): ChatMessage => ({ role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'write_file', args: {}, rawArgs: '{}' })) });
 const result = (id: string): ChatMessage => ({ role: 'tool', toolCallId: id, toolName: 'write_file', content: 'ok' });

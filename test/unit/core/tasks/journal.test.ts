@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EditJournal, type JournalFs } from '../../../src/core/tasks/journal';
-import { sha256 } from '../../../src/core/tasks/blob-store';
+import { EditJournal, type JournalFs } from '../../../../src/core/tasks/journal';
+import { sha256 } from '../../../../src/core/tasks/blob-store';
 
 /** The workspace as the host would expose it: real files under `ws`. */
 function workspaceFs(ws: string): JournalFs {

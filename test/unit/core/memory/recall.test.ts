@@ -9,7 +9,7 @@ import {
   Reflector,
   estimateTokens,
   type MemoryItem,
-} from '../../../src/core/memory';
+} from '../../../../src/core/memory';
 
 const NOW = new Date('2025-03-01T00:00:00.000Z');
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * 86_400_000).toISOString();
