@@ -1,7 +1,7 @@
 // Diagnostic (not part of the suite): CPU profile of the webview while it streams 2,000 tokens/s over a
 // 1,000-message transcript. Prints the top self-time functions. node --import tsx bench/profile-webview.ts
-import { assistant, manyItems, state } from '../test/e2e/fixtures';
-import { openPanel, startHarness } from '../test/e2e/harness';
+import { assistant, manyItems, state } from '../test/webview/fixtures';
+import { openPanel, startHarness } from '../test/webview/harness';
 
 async function main() {
   const h = await startHarness();

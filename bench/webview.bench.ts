@@ -7,8 +7,8 @@
 //    long line) in 2 KB deltas, one per frame: the longest main-thread task (largest gap between back-to-back
 //    MessageChannel ticks, which only run between tasks), goal < 50 ms per delta.
 import { existsSync } from 'node:fs';
-import { assistant, manyItems, state } from '../test/e2e/fixtures';
-import { CHROMIUM, openPanel, startHarness, type Harness } from '../test/e2e/harness';
+import { assistant, manyItems, state } from '../test/webview/fixtures';
+import { CHROMIUM, openPanel, startHarness, type Harness } from '../test/webview/harness';
 import { emit, figure, log, QUICK, skip } from './lib/harness';
 
 const TRANSCRIPT = 1000;

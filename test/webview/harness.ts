@@ -75,7 +75,7 @@ export async function startHarness(): Promise<Harness> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const userDataDir = mkdtempSync(join(tmpdir(), 'forge-e2e-'));
+  const userDataDir = mkdtempSync(join(tmpdir(), 'forge-webview-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 420, height: 860 }, deviceScaleFactor: 1,
   });
