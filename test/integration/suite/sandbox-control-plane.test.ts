@@ -45,6 +45,8 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
   this.timeout(120_000);
   let api: ForgeApi;
   let repo: GitRepository;
+  let gitApi: GitApi | undefined;
+  const mine = () => gitApi?.repositories.find((r) => r.rootUri.fsPath === vscode.Uri.file(workspaceRoot()).fsPath);
   /** Outside the workspace and hidden from every sandboxed command (under the extension host's temp folder). */
   let outside: string;
   /** Where the workspace's .vscode folder waits while this suite runs. */
@@ -105,11 +107,11 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     // VS Code's own git extension, with this repository open in it.
     const ext = vscode.extensions.getExtension<{ getAPI(v: 1): GitApi }>('vscode.git');
     assert.ok(ext, 'the built-in git extension is installed');
-    const gitApi = (await ext.activate()).getAPI(1);
-    await waitFor(() => gitApi.state === 'initialized', 'the git extension to initialise', 30_000);
+    const api1 = (await ext.activate()).getAPI(1);
+    gitApi = api1;
+    await waitFor(() => api1.state === 'initialized', 'the git extension to initialise', 30_000);
     const root = vscode.Uri.file(workspaceRoot());
-    const mine = () => gitApi.repositories.find((r) => r.rootUri.fsPath === root.fsPath);
-    if (!mine()) await gitApi.openRepository?.(root);
+    if (!mine()) await api1.openRepository?.(root);
     repo = await waitFor(mine, 'the git extension to open the workspace repository', 30_000);
     await waitFor(() => repo.state.HEAD?.name === 'main', 'the git extension to read HEAD', 30_000);
   });
@@ -121,8 +123,13 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     await closeAllEditors();
     if (readmeText !== undefined) fs.writeFileSync(wsPath('README.md'), readmeText);
     for (const f of made) fs.rmSync(wsPath(f), { recursive: true, force: true });
-    // The repository goes; the git extension closes it on its next status (git reports no repository).
+    // The repository goes; the git extension closes it on its next status (git reports no repository). Waiting for
+    // that keeps its background git runs (quick diff, check-ignore) from failing during the next suite.
     fs.rmSync(wsPath('.git'), { recursive: true, force: true });
+    if (gitApi && mine()) {
+      await Promise.resolve(vscode.commands.executeCommand('git.refresh')).catch(() => undefined);
+      await waitFor(() => !mine(), 'the git extension to close the removed repository', 30_000).catch(() => undefined);
+    }
     fs.rmSync(wsPath('.vscode'), { recursive: true, force: true });
     if (parkedVscode) {
       fs.cpSync(parkedVscode, wsPath('.vscode'), { recursive: true });
