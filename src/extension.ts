@@ -1,12 +1,12 @@
 // activate(): wire the host adapters into the core and register everything. Each step is a factory in
-// host/wiring/ that takes what it needs; the glue they wire lives in host/controller.
+// host/wiring/ that takes what it needs; the glue they wire lives in host/session, ui, edits and terminal.
 import type * as vscode from 'vscode';
-import { MemoryService } from './host/controller/memory-service';
+import { MemoryService } from './host/wiring/memory-service';
 import { createLogger } from './host/logger';
-import { ReadinessGate } from './host/readiness-gate';
+import { ReadinessGate } from './host/ui/readiness-gate';
 import { ApiKeyStore } from './host/api-key-store';
 import { initSettingsConsent } from './host/settings-consent';
-import { ForgeStatusBar } from './host/status-bar';
+import { ForgeStatusBar } from './host/ui/status-bar';
 import { createAgentTools } from './host/wiring/agent-tools';
 import { registerCommandsAndListeners } from './host/wiring/commands';
 import { initialiseController, type Initialised } from './host/wiring/controller';

@@ -8,7 +8,7 @@ import {
   consentQuestion, decideWorkspaceSettings, recordAnswer, sandboxOffReason, WIDENING_SETTINGS,
   type ConsentRecord, type ScopedValues, type WideningKey, type WorkspaceSettingsDecision,
 } from '../core/safety/workspace-settings';
-import type { CommandHandlers } from './commands';
+import type { CommandHandlers } from './ui/commands';
 
 /** globalState: workspace id (a digest of its file or folders) -> the user's answers there. */
 const STATE_KEY = 'forge.workspaceSettingsConsent';

@@ -1,6 +1,6 @@
 // Background tasks, each in its own git worktree (worktrees.ts), several at once under a concurrency limit.
 // A task is queued, runs, commits its work on its branch and waits for the user's decision: review, apply to
-// the working tree, merge the branch, or discard. No 'vscode' here: the extension (host/controller) and tests
+// the working tree, merge the branch, or discard. No 'vscode' here: the extension (host/ui) and tests
 // drive it; the Agent for a worktree comes from the injected factory.
 import * as path from 'node:path';
 import type { Agent } from '../core/loop/agent';

@@ -1,7 +1,7 @@
 // "Forge: Show MCP Servers" (status, tools, restart / stop / start) and "Forge: Attach MCP Resource".
 import * as vscode from 'vscode';
 import { resourceAttachmentText } from '../../core/mcp/prompts';
-import type { CommandHandlers } from '../commands';
+import type { CommandHandlers } from '../ui/commands';
 import type { Logger } from '../logger';
 import type { McpServerStatus } from '../../node/mcp/manager';
 import { MCP_JSON, type McpService } from './mcp-service';

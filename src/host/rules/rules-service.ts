@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../core/loop/events';
 import { ConfinedReader } from '../../core/safety/confined-read';
 import { AGENTS_FILE, discoverBaseRules, findOtherAgentRules, pathsInArgs, TaskRules, type RuleSource } from '../../core/rules/project-rules';
 import type { WorkspaceFs } from '../../core/workspace/types';
-import type { CommandHandlers } from '../commands';
+import type { CommandHandlers } from '../ui/commands';
 import type { Logger } from '../logger';
 
 /** workspaceState: true / false once the user answered the offer to use other agents' rule files. */

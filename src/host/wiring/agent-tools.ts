@@ -2,10 +2,10 @@
 // approvals), the extras (slash commands, modes, the last test run) and the store of full tool outputs.
 import type * as vscode from 'vscode';
 import { InMemoryOutputStore } from '../../core/context/output-store';
-import { createAgentExtras, type AgentExtras } from '../controller/agent-extras';
-import { recordedLedger } from '../controller/durability';
-import type { Recovery } from '../controller/recovery';
-import { createToolkit, spoolDirFor, type Toolkit } from '../controller/tool-factory';
+import { createAgentExtras, type AgentExtras } from './agent-extras';
+import { recordedLedger } from '../session/durability';
+import type { Recovery } from '../session/recovery';
+import { createToolkit, spoolDirFor, type Toolkit } from './toolkit';
 import type { Logger } from '../logger';
 import type { WorkspaceStorage } from './storage';
 

@@ -3,12 +3,12 @@
 import type { EditJournal } from '../../core/tasks/journal';
 import type { TaskStore } from '../../core/tasks/task-store';
 import type { ForgePanelProvider } from '../../panel/provider';
-import type { AgentExtras } from '../controller/agent-extras';
-import type { MemoryService } from '../controller/memory-service';
-import { Controller, type ControllerDeps } from '../controller/controller';
-import { journalFsOf, Recovery } from '../controller/recovery';
+import type { AgentExtras } from './agent-extras';
+import type { MemoryService } from './memory-service';
+import { Controller, type ControllerDeps } from '../ui/controller';
+import { journalFsOf, Recovery } from '../session/recovery';
 import type { Ecosystem } from '../ecosystem';
-import type { ReadinessGate } from '../readiness-gate';
+import type { ReadinessGate } from '../ui/readiness-gate';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
 

@@ -2,8 +2,8 @@
 // every Agent; MCP prompts complete as slash commands once their server runs.
 import type * as vscode from 'vscode';
 import { McpPromptCommands } from '../../core/mcp/prompt-commands';
-import type { AgentExtras } from '../controller/agent-extras';
-import type { Toolkit } from '../controller/tool-factory';
+import type { AgentExtras } from './agent-extras';
+import type { Toolkit } from './toolkit';
 import { setupEcosystem, type Ecosystem } from '../ecosystem';
 import type { Logger } from '../logger';
 

@@ -2,7 +2,7 @@
 // keys or the vscode.lm models change, with the panel's provider status following it.
 import type * as vscode from 'vscode';
 import type { ProviderStatus } from '../../protocol/messages';
-import { ModelFactory, mementoToolFormatStore, SwitchableModel } from '../controller/model-factory';
+import { ModelFactory, mementoToolFormatStore, SwitchableModel } from './model-factory';
 import type { Logger } from '../logger';
 import type { ApiKeyStore } from '../api-key-store';
 import { readSettings } from '../settings';

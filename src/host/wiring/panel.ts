@@ -6,12 +6,12 @@ import { registerForgePanel, type ForgePanelProvider } from '../../panel/provide
 import type { Transcript } from '../../panel/transcript';
 import type { HandledMessageType, WebviewHandlers } from '../../panel/webview-handlers';
 import { WEBVIEW_MESSAGE_TYPES } from '../../protocol/messages';
-import type { AgentExtras } from '../controller/agent-extras';
-import type { ImmediateMessage } from '../controller/controller';
+import type { AgentExtras } from './agent-extras';
+import type { ImmediateMessage } from '../ui/controller';
 import type { Ecosystem } from '../ecosystem';
-import { connectEcosystemPanel, ecosystemMessages } from '../ecosystem-panel';
+import { connectEcosystemPanel, ecosystemMessages } from '../ui/ecosystem-panel';
 import type { Logger } from '../logger';
-import { gatedTable, type ReadinessGate } from '../readiness-gate';
+import { gatedTable, type ReadinessGate } from '../ui/readiness-gate';
 import type { Initialised } from './controller';
 
 const HANDLED = WEBVIEW_MESSAGE_TYPES.filter((t): t is HandledMessageType => t !== 'ready');

@@ -1,9 +1,9 @@
 // Background tasks in their own git worktrees (forge.parallel.*), sharing the model and the memory.
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import type { MemoryService } from '../controller/memory-service';
-import type { SwitchableModel } from '../controller/model-factory';
-import { ParallelTasksUi } from '../controller/parallel-ui';
+import type { MemoryService } from './memory-service';
+import type { SwitchableModel } from './model-factory';
+import { ParallelTasksUi } from '../ui/parallel-tasks-ui';
 import type { Logger } from '../logger';
 
 interface ParallelWiringDeps {

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import type { ApprovalCenter } from '../../../src/host/approval-center';
-import type { DiffApproval } from '../../../src/host/diff-approval';
-import { PROPOSED_SCHEME } from '../../../src/host/diff-approval';
-import { VscodeEditApplier } from '../../../src/host/edit-applier';
+import type { ApprovalCenter } from '../../../src/host/ui/approval-center';
+import type { DiffApproval } from '../../../src/host/edits/diff-approval';
+import { PROPOSED_SCHEME } from '../../../src/host/edits/diff-approval';
+import { VscodeEditApplier } from '../../../src/host/edits/edit-applier';
 import { activateForge, allTabs, closeAllEditors, readText, waitFor, wsPath } from '../helpers';
 
 interface ForgeTestApi {

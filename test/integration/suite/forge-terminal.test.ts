@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { NodeCommandRunner } from '../../../src/node';
-import { PtyCommandRunner } from '../../../src/host/pty-command-runner';
+import { PtyCommandRunner } from '../../../src/host/terminal/pty-command-runner';
 import { waitFor, workspaceRoot } from '../helpers';
 
 interface Shown {

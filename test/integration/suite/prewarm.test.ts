@@ -4,7 +4,7 @@ import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import { parseScript, shellParserLoaded } from '../../../src/core/safety/command-parse';
 import { warmShellParser } from '../../../src/node/shell-parser-warmup';
-import { TerminalCommandRunner } from '../../../src/host/terminal-runner';
+import { TerminalCommandRunner } from '../../../src/host/terminal/terminal-runner';
 import { waitFor, workspaceRoot } from '../helpers';
 
 describe('pre-warming for the first command', () => {

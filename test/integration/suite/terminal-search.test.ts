@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { CommandRunner, RunRequest, RunResult } from '../../../src/core/workspace/types';
 import { createRipgrepSearch } from '../../../src/node/ripgrep-search';
-import { TerminalCommandRunner } from '../../../src/host/terminal-runner';
+import { TerminalCommandRunner } from '../../../src/host/terminal/terminal-runner';
 import { VscodeWorkspaceFs } from '../../../src/host/vscode-workspace-fs';
 import { workspaceRoot, wsPath } from '../helpers';
 

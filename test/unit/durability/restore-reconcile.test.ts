@@ -14,8 +14,8 @@ import { reconcileTask, settleEdits, type WorkspaceProbe } from '../../../src/co
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../../../src/core/tasks/task-store';
 import type { EditApplier, FileEdit } from '../../../src/core/workspace/types';
-import type { SessionDeps } from '../../../src/host/controller/session';
-import { SessionManager } from '../../../src/host/controller/session-manager';
+import type { SessionDeps } from '../../../src/host/session/task-session';
+import { SessionManager } from '../../../src/host/session/session-manager';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
 import { ScriptedApprover } from '../../support/loop-harness';
 import { FaultyIO } from './faulty-fs';

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { salvageJson, salvageTask } from '../../../src/core/tasks/salvage';
-import { describeNotice } from '../../../src/host/controller/recovery-notes';
+import { describeNotice } from '../../../src/host/session/recovery-notes';
 
 describe('durability: salvaging a damaged task file', () => {
   it('keeps every complete element before the damage, and the path down to it', () => {

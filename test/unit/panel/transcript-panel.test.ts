@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import type { AgentEvent, RunReport } from '../../../src/core/loop/events';
 import type { TranscriptItem } from '../../../src/protocol/messages';
 import { Transcript } from '../../../src/panel/transcript';
-import { titleOf } from '../../../src/host/controller/session-title';
+import { titleOf } from '../../../src/host/session/session-title';
 
 const R = 'run-1';
 const usage = { inputTokens: 100, outputTokens: 10 };

@@ -11,7 +11,7 @@ import { createWorkspaceTools } from '../../../../src/core/tools/builtin';
 import type { ApprovalDecision, SensitiveCall, Tool } from '../../../../src/core/tools/types';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../src/core/workspace/memory-fs';
 import type { Containment } from '../../../../src/core/workspace/types';
-import { ApprovalCenter } from '../../../../src/host/approval-center';
+import { ApprovalCenter } from '../../../../src/host/ui/approval-center';
 import { Transcript } from '../../../../src/panel/transcript';
 import { TranscriptItemSchema } from '../../../../src/protocol/items';
 import { callsTurn, doneTurn } from '../../../support/scripted-model';

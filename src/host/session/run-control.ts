@@ -1,0 +1,126 @@
+// Starting runs: every run (the panel, the palette, editor actions, slash commands, tests) goes through start(),
+// which checks that the task can run now and brings the model, the tools and the terminal up to date first.
+import * as vscode from 'vscode';
+import type { RunReport } from '../../core/loop/events';
+import type { ForgePanelProvider } from '../../panel/provider';
+import type { Logger } from '../logger';
+import type { ReviewActions } from '../ui/review-actions';
+import type { RunKind } from './task-session';
+import type { SessionManager } from './session-manager';
+import type { Toolkit } from '../wiring/toolkit';
+
+interface RunDeps {
+  manager: SessionManager;
+  model: { readonly configured: boolean };
+  toolkit: Toolkit;
+  log: Logger;
+  refreshModel(): Promise<void>;
+  /** A sent message as the model gets it (MCP resources the user attached are appended). */
+  beforeSend?(text: string): string;
+}
+
+export class RunControl {
+  constructor(
+    private readonly deps: () => RunDeps,
+    private readonly panel: () => ForgePanelProvider | undefined,
+    private readonly review: Pick<ReviewActions, 'onRunStart' | 'showChanges'>,
+  ) {}
+
+  /** Starts a run in the current task. Resolves when it ends (undefined when it could not start). */
+  async start(kind: RunKind, text: string, signal?: AbortSignal, display?: string): Promise<RunReport | undefined> {
+    const deps = this.deps();
+    const asked = deps.manager.current;
+    if (!deps.model.configured) await deps.refreshModel();
+    // Checked after the wait: the user may have switched tasks or sent again meanwhile.
+    const session = deps.manager.current;
+    if (session !== asked) {
+      if (kind === 'send') {
+        void this.panel()?.prefill(text);
+        session.transcript.addError('The task changed before your message was sent; it is back in the input box.');
+      }
+      return undefined;
+    }
+    if (session.running) {
+      if (kind === 'send') void this.panel()?.prefill(text);
+      session.transcript.addError(`Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`);
+      return undefined;
+    }
+    if (!deps.model.configured) {
+      const status = this.panel()?.bridge.snapshot().provider;
+      session.transcript.addError(status?.problem ?? 'No model is configured yet. Set one up to start.', ['setup_model', 'select_model'], 'setup');
+      if (kind === 'send') void this.panel()?.prefill(text);
+      return undefined;
+    }
+    if (kind === 'send' && session.hasPendingApproval) {
+      // A restored task still waits for an approval: ask it again first; the message must not get lost.
+      void this.panel()?.prefill(text);
+      session.transcript.addError('This task is waiting for your answer to an approval (asked again now). Your message is back in the input box.');
+      return this.start('resume', '', signal);
+    }
+    // Trust and command rules as they are now (a settings event may not have arrived yet).
+    if (deps.toolkit.refresh()) session.rebuildAgent();
+    deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
+    this.prewarmCommands();
+    const message = kind === 'send' && deps.beforeSend ? deps.beforeSend(text) : text;
+    this.review.onRunStart(session.id);
+    const report = await session.run(kind, message, signal, display);
+    if (report) void this.review.showChanges(session.id);
+    if (report) deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
+    return report;
+  }
+
+  /** A task saved while it waited for an approval asks again (when the user opens it, or at activation). */
+  resumeIfPending(): Promise<RunReport | undefined> | undefined {
+    const { manager, model } = this.deps();
+    if (!manager.current.hasPendingApproval || !model.configured) return undefined;
+    return this.start('resume', '');
+  }
+
+  /** Sends a prompt from an editor action: into the current task when it is empty, else into a new one. */
+  async sendPrompt(text: string, display?: string): Promise<RunReport | undefined> {
+    await this.panel()?.reveal();
+    const { manager } = this.deps();
+    const current = manager.current;
+    if (current.running) {
+      await this.panel()?.prefill(text);
+      void vscode.window.showInformationMessage('Forge is busy with a task; your request is in the chat box. Send it when the task ends.');
+      return undefined;
+    }
+    // The task in the panel is not replaced: it is saved and stays in the history; the action starts a new one.
+    if (current.dump().history.length > 0) manager.newTask();
+    return this.start('send', text, undefined, display);
+  }
+
+  /** "Implement this plan": the last plan-mode result becomes implement mode's task, in the same conversation. */
+  async implementPlan(signal: AbortSignal): Promise<void> {
+    const session = this.deps().manager.current;
+    const items = session.transcript.getItems();
+    const plan = [...items].reverse().find((it) => it.kind === 'run_end' && it.actions.includes('implement_plan'));
+    if (!plan || plan.kind !== 'run_end') {
+      session.transcript.addError('There is no plan to implement in this task: run a task in plan mode first (/mode plan).');
+      return;
+    }
+    if (session.running) {
+      session.transcript.addError('Forge is still working on this task. Stop it first, or wait for it to finish.');
+      return;
+    }
+    session.setMode('implement');
+    await this.start('send', `Implement this plan (approved by the user):\n\n${plan.detail}`, signal);
+  }
+
+  /**
+   * A run that may run commands: the Forge terminal starts (hidden) and the shell parser loads while the model
+   * thinks, so the first command neither waits for a shell nor blocks the host loading the parser.
+   */
+  private prewarmCommands(): void {
+    // Only an optimisation: nothing here may keep a run from starting.
+    try {
+      const { toolkit } = this.deps();
+      const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      if (!root || !toolkit.sandbox?.trusted || !toolkit.tools?.some((t) => t.name === 'execute_command')) return;
+      toolkit.runner.prewarm(root);
+    } catch (err) {
+      this.deps().log.warn(`could not prepare the terminal: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}

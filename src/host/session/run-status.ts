@@ -1,0 +1,45 @@
+// The status bar and the logs follow a task's events the way the panel does.
+import type { AgentEvent } from '../../core/loop/events';
+import type { TestRunTracker } from '../../core/modes/test-runs';
+import { formatCost } from '../../protocol/format';
+import type { Logger } from '../logger';
+import type { ForgeStatusBar } from '../ui/status-bar';
+import type { TaskSession } from './task-session';
+
+interface RunStatusDeps {
+  statusBar: ForgeStatusBar;
+  log: Logger;
+  /** Test mode's "last test run" (absent in tests that do not need it). */
+  testRuns?: Pick<TestRunTracker, 'observe'>;
+}
+
+export function reportRunEvent({ statusBar: bar, log, testRuns }: RunStatusDeps, session: TaskSession, e: AgentEvent): void {
+  testRuns?.observe(e);
+  switch (e.type) {
+    case 'run_start':
+      bar.running({ iteration: 0, maxIterations: e.maxIterations });
+      break;
+    case 'iteration': {
+      const tokens = e.usage.inputTokens + e.usage.outputTokens;
+      const cost = e.costUsd !== undefined ? ` · ${formatCost(e.costUsd)}` : '';
+      bar.running({ iteration: e.iteration, maxIterations: e.maxIterations, detail: `${(tokens / 1000).toFixed(1)}k tokens${cost}` });
+      break;
+    }
+    case 'approval_requested':
+      bar.waiting(`Forge is waiting for your approval (${e.request.toolName}).`);
+      break;
+    case 'approval_resolved':
+      bar.running({ iteration: session.dump().iterations, maxIterations: session.dump().maxIterations });
+      break;
+    case 'tool_result':
+      if (e.isError) log.info(`task ${session.id}: ${e.name} returned an error: ${e.content.slice(0, 300)}`);
+      break;
+    case 'warning':
+      log.warn(`task ${session.id}: ${e.kind}: ${e.message}`);
+      break;
+    case 'run_end':
+      bar.idle();
+      if (e.report.reason === 'error') log.error(`task ${session.id}: ${e.report.detail}`);
+      break;
+  }
+}

@@ -1,0 +1,296 @@
+// The current task and the task history: new, load, restore-at-activation. Persists through TaskStore under
+// globalStorage/tasks/<workspace key> so each workspace has its own history and nothing lands in the repo.
+import * as crypto from 'node:crypto';
+import * as path from 'node:path';
+import type { AgentEvent } from '../../core/loop/events';
+import type { LeaseInfo, TaskLeases } from '../../node/lease';
+import type { StoreNotice, TaskRecord, TaskStore, TaskSummary as StoredSummary } from '../../core/tasks/task-store';
+import type { TaskSummary } from '../../protocol/messages';
+import type { Transcript } from '../../panel/transcript';
+import type { Logger } from '../logger';
+import type { StorageReporter } from '../../core/tasks/effects';
+import { describeNotice, openElsewhere } from './recovery-notes';
+import { TaskSession, type SessionDeps } from './task-session';
+
+interface HistorySink {
+  attachTranscript(transcript: Transcript): void;
+  setHistory(tasks: TaskSummary[]): void;
+  /** The current task's mode (the panel's mode switch). */
+  setMode?(mode: string): void;
+}
+
+interface SessionManagerDeps {
+  store: TaskStore;
+  makeAgent: SessionDeps['makeAgent'];
+  log: Logger;
+  onEvent?: (session: TaskSession, event: AgentEvent) => void;
+  /** Called when the current session changes (new task, load). */
+  onSwitch?: (session: TaskSession) => void;
+  saveDelayMs?: number;
+  saveRetryMs?: number;
+  /** Per-task ownership between windows: a task is saved only by the window holding its lease. */
+  leases?: TaskLeases;
+  /** Settles what a crash cut off (edits, commands) before a saved task is restored; returns the record to restore. */
+  reconcile?: (record: TaskRecord) => Promise<{ record: TaskRecord; notes: string[]; changed: boolean }>;
+  /** Hears task-history write failures and recoveries (the first failure is shown in the panel). */
+  storage?: StorageReporter;
+}
+
+/** Stable per-workspace key (the folder paths), so task histories of different projects never mix. */
+export function workspaceKey(folders: readonly string[]): string {
+  if (folders.length === 0) return 'no-workspace';
+  const name = path.basename(folders[0]).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'workspace';
+  const hash = crypto.createHash('sha256').update(folders.join('\n')).digest('hex').slice(0, 12);
+  return `${name}-${hash}`;
+}
+
+export class SessionManager {
+  private session: TaskSession;
+  private sink: HistorySink | undefined;
+  private readonly sessionDeps: SessionDeps;
+  /** What the panel's history shows per task (title + status), to publish only on change. */
+  private readonly published = new Map<string, string>();
+  /** Tasks another window took over: this window stops saving them (it would overwrite that window's work). */
+  private readonly ownedElsewhere = new Set<string>();
+  /** Messages for the panel that wait until a task being opened is shown. */
+  private readonly notes: string[] = [];
+  private opening = 0;
+  private readonly noticeSub: { dispose(): void };
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.sessionDeps = {
+      makeAgent: deps.makeAgent,
+      log: deps.log,
+      saveDelayMs: deps.saveDelayMs,
+      saveRetryMs: deps.saveRetryMs,
+      // An empty task (no message yet) is not worth a history entry.
+      save: async (record) => {
+        const history = (record.snapshot as { history?: unknown[] }).history;
+        if (!history?.length || this.ownedElsewhere.has(record.id)) return;
+        if (deps.leases && !(await deps.leases.confirm(record.id).catch(() => true))) {
+          this.lostTask(record.id, await deps.leases.holder(record.id));
+          return;
+        }
+        try {
+          await deps.store.save(record);
+        } catch (err) {
+          deps.storage?.failed('the task history', err);
+          throw err;
+        }
+        deps.storage?.succeeded('the task history');
+        // The panel's history list changes when a task appears, is renamed or changes status.
+        const shown = `${record.title}\n${record.status}`;
+        if (this.published.get(record.id) !== shown) {
+          this.published.set(record.id, shown);
+          void this.publishHistory();
+        }
+      },
+      onEvent: (s, e) => deps.onEvent?.(s, e),
+    };
+    this.session = TaskSession.create(this.sessionDeps);
+    // (Optional calls: stores faked in tests may predate notices and open().)
+    this.noticeSub = deps.store.onNotice?.((n) => this.onStoreNotice(n)) ?? { dispose() {} };
+  }
+
+  /** Shows a message in the panel (in the current task; after the switch when a task is being opened). */
+  note(message: string): void {
+    this.notes.push(message);
+    if (!this.opening) this.flushNotes();
+  }
+
+  private flushNotes(): void {
+    for (const m of this.notes.splice(0)) this.session.transcript.addError(m, ['show_logs']);
+  }
+
+  private onStoreNotice(n: StoreNotice): void {
+    this.note(describeNotice(n));
+    void this.publishHistory();
+  }
+
+  /** Another window took this task over: stop saving it here and say so (once). */
+  private lostTask(taskId: string, holder: LeaseInfo | undefined): void {
+    if (this.ownedElsewhere.has(taskId)) return;
+    this.ownedElsewhere.add(taskId);
+    this.deps.log.warn(`task ${taskId} is now owned by another window (${holder?.label ?? holder?.owner ?? 'unknown'}); not saving it here`);
+    this.note(
+      'Another VS Code window opened this task and now owns it. This window no longer saves it, so neither window overwrites the other; continue it in that window, or start a new task here.',
+    );
+  }
+
+  get current(): TaskSession {
+    return this.session;
+  }
+
+  /** Connects the panel: it mirrors the current session's transcript and shows the history. */
+  attach(sink: HistorySink): void {
+    this.sink = sink;
+    sink.attachTranscript(this.session.transcript);
+    sink.setMode?.(this.session.dump().mode);
+    void this.publishHistory();
+  }
+
+  /**
+   * Restores the most recent task of this workspace (activation). A task whose run was cut by a reload comes
+   * back stopped (Continue resumes it); one waiting for an approval asks again. A task open in another window is
+   * left to it (this window starts empty and says so); a damaged one that held nothing gives way to the next.
+   */
+  async restoreLatest(): Promise<TaskSession | undefined> {
+    // Notices of the store's open (a damaged task kept aside) wait for the task this shows.
+    this.opening++;
+    try {
+      return await this.restoreLatestNow();
+    } finally {
+      if (--this.opening === 0) this.flushNotes();
+    }
+  }
+
+  private async restoreLatestNow(): Promise<TaskSession | undefined> {
+    for (const latest of (await this.deps.store.list()).slice(0, 5)) {
+      const holder = this.deps.leases && !this.deps.leases.holds(latest.id) ? await this.deps.leases.holder(latest.id) : undefined;
+      if (holder) {
+        this.note(`Your latest task "${latest.title}" is open in another VS Code window, so this window starts a new task. ${openElsewhere(holder, false)}`);
+        return undefined;
+      }
+      try {
+        const restored = await this.load(latest.id);
+        if (restored) return restored;
+      } catch (err) {
+        // Damaged beyond recovery (the notice says so) or unreadable: the next newest task is restored instead.
+        this.deps.log.warn(`could not restore task ${latest.id}: ${err instanceof Error ? err.message : String(err)}`);
+        if (this.session.running) return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  async load(taskId: string): Promise<TaskSession | undefined> {
+    if (taskId === this.session.id) return this.session;
+    const busy = 'Stop the running task before opening another one.';
+    if (this.session.running) throw new Error(busy);
+    this.opening++;
+    try {
+      return await this.loadNow(taskId, busy);
+    } finally {
+      if (--this.opening === 0) this.flushNotes();
+    }
+  }
+
+  private async loadNow(taskId: string, busy: string): Promise<TaskSession | undefined> {
+    const { leases } = this.deps;
+    if (leases) {
+      const lease = await leases.acquire(taskId);
+      if (!lease.ok) throw new Error(openElsewhere(lease.holder, true));
+      this.ownedElsewhere.delete(taskId);
+    }
+    let keep = false;
+    try {
+      const opened = this.deps.store.open ? await this.deps.store.open(taskId) : { record: await this.deps.store.load(taskId) };
+      if (!opened.record) {
+        if (opened.error) throw new Error(`Forge could not read this task: ${opened.error}. See the Forge log.`);
+        if (opened.damage) throw new Error(describeNotice(opened.damage));
+        return undefined;
+      }
+      let record = opened.record;
+      // A run may have started (or another task been opened) while the record was read.
+      if (taskId === this.session.id) return this.session;
+      if (this.session.running) throw new Error(busy);
+      let reconciled: { notes: string[]; changed: boolean } = { notes: [], changed: false };
+      if (this.deps.reconcile) {
+        try {
+          const r = await this.deps.reconcile(record);
+          record = r.record;
+          reconciled = r;
+        } catch (err) {
+          this.deps.log.error(`Forge could not reconcile task ${taskId} with the disk: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      let next: TaskSession;
+      try {
+        next = TaskSession.restore(this.sessionDeps, record, reconciled.notes);
+      } catch (err) {
+        this.deps.log.error(`Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new Error(`Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`, { cause: err });
+      }
+      keep = true;
+      this.switchTo(next);
+      if (reconciled.changed || opened.damage) void next.save();
+      return next;
+    } finally {
+      if (!keep && leases && taskId !== this.session.id) void leases.release(taskId);
+    }
+  }
+
+  /** Starts an empty task (the previous one is saved and stays in the history). */
+  newTask(): TaskSession {
+    this.switchTo(TaskSession.create(this.sessionDeps));
+    return this.session;
+  }
+
+  /** Tasks pruned or removed from the history (TaskStore.onDidRemoveTasks). */
+  onTasksRemoved(listener: (ids: string[]) => void): { dispose(): void } {
+    return this.deps.store.onDidRemoveTasks(listener);
+  }
+
+  /** Deletes a task from the history (never the current one: open another first). */
+  async remove(taskId: string): Promise<void> {
+    if (taskId === this.session.id) throw new Error('the open task cannot be deleted');
+    await this.deps.store.remove(taskId);
+    this.published.delete(taskId);
+    await this.publishHistory();
+  }
+
+  async history(): Promise<StoredSummary[]> {
+    return this.deps.store.list();
+  }
+
+  async publishHistory(): Promise<void> {
+    if (!this.sink) return;
+    try {
+      const tasks = await this.deps.store.list();
+      this.sink.setHistory(
+        tasks.map((t) => ({
+          id: t.id, title: t.title.slice(0, 1000) || 'Untitled task', updatedAt: t.updatedAt, status: t.status.slice(0, 40),
+          ...(t.tokens !== undefined ? { tokens: t.tokens } : {}), ...(t.costUsd !== undefined && t.costUsd >= 0 ? { costUsd: t.costUsd } : {}),
+        })),
+      );
+    } catch (err) {
+      this.deps.log.warn(`Forge could not list the task history: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Saves the current task and waits for every write (deactivate). */
+  async flush(): Promise<void> {
+    await this.session.save();
+    await this.deps.store.flush();
+  }
+
+  dispose(): void {
+    this.noticeSub.dispose();
+    this.session.dispose();
+  }
+
+  private releaseLease(taskId: string): void {
+    if (taskId !== this.session.id) void this.deps.leases?.release(taskId).catch(() => undefined);
+  }
+
+  private switchTo(next: TaskSession): void {
+    const prev = this.session;
+    const run = prev.currentRun;
+    if (run) {
+      // Let the stopped run finish (it ends within a second) so its final state is what gets saved.
+      prev.stop();
+      void run.finally(() => {
+        prev.dispose();
+        void prev.save().then(() => this.releaseLease(prev.id));
+      });
+    } else {
+      void prev.save().then(() => this.releaseLease(prev.id));
+      prev.dispose();
+    }
+    this.session = next;
+    this.sink?.attachTranscript(next.transcript);
+    this.sink?.setMode?.(next.dump().mode);
+    this.deps.onSwitch?.(next);
+    void this.publishHistory();
+  }
+}

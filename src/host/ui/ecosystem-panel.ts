@@ -1,0 +1,56 @@
+// Feeds the panel's ecosystem strip (MCP servers and their state, rules in use, queued attachments) and runs
+// its buttons. Pushes are coalesced: a server starting emits several changes in a row.
+import * as vscode from 'vscode';
+import type { PanelBridge } from '../../panel/bridge';
+import type { WebviewHandlers } from '../../panel/webview-handlers';
+import type { EcosystemView } from '../../protocol/messages';
+import type { Ecosystem } from '../ecosystem';
+
+function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
+  return {
+    mcp: eco.mcp.manager.status().slice(0, 100).map((s) => ({
+      name: s.name.slice(0, 200),
+      state: s.state,
+      ...(s.tools ? { tools: s.tools.length } : {}),
+      ...(s.error ? { error: s.error.slice(0, 500) } : {}),
+    })),
+    rules: eco.rules.inUse(taskId).slice(0, 200).map((r) => ({ display: r.display.slice(0, 4000), kind: r.kind, truncated: r.truncated })),
+    attachments: eco.mcp.pendingAttachments.slice(0, 50).map((a) => a.slice(0, 500)),
+  };
+}
+
+export function connectEcosystemPanel(bridge: PanelBridge, eco: Ecosystem, currentTaskId: () => string | undefined): vscode.Disposable {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const push = () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      try {
+        bridge.post({ type: 'ecosystem', ecosystem: ecosystemView(eco, currentTaskId()) });
+      } catch {
+        // the panel is optional: a failed push is retried with the next change
+      }
+    }, 100);
+  };
+  // An attached resource changes the view too: the ecosystem fires onDidChange for it.
+  const subs = [eco.mcp.manager.onDidChange(push), eco.rules.onDidChange(push), eco.onDidChange(push)];
+  push();
+  return new vscode.Disposable(() => {
+    if (timer) clearTimeout(timer);
+    for (const s of subs) s.dispose();
+  });
+}
+
+/** The strip's buttons. They need no task, so they never wait for activation's background work. */
+export const ecosystemMessages = (eco: Ecosystem, currentTaskId: () => string | undefined) => ({
+  ecosystem_action: ({ action, display }) => {
+    if (action === 'show_mcp_servers') void vscode.commands.executeCommand('forge.showMcpServers');
+    else if (action === 'attach_resource') void vscode.commands.executeCommand('forge.attachMcpResource');
+    else if (action === 'edit_rules') void vscode.commands.executeCommand('forge.editProjectRules');
+    else if (action === 'open_rule') {
+      // Only a rule file in use opens (the webview names it; it is not trusted to name any path).
+      const rule = eco.rules.inUse(currentTaskId()).find((r) => r.display === display);
+      if (rule) void vscode.window.showTextDocument(vscode.Uri.file(rule.path), { preview: true });
+    }
+  },
+}) satisfies Partial<WebviewHandlers>;
