@@ -66,6 +66,24 @@ export function commandRules(s: Pick<ForgeSettings, 'commandAllowList' | 'comman
   return { allow: [...s.commandAllowList], deny: [...s.commandDenyList] };
 }
 
+/** The same strings in the same order. */
+function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+/** The fields of the command rules, one by one: a change in any of them rebuilds the tools. */
+function sameRules(a: CommandRules | undefined, b: CommandRules | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return sameList(a.allow, b.allow) && sameList(a.deny, b.deny) && a.onParseError === b.onParseError;
+}
+/** One limit, or per tool name; keys in the same order (as settings.json lists them). */
+function sameTimeouts(a: ForgeSettings['toolTimeoutSeconds'], b: ForgeSettings['toolTimeoutSeconds']): boolean {
+  if (typeof a !== 'object' || typeof b !== 'object') return a === b;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return sameList(ka, kb) && ka.every((k) => a[k] === b[k]);
+}
+
 export function createToolkit(opts: ToolkitOptions): Toolkit {
   const settings = readSettings();
   const fs = new VscodeWorkspaceFs();
@@ -110,7 +128,11 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   const refresh = (s: ForgeSettings = readSettings()) => {
     sandbox.trusted = vscode.workspace.isTrusted;
     const next = commandRules(s);
-    if (JSON.stringify(next) === JSON.stringify(sandbox.commands) && s.commandTimeoutSeconds === commandTimeoutSeconds && JSON.stringify(s.toolTimeoutSeconds) === JSON.stringify(toolTimeoutSeconds)) return false;
+    const same =
+      sameRules(next, sandbox.commands) &&
+      s.commandTimeoutSeconds === commandTimeoutSeconds &&
+      sameTimeouts(s.toolTimeoutSeconds, toolTimeoutSeconds);
+    if (same) return false;
     sandbox.commands = next;
     commandTimeoutSeconds = s.commandTimeoutSeconds;
     toolTimeoutSeconds = s.toolTimeoutSeconds;
