@@ -29,7 +29,20 @@ export function wireModel({ context, keys, log, showStatus, onModelWorks }: Mode
   const model = new SwitchableModel();
   const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refresh(), log: (m) => log.info(m) });
   let refreshing = 0;
-  const refresh = async () => {
+  let newest: Promise<void> = Promise.resolve();
+  // A refresh overtaken by a newer one (a key check that finished, a settings change) resolves only when the newest
+  // is done: whoever awaits it, such as the resume of a task restored with a pending approval, then sees the model
+  // as it ends up. Resolving early left that resume with no model, and the approval was never asked again.
+  const untilNewest = (p: Promise<void>): Promise<void> => {
+    const next = (): Promise<void> | undefined => (newest === p ? undefined : untilNewest(newest));
+    return p.then(next, next) as Promise<void>;
+  };
+  const refresh = (): Promise<void> => {
+    const run = refreshOnce();
+    newest = run;
+    return untilNewest(run);
+  };
+  const refreshOnce = async (): Promise<void> => {
     const generation = ++refreshing;
     // Whether a key is stored decides whether a workspace's endpoint applies unasked: read it fresh, not from before.
     await refreshKeyPresence();
