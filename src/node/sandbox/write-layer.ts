@@ -95,10 +95,10 @@ export function layerScript(layer: WriteLayer): string {
     lines.push(overlay(layer.home.lower, layer.home.upper, layer.home.work, layer.home.path));
   }
   for (const f of layer.folders) lines.push(overlay(f.lower, f.upper, f.work, f.root));
-  // bubblewrap runs in the background so the script can watch its own parent (every 200 ms) and end the command
+  // bubblewrap runs in the background so the script can watch its own parent (soon, then every 200 ms) and end the command
   // when whoever started it is gone; signals are passed on. Commands get no stdin anyway.
   lines.push('set +e', 'parent=$PPID', '"$@" &', 'pid=$!', 'trap \'kill -TERM $pid 2>/dev/null\' TERM INT HUP');
-  lines.push('while kill -0 $pid 2>/dev/null; do', '  read -r _ _ _ now _ < /proc/$$/stat', '  [ "$now" = "$parent" ] || kill -KILL $pid 2>/dev/null', '  sleep 0.2', 'done');
+  lines.push('d=0.005', 'while kill -0 $pid 2>/dev/null; do', '  read -r _ _ _ now _ < /proc/$$/stat', '  [ "$now" = "$parent" ] || kill -KILL $pid 2>/dev/null', '  sleep $d', '  case $d in 0.005) d=0.02 ;; 0.02) d=0.05 ;; *) d=0.2 ;; esac', 'done');
   lines.push('wait $pid', 'rc=$?');
   const children = `xargs -0r sh -c 'exec find "$@" -mindepth 1 -maxdepth 1 -print0 2>/dev/null' list`;
   for (const f of layer.folders) {
@@ -137,14 +137,15 @@ for my $op (@ops) {
 my $pid = fork(); defined $pid or fail('fork');
 if ($pid == 0) { exec { $ARGV[0] } @ARGV; print STDERR "forge write layer: exec $ARGV[0]: $!\n"; exit 127; }
 $SIG{$_} = sub { kill $_[0], $pid } for qw(TERM INT HUP);
-# The parent is watched every 100 ms.
-my $st;
+# The parent is watched, first every millisecond (a quick command is not held up), then less often, up to 100 ms.
+my $st; my $delay = 0.001;
 while (1) {
   my $done = waitpid($pid, 1);
   if ($done == $pid) { $st = $?; last; }
   if ($done < 0 && !$!{EINTR}) { $st = 255 << 8; last; }
   kill 'KILL', $pid if getppid() != $parent;
-  select(undef, undef, undef, 0.1);
+  select(undef, undef, undef, $delay);
+  $delay = $delay * 2 > 0.1 ? 0.1 : $delay * 2;
 }
 for my $l (@lists) {
   my ($up, $root, $file) = @$l;
