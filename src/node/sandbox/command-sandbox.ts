@@ -49,8 +49,6 @@ export interface SandboxPlan {
   env: Record<string, string>;
   summary: string;
   profile?: SandboxProfile;
-  /** Workspace secrets beyond the scan limit may be unmasked. */
-  scanIncomplete?: boolean;
   /** This command's allow-list proxy (closed by finish()). */
   proxy?: AllowlistProxy;
   /** The command's own write layer, merged into the workspace by finish(). */
@@ -145,7 +143,7 @@ export class CommandSandbox {
     const roots = this.realRoots();
     // The write layer's folders are made while the secrets and sockets are located (each a few milliseconds).
     const layerP = probe.kind === 'bubblewrap' && probe.layer ? this.prepareLayer(roots, req.taskId).catch(() => undefined) : undefined;
-    const [{ masked, incomplete }, hiddenDirs] = await Promise.all([this.locateSecrets(opts.fresh), this.hiddenDirs()]);
+    const [{ masked }, hiddenDirs] = await Promise.all([this.locateSecrets(opts.fresh), this.hiddenDirs()]);
     const hidden = [...hiddenDirs]; // a copy: Forge's folder may be added below for this command
     const profile: SandboxProfile = { writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd, hiddenDirs: hidden };
     profile.masked = [...masked, ...(await this.hostSockets(roots, hiddenDirs))];
@@ -162,7 +160,7 @@ export class CommandSandbox {
     if (probe.kind === 'seatbelt') {
       profile.protectedPaths = await protectedPaths(roots);
       const argv = [SANDBOX_EXEC, '-p', seatbeltProfile(profile), ...inner];
-      return { contained: true, argv, env, summary: c.summary, profile, scanIncomplete: incomplete, proxy };
+      return { contained: true, argv, env, summary: c.summary, profile, proxy };
     }
     const base = await this.baseDir();
     // Forge's private folder (write layers, launchers, proxies) is never visible inside, wherever it lives.
@@ -183,7 +181,7 @@ export class CommandSandbox {
     const argv = layer ? [...layerLauncher(probe.layer!, layer, profile.ids), ...bwrap] : bwrap;
     const summary = layer ? c.summary : `${c.summary} (no write layer: ${probe.layerReason ?? 'overlays are not available'}; the control plane is read-only where it exists)`;
     if (!layer && c.writeLayer) this.opts.log?.warn('A command runs without its write layer: the path of Forge\'s temp folder has a comma, colon or space.');
-    return { contained: true, argv, env, summary, profile, scanIncomplete: incomplete, proxy, layer };
+    return { contained: true, argv, env, summary, profile, proxy, layer };
   }
 
   private hidden: Promise<string[]> | undefined;
