@@ -45,7 +45,11 @@ const cli = {
   target: 'node20',
   external: ['mvdan-sh'],
   banner: { js: '#!/usr/bin/env node' },
-  define: { __FORGE_VERSION__: JSON.stringify(JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version) },
+  define: {
+    __FORGE_VERSION__: JSON.stringify(
+      JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version,
+    ),
+  },
 };
 
 /**
@@ -85,7 +89,12 @@ async function main() {
     console.log('[esbuild] watching src/ and webview-ui/src/');
     return;
   }
-  const results = await Promise.all([esbuild.build(extension), esbuild.build(vendor), esbuild.build(webview), esbuild.build(cli)]);
+  const results = await Promise.all([
+    esbuild.build(extension),
+    esbuild.build(vendor),
+    esbuild.build(webview),
+    esbuild.build(cli),
+  ]);
   chmodSync('dist/cli.js', 0o755);
   for (const r of results) {
     for (const [file, out] of Object.entries(r.metafile.outputs)) {

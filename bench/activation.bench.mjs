@@ -27,13 +27,34 @@ function stats(xs) {
 
 async function stage(tmp) {
   const ext = path.join(tmp, 'forge-ext');
-  const common = { absWorkingDir: repo, bundle: true, minify: true, sourcemap: false, legalComments: 'none', logLevel: 'error' };
+  const common = {
+    absWorkingDir: repo,
+    bundle: true,
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'error',
+  };
   await Promise.all([
     // The shipped build options (esbuild.mjs), production-like, staged in a temp extension folder.
-    esbuild.build({ ...buildOptions.extension, ...common, metafile: false, outfile: path.join(ext, 'dist/extension.js') }),
+    esbuild.build({
+      ...buildOptions.extension,
+      ...common,
+      metafile: false,
+      outfile: path.join(ext, 'dist/extension.js'),
+    }),
     esbuild.build({ ...buildOptions.webview, ...common, metafile: false, outdir: path.join(ext, 'dist/webview') }),
     esbuild.build({ ...buildOptions.vendor, ...common, metafile: false, outdir: path.join(ext, 'dist/vendor') }),
-    esbuild.build({ ...common, minify: false, entryPoints: [path.join(here, 'activation/runner.ts')], outfile: path.join(tmp, 'runner/index.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
+    esbuild.build({
+      ...common,
+      minify: false,
+      entryPoints: [path.join(here, 'activation/runner.ts')],
+      outfile: path.join(tmp, 'runner/index.js'),
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['vscode'],
+    }),
   ]);
   fs.copyFileSync(path.join(repo, 'package.json'), path.join(ext, 'package.json'));
   fs.cpSync(path.join(repo, 'media'), path.join(ext, 'media'), { recursive: true });
@@ -50,7 +71,12 @@ async function once(lib, staged, tmp, i) {
   let server;
   let browser;
   try {
-    server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_BENCH_ACTIVATION_OUT: outFile } });
+    server = await startCodeServer({
+      dirs,
+      port: await freePort(),
+      smokeTestDriver: true,
+      extraEnv: { FORGE_BENCH_ACTIVATION_OUT: outFile },
+    });
     browser = await launchChromium(dirs);
     const page = browser.pages()[0] ?? (await browser.newPage());
     let done;
@@ -58,9 +84,19 @@ async function once(lib, staged, tmp, i) {
     await page.exposeFunction('codeAutomationExit', (code) => done(code));
     await page.exposeFunction('codeAutomationLog', () => undefined);
     server.exited.then((c) => done(`code-server exited (${c})`));
-    await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: staged.ext, extensionTestsPath: staged.runner }));
+    await page.goto(
+      workbenchUrl({
+        authority: server.authority,
+        folder: workspace,
+        extensionDevelopmentPath: staged.ext,
+        extensionTestsPath: staged.runner,
+      }),
+    );
     let timer;
-    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout after 120 s'), 120_000)))]);
+    const code = await Promise.race([
+      exited,
+      new Promise((r) => (timer = setTimeout(() => r('timeout after 120 s'), 120_000))),
+    ]);
     clearTimeout(timer);
     if (!fs.existsSync(outFile)) throw new Error(`no activation result (exit: ${code})`);
     return JSON.parse(fs.readFileSync(outFile, 'utf8'));
@@ -73,7 +109,11 @@ async function once(lib, staged, tmp, i) {
 async function main() {
   const setup = await import('../scripts/setup-real-vscode.mjs');
   if (!setup.isInstalled()) {
-    line({ name: 'activation.activate', skipped: 'real VS Code (code-server) not installed: node scripts/setup-real-vscode.mjs', input: {} });
+    line({
+      name: 'activation.activate',
+      skipped: 'real VS Code (code-server) not installed: node scripts/setup-real-vscode.mjs',
+      input: {},
+    });
     return;
   }
   const lib = await import('../test/integration/lib/code-server.mjs');
@@ -88,20 +128,59 @@ async function main() {
       results.push(r);
       log(`activation session ${i + 1}/${sessions}: ${JSON.stringify(r)}`);
     }
-    const input = { vscode: results[0].vscodeVersion, host: 'code-server extension host (Node 24)', bundle: 'production (minified)', sessions };
+    const input = {
+      vscode: results[0].vscodeVersion,
+      host: 'code-server extension host (Node 24)',
+      bundle: 'production (minified)',
+      sessions,
+    };
     const reported = results.map((r) => r.activationMs).filter((x) => typeof x === 'number');
     if (reported.length) {
       const s = stats(reported);
-      line({ name: 'activation.activate', unit: 'ms', ...s, input: { ...input, source: 'activationMs returned by activate()' }, goal: { max: 50 }, withinGoal: s.median < 50, budget: { max: 500 }, withinBudget: s.median < 500 });
+      line({
+        name: 'activation.activate',
+        unit: 'ms',
+        ...s,
+        input: { ...input, source: 'activationMs returned by activate()' },
+        goal: { max: 50 },
+        withinGoal: s.median < 50,
+        budget: { max: 500 },
+        withinBudget: s.median < 500,
+      });
     } else {
-      line({ name: 'activation.activate', skipped: 'the extension does not report activationMs: activate() should return { activationMs } (and log "Forge activated in X ms")', input });
+      line({
+        name: 'activation.activate',
+        skipped:
+          'the extension does not report activationMs: activate() should return { activationMs } (and log "Forge activated in X ms")',
+        input,
+      });
     }
     const cold = results.filter((r) => r.wasActive === false).map((r) => r.awaitActivateMs);
     if (cold.length) {
-      line({ name: 'activation.host_activate_call', unit: 'ms', ...stats(cold), input: { ...input, source: 'await extension.activate() from not-yet-active: module load + activate() + host bookkeeping' }, goal: null, withinGoal: null });
+      line({
+        name: 'activation.host_activate_call',
+        unit: 'ms',
+        ...stats(cold),
+        input: {
+          ...input,
+          source: 'await extension.activate() from not-yet-active: module load + activate() + host bookkeeping',
+        },
+        goal: null,
+        withinGoal: null,
+      });
     }
     const load = stats(results.map((r) => r.moduleLoadMs));
-    line({ name: 'activation.module_load', unit: 'ms', ...load, input: { ...input, source: 'fresh require() of dist/extension.js in the extension host (lower bound of activation)' }, goal: null, withinGoal: null });
+    line({
+      name: 'activation.module_load',
+      unit: 'ms',
+      ...load,
+      input: {
+        ...input,
+        source: 'fresh require() of dist/extension.js in the extension host (lower bound of activation)',
+      },
+      goal: null,
+      withinGoal: null,
+    });
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

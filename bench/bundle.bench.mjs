@@ -17,7 +17,9 @@ const kb = (n) => Math.round((n / 1024) * 10) / 10;
 const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
 
 function out(name, unit, value, input, goal = null, extra = {}) {
-  const withinGoal = goal ? (goal.max === undefined || value < goal.max) && (goal.min === undefined || value > goal.min) : null;
+  const withinGoal = goal
+    ? (goal.max === undefined || value < goal.max) && (goal.min === undefined || value > goal.min)
+    : null;
   const f = { name, unit, median: value, p95: value, n: 1, input, goal, withinGoal, ...extra };
   process.stdout.write(JSON.stringify(f) + '\n');
   process.stderr.write(`[bench] ${name}: ${value} ${unit}\n`);
@@ -25,7 +27,8 @@ function out(name, unit, value, input, goal = null, extra = {}) {
 
 /** The packages (node_modules/<name>) a bundle's metafile pulls in, with their share of the output. */
 function bundledPackages(metafile, outfile) {
-  const inputs = Object.values(metafile.outputs).find((o, i) => Object.keys(metafile.outputs)[i].endsWith(outfile))?.inputs ?? {};
+  const inputs =
+    Object.values(metafile.outputs).find((o, i) => Object.keys(metafile.outputs)[i].endsWith(outfile))?.inputs ?? {};
   const byPkg = new Map();
   for (const [file, info] of Object.entries(inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
@@ -50,15 +53,29 @@ async function main() {
 
     const extBuf = fs.readFileSync(path.join(tmp, 'dist/extension.js'));
     const extPkgs = bundledPackages(ext.metafile, 'extension.js');
-    out('bundle.extension.min', 'KB', kb(extBuf.length), { entry: 'src/extension.ts', build: 'esbuild --minify, node20 cjs' }, null, {
-      gzipKB: kb(gz(extBuf)),
-      buildMs,
-      largestInputs: extPkgs.slice(0, 8),
-    });
+    out(
+      'bundle.extension.min',
+      'KB',
+      kb(extBuf.length),
+      { entry: 'src/extension.ts', build: 'esbuild --minify, node20 cjs' },
+      null,
+      {
+        gzipKB: kb(gz(extBuf)),
+        buildMs,
+        largestInputs: extPkgs.slice(0, 8),
+      },
+    );
     out('bundle.extension.gzip', 'KB', kb(gz(extBuf)), { entry: 'src/extension.ts', gzip: 'level 9' });
     // Loaded only when a command line is first checked, not at activation.
     const vendorBuf = fs.readFileSync(path.join(tmp, 'dist/vendor/mvdan-sh.js'));
-    out('bundle.vendor.min', 'KB', kb(vendorBuf.length), { entry: 'mvdan-sh (shell parser, lazily required)', build: 'esbuild --minify, node20 cjs' }, null, { gzipKB: kb(gz(vendorBuf)) });
+    out(
+      'bundle.vendor.min',
+      'KB',
+      kb(vendorBuf.length),
+      { entry: 'mvdan-sh (shell parser, lazily required)', build: 'esbuild --minify, node20 cjs' },
+      null,
+      { gzipKB: kb(gz(vendorBuf)) },
+    );
 
     const webFiles = fs.readdirSync(path.join(tmp, 'dist/webview'));
     let webMin = 0;
@@ -71,25 +88,49 @@ async function main() {
       perFile[f] = { kb: kb(b.length), gzipKB: kb(gz(b)) };
     }
     const webPkgs = bundledPackages(web.metafile, 'main.js');
-    out('bundle.webview.min', 'KB', kb(webMin), { entry: 'webview-ui/src/main.ts', build: 'esbuild --minify, es2022 esm' }, null, { gzipKB: kb(webGz), files: perFile, largestInputs: webPkgs.slice(0, 8) });
+    out(
+      'bundle.webview.min',
+      'KB',
+      kb(webMin),
+      { entry: 'webview-ui/src/main.ts', build: 'esbuild --minify, es2022 esm' },
+      null,
+      { gzipKB: kb(webGz), files: perFile, largestInputs: webPkgs.slice(0, 8) },
+    );
     out('bundle.webview.gzip', 'KB', kb(webGz), { entry: 'webview-ui/src/main.ts', gzip: 'level 9' });
 
     const declared = Object.keys(pkg.dependencies ?? {});
-    const inExt = [...extPkgs, ...bundledPackages(vendor.metafile, 'mvdan-sh.js')].map((p) => p.name).filter((n) => n !== '(forge)');
+    const inExt = [...extPkgs, ...bundledPackages(vendor.metafile, 'mvdan-sh.js')]
+      .map((p) => p.name)
+      .filter((n) => n !== '(forge)');
     const inWeb = webPkgs.map((p) => p.name).filter((n) => n !== '(forge)');
     const bundled = [...new Set([...inExt, ...inWeb])].sort();
-    out('deps.runtime.declared', 'packages', declared.length, { source: 'package.json dependencies' }, null, { packages: declared });
-    out('deps.runtime.bundled', 'packages', bundled.length, { source: 'esbuild metafiles (extension + webview), incl. transitive' }, null, {
-      extension: inExt,
-      webview: inWeb,
-      declaredButNotBundled: declared.filter((d) => !bundled.includes(d)),
+    out('deps.runtime.declared', 'packages', declared.length, { source: 'package.json dependencies' }, null, {
+      packages: declared,
     });
+    out(
+      'deps.runtime.bundled',
+      'packages',
+      bundled.length,
+      { source: 'esbuild metafiles (extension + webview), incl. transitive' },
+      null,
+      {
+        extension: inExt,
+        webview: inWeb,
+        declaredButNotBundled: declared.filter((d) => !bundled.includes(d)),
+      },
+    );
 
     // VSIX: the files vsce would package, from a temp copy whose dist/ is the production build above.
     const vsce = path.join(repo, 'node_modules/@vscode/vsce/vsce');
     const ls = spawnSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: repo, encoding: 'utf8' });
     if (ls.status !== 0) {
-      process.stdout.write(JSON.stringify({ name: 'vsix.size', skipped: `vsce ls failed: ${(ls.stderr || '').trim().slice(0, 200)}`, input: {} }) + '\n');
+      process.stdout.write(
+        JSON.stringify({
+          name: 'vsix.size',
+          skipped: `vsce ls failed: ${(ls.stderr || '').trim().slice(0, 200)}`,
+          input: {},
+        }) + '\n',
+      );
       return;
     }
     const stage = path.join(tmp, 'stage');
@@ -101,13 +142,30 @@ async function main() {
     }
     fs.copyFileSync(path.join(repo, '.vscodeignore'), path.join(stage, '.vscodeignore'));
     const vsix = path.join(tmp, 'forge.vsix');
-    const pack = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', ...vsceBaseArgs(pkg), '--out', vsix], { cwd: stage, encoding: 'utf8' });
+    const pack = spawnSync(
+      process.execPath,
+      [vsce, 'package', '--no-dependencies', '--skip-license', ...vsceBaseArgs(pkg), '--out', vsix],
+      { cwd: stage, encoding: 'utf8' },
+    );
     if (pack.status !== 0 || !fs.existsSync(vsix)) {
-      process.stdout.write(JSON.stringify({ name: 'vsix.size', skipped: `vsce package failed: ${(pack.stderr || pack.stdout || '').trim().slice(0, 300)}`, input: {} }) + '\n');
+      process.stdout.write(
+        JSON.stringify({
+          name: 'vsix.size',
+          skipped: `vsce package failed: ${(pack.stderr || pack.stdout || '').trim().slice(0, 300)}`,
+          input: {},
+        }) + '\n',
+      );
       return;
     }
     const files = fs.readdirSync(stage, { recursive: true }).filter((f) => fs.statSync(path.join(stage, f)).isFile());
-    out('vsix.size', 'KB', kb(fs.statSync(vsix).size), { via: 'vsce package --no-dependencies (production bundles)', files: files.length }, null, { fileList: files.sort() });
+    out(
+      'vsix.size',
+      'KB',
+      kb(fs.statSync(vsix).size),
+      { via: 'vsce package --no-dependencies (production bundles)', files: files.length },
+      null,
+      { fileList: files.sort() },
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -33,12 +33,33 @@ function stats(xs) {
 
 async function stage(tmp) {
   const ext = path.join(tmp, 'forge-ext');
-  const common = { absWorkingDir: repo, bundle: true, minify: process.env.FORGE_BENCH_NO_MINIFY !== '1', sourcemap: false, legalComments: 'none', logLevel: 'error' };
+  const common = {
+    absWorkingDir: repo,
+    bundle: true,
+    minify: process.env.FORGE_BENCH_NO_MINIFY !== '1',
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'error',
+  };
   await Promise.all([
-    esbuild.build({ ...buildOptions.extension, ...common, metafile: false, outfile: path.join(ext, 'dist/extension.js') }),
+    esbuild.build({
+      ...buildOptions.extension,
+      ...common,
+      metafile: false,
+      outfile: path.join(ext, 'dist/extension.js'),
+    }),
     esbuild.build({ ...buildOptions.webview, ...common, metafile: false, outdir: path.join(ext, 'dist/webview') }),
     esbuild.build({ ...buildOptions.vendor, ...common, metafile: false, outdir: path.join(ext, 'dist/vendor') }),
-    esbuild.build({ ...common, minify: false, entryPoints: [path.join(here, 'latency/runner.ts')], outfile: path.join(tmp, 'runner/index.js'), platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
+    esbuild.build({
+      ...common,
+      minify: false,
+      entryPoints: [path.join(here, 'latency/runner.ts')],
+      outfile: path.join(tmp, 'runner/index.js'),
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['vscode'],
+    }),
   ]);
   // The staged copy also contributes an empty webview view in its own side bar container: VS Code's own time to
   // re-show a retained webview view, the floor under latency.panel_reshow (the runner registers its provider).
@@ -62,13 +83,18 @@ function processRows() {
 /** The processes of the Chromium tree whose browser process uses `userDataDir`. */
 function chromiumTree(userDataDir) {
   const rows = processRows();
-  const tree = new Set(rows.filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type=')).map((r) => r.pid));
-  for (let grew = true; grew; ) {
+  const tree = new Set(
+    rows
+      .filter((r) => r.args.includes(`--user-data-dir=${userDataDir}`) && !r.args.includes('--type='))
+      .map((r) => r.pid),
+  );
+  for (let grew = true; grew;) {
     grew = false;
-    for (const r of rows) if (!tree.has(r.pid) && tree.has(r.ppid)) {
-      tree.add(r.pid);
-      grew = true;
-    }
+    for (const r of rows)
+      if (!tree.has(r.pid) && tree.has(r.ppid)) {
+        tree.add(r.pid);
+        grew = true;
+      }
   }
   return rows.filter((r) => tree.has(r.pid));
 }
@@ -122,7 +148,12 @@ async function once(lib, it, staged, tmp, i) {
       dirs,
       port: await freePort(),
       smokeTestDriver: true,
-      extraEnv: { FORGE_TEST: '1', FORGE_TEST_LLM_URL: llm.url, FORGE_BENCH_LATENCY_OUT: outFile, ...(quick ? QUICK_COUNTS : {}) },
+      extraEnv: {
+        FORGE_TEST: '1',
+        FORGE_TEST_LLM_URL: llm.url,
+        FORGE_BENCH_LATENCY_OUT: outFile,
+        ...(quick ? QUICK_COUNTS : {}),
+      },
     });
     browser = await launchChromium(dirs);
     const page = browser.pages()[0] ?? (await browser.newPage());
@@ -131,7 +162,14 @@ async function once(lib, it, staged, tmp, i) {
     await page.exposeFunction('codeAutomationExit', (code) => done(code));
     await page.exposeFunction('codeAutomationLog', () => undefined);
     server.exited.then((c) => done(`code-server exited (${c})`));
-    await page.goto(workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: staged.ext, extensionTestsPath: staged.runner }));
+    await page.goto(
+      workbenchUrl({
+        authority: server.authority,
+        folder: workspace,
+        extensionDevelopmentPath: staged.ext,
+        extensionTestsPath: staged.runner,
+      }),
+    );
     let memoryMb;
     let awaitingCpuPct;
     const sampler = (async () => {
@@ -144,7 +182,10 @@ async function once(lib, it, staged, tmp, i) {
           await new Promise((r) => setTimeout(r, 3000));
           const cpu1 = chromiumCpuMs(dirs.chrome);
           // null: not measurable here (no /proc, or no Chromium process found); the figure then has no sample.
-          awaitingCpuPct = cpu0 === undefined || cpu1 === undefined ? null : Math.round((100 * (cpu1 - cpu0)) / (performance.now() - t0));
+          awaitingCpuPct =
+            cpu0 === undefined || cpu1 === undefined
+              ? null
+              : Math.round((100 * (cpu1 - cpu0)) / (performance.now() - t0));
           fs.writeFileSync(`${outFile}.awaiting-ack`, '1');
         }
         if (fs.existsSync(`${outFile}.hidden`)) {
@@ -157,11 +198,18 @@ async function once(lib, it, staged, tmp, i) {
       }
     })();
     let timer;
-    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout after 300 s'), 300_000)))]);
+    const code = await Promise.race([
+      exited,
+      new Promise((r) => (timer = setTimeout(() => r('timeout after 300 s'), 300_000))),
+    ]);
     clearTimeout(timer);
     await sampler;
     if (!fs.existsSync(outFile)) throw new Error(`no latency result (exit: ${code})`);
-    return { ...JSON.parse(fs.readFileSync(outFile, 'utf8')), chromiumRssMbPanelHidden: memoryMb, chromiumCpuPctAwaitingApproval: awaitingCpuPct };
+    return {
+      ...JSON.parse(fs.readFileSync(outFile, 'utf8')),
+      chromiumRssMbPanelHidden: memoryMb,
+      chromiumCpuPctAwaitingApproval: awaitingCpuPct,
+    };
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop().catch(() => {});
@@ -186,7 +234,11 @@ async function loopback(it) {
 async function main() {
   const setup = await import('../scripts/setup-real-vscode.mjs');
   if (!setup.isInstalled()) {
-    line({ name: 'latency.approve_to_next_request', skipped: 'real VS Code (code-server) not installed: node scripts/setup-real-vscode.mjs', input: {} });
+    line({
+      name: 'latency.approve_to_next_request',
+      skipped: 'real VS Code (code-server) not installed: node scripts/setup-real-vscode.mjs',
+      input: {},
+    });
     return;
   }
   const lib = await import('../test/integration/lib/code-server.mjs');
@@ -203,7 +255,15 @@ async function main() {
       log(`latency session ${i + 1}/${sessions}: ${JSON.stringify(r)}`);
     }
     const all = (k) => results.flatMap((r) => (Array.isArray(r[k]) ? r[k] : [r[k]]));
-    const input = { vscode: results[0].vscodeVersion, host: 'code-server extension host (Node 24) + headless Chromium', bundle: 'production (minified)', sessions, humanPauseMs: Number(process.env.FORGE_BENCH_HUMAN_MS ?? 300), model: 'loopback, answers at once', typeAcquisition: 'off (the test harness: no npm install during tests)' };
+    const input = {
+      vscode: results[0].vscodeVersion,
+      host: 'code-server extension host (Node 24) + headless Chromium',
+      bundle: 'production (minified)',
+      sessions,
+      humanPauseMs: Number(process.env.FORGE_BENCH_HUMAN_MS ?? 300),
+      model: 'loopback, answers at once',
+      typeAcquisition: 'off (the test harness: no npm install during tests)',
+    };
     // What this run's Approve blocks were made of (runner: schedstat per block): time on the CPU, time waiting for one.
     const parts = all('approveBlockParts').filter((b) => b && b.ms > 20);
     const sum = (k) => parts.reduce((t, b) => t + (Number.isFinite(b[k]) ? b[k] : 0), 0);
@@ -214,54 +274,205 @@ async function main() {
     // profile of it: FORGE_BENCH_PROFILE=<file>).
     const LIMITED_BY = {
       'latency.approve_to_next_request': `Forge's own work from Approve to the request is a few ms (the file written at once: the proposal's journal intent was recorded while the diff was read); the rest is the extension host waiting for the machine's 2 cores, shared with the workbench and the TypeScript servers: ${blockSplit}`,
-      'latency.approve_to_disk': "the extension host's turns between Approve and the write, on a machine whose 2 cores the workbench and Chromium share with it (see latency.approve_host_block)",
+      'latency.approve_to_disk':
+        "the extension host's turns between Approve and the write, on a machine whose 2 cores the workbench and Chromium share with it (see latency.approve_host_block)",
       'latency.shell_integration_start_forge_share':
         'the command log entry (fsync), the workspace fingerprint (git status or a bounded walk, so the files a command changes can be named), the sandbox plan (the secret scan revalidated by folder mtimes) and the launcher file, each a few ms, on a host shared with VS Code',
       'latency.approve_host_block': `the host's main thread kept from running, not code running in it: ${blockSplit}`,
-      'latency.first_command_start': 'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it; the Forge terminal opens alongside',
-      'latency.warm_command_start': 'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it',
-      'latency.process_exit_to_next_request': "the child's pipes closing, the sandbox's after-command checks, the workspace fingerprint and the tool result",
+      'latency.first_command_start':
+        'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it; the Forge terminal opens alongside',
+      'latency.warm_command_start':
+        'the contained child process: the sandbox plan, bubblewrap and the shell starting inside it',
+      'latency.process_exit_to_next_request':
+        "the child's pipes closing, the sandbox's after-command checks, the workspace fingerprint and the tool result",
       'latency.shell_integration_first_command_start':
         'the terminal: the user closed it 500 ms before, so the spare started then is still starting its shell and shell integration; Forge waits for it',
-      'latency.shell_integration_warm_command_start': "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.shell_integration_start_forge_share",
+      'latency.shell_integration_warm_command_start':
+        "the terminal's path: the command line goes to the workbench (the browser, in code-server), the pty host and the shell before it runs; Forge's own share is latency.shell_integration_start_forge_share",
       'latency.shell_integration_exit_to_next_request':
         "shell integration's end event travels from the shell through the pty host and the workbench (where the terminal's escape sequences are parsed) back to the extension host; Forge's own share is latency.shell_integration_end_forge_share",
     };
     const emit = (name, xs, goalP90, source, unit = 'ms') => {
       const s = stats(xs);
       const withinGoal = goalP90 === null || s.p90 === null ? null : s.p90 < goalP90;
-      line({ name, unit, ...s, input: { ...input, source }, goal: goalP90 === null ? null : { p90: goalP90 }, withinGoal, ...(withinGoal === false && LIMITED_BY[name] ? { limitedBy: LIMITED_BY[name] } : {}) });
+      line({
+        name,
+        unit,
+        ...s,
+        input: { ...input, source },
+        goal: goalP90 === null ? null : { p90: goalP90 },
+        withinGoal,
+        ...(withinGoal === false && LIMITED_BY[name] ? { limitedBy: LIMITED_BY[name] } : {}),
+      });
     };
     const hurried = `Approve ${input.humanPauseMs} ms after the diff tab showed, while the workbench and the TypeScript servers may still be processing it`;
-    emit('latency.approve_to_next_request', all('approveToNextRequestMs'), 100, `Approve (panel path) -> the next model request on the wire, edits of a 200-line .js file; ${hurried}`);
-    emit('latency.approve_to_disk', all('approveToDiskMs'), 100, `Approve (panel path) -> the edit readable on disk; ${hurried}`);
-    emit('latency.approve_host_block', all('approveBlockMs'), 50, `longest extension-host block between Approve and the next request; ${hurried}`);
-    const read = 'the user read the diff: Approve once the workbench has finished showing it (300 ms after the tab showed, then the machine under 25% busy for 2 x 200 ms in a row, or 3 s more)';
-    emit('latency.read_approve_to_next_request', all('readApproveToNextRequestMs'), null, `Approve (panel path) -> the next model request on the wire; ${read}`);
-    emit('latency.read_approve_to_disk', all('readApproveToDiskMs'), null, `Approve (panel path) -> the edit readable on disk; ${read}`);
-    emit('latency.read_approve_host_block', all('readApproveBlockMs'), null, `longest extension-host block between Approve and the next request; ${read}`);
-    emit('latency.diff_settle', all('readPauseMs'), null, 'diff tab shown -> the machine quiet again (the TypeScript servers open both sides of a .js diff), or 3.3 s when it never was; the pause before a "read" Approve');
-    emit('latency.first_command_approve_to_next_request', all('firstCommandApproveToNextMs'), null, 'first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> next request, including the command itself (date + node -e + date, contained)');
-    emit('latency.warm_command_approve_to_next_request', all('warmCommandApproveToNextMs'), null, 'a command with the Forge terminal open: Approve -> next request, including the command itself (date + node -e + date, contained)');
-    emit('latency.first_command_start', all('firstCommandStartMs'), 100, 'default (contained child process shown in the Forge terminal), first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started (stamped by the command)');
-    emit('latency.warm_command_start', all('warmCommandStartMs'), 100, 'default, the Forge terminal open: Approve -> the command started (stamped by the command)');
-    emit('latency.process_exit_to_next_request', all('exitToNextRequestMs'), 100, 'default: the command stamps its end -> the next model request on the wire (process exit, output drain, tool result)');
-    emit('latency.command_start_forge_share', all('ptyForgeCommandStartMs'), 100, "default mode, Forge's share of a command's start: Approve -> the process spawned (rules, workspace fingerprint, command log, sandbox plan)");
-    emit('latency.command_start_host_block', all('commandStartBlockMs'), 50, 'default mode: longest extension-host block between Approve and the command starting');
-    emit('latency.shell_integration_first_command_start', all('siFirstCommandStartMs'), null, 'forge.terminal.useShellIntegration on, first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell');
-    emit('latency.shell_integration_warm_command_start', all('siWarmCommandStartMs'), null, 'forge.terminal.useShellIntegration on, a command in an existing shell terminal: Approve -> the command started by the shell');
-    emit('latency.shell_integration_exit_to_next_request', all('siExitToNextRequestMs'), null, 'forge.terminal.useShellIntegration on: the command stamps its end -> the next model request (shell integration end event, output drain, tool result)');
-    emit('latency.shell_integration_start_forge_share', all('forgeCommandStartMs'), 100, "forge.terminal.useShellIntegration on, Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)");
-    emit('latency.shell_integration_end_forge_share', all('forgeCommandEndMs'), 100, "forge.terminal.useShellIntegration on, Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)");
-    emit('latency.first_command_check_block', all('firstCommandCheckBlockMs'), 50, 'longest extension-host block from run start to the first command approval (shell parser load)');
-    emit('latency.panel_reshow', all('reshowMs'), 100, `sidebar hidden, then shown once the machine is quiet (or 3.3 s): -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`);
-    emit('latency.panel_reshow_empty_view', all('emptyReshowMs'), null, 'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way');
-    emit('latency.first_request_after_reload', all('firstRequestMs'), 100, 'first run of a fresh window: Enter (startRun) -> request on the wire');
-    emit('latency.later_request', all('laterRequestMs'), 100, 'later runs of the same window: Enter (startRun) -> request on the wire');
+    emit(
+      'latency.approve_to_next_request',
+      all('approveToNextRequestMs'),
+      100,
+      `Approve (panel path) -> the next model request on the wire, edits of a 200-line .js file; ${hurried}`,
+    );
+    emit(
+      'latency.approve_to_disk',
+      all('approveToDiskMs'),
+      100,
+      `Approve (panel path) -> the edit readable on disk; ${hurried}`,
+    );
+    emit(
+      'latency.approve_host_block',
+      all('approveBlockMs'),
+      50,
+      `longest extension-host block between Approve and the next request; ${hurried}`,
+    );
+    const read =
+      'the user read the diff: Approve once the workbench has finished showing it (300 ms after the tab showed, then the machine under 25% busy for 2 x 200 ms in a row, or 3 s more)';
+    emit(
+      'latency.read_approve_to_next_request',
+      all('readApproveToNextRequestMs'),
+      null,
+      `Approve (panel path) -> the next model request on the wire; ${read}`,
+    );
+    emit(
+      'latency.read_approve_to_disk',
+      all('readApproveToDiskMs'),
+      null,
+      `Approve (panel path) -> the edit readable on disk; ${read}`,
+    );
+    emit(
+      'latency.read_approve_host_block',
+      all('readApproveBlockMs'),
+      null,
+      `longest extension-host block between Approve and the next request; ${read}`,
+    );
+    emit(
+      'latency.diff_settle',
+      all('readPauseMs'),
+      null,
+      'diff tab shown -> the machine quiet again (the TypeScript servers open both sides of a .js diff), or 3.3 s when it never was; the pause before a "read" Approve',
+    );
+    emit(
+      'latency.first_command_approve_to_next_request',
+      all('firstCommandApproveToNextMs'),
+      null,
+      'first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> next request, including the command itself (date + node -e + date, contained)',
+    );
+    emit(
+      'latency.warm_command_approve_to_next_request',
+      all('warmCommandApproveToNextMs'),
+      null,
+      'a command with the Forge terminal open: Approve -> next request, including the command itself (date + node -e + date, contained)',
+    );
+    emit(
+      'latency.first_command_start',
+      all('firstCommandStartMs'),
+      100,
+      'default (contained child process shown in the Forge terminal), first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started (stamped by the command)',
+    );
+    emit(
+      'latency.warm_command_start',
+      all('warmCommandStartMs'),
+      100,
+      'default, the Forge terminal open: Approve -> the command started (stamped by the command)',
+    );
+    emit(
+      'latency.process_exit_to_next_request',
+      all('exitToNextRequestMs'),
+      100,
+      'default: the command stamps its end -> the next model request on the wire (process exit, output drain, tool result)',
+    );
+    emit(
+      'latency.command_start_forge_share',
+      all('ptyForgeCommandStartMs'),
+      100,
+      "default mode, Forge's share of a command's start: Approve -> the process spawned (rules, workspace fingerprint, command log, sandbox plan)",
+    );
+    emit(
+      'latency.command_start_host_block',
+      all('commandStartBlockMs'),
+      50,
+      'default mode: longest extension-host block between Approve and the command starting',
+    );
+    emit(
+      'latency.shell_integration_first_command_start',
+      all('siFirstCommandStartMs'),
+      null,
+      'forge.terminal.useShellIntegration on, first command after the user closed the Forge terminal(s) 500 ms before the run: Approve -> the command started by the shell',
+    );
+    emit(
+      'latency.shell_integration_warm_command_start',
+      all('siWarmCommandStartMs'),
+      null,
+      'forge.terminal.useShellIntegration on, a command in an existing shell terminal: Approve -> the command started by the shell',
+    );
+    emit(
+      'latency.shell_integration_exit_to_next_request',
+      all('siExitToNextRequestMs'),
+      null,
+      'forge.terminal.useShellIntegration on: the command stamps its end -> the next model request (shell integration end event, output drain, tool result)',
+    );
+    emit(
+      'latency.shell_integration_start_forge_share',
+      all('forgeCommandStartMs'),
+      100,
+      "forge.terminal.useShellIntegration on, Forge's share of a command's start: Approve -> the command line handed to the terminal (rules, workspace fingerprint, command log, sandbox plan and launcher)",
+    );
+    emit(
+      'latency.shell_integration_end_forge_share',
+      all('forgeCommandEndMs'),
+      100,
+      "forge.terminal.useShellIntegration on, Forge's share after a command: the terminal's end event -> the next model request (output drain, workspace fingerprint, tool result, next request)",
+    );
+    emit(
+      'latency.first_command_check_block',
+      all('firstCommandCheckBlockMs'),
+      50,
+      'longest extension-host block from run start to the first command approval (shell parser load)',
+    );
+    emit(
+      'latency.panel_reshow',
+      all('reshowMs'),
+      100,
+      `sidebar hidden, then shown once the machine is quiet (or 3.3 s): -> webview ready (reloaded) or visible (retained); kinds ${[...new Set(all('reshowKind'))].join('/')}`,
+    );
+    emit(
+      'latency.panel_reshow_empty_view',
+      all('emptyReshowMs'),
+      null,
+      'VS Code alone: an empty retained webview view (no script) in its own side bar container, hidden then shown -> visible, the same way',
+    );
+    emit(
+      'latency.first_request_after_reload',
+      all('firstRequestMs'),
+      100,
+      'first run of a fresh window: Enter (startRun) -> request on the wire',
+    );
+    emit(
+      'latency.later_request',
+      all('laterRequestMs'),
+      100,
+      'later runs of the same window: Enter (startRun) -> request on the wire',
+    );
     const awaitingCpu = all('chromiumCpuPctAwaitingApproval').filter((x) => typeof x === 'number');
-    emit('latency.chromium_cpu_awaiting_approval', awaitingCpu, 20, 'CPU of the whole Chromium process tree (% of one core, over 3 s) while an edit waits for approval with its diff shown, after the machine went quiet (or 3.5 s): the panel must not repaint while it waits (with the spinning progress ring it had: 49%)', '%');
+    emit(
+      'latency.chromium_cpu_awaiting_approval',
+      awaitingCpu,
+      20,
+      'CPU of the whole Chromium process tree (% of one core, over 3 s) while an edit waits for approval with its diff shown, after the machine went quiet (or 3.5 s): the panel must not repaint while it waits (with the spinning progress ring it had: 49%)',
+      '%',
+    );
     const mem = all('chromiumRssMbPanelHidden').filter((x) => typeof x === 'number');
-    if (mem.length) line({ name: 'latency.chromium_rss_panel_hidden', unit: 'MB', ...stats(mem), input: { ...input, source: 'RSS of the whole Chromium process tree with the Forge sidebar hidden (cost of a retained webview)' }, goal: null, withinGoal: null });
+    if (mem.length)
+      line({
+        name: 'latency.chromium_rss_panel_hidden',
+        unit: 'MB',
+        ...stats(mem),
+        input: {
+          ...input,
+          source: 'RSS of the whole Chromium process tree with the Forge sidebar hidden (cost of a retained webview)',
+        },
+        goal: null,
+        withinGoal: null,
+      });
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

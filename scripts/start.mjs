@@ -47,7 +47,8 @@ async function main() {
     return;
   }
   if (!isInstalled()) run(process.execPath, ['scripts/setup-real-vscode.mjs']);
-  const { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } = await import('../test/integration/lib/code-server.mjs');
+  const { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } =
+    await import('../test/integration/lib/code-server.mjs');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-start-'));
   const dirs = makeDirs(root);
   const port = Number(option('--port') ?? process.env.FORGE_PORT ?? 0) || (await freePort());
@@ -77,11 +78,15 @@ async function main() {
       const page = browser.pages()[0] ?? (await browser.newPage());
       await page.goto(url);
       await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 90_000 });
-      const forgeEntry = page.locator('.activitybar [aria-label^="Forge"], .activitybar .action-label[aria-label^="Forge"]').first();
+      const forgeEntry = page
+        .locator('.activitybar [aria-label^="Forge"], .activitybar .action-label[aria-label^="Forge"]')
+        .first();
       try {
         await forgeEntry.waitFor({ state: 'attached', timeout: 60_000 });
       } catch (e) {
-        const labels = await page.$$eval('.activitybar [aria-label]', (els) => els.map((el) => el.getAttribute('aria-label')));
+        const labels = await page.$$eval('.activitybar [aria-label]', (els) =>
+          els.map((el) => el.getAttribute('aria-label')),
+        );
         throw new Error(`${e.message}\nactivity bar entries: ${labels.join(' | ')}`, { cause: e });
       }
       log('check passed: the workbench opened the workspace and shows the Forge activity bar entry');

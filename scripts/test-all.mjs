@@ -16,7 +16,8 @@ const stages = [
 
 const TAIL_LINES = 40;
 // Mocha's failure list ("  1) suite", "     Error: ...") and the other runners' own failure lines.
-const FAILURE_LINE = /^\s*\d+\) |^\s+(?:\w*Error|AssertionError)\b|^\s*(?:FAIL\b|failed\b)|error TS\d+|^\s*\d+ failing|^\[crash\].*(?:fail|error)/i;
+const FAILURE_LINE =
+  /^\s*\d+\) |^\s+(?:\w*Error|AssertionError)\b|^\s*(?:FAIL\b|failed\b)|error TS\d+|^\s*\d+ failing|^\[crash\].*(?:fail|error)/i;
 /** How long a stage's output may still arrive after its process exited (a child it left holding the pipes). */
 const DRAIN_MS = 2000;
 

@@ -44,35 +44,97 @@ export async function activate(context: vscode.ExtensionContext) {
   };
 
   const storage = openWorkspaceStorage(context, log, show);
-  const { toolkit, extras, outputs } = createAgentTools({ context, log, storage, currentTaskId, recovery: () => gate.current?.recovery });
+  const { toolkit, extras, outputs } = createAgentTools({
+    context,
+    log,
+    storage,
+    currentTaskId,
+    recovery: () => gate.current?.recovery,
+  });
   const ecosystem = wireEcosystem(context, toolkit, extras, log);
   const { panel, connect } = registerPanel({ context, log, extras, ecosystem, currentTaskId, gate, startup });
-  const { model, models, refresh: refreshModel } = wireModel({
-    context, keys, log,
+  const {
+    model,
+    models,
+    refresh: refreshModel,
+  } = wireModel({
+    context,
+    keys,
+    log,
     showStatus: (status) => panel.setProviderStatus(status),
     onModelWorks: () => gate.current?.controller.manager.current.transcript.clearSetupErrors(),
   });
   const memory = MemoryService.open(context, model, log);
   const newManager = sessionManagerFactory({
-    model, toolkit, extras, ecosystem, outputs, storage, log,
+    model,
+    toolkit,
+    extras,
+    ecosystem,
+    outputs,
+    storage,
+    log,
     onEvent: (session, e) => {
       gate.current?.controller.onAgentEvent(session, e);
       gate.current?.recovery.onAgentEvent(session, e);
     },
   });
 
-  const ready = initialiseController({ storage, memory, newManager, extras, ecosystem, panel, gate, toolkit, model, models, keys, outputs, statusBar, log, refreshModel });
+  const ready = initialiseController({
+    storage,
+    memory,
+    newManager,
+    extras,
+    ecosystem,
+    panel,
+    gate,
+    toolkit,
+    model,
+    models,
+    keys,
+    outputs,
+    statusBar,
+    log,
+    refreshModel,
+  });
   connect(ready);
   const parallel = createParallelTasks({ context, model, memory, log, storageDir: storage.dir });
   const manager = () => gate.current?.controller.manager;
-  registerCommandsAndListeners({ context, gate, panel, log, toolkit, ecosystem, parallel, keys, refreshModel, manager });
+  registerCommandsAndListeners({
+    context,
+    gate,
+    panel,
+    log,
+    toolkit,
+    ecosystem,
+    parallel,
+    keys,
+    refreshModel,
+    manager,
+  });
   const modelReady = resolveModelThenResume(refreshModel, ready, log);
   shutdown = () => flushForShutdown(ready, storage);
   warmFetchSoon(context);
 
   const activationMs = Date.now() - started;
   log.info(`Forge activated in ${activationMs} ms`);
-  return extensionApi({ context, activationMs, ready, modelReady, panel, toolkit, model, refreshModel, outputs, storage, newManager, gate, ecosystem, parallel, statusBar, keys });
+  return extensionApi({
+    context,
+    activationMs,
+    ready,
+    modelReady,
+    panel,
+    toolkit,
+    model,
+    refreshModel,
+    outputs,
+    storage,
+    newManager,
+    gate,
+    ecosystem,
+    parallel,
+    statusBar,
+    keys,
+  });
 }
 
 export async function deactivate(): Promise<void> {

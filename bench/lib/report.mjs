@@ -1,7 +1,8 @@
 // Writes bench/RESULTS.md from the results object: machine, every figure against its goal, what limits the misses.
 import fs from 'node:fs';
 
-const fmt = (x) => (x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? String(x) : String(x));
+const fmt = (x) =>
+  x === null || x === undefined || Number.isNaN(x) ? '–' : typeof x === 'number' ? String(x) : String(x);
 
 function goalText(goal, unit) {
   if (!goal) return 'report only';
@@ -28,7 +29,22 @@ function status(f) {
 
 /** Short human summary of the extra fields a figure carries (memory, sizes...). */
 function extras(f) {
-  const skip = new Set(['name', 'unit', 'median', 'p95', 'n', 'input', 'goal', 'withinGoal', 'budget', 'withinBudget', 'limitedBy', 'bench', 'judgedOn', 'skipped']);
+  const skip = new Set([
+    'name',
+    'unit',
+    'median',
+    'p95',
+    'n',
+    'input',
+    'goal',
+    'withinGoal',
+    'budget',
+    'withinBudget',
+    'limitedBy',
+    'bench',
+    'judgedOn',
+    'skipped',
+  ]);
   return Object.entries(f)
     .filter(([k]) => !skip.has(k))
     .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`)
@@ -54,7 +70,9 @@ export function writeReport(results, file) {
   ];
   for (const f of figures) {
     if (f.skipped) {
-      lines.push(`| ${f.name} | – | – | – | – | – | skipped: ${String(f.skipped).replace(/\|/g, '\\|')} | ${inputText(f.input)} |`);
+      lines.push(
+        `| ${f.name} | – | – | – | – | – | skipped: ${String(f.skipped).replace(/\|/g, '\\|')} | ${inputText(f.input)} |`,
+      );
       continue;
     }
     const judged = f.judgedOn ? ` (judged on ${f.judgedOn}${f.max !== undefined ? ` = ${f.max}` : ''})` : '';
@@ -71,14 +89,17 @@ export function writeReport(results, file) {
   lines.push('', '## Over goal', '');
   if (!over.length) lines.push('None: every measured figure is within its goal.');
   for (const f of over) {
-    lines.push(`- **${f.name}**: ${f.median} ${f.unit} (goal ${goalText(f.goal, f.unit)}). Limited by: ${f.limitedBy ?? 'not profiled yet'}`);
+    lines.push(
+      `- **${f.name}**: ${f.median} ${f.unit} (goal ${goalText(f.goal, f.unit)}). Limited by: ${f.limitedBy ?? 'not profiled yet'}`,
+    );
   }
   const skipped = figures.filter((f) => f.skipped);
   if (skipped.length) {
     lines.push('', '## Skipped', '');
     for (const f of skipped) lines.push(`- ${f.name}: ${f.skipped}`);
   }
-  if (results.crashed?.length) lines.push('', `Crashed benchmarks (see stderr of the run): ${results.crashed.join(', ')}`);
+  if (results.crashed?.length)
+    lines.push('', `Crashed benchmarks (see stderr of the run): ${results.crashed.join(', ')}`);
   lines.push('');
   fs.writeFileSync(file, lines.join('\n'));
 }

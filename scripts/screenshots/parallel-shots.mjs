@@ -13,9 +13,16 @@ import { startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
-const write = (id, file) => ({ toolCalls: [{ id, name: 'write_file', args: { path: file, content: `// ${file}\nexport const x = 1;\n` } }] });
+const write = (id, file) => ({
+  toolCalls: [{ id, name: 'write_file', args: { path: file, content: `// ${file}\nexport const x = 1;\n` } }],
+});
 // Task 1 writes two files and completes; task 2 (started second) hangs on the model, so it stays "running".
-const turns = [write('a1', 'src/feature.js'), { fault: 'hang', text: 'Thinking' }, write('a2', 'src/feature.test.js'), { toolCalls: [{ id: 'd1', name: 'task_completion', args: { result: 'Feature and test added.' } }] }];
+const turns = [
+  write('a1', 'src/feature.js'),
+  { fault: 'hang', text: 'Thinking' },
+  write('a2', 'src/feature.test.js'),
+  { toolCalls: [{ id: 'd1', name: 'task_completion', args: { result: 'Feature and test added.' } }] },
+];
 
 const session = await startShotSession({
   repo,

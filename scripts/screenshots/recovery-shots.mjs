@@ -13,7 +13,11 @@ import { startShotSession } from '../../test/integration/ui/session.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
 const ALL_THEMES = { dark: 'Default Dark Modern', light: 'Default Light Modern' };
-const THEMES = Object.fromEntries(Object.entries(ALL_THEMES).filter(([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k)));
+const THEMES = Object.fromEntries(
+  Object.entries(ALL_THEMES).filter(
+    ([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k),
+  ),
+);
 const plan = {
   goal: 'Add a --json flag to the CLI',
   steps: [
@@ -26,9 +30,37 @@ const plan = {
 };
 const turns = [
   { text: 'I will plan this first.', toolCalls: [{ id: 'p1', name: 'update_plan', args: plan }] },
-  { toolCalls: [{ id: 'w1', name: 'write_file', args: { path: 'src/json.js', content: 'module.exports = (x) => JSON.stringify(x);\n' } }] },
-  { toolCalls: [{ id: 'w2', name: 'write_file', args: { path: 'src/json.js', content: 'module.exports = (x) => JSON.stringify(x, null, 2);\n' } }] },
-  { toolCalls: [{ id: 'p2', name: 'update_plan', args: { ...plan, steps: plan.steps.map((s, i) => ({ ...s, status: i < 2 ? 'done' : i === 2 ? 'in_progress' : 'pending' })), currentStep: 3 } }] },
+  {
+    toolCalls: [
+      {
+        id: 'w1',
+        name: 'write_file',
+        args: { path: 'src/json.js', content: 'module.exports = (x) => JSON.stringify(x);\n' },
+      },
+    ],
+  },
+  {
+    toolCalls: [
+      {
+        id: 'w2',
+        name: 'write_file',
+        args: { path: 'src/json.js', content: 'module.exports = (x) => JSON.stringify(x, null, 2);\n' },
+      },
+    ],
+  },
+  {
+    toolCalls: [
+      {
+        id: 'p2',
+        name: 'update_plan',
+        args: {
+          ...plan,
+          steps: plan.steps.map((s, i) => ({ ...s, status: i < 2 ? 'done' : i === 2 ? 'in_progress' : 'pending' })),
+          currentStep: 3,
+        },
+      },
+    ],
+  },
   { toolCalls: [{ id: 'd1', name: 'task_completion', args: { result: 'Added the printer.' } }] },
 ];
 
@@ -44,7 +76,9 @@ async function run(theme, label) {
     prefix: 'forge-rshots-',
     // Auto-approve is the user's setting (a workspace's value would apply only once the user allowed it there).
     userSettings: {
-      'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false,
+      'workbench.colorTheme': theme,
+      'window.autoDetectHighContrast': false,
+      'window.autoDetectColorScheme': false,
       'forge.autoApprove': { read: true, write: true, execute: false, network: false },
     },
     turns,
@@ -65,7 +99,9 @@ async function run(theme, label) {
     await wv.locator('.plan-panel input.plan-new').fill('Add a changelog entry');
     await wv.locator('.plan-panel input.plan-new').press('Enter');
     await wv.locator('.plan-panel .badge', { hasText: 'edited' }).waitFor({ timeout: 10_000 });
-    await wv.locator('.plan-panel .plan-step', { has: wv.locator('input[value="Add a changelog entry"]') }).waitFor({ timeout: 10_000 });
+    await wv
+      .locator('.plan-panel .plan-step', { has: wv.locator('input[value="Add a changelog entry"]') })
+      .waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300);
     await shot(page, '2-plan-edited', label);
 
@@ -89,7 +125,9 @@ async function run(theme, label) {
     await wv.locator('.item-checkpoint').last().scrollIntoViewIfNeeded();
     await page.waitForTimeout(400);
     await shot(page, '5-redone-mark', label);
-    console.log(`[shots] src/json.js after the redo: ${JSON.stringify(fs.readFileSync(path.join(workspace, 'src', 'json.js'), 'utf8'))}`);
+    console.log(
+      `[shots] src/json.js after the redo: ${JSON.stringify(fs.readFileSync(path.join(workspace, 'src', 'json.js'), 'utf8'))}`,
+    );
   } finally {
     await session.close();
   }

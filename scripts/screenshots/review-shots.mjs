@@ -38,11 +38,19 @@ const math = [
   'module.exports = { add, divide, subtract };',
   '',
 ].join('\n');
-const greet = "// Greets someone.\nfunction greetWorld(name) {\n  return 'Hi, ' + name + '!';\n}\n\nmodule.exports = { greetWorld };\n";
+const greet =
+  "// Greets someone.\nfunction greetWorld(name) {\n  return 'Hi, ' + name + '!';\n}\n\nmodule.exports = { greetWorld };\n";
 const turns = [
-  { text: 'I will tidy up the math helpers.', toolCalls: [{ id: 'r1', name: 'write_file', args: { path: 'src/math.js', content: math } }] },
+  {
+    text: 'I will tidy up the math helpers.',
+    toolCalls: [{ id: 'r1', name: 'write_file', args: { path: 'src/math.js', content: math } }],
+  },
   { toolCalls: [{ id: 'r2', name: 'write_file', args: { path: 'src/greet.js', content: greet } }] },
-  { toolCalls: [{ id: 'r3', name: 'task_completion', args: { result: 'Added a zero check and a friendlier greeting.' } }] },
+  {
+    toolCalls: [
+      { id: 'r3', name: 'task_completion', args: { result: 'Added a zero check and a friendlier greeting.' } },
+    ],
+  },
 ];
 
 async function shootAll(page, name, widths = [300, 520]) {
@@ -69,7 +77,10 @@ async function main() {
   try {
     // The user is working in greet.js.
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'src' }).first().click();
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'greet.js' }).first().dblclick({ timeout: 30_000 });
+    await page
+      .locator('.explorer-folders-view .monaco-list-row', { hasText: 'greet.js' })
+      .first()
+      .dblclick({ timeout: 30_000 });
     await page.locator('.tabs-container .tab', { hasText: 'greet.js' }).first().waitFor({ timeout: 30_000 });
     const { panel, wv } = await openForgePanel(page);
     await panel.input.fill('Tidy up the math helpers.');

@@ -13,7 +13,12 @@ import { startShotSession } from '../../test/integration/ui/session.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
 const turns = [
-  { text: 'I will ask a helper to review the greeting module.', toolCalls: [{ id: 'd1', name: 'delegate_task', args: { task: 'Review src/greet.js for edge cases', mode: 'review' } }] },
+  {
+    text: 'I will ask a helper to review the greeting module.',
+    toolCalls: [
+      { id: 'd1', name: 'delegate_task', args: { task: 'Review src/greet.js for edge cases', mode: 'review' } },
+    ],
+  },
   { text: 'Reading the module.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'src/greet.js' } }] },
   { toolCalls: [{ id: 'c2', name: 'task_completion', args: { result: 'greet.js handles empty names poorly.' } }] },
   { toolCalls: [{ id: 'p2', name: 'task_completion', args: { result: 'The helper found one issue: empty names.' } }] },
@@ -25,7 +30,10 @@ const session = await startShotSession({
   turns,
   prepare(workspace) {
     fs.mkdirSync(path.join(workspace, '.forge', 'commands'), { recursive: true });
-    fs.writeFileSync(path.join(workspace, '.forge', 'commands', 'review-file.md'), '---\ndescription: Review one file for bugs\nargument-hint: <file>\n---\nReview $1 for bugs.\n');
+    fs.writeFileSync(
+      path.join(workspace, '.forge', 'commands', 'review-file.md'),
+      '---\ndescription: Review one file for bugs\nargument-hint: <file>\n---\nReview $1 for bugs.\n',
+    );
   },
 });
 const { page } = session;
@@ -42,7 +50,10 @@ try {
   await panel.input.fill('/help');
   await panel.input.press('Enter');
   await panel.input.press('Enter'); // the first Enter completes, the second sends
-  await wv.locator('.slash-notice').waitFor({ timeout: 20_000 }).catch(() => console.log('[shots] no /help notice'));
+  await wv
+    .locator('.slash-notice')
+    .waitFor({ timeout: 20_000 })
+    .catch(() => console.log('[shots] no /help notice'));
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(shots, 'slash-help.png') });
   await panel.input.fill('Get src/greet.js reviewed.');

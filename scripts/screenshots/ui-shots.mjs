@@ -19,21 +19,53 @@ import { pickColorTheme, startShotSession } from '../../test/integration/ui/sess
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
 const ALL_THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern', hc: 'Default High Contrast' };
-const THEMES = Object.fromEntries(Object.entries(ALL_THEMES).filter(([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k)));
+const THEMES = Object.fromEntries(
+  Object.entries(ALL_THEMES).filter(
+    ([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k),
+  ),
+);
 const WIDTHS = (process.env.FORGE_SHOTS_WIDTHS ?? '300,600').split(',').map(Number);
 
 const SEARCH = "  return 'Hello, ' + name + '!';";
 const REPLACE = "  return 'Hi, ' + name + '!';";
 const TASK = 'Make the greeting in src/greet.js say Hi instead of Hello, and check it runs.';
 const task = [
-  { text: 'I will read src/greet.js first.', toolCalls: [{ id: 'u1', name: 'read_file', args: { path: 'src/greet.js' } }] },
-  { text: 'Here is the change.', toolCalls: [{ id: 'u2', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] } }] },
-  { toolCalls: [{ id: 'u3', name: 'execute_command', args: { command: 'node -e "console.log(require(\'./src/greet.js\').greetWorld(\'Ada\'))"' } }] },
-  { toolCalls: [{ id: 'u4', name: 'task_completion', args: { result: 'The greeting in `src/greet.js` now says **Hi**; running it prints `Hi, Ada!`.' } }] },
+  {
+    text: 'I will read src/greet.js first.',
+    toolCalls: [{ id: 'u1', name: 'read_file', args: { path: 'src/greet.js' } }],
+  },
+  {
+    text: 'Here is the change.',
+    toolCalls: [
+      { id: 'u2', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] } },
+    ],
+  },
+  {
+    toolCalls: [
+      {
+        id: 'u3',
+        name: 'execute_command',
+        args: { command: "node -e \"console.log(require('./src/greet.js').greetWorld('Ada'))\"" },
+      },
+    ],
+  },
+  {
+    toolCalls: [
+      {
+        id: 'u4',
+        name: 'task_completion',
+        args: { result: 'The greeting in `src/greet.js` now says **Hi**; running it prints `Hi, Ada!`.' },
+      },
+    ],
+  },
 ];
 // Retries 1 + 3, then the run fails: one status line that updates, then the failure with Retry / Open settings.
 const outage = Array.from({ length: 4 }, () => ({ fault: 'http', status: 503 }));
-const question = [{ text: '`src/math.js` exports one function:\n\n```js\nfunction add(a, b) {\n  return a + b;\n}\n```\n\nIt is used by the tests only.' }];
+const question = [
+  {
+    text: '`src/math.js` exports one function:\n\n```js\nfunction add(a, b) {\n  return a + b;\n}\n```\n\nIt is used by the tests only.',
+  },
+];
 
 async function snap(page, state, label) {
   for (const width of WIDTHS) {
@@ -41,7 +73,10 @@ async function snap(page, state, label) {
     const box = await page.locator('.part.sidebar').boundingBox();
     const file = path.join(shots, `ui-${state}-${label}-${width}.png`);
     // The activity bar, the side bar and a strip of the editor: the panel at the size a person sees it.
-    await page.screenshot({ path: file, clip: { x: 0, y: 0, width: Math.round((box?.x ?? 48) + (box?.width ?? width) + 40), height: 900 } });
+    await page.screenshot({
+      path: file,
+      clip: { x: 0, y: 0, width: Math.round((box?.x ?? 48) + (box?.width ?? width) + 40), height: 900 },
+    });
     console.log(`[shots] ${file}`);
   }
 }
@@ -55,7 +90,11 @@ async function pickTheme(page, label) {
 async function shoot(theme, label) {
   const session = await startShotSession({
     repo,
-    userSettings: { 'workbench.colorTheme': theme, 'window.autoDetectHighContrast': false, 'window.autoDetectColorScheme': false },
+    userSettings: {
+      'workbench.colorTheme': theme,
+      'window.autoDetectHighContrast': false,
+      'window.autoDetectColorScheme': false,
+    },
     llmOptions: { models: ['test-model', 'test-model-large'] },
     configureModel: false, // the first run sets one up
   });
@@ -66,7 +105,11 @@ async function shoot(theme, label) {
 
     // 1. First run: no model. The header names none; the setup form asks for one.
     await panel.setupCard.waitFor({ state: 'visible', timeout: 30_000 });
-    assert.equal(await wv.locator('.header .needs-setup').count(), 1, 'the header says "Set up a model", not a model name');
+    assert.equal(
+      await wv.locator('.header .needs-setup').count(),
+      1,
+      'the header says "Set up a model", not a model name',
+    );
     await wv.locator('.setup-card select').selectOption('openai-compatible');
     await wv.locator('.setup-card input[type="url"]').fill(`${llm.url}/v1`);
     await wv.locator('.setup-card vscode-button[data-act="setup_check"]').click();
@@ -90,13 +133,19 @@ async function shoot(theme, label) {
       // Wait for this card to go before looking for the next (under load the answered card lingers a moment).
       const id = await panel.approveButton.first().getAttribute('data-request-id');
       await panel.approveButton.first().click();
-      await wv.locator(`.approval-card.pending vscode-button[data-request-id="${id}"]`).first().waitFor({ state: 'detached', timeout: 30_000 });
+      await wv
+        .locator(`.approval-card.pending vscode-button[data-request-id="${id}"]`)
+        .first()
+        .waitFor({ state: 'detached', timeout: 30_000 });
     }
     await panel.runEnd('done').waitFor({ timeout: 60_000 });
     await page.keyboard.press('Escape');
     await snap(page, 'task', label);
     // The command ran in the Forge terminal (shown, without focus): the whole window, terminal panel included.
-    await page.locator('.part.panel .terminal-tab, .part.panel .single-terminal-tab, .part.panel .xterm').first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.part.panel .terminal-tab, .part.panel .single-terminal-tab, .part.panel .xterm')
+      .first()
+      .waitFor({ timeout: 15_000 });
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(shots, `ui-terminal-${label}.png`) });
     console.log(`[shots] ${path.join(shots, `ui-terminal-${label}.png`)}`);
@@ -106,7 +155,11 @@ async function shoot(theme, label) {
     await panel.input.fill('Also add a farewell function.');
     await panel.input.press('Enter');
     await panel.runEnd('error').waitFor({ timeout: 60_000 });
-    assert.equal(await wv.locator('.item-run_end vscode-button[data-action="retry"]').count(), 1, 'Retry on the failure');
+    assert.equal(
+      await wv.locator('.item-run_end vscode-button[data-action="retry"]').count(),
+      1,
+      'Retry on the failure',
+    );
     await snap(page, 'error', label);
 
     // 5. A second task answered in one reply, then the History (the view title's History button opens it here).
@@ -131,10 +184,16 @@ async function shoot(theme, label) {
     await page.keyboard.press('Control+A');
     llm.script([{ text: '`greetWorld(name)` returns a greeting string for `name`; it is exported for the tests.' }]);
     await editor.click({ button: 'right' });
-    await page.locator('.monaco-menu .action-label', { hasText: /^Forge$/ }).first().hover({ timeout: 10_000 });
+    await page
+      .locator('.monaco-menu .action-label', { hasText: /^Forge$/ })
+      .first()
+      .hover({ timeout: 10_000 });
     // Into the submenu with the keyboard (a mouse path across the menu can close it): its first item is Explain.
     await page.keyboard.press('ArrowRight');
-    await page.locator('.monaco-menu .action-item.focused .action-label', { hasText: 'Explain Selection' }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.monaco-menu .action-item.focused .action-label', { hasText: 'Explain Selection' })
+      .first()
+      .waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
     await panel.userBubble('Explain selection in src/greet.js:1-').waitFor({ timeout: 30_000 });
     await panel.runEnd('converse').waitFor({ timeout: 30_000 });

@@ -20,7 +20,8 @@ export function parseApprovalPolicy(values: readonly string[]): ApprovalPolicy {
     for (const raw of value.split(',')) {
       const item = raw.trim();
       if (!item) continue;
-      if (!(POLICY_ITEMS as readonly string[]).includes(item)) throw new Error(`"${item}" is not one of ${POLICY_ITEMS.join(', ')}`);
+      if (!(POLICY_ITEMS as readonly string[]).includes(item))
+        throw new Error(`"${item}" is not one of ${POLICY_ITEMS.join(', ')}`);
       out.add(item as PolicyItem);
     }
   }
@@ -36,7 +37,8 @@ export function standingFromFlags(policy: ApprovalPolicy, containment: () => Con
   const out: StandingApprovals = {};
   if (policy.has('writes')) out.write = '--approve writes';
   if (policy.has('commands')) out.execute = '--approve commands';
-  else if (policy.has('commands-sandboxed') && containment().kind !== 'none') out.execute = '--approve commands-sandboxed';
+  else if (policy.has('commands-sandboxed') && containment().kind !== 'none')
+    out.execute = '--approve commands-sandboxed';
   if (policy.has('network')) out.network = out.mcp = '--approve network';
   return out;
 }
@@ -52,17 +54,46 @@ export interface Style {
 
 export function makeStyle(color: boolean): Style {
   const wrap = (open: number, close: number) => (s: string) => (color ? `\x1b[${open}m${s}\x1b[${close}m` : s);
-  return { red: wrap(31, 39), green: wrap(32, 39), cyan: wrap(36, 39), yellow: wrap(33, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
+  return {
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    cyan: wrap(36, 39),
+    yellow: wrap(33, 39),
+    dim: wrap(2, 22),
+    bold: wrap(1, 22),
+  };
 }
 
 /** A unified diff of an edit, colored line by line. Long diffs keep their head and say how much was cut. */
-export function renderEditDiff(path: string, original: string, proposed: string, isNewFile: boolean, style: Style, maxLines = 400): string {
-  const patch = createTwoFilesPatch(isNewFile ? '/dev/null' : `a/${path}`, `b/${path}`, original, proposed, '', '', { context: 3 });
+export function renderEditDiff(
+  path: string,
+  original: string,
+  proposed: string,
+  isNewFile: boolean,
+  style: Style,
+  maxLines = 400,
+): string {
+  const patch = createTwoFilesPatch(isNewFile ? '/dev/null' : `a/${path}`, `b/${path}`, original, proposed, '', '', {
+    context: 3,
+  });
   // File contents and paths are the model's or the repository's: no terminal controls reach the terminal.
-  const lines = patch.split('\n').filter((l) => !l.startsWith('====') && !l.startsWith('\\ No newline')).map(plain);
-  const shown = lines.slice(0, maxLines).map((l) =>
-    l.startsWith('+++') || l.startsWith('---') ? style.bold(l) : l.startsWith('+') ? style.green(l) : l.startsWith('-') ? style.red(l) : l.startsWith('@@') ? style.cyan(l) : l,
-  );
+  const lines = patch
+    .split('\n')
+    .filter((l) => !l.startsWith('====') && !l.startsWith('\\ No newline'))
+    .map(plain);
+  const shown = lines
+    .slice(0, maxLines)
+    .map((l) =>
+      l.startsWith('+++') || l.startsWith('---')
+        ? style.bold(l)
+        : l.startsWith('+')
+          ? style.green(l)
+          : l.startsWith('-')
+            ? style.red(l)
+            : l.startsWith('@@')
+              ? style.cyan(l)
+              : l,
+    );
   if (lines.length > maxLines) shown.push(style.dim(`... ${lines.length - maxLines} more diff lines`));
   return shown.join('\n').trimEnd();
 }
@@ -73,11 +104,15 @@ export function describeRequest(req: ApprovalRequest, style: Style): string {
   const tool = plain(req.toolName);
   if (p?.kind === 'edit') {
     const verb = p.isNewFile ? 'Create' : 'Edit';
-    const head = req.sensitive ? style.yellow(style.bold(plain(sensitiveTitle(req.sensitive, verb)))) : `${style.bold(verb)} ${plain(p.displayPath ?? p.path)}`;
+    const head = req.sensitive
+      ? style.yellow(style.bold(plain(sensitiveTitle(req.sensitive, verb))))
+      : `${style.bold(verb)} ${plain(p.displayPath ?? p.path)}`;
     return `${head}\n${renderEditDiff(p.displayPath ?? p.path, p.original, p.proposed, p.isNewFile, style)}`;
   }
   if (p?.kind === 'command') {
-    const lines = [`${style.bold('Run')} ${style.cyan(plain(p.command))}${p.cwd ? style.dim(`  (in ${plain(p.cwd)})`) : ''}`];
+    const lines = [
+      `${style.bold('Run')} ${style.cyan(plain(p.command))}${p.cwd ? style.dim(`  (in ${plain(p.cwd)})`) : ''}`,
+    ];
     if (p.containment) lines.push(style.dim(plain(p.containment)));
     if (p.grant) lines.push(style.dim(`"always" would allow: ${plain(p.grant)}`));
     return lines.join('\n');
@@ -123,16 +158,37 @@ export class CliApprover implements Approver {
     const { style, say } = this.opts;
     if (!this.opts.ask && req.sensitive) {
       // Whatever --approve says: a control-plane edit needs a person, and there is none to ask.
-      const flags = this.opts.policy.size ? `--approve ${[...this.opts.policy].join(',')}` : 'running without a terminal';
-      say(style.yellow(`refused (control plane: no flag approves it, and there is no terminal to ask): ${oneLine(req)}`));
-      return { kind: 'reject', by: 'policy', reason: sensitiveRefusal(req.sensitive, flags, 'No --approve flag covers the control plane; only a person at a terminal can approve it (y).') };
+      const flags = this.opts.policy.size
+        ? `--approve ${[...this.opts.policy].join(',')}`
+        : 'running without a terminal';
+      say(
+        style.yellow(`refused (control plane: no flag approves it, and there is no terminal to ask): ${oneLine(req)}`),
+      );
+      return {
+        kind: 'reject',
+        by: 'policy',
+        reason: sensitiveRefusal(
+          req.sensitive,
+          flags,
+          'No --approve flag covers the control plane; only a person at a terminal can approve it (y).',
+        ),
+      };
     }
     if (!this.opts.ask) {
       say(style.yellow(`refused (no terminal, no policy): ${oneLine(req)}`));
-      return { kind: 'reject', by: 'policy', reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.` };
+      return {
+        kind: 'reject',
+        by: 'policy',
+        reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.`,
+      };
     }
     say(describeRequest(req, style));
-    const noun = req.preview?.kind === 'edit' ? 'Apply this edit' : req.preview?.kind === 'command' ? 'Run this command' : `Allow ${plain(req.toolName)}`;
+    const noun =
+      req.preview?.kind === 'edit'
+        ? 'Apply this edit'
+        : req.preview?.kind === 'command'
+          ? 'Run this command'
+          : `Allow ${plain(req.toolName)}`;
     // No "always" for the control plane: each edit there is asked.
     const choices = req.sensitive ? '[y]es / [n]o / [q]uit' : '[y]es / [n]o / [a]lways for this task / [q]uit';
     for (;;) {
@@ -164,7 +220,8 @@ function oneLine(req: ApprovalRequest): string {
 
 function oneLineRaw(req: ApprovalRequest): string {
   const p = req.preview;
-  if (p?.kind === 'edit') return `${p.isNewFile ? 'create' : 'edit'} ${p.displayPath ?? p.path}${req.sensitive ? ' (control plane)' : ''}`;
+  if (p?.kind === 'edit')
+    return `${p.isNewFile ? 'create' : 'edit'} ${p.displayPath ?? p.path}${req.sensitive ? ' (control plane)' : ''}`;
   if (p?.kind === 'command') return `run ${p.command}`;
   if (p?.kind === 'generic') return `${req.toolName}: ${p.summary}`;
   return req.toolName;

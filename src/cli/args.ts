@@ -48,7 +48,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const DEFAULT_MODELS: Record<ProviderName, string> = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5', 'openai-compatible': '' };
+const DEFAULT_MODELS: Record<ProviderName, string> = {
+  openai: 'gpt-4.1',
+  anthropic: 'claude-sonnet-4-5',
+  'openai-compatible': '',
+};
 
 export const USAGE = `Usage: forge run [options] "task"        run a task in a folder
        forge run --continue [options] ["message"]   resume the latest task (or --task <id>)
@@ -103,12 +107,48 @@ function parseProvider(v: string, from: string): ProviderName {
   throw new UsageError(`${from}: unknown provider "${v}" (openai, anthropic or openai-compatible)`);
 }
 
-export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): CliOptions {
+export function parseArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): CliOptions {
   const rest: string[] = [];
   const flags = new Map<string, string[]>();
   const bools = new Set<string>();
-  const VALUED = new Set(['provider', 'model', 'base-url', 'cwd', 'mode', 'max-iterations', 'approve', 'network', 'allow-host', 'task', 'report', 'max-cost', 'max-minutes', 'max-tokens', 'prompt-file', 'mcp', 'mcp-config']);
-  const BOOL = new Set(['worktree', 'json', 'continue', 'no-memory', 'no-reflect', 'yes-contained', 'no-sandbox', 'verbose', 'no-color', 'color', 'help', 'version', 'no-mcp']);
+  const VALUED = new Set([
+    'provider',
+    'model',
+    'base-url',
+    'cwd',
+    'mode',
+    'max-iterations',
+    'approve',
+    'network',
+    'allow-host',
+    'task',
+    'report',
+    'max-cost',
+    'max-minutes',
+    'max-tokens',
+    'prompt-file',
+    'mcp',
+    'mcp-config',
+  ]);
+  const BOOL = new Set([
+    'worktree',
+    'json',
+    'continue',
+    'no-memory',
+    'no-reflect',
+    'yes-contained',
+    'no-sandbox',
+    'verbose',
+    'no-color',
+    'color',
+    'help',
+    'version',
+    'no-mcp',
+  ]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -134,21 +174,39 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   }
   const one = (name: string) => flags.get(name)?.at(-1);
   const [verb, ...words] = rest;
-  const command = bools.has('help') || verb === 'help' ? 'help' : bools.has('version') ? 'version' : verb === 'tasks' ? 'tasks' : verb === 'run' ? 'run' : undefined;
-  if (!command) throw new UsageError(verb ? `unknown command "${verb}" (try: forge run "task")` : 'no command given (try: forge run "task")');
+  const command =
+    bools.has('help') || verb === 'help'
+      ? 'help'
+      : bools.has('version')
+        ? 'version'
+        : verb === 'tasks'
+          ? 'tasks'
+          : verb === 'run'
+            ? 'run'
+            : undefined;
+  if (!command)
+    throw new UsageError(
+      verb ? `unknown command "${verb}" (try: forge run "task")` : 'no command given (try: forge run "task")',
+    );
 
   const providerRaw = one('provider') ?? env.FORGE_PROVIDER;
   const provider = providerRaw
     ? parseProvider(providerRaw, one('provider') ? '--provider' : 'FORGE_PROVIDER')
-    : env.ANTHROPIC_API_KEY && !env.OPENAI_API_KEY ? 'anthropic' : (one('base-url') ?? env.FORGE_BASE_URL) ? 'openai-compatible' : 'openai';
+    : env.ANTHROPIC_API_KEY && !env.OPENAI_API_KEY
+      ? 'anthropic'
+      : (one('base-url') ?? env.FORGE_BASE_URL)
+        ? 'openai-compatible'
+        : 'openai';
   const model = one('model') ?? env.FORGE_MODEL ?? DEFAULT_MODELS[provider];
   const baseUrl = one('base-url') ?? env.FORGE_BASE_URL ?? undefined;
 
   const modeRaw = one('mode');
-  if (modeRaw !== undefined && !isModeName(modeRaw)) throw new UsageError(`--mode: unknown mode "${modeRaw}" (${MODE_NAMES.join(', ')})`);
+  if (modeRaw !== undefined && !isModeName(modeRaw))
+    throw new UsageError(`--mode: unknown mode "${modeRaw}" (${MODE_NAMES.join(', ')})`);
   const maxRaw = one('max-iterations');
   const maxIterations = maxRaw === undefined ? undefined : Number(maxRaw);
-  if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1)) throw new UsageError('--max-iterations needs a whole number >= 1');
+  if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1))
+    throw new UsageError('--max-iterations needs a whole number >= 1');
   const positive = (name: string): number | undefined => {
     const raw = one(name);
     if (raw === undefined) return undefined;
@@ -161,11 +219,15 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const maxTokens = positive('max-tokens');
   const promptFile = one('prompt-file');
   const network = one('network') ?? 'off';
-  if (network !== 'off' && network !== 'allowlist' && network !== 'on') throw new UsageError(`--network: "${network}" is not off, allowlist or on`);
+  if (network !== 'off' && network !== 'allowlist' && network !== 'on')
+    throw new UsageError(`--network: "${network}" is not off, allowlist or on`);
 
   let approve: ApprovalPolicy;
   try {
-    approve = parseApprovalPolicy([...(flags.get('approve') ?? []), ...(bools.has('yes-contained') ? ['writes,commands-sandboxed'] : [])]);
+    approve = parseApprovalPolicy([
+      ...(flags.get('approve') ?? []),
+      ...(bools.has('yes-contained') ? ['writes,commands-sandboxed'] : []),
+    ]);
   } catch (err) {
     throw new UsageError(`--approve: ${(err as Error).message}`);
   }
@@ -174,9 +236,11 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   const task = words.join(' ').trim() || undefined;
   if (command === 'run') {
     if (task && promptFile) throw new UsageError('give the task as text or with --prompt-file, not both');
-    if (!task && !promptFile && !continueLast && !taskId) throw new UsageError('forge run needs a task, e.g. forge run "fix the failing test" (or --continue)');
+    if (!task && !promptFile && !continueLast && !taskId)
+      throw new UsageError('forge run needs a task, e.g. forge run "fix the failing test" (or --continue)');
     if (!model) throw new UsageError(`no model: pass --model or set FORGE_MODEL (provider ${provider})`);
-    if (provider === 'openai-compatible' && !baseUrl) throw new UsageError('the openai-compatible provider needs --base-url or FORGE_BASE_URL');
+    if (provider === 'openai-compatible' && !baseUrl)
+      throw new UsageError('the openai-compatible provider needs --base-url or FORGE_BASE_URL');
     if (continueLast && taskId) throw new UsageError('--continue and --task are exclusive');
   }
   return {
@@ -205,7 +269,10 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     reportFile: one('report'),
     verbose: bools.has('verbose'),
     color: bools.has('no-color') ? false : bools.has('color') ? true : undefined,
-    mcpAllow: (flags.get('mcp') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean),
+    mcpAllow: (flags.get('mcp') ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean),
     mcpConfig: one('mcp-config'),
     mcp: !bools.has('no-mcp'),
   };

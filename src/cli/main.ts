@@ -53,7 +53,10 @@ function makeAsk(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): AskLine 
 }
 
 /** A question whose answer is not echoed (an MCP server's secret input). */
-function makeAskHidden(stdin: NodeJS.ReadStream, stderr: NodeJS.WriteStream): (prompt: string) => Promise<string | undefined> {
+function makeAskHidden(
+  stdin: NodeJS.ReadStream,
+  stderr: NodeJS.WriteStream,
+): (prompt: string) => Promise<string | undefined> {
   return (prompt) =>
     new Promise((resolve) => {
       stderr.write(plain(prompt));
@@ -102,7 +105,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     io.stdout.write(`${typeof __FORGE_VERSION__ === 'string' ? __FORGE_VERSION__ : 'dev'}\n`);
     return EXIT.done;
   }
-  const secrets = [apiKeyFor(opts.provider, io.env), io.env.OPENAI_API_KEY, io.env.ANTHROPIC_API_KEY, io.env.FORGE_API_KEY];
+  const secrets = [
+    apiKeyFor(opts.provider, io.env),
+    io.env.OPENAI_API_KEY,
+    io.env.ANTHROPIC_API_KEY,
+    io.env.FORGE_API_KEY,
+  ];
   const redact = redactor(secrets);
   const err = (s: string) => io.stderr.write(redact(s));
   const out = (s: string) => io.stdout.write(redact(s));
@@ -127,7 +135,9 @@ async function listTasks(opts: CliOptions, out: (s: string) => void, log: { debu
   const tasks = await store.list();
   if (opts.json) for (const t of tasks) out(jsonLine(t));
   // Task records live in the workspace (a repository could plant one): their words are printed plain.
-  else for (const t of tasks) out(`${plain(t.id)}  ${plain(t.status).padEnd(14)} ${new Date(t.updatedAt).toISOString()}  ${plain(t.title)}\n`);
+  else
+    for (const t of tasks)
+      out(`${plain(t.id)}  ${plain(t.status).padEnd(14)} ${new Date(t.updatedAt).toISOString()}  ${plain(t.title)}\n`);
   return EXIT.done;
 }
 
@@ -160,14 +170,22 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
   if (opts.continueLast || opts.taskId) {
     const id = opts.taskId ?? (await store.list())[0]?.id;
     previous = id ? await store.load(id) : undefined;
-    if (!previous) throw new Error(opts.taskId ? `no task ${opts.taskId} in ${path.join(root, TASKS_DIR)}` : `no task to continue in ${path.join(root, TASKS_DIR)}`);
+    if (!previous)
+      throw new Error(
+        opts.taskId
+          ? `no task ${opts.taskId} in ${path.join(root, TASKS_DIR)}`
+          : `no task to continue in ${path.join(root, TASKS_DIR)}`,
+      );
     if (!opts.task && (previous.status === 'done' || previous.status === 'converse' || previous.status === 'asked')) {
-      throw new Error(`task ${previous.id} ended ${previous.status} and waits for a message: forge run --continue "your answer or next step"`);
+      throw new Error(
+        `task ${previous.id} ended ${previous.status} and waits for a message: forge run --continue "your answer or next step"`,
+      );
     }
   }
   const title = previous?.title ?? titleOf(opts.task ?? '');
   let worktree = worktreeOf(previous);
-  if (worktree && !(await fsp.stat(worktree.path).catch(() => undefined))) throw new Error(`task ${previous!.id} worked in ${worktree.path} (branch ${worktree.branch}), which is gone`);
+  if (worktree && !(await fsp.stat(worktree.path).catch(() => undefined)))
+    throw new Error(`task ${previous!.id} worked in ${worktree.path} (branch ${worktree.branch}), which is gone`);
   if (!worktree && opts.worktree && !previous) {
     if (!(await repoRoot(root))) throw new Error('--worktree needs a git repository');
     worktree = await createTaskWorktree(root, title, { baseDir: await worktreesDir(root) });
@@ -177,10 +195,17 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
   const askLine = interactive ? makeAsk(io.stdin, io.stderr) : undefined;
   const askHidden = interactive ? makeAskHidden(io.stdin, io.stderr) : undefined;
   const never = new AbortController().signal;
-  const rt = await createRuntime(opts, log, { root, store, workspace: worktree?.path ?? root }, {
-    env: io.env,
-    ...(askLine && askHidden ? { ask: (prompt: string, secret: boolean) => (secret ? askHidden(prompt) : askLine(prompt, never)) } : {}),
-  });
+  const rt = await createRuntime(
+    opts,
+    log,
+    { root, store, workspace: worktree?.path ?? root },
+    {
+      env: io.env,
+      ...(askLine && askHidden
+        ? { ask: (prompt: string, secret: boolean) => (secret ? askHidden(prompt) : askLine(prompt, never)) }
+        : {}),
+    },
+  );
   try {
     const progress = new ProgressPrinter({ write: err, style, verbose: opts.verbose, secrets });
     const json = opts.json ? new JsonLinesWriter(out, secrets) : undefined;
@@ -196,12 +221,22 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     // Task records live in the workspace, where a repository could plant one: "always" grants are never taken
     // from disk (they are asked again, or covered by this run's --approve policy).
     if (snapshot?.allowedForTask?.length) {
-      log.info(`"always for this task" grants are not carried over a restart (${snapshot.allowedForTask.join(', ')}): they will be asked again`);
+      log.info(
+        `"always for this task" grants are not carried over a restart (${snapshot.allowedForTask.join(', ')}): they will be asked again`,
+      );
       snapshot.allowedForTask = [];
     }
     agent = rt.makeAgent(approver, snapshot);
-    const meta: TaskMeta = { title, createdAt: previous?.createdAt ?? Date.now(), status: 'running', ...(worktree ? { worktree } : {}) };
-    const save = () => rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
+    const meta: TaskMeta = {
+      title,
+      createdAt: previous?.createdAt ?? Date.now(),
+      status: 'running',
+      ...(worktree ? { worktree } : {}),
+    };
+    const save = () =>
+      rt.store
+        .save(recordOf(agent!, meta))
+        .catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
     agent.on((e: AgentEvent) => {
       json?.on(e);
       progress.on(e);
@@ -213,7 +248,11 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops === 1 || sig === 'SIGTERM') {
-        progress.line(style.yellow(`forge: ${sig}: stopping; the task is saved and resumes with forge run --continue (Ctrl+C again to quit now)`));
+        progress.line(
+          style.yellow(
+            `forge: ${sig}: stopping; the task is saved and resumes with forge run --continue (Ctrl+C again to quit now)`,
+          ),
+        );
         agent!.stop();
         return;
       }
@@ -240,10 +279,24 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     }
     if (worktree) await reportWorktree(worktree, title, report, progress, style);
     const code = exitCodeFor(report);
-    if (code !== EXIT.done) progress.line(style.dim(`task ${report.taskId} saved; resume with: forge run --continue${opts.cwd !== process.cwd() ? ` --cwd ${opts.cwd}` : ''}`));
+    if (code !== EXIT.done)
+      progress.line(
+        style.dim(
+          `task ${report.taskId} saved; resume with: forge run --continue${opts.cwd !== process.cwd() ? ` --cwd ${opts.cwd}` : ''}`,
+        ),
+      );
     json?.flush();
     progress.endStreams();
-    if (opts.json) out(jsonLine({ type: 'cli_exit', code, reason: report.reason, taskId: report.taskId, ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}) }));
+    if (opts.json)
+      out(
+        jsonLine({
+          type: 'cli_exit',
+          code,
+          reason: report.reason,
+          taskId: report.taskId,
+          ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
+        }),
+      );
     return code;
   } finally {
     await rt.dispose();
@@ -254,12 +307,20 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
 async function worktreesDir(root: string): Promise<string> {
   const dir = path.join(root, '.forge', 'worktrees');
   await fsp.mkdir(dir, { recursive: true });
-  await fsp.writeFile(path.join(dir, '.gitignore'), '# Forge task worktrees (forge run --worktree)\n*\n', { flag: 'wx' }).catch(() => undefined);
+  await fsp
+    .writeFile(path.join(dir, '.gitignore'), '# Forge task worktrees (forge run --worktree)\n*\n', { flag: 'wx' })
+    .catch(() => undefined);
   return dir;
 }
 
 /** Commits the task's work on its branch and says how to look at it, take it, or drop it. */
-async function reportWorktree(wt: TaskWorktree, title: string, report: RunReport, progress: ProgressPrinter, style: ReturnType<typeof makeStyle>): Promise<void> {
+async function reportWorktree(
+  wt: TaskWorktree,
+  title: string,
+  report: RunReport,
+  progress: ProgressPrinter,
+  style: ReturnType<typeof makeStyle>,
+): Promise<void> {
   await commitTaskWork(wt, `forge: ${title}\n\n${report.reason}: ${report.detail}`.slice(0, 4000));
   const changes = await taskChanges(wt);
   // File names are the repository's (and the branch is named after the task): printed plain.
@@ -267,7 +328,11 @@ async function reportWorktree(wt: TaskWorktree, title: string, report: RunReport
   const where = plain(wt.path);
   progress.line(`${style.bold('forge:')} ${changes.length} file(s) changed on branch ${style.cyan(branch)} (${where})`);
   for (const c of changes.slice(0, 20)) progress.line(style.dim(`  ${plain(c.status).padEnd(8)} ${plain(c.path)}`));
-  progress.line(style.dim(`  review: git diff ${plain(wt.base.slice(0, 12))} ${branch}   take: git merge ${branch}   drop: git worktree remove --force ${where} && git branch -D ${branch}`));
+  progress.line(
+    style.dim(
+      `  review: git diff ${plain(wt.base.slice(0, 12))} ${branch}   take: git merge ${branch}   drop: git worktree remove --force ${where} && git branch -D ${branch}`,
+    ),
+  );
 }
 
 function titleOf(text: string): string {

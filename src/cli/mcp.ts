@@ -6,7 +6,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { literalSecrets, resolveSpec, type McpServerSpec } from '../core/mcp/config';
 import { describePermission } from '../core/mcp/permission';
-import { MCP_JSON, readMcpConfigFile, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../node/mcp/config-files';
+import {
+  MCP_JSON,
+  readMcpConfigFile,
+  readWorkspaceMcpConfig,
+  withEnvFile,
+  type EnvFileSnapshot,
+} from '../node/mcp/config-files';
 import { permissionOf } from '../node/mcp/consent';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
@@ -44,11 +50,17 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
   for (const p of [...(fromWorkspace?.problems ?? []), ...(fromUser?.problems ?? [])]) o.log.warn(`MCP: ${p}`);
   for (const spec of specs) {
     const names = literalSecrets(spec);
-    if (names.length) o.log.warn(`MCP: ${spec.source}: server "${spec.name}" has a literal secret in ${names.join(', ')}; use \${input:id} or \${env:NAME} instead`);
+    if (names.length)
+      o.log.warn(
+        `MCP: ${spec.source}: server "${spec.name}" has a literal secret in ${names.join(', ')}; use \${input:id} or \${env:NAME} instead`,
+      );
   }
   if (!specs.length) return undefined;
   const unknown = o.allow.filter((n) => n !== 'all' && !specs.some((s) => s.name === n));
-  if (unknown.length) o.log.warn(`--mcp ${unknown.join(', ')}: no such server in ${MCP_JSON}${o.configFile ? ` or ${o.configFile}` : ''}`);
+  if (unknown.length)
+    o.log.warn(
+      `--mcp ${unknown.join(', ')}: no such server in ${MCP_JSON}${o.configFile ? ` or ${o.configFile}` : ''}`,
+    );
 
   // A yes at the terminal is for the configuration it showed (and its envFile's content): a restart after either
   // changed (a command of the task rewrote the envFile) asks again.
@@ -56,12 +68,15 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
   const decided = new Map<string, Promise<boolean>>();
   const mayStart = async (spec: McpServerSpec): Promise<{ ok: boolean; envFile?: EnvFileSnapshot }> => {
     const { key, envFile } = await permissionOf(spec, o.workspace, vars);
-    if (spec.source.startsWith('--mcp-config') || o.allow.includes('all') || o.allow.includes(spec.name)) return { ok: true, envFile };
+    if (spec.source.startsWith('--mcp-config') || o.allow.includes('all') || o.allow.includes(spec.name))
+      return { ok: true, envFile };
     let answer = decided.get(key);
     if (!answer) {
       const what = `${describePermission(spec)}${spec.type === 'stdio' ? ' outside the sandbox' : ''}`;
       answer = o.ask
-        ? o.ask(`Start the MCP server "${spec.name}" from ${spec.source}? It ${what}. [y/N] `, false).then((a) => /^y(es)?$/i.test((a ?? '').trim()))
+        ? o
+            .ask(`Start the MCP server "${spec.name}" from ${spec.source}? It ${what}. [y/N] `, false)
+            .then((a) => /^y(es)?$/i.test((a ?? '').trim()))
         : Promise.resolve(false);
       decided.set(key, answer);
     }
@@ -71,7 +86,11 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
     const fromEnv = o.env[inputEnvName(id)];
     if (fromEnv !== undefined) return fromEnv;
     const def = inputs.get(id);
-    if (o.ask) return o.ask(`${def?.description ?? `Value for \${input:${id}}`} (MCP server "${server}"): `, def?.password ?? true);
+    if (o.ask)
+      return o.ask(
+        `${def?.description ?? `Value for \${input:${id}}`} (MCP server "${server}"): `,
+        def?.password ?? true,
+      );
     throw new Error(`\${input:${id}} has no value: set ${inputEnvName(id)} in the environment`);
   };
 
@@ -79,7 +98,10 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
     log: { debug: o.log.debug, info: o.log.debug, warn: o.log.warn },
     resolve: async (spec) => {
       const start = await mayStart(spec);
-      if (!start.ok) throw new Error(`not started: it comes from ${spec.source}; run with --mcp ${spec.name} (or --mcp all) to allow it`);
+      if (!start.ok)
+        throw new Error(
+          `not started: it comes from ${spec.source}; run with --mcp ${spec.name} (or --mcp all) to allow it`,
+        );
       const resolved = await resolveSpec(spec, { ...vars, input: (id) => input(id, spec.name) });
       return withEnvFile(resolved, o.workspace, start.envFile);
     },
@@ -92,6 +114,8 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
     ...(o.version ? { clientVersion: o.version } : {}),
   });
   await manager.configure(specs);
-  o.log.debug(`MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`);
+  o.log.debug(
+    `MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`,
+  );
   return manager;
 }

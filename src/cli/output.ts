@@ -174,7 +174,8 @@ export class ProgressPrinter {
         this.line(s.dim(`context compacted: ${e.beforeTokens} -> ${e.afterTokens} tokens`));
         break;
       case 'memory_recalled':
-        if (e.memories.length) this.line(s.dim(`recalled ${e.memories.length} memor${e.memories.length === 1 ? 'y' : 'ies'}`));
+        if (e.memories.length)
+          this.line(s.dim(`recalled ${e.memories.length} memor${e.memories.length === 1 ? 'y' : 'ies'}`));
         break;
       case 'memory_learned':
         for (const m of e.memories) this.line(s.dim(`learned (${plain(m.type)}): ${plain(m.content)}`));
@@ -218,7 +219,9 @@ export class ProgressPrinter {
     const tokens = r.usage.inputTokens + r.usage.outputTokens;
     const cost = r.costUsd !== undefined ? `, $${r.costUsd.toFixed(4)}` : '';
     const head = r.reason === 'done' ? s.green('done') : r.reason === 'error' ? s.red(r.reason) : s.yellow(r.reason);
-    this.line(`${s.bold('forge:')} ${head} after ${r.iterations} iteration(s), ${tokens} tokens${cost}, ${(r.elapsedMs / 1000).toFixed(1)} s`);
+    this.line(
+      `${s.bold('forge:')} ${head} after ${r.iterations} iteration(s), ${tokens} tokens${cost}, ${(r.elapsedMs / 1000).toFixed(1)} s`,
+    );
     if (r.detail) this.line(plain(r.detail));
   }
 }
@@ -240,5 +243,8 @@ function oneLine(text: string, max: number): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `    ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 }

@@ -63,10 +63,16 @@ export async function openTaskStore(root: string, log: (m: string) => void): Pro
   // `.forge -> ~` or `.forge/tasks -> elsewhere` link must lead neither the reads nor the writes out of the workspace.
   const where = await new WorkspaceSandbox(new NodeWorkspaceFs([root]), { trusted: true }).resolve(dir, 'list');
   if (!where.ok && (where.code === 'symlink-escape' || where.code === 'outside-workspace')) {
-    throw new Error(`${TASKS_DIR} leads outside the workspace (a symbolic link); Forge keeps its task records only inside it. Remove the link or run elsewhere.`);
+    throw new Error(
+      `${TASKS_DIR} leads outside the workspace (a symbolic link); Forge keeps its task records only inside it. Remove the link or run elsewhere.`,
+    );
   }
   await fsp.mkdir(dir, { recursive: true });
-  await fsp.writeFile(path.join(dir, '.gitignore'), '# Forge task records (may hold command output): not for commits.\n*\n', { flag: 'wx' }).catch(() => undefined);
+  await fsp
+    .writeFile(path.join(dir, '.gitignore'), '# Forge task records (may hold command output): not for commits.\n*\n', {
+      flag: 'wx',
+    })
+    .catch(() => undefined);
   return TaskStore.open(dir, { log });
 }
 
@@ -93,7 +99,10 @@ export async function createRuntime(
   const { root, workspace, store } = place;
   let apiKey = apiKeyFor(opts.provider);
   if (!apiKey && opts.provider === 'openai-compatible' && isLoopbackUrl(opts.baseUrl)) apiKey = PLACEHOLDER_KEY;
-  if (!apiKey) throw new Error(`no API key: set ${opts.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} (or FORGE_API_KEY) in the environment`);
+  if (!apiKey)
+    throw new Error(
+      `no API key: set ${opts.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} (or FORGE_API_KEY) in the environment`,
+    );
   const model = createModel({ provider: opts.provider, model: opts.model, apiKey, baseUrl: opts.baseUrl });
   const price = (usage: Usage, info = model.info): number | undefined => {
     const p = priceFor(info.provider, info.model);
@@ -106,16 +115,28 @@ export async function createRuntime(
     log,
   });
   const containment = await sandbox.ready();
-  if (containment.kind === 'none') log.warn(`commands run WITHOUT a sandbox: ${containment.reason ?? containment.summary}`);
+  if (containment.kind === 'none')
+    log.warn(`commands run WITHOUT a sandbox: ${containment.reason ?? containment.summary}`);
   else log.debug(`commands run contained: ${containment.summary}`);
   const runner = new NodeCommandRunner({ sandbox });
   const fs = new NodeWorkspaceFs([workspace]);
-  const tools = createWorkspaceTools({ fs, runner, applier: new DiskEditApplier({ roots: () => [workspace] }), sandbox: { trusted: true, commands: { allow: [], deny: [] }, warn: (m) => log.warn(m) }, home: os.homedir() });
+  const tools = createWorkspaceTools({
+    fs,
+    runner,
+    applier: new DiskEditApplier({ roots: () => [workspace] }),
+    sandbox: { trusted: true, commands: { allow: [], deny: [] }, warn: (m) => log.warn(m) },
+    home: os.homedir(),
+  });
 
   let memory: MemoryPort | undefined;
   if (opts.memory) {
     try {
-      const forge = await openForgeMemory({ workspaceRoot: root, workspaceFs: root === workspace ? fs : new NodeWorkspaceFs([root]), reflection: { budgetUsd: 0.05, price: (u) => price(u) }, log: (m) => log.debug(m) });
+      const forge = await openForgeMemory({
+        workspaceRoot: root,
+        workspaceFs: root === workspace ? fs : new NodeWorkspaceFs([root]),
+        reflection: { budgetUsd: 0.05, price: (u) => price(u) },
+        log: (m) => log.debug(m),
+      });
       memory = opts.reflect ? forge : { recall: (t, b) => forge.recall(t, b), reflect: async () => [] };
     } catch (err) {
       log.warn(`memory is off: ${err instanceof Error ? err.message : String(err)}`);
@@ -146,7 +167,7 @@ export async function createRuntime(
     ...(rules.text ? { projectRules: rules.text } : {}),
     environment: () =>
       [
-        `Workspace folder: ${workspace}${workspace !== root ? ' (a git worktree of the user\'s repository; the user reviews its branch when you finish)' : ''}`,
+        `Workspace folder: ${workspace}${workspace !== root ? " (a git worktree of the user's repository; the user reviews its branch when you finish)" : ''}`,
         `OS: ${os.platform()} ${os.release()}`,
         'Surface: the forge command line, headless. Nobody may be watching: finish with task_completion, or ask_question when you cannot.',
         `Commands: ${runner.containment().summary}`,
@@ -154,11 +175,27 @@ export async function createRuntime(
   };
   const memoryPort = memory;
   const makeAgent = (approver: Approver, snapshot?: AgentSnapshot): Agent => {
-    const deps: AgentDeps = { model, tools, approver, config, memory: memoryPort, log: (m) => log.debug(m), ...(mcp ? { toolSources: [mcp.toolSource] } : {}) };
+    const deps: AgentDeps = {
+      model,
+      tools,
+      approver,
+      config,
+      memory: memoryPort,
+      log: (m) => log.debug(m),
+      ...(mcp ? { toolSources: [mcp.toolSource] } : {}),
+    };
     return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
   };
   return {
-    root, model, tools, runner, sandbox, memory, rules, store, makeAgent,
+    root,
+    model,
+    tools,
+    runner,
+    sandbox,
+    memory,
+    rules,
+    store,
+    makeAgent,
     dispose: async () => {
       await store.flush();
       await Promise.all([sandbox.dispose(), mcp?.dispose()]);
@@ -177,7 +214,12 @@ export interface TaskMeta {
 /** The worktree a stored record names, if any (records are untrusted input: checked field by field). */
 export function worktreeOf(record: TaskRecord | undefined): TaskWorktree | undefined {
   const w = (record as { worktree?: Partial<TaskWorktree> } | undefined)?.worktree;
-  return w && typeof w.path === 'string' && typeof w.branch === 'string' && typeof w.base === 'string' && typeof w.repo === 'string' && w.branch.startsWith('forge/')
+  return w &&
+    typeof w.path === 'string' &&
+    typeof w.branch === 'string' &&
+    typeof w.base === 'string' &&
+    typeof w.repo === 'string' &&
+    w.branch.startsWith('forge/')
     ? { path: w.path, branch: w.branch, base: w.base, repo: w.repo }
     : undefined;
 }

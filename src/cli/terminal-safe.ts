@@ -30,12 +30,19 @@ export class ControlStripper {
           break;
         case 'esc':
           this.seqLen++;
-          if (c === 0x5b) this.enter('csi'); // [
-          else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) this.enter('string'); // ] P X ^ _
-          else if (c >= 0x20 && c <= 0x2f) this.enter('escInter'); // ESC ( B, ESC # 8 ...
+          if (c === 0x5b)
+            this.enter('csi'); // [
+          else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f)
+            this.enter('string'); // ] P X ^ _
+          else if (c >= 0x20 && c <= 0x2f)
+            this.enter('escInter'); // ESC ( B, ESC # 8 ...
           else if (c === ESC) this.enter('esc');
-          else if (c >= 0x30 && c <= 0x7e) this.state = 'text'; // ESC 7, ESC c, ESC M ...: two characters
-          else { this.state = 'text'; i--; } // not a sequence after all: look at it as text (it has no ESC now)
+          else if (c >= 0x30 && c <= 0x7e)
+            this.state = 'text'; // ESC 7, ESC c, ESC M ...: two characters
+          else {
+            this.state = 'text';
+            i--;
+          } // not a sequence after all: look at it as text (it has no ESC now)
           continue;
         case 'escInter':
           if (c >= 0x20 && c <= 0x2f && ++this.seqLen < MAX_SEQUENCE) continue;
@@ -51,12 +58,21 @@ export class ControlStripper {
           continue;
         case 'string':
           // OSC, DCS, SOS, PM, APC: everything up to BEL or ST (ESC \ or 0x9c) is the sequence's.
-          if (c === 0x07 || c === 0x9c) { this.state = 'text'; continue; }
-          if (c === ESC) { this.state = 'stringEsc'; continue; }
+          if (c === 0x07 || c === 0x9c) {
+            this.state = 'text';
+            continue;
+          }
+          if (c === ESC) {
+            this.state = 'stringEsc';
+            continue;
+          }
           if (++this.seqLen >= MAX_SEQUENCE) this.state = 'text';
           continue;
         case 'stringEsc':
-          if (c === 0x5c) { this.state = 'text'; continue; } // ST
+          if (c === 0x5c) {
+            this.state = 'text';
+            continue;
+          } // ST
           this.enter('esc'); // ESC inside a string cancels it and starts a sequence of its own
           i--;
           continue;
@@ -64,13 +80,31 @@ export class ControlStripper {
       // Text.
       if (this.cr) {
         this.cr = false;
-        if (c === 0x0a) { out += '\r\n'; continue; }
+        if (c === 0x0a) {
+          out += '\r\n';
+          continue;
+        }
       }
-      if (c === ESC) { this.enter('esc'); continue; }
-      if (c === 0x9b) { this.enter('csi'); continue; }
-      if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) { this.enter('string'); continue; }
-      if (c === 0x0d) { this.cr = true; continue; }
-      if (c === 0x0a || c === 0x09) { out += chunk[i]; continue; }
+      if (c === ESC) {
+        this.enter('esc');
+        continue;
+      }
+      if (c === 0x9b) {
+        this.enter('csi');
+        continue;
+      }
+      if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
+        this.enter('string');
+        continue;
+      }
+      if (c === 0x0d) {
+        this.cr = true;
+        continue;
+      }
+      if (c === 0x0a || c === 0x09) {
+        out += chunk[i];
+        continue;
+      }
       if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) continue;
       out += chunk[i];
     }
@@ -113,7 +147,9 @@ export class SecretMasker {
 
   /** Secrets shorter than 6 characters are not masked (they would mask ordinary words). */
   constructor(secrets: readonly (string | undefined)[]) {
-    this.secrets = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6))].sort((a, b) => b.length - a.length);
+    this.secrets = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6))].sort(
+      (a, b) => b.length - a.length,
+    );
   }
 
   /** What can be printed now; a tail that could be the start of a secret waits for the next write. */
@@ -149,7 +185,10 @@ export class SecretMasker {
     let best = 0;
     for (const s of this.secrets) {
       for (let k = Math.min(s.length - 1, text.length); k > best; k--) {
-        if (text.endsWith(s.slice(0, k))) { best = k; break; }
+        if (text.endsWith(s.slice(0, k))) {
+          best = k;
+          break;
+        }
       }
     }
     return best;

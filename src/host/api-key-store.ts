@@ -42,7 +42,11 @@ export class ApiKeyStore {
    * An empty entry deletes the stored key. Returns the provider changed, or undefined when cancelled.
    */
   async prompt(preferred?: ProviderId): Promise<KeyedProvider | undefined> {
-    const items = (Object.keys(LABELS) as KeyedProvider[]).map((id) => ({ label: LABELS[id], id, picked: id === preferred }));
+    const items = (Object.keys(LABELS) as KeyedProvider[]).map((id) => ({
+      label: LABELS[id],
+      id,
+      picked: id === preferred,
+    }));
     items.sort((a, b) => Number(b.picked) - Number(a.picked));
     const pick =
       preferred && preferred !== 'vscode-lm'
@@ -52,7 +56,9 @@ export class ApiKeyStore {
     const has = (await this.get(pick.id)) !== undefined;
     const value = await vscode.window.showInputBox({
       title: `Forge: ${LABELS[pick.id]} API key`,
-      prompt: has ? 'A key is stored. Enter a new one, or leave empty to delete it.' : 'Stored in VS Code secret storage.',
+      prompt: has
+        ? 'A key is stored. Enter a new one, or leave empty to delete it.'
+        : 'Stored in VS Code secret storage.',
       password: true,
       ignoreFocusOut: true,
       placeHolder: pick.id === 'anthropic' ? 'sk-ant-...' : 'sk-...',

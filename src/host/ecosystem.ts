@@ -16,13 +16,20 @@ export interface Ecosystem {
   onDidChange(listener: () => void): vscode.Disposable;
 }
 
-export function setupEcosystem(context: vscode.ExtensionContext, fs: WorkspaceFs, log: Logger & { show?(): void }): Ecosystem {
+export function setupEcosystem(
+  context: vscode.ExtensionContext,
+  fs: WorkspaceFs,
+  log: Logger & { show?(): void },
+): Ecosystem {
   const version = String((context.extension?.packageJSON as { version?: string } | undefined)?.version ?? '0.0.0');
   const mcp = new McpService(context.secrets, log, version, context.workspaceState);
   const rules = new RulesService(context.workspaceState, fs, log);
   context.subscriptions.push(mcp, rules);
   // Offered once the rules are read, never blocking activation.
-  void rules.ready().then(() => rules.offerOtherAgentRules()).catch(() => undefined);
+  void rules
+    .ready()
+    .then(() => rules.offerOtherAgentRules())
+    .catch(() => undefined);
   const changed = new vscode.EventEmitter<void>();
   context.subscriptions.push(changed);
   mcp.onAttachmentsChanged = () => changed.fire();

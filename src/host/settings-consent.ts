@@ -5,8 +5,15 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Containment } from '../core/workspace/types';
 import {
-  consentQuestion, decideWorkspaceSettings, recordAnswer, sandboxOffReason, WIDENING_SETTINGS,
-  type ConsentRecord, type ScopedValues, type WideningKey, type WorkspaceSettingsDecision,
+  consentQuestion,
+  decideWorkspaceSettings,
+  recordAnswer,
+  sandboxOffReason,
+  WIDENING_SETTINGS,
+  type ConsentRecord,
+  type ScopedValues,
+  type WideningKey,
+  type WorkspaceSettingsDecision,
 } from '../core/safety/workspace-settings';
 import type { CommandHandlers } from './ui/commands';
 
@@ -46,7 +53,13 @@ export function onDidChangeConsent(listener: () => void): vscode.Disposable {
 /** This workspace, as a key of the stored answers: its .code-workspace file, else its folders. */
 function workspaceId(): string | undefined {
   const file = vscode.workspace.workspaceFile;
-  const name = file && file.scheme !== 'untitled' ? file.toString() : (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()).sort().join('\n');
+  const name =
+    file && file.scheme !== 'untitled'
+      ? file.toString()
+      : (vscode.workspace.workspaceFolders ?? [])
+          .map((f) => f.uri.toString())
+          .sort()
+          .join('\n');
   return name ? createHash('sha256').update(name).digest('hex').slice(0, 32) : undefined;
 }
 
@@ -90,7 +103,11 @@ async function askIfNeeded(log: { info(m: string): void }): Promise<void> {
   const q = consentQuestion(decision.toAsk);
   const names = decision.toAsk.map((w) => `forge.${w.key} = ${JSON.stringify(w.value)}`).join(', ');
   log.info(`Workspace settings not applied until allowed: ${names}`);
-  const pick = await vscode.window.showWarningMessage(`Forge: ${q.message} Settings: ${names}. Until you allow them for this workspace, Forge uses your own.`, ALLOW, KEEP);
+  const pick = await vscode.window.showWarningMessage(
+    `Forge: ${q.message} Settings: ${names}. Until you allow them for this workspace, Forge uses your own.`,
+    ALLOW,
+    KEEP,
+  );
   if (pick === ALLOW || pick === KEEP) {
     await answer(decision, pick === ALLOW);
     log.info(`Workspace settings ${pick === ALLOW ? 'allowed' : 'refused'} for this workspace: ${names}`);
@@ -101,12 +118,24 @@ async function askIfNeeded(log: { info(m: string): void }): Promise<void> {
 async function review(): Promise<void> {
   const decision = decideFor(vscode.workspace.getConfiguration('forge'));
   if (!decision.widened.length) {
-    void vscode.window.showInformationMessage("Forge: this workspace's settings widen nothing (your own settings apply).");
+    void vscode.window.showInformationMessage(
+      "Forge: this workspace's settings widen nothing (your own settings apply).",
+    );
     return;
   }
   const q = consentQuestion(decision.widened);
-  const state = decision.widened.map((w) => `forge.${w.key}: ${w.consent === 'allowed' ? 'allowed' : w.consent === 'refused' ? 'kept yours' : 'not answered'}`).join('\n');
-  const pick = await vscode.window.showWarningMessage(`Forge: ${q.message}`, { modal: true, detail: `${q.detail}\n\nNow:\n${state}` }, ALLOW, KEEP);
+  const state = decision.widened
+    .map(
+      (w) =>
+        `forge.${w.key}: ${w.consent === 'allowed' ? 'allowed' : w.consent === 'refused' ? 'kept yours' : 'not answered'}`,
+    )
+    .join('\n');
+  const pick = await vscode.window.showWarningMessage(
+    `Forge: ${q.message}`,
+    { modal: true, detail: `${q.detail}\n\nNow:\n${state}` },
+    ALLOW,
+    KEEP,
+  );
   if (pick === ALLOW || pick === KEEP) await answer(decision, pick === ALLOW, decision.widened);
 }
 
@@ -114,14 +143,27 @@ async function review(): Promise<void> {
  * Wires the answers' store and the question (at start, when the settings change, when the workspace is trusted).
  * Before this runs (tests, early reads) there are no answers: workspace widening values do not apply.
  */
-export function initSettingsConsent(context: vscode.ExtensionContext, keys: KeyPresence, log: { info(m: string): void }): void {
+export function initSettingsConsent(
+  context: vscode.ExtensionContext,
+  keys: KeyPresence,
+  log: { info(m: string): void },
+): void {
   store = context.globalState;
   const ask = () => void askIfNeeded(log).catch(() => undefined);
   readKeys = () =>
-    Promise.all(KEYED.map((p) => keys.get(p).then((k) => !!k, (err: unknown) => {
-      log.info(`Could not read whether an API key is stored for ${p} (${err instanceof Error ? err.message : String(err)}); counting it as stored.`);
-      return true;
-    }))).then((found) => {
+    Promise.all(
+      KEYED.map((p) =>
+        keys.get(p).then(
+          (k) => !!k,
+          (err: unknown) => {
+            log.info(
+              `Could not read whether an API key is stored for ${p} (${err instanceof Error ? err.message : String(err)}); counting it as stored.`,
+            );
+            return true;
+          },
+        ),
+      ),
+    ).then((found) => {
       const now = found.some(Boolean);
       if (now === keyStored) return;
       keyStored = now;
@@ -161,14 +203,26 @@ interface KeyPresence {
  * A command runner whose containment() says who turned the sandbox off (the approval card shows it): the user's
  * settings, or this workspace's, allowed by the user. Everything else goes to the runner itself.
  */
-export function withSandboxAttribution<R extends { containment?(): Containment }>(runner: R, offBy: () => 'user' | 'workspace' | undefined): R {
+export function withSandboxAttribution<R extends { containment?(): Containment }>(
+  runner: R,
+  offBy: () => 'user' | 'workspace' | undefined,
+): R {
   return new Proxy(runner, {
     get(target, prop, receiver) {
       if (prop === 'containment' && target.containment) {
         return () => {
           const c = target.containment!();
           const by = c.kind === 'none' ? offBy() : undefined;
-          return by ? { ...c, reason: sandboxOffReason(by), summary: by === 'workspace' ? "no sandbox (turned off by this workspace's settings)" : 'no sandbox (turned off in your user settings)' } : c;
+          return by
+            ? {
+                ...c,
+                reason: sandboxOffReason(by),
+                summary:
+                  by === 'workspace'
+                    ? "no sandbox (turned off by this workspace's settings)"
+                    : 'no sandbox (turned off in your user settings)',
+              }
+            : c;
         };
       }
       const v = Reflect.get(target, prop, receiver) as unknown;

@@ -51,7 +51,10 @@ export interface ForgeSettings {
   historyMaxTasks: number;
   showDiffOnProposal: boolean;
   sandbox: {
-    enabled: boolean; network: 'off' | 'allowlist' | 'on'; allowedHosts: string[]; envAllowList: string[];
+    enabled: boolean;
+    network: 'off' | 'allowlist' | 'on';
+    allowedHosts: string[];
+    envAllowList: string[];
     /** Who set forge.sandbox.enabled as it is: the user (or the default), or this workspace with the user's consent. */
     enabledBy: 'user' | 'workspace';
   };
@@ -119,7 +122,10 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     toolTimeoutSeconds: toolTimeouts(c.get('toolTimeoutSeconds')),
     commandOutputCapChars: num(c.get('commandOutputCapChars'), 20_000, 1000),
     useShellIntegration: c.get('terminal.useShellIntegration') === true,
-    reflection: { enabled: c.get('reflection.enabled') !== false, budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0) },
+    reflection: {
+      enabled: c.get('reflection.enabled') !== false,
+      budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0),
+    },
     memoryEnabled: c.get('memory.enabled') !== false,
     historyMaxTasks: Math.floor(num(c.get('history.maxTasks'), 1000, 10)),
     showDiffOnProposal: c.get('showDiffOnProposal') !== false,

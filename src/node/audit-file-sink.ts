@@ -23,7 +23,10 @@ export class AuditFileSink implements AuditSink {
   /** Size of the live file as this sink last saw it (undefined: stat it). */
   private size: number | undefined;
 
-  constructor(readonly dir: string, opts: AuditFileSinkOptions = {}) {
+  constructor(
+    readonly dir: string,
+    opts: AuditFileSinkOptions = {},
+  ) {
     this.file = path.join(dir, AUDIT_FILE);
     this.maxBytes = Math.max(1024, opts.maxBytes ?? 5 * 1024 * 1024);
     this.maxFiles = Math.max(1, opts.maxFiles ?? 5);

@@ -20,11 +20,25 @@ interface FingerprintOptions {
 /** path -> "size:mtime" (or "gone"); undefined when the fingerprint could not be taken within the bounds. */
 type Fingerprint = Map<string, string>;
 
-const SKIP = ['.git', 'node_modules', '.hg', '.svn', '.cache', 'dist', 'out', 'build', 'target', '.venv', '__pycache__'];
+const SKIP = [
+  '.git',
+  'node_modules',
+  '.hg',
+  '.svn',
+  '.cache',
+  'dist',
+  'out',
+  'build',
+  'target',
+  '.venv',
+  '__pycache__',
+];
 
 function git(args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? undefined : stdout));
+    execFile('git', args, { cwd, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, windowsHide: true }, (err, stdout) =>
+      resolve(err ? undefined : stdout),
+    );
   });
 }
 
@@ -53,10 +67,19 @@ async function toplevel(root: string, timeoutMs: number): Promise<string | null>
   return top;
 }
 
-async function gitFingerprint(root: string, out: Fingerprint, opts: Required<FingerprintOptions>, deadline: number): Promise<boolean | undefined> {
+async function gitFingerprint(
+  root: string,
+  out: Fingerprint,
+  opts: Required<FingerprintOptions>,
+  deadline: number,
+): Promise<boolean | undefined> {
   const base = await toplevel(root, opts.budgetMs);
   if (base === null) return undefined; // not a repository (or no git)
-  const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], root, Math.max(100, deadline - Date.now()));
+  const status = await git(
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'],
+    root,
+    Math.max(100, deadline - Date.now()),
+  );
   if (status === undefined) {
     toplevels.delete(root); // the repository may be gone: ask again next time
     return false;
@@ -79,7 +102,12 @@ async function gitFingerprint(root: string, out: Fingerprint, opts: Required<Fin
   return out.size <= opts.maxFiles;
 }
 
-async function walkFingerprint(root: string, out: Fingerprint, opts: Required<FingerprintOptions>, deadline: number): Promise<boolean> {
+async function walkFingerprint(
+  root: string,
+  out: Fingerprint,
+  opts: Required<FingerprintOptions>,
+  deadline: number,
+): Promise<boolean> {
   const queue = [root];
   while (queue.length) {
     const dir = queue.shift()!;
@@ -108,8 +136,15 @@ async function walkFingerprint(root: string, out: Fingerprint, opts: Required<Fi
 }
 
 /** The workspace's fingerprint, or undefined when it is too big / slow to take within the bounds. */
-export async function fingerprint(roots: readonly string[], options: FingerprintOptions = {}): Promise<Fingerprint | undefined> {
-  const opts: Required<FingerprintOptions> = { maxFiles: options.maxFiles ?? 5_000, budgetMs: options.budgetMs ?? 800, skipDirs: options.skipDirs ?? SKIP };
+export async function fingerprint(
+  roots: readonly string[],
+  options: FingerprintOptions = {},
+): Promise<Fingerprint | undefined> {
+  const opts: Required<FingerprintOptions> = {
+    maxFiles: options.maxFiles ?? 5_000,
+    budgetMs: options.budgetMs ?? 800,
+    skipDirs: options.skipDirs ?? SKIP,
+  };
   const deadline = Date.now() + opts.budgetMs;
   const out: Fingerprint = new Map();
   for (const root of roots) {
@@ -130,13 +165,24 @@ export function changedFiles(before: Fingerprint, after: Fingerprint): string[] 
 }
 
 /** `changes`: the exact changes from a write layer (with the texts a checkpoint keeps); absent for a fingerprint. */
-export type CommandChangesListener = (taskId: string, toolCallId: string, files: string[], more: number, changes?: CommandFileChange[]) => void;
+export type CommandChangesListener = (
+  taskId: string,
+  toolCallId: string,
+  files: string[],
+  more: number,
+  changes?: CommandFileChange[],
+) => void;
 
 /**
  * Wraps a command runner: fingerprints the workspace before and after each command of a task and reports the files
  * that changed. The fingerprint runs only when the request names its task and tool call.
  */
-export function watchCommandChanges(inner: CommandRunner, roots: () => readonly string[], onChanges: CommandChangesListener, options?: FingerprintOptions): CommandRunner {
+export function watchCommandChanges(
+  inner: CommandRunner,
+  roots: () => readonly string[],
+  onChanges: CommandChangesListener,
+  options?: FingerprintOptions,
+): CommandRunner {
   /** Workspaces too big to fingerprint are not tried again for a while (each try costs up to the budget). */
   let giveUpUntil = 0;
   let giveUpKey = '';
@@ -148,7 +194,8 @@ export function watchCommandChanges(inner: CommandRunner, roots: () => readonly 
       const key = folders.join('\n');
       // A runner with a write layer says exactly what its command changed: no fingerprint (and no git run) needed.
       const layered = inner.containment?.().writeLayer === true;
-      const tries = !layered && !!(taskId && callId && folders.length) && !(key === giveUpKey && Date.now() < giveUpUntil);
+      const tries =
+        !layered && !!(taskId && callId && folders.length) && !(key === giveUpKey && Date.now() < giveUpUntil);
       const before = tries ? await fingerprint(folders, options).catch(() => undefined) : undefined;
       if (tries && !before) {
         giveUpKey = key;

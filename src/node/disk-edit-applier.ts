@@ -48,7 +48,11 @@ const asyncIo: DiskIo = {
   realpath: (p) => fsp.realpath(p),
   readFile: (p) => fsp.readFile(p),
   stat: (p) => fsp.stat(p),
-  writable: (p) => fsp.access(p, fsConstants.W_OK).then(() => true, () => false),
+  writable: (p) =>
+    fsp.access(p, fsConstants.W_OK).then(
+      () => true,
+      () => false,
+    ),
   mkdir: (p) => fsp.mkdir(p, { recursive: true }),
   writeFile: (p, text) => fsp.writeFile(p, text, 'utf8'),
   chmod: (p, mode) => fsp.chmod(p, mode),
@@ -135,7 +139,10 @@ export class DiskEditApplier implements EditApplier {
       const st = await io.stat(target);
       mode = st.mode & 0o7777;
       const writable = (st.mode & 0o222) !== 0 && (await io.writable(target));
-      if (!writable) throw new ReadOnlyFileError(`${edit.path} is read-only; Forge did not change it. Ask the user to make it writable if it should be edited.`);
+      if (!writable)
+        throw new ReadOnlyFileError(
+          `${edit.path} is read-only; Forge did not change it. Ask the user to make it writable if it should be edited.`,
+        );
     }
     signal?.throwIfAborted();
     await writeAtomically(io, target, bom ? BOM + edit.content : edit.content, mode);
@@ -150,19 +157,26 @@ export class DiskEditApplier implements EditApplier {
       const rel = path.relative(r, target);
       return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
     });
-    if (!inside) throw new OutsideWorkspaceError(`Refused: ${shown} now leads outside the workspace (to ${target}); a link changed since the edit was proposed. Nothing was written.`);
+    if (!inside)
+      throw new OutsideWorkspaceError(
+        `Refused: ${shown} now leads outside the workspace (to ${target}); a link changed since the edit was proposed. Nothing was written.`,
+      );
   }
 
   private checkUnchanged(edit: FileEdit, current: string): void {
     if (this.options.checkConcurrentChange === false) return;
     if (edit.isNewFile) {
       if (current !== '' && !sameText(current, edit.content)) {
-        throw new ConcurrentChangeError(`${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`);
+        throw new ConcurrentChangeError(
+          `${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`,
+        );
       }
       return;
     }
     if (edit.original !== undefined && !sameText(current, edit.original)) {
-      throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
+      throw new ConcurrentChangeError(
+        `${edit.path} changed since the edit was proposed; re-read it and propose again.`,
+      );
     }
   }
 }

@@ -1,3 +1,9 @@
-export { ConcurrentChangeError, DiskEditApplier, NotPlainTextError, OutsideWorkspaceError, ReadOnlyFileError } from './disk-edit-applier';
+export {
+  ConcurrentChangeError,
+  DiskEditApplier,
+  NotPlainTextError,
+  OutsideWorkspaceError,
+  ReadOnlyFileError,
+} from './disk-edit-applier';
 export { NodeWorkspaceFs } from './node-fs';
 export { HeadTailBuffer, NodeCommandRunner, processGroupAlive, type NodeCommandRunnerOptions } from './node-runner';

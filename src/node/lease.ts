@@ -89,13 +89,17 @@ export class TaskLeases {
       if (after?.owner !== this.owner) continue;
       this.held.add(taskId);
       if (current.owner !== this.owner) {
-        this.log(`[lease] took over task ${taskId} from ${current.label ?? current.owner} (last seen ${new Date(current.at).toISOString()})`);
+        this.log(
+          `[lease] took over task ${taskId} from ${current.label ?? current.owner} (last seen ${new Date(current.at).toISOString()})`,
+        );
         return { ok: true, tookOver: current };
       }
       return { ok: true };
     }
     const holder = await this.read(taskId);
-    return holder ? { ok: false, holder } : { ok: false, holder: { owner: 'unknown', pid: 0, host: '', at: this.now() } };
+    return holder
+      ? { ok: false, holder }
+      : { ok: false, holder: { owner: 'unknown', pid: 0, host: '', at: this.now() } };
   }
 
   /**
@@ -145,7 +149,13 @@ export class TaskLeases {
   }
 
   private mine(): LeaseInfo {
-    return { owner: this.owner, pid: process.pid, host: os.hostname(), at: this.now(), ...(this.opts.label ? { label: this.opts.label } : {}) };
+    return {
+      owner: this.owner,
+      pid: process.pid,
+      host: os.hostname(),
+      at: this.now(),
+      ...(this.opts.label ? { label: this.opts.label } : {}),
+    };
   }
 
   /**
@@ -195,7 +205,13 @@ export class TaskLeases {
     try {
       const v = JSON.parse(await fsp.readFile(this.file(taskId), 'utf8')) as Partial<LeaseInfo>;
       if (typeof v.owner !== 'string' || typeof v.at !== 'number' || typeof v.pid !== 'number') return undefined;
-      return { owner: v.owner, at: v.at, pid: v.pid, host: typeof v.host === 'string' ? v.host : '', ...(typeof v.label === 'string' ? { label: v.label } : {}) };
+      return {
+        owner: v.owner,
+        at: v.at,
+        pid: v.pid,
+        host: typeof v.host === 'string' ? v.host : '',
+        ...(typeof v.label === 'string' ? { label: v.label } : {}),
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       return { owner: '', pid: 0, host: '', at: 0 }; // torn or unreadable: protects nothing (expired)

@@ -44,7 +44,11 @@ export class NodeWorkspaceFs implements WorkspaceFs {
   /** Scratch buffers for readFileHead, reused so small reads do not churn 64 KB allocations. */
   private readonly scratch: Buffer[] = [];
 
-  async readFileHead(p: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean }> {
+  async readFileHead(
+    p: string,
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<{ data: Uint8Array; truncated: boolean }> {
     signal?.throwIfAborted();
     // Callback fs + plain fds: FileHandle promises cost about twice as much per small file (measured).
     const fd = await new Promise<number>((res, rej) => fs.open(p, 'r', (e, v) => (e ? rej(e) : res(v))));
@@ -90,8 +94,11 @@ export class NodeWorkspaceFs implements WorkspaceFs {
     return fsp.realpath(p);
   }
 
-  readRegularFile(p: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean; size: number }> {
+  readRegularFile(
+    p: string,
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<{ data: Uint8Array; truncated: boolean; size: number }> {
     return readRegularFile(p, maxBytes, signal);
   }
 }
-

@@ -2,12 +2,25 @@
 // head+tail output cap in memory, full output spooled to disk for paging.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, promises as fsp, readdirSync, readFileSync, type WriteStream } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  promises as fsp,
+  readdirSync,
+  readFileSync,
+  type WriteStream,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
-import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../core/workspace/types';
+import {
+  RUNNER_WITHOUT_SANDBOX,
+  type CommandRunner,
+  type Containment,
+  type RunRequest,
+  type RunResult,
+} from '../core/workspace/types';
 import { fileChangesOf, type CommandSandbox, type SandboxPlan } from './sandbox/command-sandbox';
 import { scrubEnv } from './sandbox/env';
 
@@ -31,7 +44,10 @@ export class HeadTailBuffer {
   private head = '';
   private tail = '';
   total = 0;
-  constructor(private readonly headMax: number, private readonly tailMax: number) {}
+  constructor(
+    private readonly headMax: number,
+    private readonly tailMax: number,
+  ) {}
   push(chunk: string): void {
     this.total += chunk.length;
     if (this.head.length < this.headMax) {
@@ -79,7 +95,11 @@ export class NodeCommandRunner implements CommandRunner {
     const blocked = await sandbox.finish(plan, res.output);
     if (res.sandboxFailed) return res;
     const fileChanges = fileChangesOf(plan);
-    return { ...res, containment: { contained: plan.contained, summary: plan.summary, ...(blocked.length ? { blocked } : {}) }, ...(fileChanges ? { fileChanges } : {}) };
+    return {
+      ...res,
+      containment: { contained: plan.contained, summary: plan.summary, ...(blocked.length ? { blocked } : {}) },
+      ...(fileChanges ? { fileChanges } : {}),
+    };
   }
 
   private async runPlan(req: RunRequest, plan: SandboxPlan | undefined): Promise<RunResult> {
@@ -99,10 +119,17 @@ export class NodeCommandRunner implements CommandRunner {
     const isWin = process.platform === 'win32';
     const env = { ...(plan?.env ?? scrubEnv(process.env).env), ...this.options.env, ...req.env };
     const withStatus = plan?.contained === true && plan.argv.includes('--json-status-fd');
-    const spawnOpts = { cwd: req.cwd, detached: !isWin, windowsHide: true, env, stdio: ['ignore', 'pipe', 'pipe', withStatus ? 'pipe' : 'ignore'] as ('ignore' | 'pipe')[] };
-    const child = plan && plan.argv.length > 0
-      ? spawn(plan.argv[0]!, plan.argv.slice(1), { ...spawnOpts, shell: false })
-      : spawn(req.command, { ...spawnOpts, shell: this.options.shell ?? true });
+    const spawnOpts = {
+      cwd: req.cwd,
+      detached: !isWin,
+      windowsHide: true,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', withStatus ? 'pipe' : 'ignore'] as ('ignore' | 'pipe')[],
+    };
+    const child =
+      plan && plan.argv.length > 0
+        ? spawn(plan.argv[0]!, plan.argv.slice(1), { ...spawnOpts, shell: false })
+        : spawn(req.command, { ...spawnOpts, shell: this.options.shell ?? true });
     if (child.pid !== undefined) req.onStarted?.({ pid: child.pid });
     let status = '';
     child.stdio[3]?.on('data', (d: Buffer) => (status += d.toString('utf8')));
@@ -147,21 +174,23 @@ export class NodeCommandRunner implements CommandRunner {
     };
     req.userInterrupt?.addEventListener('abort', onInterrupt, { once: true });
 
-    const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
-      child.once('error', (error) => resolve({ code: null, signal: null, error }));
-      child.once('exit', (code, signal) => {
-        // Wait for the pipes to drain, but not for a background grandchild that keeps them open.
-        const settle = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          resolve({ code, signal });
-        }, 300);
-        child.once('close', () => {
-          clearTimeout(settle);
-          resolve({ code, signal });
+    const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
+      (resolve) => {
+        child.once('error', (error) => resolve({ code: null, signal: null, error }));
+        child.once('exit', (code, signal) => {
+          // Wait for the pipes to drain, but not for a background grandchild that keeps them open.
+          const settle = setTimeout(() => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            resolve({ code, signal });
+          }, 300);
+          child.once('close', () => {
+            clearTimeout(settle);
+            resolve({ code, signal });
+          });
         });
-      });
-    });
+      },
+    );
     clearTimeout(timer);
     req.signal.removeEventListener('abort', onAbort);
     req.userInterrupt?.removeEventListener('abort', onInterrupt);
@@ -178,12 +207,20 @@ export class NodeCommandRunner implements CommandRunner {
     }
     if (outcome.error) buf.push(`\n[Could not start the command: ${outcome.error.message}]`);
     // bubblewrap reports the sandboxed child on the status fd once the sandbox is set up.
-    const setupFailed = plan?.contained === true && !aborted && !timedOut &&
+    const setupFailed =
+      plan?.contained === true &&
+      !aborted &&
+      !timedOut &&
       (withStatus ? !status.includes('child-pid') : outcome.code !== 0 && /^sandbox-exec:/m.test(buf.text()));
     if (setupFailed) {
       if (spool) await new Promise<void>((r) => spool!.end(r));
       await fsp.rm(spoolPath, { force: true }).catch(() => undefined);
-      return { exitCode: null, output: `The sandbox could not start, so the command was not run: ${buf.text().trim().slice(0, 1000) || outcome.error?.message || 'no error message'}`, timedOut: false, sandboxFailed: true };
+      return {
+        exitCode: null,
+        output: `The sandbox could not start, so the command was not run: ${buf.text().trim().slice(0, 1000) || outcome.error?.message || 'no error message'}`,
+        timedOut: false,
+        sandboxFailed: true,
+      };
     }
 
     const keep = buf.truncated && spool !== undefined;
@@ -204,7 +241,10 @@ export class NodeCommandRunner implements CommandRunner {
 
   async readOutput(ref: string, startLine: number, endLine: number): Promise<{ lines: string[]; totalLines: number }> {
     if (!/^cmd-[a-z0-9]+-[a-f0-9]+$/.test(ref)) throw new Error('unknown output ref');
-    const rl = createInterface({ input: createReadStream(path.join(this.spoolDir, `${ref}.log`)), crlfDelay: Infinity });
+    const rl = createInterface({
+      input: createReadStream(path.join(this.spoolDir, `${ref}.log`)),
+      crlfDelay: Infinity,
+    });
     const lines: string[] = [];
     let n = 0;
     for await (const line of rl) {
@@ -248,7 +288,10 @@ export function processGroupAlive(pid: number): boolean {
 function killTree(pid: number, sig: NodeJS.Signals, isWin: boolean): void {
   try {
     if (isWin) {
-      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on('error', () => undefined);
+      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on(
+        'error',
+        () => undefined,
+      );
     } else {
       process.kill(-pid, sig); // negative pid: the whole process group
     }

@@ -6,8 +6,18 @@ import * as path from 'node:path';
 import type { Agent } from '../core/loop/agent';
 import type { AgentEvent, RunReport } from '../core/loop/events';
 import {
-  applyToWorkingTree, BRANCH_PREFIX, commitTaskWork, createTaskWorktree, discardTaskWorktree, git, listTaskWorktrees, mergeTaskBranch, taskChanges,
-  type FileChange, type IntegrateResult, type TaskWorktree,
+  applyToWorkingTree,
+  BRANCH_PREFIX,
+  commitTaskWork,
+  createTaskWorktree,
+  discardTaskWorktree,
+  git,
+  listTaskWorktrees,
+  mergeTaskBranch,
+  taskChanges,
+  type FileChange,
+  type IntegrateResult,
+  type TaskWorktree,
 } from './worktrees';
 
 type BackgroundStatus = 'queued' | 'starting' | 'running' | 'ready' | 'failed' | 'applied' | 'merged' | 'discarded';
@@ -72,7 +82,14 @@ export class ParallelTasks {
 
   /** Queues a task; it starts as soon as fewer than maxTasks run. */
   start(text: string, title = titleOf(text)): BackgroundTask {
-    const task: BackgroundTask = { id: `bg-${Date.now().toString(36)}-${(++seq).toString(36)}`, title, text, status: 'queued', iteration: 0, maxIterations: 0 };
+    const task: BackgroundTask = {
+      id: `bg-${Date.now().toString(36)}-${(++seq).toString(36)}`,
+      title,
+      text,
+      status: 'queued',
+      iteration: 0,
+      maxIterations: 0,
+    };
     this.tasks.set(task.id, task);
     this.queue.push(task.id);
     this.changed(task);
@@ -104,7 +121,15 @@ export class ParallelTasks {
     const adopted: BackgroundTask[] = [];
     for (const wt of await listTaskWorktrees(this.o.repo)) {
       if (known.has(wt.path) || !inside(wt.path)) continue;
-      const task: BackgroundTask = { id: `bg-${Date.now().toString(36)}-${(++seq).toString(36)}`, title: wt.branch.slice(BRANCH_PREFIX.length), text: '', status: 'ready', worktree: wt, iteration: 0, maxIterations: 0 };
+      const task: BackgroundTask = {
+        id: `bg-${Date.now().toString(36)}-${(++seq).toString(36)}`,
+        title: wt.branch.slice(BRANCH_PREFIX.length),
+        text: '',
+        status: 'ready',
+        worktree: wt,
+        iteration: 0,
+        maxIterations: 0,
+      };
       try {
         await commitTaskWork(wt, 'forge: work left by an earlier session');
         task.changes = await taskChanges(wt);
@@ -129,7 +154,9 @@ export class ParallelTasks {
   }
 
   merge(id: string): Promise<IntegrateResult> {
-    return this.integrate(id, 'merged', (wt) => mergeTaskBranch(wt, `Merge ${wt.branch}: ${this.tasks.get(id)?.title ?? ''}`.trim()));
+    return this.integrate(id, 'merged', (wt) =>
+      mergeTaskBranch(wt, `Merge ${wt.branch}: ${this.tasks.get(id)?.title ?? ''}`.trim()),
+    );
   }
 
   async discard(id: string): Promise<void> {
@@ -147,15 +174,25 @@ export class ParallelTasks {
     await Promise.all([...this.runs.values()]);
   }
 
-  private async integrate(id: string, done: BackgroundStatus, how: (wt: TaskWorktree) => Promise<IntegrateResult>): Promise<IntegrateResult> {
+  private async integrate(
+    id: string,
+    done: BackgroundStatus,
+    how: (wt: TaskWorktree) => Promise<IntegrateResult>,
+  ): Promise<IntegrateResult> {
     const task = this.need(id);
-    if (task.status !== 'ready' || !task.worktree) throw new Error(`Task "${task.title}" has nothing to ${done === 'applied' ? 'apply' : 'merge'} (${task.status}).`);
+    if (task.status !== 'ready' || !task.worktree)
+      throw new Error(
+        `Task "${task.title}" has nothing to ${done === 'applied' ? 'apply' : 'merge'} (${task.status}).`,
+      );
     const result = await how(task.worktree);
     task.conflicts = result.conflicts;
     if (result.ok) {
       task.status = done;
       // The branch stays after a merge (it is history); after an apply the worktree is no longer needed.
-      if (done === 'applied') await discardTaskWorktree(task.worktree).catch((e) => this.o.log?.(`could not remove ${task.worktree?.path}: ${String(e)}`));
+      if (done === 'applied')
+        await discardTaskWorktree(task.worktree).catch((e) =>
+          this.o.log?.(`could not remove ${task.worktree?.path}: ${String(e)}`),
+        );
       else await discardWorktreeKeepBranch(task.worktree, this.o.log);
     }
     this.changed(task);
@@ -198,7 +235,10 @@ export class ParallelTasks {
         this.o.onEvent?.(task, e);
       });
       task.report = await agent.send(task.text);
-      await commitTaskWork(task.worktree, `forge: ${task.title}\n\n${task.report.reason}: ${task.report.detail}`.slice(0, 4000));
+      await commitTaskWork(
+        task.worktree,
+        `forge: ${task.title}\n\n${task.report.reason}: ${task.report.detail}`.slice(0, 4000),
+      );
       task.changes = await taskChanges(task.worktree);
       task.status = 'ready';
     } catch (err) {

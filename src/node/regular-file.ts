@@ -10,12 +10,22 @@ const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NO
 /** The error a non-regular file (FIFO, device, socket, folder) is refused with. */
 class NotRegularFileError extends Error {
   readonly code = 'ENOTREG';
-  constructor(readonly path: string, readonly kind: string) {
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+  ) {
     super(`${path} is a ${kind}, not a regular file`);
   }
 }
 
-function kindOf(s: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+function kindOf(s: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSymbolicLink(): boolean;
+}): string {
   if (s.isDirectory()) return 'folder';
   if (s.isFIFO()) return 'FIFO (named pipe)';
   if (s.isSocket()) return 'socket';
@@ -28,7 +38,11 @@ function kindOf(s: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): bool
  * The first `maxBytes` bytes of the regular file at `p`; `truncated` when it holds more, `size` its size when
  * opened. Rejects with NotRegularFileError for anything but a regular file, ELOOP for a symlink.
  */
-export async function readRegularFile(p: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean; size: number }> {
+export async function readRegularFile(
+  p: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<{ data: Uint8Array; truncated: boolean; size: number }> {
   signal?.throwIfAborted();
   const handle = await fsp.open(p, FLAGS);
   try {
@@ -44,7 +58,11 @@ export async function readRegularFile(p: string, maxBytes: number, signal?: Abor
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    return { data: Uint8Array.prototype.slice.call(buf, 0, Math.min(got, maxBytes)), truncated: got > maxBytes, size: st.size };
+    return {
+      data: Uint8Array.prototype.slice.call(buf, 0, Math.min(got, maxBytes)),
+      truncated: got > maxBytes,
+      size: st.size,
+    };
   } finally {
     await handle.close().catch(() => undefined);
   }

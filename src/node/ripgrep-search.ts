@@ -44,9 +44,12 @@ export class RipgrepSearch implements SearchBackend {
       '--json',
       '--hidden',
       '--no-require-git',
-      '--engine', 'auto', // JS-style lookarounds/backreferences switch to PCRE2
-      '--max-columns', '1000',
-      '--max-filesize', '5M',
+      '--engine',
+      'auto', // JS-style lookarounds/backreferences switch to PCRE2
+      '--max-columns',
+      '1000',
+      '--max-filesize',
+      '5M',
       // Ignore files (.gitignore, .forgeignore) match case-insensitively, as the JS walker's do.
       '--ignore-file-case-insensitive',
       q.caseSensitive ? '--case-sensitive' : '--ignore-case',
@@ -76,7 +79,11 @@ export class RipgrepSearch implements SearchBackend {
 
     return new Promise((resolve, reject) => {
       if (q.signal.aborted) return reject(q.signal.reason ?? new Error('aborted'));
-      const child = spawn(this.rgPath, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, ...(cwd ? { cwd } : {}) });
+      const child = spawn(this.rgPath, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+        ...(cwd ? { cwd } : {}),
+      });
       const matches: SearchMatch[] = [];
       let total = 0;
       let incomplete = false;
@@ -129,13 +136,18 @@ export class RipgrepSearch implements SearchBackend {
         } else if (ev.type === 'context') {
           const text = lineText(ev.data);
           const n = ev.data.line_number as number;
-          if (lastMatch && n > lastMatch.line && n <= lastMatch.line + q.contextLines) (lastMatch.after ??= []).push(text);
+          if (lastMatch && n > lastMatch.line && n <= lastMatch.line + q.contextLines)
+            (lastMatch.after ??= []).push(text);
           before.push(text); // may also lead up to the next match
           if (before.length > q.contextLines) before.shift();
         } else if (ev.type === 'match') {
           total++;
           if (matches.length < q.maxResults) {
-            const m: SearchMatch = { path: absolute(pathText(ev.data.path)), line: ev.data.line_number, text: lineText(ev.data) };
+            const m: SearchMatch = {
+              path: absolute(pathText(ev.data.path)),
+              line: ev.data.line_number,
+              text: lineText(ev.data),
+            };
             if (q.contextLines > 0) m.before = before.slice(-q.contextLines);
             matches.push(m);
             lastMatch = m;

@@ -7,7 +7,12 @@ import * as crypto from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
-import { adoptShellParser, parseScript, shellParserLoaded, vendoredShellParserPath } from '../core/safety/command-parse';
+import {
+  adoptShellParser,
+  parseScript,
+  shellParserLoaded,
+  vendoredShellParserPath,
+} from '../core/safety/command-parse';
 
 interface ShellParserWarmupOptions {
   /** Folder for the V8 code cache (global storage); without it the parser is compiled from source. */
@@ -33,7 +38,9 @@ let running: Promise<ShellParserWarmupResult> | undefined;
 /** Warms the shell parser once per extension host; later calls return the first call's promise. */
 export function warmShellParser(options: ShellParserWarmupOptions = {}): Promise<ShellParserWarmupResult> {
   running ??= load(options).catch((err) => {
-    options.log?.warn(`shell parser warm-up failed (the first command check loads it instead): ${err instanceof Error ? err.message : String(err)}`);
+    options.log?.warn(
+      `shell parser warm-up failed (the first command check loads it instead): ${err instanceof Error ? err.message : String(err)}`,
+    );
     return { loaded: shellParserLoaded(), via: 'compiled' as const, longestStepMs: 0, steps: {} };
   });
   return running;
@@ -56,7 +63,13 @@ async function load(options: ShellParserWarmupOptions): Promise<ShellParserWarmu
     return result('missing'); // running from source: the package is required at first use
   }
   // The cache is only valid for this exact file and V8; V8 checks too, the name avoids rejected loads.
-  const key = crypto.createHash('sha256').update(process.version).update(process.arch).update(source).digest('hex').slice(0, 16);
+  const key = crypto
+    .createHash('sha256')
+    .update(process.version)
+    .update(process.arch)
+    .update(source)
+    .digest('hex')
+    .slice(0, 16);
   const cacheFile = options.cacheDir ? path.join(options.cacheDir, `mvdan-sh.${key}.v8cache`) : undefined;
   const cachedData = cacheFile ? await fsp.readFile(cacheFile).catch(() => undefined) : undefined;
   await yieldToHost();
@@ -108,6 +121,12 @@ async function load(options: ShellParserWarmupOptions): Promise<ShellParserWarmu
     }
   }
   const res = result(usedCache ? 'cache' : 'compiled');
-  options.log?.info(`shell parser loaded ahead of the first command (${res.via}; longest step ${res.longestStepMs} ms: ${Object.entries(steps).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')})`);
+  options.log?.info(
+    `shell parser loaded ahead of the first command (${res.via}; longest step ${res.longestStepMs} ms: ${Object.entries(
+      steps,
+    )
+      .map(([k, v]) => `${k} ${Math.round(v)}`)
+      .join(', ')})`,
+  );
   return res;
 }

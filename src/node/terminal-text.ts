@@ -73,7 +73,14 @@ export class TerminalTextCleaner {
 }
 
 /** C1 controls that open a sequence, as the character after ESC that opens the same sequence. */
-const C1_INTRODUCERS = new Map<number, number>([[0x9b, 0x5b], [0x9d, 0x5d], [0x90, 0x50], [0x98, 0x58], [0x9e, 0x5e], [0x9f, 0x5f]]);
+const C1_INTRODUCERS = new Map<number, number>([
+  [0x9b, 0x5b],
+  [0x9d, 0x5d],
+  [0x90, 0x50],
+  [0x98, 0x58],
+  [0x9e, 0x5e],
+  [0x9f, 0x5f],
+]);
 
 /**
  * Length of the escape sequence at `i` whose body starts `bodyAt` characters in (after ESC x or a C1

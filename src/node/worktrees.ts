@@ -14,7 +14,11 @@ interface GitResult {
 }
 
 /** Runs git without a shell; never throws for a non-zero exit (the caller reads `code`). */
-export function git(cwd: string, args: string[], opts: { input?: string; signal?: AbortSignal } = {}): Promise<GitResult> {
+export function git(
+  cwd: string,
+  args: string[],
+  opts: { input?: string; signal?: AbortSignal } = {},
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
@@ -50,7 +54,13 @@ export async function repoRoot(dir: string): Promise<string | undefined> {
 
 /** "Fix the failing test in src/a.ts!" -> "fix-the-failing-test-in-src-a-ts" (at most 40 characters). */
 export function taskSlug(title: string): string {
-  const slug = title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const slug = title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   return slug || 'task';
 }
 
@@ -72,10 +82,16 @@ interface CreateWorktreeOptions {
 }
 
 /** A new branch forge/<slug>[-n] and its worktree, from HEAD. The user's working tree is not touched. */
-export async function createTaskWorktree(repoDir: string, title: string, opts: CreateWorktreeOptions = {}): Promise<TaskWorktree> {
+export async function createTaskWorktree(
+  repoDir: string,
+  title: string,
+  opts: CreateWorktreeOptions = {},
+): Promise<TaskWorktree> {
   const repo = await repoRoot(repoDir);
   if (!repo) throw new Error(`${repoDir} is not inside a git repository`);
-  const base = (await gitOk(repo, ['rev-parse', '--verify', `${opts.from ?? 'HEAD'}^{commit}`], 'start a task worktree')).trim();
+  const base = (
+    await gitOk(repo, ['rev-parse', '--verify', `${opts.from ?? 'HEAD'}^{commit}`], 'start a task worktree')
+  ).trim();
   const root = opts.baseDir ?? path.join(path.dirname(repo), '.forge-worktrees', path.basename(repo));
   await fsp.mkdir(root, { recursive: true });
   const slug = taskSlug(title);
@@ -83,7 +99,12 @@ export async function createTaskWorktree(repoDir: string, title: string, opts: C
     const name = n === 1 ? slug : `${slug}-${n}`;
     const branch = `${BRANCH_PREFIX}${name}`;
     const dir = path.join(root, name);
-    const taken = (await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0 || (await fsp.stat(dir).then(() => true, () => false));
+    const taken =
+      (await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0 ||
+      (await fsp.stat(dir).then(
+        () => true,
+        () => false,
+      ));
     if (taken) continue;
     await gitOk(repo, ['worktree', 'add', '-b', branch, dir, base], 'create the task worktree');
     return { repo, path: dir, branch, base };
@@ -106,7 +127,11 @@ export async function commitTaskWork(wt: TaskWorktree, message: string): Promise
   await gitOk(wt.path, ['add', '-A'], 'record the task changes');
   const staged = await git(wt.path, ['diff', '--cached', '--quiet']);
   if (staged.code === 0) return false;
-  await gitOk(wt.path, ['-c', 'user.name=Forge', '-c', 'user.email=forge@localhost', 'commit', '-q', '--no-verify', '-m', message], 'commit the task changes');
+  await gitOk(
+    wt.path,
+    ['-c', 'user.name=Forge', '-c', 'user.email=forge@localhost', 'commit', '-q', '--no-verify', '-m', message],
+    'commit the task changes',
+  );
   return true;
 }
 
@@ -115,7 +140,7 @@ export async function taskChanges(wt: TaskWorktree): Promise<FileChange[]> {
   const out = await gitOk(wt.repo, ['diff', '--name-status', '-M', '-z', wt.base, wt.branch], 'list the task changes');
   const parts = out.split('\0').filter((p) => p !== '');
   const changes: FileChange[] = [];
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     const code = parts[i++];
     if (code.startsWith('R')) {
       const from = parts[i++];
@@ -150,16 +175,27 @@ export async function applyToWorkingTree(wt: TaskWorktree): Promise<IntegrateRes
   const check = await git(wt.repo, ['apply', '--check', '--whitespace=nowarn', '-'], { input: patch });
   if (check.code !== 0) {
     const conflicts = conflictFiles(check.stderr);
-    return { ok: false, conflicts, message: `Not applied: ${conflicts.length ? conflicts.join(', ') : 'some files'} changed in your working tree since the task started. Merge the branch ${wt.branch} instead to resolve the conflicts, or discard.\n${check.stderr.trim()}` };
+    return {
+      ok: false,
+      conflicts,
+      message: `Not applied: ${conflicts.length ? conflicts.join(', ') : 'some files'} changed in your working tree since the task started. Merge the branch ${wt.branch} instead to resolve the conflicts, or discard.\n${check.stderr.trim()}`,
+    };
   }
   const applied = await git(wt.repo, ['apply', '--whitespace=nowarn', '-'], { input: patch });
-  if (applied.code !== 0) return { ok: false, conflicts: conflictFiles(applied.stderr), message: `Not applied: ${applied.stderr.trim()}` };
-  return { ok: true, conflicts: [], message: `Applied the changes of ${wt.branch} to the working tree (not committed).` };
+  if (applied.code !== 0)
+    return { ok: false, conflicts: conflictFiles(applied.stderr), message: `Not applied: ${applied.stderr.trim()}` };
+  return {
+    ok: true,
+    conflicts: [],
+    message: `Applied the changes of ${wt.branch} to the working tree (not committed).`,
+  };
 }
 
 function conflictFiles(stderr: string): string[] {
   const files = new Set<string>();
-  for (const m of stderr.matchAll(/error: (?:patch failed: )?([^:\n]+?)(?::\d+)?(?:: (?:patch does not apply|already exists in working directory|does not exist in index|No such file or directory))?$/gm)) {
+  for (const m of stderr.matchAll(
+    /error: (?:patch failed: )?([^:\n]+?)(?::\d+)?(?:: (?:patch does not apply|already exists in working directory|does not exist in index|No such file or directory))?$/gm,
+  )) {
     const f = m[1].trim();
     if (f && !f.startsWith('patch failed') && !/^(patch|corrupt)/.test(f)) files.add(f);
   }
@@ -172,11 +208,30 @@ function conflictFiles(stderr: string): string[] {
  * `git merge --abort`; nothing is resolved here.
  */
 export async function mergeTaskBranch(wt: TaskWorktree, message = `Merge ${wt.branch}`): Promise<IntegrateResult> {
-  const r = await git(wt.repo, ['-c', 'user.name=Forge', '-c', 'user.email=forge@localhost', 'merge', '--no-ff', '--no-edit', '-m', message, wt.branch]);
+  const r = await git(wt.repo, [
+    '-c',
+    'user.name=Forge',
+    '-c',
+    'user.email=forge@localhost',
+    'merge',
+    '--no-ff',
+    '--no-edit',
+    '-m',
+    message,
+    wt.branch,
+  ]);
   if (r.code === 0) return { ok: true, conflicts: [], message: `Merged ${wt.branch}.` };
   const unmerged = await git(wt.repo, ['diff', '--name-only', '--diff-filter=U']);
-  const conflicts = unmerged.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
-  if (conflicts.length) return { ok: false, conflicts, message: `Merge of ${wt.branch} stopped on conflicts in ${conflicts.join(', ')}: resolve them and commit, or run git merge --abort.` };
+  const conflicts = unmerged.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (conflicts.length)
+    return {
+      ok: false,
+      conflicts,
+      message: `Merge of ${wt.branch} stopped on conflicts in ${conflicts.join(', ')}: resolve them and commit, or run git merge --abort.`,
+    };
   return { ok: false, conflicts: [], message: `Merge of ${wt.branch} did not start: ${(r.stderr || r.stdout).trim()}` };
 }
 

@@ -2,8 +2,16 @@
 // table, maps request ids to AbortControllers (Stop crosses the boundary as a request id), and keeps every
 // connected webview in sync with the transcript (full snapshot on `ready`, coalesced patches after).
 import {
-  parseWebviewMessage, RUN_REQUESTS, type Action, type EcosystemView, type HostMessage, type PatchOp, type ProviderStatus, type Snapshot,
-  type TaskSummary, type WebviewMessage,
+  parseWebviewMessage,
+  RUN_REQUESTS,
+  type Action,
+  type EcosystemView,
+  type HostMessage,
+  type PatchOp,
+  type ProviderStatus,
+  type Snapshot,
+  type TaskSummary,
+  type WebviewMessage,
 } from '../protocol/messages';
 import { PatchCoalescer, type Scheduler } from './coalescer';
 import { Transcript } from './transcript';
@@ -55,7 +63,10 @@ export class PanelBridge {
     private readonly logger: PanelLogger,
     opts: PanelBridgeOptions = {},
   ) {
-    this.coalescer = new PatchCoalescer((ops) => this.sendPatch(ops), { intervalMs: opts.flushIntervalMs, scheduler: opts.scheduler });
+    this.coalescer = new PatchCoalescer((ops) => this.sendPatch(ops), {
+      intervalMs: opts.flushIntervalMs,
+      scheduler: opts.scheduler,
+    });
     this.attachTranscript(this.transcript);
   }
 
@@ -128,7 +139,18 @@ export class PanelBridge {
 
   snapshot(): Snapshot {
     const t = this.transcript.snapshot();
-    return { seq: this.seq, taskId: t.taskId, items: t.items, status: t.status, progress: t.progress, provider: this.provider, history: this.history, ...(this.modes ? { modes: this.modes } : {}), ...(this.mode ? { mode: this.mode } : {}), ...(t.plan ? { plan: t.plan } : {}) };
+    return {
+      seq: this.seq,
+      taskId: t.taskId,
+      items: t.items,
+      status: t.status,
+      progress: t.progress,
+      provider: this.provider,
+      history: this.history,
+      ...(this.modes ? { modes: this.modes } : {}),
+      ...(this.mode ? { mode: this.mode } : {}),
+      ...(t.plan ? { plan: t.plan } : {}),
+    };
   }
 
   dispose(): void {
@@ -158,7 +180,9 @@ export class PanelBridge {
     try {
       const r = c.send(msg);
       if (r && typeof (r as Promise<unknown>).then === 'function') {
-        (r as Promise<unknown>).then(undefined, (err: unknown) => this.logger.warn(`panel: postMessage failed: ${String(err)}`));
+        (r as Promise<unknown>).then(undefined, (err: unknown) =>
+          this.logger.warn(`panel: postMessage failed: ${String(err)}`),
+        );
       }
     } catch (err) {
       this.logger.warn(`panel: postMessage failed: ${String(err)}`);
@@ -174,7 +198,9 @@ export class PanelBridge {
     try {
       this.dispatch(conn, parsed.message);
     } catch (err) {
-      this.logger.error(`panel: handling '${parsed.message.type}' failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      this.logger.error(
+        `panel: handling '${parsed.message.type}' failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
     }
   }
 
@@ -191,7 +217,8 @@ export class PanelBridge {
     const result = handle(this.handlers, m);
     if (result && typeof result.then === 'function') {
       result.then(undefined, (err: unknown) =>
-        this.logger.error(`panel: handling '${m.type}' failed: ${err instanceof Error ? err.message : String(err)}`));
+        this.logger.error(`panel: handling '${m.type}' failed: ${err instanceof Error ? err.message : String(err)}`),
+      );
     }
   }
 

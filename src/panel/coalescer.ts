@@ -31,7 +31,8 @@ function opItemId(op: PatchOp): string | undefined {
 }
 
 function withDelta(item: TranscriptItem, field: 'text' | 'argsText', delta: string): TranscriptItem | undefined {
-  if (field === 'text' && (item.kind === 'assistant' || item.kind === 'thinking')) return { ...item, text: item.text + delta };
+  if (field === 'text' && (item.kind === 'assistant' || item.kind === 'thinking'))
+    return { ...item, text: item.text + delta };
   if (field === 'argsText' && item.kind === 'tool') return { ...item, argsText: item.argsText + delta };
   return undefined;
 }
@@ -42,7 +43,10 @@ export class PatchCoalescer {
   private readonly intervalMs: number;
   private readonly scheduler: Scheduler;
 
-  constructor(private readonly sink: (ops: PatchOp[]) => void, opts: CoalescerOptions = {}) {
+  constructor(
+    private readonly sink: (ops: PatchOp[]) => void,
+    opts: CoalescerOptions = {},
+  ) {
     this.intervalMs = opts.intervalMs ?? 16;
     this.scheduler = opts.scheduler ?? realScheduler;
   }

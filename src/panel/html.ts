@@ -32,7 +32,8 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   ].join('; ');
 }
 
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttr = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function buildWebviewHtml(p: WebviewHtmlParts): string {
   const csp = contentSecurityPolicy(p.cspSource, p.nonce);
@@ -74,7 +75,8 @@ export function parseRestoredPanelState(state: unknown): RestoredPanelHint {
   const own = (k: string) => (Object.prototype.hasOwnProperty.call(s, k) ? s[k] : undefined);
   const hint: RestoredPanelHint = {};
   const taskId = own('taskId');
-  if (typeof taskId === 'string' && taskId.length > 0 && taskId.length <= MAX_HINT_ID && /^[\w.:-]+$/.test(taskId)) hint.taskId = taskId;
+  if (typeof taskId === 'string' && taskId.length > 0 && taskId.length <= MAX_HINT_ID && /^[\w.:-]+$/.test(taskId))
+    hint.taskId = taskId;
   const scrollTop = own('scrollTop');
   if (typeof scrollTop === 'number' && Number.isFinite(scrollTop) && scrollTop >= 0) hint.scrollTop = scrollTop;
   const stick = own('stick');

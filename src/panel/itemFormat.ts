@@ -21,7 +21,21 @@ export function safeId(id: string): string {
   return cleaned.length > 0 ? cleaned : '_';
 }
 
-const SUMMARY_KEYS = ['path', 'file', 'filePath', 'command', 'query', 'regex', 'pattern', 'url', 'question', 'result', 'reply', 'goal', 'task'];
+const SUMMARY_KEYS = [
+  'path',
+  'file',
+  'filePath',
+  'command',
+  'query',
+  'regex',
+  'pattern',
+  'url',
+  'question',
+  'result',
+  'reply',
+  'goal',
+  'task',
+];
 
 export function summarizeArgs(args: unknown, max = 160): string {
   if (args === undefined) return '';
@@ -49,7 +63,7 @@ function oneLine(s: string, max: number): string {
 export function prettyArgs(args: unknown, max: number): string {
   let text: string;
   try {
-    text = args === undefined ? '' : JSON.stringify(args, null, 2) ?? String(args);
+    text = args === undefined ? '' : (JSON.stringify(args, null, 2) ?? String(args));
   } catch {
     text = String(args);
   }
@@ -72,7 +86,10 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
       return { kind: 'generic', summary: cap(preview.summary, LIMITS.preview).text };
     case 'edit': {
       // A timeout keeps a pathological diff from blocking the extension host; counts are then unknown (0).
-      const patch = createPatch(preview.displayPath ?? preview.path, preview.original, preview.proposed, '', '', { context: 3, timeout: 250 });
+      const patch = createPatch(preview.displayPath ?? preview.path, preview.original, preview.proposed, '', '', {
+        context: 3,
+        timeout: 250,
+      });
       let added = 0;
       let removed = 0;
       let body = '';
@@ -88,8 +105,14 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
       }
       const { text, truncated } = cap(body, Math.min(diffChars, LIMITS.preview));
       return {
-        kind: 'edit', path: preview.path.slice(0, LIMITS.path), displayPath: preview.displayPath?.slice(0, LIMITS.path), isNewFile: preview.isNewFile,
-        added, removed, diff: text, diffTruncated: truncated || patch === undefined,
+        kind: 'edit',
+        path: preview.path.slice(0, LIMITS.path),
+        displayPath: preview.displayPath?.slice(0, LIMITS.path),
+        isNewFile: preview.isNewFile,
+        added,
+        removed,
+        diff: text,
+        diffTruncated: truncated || patch === undefined,
         ...editHunks(preview),
       };
     }
@@ -97,7 +120,8 @@ export function previewView(preview: ApprovalPreview | undefined, diffChars: num
 }
 
 export function approvalSummary(toolName: string, args: unknown, preview: ApprovalPreview | undefined): string {
-  if (preview?.kind === 'edit') return `${preview.isNewFile ? 'Create' : 'Edit'} ${preview.displayPath ?? preview.path}`;
+  if (preview?.kind === 'edit')
+    return `${preview.isNewFile ? 'Create' : 'Edit'} ${preview.displayPath ?? preview.path}`;
   if (preview?.kind === 'command') return `Run: ${oneLine(preview.command, 200)}`;
   if (preview?.kind === 'generic') return oneLine(preview.summary, 200);
   const s = summarizeArgs(args, 200);
@@ -119,8 +143,10 @@ export function runEndActions(reason: TerminationReason, detail: string): Action
     case 'guardrail':
       return ['continue', 'new_task'];
     case 'error':
-      if (/api[ _-]?key|unauthori[sz]ed|\b401\b|\b403\b|authentication/i.test(detail)) return ['set_api_key', 'select_model', 'show_logs'];
-      if (/model.*(not found|unknown|unavailable)|\b404\b|Select Model/i.test(detail)) return ['select_model', 'retry', 'show_logs'];
+      if (/api[ _-]?key|unauthori[sz]ed|\b401\b|\b403\b|authentication/i.test(detail))
+        return ['set_api_key', 'select_model', 'show_logs'];
+      if (/model.*(not found|unknown|unavailable)|\b404\b|Select Model/i.test(detail))
+        return ['select_model', 'retry', 'show_logs'];
       // Unreachable endpoint, timeouts, server errors: try again, or fix the setting that points at it.
       if (/^Model error/.test(detail)) return ['retry', 'open_settings', 'show_logs'];
       return ['retry', 'show_logs'];

@@ -13,7 +13,9 @@ const EDITOR_PANEL_TYPE = 'forge.chatEditor';
 /** Sees each message to ('out') or from ('in') a webview; `webview` says which one (sidebar or an editor tab). */
 type PanelObserver = (direction: 'in' | 'out', msg: unknown, webview: vscode.Webview) => void;
 
-export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.Disposable {
+export class ForgePanelProvider
+  implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.Disposable
+{
   static readonly viewId = CHAT_VIEW_ID;
   readonly bridge: PanelBridge;
   /** The tab reveal()/prefill() target: the most recently opened or restored one. */
@@ -108,15 +110,19 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
     // The sidebar view keeps its content while hidden (SIDEBAR_RETAINS_CONTEXT): hiding does not unload it, so it
     // stays ready and is shown again at once, without reloading its script and re-rendering the transcript.
     if (!SIDEBAR_RETAINS_CONTEXT) {
-      subs.push(view.onDidChangeVisibility(() => {
-        if (!view.visible) this.readyWebviews.delete(view.webview);
-      }));
+      subs.push(
+        view.onDidChangeVisibility(() => {
+          if (!view.visible) this.readyWebviews.delete(view.webview);
+        }),
+      );
     }
-    subs.push(view.onDidDispose(() => {
-      this.readyWebviews.delete(view.webview);
-      if (this.view === view) this.view = undefined;
-      vscode.Disposable.from(...subs).dispose();
-    }));
+    subs.push(
+      view.onDidDispose(() => {
+        this.readyWebviews.delete(view.webview);
+        if (this.view === view) this.view = undefined;
+        vscode.Disposable.from(...subs).dispose();
+      }),
+    );
   }
 
   /** Opens (or reveals) the chat in an editor tab; it mirrors the same transcript as the sidebar. */
@@ -140,7 +146,9 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const hint = parseRestoredPanelState(state);
     this.adoptEditorPanel(panel);
-    this.logger.info(`panel: restored the editor tab${hint.taskId ? ` (it showed task ${hint.taskId}; the host sends its current task)` : ''}`);
+    this.logger.info(
+      `panel: restored the editor tab${hint.taskId ? ` (it showed task ${hint.taskId}; the host sends its current task)` : ''}`,
+    );
   }
 
   dispose(): void {
@@ -156,15 +164,19 @@ export class ForgePanelProvider implements vscode.WebviewViewProvider, vscode.We
     // panel.webview throws once the panel is disposed (also inside onDidDispose): keep our own reference.
     const webview = panel.webview;
     const subs = this.wire(webview);
-    subs.push(panel.onDidChangeViewState(() => {
-      if (!panel.visible) this.readyWebviews.delete(webview);
-    }));
-    subs.push(panel.onDidDispose(() => {
-      this.readyWebviews.delete(webview);
-      this.editorPanels.delete(panel);
-      if (this.editorPanel === panel) this.editorPanel = [...this.editorPanels].at(-1);
-      vscode.Disposable.from(...subs).dispose();
-    }));
+    subs.push(
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.readyWebviews.delete(webview);
+      }),
+    );
+    subs.push(
+      panel.onDidDispose(() => {
+        this.readyWebviews.delete(webview);
+        this.editorPanels.delete(panel);
+        if (this.editorPanel === panel) this.editorPanel = [...this.editorPanels].at(-1);
+        vscode.Disposable.from(...subs).dispose();
+      }),
+    );
     return panel;
   }
 
@@ -229,7 +241,9 @@ export function registerForgePanel(
   const provider = new ForgePanelProvider(context.extensionUri, handlers, logger, options);
   context.subscriptions.push(
     provider,
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: SIDEBAR_RETAINS_CONTEXT } }),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider, {
+      webviewOptions: { retainContextWhenHidden: SIDEBAR_RETAINS_CONTEXT },
+    }),
     vscode.window.registerWebviewPanelSerializer(EDITOR_PANEL_TYPE, provider),
   );
   return provider;

@@ -2,7 +2,16 @@
 // and reports each change as PatchOps. Pure: no vscode, injectable clock. The webview only ever mirrors this.
 import type { AgentEvent } from '../core/loop/events';
 import {
-  LIMITS, type Action, type ChangedFile, type HunkView, type ItemOf, type PatchOp, type PlanView, type Progress, type RunStatus, type TranscriptItem,
+  LIMITS,
+  type Action,
+  type ChangedFile,
+  type HunkView,
+  type ItemOf,
+  type PatchOp,
+  type PlanView,
+  type Progress,
+  type RunStatus,
+  type TranscriptItem,
 } from '../protocol/messages';
 import { foldChanges, foldHunkReview } from './fold/changes';
 import { foldCheckpointMark, lastCardOf, markRedone, type CheckpointMark } from './fold/checkpoints';
@@ -73,7 +82,13 @@ export class Transcript {
 
   /** A deep-enough copy to serialize: items are replaced (never mutated) once handed out. */
   snapshot(): TranscriptState {
-    return { taskId: this.taskId, items: this.items.all().slice(), status: { ...this.status }, progress: this.progress && { ...this.progress }, ...(this.plan ? { plan: this.plan } : {}) };
+    return {
+      taskId: this.taskId,
+      items: this.items.all().slice(),
+      status: { ...this.status },
+      progress: this.progress && { ...this.progress },
+      ...(this.plan ? { plan: this.plan } : {}),
+    };
   }
 
   getItems(): readonly TranscriptItem[] {
@@ -118,7 +133,12 @@ export class Transcript {
    * (no usable model) is dropped again by clearSetupErrors once a model is configured.
    */
   addError(message: string, actions: Action[] = [], topic?: 'setup'): PatchOp[] {
-    const error = { kind: 'error' as const, message: cap(message, LIMITS.preview).text, actions, ...(topic ? { topic } : {}) };
+    const error = {
+      kind: 'error' as const,
+      message: cap(message, LIMITS.preview).text,
+      actions,
+      ...(topic ? { topic } : {}),
+    };
     return this.change((ops) => this.items.append(ops, { id: this.items.nextId(), ts: this.now(), ...error }));
   }
 
@@ -136,7 +156,10 @@ export class Transcript {
    * Updates the latest tool card of `toolCallId` (the edit journal marks a checkpoint, a command's changed files).
    * Returns false when there is no such card.
    */
-  annotateTool(toolCallId: string, patch: Partial<Pick<ItemOf<'tool'>, 'checkpoint' | 'changedFiles' | 'changedFilesMore' | 'changedFilesUntracked'>>): boolean {
+  annotateTool(
+    toolCallId: string,
+    patch: Partial<Pick<ItemOf<'tool'>, 'checkpoint' | 'changedFiles' | 'changedFilesMore' | 'changedFilesUntracked'>>,
+  ): boolean {
     const item = this.cards.find(toolCallId);
     if (!item) return false;
     this.change((ops) => this.items.update(ops, { ...item, ...patch }));
@@ -160,7 +183,13 @@ export class Transcript {
   truncateAfterTools(toolCallIds: readonly string[]): boolean {
     const last = lastCardOf(this.items.all(), toolCallIds);
     if (last < 0) return false;
-    this.reset({ taskId: this.taskId, items: this.items.all().slice(0, last + 1), status: this.status, progress: this.progress, plan: this.plan });
+    this.reset({
+      taskId: this.taskId,
+      items: this.items.all().slice(0, last + 1),
+      status: this.status,
+      progress: this.progress,
+      plan: this.plan,
+    });
     return true;
   }
 
@@ -208,7 +237,11 @@ export class Transcript {
         this.setStatus(ops, { ...this.status, state: 'awaiting_approval' });
         break;
       case 'approval_resolved':
-        if (this.cards.resolveApproval(ops, e) && this.status.state === 'awaiting_approval' && !this.cards.hasPendingApproval()) {
+        if (
+          this.cards.resolveApproval(ops, e) &&
+          this.status.state === 'awaiting_approval' &&
+          !this.cards.hasPendingApproval()
+        ) {
           this.setStatus(ops, { ...this.status, state: 'running' });
         }
         break;
@@ -220,9 +253,14 @@ export class Transcript {
         break;
       case 'iteration':
         this.setProgress(ops, {
-          iteration: e.iteration, maxIterations: e.maxIterations, inputTokens: e.usage.inputTokens,
-          outputTokens: e.usage.outputTokens, costUsd: e.costUsd, elapsedMs: Math.max(0, e.elapsedMs),
-          contextTokens: e.contextTokens, contextWindow: e.contextWindow,
+          iteration: e.iteration,
+          maxIterations: e.maxIterations,
+          inputTokens: e.usage.inputTokens,
+          outputTokens: e.usage.outputTokens,
+          costUsd: e.costUsd,
+          elapsedMs: Math.max(0, e.elapsedMs),
+          contextTokens: e.contextTokens,
+          contextWindow: e.contextWindow,
         });
         break;
       case 'warning':
@@ -257,23 +295,47 @@ export class Transcript {
     const shown = this.pendingDisplay ?? e.userMessage;
     this.pendingDisplay = undefined;
     if (e.userMessage.trim() && shown.trim()) {
-      this.items.append(ops, { id: this.items.nextId(), ts: this.now(), kind: 'user', text: cap(shown, LIMITS.itemText).text });
+      this.items.append(ops, {
+        id: this.items.nextId(),
+        ts: this.now(),
+        kind: 'user',
+        text: cap(shown, LIMITS.itemText).text,
+      });
     }
-    this.setStatus(ops, { state: 'running', runId: safeId(e.runId), requestId: this.pendingRequestId, mode: e.mode.slice(0, 100) });
+    this.setStatus(ops, {
+      state: 'running',
+      runId: safeId(e.runId),
+      requestId: this.pendingRequestId,
+      mode: e.mode.slice(0, 100),
+    });
     this.pendingRequestId = undefined;
     if (e.taskId) this.taskId = safeId(e.taskId);
     // Continue / resume (no new message) go on counting where the task was: "Iteration 7 / 25", not 0.
     const carried = !e.userMessage.trim() && this.progress ? Math.min(this.progress.iteration, e.maxIterations) : 0;
-    this.setProgress(ops, { iteration: carried, maxIterations: e.maxIterations, inputTokens: 0, outputTokens: 0, elapsedMs: 0 });
+    this.setProgress(ops, {
+      iteration: carried,
+      maxIterations: e.maxIterations,
+      inputTokens: 0,
+      outputTokens: 0,
+      elapsedMs: 0,
+    });
   }
 
   private endRun(ops: PatchOp[], r: Extract<AgentEvent, { type: 'run_end' }>['report']): void {
     this.stream.close(ops);
     this.cards.cancelOpen(ops);
-    this.items.append(ops, { id: this.items.nextId(), ts: this.now(), ...runEndCard(r, this.items.all(), this.status.mode) });
+    this.items.append(ops, {
+      id: this.items.nextId(),
+      ts: this.now(),
+      ...runEndCard(r, this.items.all(), this.status.mode),
+    });
     this.setProgress(ops, {
-      ...this.baseProgress(), iteration: r.iterations, inputTokens: r.usage.inputTokens,
-      outputTokens: r.usage.outputTokens, costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs),
+      ...this.baseProgress(),
+      iteration: r.iterations,
+      inputTokens: r.usage.inputTokens,
+      outputTokens: r.usage.outputTokens,
+      costUsd: r.costUsd,
+      elapsedMs: Math.max(0, r.elapsedMs),
     });
     this.setStatus(ops, { state: 'idle' });
   }

@@ -4,10 +4,21 @@
 import * as z from 'zod';
 import { ActionSchema, TranscriptItemSchema } from './items';
 import { Count, Id, Label, LIMITS, Preview, Text } from './primitives';
-import { PlanViewSchema, ProgressSchema, ProviderStatusSchema, RunStatusSchema, SnapshotSchema, TaskSummarySchema } from './state';
+import {
+  PlanViewSchema,
+  ProgressSchema,
+  ProviderStatusSchema,
+  RunStatusSchema,
+  SnapshotSchema,
+  TaskSummarySchema,
+} from './state';
 
 export const SlashCommandInfoSchema = z.object({
-  name: z.string().min(1).max(64).regex(/^[A-Za-z][\w.:-]*$/),
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z][\w.:-]*$/),
   description: Label,
   argumentHint: z.string().max(100).optional(),
   source: z.string().max(100),
@@ -34,8 +45,18 @@ export type PatchOp = z.infer<typeof PatchOpSchema>;
 
 /** MCP servers, project rules in use and queued attachments: the panel's compact ecosystem strip. */
 export const EcosystemSchema = z.object({
-  mcp: z.array(z.object({ name: Label, state: z.string().max(20), tools: Count.optional(), error: Label.optional() })).max(100),
-  rules: z.array(z.object({ display: z.string().max(LIMITS.path), kind: z.enum(['root', 'forge', 'nested', 'imported']), truncated: z.boolean() })).max(200),
+  mcp: z
+    .array(z.object({ name: Label, state: z.string().max(20), tools: Count.optional(), error: Label.optional() }))
+    .max(100),
+  rules: z
+    .array(
+      z.object({
+        display: z.string().max(LIMITS.path),
+        kind: z.enum(['root', 'forge', 'nested', 'imported']),
+        truncated: z.boolean(),
+      }),
+    )
+    .max(200),
   attachments: z.array(Label).max(50),
 });
 export type EcosystemView = z.infer<typeof EcosystemSchema>;
@@ -57,9 +78,16 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('mode'), mode: Label }),
   /** Answer to check_provider: whether the endpoint answers, its models, and local servers found. */
   z.object({
-    type: z.literal('provider_check'), ok: z.boolean(), message: Preview.optional(),
+    type: z.literal('provider_check'),
+    ok: z.boolean(),
+    message: Preview.optional(),
     models: z.array(Label).max(LIMITS.models).optional(),
-    local: z.array(z.object({ label: Label, baseUrl: z.string().max(LIMITS.path), models: z.array(Label).max(LIMITS.models) })).max(4).optional(),
+    local: z
+      .array(
+        z.object({ label: Label, baseUrl: z.string().max(LIMITS.path), models: z.array(Label).max(LIMITS.models) }),
+      )
+      .max(4)
+      .optional(),
   }),
   /** The slash commands the input completes (built-ins, `.forge/commands/*.md`, MCP prompts). */
   z.object({ type: z.literal('slash_commands'), commands: z.array(SlashCommandInfoSchema).max(500) }),

@@ -7,14 +7,41 @@ import { Count, Id, Label, LIMITS, Ms, Preview, Text } from './primitives';
 // ---------- shared pieces ----------
 
 export const TerminationReasonSchema = z.enum([
-  'done', 'asked', 'converse', 'stopped', 'max_iterations', 'breaker', 'stagnation', 'guardrail', 'error',
+  'done',
+  'asked',
+  'converse',
+  'stopped',
+  'max_iterations',
+  'breaker',
+  'stagnation',
+  'guardrail',
+  'error',
 ]);
 
 /** Buttons the host can attach to a notice; the webview maps each to a WebviewMessage. */
-export const ActionSchema = z.enum(['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs', 'retry', 'setup_model', 'implement_plan']);
+export const ActionSchema = z.enum([
+  'continue',
+  'new_task',
+  'set_api_key',
+  'select_model',
+  'open_settings',
+  'show_logs',
+  'retry',
+  'setup_model',
+  'implement_plan',
+]);
 export type Action = z.infer<typeof ActionSchema>;
 
-export const ToolStatusSchema = z.enum(['pending', 'running', 'awaiting_approval', 'done', 'error', 'rejected', 'cancelled', 'interrupted']);
+export const ToolStatusSchema = z.enum([
+  'pending',
+  'running',
+  'awaiting_approval',
+  'done',
+  'error',
+  'rejected',
+  'cancelled',
+  'interrupted',
+]);
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 
 export const ApprovalStatusSchema = z.enum(['pending', 'approved', 'approved_task', 'rejected', 'cancelled']);
@@ -30,7 +57,10 @@ export const HunkViewSchema = z.object({
   header: Label,
   /** Unified-diff lines (a little context around the change), capped. */
   body: Preview,
-  oldStart: Count, oldLines: Count, newStart: Count, newLines: Count,
+  oldStart: Count,
+  oldLines: Count,
+  newStart: Count,
+  newLines: Count,
   state: HunkStateSchema,
   reason: z.string().max(LIMITS.rejectReason).optional(),
 });
@@ -39,13 +69,21 @@ export type HunkView = z.infer<typeof HunkViewSchema>;
 /** What the panel shows of an ApprovalPreview: the full diff lives in the diff editor, the card gets a capped one. */
 export const ApprovalPreviewViewSchema = z.discriminatedUnion('kind', [
   z.object({
-    kind: z.literal('edit'), path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(),
-    added: Count, removed: Count, diff: Preview, diffTruncated: z.boolean(),
+    kind: z.literal('edit'),
+    path: z.string().max(LIMITS.path),
+    displayPath: z.string().max(LIMITS.path).optional(),
+    isNewFile: z.boolean(),
+    added: Count,
+    removed: Count,
+    diff: Preview,
+    diffTruncated: z.boolean(),
     /** Per-hunk review (absent: the edit is approved whole); the host updates the states as the user decides. */
     hunks: z.array(HunkViewSchema).max(200).optional(),
   }),
   z.object({
-    kind: z.literal('command'), command: Preview, cwd: z.string().max(LIMITS.path).optional(),
+    kind: z.literal('command'),
+    command: Preview,
+    cwd: z.string().max(LIMITS.path).optional(),
     /** What "Always for this task" allows from now on (e.g. "git commit"); absent: nothing beyond this call. */
     grant: z.string().max(LIMITS.path).optional(),
     /** Whether and how the command runs contained. */
@@ -62,8 +100,18 @@ const base = { id: Id, ts: Ms, parentId: Id.optional() };
 const MemorySchema = z.object({ id: Label, content: Preview, type: Label });
 
 export const UserItemSchema = z.object({ ...base, kind: z.literal('user'), text: Text });
-export const AssistantItemSchema = z.object({ ...base, kind: z.literal('assistant'), text: Text, streaming: z.boolean() });
-export const ThinkingItemSchema = z.object({ ...base, kind: z.literal('thinking'), text: Text, streaming: z.boolean() });
+export const AssistantItemSchema = z.object({
+  ...base,
+  kind: z.literal('assistant'),
+  text: Text,
+  streaming: z.boolean(),
+});
+export const ThinkingItemSchema = z.object({
+  ...base,
+  kind: z.literal('thinking'),
+  text: Text,
+  streaming: z.boolean(),
+});
 export const ToolItemSchema = z.object({
   ...base,
   kind: z.literal('tool'),
@@ -83,7 +131,16 @@ export const ToolItemSchema = z.object({
   /** Tail of live progress output (terminal chunks). */
   progress: Preview.optional(),
   /** An edit the user approved from its card: the row reads "edited src/x.ts +4 −1" and reopens the change. */
-  edit: z.object({ path: z.string().max(LIMITS.path), displayPath: z.string().max(LIMITS.path).optional(), isNewFile: z.boolean(), added: Count, removed: Count, requestId: Id }).optional(),
+  edit: z
+    .object({
+      path: z.string().max(LIMITS.path),
+      displayPath: z.string().max(LIMITS.path).optional(),
+      isNewFile: z.boolean(),
+      added: Count,
+      removed: Count,
+      requestId: Id,
+    })
+    .optional(),
   /** A command's exit code (null: killed by a signal); absent for other tools. */
   exitCode: z.number().int().nullable().optional(),
   /** The call changed files (edit journal): its step is a checkpoint the user can restore to. */
@@ -112,14 +169,23 @@ export const ApprovalItemSchema = z.object({
   sensitive: z.object({ path: z.string().max(LIMITS.path), notice: Label }).optional(),
 });
 export const WarningItemSchema = z.object({
-  ...base, kind: z.literal('warning'),
-  warningKind: z.enum(['iteration_limit', 'stagnation', 'retry', 'budget', 'fallback', 'other']), message: Preview,
+  ...base,
+  kind: z.literal('warning'),
+  warningKind: z.enum(['iteration_limit', 'stagnation', 'retry', 'budget', 'fallback', 'other']),
+  message: Preview,
 });
 export const CompactionItemSchema = z.object({
-  ...base, kind: z.literal('compaction'), beforeTokens: Count, afterTokens: Count, summary: Preview,
+  ...base,
+  kind: z.literal('compaction'),
+  beforeTokens: Count,
+  afterTokens: Count,
+  summary: Preview,
 });
 export const MemoryItemSchema = z.object({
-  ...base, kind: z.literal('memory'), direction: z.enum(['recalled', 'learned']), memories: z.array(MemorySchema).max(100),
+  ...base,
+  kind: z.literal('memory'),
+  direction: z.enum(['recalled', 'learned']),
+  memories: z.array(MemorySchema).max(100),
 });
 export const RunEndItemSchema = z.object({
   ...base,
@@ -134,9 +200,16 @@ export const RunEndItemSchema = z.object({
   elapsedMs: Ms,
   actions: z.array(ActionSchema).max(6),
   /** What besides the model steps the totals include (compaction, reflection, sub-agents); costUsd absent = unknown price. */
-  spend: z.array(z.object({
-    source: z.enum(['steps', 'compaction', 'reflection', 'sub_agents']), tokens: Count, costUsd: z.number().nonnegative().optional(),
-  })).max(4).optional(),
+  spend: z
+    .array(
+      z.object({
+        source: z.enum(['steps', 'compaction', 'reflection', 'sub_agents']),
+        tokens: Count,
+        costUsd: z.number().nonnegative().optional(),
+      }),
+    )
+    .max(4)
+    .optional(),
   /** "<provider>:<model>" the run switched to after the primary kept failing. */
   fallbackModel: Label.optional(),
 });
@@ -174,22 +247,43 @@ export const ChangedFileSchema = z.object({
 export type ChangedFile = z.infer<typeof ChangedFileSchema>;
 /** The completion block's list of files the task changed (View changes, Undo / Keep per file, New task). */
 export const ChangesItemSchema = z.object({
-  ...base, kind: z.literal('changes'), taskId: Id, files: z.array(ChangedFileSchema).max(500), more: Count.optional(),
+  ...base,
+  kind: z.literal('changes'),
+  taskId: Id,
+  files: z.array(ChangedFileSchema).max(500),
+  more: Count.optional(),
 });
 export const ErrorItemSchema = z.object({
-  ...base, kind: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6),
+  ...base,
+  kind: z.literal('error'),
+  message: Preview,
+  actions: z.array(ActionSchema).max(6),
   /** 'setup': about the model not being set up; goes away once one is, and is never saved with the task. */
   topic: z.enum(['setup']).optional(),
 });
 /** The context a mode gathered before its first step (plan: manifests + tree, review: diff, test: test files). */
 export const ContextItemSchema = z.object({
-  ...base, kind: z.literal('context'), mode: Label, sources: z.array(Label).max(50), tokens: Count,
+  ...base,
+  kind: z.literal('context'),
+  mode: Label,
+  sources: z.array(Label).max(50),
+  tokens: Count,
 });
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
-  UserItemSchema, AssistantItemSchema, ThinkingItemSchema, ToolItemSchema, ApprovalItemSchema,
-  WarningItemSchema, CompactionItemSchema, MemoryItemSchema, RunEndItemSchema, ErrorItemSchema,
-  CheckpointItemSchema, ChangesItemSchema, ContextItemSchema,
+  UserItemSchema,
+  AssistantItemSchema,
+  ThinkingItemSchema,
+  ToolItemSchema,
+  ApprovalItemSchema,
+  WarningItemSchema,
+  CompactionItemSchema,
+  MemoryItemSchema,
+  RunEndItemSchema,
+  ErrorItemSchema,
+  CheckpointItemSchema,
+  ChangesItemSchema,
+  ContextItemSchema,
 ]);
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type ItemKind = TranscriptItem['kind'];

@@ -19,7 +19,11 @@ export const LIMITS = {
 } as const;
 
 /** Printable ASCII without spaces: request ids, tool call ids, task ids. */
-export const Id = z.string().min(1).max(LIMITS.id).regex(/^[\x21-\x7e]+$/, 'id must be printable ASCII without spaces');
+export const Id = z
+  .string()
+  .min(1)
+  .max(LIMITS.id)
+  .regex(/^[\x21-\x7e]+$/, 'id must be printable ASCII without spaces');
 export const Label = z.string().max(LIMITS.label);
 export const Text = z.string().max(LIMITS.itemText);
 export const Preview = z.string().max(LIMITS.preview);

@@ -36,7 +36,10 @@ export const ProviderStatusSchema = z.object({
   /** Why it is not usable, and what to do (e.g. "No API key for OpenAI: run Forge: Set API Key"). */
   problem: Label.optional(),
   /** Models the dropdown offers; select_model {modelId} picks one, select_model {} opens the host's picker. */
-  models: z.array(z.object({ id: Id, label: Label })).max(LIMITS.models).optional(),
+  models: z
+    .array(z.object({ id: Id, label: Label }))
+    .max(LIMITS.models)
+    .optional(),
   /** The id in `models` of the model in use (ids are provider-qualified, so `model` alone cannot pick it). */
   modelId: Id.optional(),
   /** How tool calls are made: native, or Forge's XML text format (auto switches when an endpoint cannot). */
@@ -63,7 +66,10 @@ export const TaskSummarySchema = z.object({
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 
 /** The task's live plan as the panel shows it (update_plan; the user can edit it). */
-export const PlanStepViewSchema = z.object({ text: z.string().min(1).max(500), status: z.enum(['pending', 'in_progress', 'done', 'skipped']) });
+export const PlanStepViewSchema = z.object({
+  text: z.string().min(1).max(500),
+  status: z.enum(['pending', 'in_progress', 'done', 'skipped']),
+});
 export const PlanViewSchema = z.object({
   goal: z.string().max(1_000),
   steps: z.array(PlanStepViewSchema).max(50),
@@ -84,7 +90,10 @@ export const SnapshotSchema = z.object({
   provider: ProviderStatusSchema,
   history: z.array(TaskSummarySchema).max(LIMITS.history),
   /** The modes the panel's mode switch offers, and the current task's mode. */
-  modes: z.array(z.object({ id: Id, label: Label })).max(20).optional(),
+  modes: z
+    .array(z.object({ id: Id, label: Label }))
+    .max(20)
+    .optional(),
   mode: Label.optional(),
   plan: PlanViewSchema.optional(),
 });

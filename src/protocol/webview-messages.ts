@@ -25,7 +25,11 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('continue'), requestId: Id }),
   z.strictObject({ type: z.literal('new_task') }),
   z.strictObject({ type: z.literal('load_task'), id: Id }),
-  z.strictObject({ type: z.literal('open_file'), path: z.string().min(1).max(LIMITS.path), line: z.number().int().positive().optional() }),
+  z.strictObject({
+    type: z.literal('open_file'),
+    path: z.string().min(1).max(LIMITS.path),
+    line: z.number().int().positive().optional(),
+  }),
   z.strictObject({ type: z.literal('open_diff'), requestId: Id }),
   z.strictObject({ type: z.literal('open_tool_output'), ref: Id }),
   z.strictObject({ type: z.literal('select_model'), modelId: Id.optional() }),
@@ -35,54 +39,90 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('delete_task'), id: Id }),
   z.strictObject({ type: z.literal('set_mode'), mode: Id }),
   /** The setup form: ask an endpoint for its models (and look for local servers); the key is not stored. */
-  z.strictObject({ type: z.literal('check_provider'), provider: ProviderIdSchema, baseUrl: z.string().max(LIMITS.path).optional(), apiKey: z.string().max(LIMITS.path).optional() }),
+  z.strictObject({
+    type: z.literal('check_provider'),
+    provider: ProviderIdSchema,
+    baseUrl: z.string().max(LIMITS.path).optional(),
+    apiKey: z.string().max(LIMITS.path).optional(),
+  }),
   /** The setup form's Save: settings for provider/base URL/model, SecretStorage for the key. */
   z.strictObject({
-    type: z.literal('save_provider'), provider: ProviderIdSchema, baseUrl: z.string().max(LIMITS.path).optional(),
-    model: z.string().max(LIMITS.label).optional(), apiKey: z.string().max(LIMITS.path).optional(),
+    type: z.literal('save_provider'),
+    provider: ProviderIdSchema,
+    baseUrl: z.string().max(LIMITS.path).optional(),
+    model: z.string().max(LIMITS.label).optional(),
+    apiKey: z.string().max(LIMITS.path).optional(),
   }),
   /** The user edited the plan's checklist: the whole plan as it now stands. */
   z.strictObject({
     /** Absent: the open task (a new task's id reaches the webview only with its next snapshot). */
-    type: z.literal('edit_plan'), taskId: Id.optional(),
-    plan: z.strictObject({ goal: z.string().min(1).max(1_000), steps: z.array(z.strictObject(PlanStepViewSchema.shape)).min(1).max(50), currentStep: z.number().int().min(1).max(50).optional() }),
+    type: z.literal('edit_plan'),
+    taskId: Id.optional(),
+    plan: z.strictObject({
+      goal: z.string().min(1).max(1_000),
+      steps: z.array(z.strictObject(PlanStepViewSchema.shape)).min(1).max(50),
+      currentStep: z.number().int().min(1).max(50).optional(),
+    }),
   }),
   /** "Restore to here" on a tool card: the files go back to how they were at the end of that call's step. */
   z.strictObject({ type: z.literal('restore_checkpoint'), taskId: Id.optional(), toolCallId: Id }),
   z.strictObject({ type: z.literal('redo_checkpoint'), taskId: Id.optional() }),
   /** The user's decision on one hunk of a pending edit ('pending' clears it). */
   z.strictObject({
-    type: z.literal('hunk_decision'), requestId: Id, index: Count, state: HunkStateSchema,
+    type: z.literal('hunk_decision'),
+    requestId: Id,
+    index: Count,
+    state: HunkStateSchema,
     reason: z.string().max(LIMITS.rejectReason).optional(),
   }),
   /** The completion block: view all changes (multi-file diff), open one file's diff, undo or keep one file. */
   z.strictObject({
-    type: z.literal('changes_action'), taskId: Id, action: z.enum(['view', 'open', 'undo', 'keep']),
+    type: z.literal('changes_action'),
+    taskId: Id,
+    action: z.enum(['view', 'open', 'undo', 'keep']),
     path: z.string().min(1).max(LIMITS.path).optional(),
   }),
   /** "Implement this plan" on a plan-mode run's completion: implement mode gets the plan as its task. */
   z.strictObject({ type: z.literal('implement_plan'), requestId: Id }),
   /** The ecosystem strip: MCP servers, rules (open_rule: `display` of a rule in use), attach a resource. */
-  z.strictObject({ type: z.literal('ecosystem_action'), action: EcosystemActionSchema, display: z.string().min(1).max(LIMITS.path).optional() }),
+  z.strictObject({
+    type: z.literal('ecosystem_action'),
+    action: EcosystemActionSchema,
+    display: z.string().min(1).max(LIMITS.path).optional(),
+  }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];
-export const WEBVIEW_MESSAGE_TYPES: readonly WebviewMessageType[] = WebviewMessageSchema.options.map((o) => o.shape.type.value);
+export const WEBVIEW_MESSAGE_TYPES: readonly WebviewMessageType[] = WebviewMessageSchema.options.map(
+  (o) => o.shape.type.value,
+);
 
 /** The messages that start a run: each comes with a Stop signal (its requestId) that lasts until the run ends. */
-export const RUN_REQUESTS = ['send_message', 'continue', 'implement_plan'] as const satisfies readonly WebviewMessageType[];
+export const RUN_REQUESTS = [
+  'send_message',
+  'continue',
+  'implement_plan',
+] as const satisfies readonly WebviewMessageType[];
 
 /** Maps a notice button to the message it posts. `continue` needs a fresh request id. */
 export function actionToMessage(action: Action, newRequestId: () => string): WebviewMessage {
   switch (action) {
     case 'continue':
-    case 'retry': return { type: 'continue', requestId: newRequestId() };
-    case 'setup_model': return { type: 'select_model' };
-    case 'new_task': return { type: 'new_task' };
-    case 'set_api_key': return { type: 'set_api_key' };
-    case 'select_model': return { type: 'select_model' };
-    case 'open_settings': return { type: 'open_settings' };
-    case 'show_logs': return { type: 'show_logs' };
-    case 'implement_plan': return { type: 'implement_plan', requestId: newRequestId() };
+    case 'retry':
+      return { type: 'continue', requestId: newRequestId() };
+    case 'setup_model':
+      return { type: 'select_model' };
+    case 'new_task':
+      return { type: 'new_task' };
+    case 'set_api_key':
+      return { type: 'set_api_key' };
+    case 'select_model':
+      return { type: 'select_model' };
+    case 'open_settings':
+      return { type: 'open_settings' };
+    case 'show_logs':
+      return { type: 'show_logs' };
+    case 'implement_plan':
+      return { type: 'implement_plan', requestId: newRequestId() };
   }
 }

@@ -46,14 +46,23 @@ function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): MessagePa
   for (const m of request.messages) {
     if (m.role === 'user') pushUser([{ type: 'text', text: m.content || ' ' }]);
     else if (m.role === 'tool') {
-      pushUser([{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
+      pushUser([
+        {
+          type: 'tool_result',
+          tool_use_id: m.toolCallId,
+          content: m.content,
+          ...(m.isError ? { is_error: true } : {}),
+        },
+      ]);
     } else {
       const blocks: ContentBlockParam[] = [];
       // Only signed thinking can be sent back; unsigned text (e.g. from another provider) is dropped.
-      for (const t of m.thinking ?? []) if (t.signature) blocks.push({ type: 'thinking', thinking: t.text, signature: t.signature });
+      for (const t of m.thinking ?? [])
+        if (t.signature) blocks.push({ type: 'thinking', thinking: t.text, signature: t.signature });
       if (m.content) blocks.push({ type: 'text', text: m.content });
       for (const c of m.toolCalls ?? []) {
-        const input = c.args && typeof c.args === 'object' && !Array.isArray(c.args) ? (c.args as Record<string, unknown>) : {};
+        const input =
+          c.args && typeof c.args === 'object' && !Array.isArray(c.args) ? (c.args as Record<string, unknown>) : {};
         blocks.push({ type: 'tool_use', id: c.id, name: c.name, input });
       }
       if (!blocks.length) blocks.push({ type: 'text', text: '(no output)' });
@@ -106,7 +115,8 @@ export function toAnthropicPrompt(request: Pick<ModelRequest, 'system' | 'messag
     // End of the user turn before the last assistant turn: where the previous step put its breakpoint.
     const lastMsg = flat[last].msg;
     let prevUser = -1;
-    for (let i = lastMsg - 1; i >= 0 && prevUser < 0; i--) if (messages[i].role === 'user' && messages[i + 1]?.role === 'assistant') prevUser = i;
+    for (let i = lastMsg - 1; i >= 0 && prevUser < 0; i--)
+      if (messages[i].role === 'user' && messages[i + 1]?.role === 'assistant') prevUser = i;
     if (prevUser >= 0) {
       let prev = -1;
       for (let i = last - 1; i >= 0 && prev < 0; i--) if (flat[i].msg <= prevUser && markable(flat[i].block)) prev = i;

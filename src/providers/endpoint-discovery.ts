@@ -81,10 +81,17 @@ function serverRoot(baseUrl: string): string {
   return normaliseBaseUrl(baseUrl).replace(/\/v1$/, '');
 }
 
-async function request(url: string, o: EndpointOptions, init: { method?: string; body?: unknown } = {}): Promise<unknown> {
+async function request(
+  url: string,
+  o: EndpointOptions,
+  init: { method?: string; body?: unknown } = {},
+): Promise<unknown> {
   const doFetch = o.fetch ?? fetch;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${o.timeoutMs ?? 2500} ms`)), o.timeoutMs ?? 2500);
+  const timer = setTimeout(
+    () => controller.abort(new Error(`timed out after ${o.timeoutMs ?? 2500} ms`)),
+    o.timeoutMs ?? 2500,
+  );
   try {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
@@ -148,13 +155,16 @@ async function ollamaWindow(o: EndpointOptions, model: string): Promise<ContextW
   // A loaded model reports the context it actually runs with (newer Ollama: /api/ps context_length).
   try {
     const ps = obj(await request(`${root}/api/ps`, o));
-    const running = (Array.isArray(ps?.models) ? ps.models : []).map(obj).find((m) => m && (m.name === model || m.model === model));
+    const running = (Array.isArray(ps?.models) ? ps.models : [])
+      .map(obj)
+      .find((m) => m && (m.name === model || m.model === model));
     const loaded = positive(running?.context_length);
     if (loaded) return { tokens: loaded, source: 'Ollama loaded context (api/ps)', flavour: 'ollama' };
   } catch {
     // older Ollama or not loaded: fall through
   }
-  if (trained && trained <= OLLAMA_DEFAULT_RUNTIME_CTX) return { tokens: trained, source: 'Ollama model_info context_length', flavour: 'ollama' };
+  if (trained && trained <= OLLAMA_DEFAULT_RUNTIME_CTX)
+    return { tokens: trained, source: 'Ollama model_info context_length', flavour: 'ollama' };
   return {
     tokens: OLLAMA_DEFAULT_RUNTIME_CTX,
     source: `Ollama default runtime context (model trained for ${trained ?? 'unknown'}; set num_ctx or OLLAMA_CONTEXT_LENGTH, or forge.contextWindow)`,
@@ -173,7 +183,13 @@ async function lmStudioWindow(o: EndpointOptions, model: string): Promise<Contex
       const loaded = positive(entry.loaded_context_length);
       if (loaded) return { tokens: loaded, source: 'LM Studio loaded_context_length', flavour: 'lmstudio' };
       const max = positive(entry.max_context_length);
-      if (max) return { tokens: max, source: 'LM Studio max_context_length (not loaded yet)', flavour: 'lmstudio', provisional: true };
+      if (max)
+        return {
+          tokens: max,
+          source: 'LM Studio max_context_length (not loaded yet)',
+          flavour: 'lmstudio',
+          provisional: true,
+        };
     }
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
@@ -185,7 +201,9 @@ async function lmStudioWindow(o: EndpointOptions, model: string): Promise<Contex
   const loaded = positive(obj(instance?.config)?.context_length);
   if (loaded) return { tokens: loaded, source: 'LM Studio loaded context_length', flavour: 'lmstudio' };
   const max = positive(entry.max_context_length);
-  return max ? { tokens: max, source: 'LM Studio max_context_length (not loaded yet)', flavour: 'lmstudio', provisional: true } : undefined;
+  return max
+    ? { tokens: max, source: 'LM Studio max_context_length (not loaded yet)', flavour: 'lmstudio', provisional: true }
+    : undefined;
 }
 
 /** llama.cpp server: GET /props -> default_generation_settings.n_ctx (the runtime context). */
@@ -207,7 +225,9 @@ function flavourOfField(baseUrl: string, field: string): ServerFlavour {
  * /v1/models entry (vLLM max_model_len, OpenRouter context_length, generic fields), then the native APIs of
  * Ollama, LM Studio and llama.cpp, tried together (only the server that is there answers).
  */
-export async function discoverContextWindow(o: EndpointOptions & { model: string; models?: RemoteModel[] }): Promise<ContextWindowInfo | undefined> {
+export async function discoverContextWindow(
+  o: EndpointOptions & { model: string; models?: RemoteModel[] },
+): Promise<ContextWindowInfo | undefined> {
   let models = o.models;
   if (!models) {
     try {
@@ -231,7 +251,12 @@ export async function discoverContextWindow(o: EndpointOptions & { model: string
   if (found) return found;
   // llama.cpp's /v1/models carries the trained length only (meta.n_ctx_train): better than nothing.
   if (entry?.contextWindow && entry.contextField) {
-    return { tokens: entry.contextWindow, source: `llama.cpp ${entry.contextField}`, flavour: 'llamacpp', provisional: true };
+    return {
+      tokens: entry.contextWindow,
+      source: `llama.cpp ${entry.contextField}`,
+      flavour: 'llamacpp',
+      provisional: true,
+    };
   }
   return undefined;
 }
@@ -318,7 +343,12 @@ export async function checkEndpoint(o: EndpointOptions & { model?: string }): Pr
     const u = new URL(base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
   } catch {
-    return { ok: false, models: [], problem: 'unreachable', message: `"${o.baseUrl}" is not a URL; it should look like http://127.0.0.1:11434/v1` };
+    return {
+      ok: false,
+      models: [],
+      problem: 'unreachable',
+      message: `"${o.baseUrl}" is not a URL; it should look like http://127.0.0.1:11434/v1`,
+    };
   }
   let models: RemoteModel[];
   try {
@@ -326,29 +356,71 @@ export async function checkEndpoint(o: EndpointOptions & { model?: string }): Pr
   } catch (err) {
     if (err instanceof HttpError) {
       if (err.status === 401 || err.status === 403) {
-        return { ok: false, models: [], problem: 'auth', message: `${base} refused the API key (HTTP ${err.status}); run "Forge: Set API Key".` };
+        return {
+          ok: false,
+          models: [],
+          problem: 'auth',
+          message: `${base} refused the API key (HTTP ${err.status}); run "Forge: Set API Key".`,
+        };
       }
       if (err.status === 404 || err.status === 405 || /not JSON/.test(err.body)) {
-        const hint = /\/v1$/.test(base) ? 'check the path: most servers serve the API under /v1' : `it should end in /v1 (e.g. ${serverRoot(base)}/v1)`;
-        return { ok: false, models: [], problem: 'wrong_base_url', message: `Wrong base URL: ${base}/models is not there (HTTP ${err.status}); ${hint}.` };
+        const hint = /\/v1$/.test(base)
+          ? 'check the path: most servers serve the API under /v1'
+          : `it should end in /v1 (e.g. ${serverRoot(base)}/v1)`;
+        return {
+          ok: false,
+          models: [],
+          problem: 'wrong_base_url',
+          message: `Wrong base URL: ${base}/models is not there (HTTP ${err.status}); ${hint}.`,
+        };
       }
-      return { ok: false, models: [], problem: 'http', message: `${base}/models answered HTTP ${err.status}: ${err.body.slice(0, 200)}` };
+      return {
+        ok: false,
+        models: [],
+        problem: 'http',
+        message: `${base}/models answered HTTP ${err.status}: ${err.body.slice(0, 200)}`,
+      };
     }
     const code = errorCode(err);
     if (code === 'ECONNREFUSED') {
-      return { ok: false, models: [], problem: 'refused', message: `Nothing is listening at ${base}; ${isRunningHint(base)}` };
+      return {
+        ok: false,
+        models: [],
+        problem: 'refused',
+        message: `Nothing is listening at ${base}; ${isRunningHint(base)}`,
+      };
     }
-    const aborted = (err as { name?: string })?.name === 'AbortError' || /timed out/.test(String((err as Error)?.message ?? err));
+    const aborted =
+      (err as { name?: string })?.name === 'AbortError' || /timed out/.test(String((err as Error)?.message ?? err));
     if (aborted) {
-      return { ok: false, models: [], problem: 'timeout', message: `${base} did not answer within ${o.timeoutMs ?? 2500} ms; ${isRunningHint(base)}` };
+      return {
+        ok: false,
+        models: [],
+        problem: 'timeout',
+        message: `${base} did not answer within ${o.timeoutMs ?? 2500} ms; ${isRunningHint(base)}`,
+      };
     }
-    return { ok: false, models: [], problem: 'unreachable', message: `Could not reach ${base} (${code ?? (err instanceof Error ? err.message : String(err))}); ${isRunningHint(base)}` };
+    return {
+      ok: false,
+      models: [],
+      problem: 'unreachable',
+      message: `Could not reach ${base} (${code ?? (err instanceof Error ? err.message : String(err))}); ${isRunningHint(base)}`,
+    };
   }
-  if (o.model && models.length > 0 && !models.some((m) => m.id === o.model || m.id === `${o.model}:latest` || `${m.id}:latest` === o.model)) {
+  if (
+    o.model &&
+    models.length > 0 &&
+    !models.some((m) => m.id === o.model || m.id === `${o.model}:latest` || `${m.id}:latest` === o.model)
+  ) {
     const names = models.map((m) => m.id);
     const shown = names.slice(0, 12).join(', ') + (names.length > 12 ? `, … (${names.length} in all)` : '');
     const pull = guessFlavour(base) === 'ollama' ? ` (or run "ollama pull ${o.model}")` : '';
-    return { ok: false, models, problem: 'model_missing', message: `${base} has no model "${o.model}". Available: ${shown}. Pick one with "Forge: Select Model"${pull}.` };
+    return {
+      ok: false,
+      models,
+      problem: 'model_missing',
+      message: `${base} has no model "${o.model}". Available: ${shown}. Pick one with "Forge: Select Model"${pull}.`,
+    };
   }
   return { ok: true, models };
 }
@@ -381,13 +453,21 @@ export async function detectLocalServers(o: DetectOptions = {}): Promise<Detecte
     const root = `http://${host}:${ports.ollama}`;
     const tags = obj(await request(`${root}/api/tags`, { ...common, baseUrl: root }));
     if (!tags || !Array.isArray(tags.models)) return undefined;
-    const models = tags.models.map(obj).map((m) => (typeof m?.name === 'string' ? m.name : typeof m?.model === 'string' ? m.model : '')).filter(Boolean);
+    const models = tags.models
+      .map(obj)
+      .map((m) => (typeof m?.name === 'string' ? m.name : typeof m?.model === 'string' ? m.model : ''))
+      .filter(Boolean);
     return { flavour: 'ollama', label: `Ollama at ${host}:${ports.ollama}`, baseUrl: `${root}/v1`, models };
   };
   const lmstudio = async (): Promise<DetectedServer | undefined> => {
     const baseUrl = `http://${host}:${ports.lmstudio}/v1`;
     const models = await listModels({ ...common, baseUrl });
-    return { flavour: 'lmstudio', label: `LM Studio at ${host}:${ports.lmstudio}`, baseUrl, models: models.map((m) => m.id) };
+    return {
+      flavour: 'lmstudio',
+      label: `LM Studio at ${host}:${ports.lmstudio}`,
+      baseUrl,
+      models: models.map((m) => m.id),
+    };
   };
   const results = await Promise.all([ollama().catch(() => undefined), lmstudio().catch(() => undefined)]);
   return results.filter((r): r is DetectedServer => r !== undefined);

@@ -96,7 +96,8 @@ export function toModelError(err: unknown, provider: string, signal: AbortSignal
     return new ModelError(kind, `${provider} stream error: ${providerMessage(e)}`, { cause: err });
   }
   const detail = describeCause(err);
-  if (started) return new ModelError('stream', `${provider}: stream broke off mid-response (${detail})`, { cause: err });
+  if (started)
+    return new ModelError('stream', `${provider}: stream broke off mid-response (${detail})`, { cause: err });
   return new ModelError('network', `${provider}: could not reach the endpoint (${detail})`, { cause: err });
 }
 

@@ -34,7 +34,13 @@ export function createModel(config: ProviderConfig): Model {
   let model: Model;
   switch (config.provider) {
     case 'anthropic':
-      model = new AnthropicModel({ info, apiKey: config.apiKey, baseUrl: config.baseUrl, headers: config.headers, fetch: config.fetch });
+      model = new AnthropicModel({
+        info,
+        apiKey: config.apiKey,
+        baseUrl: config.baseUrl,
+        headers: config.headers,
+        fetch: config.fetch,
+      });
       break;
     case 'openai':
     case 'openai-compatible':

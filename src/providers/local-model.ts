@@ -4,7 +4,14 @@ import type { Model } from '../core/model/types';
 import { checkEndpoint, ContextWindowCache, type EndpointCheck } from './endpoint-discovery';
 import { createModel, type ProviderConfig } from './index';
 import { limitsFor } from './models';
-import { AdaptiveToolModel, toolFormatKey, type ToolCallFormat, type ToolFormatState, type ToolFormatStore, MemoryToolFormatStore } from './tool-format';
+import {
+  AdaptiveToolModel,
+  toolFormatKey,
+  type ToolCallFormat,
+  type ToolFormatState,
+  type ToolFormatStore,
+  MemoryToolFormatStore,
+} from './tool-format';
 
 interface EndpointModelConfig extends ProviderConfig {
   toolCallFormat?: ToolCallFormat;
@@ -31,23 +38,35 @@ interface EndpointModel {
 
 export async function createEndpointModel(config: EndpointModelConfig): Promise<EndpointModel> {
   const format = config.toolCallFormat ?? 'auto';
-  const override = config.contextWindowOverride && config.contextWindowOverride > 0 ? Math.floor(config.contextWindowOverride) : undefined;
+  const override =
+    config.contextWindowOverride && config.contextWindowOverride > 0
+      ? Math.floor(config.contextWindowOverride)
+      : undefined;
   if (config.provider !== 'openai-compatible') {
     const tokens = override ?? config.contextWindow ?? limitsFor(config.model).contextWindow;
     const model = createModel({ ...config, contextWindow: tokens, nativeTools: format !== 'xml' });
     return { model, contextWindow: { tokens, source: override ? 'forge.contextWindow' : 'known model limits' } };
   }
-  if (!config.baseUrl) throw new Error('an OpenAI-compatible provider needs a base URL (e.g. http://127.0.0.1:11434/v1)');
+  if (!config.baseUrl)
+    throw new Error('an OpenAI-compatible provider needs a base URL (e.g. http://127.0.0.1:11434/v1)');
   const endpoint = { baseUrl: config.baseUrl, apiKey: config.apiKey, fetch: config.fetch, timeoutMs: config.timeoutMs };
   const check = await checkEndpoint({ ...endpoint, model: config.model });
   let contextWindow: { tokens: number; source: string };
   if (override) contextWindow = { tokens: override, source: 'forge.contextWindow' };
   else {
     const windows = config.windows ?? new ContextWindowCache();
-    const found = check.problem === 'refused' || check.problem === 'timeout' ? undefined : await windows.get({ ...endpoint, model: config.model, models: check.ok ? check.models : undefined }).catch(() => undefined);
+    const found =
+      check.problem === 'refused' || check.problem === 'timeout'
+        ? undefined
+        : await windows
+            .get({ ...endpoint, model: config.model, models: check.ok ? check.models : undefined })
+            .catch(() => undefined);
     contextWindow = found
       ? { tokens: found.tokens, source: found.source }
-      : { tokens: config.contextWindow ?? limitsFor(config.model).contextWindow, source: 'assumed: the server did not say (set forge.contextWindow)' };
+      : {
+          tokens: config.contextWindow ?? limitsFor(config.model).contextWindow,
+          source: 'assumed: the server did not say (set forge.contextWindow)',
+        };
   }
   const native = createModel({ ...config, contextWindow: contextWindow.tokens, nativeTools: true });
   const adaptive = new AdaptiveToolModel({

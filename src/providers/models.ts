@@ -22,7 +22,10 @@ const KNOWN: Array<[RegExp, ModelLimits]> = [
 ];
 
 export function limitsFor(model: string): ModelLimits {
-  const m = model.trim().toLowerCase().replace(/^[\w-]+\//, ''); // OpenRouter style "anthropic/claude-..."
+  const m = model
+    .trim()
+    .toLowerCase()
+    .replace(/^[\w-]+\//, ''); // OpenRouter style "anthropic/claude-..."
   for (const [re, limits] of KNOWN) if (re.test(m)) return limits;
   return DEFAULT_LIMITS;
 }
@@ -35,7 +38,14 @@ export function limitsFor(model: string): ModelLimits {
  */
 export function windowFromModelEntry(entry: Record<string, unknown>): { tokens: number; field: string } | undefined {
   const pos = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined);
-  for (const field of ['loaded_context_length', 'max_model_len', 'context_length', 'context_window', 'max_context_length', 'max_input_tokens']) {
+  for (const field of [
+    'loaded_context_length',
+    'max_model_len',
+    'context_length',
+    'context_window',
+    'max_context_length',
+    'max_input_tokens',
+  ]) {
     const n = pos(entry[field]);
     if (n) return { tokens: n, field };
   }

@@ -32,7 +32,9 @@ interface OpenAIAdapterOptions {
  */
 export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'messages'>): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
-  const system = prefixLayers(request.system).map((l) => l.text).join('\n\n');
+  const system = prefixLayers(request.system)
+    .map((l) => l.text)
+    .join('\n\n');
   if (system) out.push({ role: 'system', content: system });
   for (const m of request.messages) {
     if (m.role === 'user') out.push({ role: 'user', content: m.content });
@@ -152,7 +154,10 @@ export class OpenAIModel implements Model {
         }
         const choice = chunk.choices?.[0];
         if (!choice) continue;
-        const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
+        const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & {
+          reasoning_content?: unknown;
+          reasoning?: unknown;
+        };
         const reasoning = delta.reasoning_content ?? delta.reasoning;
         if (typeof reasoning === 'string' && reasoning) yield { type: 'thinking', delta: reasoning };
         if (typeof delta.content === 'string' && delta.content) yield { type: 'text', delta: delta.content };

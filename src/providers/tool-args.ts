@@ -5,7 +5,11 @@ export function parseToolArgs(raw: string): { args: unknown; rawArgs: string; pa
   try {
     const args: unknown = JSON.parse(raw);
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-      return { args: undefined, rawArgs: raw, parseError: `tool arguments must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args === 'object' ? 'null' : typeof args}` };
+      return {
+        args: undefined,
+        rawArgs: raw,
+        parseError: `tool arguments must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args === 'object' ? 'null' : typeof args}`,
+      };
     }
     return { args, rawArgs: raw };
   } catch (err) {

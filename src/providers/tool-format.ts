@@ -52,7 +52,11 @@ const REFUSALS: Array<[RegExp, string]> = [
 
 /** Why an error means "no native tools here", or undefined for any other error. */
 export function toolRefusalReason(err: unknown): string | undefined {
-  if (err instanceof ModelError && (err.kind === 'aborted' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'rate_limit')) return undefined;
+  if (
+    err instanceof ModelError &&
+    (err.kind === 'aborted' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'rate_limit')
+  )
+    return undefined;
   const message = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
   for (const [re, why] of REFUSALS) if (re.test(message)) return why;
   return undefined;
@@ -140,7 +144,14 @@ export function parseTextToolCalls(text: string, toolNames: Iterable<string>): T
       }
     });
     if (calls.every(Boolean)) {
-      return { events: callEvents(calls as Array<{ name: string; args: unknown }>, text.replace(/<tool_call>[\s\S]*?<\/tool_call>/g, '')), style: 'tool_call-tags', count: calls.length };
+      return {
+        events: callEvents(
+          calls as Array<{ name: string; args: unknown }>,
+          text.replace(/<tool_call>[\s\S]*?<\/tool_call>/g, ''),
+        ),
+        style: 'tool_call-tags',
+        count: calls.length,
+      };
     }
   }
   const calls: Array<{ name: string; args: unknown }> = [];
@@ -158,7 +169,9 @@ export function parseTextToolCalls(text: string, toolNames: Iterable<string>): T
     } catch {
       continue;
     }
-    const list = Array.isArray((parsed as { tool_calls?: unknown }).tool_calls) ? ((parsed as { tool_calls: unknown[] }).tool_calls) : [parsed];
+    const list = Array.isArray((parsed as { tool_calls?: unknown }).tool_calls)
+      ? (parsed as { tool_calls: unknown[] }).tool_calls
+      : [parsed];
     const found = list.map((v) => asCall(v, tools));
     if (!found.length || !found.every(Boolean)) continue;
     calls.push(...(found as Array<{ name: string; args: unknown }>));
@@ -219,7 +232,11 @@ export class AdaptiveToolModel implements Model {
       const memo = options.store.get(options.key);
       this.current = memo
         ? { format: memo.format, reason: `remembered: ${memo.reason}`, decided: true }
-        : { format: 'native', reason: 'auto: native tool calls until the endpoint refuses them or the model writes them as text', decided: false };
+        : {
+            format: 'native',
+            reason: 'auto: native tool calls until the endpoint refuses them or the model writes them as text',
+            decided: false,
+          };
     } else {
       // An explicit choice also clears what auto remembered, so switching back to auto probes afresh.
       void options.store.delete(options.key);
@@ -250,7 +267,9 @@ export class AdaptiveToolModel implements Model {
   private decide(format: ResolvedToolFormat, reason: string): void {
     if (this.current.decided && this.current.format === format) return;
     this.current = { format, reason, decided: true };
-    void Promise.resolve(this.options.store.set(this.options.key, { format, reason, at: Date.now() })).catch(() => undefined);
+    void Promise.resolve(this.options.store.set(this.options.key, { format, reason, at: Date.now() })).catch(
+      () => undefined,
+    );
     this.options.log?.(`tool-call format for ${this.options.key}: ${format} (${reason})`);
     this.options.onChange?.(this.state);
   }

@@ -27,13 +27,18 @@ export async function listVscodeLmModels(vendor?: string): Promise<vscode.Langua
 }
 
 /** Picks a chat model by id, then family, then name, else the first available; undefined when VS Code has none. */
-export async function selectVscodeLmModel(selector: VscodeLmSelector = {}): Promise<vscode.LanguageModelChat | undefined> {
+export async function selectVscodeLmModel(
+  selector: VscodeLmSelector = {},
+): Promise<vscode.LanguageModelChat | undefined> {
   const all = await listVscodeLmModels(selector.vendor);
   return pickLmModel(all, selector.model);
 }
 
 /** The choice among `all` for forge.model (`id`, `vendor/id`, family or name); the first when `want` is empty. */
-export function pickLmModel<T extends Pick<vscode.LanguageModelChat, 'id' | 'vendor' | 'family' | 'name'>>(all: readonly T[], want?: string): T | undefined {
+export function pickLmModel<T extends Pick<vscode.LanguageModelChat, 'id' | 'vendor' | 'family' | 'name'>>(
+  all: readonly T[],
+  want?: string,
+): T | undefined {
   const w = want?.trim();
   if (!w) return all[0];
   return (
@@ -57,7 +62,11 @@ class TokenCounter {
     private readonly max = 4_000,
   ) {}
 
-  async count(value: string | vscode.LanguageModelChatMessage, key: string, token: vscode.CancellationToken): Promise<number> {
+  async count(
+    value: string | vscode.LanguageModelChatMessage,
+    key: string,
+    token: vscode.CancellationToken,
+  ): Promise<number> {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     const n = await this.chat.countTokens(value, token);
@@ -104,10 +113,15 @@ export class VscodeLmModel implements Model {
     try {
       const response = await this.chat.sendRequest(
         messages,
-        { justification: this.justification, ...(tools.length ? { tools, toolMode: vscode.LanguageModelChatToolMode.Auto } : {}) },
+        {
+          justification: this.justification,
+          ...(tools.length ? { tools, toolMode: vscode.LanguageModelChatToolMode.Auto } : {}),
+        },
         cts.token,
       );
-      const ThinkingPart = (vscode as unknown as { LanguageModelThinkingPart?: new (...a: never[]) => { value: string | string[] } }).LanguageModelThinkingPart;
+      const ThinkingPart = (
+        vscode as unknown as { LanguageModelThinkingPart?: new (...a: never[]) => { value: string | string[] } }
+      ).LanguageModelThinkingPart;
       for await (const part of response.stream) {
         if (request.signal.aborted) throw new ModelError('aborted', 'Request aborted');
         if (part instanceof vscode.LanguageModelTextPart) {
@@ -128,7 +142,8 @@ export class VscodeLmModel implements Model {
         }
       }
       // A cancelled request ends its stream quietly: that is a stop, never a finished turn.
-      if (request.signal.aborted || cts.token.isCancellationRequested) throw new ModelError('aborted', 'Request aborted');
+      if (request.signal.aborted || cts.token.isCancellationRequested)
+        throw new ModelError('aborted', 'Request aborted');
       const usage = await this.estimateUsage(inputTokens, outputText, cts.token);
       if (usage) yield { type: 'usage', usage };
       completed = true;
@@ -143,7 +158,11 @@ export class VscodeLmModel implements Model {
     }
   }
 
-  private async countInput(messages: vscode.LanguageModelChatMessage[], tools: vscode.LanguageModelChatTool[], token: vscode.CancellationToken): Promise<number> {
+  private async countInput(
+    messages: vscode.LanguageModelChatMessage[],
+    tools: vscode.LanguageModelChatTool[],
+    token: vscode.CancellationToken,
+  ): Promise<number> {
     const counts = await Promise.all(messages.map((m) => this.counter.count(m, `m:${messageKey(m)}`, token)));
     // Tool definitions travel with every request and fill the window like messages do.
     const toolText = tools.length ? JSON.stringify(tools) : '';
@@ -151,9 +170,16 @@ export class VscodeLmModel implements Model {
     return counts.reduce((a, b) => a + b, 0) + toolTokens;
   }
 
-  private async estimateUsage(input: Promise<number>, output: string, token: vscode.CancellationToken): Promise<Usage | undefined> {
+  private async estimateUsage(
+    input: Promise<number>,
+    output: string,
+    token: vscode.CancellationToken,
+  ): Promise<Usage | undefined> {
     try {
-      const [inputTokens, outputTokens] = await Promise.all([input, output ? this.chat.countTokens(output, token) : Promise.resolve(0)]);
+      const [inputTokens, outputTokens] = await Promise.all([
+        input,
+        output ? this.chat.countTokens(output, token) : Promise.resolve(0),
+      ]);
       return { inputTokens, outputTokens };
     } catch {
       return undefined; // counting is best effort: the loop estimates itself without a reported usage
@@ -162,7 +188,11 @@ export class VscodeLmModel implements Model {
 }
 
 /** One tool call part -> start, one args delta, end (vscode.lm hands over whole calls, never partial JSON). */
-export function toolCallEvents(id: string, name: string, input: unknown): [ModelEvent, { type: 'tool_call_delta'; id: string; argsDelta: string }, ModelEvent] {
+export function toolCallEvents(
+  id: string,
+  name: string,
+  input: unknown,
+): [ModelEvent, { type: 'tool_call_delta'; id: string; argsDelta: string }, ModelEvent] {
   const isObject = input !== null && typeof input === 'object' && !Array.isArray(input);
   let rawArgs: string;
   try {
@@ -179,7 +209,11 @@ export function toolCallEvents(id: string, name: string, input: unknown): [Model
       name,
       args: isObject ? input : undefined,
       rawArgs,
-      ...(isObject ? {} : { parseError: `tool arguments must be a JSON object, got ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}` }),
+      ...(isObject
+        ? {}
+        : {
+            parseError: `tool arguments must be a JSON object, got ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}`,
+          }),
     },
   ];
 }
@@ -199,7 +233,8 @@ function messageKey(m: vscode.LanguageModelChatMessage): string {
   const parts = (m.content as unknown[]).map((p) => {
     if (p instanceof vscode.LanguageModelTextPart) return ['t', p.value];
     if (p instanceof vscode.LanguageModelToolCallPart) return ['c', p.callId, p.name, p.input];
-    if (p instanceof vscode.LanguageModelToolResultPart) return ['r', p.callId, p.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '?'))];
+    if (p instanceof vscode.LanguageModelToolResultPart)
+      return ['r', p.callId, p.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '?'))];
     return ['?'];
   });
   return JSON.stringify([m.role, parts]);
@@ -212,7 +247,10 @@ function messageKey(m: vscode.LanguageModelChatMessage): string {
  */
 export function toLmMessages(request: Pick<ModelRequest, 'system' | 'messages'>): vscode.LanguageModelChatMessage[] {
   const out: vscode.LanguageModelChatMessage[] = [];
-  const system = request.system.map((l) => l.text).filter(Boolean).join('\n\n');
+  const system = request.system
+    .map((l) => l.text)
+    .filter(Boolean)
+    .join('\n\n');
   if (system) out.push(vscode.LanguageModelChatMessage.User(system));
   let toolResults: vscode.LanguageModelToolResultPart[] = [];
   const flushResults = () => {
@@ -247,7 +285,7 @@ const LM_ERROR_CODES = ['NoPermissions', 'Blocked', 'NotFound'] as const;
 
 /** The LanguageModelError code of `e` ('NoPermissions' | 'Blocked' | 'NotFound' | other), if it is one. */
 function lmErrorCode(e: unknown): string | undefined {
-  const LmError = vscode.LanguageModelError as (typeof vscode.LanguageModelError) | undefined;
+  const LmError = vscode.LanguageModelError as typeof vscode.LanguageModelError | undefined;
   const isLmError = (LmError && e instanceof LmError) || (e instanceof Error && e.name === 'LanguageModelError');
   if (!isLmError) return undefined;
   const code = String((e as { code?: unknown }).code ?? '');
@@ -257,9 +295,14 @@ function lmErrorCode(e: unknown): string | undefined {
 }
 
 /** LanguageModelError codes (and vscode.lm's plain errors) -> ModelErrors that say what to do. */
-export function toModelErrorFromLm(e: unknown, signal?: AbortSignal, chat?: Pick<vscode.LanguageModelChat, 'id' | 'name' | 'vendor'>): ModelError {
+export function toModelErrorFromLm(
+  e: unknown,
+  signal?: AbortSignal,
+  chat?: Pick<vscode.LanguageModelChat, 'id' | 'name' | 'vendor'>,
+): ModelError {
   if (e instanceof ModelError) return e;
-  if (signal?.aborted || e instanceof vscode.CancellationError) return new ModelError('aborted', 'Request aborted', { cause: e });
+  if (signal?.aborted || e instanceof vscode.CancellationError)
+    return new ModelError('aborted', 'Request aborted', { cause: e });
   const message = e instanceof Error ? e.message : String(e);
   const which = chat ? `"${chat.name || chat.id}"${chat.vendor ? ` (${chat.vendor})` : ''}` : 'the chat model';
   const detail = message ? ` VS Code said: ${message}` : '';
@@ -288,9 +331,15 @@ export function toModelErrorFromLm(e: unknown, signal?: AbortSignal, chat?: Pick
   }
   // vscode.lm's own plain errors when the provider behind a model went away between select and send.
   if (/provider for .* (not registered|not found)|model not found|language model .* is unknown/i.test(message)) {
-    return new ModelError('bad_request', `The chat model ${which} was not found: its provider is no longer registered. Run "Forge: Select Model" to pick another. VS Code said: ${message}`, { cause: e });
+    return new ModelError(
+      'bad_request',
+      `The chat model ${which} was not found: its provider is no longer registered. Run "Forge: Select Model" to pick another. VS Code said: ${message}`,
+      { cause: e },
+    );
   }
-  if (/rate.?limit|\b429\b|quota|too many requests/i.test(message)) return new ModelError('rate_limit', message, { cause: e });
-  if (/network|ECONN|ETIMEDOUT|ENOTFOUND|fetch failed|socket/i.test(message)) return new ModelError('network', message, { cause: e });
+  if (/rate.?limit|\b429\b|quota|too many requests/i.test(message))
+    return new ModelError('rate_limit', message, { cause: e });
+  if (/network|ECONN|ETIMEDOUT|ENOTFOUND|fetch failed|socket/i.test(message))
+    return new ModelError('network', message, { cause: e });
   return new ModelError('server', `The chat model ${which} failed: ${message || 'no details'}`, { cause: e });
 }

@@ -26,11 +26,36 @@ const TASK = 'Make the greeting in src/greet.js say Hi, then run the migration s
 const SEARCH = "  return 'Hello, ' + name + '!';";
 const REPLACE = "  return 'Hi, ' + name + '!';";
 const turns = [
-  { text: 'Changing the greeting first.', toolCalls: [{ id: 'crash-edit', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] } }] },
+  {
+    text: 'Changing the greeting first.',
+    toolCalls: [
+      {
+        id: 'crash-edit',
+        name: 'apply_diff',
+        args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] },
+      },
+    ],
+  },
   // After the restore and Approve: a long command, cut off by the second crash.
-  { toolCalls: [{ id: 'crash-cmd', name: 'execute_command', args: { command: 'echo migrating-users; echo migrating-orders; sleep 60; echo never-printed' } }] },
+  {
+    toolCalls: [
+      {
+        id: 'crash-cmd',
+        name: 'execute_command',
+        args: { command: 'echo migrating-users; echo migrating-orders; sleep 60; echo never-printed' },
+      },
+    ],
+  },
   // After the second restore, the user's Continue: the model is told what happened and finishes.
-  { toolCalls: [{ id: 'crash-done', name: 'task_completion', args: { result: 'The greeting says Hi; the migration was cut off by a reload and needs checking.' } }] },
+  {
+    toolCalls: [
+      {
+        id: 'crash-done',
+        name: 'task_completion',
+        args: { result: 'The greeting says Hi; the migration was cut off by a reload and needs checking.' },
+      },
+    ],
+  },
 ];
 
 /** Process ids of the extension hosts code-server started (they are in its process group). */
@@ -52,10 +77,16 @@ async function killExtensionHost(server, page) {
   // restart: once taken for one, the panel never came back), so the user reloads the window.
   await runCommand(page, 'Developer: Reload Window', { log: step });
   await page.waitForTimeout(1000);
-  await page.locator('.monaco-workbench .activitybar [aria-label^="Forge"]').first().waitFor({ state: 'attached', timeout: 90_000 });
+  await page
+    .locator('.monaco-workbench .activitybar [aria-label^="Forge"]')
+    .first()
+    .waitFor({ state: 'attached', timeout: 90_000 });
   await page.evaluate(() => navigator.serviceWorker.ready);
   for (let i = 0; i < 300 && !extensionHosts(server).some((p) => p !== pid); i++) await page.waitForTimeout(100);
-  assert.ok(extensionHosts(server).some((p) => p !== pid), 'a new extension host started');
+  assert.ok(
+    extensionHosts(server).some((p) => p !== pid),
+    'a new extension host started',
+  );
   step('window reloaded, new extension host');
 }
 
@@ -71,7 +102,9 @@ async function main() {
   const original = fs.readFileSync(file, 'utf8');
   try {
     let { panel } = await openForgePanel(page, { log: step });
-    const theme = { dark: ['Dark Modern', 'vs-dark'], hc: ['Dark High Contrast', 'hc-black'] }[process.env.FORGE_CRASH_THEME ?? ''];
+    const theme = { dark: ['Dark Modern', 'vs-dark'], hc: ['Dark High Contrast', 'hc-black'] }[
+      process.env.FORGE_CRASH_THEME ?? ''
+    ];
     // Picked again after each reload: the workbench does not always keep a theme picked just before a crash.
     const width = Number(process.env.FORGE_CRASH_WIDTH ?? 0);
     const applyTheme = async () => {
@@ -102,9 +135,19 @@ async function main() {
     const requestsBefore = llm.requests.length;
     await panel.approveButton.first().click();
     const storage = path.join(path.dirname(workspace), 'user-data', 'User', 'globalStorage');
-    const logged = () => execFileSync('grep', ['-rl', '--include=*.out', 'migrating-orders', storage], { encoding: 'utf8' }).trim() !== '';
+    const logged = () =>
+      execFileSync('grep', ['-rl', '--include=*.out', 'migrating-orders', storage], { encoding: 'utf8' }).trim() !== '';
     for (let i = 0; i < 300; i++) {
-      if ((() => { try { return logged(); } catch { return false; } })()) break;
+      if (
+        (() => {
+          try {
+            return logged();
+          } catch {
+            return false;
+          }
+        })()
+      )
+        break;
       await page.waitForTimeout(100);
     }
     step('the command runs; its output is in the command log');
@@ -128,7 +171,11 @@ async function main() {
     const told = sent.find((m) => m.includes('Interrupted: Forge was reloaded while this command was running'));
     assert.ok(told, 'the model was told the command was cut off');
     // (messages as JSON: a newline reads \\n)
-    assert.match(told, /Output so far:\\nmigrating-users\\nmigrating-orders\\nIt is not running any more/, 'its output so far; the contained process died with the host');
+    assert.match(
+      told,
+      /Output so far:\\nmigrating-users\\nmigrating-orders\\nIt is not running any more/,
+      'its output so far; the contained process died with the host',
+    );
     assert.match(told, /Do NOT run it again blindly/);
     assert.equal(fs.readFileSync(file, 'utf8'), original.replace(SEARCH, REPLACE), 'the edit is still there, once');
     await page.screenshot({ path: path.join(shots, 'crash-done.png') });

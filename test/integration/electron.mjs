@@ -22,7 +22,13 @@ async function main() {
       version: process.env.VSCODE_VERSION ?? 'stable',
       extensionDevelopmentPath: repo,
       extensionTestsPath: path.join(outDir, 'suite', 'index.js'),
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', path.join(root, 'user-data')],
+      launchArgs: [
+        workspace,
+        '--disable-extensions',
+        '--disable-workspace-trust',
+        '--user-data-dir',
+        path.join(root, 'user-data'),
+      ],
       extensionTestsEnv: {
         FORGE_TEST: '1',
         FORGE_TEST_WORKSPACE: workspace,

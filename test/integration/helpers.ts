@@ -27,7 +27,11 @@ export async function activateForge<T = any>(): Promise<T> {
 }
 
 /** Polls `probe` until it returns a truthy value (UI state such as tabs updates asynchronously). */
-export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -61,12 +65,20 @@ export const llm = {
   },
   /** Replaces the queue of scripted turns (see test/support/llm-server/types.ts: LlmTurn). */
   async script(turns: unknown[]): Promise<void> {
-    const r = await fetch(`${llm.url}/__script`, { method: 'POST', body: JSON.stringify(turns), headers: { 'content-type': 'application/json' } });
+    const r = await fetch(`${llm.url}/__script`, {
+      method: 'POST',
+      body: JSON.stringify(turns),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!r.ok) throw new Error(`llm /__script: ${r.status}`);
   },
   /** Appends turns to the queue. */
   async enqueue(turns: unknown[]): Promise<void> {
-    const r = await fetch(`${llm.url}/__script`, { method: 'POST', body: JSON.stringify({ append: true, turns }), headers: { 'content-type': 'application/json' } });
+    const r = await fetch(`${llm.url}/__script`, {
+      method: 'POST',
+      body: JSON.stringify({ append: true, turns }),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!r.ok) throw new Error(`llm /__script: ${r.status}`);
   },
   /** Every model request the server received (provider, path, parsed body). */

@@ -68,7 +68,16 @@ export async function startLlmServer() {
   const entry = candidates.find((p) => fs.existsSync(p));
   if (!entry) return undefined;
   const outfile = path.join(outDir, 'llm-server.cjs');
-  await esbuild.build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   const mod = createRequire(import.meta.url)(outfile);
   const start = mod.startLlmServer ?? mod.default?.startLlmServer;
   if (typeof start !== 'function') throw new Error(`${entry} does not export startLlmServer()`);
@@ -99,7 +108,12 @@ export function prepareWorkspace(target, llmUrl, fixture = opts.workspace) {
   } catch {
     /* none or not plain JSON */
   }
-  if (llmUrl) Object.assign(settings, { 'forge.provider': 'openai-compatible', 'forge.baseUrl': `${llmUrl}/v1`, 'forge.model': 'test-model' });
+  if (llmUrl)
+    Object.assign(settings, {
+      'forge.provider': 'openai-compatible',
+      'forge.baseUrl': `${llmUrl}/v1`,
+      'forge.model': 'test-model',
+    });
   fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2) + '\n');
 }

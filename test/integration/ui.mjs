@@ -48,7 +48,8 @@ async function main() {
     return 2;
   }
   fs.mkdirSync(shots, { recursive: true });
-  for (const f of ['vscode-panel-mid-task.png', 'vscode-panel-done.png', 'vscode-ui-failure.png']) fs.rmSync(path.join(shots, f), { force: true });
+  for (const f of ['vscode-panel-mid-task.png', 'vscode-panel-done.png', 'vscode-ui-failure.png'])
+    fs.rmSync(path.join(shots, f), { force: true });
 
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-ui-'));
   const dirs = makeDirs(root, { 'workbench.secondarySideBar.defaultVisibility': 'hidden' });

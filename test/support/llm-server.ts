@@ -7,9 +7,23 @@ import type { AddressInfo, Socket } from 'node:net';
 import { anthropicHttpErrorBody, anthropicJson, anthropicStreamFrames, sse } from './llm-server/anthropic-wire';
 import { openaiErrorFrame, openaiHttpErrorBody, openaiJson, openaiStreamFrames } from './llm-server/openai-wire';
 import { CacheSim, type CacheSimOptions } from './llm-server/cache-sim';
-import { defaultUsage, type Frame, type LlmTurn, type RecordedRequest, type ReplyTurn, type WireProvider } from './llm-server/types';
+import {
+  defaultUsage,
+  type Frame,
+  type LlmTurn,
+  type RecordedRequest,
+  type ReplyTurn,
+  type WireProvider,
+} from './llm-server/types';
 
-export type { LlmTurn, ReplyTurn, FaultTurn, RecordedRequest, ScriptedToolCall, ScriptedUsage } from './llm-server/types';
+export type {
+  LlmTurn,
+  ReplyTurn,
+  FaultTurn,
+  RecordedRequest,
+  ScriptedToolCall,
+  ScriptedUsage,
+} from './llm-server/types';
 export type { CacheSimOptions, CacheSimRecord } from './llm-server/cache-sim';
 
 export interface LlmServerOptions {
@@ -88,14 +102,23 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       return json(res, 200, { pending: queue.length });
     }
     if (path === '/__requests') return json(res, 200, requests);
-    if (path === '/__times') return json(res, 200, requests.map((r) => r.at));
+    if (path === '/__times')
+      return json(
+        res,
+        200,
+        requests.map((r) => r.at),
+      );
     if (path === '/__await') {
       const query = new URL(req.url ?? '/', 'http://x').searchParams;
       const count = Number(query.get('count') ?? 1);
       const answer = () => {
         clearTimeout(timer);
         awaiting.delete(waiter);
-        json(res, 200, requests.map((r) => r.at));
+        json(
+          res,
+          200,
+          requests.map((r) => r.at),
+        );
       };
       const waiter = { count, answer };
       const timer = setTimeout(answer, Math.min(Number(query.get('timeoutMs') ?? 30_000), 120_000));
@@ -104,7 +127,10 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       return;
     }
     if (options.models && req.method === 'GET' && path.endsWith('/models')) {
-      return json(res, 200, { object: 'list', data: options.models.map((id) => ({ id, object: 'model', owned_by: 'llm-server' })) });
+      return json(res, 200, {
+        object: 'list',
+        data: options.models.map((id) => ({ id, object: 'model', owned_by: 'llm-server' })),
+      });
     }
     if (path === '/__reset') {
       queue = [];
@@ -125,16 +151,32 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       body = undefined;
     }
     const stream = body?.stream === true;
-    requests.push({ provider, method: req.method ?? 'POST', path, headers: { ...req.headers }, body, stream, at: Date.now() });
+    requests.push({
+      provider,
+      method: req.method ?? 'POST',
+      path,
+      headers: { ...req.headers },
+      body,
+      stream,
+      at: Date.now(),
+    });
     for (const w of [...awaiting]) if (requests.length >= w.count) w.answer();
     let turn = queue.shift();
     if (!turn) {
-      return json(res, 500, { error: { type: 'api_error', message: 'llm-server: no scripted turn left' } }, { 'x-should-retry': 'false' });
+      return json(
+        res,
+        500,
+        { error: { type: 'api_error', message: 'llm-server: no scripted turn left' } },
+        { 'x-should-retry': 'false' },
+      );
     }
     if (cache && turn.fault === undefined) {
       const sim = cache.usageFor(provider, body, defaultUsage(turn).outputTokens);
       if (!sim.ok) {
-        const error = provider === 'openai' ? { error: { message: sim.message, type: 'invalid_request_error', code: null, param: null } } : { type: 'error', error: { type: 'invalid_request_error', message: sim.message } };
+        const error =
+          provider === 'openai'
+            ? { error: { message: sim.message, type: 'invalid_request_error', code: null, param: null } }
+            : { type: 'error', error: { type: 'invalid_request_error', message: sim.message } };
         return json(res, sim.status, error, { 'x-should-retry': 'false' });
       }
       turn = { ...turn, usage: sim.usage };
@@ -142,23 +184,35 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     await respond(provider, turn, String(body?.model ?? 'test-model'), stream, res);
   }
 
-  async function respond(provider: WireProvider, turn: LlmTurn, model: string, stream: boolean, res: http.ServerResponse) {
-    const frames = (t: ReplyTurn) => (provider === 'openai' ? openaiStreamFrames(t, model, eol) : anthropicStreamFrames(t, model, eol));
+  async function respond(
+    provider: WireProvider,
+    turn: LlmTurn,
+    model: string,
+    stream: boolean,
+    res: http.ServerResponse,
+  ) {
+    const frames = (t: ReplyTurn) =>
+      provider === 'openai' ? openaiStreamFrames(t, model, eol) : anthropicStreamFrames(t, model, eol);
     switch (turn.fault) {
       case undefined: {
         if (turn.delayMs) await sleep(turn.delayMs);
-        if (!stream) return json(res, 200, provider === 'openai' ? openaiJson(turn, model) : anthropicJson(turn, model));
+        if (!stream)
+          return json(res, 200, provider === 'openai' ? openaiJson(turn, model) : anthropicJson(turn, model));
         return sendFrames(res, frames(turn), 'end');
       }
       case 'http': {
         const headers: Record<string, string> = {};
         if (turn.retryAfter !== undefined) headers['retry-after'] = String(turn.retryAfter);
         if (turn.retryAfterMs !== undefined) headers['retry-after-ms'] = String(turn.retryAfterMs);
-        const body = turn.body ?? (provider === 'openai' ? openaiHttpErrorBody(turn.status) : anthropicHttpErrorBody(turn.status));
+        const body =
+          turn.body ?? (provider === 'openai' ? openaiHttpErrorBody(turn.status) : anthropicHttpErrorBody(turn.status));
         return json(res, turn.status, body, headers);
       }
       case 'cut_mid_tool_call': {
-        const all = frames({ text: 'Writing it.', toolCalls: [{ name: 'write_file', args: { path: 'src/a.ts', content: 'export const a = 1;\n' } }] });
+        const all = frames({
+          text: 'Writing it.',
+          toolCalls: [{ name: 'write_file', args: { path: 'src/a.ts', content: 'export const a = 1;\n' } }],
+        });
         const argFrames = all.map((f, i) => (f.args ? i : -1)).filter((i) => i >= 0);
         const cut = argFrames[Math.floor(argFrames.length / 2)];
         const partial = { data: all[cut].data.slice(0, Math.floor(all[cut].data.length / 2)) };
@@ -169,17 +223,37 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
         const head = frames({ text: 'Partial answer' });
         if (provider === 'openai') {
           // message_start .. first text delta, then the error.
-          return sendFrames(res, [head[0], head[1], openaiErrorFrame(message, turn.errorType ?? 'server_error', eol)], 'end');
+          return sendFrames(
+            res,
+            [head[0], head[1], openaiErrorFrame(message, turn.errorType ?? 'server_error', eol)],
+            'end',
+          );
         }
         const errorFrame = sse('error', { error: { type: turn.errorType ?? 'api_error', message } }, eol);
         return sendFrames(res, [...head.slice(0, 4), errorFrame], 'end');
       }
       case 'invalid_json_args':
         return stream
-          ? sendFrames(res, frames({ toolCalls: [{ name: turn.name ?? 'read_file', args: '{"path": "src/a.ts", "recursive": tru' }] }), 'end')
-          : json(res, 200, provider === 'openai'
-              ? openaiJson({ toolCalls: [{ name: turn.name ?? 'read_file', args: '{"path": "src/a.ts", "recursive": tru' }] }, model)
-              : anthropicJson({ toolCalls: [{ name: turn.name ?? 'read_file', args: '{"path": "src/a.ts", "recursive": tru' }] }, model));
+          ? sendFrames(
+              res,
+              frames({
+                toolCalls: [{ name: turn.name ?? 'read_file', args: '{"path": "src/a.ts", "recursive": tru' }],
+              }),
+              'end',
+            )
+          : json(
+              res,
+              200,
+              provider === 'openai'
+                ? openaiJson(
+                    { toolCalls: [{ name: turn.name ?? 'read_file', args: '{"path": "src/a.ts", "recursive": tru' }] },
+                    model,
+                  )
+                : anthropicJson(
+                    { toolCalls: [{ name: turn.name ?? 'read_file', args: '{"path": "src/a.ts", "recursive": tru' }] },
+                    model,
+                  ),
+            );
       case 'hang': {
         if (turn.text === undefined) return; // no headers at all; the socket closes when the client aborts
         const head = frames({ text: turn.text, deltaSize: 1 << 20 });

@@ -9,7 +9,10 @@ import { FakeClock, ScriptedModel, type Turn } from './scripted-model';
 export const readInput = z.object({ path: z.string() });
 
 /** read_file fake: returns "content of <path>" and reports the read effect. */
-export function fakeReadTool(calls: string[] = [], impl?: (path: string, ctx: ToolContext) => Promise<ToolResult>): Tool {
+export function fakeReadTool(
+  calls: string[] = [],
+  impl?: (path: string, ctx: ToolContext) => Promise<ToolResult>,
+): Tool {
   return {
     name: 'read_file',
     description: 'Read a file',
@@ -54,7 +57,9 @@ export class ScriptedApprover implements Approver {
     this.signals.push(signal);
     const next = this.decisions.shift() ?? { kind: 'approve' };
     if (next === 'hang') {
-      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      return new Promise((_, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      );
     }
     return Promise.resolve(next);
   }
@@ -72,7 +77,14 @@ export interface Harness {
 export function harness(turns: Turn[], deps: Partial<AgentDeps> = {}, approver = new ScriptedApprover()): Harness {
   const model = (deps.model as ScriptedModel | undefined) ?? new ScriptedModel(turns);
   const clock = (deps.clock as FakeClock | undefined) ?? new FakeClock();
-  const agent = new Agent({ tools: [fakeReadTool()], approver, ...deps, model, clock, taskId: deps.taskId ?? 'task-1' });
+  const agent = new Agent({
+    tools: [fakeReadTool()],
+    approver,
+    ...deps,
+    model,
+    clock,
+    taskId: deps.taskId ?? 'task-1',
+  });
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));
   return {
@@ -81,7 +93,8 @@ export function harness(turns: Turn[], deps: Partial<AgentDeps> = {}, approver =
     clock,
     approver,
     events,
-    ofType: <T extends AgentEvent['type']>(type: T) => events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type),
+    ofType: <T extends AgentEvent['type']>(type: T) =>
+      events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type),
   };
 }
 

@@ -17,7 +17,13 @@ export type Turn = ModelEvent[] | TurnScript | ((request: RecordedRequest) => Mo
 
 export type RecordedRequest = Omit<ModelRequest, 'signal'> & { signal: AbortSignal };
 
-const DEFAULT_INFO: ModelInfo = { provider: 'scripted', model: 'scripted-1', contextWindow: 100_000, maxOutputTokens: 4096, nativeTools: true };
+const DEFAULT_INFO: ModelInfo = {
+  provider: 'scripted',
+  model: 'scripted-1',
+  contextWindow: 100_000,
+  maxOutputTokens: 4096,
+  nativeTools: true,
+};
 
 let callSeq = 0;
 
@@ -45,7 +51,12 @@ export class ScriptedModel implements Model {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    const recorded: RecordedRequest = { ...request, system: structuredClone(request.system), messages: structuredClone(request.messages), tools: structuredClone(request.tools) };
+    const recorded: RecordedRequest = {
+      ...request,
+      system: structuredClone(request.system),
+      messages: structuredClone(request.messages),
+      tools: structuredClone(request.tools),
+    };
     this.requests.push(recorded);
     const next = this.turns.shift();
     if (!next) throw new Error(`ScriptedModel: no scripted turn left for request #${this.requests.length}`);
@@ -59,7 +70,9 @@ export class ScriptedModel implements Model {
     if (script.error) throw script.error;
     if (script.hang === 'ignore') await new Promise<never>(() => undefined);
     if (script.hang === 'honour') {
-      await new Promise<never>((_, reject) => request.signal.addEventListener('abort', () => reject(new ModelError('aborted', 'aborted')), { once: true }));
+      await new Promise<never>((_, reject) =>
+        request.signal.addEventListener('abort', () => reject(new ModelError('aborted', 'aborted')), { once: true }),
+      );
     }
   }
 }
@@ -67,10 +80,14 @@ export class ScriptedModel implements Model {
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new ModelError('aborted', 'aborted'));
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new ModelError('aborted', 'aborted'));
+      },
+      { once: true },
+    );
   });
 }
 
@@ -96,7 +113,11 @@ export function call(name: string, args: unknown, id = `call_${++callSeq}`): Mod
 
 /** A turn that calls the given tools and finishes with 'tool_calls'. */
 export function callsTurn(...calls: [name: string, args: unknown][]): ModelEvent[] {
-  return [...calls.flatMap(([name, args]) => call(name, args)), usage(100, 10), { type: 'finish', reason: 'tool_calls' }];
+  return [
+    ...calls.flatMap(([name, args]) => call(name, args)),
+    usage(100, 10),
+    { type: 'finish', reason: 'tool_calls' },
+  ];
 }
 
 export function textTurn(content: string): ModelEvent[] {

@@ -72,7 +72,16 @@ describe('imports point one way: no module cycles under src/', () => {
       ['c', []],
     ]);
     assert.deepEqual(cycles(g), [['a', 'b']]);
-    assert.deepEqual(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', []]])), []);
+    assert.deepEqual(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+      [],
+    );
   });
 
   it('no two modules under src/ import each other, directly or around a loop', () => {

@@ -25,7 +25,15 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 
 /** Which layers may use Node's built-in modules and which may import 'vscode'. */
 const NODE_BUILTINS: Record<Layer, 'any' | 'pure' | 'none'> = {
-  core: 'pure', protocol: 'none', providers: 'any', node: 'any', panel: 'pure', host: 'any', cli: 'any', extension: 'any', webview: 'none',
+  core: 'pure',
+  protocol: 'none',
+  providers: 'any',
+  node: 'any',
+  panel: 'pure',
+  host: 'any',
+  cli: 'any',
+  extension: 'any',
+  webview: 'none',
 };
 const VSCODE: readonly Layer[] = ['host', 'panel', 'extension'];
 /** The vscode.lm provider is a provider that only the extension loads. */
@@ -36,7 +44,12 @@ const PURE_BUILTINS = new Set(['node:path', 'node:crypto', 'node:util', 'node:as
  * Core files that still reach the file system or threads themselves, each behind an interface core keeps
  * (TasksIO, MemoryFileIO, the regex scanner): the next step moves them to src/node and makes the callers pass them.
  */
-const CORE_NODE_EXCEPTIONS = new Set(['src/core/tasks/io.ts', 'src/core/memory/node-file-io.ts', 'src/core/memory/file-lock.ts', 'src/core/tools/regex-worker.ts']);
+const CORE_NODE_EXCEPTIONS = new Set([
+  'src/core/tasks/io.ts',
+  'src/core/memory/node-file-io.ts',
+  'src/core/memory/file-lock.ts',
+  'src/core/tools/regex-worker.ts',
+]);
 
 function layerOf(file: string): Layer | undefined {
   const rel = relative(ROOT, file).split(sep).join('/');
@@ -56,7 +69,31 @@ function sourceFiles(): string[] {
 }
 
 const BARE = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]((?:node:)?[a-z_][^'"]*)['"]/gm;
-const NODE_MODULES = new Set(['fs', 'path', 'os', 'child_process', 'crypto', 'util', 'events', 'net', 'http', 'https', 'url', 'stream', 'worker_threads', 'zlib', 'tls', 'dns', 'readline', 'v8', 'vm', 'assert', 'buffer', 'process', 'timers']);
+const NODE_MODULES = new Set([
+  'fs',
+  'path',
+  'os',
+  'child_process',
+  'crypto',
+  'util',
+  'events',
+  'net',
+  'http',
+  'https',
+  'url',
+  'stream',
+  'worker_threads',
+  'zlib',
+  'tls',
+  'dns',
+  'readline',
+  'v8',
+  'vm',
+  'assert',
+  'buffer',
+  'process',
+  'timers',
+]);
 
 describe('layers: every import follows the table', () => {
   const files = sourceFiles();
@@ -89,11 +126,13 @@ describe('layers: every import follows the table', () => {
         const spec = m[1]!;
         const isVscode = spec === 'vscode';
         const builtin = spec.startsWith('node:') || NODE_MODULES.has(spec.split('/')[0]!);
-        if (isVscode && !VSCODE.includes(layer) && !VSCODE_FILES.has(rel(file))) wrong.push(`${rel(file)} (${layer}) imports vscode`);
+        if (isVscode && !VSCODE.includes(layer) && !VSCODE_FILES.has(rel(file)))
+          wrong.push(`${rel(file)} (${layer}) imports vscode`);
         if (!builtin) continue;
         const rule = NODE_BUILTINS[layer];
         const pure = PURE_BUILTINS.has(spec.startsWith('node:') ? spec : `node:${spec}`);
-        if (rule === 'none' || (rule === 'pure' && !pure && !CORE_NODE_EXCEPTIONS.has(rel(file)))) wrong.push(`${rel(file)} (${layer}) imports ${spec}`);
+        if (rule === 'none' || (rule === 'pure' && !pure && !CORE_NODE_EXCEPTIONS.has(rel(file))))
+          wrong.push(`${rel(file)} (${layer}) imports ${spec}`);
       }
     }
     assert.deepEqual(wrong, []);
@@ -101,6 +140,9 @@ describe('layers: every import follows the table', () => {
 
   it('the exceptions still exist (remove them from the list when they move)', () => {
     const present = new Set(files.map(rel));
-    assert.deepEqual([...CORE_NODE_EXCEPTIONS].filter((f) => !present.has(f)), []);
+    assert.deepEqual(
+      [...CORE_NODE_EXCEPTIONS].filter((f) => !present.has(f)),
+      [],
+    );
   });
 });

@@ -20,7 +20,14 @@ export function findVscodeImports(dir: string): string[] {
 
 describe('core never imports vscode', () => {
   it('the detector catches every import form', () => {
-    for (const src of ["import * as vscode from 'vscode';", 'const v = require("vscode");', "export { x } from 'vscode';", "await import('vscode')", "import 'vscode';", "import type { Uri } from 'vscode';"]) {
+    for (const src of [
+      "import * as vscode from 'vscode';",
+      'const v = require("vscode");',
+      "export { x } from 'vscode';",
+      "await import('vscode')",
+      "import 'vscode';",
+      "import type { Uri } from 'vscode';",
+    ]) {
       assert.ok(VSCODE_IMPORT.test(src), src);
     }
     assert.equal(VSCODE_IMPORT.test("import { z } from 'zod'; // not vscode-languageserver"), false);

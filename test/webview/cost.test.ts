@@ -8,8 +8,15 @@ import { usePanel, type PanelPage } from './harness';
 
 function report(over: Partial<RunReport>): RunReport {
   return {
-    runId: 'r1', taskId: 't1', reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.', iterations: 2, steps: [],
-    usage: { inputTokens: 3400, outputTokens: 120 }, elapsedMs: 4200, ...over,
+    runId: 'r1',
+    taskId: 't1',
+    reason: 'stopped',
+    detail: 'Stopped by the user. Continue to resume the task.',
+    iterations: 2,
+    steps: [],
+    usage: { inputTokens: 3400, outputTokens: 120 },
+    elapsedMs: 4200,
+    ...over,
   };
 }
 
@@ -20,9 +27,31 @@ function runSnapshot(end: RunReport, iterationCost?: number): HostMessage {
     { type: 'run_start', runId: 'r1', taskId: 't1', mode: 'agent', maxIterations: 25, userMessage: 'fix the bug' },
     { type: 'step_start', runId: 'r1', iteration: 1, maxIterations: 25 },
     { type: 'text_delta', runId: 'r1', delta: 'Looking at the code' },
-    { type: 'iteration', runId: 'r1', iteration: 1, maxIterations: 25, usage: { inputTokens: 1700, outputTokens: 60 }, costUsd: iterationCost, elapsedMs: 2000, contextTokens: 1800, contextWindow: 128000 },
-    { type: 'warning', runId: 'r1', kind: 'retry', key: 'model-retry-2', message: 'Model stream stalled; retry 1/3 in 1 s' },
-    { type: 'warning', runId: 'r1', kind: 'retry', key: 'model-retry-2', message: 'Model stream stalled; retry 2/3 in 2 s' },
+    {
+      type: 'iteration',
+      runId: 'r1',
+      iteration: 1,
+      maxIterations: 25,
+      usage: { inputTokens: 1700, outputTokens: 60 },
+      costUsd: iterationCost,
+      elapsedMs: 2000,
+      contextTokens: 1800,
+      contextWindow: 128000,
+    },
+    {
+      type: 'warning',
+      runId: 'r1',
+      kind: 'retry',
+      key: 'model-retry-2',
+      message: 'Model stream stalled; retry 1/3 in 1 s',
+    },
+    {
+      type: 'warning',
+      runId: 'r1',
+      kind: 'retry',
+      key: 'model-retry-2',
+      message: 'Model stream stalled; retry 2/3 in 2 s',
+    },
     { type: 'run_end', runId: 'r1', report: end },
   ];
   for (const e of events) t.apply(e);
@@ -30,8 +59,13 @@ function runSnapshot(end: RunReport, iterationCost?: number): HostMessage {
   return {
     type: 'state',
     snapshot: {
-      seq: 1, taskId: s.taskId, items: s.items, status: s.status, progress: s.progress,
-      provider: { configured: true, provider: 'openai-compatible', model: 'llama3' }, history: [],
+      seq: 1,
+      taskId: s.taskId,
+      items: s.items,
+      status: s.status,
+      progress: s.progress,
+      provider: { configured: true, provider: 'openai-compatible', model: 'llama3' },
+      history: [],
     },
   };
 }
@@ -57,14 +91,21 @@ describe('webview cost display (Chromium)', function () {
   });
 
   it('a free model (known price 0) shows $0.00; sub-agent and reflection spend appear on the card', async () => {
-    await p.host(runSnapshot(report({
-      reason: 'done', detail: 'Fixed.', costUsd: 0,
-      spend: {
-        steps: { usage: { inputTokens: 3000, outputTokens: 100 }, costUsd: 0, calls: 2 },
-        reflection: { usage: { inputTokens: 300, outputTokens: 10 }, costUsd: 0, calls: 1 },
-        sub_agents: { usage: { inputTokens: 100, outputTokens: 10 }, costUsd: 0, calls: 1 },
-      },
-    }), 0));
+    await p.host(
+      runSnapshot(
+        report({
+          reason: 'done',
+          detail: 'Fixed.',
+          costUsd: 0,
+          spend: {
+            steps: { usage: { inputTokens: 3000, outputTokens: 100 }, costUsd: 0, calls: 2 },
+            reflection: { usage: { inputTokens: 300, outputTokens: 10 }, costUsd: 0, calls: 1 },
+            sub_agents: { usage: { inputTokens: 100, outputTokens: 10 }, costUsd: 0, calls: 1 },
+          },
+        }),
+        0,
+      ),
+    );
     await p.page.locator('.run-end').waitFor();
     const card = await p.page.locator('.run-end').innerText();
     assert.match(card, /\$0\.00(?!0)/);

@@ -19,13 +19,19 @@ describe('webview ecosystem strip (Chromium)', function () {
           { name: 'fs', state: 'running', tools: 14 },
           { name: 'broken', state: 'error', error: 'could not start: spawn nope ENOENT' },
         ],
-        rules: [{ display: 'AGENTS.md', kind: 'root', truncated: false }, { display: 'pkg/AGENTS.md', kind: 'nested', truncated: true }],
+        rules: [
+          { display: 'AGENTS.md', kind: 'root', truncated: false },
+          { display: 'pkg/AGENTS.md', kind: 'nested', truncated: true },
+        ],
         attachments: ['file:///a.txt'],
       },
     });
     const strip = p.page.locator('.eco-strip');
     assert.equal(await strip.isVisible(), true);
-    assert.equal(await strip.locator('details[data-key="mcp"] summary').textContent(), 'MCP: 2 servers, 1 running, 1 failing');
+    assert.equal(
+      await strip.locator('details[data-key="mcp"] summary').textContent(),
+      'MCP: 2 servers, 1 running, 1 failing',
+    );
     assert.equal(await strip.locator('details[data-key="rules"] summary').textContent(), 'Rules in use: 2');
     assert.match((await strip.textContent()) ?? '', /Attached to next message: 1/);
     await strip.locator('details[data-key="mcp"] summary').click();
@@ -42,7 +48,10 @@ describe('webview ecosystem strip (Chromium)', function () {
       { type: 'ecosystem_action', action: 'edit_rules' },
     ]);
     // An update keeps what the user opened.
-    await p.host({ type: 'ecosystem', ecosystem: { mcp: [{ name: 'fs', state: 'crashed' }], rules: [], attachments: [] } });
+    await p.host({
+      type: 'ecosystem',
+      ecosystem: { mcp: [{ name: 'fs', state: 'crashed' }], rules: [], attachments: [] },
+    });
     assert.equal(await strip.locator('details[data-key="mcp"]').getAttribute('open'), '');
     assert.equal(await strip.locator('details[data-key="rules"] summary').textContent(), 'No project rules');
   });

@@ -13,8 +13,16 @@ import type { HostMessage, WebviewMessage } from '../../src/protocol/messages';
 export const ROOT = resolve(__dirname, '../..');
 const DIST = join(ROOT, 'dist', 'webview');
 export const CHROMIUM = process.env.FORGE_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 function newestMtime(dir: string): number {
   let max = 0;
@@ -32,13 +40,29 @@ export async function ensureBundle(): Promise<void> {
   if (existsSync(out) && existsSync(join(DIST, 'main.css')) && statSync(out).mtimeMs >= src) return;
   const esbuild = await import('esbuild');
   await esbuild.build({
-    absWorkingDir: ROOT, bundle: true, sourcemap: 'linked', sourcesContent: false, legalComments: 'none', logLevel: 'warning',
-    entryPoints: { main: 'webview-ui/src/main.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'esm',
-    target: 'es2022', loader: { '.css': 'css', '.ttf': 'file' }, assetNames: '[name]',
+    absWorkingDir: ROOT,
+    bundle: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    entryPoints: { main: 'webview-ui/src/main.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    loader: { '.css': 'css', '.ttf': 'file' },
+    assetNames: '[name]',
   });
 }
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html', '.ttf': 'font/ttf' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.map': 'application/json',
+  '.html': 'text/html',
+  '.ttf': 'font/ttf',
+};
 
 export interface Harness {
   origin: string;
@@ -57,16 +81,31 @@ export async function startHarness(): Promise<Harness> {
     }
     if (url.pathname === '/' || url.pathname === '/index.html') {
       const nonce = makeNonce();
-      const html = buildWebviewHtml({ cspSource: origin, scriptUri: `${origin}/dist/webview/main.js`, styleUri: `${origin}/dist/webview/main.css`, nonce })
+      const html = buildWebviewHtml({
+        cspSource: origin,
+        scriptUri: `${origin}/dist/webview/main.js`,
+        styleUri: `${origin}/dist/webview/main.css`,
+        nonce,
+      })
         // VS Code injects its theme variables; the test page links a dark theme instead.
-        .replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/theme.css">\n<link rel="stylesheet"`);
-      res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': contentSecurityPolicy(origin, nonce) });
+        .replace(
+          '<link rel="stylesheet"',
+          `<link rel="stylesheet" href="${origin}/theme.css">\n<link rel="stylesheet"`,
+        );
+      res.writeHead(200, {
+        'content-type': 'text/html',
+        'content-security-policy': contentSecurityPolicy(origin, nonce),
+      });
       res.end(html);
       return;
     }
-    const file = url.pathname === '/theme.css' ? join(__dirname, 'theme.css')
-      : url.pathname.startsWith('/dist/webview/') ? join(DIST, url.pathname.slice('/dist/webview/'.length)) : '';
-    if (!file || !file.startsWith(__dirname) && !file.startsWith(DIST) || !existsSync(file)) {
+    const file =
+      url.pathname === '/theme.css'
+        ? join(__dirname, 'theme.css')
+        : url.pathname.startsWith('/dist/webview/')
+          ? join(DIST, url.pathname.slice('/dist/webview/'.length))
+          : '';
+    if (!file || (!file.startsWith(__dirname) && !file.startsWith(DIST)) || !existsSync(file)) {
       res.writeHead(404).end();
       return;
     }
@@ -77,7 +116,11 @@ export async function startHarness(): Promise<Harness> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const userDataDir = mkdtempSync(join(tmpdir(), 'forge-webview-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 420, height: 860 }, deviceScaleFactor: 1,
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 420, height: 860 },
+    deviceScaleFactor: 1,
   });
   return {
     origin,
@@ -105,7 +148,11 @@ export interface PanelPage {
  * The locator's text once it matches `re` (patches render on the next frames, later on a loaded machine); the
  * last text seen when it never does, so the caller's assert.match reports what was there.
  */
-export async function eventuallyText(locator: { innerText(): Promise<string> }, re: RegExp, timeoutMs = 5000): Promise<string> {
+export async function eventuallyText(
+  locator: { innerText(): Promise<string> },
+  re: RegExp,
+  timeoutMs = 5000,
+): Promise<string> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const text = await locator.innerText().catch(() => '');
@@ -137,16 +184,25 @@ export async function openPanel(h: Harness, savedState?: unknown): Promise<Panel
     });
   })();`);
   await page.goto(`${h.origin}/index.html`);
-  await page.waitForFunction(() => ((window as unknown as { __posted: { type: string }[] }).__posted ?? []).some((m) => m.type === 'ready'));
+  await page.waitForFunction(() =>
+    ((window as unknown as { __posted: { type: string }[] }).__posted ?? []).some((m) => m.type === 'ready'),
+  );
   return {
-    page, errors, warnings,
+    page,
+    errors,
+    warnings,
     host: async (msg) => {
       await page.evaluate((m) => window.postMessage(m, '*'), msg as object);
       // Let the message event and two animation frames run (patches are coalesced into the next frame).
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+      await page.evaluate(
+        () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))),
+      );
     },
     posted: () => page.evaluate(() => (window as unknown as { __posted: WebviewMessage[] }).__posted),
-    clearPosted: () => page.evaluate(() => { (window as unknown as { __posted: unknown[] }).__posted = []; }),
+    clearPosted: () =>
+      page.evaluate(() => {
+        (window as unknown as { __posted: unknown[] }).__posted = [];
+      }),
     cspViolations: () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp),
   };
 }

@@ -9,13 +9,19 @@ const END = 'END-OF-ANSWER';
 
 /** ~200 KB hostile answers, each ending with a sentinel paragraph that must be rendered. */
 export const HOSTILE: Record<string, string> = {
-  nestedList: Array.from({ length: 2000 }, (_, i) => `${'  '.repeat(Math.min(i, 60))}- level ${i}`).join('\n') + '\n' + Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i)}- deep ${i}`).join('\n'),
+  nestedList:
+    Array.from({ length: 2000 }, (_, i) => `${'  '.repeat(Math.min(i, 60))}- level ${i}`).join('\n') +
+    '\n' +
+    Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i)}- deep ${i}`).join('\n'),
   dashChain: Array.from({ length: 100 }, () => `${'- '.repeat(2000)}x`).join('\n'),
   quoteChain: Array.from({ length: 100 }, () => `${'>'.repeat(2000)} quoted`).join('\n'),
   brackets: '['.repeat(200_000),
   oneLine: 'word **bold** `code` [link](https://example.com) '.repeat(4000),
   underscores: '_a'.repeat(100_000),
-  htmlish: '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>[x](javascript:window.__pwned=3) '.repeat(1800),
+  htmlish:
+    '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>[x](javascript:window.__pwned=3) '.repeat(
+      1800,
+    ),
 };
 
 interface Shape {
@@ -76,7 +82,9 @@ describe('webview markdown: bounded and inert on hostile input (Chromium)', func
 
     it(`${name} rendered at once (a restored transcript): bounded depth, text kept, inert`, async () => {
       await p.host(state({ seq: 1, items: [assistant('w', text)], status: { state: 'idle' } }));
-      await p.page.waitForFunction(() => !document.querySelector('[data-id="w"] .md[data-pending]'), undefined, { timeout: 30_000 });
+      await p.page.waitForFunction(() => !document.querySelector('[data-id="w"] .md[data-pending]'), undefined, {
+        timeout: 30_000,
+      });
       const s = await shape(p, 'w');
       assert.equal(p.errors.length, 0, p.errors.join('\n'));
       assert.ok(s.hasEnd, 'the end of the answer is rendered');
@@ -103,7 +111,9 @@ describe('webview markdown: bounded and inert on hostile input (Chromium)', func
   });
 
   it('a long streamed code block stays code (reopened across pieces), and ordinary answers are untouched', async () => {
-    const code = Array.from({ length: 4000 }, (_, i) => `const v${i} = ${i}; // **not bold** [not a link](x)`).join('\n');
+    const code = Array.from({ length: 4000 }, (_, i) => `const v${i} = ${i}; // **not bold** [not a link](x)`).join(
+      '\n',
+    );
     const text = `Intro **bold**.\n\n\`\`\`ts\n${code}\n\`\`\`\n\nAfter the code.\n\n${END}`;
     await p.host(state({ seq: 1, items: [assistant('s', '', true)], status: { state: 'running' } }));
     await streamIn(p, 's', text, 4096);
@@ -114,7 +124,8 @@ describe('webview markdown: bounded and inert on hostile input (Chromium)', func
     })()`)) as { pres: number; code: string; strong: string[]; links: number; text: string };
     // One box per 64 KB piece of code at most (CODE_TAIL_CHARS), never a paragraph of code.
     assert.ok(r.pres >= 1 && r.pres <= Math.ceil(code.length / 32768), `${r.pres} code blocks`);
-    for (const i of [0, 1999, 3999]) assert.ok(r.code.includes(`const v${i} = ${i}; // **not bold** [not a link](x)`), `line ${i} is code`);
+    for (const i of [0, 1999, 3999])
+      assert.ok(r.code.includes(`const v${i} = ${i}; // **not bold** [not a link](x)`), `line ${i} is code`);
     assert.deepEqual(r.strong, ['bold'], 'markdown inside the code is not rendered');
     assert.equal(r.links, 0);
     assert.match(r.text, /After the code\./);

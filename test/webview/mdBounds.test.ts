@@ -1,6 +1,13 @@
 // webview-ui/src/mdBounds.ts in Node: pieces are bounded, lose no text, cut at line ends, and reopen a fence cut in two.
 import { strict as assert } from 'node:assert';
-import { cutPoint, openFenceAfter, splitPieces, tailLimit, TAIL_CHARS, CODE_TAIL_CHARS } from '../../webview-ui/src/mdBounds';
+import {
+  cutPoint,
+  openFenceAfter,
+  splitPieces,
+  tailLimit,
+  TAIL_CHARS,
+  CODE_TAIL_CHARS,
+} from '../../webview-ui/src/mdBounds';
 
 describe('markdown bounds: pieces of a long source', () => {
   it('cuts after a blank line when there is one, else at a line end, else at a space, else at the limit', () => {
@@ -12,7 +19,11 @@ describe('markdown bounds: pieces of a long source', () => {
   });
 
   it('a long list or line is cut into bounded pieces that keep every character', () => {
-    for (const src of [Array.from({ length: 3000 }, (_, i) => `${'  '.repeat(i % 50)}- item ${i}`).join('\n'), 'word '.repeat(50_000), '['.repeat(100_000)]) {
+    for (const src of [
+      Array.from({ length: 3000 }, (_, i) => `${'  '.repeat(i % 50)}- item ${i}`).join('\n'),
+      'word '.repeat(50_000),
+      '['.repeat(100_000),
+    ]) {
       const pieces = splitPieces(src, TAIL_CHARS);
       assert.ok(pieces.length > 1);
       for (const p of pieces) assert.ok(p.length <= TAIL_CHARS, `${p.length}`);

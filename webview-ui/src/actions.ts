@@ -16,6 +16,11 @@ const ACTION_LABELS: Record<Action, string> = {
 
 export function actionButtons(actions: readonly Action[]): HTMLElement | null {
   if (actions.length === 0) return null;
-  return h('div', { class: 'actions' },
-    ...actions.map((a, i) => button(ACTION_LABELS[a], { 'data-act': 'action', 'data-action': a }, i === 0 ? 'primary' : 'secondary')));
+  return h(
+    'div',
+    { class: 'actions' },
+    ...actions.map((a, i) =>
+      button(ACTION_LABELS[a], { 'data-act': 'action', 'data-action': a }, i === 0 ? 'primary' : 'secondary'),
+    ),
+  );
 }

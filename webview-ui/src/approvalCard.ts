@@ -20,15 +20,39 @@ export function approvalShown(a: Approval): boolean {
 
 function pendingCard(a: Approval): HTMLElement {
   const p = a.preview;
-  const card = h('div', { class: `approval-card pending risk-${a.risk}`, role: 'group', 'aria-label': `Approval needed: ${a.summary}` });
+  const card = h('div', {
+    class: `approval-card pending risk-${a.risk}`,
+    role: 'group',
+    'aria-label': `Approval needed: ${a.summary}`,
+  });
   const title = h('div', { class: 'approval-title' }, icon('shield'), h('span', { class: 'badge risk' }, a.risk));
   // A control-plane edit says what trusts the file and that nothing approves it but this card.
-  const sensitive = a.sensitive ? h('div', { class: 'containment uncontained control-plane', role: 'note' }, icon('warning'), ' ', a.sensitive.notice.replace(/^control plane/, 'Control plane')) : null;
+  const sensitive = a.sensitive
+    ? h(
+        'div',
+        { class: 'containment uncontained control-plane', role: 'note' },
+        icon('warning'),
+        ' ',
+        a.sensitive.notice.replace(/^control plane/, 'Control plane'),
+      )
+    : null;
   if (p?.kind === 'edit') {
-    title.append(h('strong', {}, p.isNewFile ? 'Create ' : 'Edit '),
-      h('a', { 'data-act': 'open_file', 'data-path': p.path, role: 'link', tabindex: '0', title: p.path, class: 'path' }, p.displayPath ?? p.path),
-      h('span', { class: 'added' }, `+${p.added}`), h('span', { class: 'removed' }, `−${p.removed}`),
-      h('a', { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0', class: 'open-diff' }, icon('diff'), ' Open diff'));
+    title.append(
+      h('strong', {}, p.isNewFile ? 'Create ' : 'Edit '),
+      h(
+        'a',
+        { 'data-act': 'open_file', 'data-path': p.path, role: 'link', tabindex: '0', title: p.path, class: 'path' },
+        p.displayPath ?? p.path,
+      ),
+      h('span', { class: 'added' }, `+${p.added}`),
+      h('span', { class: 'removed' }, `−${p.removed}`),
+      h(
+        'a',
+        { 'data-act': 'open_diff', 'data-request-id': a.requestId, role: 'link', tabindex: '0', class: 'open-diff' },
+        icon('diff'),
+        ' Open diff',
+      ),
+    );
     card.append(title);
     if (sensitive) card.append(sensitive);
     if (p.hunks?.length) card.append(renderHunkList(a, p.hunks));
@@ -39,7 +63,15 @@ function pendingCard(a: Approval): HTMLElement {
     if (p.cwd) card.append(h('div', { class: 'muted small' }, `in ${p.cwd}`));
     if (p.containment) {
       const bare = p.containment.startsWith('Runs WITHOUT');
-      card.append(h('div', { class: `containment ${bare ? 'uncontained' : 'contained'}` }, icon(bare ? 'warning' : 'lock'), ' ', p.containment));
+      card.append(
+        h(
+          'div',
+          { class: `containment ${bare ? 'uncontained' : 'contained'}` },
+          icon(bare ? 'warning' : 'lock'),
+          ' ',
+          p.containment,
+        ),
+      );
     }
   } else {
     title.append(h('strong', {}, a.summary));
@@ -48,12 +80,33 @@ function pendingCard(a: Approval): HTMLElement {
     if (p?.kind === 'generic' && p.summary !== a.summary) card.append(h('div', { class: 'pre-wrap' }, p.summary));
   }
   card.append(
-    h('input', { class: 'reject-reason', type: 'text', placeholder: 'Reason for rejecting (optional, Enter rejects)', maxlength: '2000', 'aria-label': 'Reason for rejecting', 'data-request-id': a.requestId }),
-    h('div', { class: 'actions' },
-      button('Approve', { 'data-act': 'approve', 'data-request-id': a.requestId, title: 'Approve once (Ctrl+Enter)' }, 'primary'),
+    h('input', {
+      class: 'reject-reason',
+      type: 'text',
+      placeholder: 'Reason for rejecting (optional, Enter rejects)',
+      maxlength: '2000',
+      'aria-label': 'Reason for rejecting',
+      'data-request-id': a.requestId,
+    }),
+    h(
+      'div',
+      { class: 'actions' },
+      button(
+        'Approve',
+        { 'data-act': 'approve', 'data-request-id': a.requestId, title: 'Approve once (Ctrl+Enter)' },
+        'primary',
+      ),
       alwaysButton(a),
-      button('Reject', { 'data-act': 'reject', 'data-request-id': a.requestId, title: 'Reject (Ctrl+Backspace)' })),
-    h('div', { class: 'hint' }, a.sensitive ? 'Ctrl+Enter approve · Ctrl+Backspace reject' : 'Ctrl+Enter approve · Ctrl+Shift+Enter always · Ctrl+Backspace reject'));
+      button('Reject', { 'data-act': 'reject', 'data-request-id': a.requestId, title: 'Reject (Ctrl+Backspace)' }),
+    ),
+    h(
+      'div',
+      { class: 'hint' },
+      a.sensitive
+        ? 'Ctrl+Enter approve · Ctrl+Backspace reject'
+        : 'Ctrl+Enter approve · Ctrl+Shift+Enter always · Ctrl+Backspace reject',
+    ),
+  );
   return card;
 }
 
@@ -63,9 +116,17 @@ function alwaysButton(a: Approval): HTMLElement | null {
   const p = a.preview;
   if (p?.kind === 'command') {
     if (!p.grant) return null;
-    return button(`Always allow ${p.grant}`, { 'data-act': 'approve_task', 'data-request-id': a.requestId, title: `Run ${p.grant} without asking for the rest of this task; other commands still ask (Ctrl+Shift+Enter)` });
+    return button(`Always allow ${p.grant}`, {
+      'data-act': 'approve_task',
+      'data-request-id': a.requestId,
+      title: `Run ${p.grant} without asking for the rest of this task; other commands still ask (Ctrl+Shift+Enter)`,
+    });
   }
-  return button('Always for this task', { 'data-act': 'approve_task', 'data-request-id': a.requestId, title: 'Approve this kind of call for the rest of the task (Ctrl+Shift+Enter)' });
+  return button('Always for this task', {
+    'data-act': 'approve_task',
+    'data-request-id': a.requestId,
+    title: 'Approve this kind of call for the rest of the task (Ctrl+Shift+Enter)',
+  });
 }
 
 function renderDiff(diff: string, truncated: boolean): HTMLElement {

@@ -38,15 +38,27 @@ export class Chrome {
 
   constructor(mount: HTMLElement) {
     this.model = h('div', { class: 'model' });
-    this.modeSelect = h('select', { class: 'mode-select', 'aria-label': 'Mode', title: 'Mode: what Forge may do in this task' }) as HTMLSelectElement;
+    this.modeSelect = h('select', {
+      class: 'mode-select',
+      'aria-label': 'Mode',
+      title: 'Mode: what Forge may do in this task',
+    }) as HTMLSelectElement;
     this.modeSelect.hidden = true;
-    this.modeSelect.addEventListener('change', () => this.root.dispatchEvent(new CustomEvent('forge-set-mode', { detail: this.modeSelect.value })));
-    const header = h('header', { class: 'header' },
+    this.modeSelect.addEventListener('change', () =>
+      this.root.dispatchEvent(new CustomEvent('forge-set-mode', { detail: this.modeSelect.value })),
+    );
+    const header = h(
+      'header',
+      { class: 'header' },
       this.modeSelect,
       this.model,
-      h('div', { class: 'header-actions' },
+      h(
+        'div',
+        { class: 'header-actions' },
         iconButton('plug', 'Connect a model', { 'data-act': 'open_setup' }),
-        iconButton('settings-gear', 'Forge settings', { 'data-act': 'action', 'data-action': 'open_settings' })));
+        iconButton('settings-gear', 'Forge settings', { 'data-act': 'action', 'data-action': 'open_settings' }),
+      ),
+    );
     this.banner = h('div', { class: 'banner', role: 'alert', hidden: true });
     this.scroller = h('main', { class: 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
     this.welcome = renderWelcome();
@@ -58,23 +70,46 @@ export class Chrome {
     this.spinner.hidden = true;
     this.waitIcon = icon('shield', 'Waiting for your approval', 'wait-icon');
     this.waitIcon.hidden = true;
-    this.progress = h('div', { class: 'progress', hidden: true, role: 'status', 'aria-live': 'off' },
+    this.progress = h(
+      'div',
+      { class: 'progress', hidden: true, role: 'status', 'aria-live': 'off' },
       h('div', { class: 'progress-row' }, this.spinner, this.waitIcon, this.progressText),
-      h('div', { class: 'progress-bar', 'aria-hidden': 'true' }, this.progressFill));
+      h('div', { class: 'progress-bar', 'aria-hidden': 'true' }, this.progressFill),
+    );
     this.input = h('textarea', {
-      class: 'input', rows: '1', placeholder: 'Describe a task for Forge…',
+      class: 'input',
+      rows: '1',
+      placeholder: 'Describe a task for Forge…',
       title: 'Enter sends · Shift+Enter adds a line',
-      'aria-label': 'Message Forge', maxlength: '100000',
+      'aria-label': 'Message Forge',
+      maxlength: '100000',
     }) as HTMLTextAreaElement;
     this.sendBtn = button('Send', { 'data-act': 'send', title: 'Send (Enter)' }, 'primary');
     this.stopBtn = button('Stop', { 'data-act': 'stop', title: 'Stop the running task' }, 'secondary');
     this.stopBtn.hidden = true;
     this.hint = h('div', { class: 'composer-hint muted' });
-    const composer = h('footer', { class: 'composer' },
+    const composer = h(
+      'footer',
+      { class: 'composer' },
       this.progress,
-      h('div', { class: 'composer-row' }, this.input, h('div', { class: 'composer-buttons' }, this.sendBtn, this.stopBtn)),
-      this.hint);
-    this.root = h('div', { class: 'app' }, header, this.banner, this.setup.el, this.historyView.el, this.scroller, composer);
+      h(
+        'div',
+        { class: 'composer-row' },
+        this.input,
+        h('div', { class: 'composer-buttons' }, this.sendBtn, this.stopBtn),
+      ),
+      this.hint,
+    );
+    this.root = h(
+      'div',
+      { class: 'app' },
+      header,
+      this.banner,
+      this.setup.el,
+      this.historyView.el,
+      this.scroller,
+      composer,
+    );
     mount.replaceChildren(this.root);
     this.input.addEventListener('input', () => this.autosize());
   }
@@ -92,16 +127,24 @@ export class Chrome {
     this.welcome.hidden = itemCount > 0 || !this.configured;
   }
 
-  renderModes(modes: readonly { id: string; label: string }[] | undefined, current: string | undefined, running: boolean): void {
+  renderModes(
+    modes: readonly { id: string; label: string }[] | undefined,
+    current: string | undefined,
+    running: boolean,
+  ): void {
     const key = JSON.stringify([modes, current, running, this.configured]);
     if (key === this.modesKey) return;
     this.modesKey = key;
     this.modeSelect.hidden = !modes || modes.length === 0 || !this.configured;
     if (!modes) return;
-    this.modeSelect.replaceChildren(...modes.map((m) => h('option', { value: m.id, selected: m.id === current }, m.label)));
+    this.modeSelect.replaceChildren(
+      ...modes.map((m) => h('option', { value: m.id, selected: m.id === current }, m.label)),
+    );
     if (current) this.modeSelect.value = current;
     this.modeSelect.disabled = running;
-    this.modeSelect.title = running ? 'The mode can change when the task is not running' : 'Mode: what Forge may do in this task';
+    this.modeSelect.title = running
+      ? 'The mode can change when the task is not running'
+      : 'Mode: what Forge may do in this task';
   }
 
   renderProvider(p: ProviderStatus): void {
@@ -111,15 +154,28 @@ export class Chrome {
     this.configured = p.configured;
     if (!p.configured) {
       // Never name a model that cannot be used: say what to do instead.
-      this.model.replaceChildren(h('a', { class: 'model-link needs-setup', 'data-act': 'open_setup', role: 'button', tabindex: '0', title: p.problem ?? 'Set up a model' },
-        icon('warning'), h('span', {}, 'Set up a model')));
+      this.model.replaceChildren(
+        h(
+          'a',
+          {
+            class: 'model-link needs-setup',
+            'data-act': 'open_setup',
+            role: 'button',
+            tabindex: '0',
+            title: p.problem ?? 'Set up a model',
+          },
+          icon('warning'),
+          h('span', {}, 'Set up a model'),
+        ),
+      );
       this.setup.show(p, this.setupByUser);
       this.welcome.hidden = true;
       return;
     }
     if (p.models && p.models.length > 0) {
       const dd = h('vscode-dropdown', { 'aria-label': 'Model', class: 'model-dropdown', title: 'Model' });
-      for (const m of p.models) dd.append(h('vscode-option', { value: m.id, selected: m.id === (p.modelId ?? p.model) }, m.label));
+      for (const m of p.models)
+        dd.append(h('vscode-option', { value: m.id, selected: m.id === (p.modelId ?? p.model) }, m.label));
       dd.addEventListener('change', () => {
         const v = (dd as unknown as { value?: string }).value;
         if (v) this.root.dispatchEvent(new CustomEvent('forge-select-model', { detail: v }));
@@ -127,11 +183,33 @@ export class Chrome {
       this.model.replaceChildren(dd);
     } else {
       const label = p.model ? `${p.model}${p.provider ? ` · ${p.provider}` : ''}` : 'Choose model';
-      this.model.replaceChildren(h('a', { class: 'model-link', 'data-act': 'action', 'data-action': 'select_model', role: 'button', tabindex: '0', title: 'Choose model' }, icon('hubot'), h('span', {}, label)));
+      this.model.replaceChildren(
+        h(
+          'a',
+          {
+            class: 'model-link',
+            'data-act': 'action',
+            'data-action': 'select_model',
+            role: 'button',
+            tabindex: '0',
+            title: 'Choose model',
+          },
+          icon('hubot'),
+          h('span', {}, label),
+        ),
+      );
     }
-    this.model.title = [p.toolFormat && `Tool calls: ${p.toolFormat === 'xml' ? 'XML text format' : 'native'}${p.toolFormatReason ? ` (${p.toolFormatReason})` : ''}`, p.contextWindow && `Context window: ${p.contextWindow} tokens (${p.contextWindowSource ?? 'unknown'})`, p.warning].filter(Boolean).join('\n');
+    this.model.title = [
+      p.toolFormat &&
+        `Tool calls: ${p.toolFormat === 'xml' ? 'XML text format' : 'native'}${p.toolFormatReason ? ` (${p.toolFormatReason})` : ''}`,
+      p.contextWindow && `Context window: ${p.contextWindow} tokens (${p.contextWindowSource ?? 'unknown'})`,
+      p.warning,
+    ]
+      .filter(Boolean)
+      .join('\n');
     if (p.warning) this.model.append(icon('warning', p.warning, 'model-warning'));
-    else if (p.toolFormat === 'xml') this.model.append(h('span', { class: 'muted small', title: this.model.title }, ' XML tools'));
+    else if (p.toolFormat === 'xml')
+      this.model.append(h('span', { class: 'muted small', title: this.model.title }, ' XML tools'));
     // Configured now: the form that asked for it goes (unless the user opened it to change things).
     if (!this.setupByUser) this.setup.hide();
   }
@@ -165,7 +243,8 @@ export class Chrome {
       icon('error', undefined, 'banner-icon'),
       h('span', { class: 'pre-wrap' }, message),
       actionButtons(actions) ?? '',
-      iconButton('close', 'Dismiss', { 'data-act': 'dismiss_banner' }));
+      iconButton('close', 'Dismiss', { 'data-act': 'dismiss_banner' }),
+    );
     this.banner.hidden = false;
   }
 
@@ -180,9 +259,7 @@ export class Chrome {
     const awaiting = status.state === 'awaiting_approval';
     this.spinner.hidden = !running || awaiting;
     this.waitIcon.hidden = !awaiting;
-    this.hint.textContent = awaiting
-      ? 'Waiting for your approval (Ctrl+Enter approves, Ctrl+Backspace rejects).'
-      : '';
+    this.hint.textContent = awaiting ? 'Waiting for your approval (Ctrl+Enter approves, Ctrl+Backspace rejects).' : '';
     if (!progress || (progress.maxIterations === 0 && !running)) {
       this.progress.hidden = true;
       return;

@@ -21,7 +21,11 @@ function append(el: Element | DocumentFragment, children: Child[]): void {
 }
 
 /** A toolkit button (vscode-button). `act` is read by the delegated click handler. */
-export function button(label: string, attrs: Attrs = {}, appearance: 'primary' | 'secondary' | 'icon' = 'secondary'): HTMLElement {
+export function button(
+  label: string,
+  attrs: Attrs = {},
+  appearance: 'primary' | 'secondary' | 'icon' = 'secondary',
+): HTMLElement {
   return h('vscode-button', { appearance, ...attrs }, label);
 }
 

@@ -17,20 +17,33 @@ export class EcosystemStrip {
       const action = a.dataset.eco as EcosystemAction;
       this.post({ type: 'ecosystem_action', action, ...(a.dataset.display ? { display: a.dataset.display } : {}) });
     });
-    this.el.addEventListener('toggle', (e) => {
-      const d = e.target as HTMLDetailsElement;
-      if (!d.dataset.key) return;
-      if (d.open) this.open.add(d.dataset.key);
-      else this.open.delete(d.dataset.key);
-    }, true);
+    this.el.addEventListener(
+      'toggle',
+      (e) => {
+        const d = e.target as HTMLDetailsElement;
+        if (!d.dataset.key) return;
+        if (d.open) this.open.add(d.dataset.key);
+        else this.open.delete(d.dataset.key);
+      },
+      true,
+    );
   }
 
   private link(label: string, action: EcosystemAction, display?: string): HTMLElement {
-    return h('a', { 'data-eco': action, ...(display ? { 'data-display': display } : {}), role: 'button', tabindex: '0' }, label);
+    return h(
+      'a',
+      { 'data-eco': action, ...(display ? { 'data-display': display } : {}), role: 'button', tabindex: '0' },
+      label,
+    );
   }
 
   private section(key: string, summary: string, rows: HTMLElement[]): HTMLElement {
-    const d = h('details', { 'data-key': key, open: this.open.has(key) }, h('summary', {}, summary), h('ul', {}, ...rows));
+    const d = h(
+      'details',
+      { 'data-key': key, open: this.open.has(key) },
+      h('summary', {}, summary),
+      h('ul', {}, ...rows),
+    );
     return d;
   }
 
@@ -41,21 +54,40 @@ export class EcosystemStrip {
       const failing = view.mcp.filter((s) => s.state === 'error' || s.state === 'crashed').length;
       const summary = `MCP: ${view.mcp.length} server${view.mcp.length === 1 ? '' : 's'}${running ? `, ${running} running` : ''}${failing ? `, ${failing} failing` : ''}`;
       const rows = view.mcp.map((s) =>
-        h('li', { title: s.error ?? s.state },
+        h(
+          'li',
+          { title: s.error ?? s.state },
           h('span', { class: `eco-dot eco-${s.state}` }),
           h('span', {}, s.name),
           h('span', { class: 'muted' }, `${s.state}${s.tools !== undefined ? ` · ${s.tools} tools` : ''}`),
-          s.error ? h('span', { class: 'eco-error-text' }, s.error) : null));
-      rows.push(h('li', {}, this.link('Manage…', 'show_mcp_servers'), this.link('Attach resource…', 'attach_resource')));
+          s.error ? h('span', { class: 'eco-error-text' }, s.error) : null,
+        ),
+      );
+      rows.push(
+        h('li', {}, this.link('Manage…', 'show_mcp_servers'), this.link('Attach resource…', 'attach_resource')),
+      );
       parts.push(this.section('mcp', summary, rows));
     }
     const rules = view.rules;
     const ruleRows = rules.map((r) =>
-      h('li', {}, this.link(r.display, 'open_rule', r.display), r.kind === 'nested' ? h('span', { class: 'muted' }, 'folder') : null, r.truncated ? h('span', { class: 'muted' }, 'truncated') : null));
+      h(
+        'li',
+        {},
+        this.link(r.display, 'open_rule', r.display),
+        r.kind === 'nested' ? h('span', { class: 'muted' }, 'folder') : null,
+        r.truncated ? h('span', { class: 'muted' }, 'truncated') : null,
+      ),
+    );
     ruleRows.push(h('li', {}, this.link(rules.length ? 'Edit AGENTS.md' : 'Add AGENTS.md', 'edit_rules')));
     parts.push(this.section('rules', rules.length ? `Rules in use: ${rules.length}` : 'No project rules', ruleRows));
     if (view.attachments.length) {
-      parts.push(h('span', { class: 'muted', title: view.attachments.join('\n') }, `Attached to next message: ${view.attachments.length}`));
+      parts.push(
+        h(
+          'span',
+          { class: 'muted', title: view.attachments.join('\n') },
+          `Attached to next message: ${view.attachments.length}`,
+        ),
+      );
     }
     this.el.replaceChildren(...parts);
     this.el.hidden = !view.mcp.length && !rules.length && !view.attachments.length;

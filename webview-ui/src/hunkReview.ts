@@ -19,41 +19,66 @@ function diffBody(body: string): HTMLElement {
 
 function toggle(label: string, a: ItemOf<'approval'>, hunk: HunkView, state: HunkState): HTMLElement {
   const on = hunk.state === state;
-  return h('button', {
-    type: 'button', class: `hunk-toggle hunk-${state}${on ? ' on' : ''}`, 'aria-pressed': on ? 'true' : 'false',
-    'data-act': 'hunk', 'data-request-id': a.requestId, 'data-index': String(hunk.index),
-    // Pressing a toggle that is on clears it (back to not reviewed).
-    'data-state': on ? 'pending' : state,
-    title: `${label} hunk ${hunk.index + 1}${on ? ' (press again to clear)' : ''}`,
-  }, on ? `${state === 'accepted' ? '✓' : '✗'} ${label}ed` : label);
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: `hunk-toggle hunk-${state}${on ? ' on' : ''}`,
+      'aria-pressed': on ? 'true' : 'false',
+      'data-act': 'hunk',
+      'data-request-id': a.requestId,
+      'data-index': String(hunk.index),
+      // Pressing a toggle that is on clears it (back to not reviewed).
+      'data-state': on ? 'pending' : state,
+      title: `${label} hunk ${hunk.index + 1}${on ? ' (press again to clear)' : ''}`,
+    },
+    on ? `${state === 'accepted' ? '✓' : '✗'} ${label}ed` : label,
+  );
 }
 
 /** The hunk list of a pending edit's approval card. */
 export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]): HTMLElement {
   const rejected = hunks.filter((x) => x.state === 'rejected').length;
   const reviewed = hunks.filter((x) => x.state !== 'pending').length;
-  const summary = rejected === hunks.length
-    ? `All ${hunks.length} hunks rejected: Approve will reject the edit with your reasons.`
-    : `${hunks.length} hunks · ${reviewed} reviewed · ${rejected ? `${rejected} rejected (will not be written)` : 'Approve writes all not rejected'}`;
+  const summary =
+    rejected === hunks.length
+      ? `All ${hunks.length} hunks rejected: Approve will reject the edit with your reasons.`
+      : `${hunks.length} hunks · ${reviewed} reviewed · ${rejected ? `${rejected} rejected (will not be written)` : 'Approve writes all not rejected'}`;
   const list = h('ol', { class: 'hunk-list', 'aria-label': `Hunks of ${a.summary}` });
   for (const hunk of hunks) {
     const name = `Hunk ${hunk.index + 1} of ${hunks.length}`;
-    list.append(h('li', { class: `hunk hunk-state-${hunk.state}`, 'data-index': String(hunk.index) },
-      h('div', { class: 'hunk-head' },
-        h('span', { class: 'hunk-name' }, name),
-        h('span', { class: 'hunk-header muted' }, hunk.header),
-        h('span', { class: `hunk-state state-${hunk.state}`, role: 'status' }, STATE_LABEL[hunk.state]),
-        h('span', { class: 'hunk-actions', role: 'group', 'aria-label': name },
-          toggle('Accept', a, hunk, 'accepted'),
-          toggle('Reject', a, hunk, 'rejected'))),
-      diffBody(hunk.body),
-      hunk.state === 'rejected'
-        ? h('input', {
-          class: 'hunk-reason', type: 'text', value: hunk.reason ?? '', maxlength: '2000',
-          placeholder: 'Why? (optional, told to the model; Enter saves)', 'aria-label': `Reason for rejecting ${name.toLowerCase()}`,
-          'data-request-id': a.requestId, 'data-index': String(hunk.index),
-        })
-        : null));
+    list.append(
+      h(
+        'li',
+        { class: `hunk hunk-state-${hunk.state}`, 'data-index': String(hunk.index) },
+        h(
+          'div',
+          { class: 'hunk-head' },
+          h('span', { class: 'hunk-name' }, name),
+          h('span', { class: 'hunk-header muted' }, hunk.header),
+          h('span', { class: `hunk-state state-${hunk.state}`, role: 'status' }, STATE_LABEL[hunk.state]),
+          h(
+            'span',
+            { class: 'hunk-actions', role: 'group', 'aria-label': name },
+            toggle('Accept', a, hunk, 'accepted'),
+            toggle('Reject', a, hunk, 'rejected'),
+          ),
+        ),
+        diffBody(hunk.body),
+        hunk.state === 'rejected'
+          ? h('input', {
+              class: 'hunk-reason',
+              type: 'text',
+              value: hunk.reason ?? '',
+              maxlength: '2000',
+              placeholder: 'Why? (optional, told to the model; Enter saves)',
+              'aria-label': `Reason for rejecting ${name.toLowerCase()}`,
+              'data-request-id': a.requestId,
+              'data-index': String(hunk.index),
+            })
+          : null,
+      ),
+    );
   }
   return h('div', { class: 'hunk-review' }, h('div', { class: 'hunk-summary', 'aria-live': 'polite' }, summary), list);
 }
@@ -63,14 +88,21 @@ export function hunkAction(target: HTMLElement, post: (m: WebviewMessage) => voi
   const d = target.dataset;
   const index = Number(d.index);
   const state = d.state as HunkState | undefined;
-  if (!d.requestId || !Number.isInteger(index) || index < 0 || (state !== 'pending' && state !== 'accepted' && state !== 'rejected')) return;
+  if (
+    !d.requestId ||
+    !Number.isInteger(index) ||
+    index < 0 ||
+    (state !== 'pending' && state !== 'accepted' && state !== 'rejected')
+  )
+    return;
   const reason = state === 'rejected' ? reasonOf(target, d.requestId, index) : undefined;
   post({ type: 'hunk_decision', requestId: d.requestId, index, state, ...(reason ? { reason } : {}) });
 }
 
 function reasonOf(from: HTMLElement, requestId: string, index: number): string | undefined {
-  const input = Array.from(from.closest('.hunk-review')?.querySelectorAll<HTMLInputElement>('input.hunk-reason') ?? [])
-    .find((i) => i.dataset.requestId === requestId && Number(i.dataset.index) === index);
+  const input = Array.from(
+    from.closest('.hunk-review')?.querySelectorAll<HTMLInputElement>('input.hunk-reason') ?? [],
+  ).find((i) => i.dataset.requestId === requestId && Number(i.dataset.index) === index);
   return input?.value.trim().slice(0, 2000) || undefined;
 }
 
@@ -80,13 +112,25 @@ export function installHunkReview(root: HTMLElement, post: (m: WebviewMessage) =
     const index = Number(input.dataset.index);
     if (!input.dataset.requestId || !Number.isInteger(index)) return;
     const reason = input.value.trim().slice(0, 2000);
-    post({ type: 'hunk_decision', requestId: input.dataset.requestId, index, state: 'rejected', ...(reason ? { reason } : {}) });
+    post({
+      type: 'hunk_decision',
+      requestId: input.dataset.requestId,
+      index,
+      state: 'rejected',
+      ...(reason ? { reason } : {}),
+    });
   };
   root.addEventListener('change', (e) => {
     if (e.target instanceof HTMLInputElement && e.target.classList.contains('hunk-reason')) save(e.target);
   });
   root.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey && e.target instanceof HTMLInputElement && e.target.classList.contains('hunk-reason')) {
+    if (
+      e.key === 'Enter' &&
+      !e.ctrlKey &&
+      !e.metaKey &&
+      e.target instanceof HTMLInputElement &&
+      e.target.classList.contains('hunk-reason')
+    ) {
       e.preventDefault();
       e.target.blur(); // fires change
     }

@@ -24,7 +24,10 @@ export function renderItem(item: TranscriptItem): HTMLElement {
   // task_completion / converse / ask_question: the run-end block shows them once, rendered.
   // (While one streams its text, its row says so — "Finishing…" — and goes when the run end shows the text.)
   const live = item.kind === 'tool' && (item.status === 'pending' || item.status === 'running');
-  if ((item.kind === 'tool' && HIDDEN_TOOLS.has(item.name) && !live) || (item.kind === 'approval' && !approvalShown(item))) {
+  if (
+    (item.kind === 'tool' && HIDDEN_TOOLS.has(item.name) && !live) ||
+    (item.kind === 'approval' && !approvalShown(item))
+  ) {
     el.hidden = true;
     return el;
   }
@@ -46,15 +49,40 @@ function renderBody(item: TranscriptItem): Node[] {
     case 'approval':
       return [renderApproval(item)];
     case 'warning':
-      return [h('div', { class: `notice warning kind-${item.warningKind}`, role: 'status' }, icon(item.warningKind === 'retry' ? 'sync' : 'warning', undefined, 'icon'), h('span', {}, item.message))];
+      return [
+        h(
+          'div',
+          { class: `notice warning kind-${item.warningKind}`, role: 'status' },
+          icon(item.warningKind === 'retry' ? 'sync' : 'warning', undefined, 'icon'),
+          h('span', {}, item.message),
+        ),
+      ];
     case 'compaction':
-      return [h('details', { class: 'notice compaction' },
-        h('summary', {}, `Context compacted: ${formatTokens(item.beforeTokens)} → ${formatTokens(item.afterTokens)} tokens`),
-        h('div', { class: 'pre-wrap' }, item.summary))];
+      return [
+        h(
+          'details',
+          { class: 'notice compaction' },
+          h(
+            'summary',
+            {},
+            `Context compacted: ${formatTokens(item.beforeTokens)} → ${formatTokens(item.afterTokens)} tokens`,
+          ),
+          h('div', { class: 'pre-wrap' }, item.summary),
+        ),
+      ];
     case 'memory':
-      return [h('details', { class: 'notice memory' },
-        h('summary', {}, `${item.direction === 'recalled' ? 'Used' : 'Learned'} ${item.memories.length} ${item.memories.length === 1 ? 'memory' : 'memories'}`),
-        h('ul', {}, ...item.memories.map((m) => h('li', {}, h('span', { class: 'badge' }, m.type), ' ', m.content))))];
+      return [
+        h(
+          'details',
+          { class: 'notice memory' },
+          h(
+            'summary',
+            {},
+            `${item.direction === 'recalled' ? 'Used' : 'Learned'} ${item.memories.length} ${item.memories.length === 1 ? 'memory' : 'memories'}`,
+          ),
+          h('ul', {}, ...item.memories.map((m) => h('li', {}, h('span', { class: 'badge' }, m.type), ' ', m.content))),
+        ),
+      ];
     case 'run_end':
       return [renderRunEnd(item, (src) => mdBody(src))];
     case 'checkpoint':
@@ -62,9 +90,19 @@ function renderBody(item: TranscriptItem): Node[] {
     case 'changes':
       return [renderChanges(item)];
     case 'error':
-      return [h('div', { class: 'notice error', role: 'alert' },
-        h('div', { class: 'notice-row' }, icon('error', undefined, 'icon'), h('span', { class: 'pre-wrap' }, item.message)),
-        actionButtons(item.actions))];
+      return [
+        h(
+          'div',
+          { class: 'notice error', role: 'alert' },
+          h(
+            'div',
+            { class: 'notice-row' },
+            icon('error', undefined, 'icon'),
+            h('span', { class: 'pre-wrap' }, item.message),
+          ),
+          actionButtons(item.actions),
+        ),
+      ];
     case 'context':
       return [renderContextItem(item)];
   }
@@ -72,9 +110,12 @@ function renderBody(item: TranscriptItem): Node[] {
 
 function renderThinking(item: ItemOf<'thinking'>): HTMLElement {
   const label = item.streaming ? 'Thinking…' : `Thought (${formatTokens(item.text.length)} chars)`;
-  return h('details', { class: 'thinking', open: item.streaming, 'data-key': 'thinking' },
+  return h(
+    'details',
+    { class: 'thinking', open: item.streaming, 'data-key': 'thinking' },
     h('summary', {}, label),
-    h('div', { class: 'thinking-text pre-wrap' }, item.text));
+    h('div', { class: 'thinking-text pre-wrap' }, item.text),
+  );
 }
 
 /** Renders pending markdown bodies of an item element. */

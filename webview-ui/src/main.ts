@@ -1,9 +1,7 @@
 // Webview entry: validates every host message, mirrors the host transcript, and turns clicks and keys into
 // protocol messages. The host is the source of truth: on load we say `ready` and get a full snapshot.
 import './zodConfig';
-import {
-  provideVSCodeDesignSystem, vsCodeButton, vsCodeDropdown, vsCodeOption,
-} from '@vscode/webview-ui-toolkit';
+import { provideVSCodeDesignSystem, vsCodeButton, vsCodeDropdown, vsCodeOption } from '@vscode/webview-ui-toolkit';
 import { actionToMessage, ActionSchema, parseHostMessage, type HostMessage } from '../../src/protocol/messages';
 import { loadUiState, newRequestId, post, saveUiState } from './api';
 import { Chrome } from './chrome';
@@ -34,7 +32,8 @@ const view = new TranscriptView(chrome.scroller, (s) => {
 });
 
 // Slash commands (slashMenu.ts) and nested sub-agent steps (nested.ts): self-contained, hooked in here.
-const stopRun = () => post(store.status.requestId ? { type: 'stop', requestId: store.status.requestId } : { type: 'stop' });
+const stopRun = () =>
+  post(store.status.requestId ? { type: 'stop', requestId: store.status.requestId } : { type: 'stop' });
 const slash = new SlashMenu(chrome.input, {
   isRunning: () => store.status.state !== 'idle',
   stop: stopRun,
@@ -182,15 +181,22 @@ function send(): void {
 function decide(requestId: string | undefined, kind: 'approve' | 'approve_task' | 'reject'): void {
   if (!requestId) return;
   if (kind === 'reject') {
-    const reasonEl = Array.from(chrome.scroller.querySelectorAll<HTMLInputElement>('input.reject-reason'))
-      .find((i) => i.dataset.requestId === requestId);
+    const reasonEl = Array.from(chrome.scroller.querySelectorAll<HTMLInputElement>('input.reject-reason')).find(
+      (i) => i.dataset.requestId === requestId,
+    );
     const reason = reasonEl?.value.trim().slice(0, 2000);
     post({ type: 'approval_decision', requestId, decision: reason ? { kind: 'reject', reason } : { kind: 'reject' } });
   } else {
-    post({ type: 'approval_decision', requestId, decision: { kind: 'approve', scope: kind === 'approve_task' ? 'task' : 'once' } });
+    post({
+      type: 'approval_decision',
+      requestId,
+      decision: { kind: 'approve', scope: kind === 'approve_task' ? 'task' : 'once' },
+    });
   }
   // Disable the card's buttons until the host confirms (approval item update), so a double press does nothing.
-  const card = Array.from(chrome.scroller.querySelectorAll<HTMLElement>('[data-request-id]')).find((e) => e.dataset.requestId === requestId)?.closest('.approval-card');
+  const card = Array.from(chrome.scroller.querySelectorAll<HTMLElement>('[data-request-id]'))
+    .find((e) => e.dataset.requestId === requestId)
+    ?.closest('.approval-card');
   card?.classList.add('deciding');
   card?.querySelectorAll('vscode-button').forEach((b) => b.setAttribute('disabled', ''));
 }
@@ -198,34 +204,51 @@ function decide(requestId: string | undefined, kind: 'approve' | 'approve_task' 
 function act(target: HTMLElement): void {
   const d = target.dataset;
   switch (d.act) {
-    case 'send': return send();
-    case 'stop': return post(store.status.requestId ? { type: 'stop', requestId: store.status.requestId } : { type: 'stop' });
+    case 'send':
+      return send();
+    case 'stop':
+      return post(store.status.requestId ? { type: 'stop', requestId: store.status.requestId } : { type: 'stop' });
     case 'approve':
     case 'approve_task':
     case 'reject':
       if (target.hasAttribute('disabled')) return;
       return decide(d.requestId, d.act);
-    case 'open_diff': return d.requestId ? post({ type: 'open_diff', requestId: d.requestId }) : undefined;
-    case 'hunk': return hunkAction(target, post);
-    case 'changes': return changesAction(target, post);
-    case 'open_file': return d.path ? post({ type: 'open_file', path: d.path.replace(/#L?\d+$/, ''), line: lineOf(d.path) }) : undefined;
-    case 'open_output': return d.ref ? post({ type: 'open_tool_output', ref: d.ref }) : undefined;
+    case 'open_diff':
+      return d.requestId ? post({ type: 'open_diff', requestId: d.requestId }) : undefined;
+    case 'hunk':
+      return hunkAction(target, post);
+    case 'changes':
+      return changesAction(target, post);
+    case 'open_file':
+      return d.path
+        ? post({ type: 'open_file', path: d.path.replace(/#L?\d+$/, ''), line: lineOf(d.path) })
+        : undefined;
+    case 'open_output':
+      return d.ref ? post({ type: 'open_tool_output', ref: d.ref }) : undefined;
     case 'load_task':
       chrome.toggleHistory(false);
       return d.taskId ? post({ type: 'load_task', id: d.taskId }) : undefined;
-    case 'toggle_history': return chrome.toggleHistory();
-    case 'delete_task': return d.taskId ? post({ type: 'delete_task', id: d.taskId }) : undefined;
-    case 'open_setup': return chrome.openSetup(store.provider);
-    case 'close_setup': return chrome.closeSetup();
-    case 'setup_check': return chrome.setup.check();
-    case 'setup_save': return chrome.setup.save();
-    case 'setup_use_local': return chrome.setup.useLocal(d.baseUrl ?? '', d.model || undefined);
+    case 'toggle_history':
+      return chrome.toggleHistory();
+    case 'delete_task':
+      return d.taskId ? post({ type: 'delete_task', id: d.taskId }) : undefined;
+    case 'open_setup':
+      return chrome.openSetup(store.provider);
+    case 'close_setup':
+      return chrome.closeSetup();
+    case 'setup_check':
+      return chrome.setup.check();
+    case 'setup_save':
+      return chrome.setup.save();
+    case 'setup_use_local':
+      return chrome.setup.useLocal(d.baseUrl ?? '', d.model || undefined);
     case 'example':
       chrome.input.value = d.text ?? '';
       chrome.autosize();
       chrome.input.focus();
       return;
-    case 'dismiss_banner': return chrome.hideBanner();
+    case 'dismiss_banner':
+      return chrome.hideBanner();
     case 'copy': {
       const code = target.closest('.code-block')?.querySelector('code')?.textContent ?? '';
       void copyText(code).then((ok) => {

@@ -30,7 +30,13 @@ let nesting = 0;
  * tokenizer slot expects: marked renders by `type`, whatever slot produced the token.
  */
 function flattened<T>(src: string): T {
-  const code: Tokens.Code = { type: 'code', raw: src, codeBlockStyle: 'indented', text: src.replace(/\s+$/, ''), escaped: false };
+  const code: Tokens.Code = {
+    type: 'code',
+    raw: src,
+    codeBlockStyle: 'indented',
+    text: src.replace(/\s+$/, ''),
+    escaped: false,
+  };
   return code as unknown as T;
 }
 
@@ -43,7 +49,8 @@ marked.use({
       const nl = src.indexOf('\n');
       const header = nl < 0 ? src : src.slice(0, nl);
       let pipes = 0;
-      for (let i = header.indexOf('|'); i >= 0 && pipes <= MAX_TABLE_COLUMNS + 1; i = header.indexOf('|', i + 1)) pipes++;
+      for (let i = header.indexOf('|'); i >= 0 && pipes <= MAX_TABLE_COLUMNS + 1; i = header.indexOf('|', i + 1))
+        pipes++;
       if (pipes > MAX_TABLE_COLUMNS + 1) return undefined;
       return false; // marked's own table tokenizer
     },
@@ -51,7 +58,8 @@ marked.use({
       if (nesting >= MAX_NESTING) {
         if (!this.rules.block.list.test(src)) return undefined;
         // A list that may not interrupt the paragraph before it is that paragraph's text, as marked decides.
-        if (this.lexer.state.lastToken?.type === 'text' && !this.rules.other.listInterruptsParagraph.test(src)) return undefined;
+        if (this.lexer.state.lastToken?.type === 'text' && !this.rules.other.listInterruptsParagraph.test(src))
+          return undefined;
         return flattened<Tokens.List>(src);
       }
       nesting++;
@@ -62,7 +70,8 @@ marked.use({
       }
     },
     blockquote(src) {
-      if (nesting >= MAX_NESTING) return this.rules.block.blockquote.test(src) ? flattened<Tokens.Blockquote>(src) : undefined;
+      if (nesting >= MAX_NESTING)
+        return this.rules.block.blockquote.test(src) ? flattened<Tokens.Blockquote>(src) : undefined;
       nesting++;
       try {
         return Tokenizer.prototype.blockquote.call(this, src);

@@ -59,7 +59,8 @@ export function openFenceAfter(text: string, open?: Fence): Fence | undefined {
         const marker = m[1]!;
         const rest = m[2]!;
         if (!fence) {
-          if (!(marker[0] === '`' && rest.includes('`'))) fence = { opener: marker + rest.trimEnd(), char: marker[0]!, length: marker.length };
+          if (!(marker[0] === '`' && rest.includes('`')))
+            fence = { opener: marker + rest.trimEnd(), char: marker[0]!, length: marker.length };
         } else if (marker[0] === fence.char && marker.length >= fence.length && rest.trim() === '') {
           fence = undefined;
         }

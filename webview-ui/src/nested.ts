@@ -20,10 +20,17 @@ export function decorateNested(el: HTMLElement, item: TranscriptItem): void {
   if (item.kind === 'tool' && item.name === 'delegate_task') {
     el.classList.add('delegate-item');
     const open = !collapsed.has(item.id);
-    const toggle = h('button', {
-      type: 'button', class: 'sub-toggle', 'data-sub-toggle': item.id, 'aria-expanded': String(open),
-      title: open ? 'Hide the helper’s steps' : 'Show the helper’s steps',
-    }, toggleLabel(el.ownerDocument, item.id, open));
+    const toggle = h(
+      'button',
+      {
+        type: 'button',
+        class: 'sub-toggle',
+        'data-sub-toggle': item.id,
+        'aria-expanded': String(open),
+        title: open ? 'Hide the helper’s steps' : 'Show the helper’s steps',
+      },
+      toggleLabel(el.ownerDocument, item.id, open),
+    );
     el.append(toggle);
     queueMicrotask(() => updateToggle(el.ownerDocument, item.id));
   }
@@ -63,7 +70,10 @@ const MODE_LABEL: Record<string, string> = { plan: 'Plan', review: 'Review', tes
 
 export function renderContextItem(item: ItemOf<'context'>): HTMLElement {
   const mode = MODE_LABEL[item.mode] ?? item.mode;
-  return h('div', { class: 'notice mode-context', role: 'status' },
+  return h(
+    'div',
+    { class: 'notice mode-context', role: 'status' },
     h('span', { class: 'icon' }, '◎'),
-    h('span', {}, `${mode} mode context: ${item.sources.join(', ')} (~${formatTokens(item.tokens)} tokens)`));
+    h('span', {}, `${mode} mode context: ${item.sources.join(', ')} (~${formatTokens(item.tokens)} tokens)`),
+  );
 }

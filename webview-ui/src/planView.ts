@@ -8,14 +8,22 @@ import './plan.css';
 
 type Status = PlanView['steps'][number]['status'];
 
-const STATUS_LABEL: Record<Status, string> = { pending: 'to do', in_progress: 'in progress', done: 'done', skipped: 'skipped' };
+const STATUS_LABEL: Record<Status, string> = {
+  pending: 'to do',
+  in_progress: 'in progress',
+  done: 'done',
+  skipped: 'skipped',
+};
 
 export class PlanPanel {
   readonly el: HTMLElement;
   private plan: PlanView | undefined;
   private collapsed = false;
 
-  constructor(private readonly taskId: () => string | undefined, private readonly post: (m: WebviewMessage) => void) {
+  constructor(
+    private readonly taskId: () => string | undefined,
+    private readonly post: (m: WebviewMessage) => void,
+  ) {
     this.el = h('section', { class: 'plan-panel', hidden: true, 'aria-label': 'Plan' });
     this.el.addEventListener('change', (e) => this.onChange(e.target as HTMLElement));
     this.el.addEventListener('click', (e) => this.onClick(e.target as HTMLElement));
@@ -44,14 +52,43 @@ export class PlanPanel {
       return;
     }
     const done = p.steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
-    const head = h('div', { class: 'plan-head' },
-      h('a', { class: 'plan-toggle', 'data-plan-act': 'toggle', role: 'button', tabindex: '0', 'aria-expanded': String(!this.collapsed) }, this.collapsed ? '▸' : '▾'),
+    const head = h(
+      'div',
+      { class: 'plan-head' },
+      h(
+        'a',
+        {
+          class: 'plan-toggle',
+          'data-plan-act': 'toggle',
+          role: 'button',
+          tabindex: '0',
+          'aria-expanded': String(!this.collapsed),
+        },
+        this.collapsed ? '▸' : '▾',
+      ),
       h('strong', {}, 'Plan'),
       h('span', { class: 'plan-count muted' }, `${done}/${p.steps.length}`),
-      p.updatedBy === 'user' ? h('span', { class: 'badge', title: 'You edited the plan; Forge sees your version in its next step' }, 'edited') : null);
+      p.updatedBy === 'user'
+        ? h(
+            'span',
+            { class: 'badge', title: 'You edited the plan; Forge sees your version in its next step' },
+            'edited',
+          )
+        : null,
+    );
     const goal = h('div', { class: 'plan-goal', title: p.goal }, p.goal);
-    const list = h('ol', { class: 'plan-steps' }, ...p.steps.map((s, i) => this.row(s.text, s.status, i, p.currentStep === i + 1)));
-    const add = h('input', { class: 'plan-new', type: 'text', placeholder: 'Add a step…', 'aria-label': 'Add a step', maxlength: '500' }) as HTMLInputElement;
+    const list = h(
+      'ol',
+      { class: 'plan-steps' },
+      ...p.steps.map((s, i) => this.row(s.text, s.status, i, p.currentStep === i + 1)),
+    );
+    const add = h('input', {
+      class: 'plan-new',
+      type: 'text',
+      placeholder: 'Add a step…',
+      'aria-label': 'Add a step',
+      maxlength: '500',
+    }) as HTMLInputElement;
     // A plan update (the model's, or the echo of the user's own tick) must not wipe what the user is typing.
     const draft = this.draft();
     this.el.replaceChildren(head, ...(this.collapsed ? [] : [goal, list, add]));
@@ -63,7 +100,9 @@ export class PlanPanel {
     const active = this.el.ownerDocument.activeElement;
     const fresh = this.el.querySelector<HTMLInputElement>('input.plan-new');
     if (active instanceof HTMLInputElement && this.el.contains(active) && active.type === 'text') {
-      const selector = active.classList.contains('plan-new') ? 'input.plan-new' : `input.plan-text[data-index="${active.dataset.index}"]`;
+      const selector = active.classList.contains('plan-new')
+        ? 'input.plan-new'
+        : `input.plan-text[data-index="${active.dataset.index}"]`;
       return { selector, value: active.value, caret: active.selectionStart };
     }
     return fresh?.value ? { selector: 'input.plan-new', value: fresh.value, caret: null } : undefined;
@@ -84,13 +123,52 @@ export class PlanPanel {
   }
 
   private row(text: string, status: Status, i: number, current: boolean): HTMLElement {
-    const box = h('input', { type: 'checkbox', class: 'plan-check', 'data-index': String(i), 'aria-label': `Step ${i + 1} done` }) as HTMLInputElement;
+    const box = h('input', {
+      type: 'checkbox',
+      class: 'plan-check',
+      'data-index': String(i),
+      'aria-label': `Step ${i + 1} done`,
+    }) as HTMLInputElement;
     box.checked = status === 'done';
-    const input = h('input', { type: 'text', class: 'plan-text', value: text, 'data-index': String(i), 'aria-label': `Step ${i + 1}`, maxlength: '500' });
-    return h('li', { class: `plan-step status-${status}${current ? ' current' : ''}`, 'data-index': String(i) },
-      box, input,
-      h('a', { class: `plan-status status-${status}`, 'data-plan-act': 'cycle', 'data-index': String(i), role: 'button', tabindex: '0', title: 'Change the status' }, current ? `▶ ${STATUS_LABEL[status]}` : STATUS_LABEL[status]),
-      h('a', { class: 'plan-remove', 'data-plan-act': 'remove', 'data-index': String(i), role: 'button', tabindex: '0', title: 'Remove this step', 'aria-label': `Remove step ${i + 1}` }, '×'));
+    const input = h('input', {
+      type: 'text',
+      class: 'plan-text',
+      value: text,
+      'data-index': String(i),
+      'aria-label': `Step ${i + 1}`,
+      maxlength: '500',
+    });
+    return h(
+      'li',
+      { class: `plan-step status-${status}${current ? ' current' : ''}`, 'data-index': String(i) },
+      box,
+      input,
+      h(
+        'a',
+        {
+          class: `plan-status status-${status}`,
+          'data-plan-act': 'cycle',
+          'data-index': String(i),
+          role: 'button',
+          tabindex: '0',
+          title: 'Change the status',
+        },
+        current ? `▶ ${STATUS_LABEL[status]}` : STATUS_LABEL[status],
+      ),
+      h(
+        'a',
+        {
+          class: 'plan-remove',
+          'data-plan-act': 'remove',
+          'data-index': String(i),
+          role: 'button',
+          tabindex: '0',
+          title: 'Remove this step',
+          'aria-label': `Remove step ${i + 1}`,
+        },
+        '×',
+      ),
+    );
   }
 
   private onChange(t: HTMLElement): void {
@@ -102,7 +180,8 @@ export class PlanPanel {
     if (t.classList.contains('plan-check')) {
       steps[i].status = t.checked ? 'done' : 'pending';
       // Ticking off the current step moves "current" to the next step still to do.
-      if (t.checked && current === i + 1) current = steps.findIndex((s, j) => j > i && (s.status === 'pending' || s.status === 'in_progress')) + 1;
+      if (t.checked && current === i + 1)
+        current = steps.findIndex((s, j) => j > i && (s.status === 'pending' || s.status === 'in_progress')) + 1;
     } else if (t.classList.contains('plan-text')) {
       const text = t.value.trim();
       if (!text || text === steps[i].text) return;
@@ -150,6 +229,14 @@ export class PlanPanel {
     if (!p || !steps.length) return;
     // Shown at once; the host's echo (a plan patch) confirms it or puts back what it accepted.
     this.render({ ...p, steps, currentStep: currentStep > steps.length ? 0 : currentStep, updatedBy: 'user' });
-    this.post({ type: 'edit_plan', ...(taskId ? { taskId } : {}), plan: { goal: p.goal.trim() || 'Plan', steps, ...(currentStep >= 1 && currentStep <= steps.length ? { currentStep } : {}) } });
+    this.post({
+      type: 'edit_plan',
+      ...(taskId ? { taskId } : {}),
+      plan: {
+        goal: p.goal.trim() || 'Plan',
+        steps,
+        ...(currentStep >= 1 && currentStep <= steps.length ? { currentStep } : {}),
+      },
+    });
   }
 }

@@ -36,24 +36,38 @@ export function renderRunEnd(r: RunEnd, body: (src: string) => HTMLElement): HTM
   const [glyph, title] = TITLES[r.reason];
   const stats = runStats(r);
   if (r.reason === 'converse' && !r.detail) {
-    return h('div', { class: 'run-end quiet reason-converse' }, stats ? h('div', { class: 'muted stats' }, stats) : null);
+    return h(
+      'div',
+      { class: 'run-end quiet reason-converse' },
+      stats ? h('div', { class: 'muted stats' }, stats) : null,
+    );
   }
-  return h('div', { class: `run-end reason-${r.reason}`, role: r.reason === 'error' ? 'alert' : undefined },
+  return h(
+    'div',
+    { class: `run-end reason-${r.reason}`, role: r.reason === 'error' ? 'alert' : undefined },
     title ? h('div', { class: 'run-end-title' }, icon(glyph), h('span', {}, title)) : null,
     r.detail ? body(r.detail) : null,
     stats ? h('div', { class: 'muted stats' }, stats) : null,
     spendBreakdown(r),
-    actionButtons(r.actions));
+    actionButtons(r.actions),
+  );
 }
 
 const SPEND_LABELS: Record<NonNullable<RunEnd['spend']>[number]['source'], string> = {
-  steps: 'steps', compaction: 'compaction', reflection: 'reflection', sub_agents: 'sub-agents',
+  steps: 'steps',
+  compaction: 'compaction',
+  reflection: 'reflection',
+  sub_agents: 'sub-agents',
 };
 
 /** "incl. reflection 1.2k tokens · sub-agents 3.4k tokens · $0.02" and the fallback model, when there is any. */
 function spendBreakdown(r: RunEnd): HTMLElement | null {
-  const parts = (r.spend ?? []).filter((l) => l.source !== 'steps' && l.tokens > 0)
-    .map((l) => `${SPEND_LABELS[l.source]} ${formatTokens(l.tokens)} tokens${l.costUsd !== undefined ? ` (${formatCost(l.costUsd)})` : ''}`);
+  const parts = (r.spend ?? [])
+    .filter((l) => l.source !== 'steps' && l.tokens > 0)
+    .map(
+      (l) =>
+        `${SPEND_LABELS[l.source]} ${formatTokens(l.tokens)} tokens${l.costUsd !== undefined ? ` (${formatCost(l.costUsd)})` : ''}`,
+    );
   const lines: string[] = [];
   if (parts.length) lines.push(`incl. ${parts.join(' · ')}`);
   if (r.fallbackModel) lines.push(`switched to the fallback model ${r.fallbackModel}`);

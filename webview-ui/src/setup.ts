@@ -45,24 +45,39 @@ export class SetupForm {
 
   constructor() {
     const id = `setup-${++uid}`;
-    this.select = h('select', { id: `${id}-provider`, class: 'field-input' }, ...PROVIDERS.map(([v, label]) => h('option', { value: v }, label))) as HTMLSelectElement;
+    this.select = h(
+      'select',
+      { id: `${id}-provider`, class: 'field-input' },
+      ...PROVIDERS.map(([v, label]) => h('option', { value: v }, label)),
+    ) as HTMLSelectElement;
     this.select.addEventListener('change', () => this.setProvider(this.select.value as PanelProviderId, true));
     this.fields = h('div', { class: 'setup-fields' });
     this.result = h('div', { class: 'check-result', role: 'status', 'aria-live': 'polite' });
     this.found = h('div', { class: 'local-found' });
     this.intro = h('p', { class: 'muted' });
     this.cancel = button('Cancel', { 'data-act': 'close_setup' });
-    this.el = h('section', { class: 'setup-card', hidden: true, 'aria-label': 'Set up a model' },
+    this.el = h(
+      'section',
+      { class: 'setup-card', hidden: true, 'aria-label': 'Set up a model' },
       h('h2', {}, icon('plug'), ' Connect a model'),
       this.intro,
       this.found,
-      h('label', { class: 'field', for: `${id}-provider` }, h('span', { class: 'field-label' }, 'Provider'), this.select),
+      h(
+        'label',
+        { class: 'field', for: `${id}-provider` },
+        h('span', { class: 'field-label' }, 'Provider'),
+        this.select,
+      ),
       this.fields,
-      h('div', { class: 'actions' },
+      h(
+        'div',
+        { class: 'actions' },
         button('Save', { 'data-act': 'setup_save' }, 'primary'),
         button('Check connection', { 'data-act': 'setup_check' }),
-        this.cancel),
-      this.result);
+        this.cancel,
+      ),
+      this.result,
+    );
     this.setProvider(this.provider, false);
   }
 
@@ -75,8 +90,10 @@ export class SetupForm {
     const wasOpen = this.open;
     this.el.hidden = false;
     this.cancel.hidden = !canCancel;
-    this.intro.replaceChildren('Forge needs a language model: a local server, a VS Code chat model, or an API key.',
-      p.problem ? h('span', { class: 'setup-problem' }, icon('info'), ' ', p.problem) : '');
+    this.intro.replaceChildren(
+      'Forge needs a language model: a local server, a VS Code chat model, or an API key.',
+      p.problem ? h('span', { class: 'setup-problem' }, icon('info'), ' ', p.problem) : '',
+    );
     if (!wasOpen) {
       const known = providerIdOf(p.provider);
       if (known) this.setProvider(known, false);
@@ -98,16 +115,54 @@ export class SetupForm {
     this.select.value = p;
     const id = `setup-${++uid}`;
     const field = (label: string, input: HTMLElement, hint?: string) =>
-      h('label', { class: 'field', for: input.id }, h('span', { class: 'field-label' }, label), input, hint ? h('span', { class: 'field-hint muted' }, hint) : null);
-    this.baseUrl = h('input', { id: `${id}-url`, class: 'field-input', type: 'url', placeholder: 'http://127.0.0.1:11434/v1', spellcheck: 'false' }) as HTMLInputElement;
-    this.apiKey = h('input', { id: `${id}-key`, class: 'field-input', type: 'password', autocomplete: 'off', placeholder: p === 'openai-compatible' ? 'Only if the server needs one' : 'Stored in VS Code\'s secret storage' }) as HTMLInputElement;
+      h(
+        'label',
+        { class: 'field', for: input.id },
+        h('span', { class: 'field-label' }, label),
+        input,
+        hint ? h('span', { class: 'field-hint muted' }, hint) : null,
+      );
+    this.baseUrl = h('input', {
+      id: `${id}-url`,
+      class: 'field-input',
+      type: 'url',
+      placeholder: 'http://127.0.0.1:11434/v1',
+      spellcheck: 'false',
+    }) as HTMLInputElement;
+    this.apiKey = h('input', {
+      id: `${id}-key`,
+      class: 'field-input',
+      type: 'password',
+      autocomplete: 'off',
+      placeholder: p === 'openai-compatible' ? 'Only if the server needs one' : "Stored in VS Code's secret storage",
+    }) as HTMLInputElement;
     this.models = h('datalist', { id: `${id}-models` }) as HTMLDataListElement;
-    this.model = h('input', { id: `${id}-model`, class: 'field-input', list: `${id}-models`, placeholder: 'Check connection lists the models', spellcheck: 'false' }) as HTMLInputElement;
+    this.model = h('input', {
+      id: `${id}-model`,
+      class: 'field-input',
+      list: `${id}-models`,
+      placeholder: 'Check connection lists the models',
+      spellcheck: 'false',
+    }) as HTMLInputElement;
     const rows: (HTMLElement | null)[] = [];
-    if (p === 'openai-compatible') rows.push(field('Base URL', this.baseUrl, 'Ends in /v1'), field('API key (optional)', this.apiKey));
+    if (p === 'openai-compatible')
+      rows.push(field('Base URL', this.baseUrl, 'Ends in /v1'), field('API key (optional)', this.apiKey));
     if (p === 'openai' || p === 'anthropic') rows.push(field('API key', this.apiKey));
     if (p !== 'vscode-lm') rows.push(field('Model', this.model), this.models);
-    else rows.push(h('p', { class: 'muted' }, PROVIDERS.find(([v]) => v === p)![2], '. ', h('a', { 'data-act': 'action', 'data-action': 'select_model', role: 'button', tabindex: '0' }, 'Choose a model…')));
+    else
+      rows.push(
+        h(
+          'p',
+          { class: 'muted' },
+          PROVIDERS.find(([v]) => v === p)![2],
+          '. ',
+          h(
+            'a',
+            { 'data-act': 'action', 'data-action': 'select_model', role: 'button', tabindex: '0' },
+            'Choose a model…',
+          ),
+        ),
+      );
     this.fields.replaceChildren(...rows.filter((r): r is HTMLElement => r !== null));
     this.result.textContent = '';
     this.result.className = 'check-result';
@@ -121,7 +176,12 @@ export class SetupForm {
     this.result.replaceChildren(icon('loading', undefined, 'codicon-modifier-spin'), ' Checking…');
     const baseUrl = this.baseUrl.value.trim();
     const apiKey = this.apiKey.value.trim();
-    post({ type: 'check_provider', provider: this.provider, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) });
+    post({
+      type: 'check_provider',
+      provider: this.provider,
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    });
   }
 
   save(): void {
@@ -136,7 +196,13 @@ export class SetupForm {
     }
     this.result.className = 'check-result';
     this.result.replaceChildren(icon('loading', undefined, 'codicon-modifier-spin'), ' Saving…');
-    post({ type: 'save_provider', provider: this.provider, ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}), ...(apiKey ? { apiKey } : {}) });
+    post({
+      type: 'save_provider',
+      provider: this.provider,
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(model ? { model } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    });
   }
 
   /** Uses a local server the host found: fills in its URL and first model. */
@@ -150,15 +216,31 @@ export class SetupForm {
   onCheck(r: CheckResult): void {
     this.checking = false;
     this.result.className = `check-result ${r.ok ? 'good' : 'bad'}`;
-    this.result.replaceChildren(icon(r.ok ? 'pass' : 'warning'), ' ', r.message ?? (r.ok ? 'Connected.' : 'Not reachable.'));
+    this.result.replaceChildren(
+      icon(r.ok ? 'pass' : 'warning'),
+      ' ',
+      r.message ?? (r.ok ? 'Connected.' : 'Not reachable.'),
+    );
     if (r.models) {
       this.models.replaceChildren(...r.models.map((m) => h('option', { value: m })));
       if (!this.model.value && r.models.length) this.model.value = r.models[0]!;
     }
     if (r.local) {
-      this.found.replaceChildren(...r.local.map((s) => h('div', { class: 'found-row' },
-        icon('vm'), h('span', {}, `${s.label} · ${s.models.length} model${s.models.length === 1 ? '' : 's'}`),
-        button('Use', { 'data-act': 'setup_use_local', 'data-base-url': s.baseUrl, 'data-model': s.models[0] ?? '' }, 'secondary'))));
+      this.found.replaceChildren(
+        ...r.local.map((s) =>
+          h(
+            'div',
+            { class: 'found-row' },
+            icon('vm'),
+            h('span', {}, `${s.label} · ${s.models.length} model${s.models.length === 1 ? '' : 's'}`),
+            button(
+              'Use',
+              { 'data-act': 'setup_use_local', 'data-base-url': s.baseUrl, 'data-model': s.models[0] ?? '' },
+              'secondary',
+            ),
+          ),
+        ),
+      );
     }
   }
 }

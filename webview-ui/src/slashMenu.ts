@@ -45,7 +45,10 @@ export class SlashMenu {
   /** The input value the user closed the list on (Escape): it stays closed until the text changes. */
   private dismissed: string | undefined;
 
-  constructor(private readonly input: HTMLTextAreaElement, private readonly hooks: SlashMenuHooks) {
+  constructor(
+    private readonly input: HTMLTextAreaElement,
+    private readonly hooks: SlashMenuHooks,
+  ) {
     this.menu = h('div', { id: MENU_ID, class: 'slash-menu', role: 'listbox', 'aria-label': 'Commands', hidden: true });
     this.notice = h('div', { class: 'slash-notice', role: 'status', 'aria-live': 'polite', hidden: true });
     const anchor = input.closest('.composer-row') ?? input;
@@ -55,7 +58,11 @@ export class SlashMenu {
     input.setAttribute('aria-controls', MENU_ID);
     input.setAttribute('aria-expanded', 'false');
     input.addEventListener('input', () => this.refresh());
-    input.addEventListener('blur', () => setTimeout(() => { if (document.activeElement !== input) this.close(); }, 150));
+    input.addEventListener('blur', () =>
+      setTimeout(() => {
+        if (document.activeElement !== input) this.close();
+      }, 150),
+    );
     // Runs before the page's keydown handler (document level), so Enter here never also sends the raw text.
     input.addEventListener('keydown', (e) => this.onKey(e));
     this.menu.addEventListener('mousedown', (e) => e.preventDefault()); // keep the focus in the input
@@ -83,7 +90,14 @@ export class SlashMenu {
     body.append(renderMarkdown(text));
     this.notice.className = `slash-notice ${level}`;
     this.notice.setAttribute('role', level === 'error' ? 'alert' : 'status');
-    this.notice.replaceChildren(body, h('button', { type: 'button', class: 'slash-notice-close', 'data-dismiss': '', 'aria-label': 'Dismiss', title: 'Dismiss' }, '×'));
+    this.notice.replaceChildren(
+      body,
+      h(
+        'button',
+        { type: 'button', class: 'slash-notice-close', 'data-dismiss': '', 'aria-label': 'Dismiss', title: 'Dismiss' },
+        '×',
+      ),
+    );
     this.notice.hidden = false;
   }
 
@@ -130,14 +144,20 @@ export class SlashMenu {
   private entries(value: string): Entry[] {
     const rank = <T>(items: readonly T[], key: (t: T) => string, q: string) => {
       const prefix = items.filter((t) => key(t).toLowerCase().startsWith(q));
-      const inner = q ? items.filter((t) => !key(t).toLowerCase().startsWith(q) && key(t).toLowerCase().includes(q)) : [];
+      const inner = q
+        ? items.filter((t) => !key(t).toLowerCase().startsWith(q) && key(t).toLowerCase().includes(q))
+        : [];
       return [...prefix, ...inner].slice(0, MAX_SHOWN);
     };
     const m = TYPING.exec(value);
     if (m) {
       return rank(this.commands, (c) => c.name, (m[1] ?? '').toLowerCase()).map((c) => ({
-        label: `/${c.name}`, hint: c.argumentHint, description: c.description, source: c.source,
-        insert: `/${c.name}${c.argumentHint ? ' ' : ''}`, complete: !c.argumentHint,
+        label: `/${c.name}`,
+        hint: c.argumentHint,
+        description: c.description,
+        source: c.source,
+        insert: `/${c.name}${c.argumentHint ? ' ' : ''}`,
+        complete: !c.argumentHint,
       }));
     }
     const a = ARG.exec(value);
@@ -145,21 +165,34 @@ export class SlashMenu {
     if (!a || !cmd?.choices?.length) return [];
     const q = a[2].toLowerCase();
     if (cmd.choices.some((c) => c.toLowerCase() === q)) return [];
-    return rank(cmd.choices, (c) => c, q).map((c) => ({ label: `/${cmd.name} ${c}`, description: '', insert: `/${cmd.name} ${c}`, complete: true }));
+    return rank(cmd.choices, (c) => c, q).map((c) => ({
+      label: `/${cmd.name} ${c}`,
+      description: '',
+      insert: `/${cmd.name} ${c}`,
+      complete: true,
+    }));
   }
 
   private render(): void {
-    this.menu.replaceChildren(...this.shown.map((c, i) => {
-      const opt = h('div', {
-        id: `${MENU_ID}-${i}`, class: `slash-option${i === this.active ? ' active' : ''}`, role: 'option',
-        'aria-selected': String(i === this.active), 'data-index': String(i),
-      },
-        h('span', { class: 'slash-name' }, c.label),
-        c.hint ? h('span', { class: 'slash-hint' }, ` ${c.hint}`) : null,
-        h('span', { class: 'slash-desc' }, c.description),
-        c.source && c.source !== 'builtin' ? h('span', { class: 'slash-source' }, c.source) : null);
-      return opt;
-    }));
+    this.menu.replaceChildren(
+      ...this.shown.map((c, i) => {
+        const opt = h(
+          'div',
+          {
+            id: `${MENU_ID}-${i}`,
+            class: `slash-option${i === this.active ? ' active' : ''}`,
+            role: 'option',
+            'aria-selected': String(i === this.active),
+            'data-index': String(i),
+          },
+          h('span', { class: 'slash-name' }, c.label),
+          c.hint ? h('span', { class: 'slash-hint' }, ` ${c.hint}`) : null,
+          h('span', { class: 'slash-desc' }, c.description),
+          c.source && c.source !== 'builtin' ? h('span', { class: 'slash-source' }, c.source) : null,
+        );
+        return opt;
+      }),
+    );
     this.menu.hidden = false;
     this.input.setAttribute('aria-expanded', 'true');
     this.input.setAttribute('aria-activedescendant', `${MENU_ID}-${this.active}`);
@@ -209,9 +242,15 @@ export class SlashMenu {
       e.stopImmediatePropagation();
     };
     switch (e.key) {
-      case 'ArrowDown': handled(); return this.move(1);
-      case 'ArrowUp': handled(); return this.move(-1);
-      case 'Tab': handled(); return this.accept(this.active, false);
+      case 'ArrowDown':
+        handled();
+        return this.move(1);
+      case 'ArrowUp':
+        handled();
+        return this.move(-1);
+      case 'Tab':
+        handled();
+        return this.accept(this.active, false);
       case 'Enter':
         if (e.shiftKey) return;
         handled();

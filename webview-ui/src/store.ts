@@ -1,6 +1,12 @@
 // The webview's mirror of the host transcript. Applies a snapshot or patch ops and tells the views what changed.
 import type {
-  PatchOp, Progress, ProviderStatus, RunStatus, Snapshot, TaskSummary, TranscriptItem,
+  PatchOp,
+  Progress,
+  ProviderStatus,
+  RunStatus,
+  Snapshot,
+  TaskSummary,
+  TranscriptItem,
 } from '../../src/protocol/messages';
 
 interface StoreListener {

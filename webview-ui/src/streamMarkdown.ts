@@ -58,7 +58,11 @@ export class StreamingMarkdown {
     this.final ||= final;
     this.removeTail();
     // A tail too long to re-parse per delta: commit its front in pieces, whatever block it is in.
-    for (let n = 0, limit = tailLimit(this.pending); this.pending.length > limit; n++, limit = tailLimit(this.pending)) {
+    for (
+      let n = 0, limit = tailLimit(this.pending);
+      this.pending.length > limit;
+      n++, limit = tailLimit(this.pending)
+    ) {
       if (n === PIECES_PER_RENDER) {
         this.continueLater();
         this.nextAt = performance.now();
@@ -152,7 +156,8 @@ export class StreamingMarkdown {
       } while (stale.length && deadline && deadline.timeRemaining() > 4);
       if (stale.length) schedule();
     };
-    const schedule = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(step, { timeout: 1000 }) : setTimeout(step, 16));
+    const schedule = () =>
+      typeof requestIdleCallback === 'function' ? requestIdleCallback(step, { timeout: 1000 }) : setTimeout(step, 16);
     schedule();
   }
 

@@ -62,38 +62,100 @@ export function renderTool(t: Tool): HTMLElement {
   const isCommand = t.name === 'execute_command';
   const failedExit = t.exitCode !== undefined && t.exitCode !== null && t.exitCode !== 0;
   const meta: (HTMLElement | null)[] = [
-    t.exitCode !== undefined ? h('span', { class: `tool-exit${failedExit ? ' bad' : ''}`, title: 'Exit code' }, t.exitCode === null ? 'killed' : `exit ${t.exitCode}`) : null,
-    h('span', { class: 'tool-duration', 'data-started': live && t.startedAt !== undefined ? String(t.startedAt) : undefined },
-      t.durationMs !== undefined ? formatDuration(t.durationMs) : ''),
+    t.exitCode !== undefined
+      ? h(
+          'span',
+          { class: `tool-exit${failedExit ? ' bad' : ''}`, title: 'Exit code' },
+          t.exitCode === null ? 'killed' : `exit ${t.exitCode}`,
+        )
+      : null,
+    h(
+      'span',
+      { class: 'tool-duration', 'data-started': live && t.startedAt !== undefined ? String(t.startedAt) : undefined },
+      t.durationMs !== undefined ? formatDuration(t.durationMs) : '',
+    ),
   ];
   const quiet = t.status === 'done' || live;
   const e = t.edit;
   const target = e
-    ? h('span', { class: 'tool-args tool-edit' },
-      h('a', { 'data-act': 'open_diff', 'data-request-id': e.requestId, role: 'link', tabindex: '0', title: `Show the change to ${e.path}` }, e.displayPath ?? e.path),
-      h('span', { class: 'added' }, `+${e.added}`), h('span', { class: 'removed' }, `−${e.removed}`))
+    ? h(
+        'span',
+        { class: 'tool-args tool-edit' },
+        h(
+          'a',
+          {
+            'data-act': 'open_diff',
+            'data-request-id': e.requestId,
+            role: 'link',
+            tabindex: '0',
+            title: `Show the change to ${e.path}`,
+          },
+          e.displayPath ?? e.path,
+        ),
+        h('span', { class: 'added' }, `+${e.added}`),
+        h('span', { class: 'removed' }, `−${e.removed}`),
+      )
     : h('span', { class: 'tool-args' }, t.argsSummary);
-  const summary = h('summary', { class: 'tool-head', title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
+  const summary = h(
+    'summary',
+    { class: 'tool-head', title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
     icon('chevron-right', undefined, 'chev'),
     icon(glyph, undefined, 'tool-icon'),
     h('span', { class: 'tool-name' }, e ? (e.isNewFile ? 'Created' : 'Edited') : verb),
     target,
     ...meta,
     h('span', { class: `tool-status status-${t.status}${quiet ? ' sr-only' : ''}` }, statusText),
-    icon(statusIcon, undefined, `tool-status-icon status-${t.status}${live ? ' codicon-modifier-spin' : ''}`));
+    icon(statusIcon, undefined, `tool-status-icon status-${t.status}${live ? ' codicon-modifier-spin' : ''}`),
+  );
   const output = t.result !== undefined ? (isCommand ? commandOutput(t.result) : t.result) : t.progress;
-  const body = h('div', { class: 'tool-body' },
-    isCommand ? commandLine(t)
-      : t.argsText ? h('div', { class: 'section' }, h('div', { class: 'section-title' }, 'Arguments'), h('pre', { class: 'args' }, t.argsText)) : null,
+  const body = h(
+    'div',
+    { class: 'tool-body' },
+    isCommand
+      ? commandLine(t)
+      : t.argsText
+        ? h(
+            'div',
+            { class: 'section' },
+            h('div', { class: 'section-title' }, 'Arguments'),
+            h('pre', { class: 'args' }, t.argsText),
+          )
+        : null,
     output !== undefined && output !== ''
-      ? h('div', { class: 'section' },
-        h('div', { class: 'section-title' }, t.status === 'error' ? 'Error' : live ? 'Output (running)' : 'Output'),
-        h('pre', { class: `${t.result !== undefined ? 'result' : 'progress-out'}${t.status === 'error' ? ' is-error' : ''}`, 'aria-live': live ? 'polite' : undefined }, output),
-        t.resultTruncated
-          ? h('div', { class: 'truncated' }, 'Output shortened. ',
-            t.fullOutputRef ? h('a', { 'data-act': 'open_output', 'data-ref': t.fullOutputRef, role: 'link', tabindex: '0' }, 'Open full output') : null)
-          : null)
-      : null);
+      ? h(
+          'div',
+          { class: 'section' },
+          h('div', { class: 'section-title' }, t.status === 'error' ? 'Error' : live ? 'Output (running)' : 'Output'),
+          h(
+            'pre',
+            {
+              class: `${t.result !== undefined ? 'result' : 'progress-out'}${t.status === 'error' ? ' is-error' : ''}`,
+              'aria-live': live ? 'polite' : undefined,
+            },
+            output,
+          ),
+          t.resultTruncated
+            ? h(
+                'div',
+                { class: 'truncated' },
+                'Output shortened. ',
+                t.fullOutputRef
+                  ? h(
+                      'a',
+                      { 'data-act': 'open_output', 'data-ref': t.fullOutputRef, role: 'link', tabindex: '0' },
+                      'Open full output',
+                    )
+                  : null,
+              )
+            : null,
+        )
+      : null,
+  );
   // A running command shows its output inline (open); finished rows start collapsed.
-  return h('details', { class: `tool-card status-${t.status}`, 'data-key': 'tool', open: live && !!t.progress }, summary, body);
+  return h(
+    'details',
+    { class: `tool-card status-${t.status}`, 'data-key': 'tool', open: live && !!t.progress },
+    summary,
+    body,
+  );
 }

@@ -29,13 +29,19 @@ export class TranscriptView {
   private pin: { id: string; offset: number } | undefined;
   private readonly observer: IntersectionObserver;
 
-  constructor(readonly scroller: HTMLElement, private readonly onScroll: (s: ScrollState) => void) {
+  constructor(
+    readonly scroller: HTMLElement,
+    private readonly onScroll: (s: ScrollState) => void,
+  ) {
     this.list = document.createElement('div');
     this.list.className = 'items';
     this.list.setAttribute('role', 'log');
     this.list.setAttribute('aria-live', 'polite');
     scroller.append(this.list);
-    this.observer = new IntersectionObserver((entries) => this.onVisible(entries), { root: scroller, rootMargin: '1200px 0px' });
+    this.observer = new IntersectionObserver((entries) => this.onVisible(entries), {
+      root: scroller,
+      rootMargin: '1200px 0px',
+    });
     // Growth (appended items, items measured for real, markdown hydrated, a stream growing) and a shrinking
     // viewport: follow it while the user is at the bottom. ResizeObserver runs after layout, so this reads no
     // stale geometry and forces no extra layout.
@@ -53,16 +59,20 @@ export class TranscriptView {
       scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
     }
     let lastTop = scroller.scrollTop;
-    scroller.addEventListener('scroll', () => {
-      // Scroll events run before this frame's DOM writes, so these reads find layout clean. Content that grew
-      // below (a stream, before the follow lands) is not the user leaving the bottom: only a move up is.
-      const top = this.scroller.scrollTop;
-      if (this.atBottom()) this.stick = true;
-      else if (top < lastTop - 1 || !this.stick) this.stick = false;
-      lastTop = top;
-      if (this.stick && this.reportedStick === true) return;
-      this.scheduleReport();
-    }, { passive: true });
+    scroller.addEventListener(
+      'scroll',
+      () => {
+        // Scroll events run before this frame's DOM writes, so these reads find layout clean. Content that grew
+        // below (a stream, before the follow lands) is not the user leaving the bottom: only a move up is.
+        const top = this.scroller.scrollTop;
+        if (this.atBottom()) this.stick = true;
+        else if (top < lastTop - 1 || !this.stick) this.stick = false;
+        lastTop = top;
+        if (this.stick && this.reportedStick === true) return;
+        this.scheduleReport();
+      },
+      { passive: true },
+    );
   }
 
   get count(): number {
@@ -80,7 +90,10 @@ export class TranscriptView {
     this.list.replaceChildren(frag);
     if (restore && !restore.stick) {
       this.stick = false;
-      this.pin = restore.anchorId && this.els.has(restore.anchorId) ? { id: restore.anchorId, offset: restore.anchorOffset ?? 0 } : undefined;
+      this.pin =
+        restore.anchorId && this.els.has(restore.anchorId)
+          ? { id: restore.anchorId, offset: restore.anchorOffset ?? 0 }
+          : undefined;
       if (this.pin) this.applyPin();
       else this.scroller.scrollTop = restore.scrollTop;
     } else {

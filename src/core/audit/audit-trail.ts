@@ -64,7 +64,11 @@ function stableJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj).sort().filter((k) => obj[k] !== undefined).map((k) => `${JSON.stringify(k)}:${stableJson(obj[k])}`).join(',')}}`;
+  return `{${Object.keys(obj)
+    .sort()
+    .filter((k) => obj[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${stableJson(obj[k])}`)
+    .join(',')}}`;
 }
 
 export function digestArgs(args: unknown): string {
@@ -86,7 +90,10 @@ export class AuditTrail {
   /** Per run: a command call's command line, so its result line can name it (nothing else is kept). */
   private readonly commands = new Map<string, string>();
 
-  constructor(private readonly sink: AuditSink, opts: AuditTrailOptions = {}) {
+  constructor(
+    private readonly sink: AuditSink,
+    opts: AuditTrailOptions = {},
+  ) {
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? (() => undefined);
   }
@@ -121,18 +128,38 @@ export class AuditTrail {
           const command = (e.args as { command?: unknown } | undefined)?.command;
           if (typeof command === 'string') this.commands.set(e.id, command);
         }
-        this.write({ ...base, kind: 'tool_call', toolCallId: e.id, tool: e.name, argsSha256: digestArgs(e.args), argsChars: stableJson(e.args).length });
+        this.write({
+          ...base,
+          kind: 'tool_call',
+          toolCallId: e.id,
+          tool: e.name,
+          argsSha256: digestArgs(e.args),
+          argsChars: stableJson(e.args).length,
+        });
         break;
       case 'tool_decision':
         this.write({
-          ...base, kind: 'decision', toolCallId: e.toolCallId, tool: e.toolName, outcome: e.outcome, by: e.by,
-          ...(e.scope ? { scope: e.scope } : {}), ...(e.reason ? { reason: clip(e.reason) } : {}),
+          ...base,
+          kind: 'decision',
+          toolCallId: e.toolCallId,
+          tool: e.toolName,
+          outcome: e.outcome,
+          by: e.by,
+          ...(e.scope ? { scope: e.scope } : {}),
+          ...(e.reason ? { reason: clip(e.reason) } : {}),
         });
         break;
       case 'tool_result': {
         const rec: Omit<AuditRecord, 'v' | 'ts'> = {
-          ...base, kind: 'tool_result', toolCallId: e.id, tool: e.name, isError: e.isError, latencyMs: e.latencyMs,
-          resultChars: e.content.length, resultSha256: sha256Hex(e.content), ...(e.errorClass ? { errorClass: e.errorClass } : {}),
+          ...base,
+          kind: 'tool_result',
+          toolCallId: e.id,
+          tool: e.name,
+          isError: e.isError,
+          latencyMs: e.latencyMs,
+          resultChars: e.content.length,
+          resultSha256: sha256Hex(e.content),
+          ...(e.errorClass ? { errorClass: e.errorClass } : {}),
         };
         if (e.isError) rec.error = clip(e.content.split('\n')[0] ?? '');
         this.write(rec);
@@ -143,38 +170,69 @@ export class AuditTrail {
       case 'step_end': {
         const s = e.step;
         this.write({
-          ...base, kind: 'model_call', ...(parentCallId ? { nested: true } : {}), iteration: s.iteration, latencyMs: s.latencyMs,
-          ...(s.usage ? { usage: s.usage } : {}), ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}),
-          ...(s.usageEstimated ? { usageEstimated: true } : {}), ...(s.model ? { model: s.model } : {}),
-          ...(s.finishReason ? { finishReason: s.finishReason } : {}), ...(s.error ? { error: clip(s.error) } : {}),
+          ...base,
+          kind: 'model_call',
+          ...(parentCallId ? { nested: true } : {}),
+          iteration: s.iteration,
+          latencyMs: s.latencyMs,
+          ...(s.usage ? { usage: s.usage } : {}),
+          ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}),
+          ...(s.usageEstimated ? { usageEstimated: true } : {}),
+          ...(s.model ? { model: s.model } : {}),
+          ...(s.finishReason ? { finishReason: s.finishReason } : {}),
+          ...(s.error ? { error: clip(s.error) } : {}),
           toolCalls: s.toolCalls.length,
         });
         break;
       }
       case 'model_usage':
-        this.write({ ...base, kind: 'model_call', source: e.source, usage: e.usage, ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}), calls: e.calls });
+        this.write({
+          ...base,
+          kind: 'model_call',
+          source: e.source,
+          usage: e.usage,
+          ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}),
+          calls: e.calls,
+        });
         break;
       case 'compaction':
         this.write({ ...base, kind: 'compaction', beforeTokens: e.beforeTokens, afterTokens: e.afterTokens });
         break;
       case 'plan_updated':
         this.write({
-          ...base, kind: 'plan', by: e.plan.updatedBy, steps: e.plan.steps.length,
-          done: e.plan.steps.filter((s) => s.status === 'done').length, currentStep: e.plan.currentStep, planSha256: digestArgs(e.plan.steps),
+          ...base,
+          kind: 'plan',
+          by: e.plan.updatedBy,
+          steps: e.plan.steps.length,
+          done: e.plan.steps.filter((s) => s.status === 'done').length,
+          currentStep: e.plan.currentStep,
+          planSha256: digestArgs(e.plan.steps),
         });
         break;
       case 'warning':
-        if (e.kind === 'fallback' || e.kind === 'stagnation' || e.kind === 'budget') this.write({ ...base, kind: 'warning', warning: e.kind, message: clip(e.message) });
+        if (e.kind === 'fallback' || e.kind === 'stagnation' || e.kind === 'budget')
+          this.write({ ...base, kind: 'warning', warning: e.kind, message: clip(e.message) });
         break;
       case 'run_end': {
         const r = e.report;
         if (parentCallId) {
-          this.write({ ...base, kind: 'sub_agent_end', reason: r.reason, iterations: r.iterations, elapsedMs: r.elapsedMs });
+          this.write({
+            ...base,
+            kind: 'sub_agent_end',
+            reason: r.reason,
+            iterations: r.iterations,
+            elapsedMs: r.elapsedMs,
+          });
           break;
         }
         this.write({
-          ...base, kind: 'run_end', reason: r.reason, iterations: r.iterations, usage: r.usage,
-          ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}), elapsedMs: r.elapsedMs,
+          ...base,
+          kind: 'run_end',
+          reason: r.reason,
+          iterations: r.iterations,
+          usage: r.usage,
+          ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+          elapsedMs: r.elapsedMs,
           ...(r.totals ?? {}),
           ...(r.fallback ? { fallback: r.fallback.to } : {}),
         });
@@ -189,8 +247,11 @@ export class AuditTrail {
   /** A file an accepted edit wrote (the edit journal's record), with the hashes of its contents before and after. */
   fileWritten(f: FileWriteFact): void {
     this.write({
-      taskId: f.taskId, kind: 'file_write', path: f.path,
-      beforeSha256: f.before === null ? null : sha256Hex(f.before), afterSha256: f.after === null ? null : sha256Hex(f.after),
+      taskId: f.taskId,
+      kind: 'file_write',
+      path: f.path,
+      beforeSha256: f.before === null ? null : sha256Hex(f.before),
+      afterSha256: f.after === null ? null : sha256Hex(f.after),
       ...(f.toolCallId ? { toolCallId: f.toolCallId } : {}),
     });
   }
@@ -198,10 +259,16 @@ export class AuditTrail {
   /** A checkpoint restore or an undo (files only; rewinding the conversation is noted with it). */
   restored(f: RestoreFact): void {
     this.write({
-      taskId: f.taskId, kind: f.action, ...(f.checkpoint !== undefined ? { checkpoint: f.checkpoint } : {}),
-      restored: f.restored, deleted: f.deleted, conflicts: f.conflicts,
-      ...(f.skipped?.length ? { skipped: f.skipped } : {}), ...(f.overwritten?.length ? { overwritten: f.overwritten } : {}),
-      ...(f.rewoundMessages !== undefined ? { rewoundMessages: f.rewoundMessages } : {}), by: 'user',
+      taskId: f.taskId,
+      kind: f.action,
+      ...(f.checkpoint !== undefined ? { checkpoint: f.checkpoint } : {}),
+      restored: f.restored,
+      deleted: f.deleted,
+      conflicts: f.conflicts,
+      ...(f.skipped?.length ? { skipped: f.skipped } : {}),
+      ...(f.overwritten?.length ? { overwritten: f.overwritten } : {}),
+      ...(f.rewoundMessages !== undefined ? { rewoundMessages: f.rewoundMessages } : {}),
+      by: 'user',
     });
   }
 
@@ -220,7 +287,14 @@ export class AuditTrail {
     if (e.name !== 'execute_command') return undefined;
     const command = this.commands.get(e.id);
     this.commands.delete(e.id);
-    const data = (e.data ?? {}) as { exitCode?: unknown; contained?: unknown; timedOut?: unknown; aborted?: unknown; blocked?: unknown; sandboxFailed?: unknown };
+    const data = (e.data ?? {}) as {
+      exitCode?: unknown;
+      contained?: unknown;
+      timedOut?: unknown;
+      aborted?: unknown;
+      blocked?: unknown;
+      sandboxFailed?: unknown;
+    };
     const ran = typeof data.exitCode === 'number' || data.exitCode === null;
     return {
       ...(typeof command === 'string' ? { command: clip(command), commandSha256: sha256Hex(command) } : {}),
@@ -229,7 +303,9 @@ export class AuditTrail {
       contained: data.contained === true,
       ...(data.timedOut ? { timedOut: true } : {}),
       ...(data.aborted ? { aborted: true } : {}),
-      ...(Array.isArray(data.blocked) && data.blocked.length ? { blocked: data.blocked.slice(0, 20).map((b) => clip(String(b))) } : {}),
+      ...(Array.isArray(data.blocked) && data.blocked.length
+        ? { blocked: data.blocked.slice(0, 20).map((b) => clip(String(b))) }
+        : {}),
       ...(data.sandboxFailed ? { sandboxFailed: true } : {}),
     };
   }
@@ -239,7 +315,9 @@ export class AuditTrail {
     try {
       line = JSON.stringify({ v: 1, ts: this.now(), ...fields });
     } catch (err) {
-      this.log(`[audit] cannot serialise a ${String(fields.kind)} record: ${err instanceof Error ? err.message : String(err)}`);
+      this.log(
+        `[audit] cannot serialise a ${String(fields.kind)} record: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return;
     }
     this.buffer.push(`${line}\n`);
@@ -255,7 +333,11 @@ export class AuditTrail {
     const text = this.buffer.join('');
     this.buffer = [];
     this.chain = this.chain.then(() =>
-      this.sink.append(text).catch((err) => this.log(`[audit] could not append to the audit log: ${err instanceof Error ? err.message : String(err)}`)),
+      this.sink
+        .append(text)
+        .catch((err) =>
+          this.log(`[audit] could not append to the audit log: ${err instanceof Error ? err.message : String(err)}`),
+        ),
     );
   }
 }

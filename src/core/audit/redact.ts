@@ -31,6 +31,10 @@ const REDACTED = '[REDACTED]';
 export function redactSecrets(text: string): string {
   let out = text;
   for (const re of PATTERNS) out = out.replace(re, REDACTED);
-  for (const re of ASSIGNMENTS) out = out.replace(re, (_m, pre: string, _v: string, post?: string) => `${pre}${REDACTED}${typeof post === 'string' ? post : ''}`);
+  for (const re of ASSIGNMENTS)
+    out = out.replace(
+      re,
+      (_m, pre: string, _v: string, post?: string) => `${pre}${REDACTED}${typeof post === 'string' ? post : ''}`,
+    );
   return out;
 }

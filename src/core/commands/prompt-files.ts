@@ -4,7 +4,14 @@
 // folder linking out of the workspace, a secret, a FIFO or a binary is skipped (and named in the log).
 import { ConfinedReader, isWorthWarning, type ConfinedEntry, type ConfinedRefusal } from '../safety/confined-read';
 import type { WorkspaceFs } from '../workspace/types';
-import { COMMAND_NAME, expandTemplate, parsePromptFile, type ParsedArgs, type SlashCommandInfo, type SlashCommandSource } from './slash';
+import {
+  COMMAND_NAME,
+  expandTemplate,
+  parsePromptFile,
+  type ParsedArgs,
+  type SlashCommandInfo,
+  type SlashCommandSource,
+} from './slash';
 
 const COMMANDS_DIR = '.forge/commands';
 /** A prompt file larger than this is skipped (it is a prompt, not a document). */
@@ -24,7 +31,10 @@ export class PromptFileCommands implements SlashCommandSource {
   /** Problems already logged (the list is read again on every change; one warning per problem is enough). */
   private readonly warned = new Set<string>();
 
-  constructor(fs: WorkspaceFs | ConfinedReader, private readonly log: (m: string) => void = () => undefined) {
+  constructor(
+    fs: WorkspaceFs | ConfinedReader,
+    private readonly log: (m: string) => void = () => undefined,
+  ) {
     this.reader = fs instanceof ConfinedReader ? fs : new ConfinedReader(fs);
   }
 
@@ -83,7 +93,11 @@ export class PromptFileCommands implements SlashCommandSource {
       const text = await this.read(f.path, signal);
       if (text === undefined) continue;
       const p = parsePromptFile(text);
-      const firstLine = p.body.split(/\r?\n/).find((l) => l.trim())?.trim() ?? '';
+      const firstLine =
+        p.body
+          .split(/\r?\n/)
+          .find((l) => l.trim())
+          ?.trim() ?? '';
       out.push({
         name: f.name,
         description: p.description ?? (firstLine.length > 80 ? `${firstLine.slice(0, 77)}...` : firstLine),

@@ -31,7 +31,13 @@ type BuiltinCommand = 'stop' | 'new' | 'mode' | 'model' | 'compact' | 'undo' | '
 const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinCommand })[] = [
   { name: 'stop', description: 'Stop the running task (also Escape in the input)', source: 'builtin' },
   { name: 'new', description: 'Start a new task', source: 'builtin' },
-  { name: 'mode', description: 'Switch mode: agent, plan, implement, review, test, deploy', argumentHint: '<mode>', source: 'builtin', choices: [...MODE_NAMES] },
+  {
+    name: 'mode',
+    description: 'Switch mode: agent, plan, implement, review, test, deploy',
+    argumentHint: '<mode>',
+    source: 'builtin',
+    choices: [...MODE_NAMES],
+  },
   { name: 'model', description: 'Choose the model', source: 'builtin' },
   { name: 'compact', description: 'Summarise the conversation now to free context', source: 'builtin' },
   { name: 'undo', description: "Undo this task's file changes", source: 'builtin' },
@@ -134,7 +140,11 @@ export function parsePromptFile(text: string): PromptFile {
     const kv = /^\s*([A-Za-z][\w-]*)\s*:\s*(.*?)\s*$/.exec(line);
     if (!kv) continue;
     let v = kv[2];
-    if ((v.startsWith('"') && v.endsWith('"') && v.length >= 2) || (v.startsWith("'") && v.endsWith("'") && v.length >= 2)) v = v.slice(1, -1);
+    if (
+      (v.startsWith('"') && v.endsWith('"') && v.length >= 2) ||
+      (v.startsWith("'") && v.endsWith("'") && v.length >= 2)
+    )
+      v = v.slice(1, -1);
     meta[kv[1].toLowerCase().replace(/_/g, '-')] = v;
   }
   const hint = meta['argument-hint'] ?? meta['argumenthint'] ?? meta['args'];
@@ -191,7 +201,10 @@ type SlashResolution =
 export class SlashCommandRegistry {
   private readonly sources: SlashCommandSource[] = [];
 
-  constructor(sources: readonly SlashCommandSource[] = [], private readonly log: (m: string) => void = () => undefined) {
+  constructor(
+    sources: readonly SlashCommandSource[] = [],
+    private readonly log: (m: string) => void = () => undefined,
+  ) {
     this.sources.push(...sources);
   }
 
@@ -236,25 +249,39 @@ export class SlashCommandRegistry {
       try {
         prompt = await s.expand(name, args, signal);
       } catch (err) {
-        return { kind: 'unknown', name, message: `/${name} failed: ${err instanceof Error ? err.message : String(err)}` };
+        return {
+          kind: 'unknown',
+          name,
+          message: `/${name} failed: ${err instanceof Error ? err.message : String(err)}`,
+        };
       }
       if (prompt !== undefined) {
-        if (!prompt.trim()) return { kind: 'unknown', name, message: `/${name} expanded to an empty prompt; nothing was sent.` };
+        if (!prompt.trim())
+          return { kind: 'unknown', name, message: `/${name} expanded to an empty prompt; nothing was sent.` };
         return { kind: 'prompt', name, source: s.id, prompt, args };
       }
     }
     const hint = suggestCommand(name, await this.list(signal));
-    return { kind: 'unknown', name, message: `Unknown command /${name}.${hint ? ` Did you mean /${hint}?` : ''} Type /help for the list; nothing was sent to the model.` };
+    return {
+      kind: 'unknown',
+      name,
+      message: `Unknown command /${name}.${hint ? ` Did you mean /${hint}?` : ''} Type /help for the list; nothing was sent to the model.`,
+    };
   }
 }
 
 /** The /help text (markdown). */
 export function helpText(commands: readonly SlashCommandInfo[]): string {
-  const line = (c: SlashCommandInfo) => `- \`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}\` — ${c.description || '(no description)'}`;
+  const line = (c: SlashCommandInfo) =>
+    `- \`/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''}\` — ${c.description || '(no description)'}`;
   const builtins = commands.filter((c) => c.source === 'builtin');
   const others = commands.filter((c) => c.source !== 'builtin');
   const parts = ['Commands:', ...builtins.map(line)];
   if (others.length) parts.push('', 'Custom and server commands:', ...others.map(line));
-  else parts.push('', 'Add your own: a prompt file in `.forge/commands/<name>.md` (frontmatter `description`, `argument-hint`; `$ARGUMENTS`, `$1`..`$9`).');
+  else
+    parts.push(
+      '',
+      'Add your own: a prompt file in `.forge/commands/<name>.md` (frontmatter `description`, `argument-hint`; `$ARGUMENTS`, `$1`..`$9`).',
+    );
   return parts.join('\n');
 }

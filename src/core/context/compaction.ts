@@ -57,7 +57,10 @@ export function ensureSections(summary: string): string {
  * Returns the compacted history, or undefined when there is no middle to summarise.
  * Cut points are turn starts, so an assistant tool call is never separated from its results.
  */
-export async function compactHistory(history: readonly ChatMessage[], opts: CompactionOptions): Promise<CompactionResult | undefined> {
+export async function compactHistory(
+  history: readonly ChatMessage[],
+  opts: CompactionOptions,
+): Promise<CompactionResult | undefined> {
   const firstUser = history.findIndex((m) => m.role === 'user');
   if (firstUser < 0) return undefined;
   const starts = turnStarts(history).filter((i) => i > firstUser);

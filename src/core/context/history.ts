@@ -8,9 +8,7 @@ export function danglingToolCalls(history: readonly ChatMessage[]): ToolCall[] {
   for (let i = history.length - 1; i >= 0; i--) {
     const msg = history[i];
     if (msg.role === 'assistant') {
-      const answered = new Set(
-        history.slice(i + 1).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])),
-      );
+      const answered = new Set(history.slice(i + 1).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
       return (msg.toolCalls ?? []).filter((c) => !answered.has(c.id));
     }
     if (msg.role === 'user') return [];

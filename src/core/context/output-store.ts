@@ -66,7 +66,10 @@ export function createReadOutputTool(store: OutputStore, cap: number): Tool<type
     async execute(input) {
       const full = await store.get(input.ref);
       if (full === undefined) {
-        return { isError: true, content: `No stored output with ref "${input.ref}" (outputs are kept for the current session only).` };
+        return {
+          isError: true,
+          content: `No stored output with ref "${input.ref}" (outputs are kept for the current session only).`,
+        };
       }
       const limit = Math.min(input.limit ?? cap, cap - 200);
       const start = Math.min(input.offset, full.length);

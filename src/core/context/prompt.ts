@@ -40,8 +40,10 @@ const TOOL_RULES = `Tool rules:
 
 function iterationWarningText(iteration: number, maxIterations: number): string {
   const left = Math.max(0, maxIterations - iteration);
-  return `Iteration ${iteration} of ${maxIterations}: only ${left} iteration(s) left. Wrap up: finish the essential part, ` +
-    `verify it, and call task_completion — or ask_question if you cannot finish.`;
+  return (
+    `Iteration ${iteration} of ${maxIterations}: only ${left} iteration(s) left. Wrap up: finish the essential part, ` +
+    `verify it, and call task_completion — or ask_question if you cannot finish.`
+  );
 }
 
 export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
@@ -55,10 +57,16 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
   // Gathered once per user message, like memory: constant across the run's steps.
   if (p.modeContext && p.modeContext.trim()) layers.push({ id: 'mode-context', stable: false, text: p.modeContext });
   if (p.iteration >= Math.ceil(p.maxIterations * p.warnRatio)) {
-    layers.push({ id: 'iteration-warning', stable: false, perStep: true, text: iterationWarningText(p.iteration, p.maxIterations) });
+    layers.push({
+      id: 'iteration-warning',
+      stable: false,
+      perStep: true,
+      text: iterationWarningText(p.iteration, p.maxIterations),
+    });
   }
   if (p.planText) layers.push({ id: 'plan', stable: false, perStep: true, text: p.planText });
-  if (p.stagnationWarning) layers.push({ id: 'stagnation-warning', stable: false, perStep: true, text: p.stagnationWarning });
+  if (p.stagnationWarning)
+    layers.push({ id: 'stagnation-warning', stable: false, perStep: true, text: p.stagnationWarning });
   const env = [`Iteration: ${p.iteration}/${p.maxIterations}`, p.environment].filter(Boolean).join('\n');
   layers.push({ id: 'environment', stable: false, perStep: true, text: `Environment:\n${env}` });
   return layers;

@@ -20,9 +20,16 @@ export function estimateMessagesTokens(messages: readonly ChatMessage[]): number
   return messages.reduce((sum, m) => sum + estimateMessageTokens(m), 0);
 }
 
-export function estimateRequestTokens(system: readonly SystemLayer[], messages: readonly ChatMessage[], tools: readonly ToolSpec[]): number {
+export function estimateRequestTokens(
+  system: readonly SystemLayer[],
+  messages: readonly ChatMessage[],
+  tools: readonly ToolSpec[],
+): number {
   const systemChars = system.reduce((n, l) => n + l.text.length, 0);
-  const toolChars = tools.reduce((n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length, 0);
+  const toolChars = tools.reduce(
+    (n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length,
+    0,
+  );
   return Math.ceil((systemChars + toolChars) / CHARS_PER_TOKEN) + estimateMessagesTokens(messages);
 }
 

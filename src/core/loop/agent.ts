@@ -58,7 +58,8 @@ export class Agent {
     const registry = new ToolRegistry(deps.tools);
     for (const tool of loopControlTools) if (!registry.has(tool.name)) registry.register(tool);
     if (!registry.has(updatePlanTool.name)) registry.register(updatePlanTool as unknown as Tool);
-    if (!registry.has('read_output')) registry.register(createReadOutputTool(outputStore, this.config.toolOutputCapChars) as unknown as Tool);
+    if (!registry.has('read_output'))
+      registry.register(createReadOutputTool(outputStore, this.config.toolOutputCapChars) as unknown as Tool);
     this.runDeps = {
       model: deps.model,
       summarizer: deps.summarizer ?? deps.model,
@@ -72,7 +73,12 @@ export class Agent {
       log: deps.log ?? (() => undefined),
       toolSources: deps.toolSources ?? [],
     };
-    this.state = initialState(deps.taskId ?? newTaskId(), this.config.mode, this.limitFor(this.config.mode), isPriced(this.config.price, deps.model.info));
+    this.state = initialState(
+      deps.taskId ?? newTaskId(),
+      this.config.mode,
+      this.limitFor(this.config.mode),
+      isPriced(this.config.price, deps.model.info),
+    );
   }
 
   /** Subscribes to every event; returns the unsubscribe function. */
@@ -126,8 +132,10 @@ export class Agent {
    */
   continueRun(extraIterations?: number): Promise<RunReport> {
     this.assertIdle();
-    if (extraIterations !== undefined) this.state.maxIterations = Math.max(this.state.maxIterations, this.state.iterations) + extraIterations;
-    else if (this.state.iterations >= this.state.maxIterations) this.state.maxIterations += this.limitFor(this.state.mode);
+    if (extraIterations !== undefined)
+      this.state.maxIterations = Math.max(this.state.maxIterations, this.state.iterations) + extraIterations;
+    else if (this.state.iterations >= this.state.maxIterations)
+      this.state.maxIterations += this.limitFor(this.state.mode);
     closeDanglingToolCalls(this.state.history);
     const last = this.state.history[this.state.history.length - 1];
     if (last?.role === 'assistant') this.state.history.push({ role: 'user', content: CONTINUE_NUDGE });
@@ -186,7 +194,9 @@ export class Agent {
    * stay, the middle becomes a structured summary. Its usage is booked on the task. undefined when there is too
    * little to compact.
    */
-  async compact(signal: AbortSignal = new AbortController().signal): Promise<{ beforeTokens: number; afterTokens: number; summary: string } | undefined> {
+  async compact(
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<{ beforeTokens: number; afterTokens: number; summary: string } | undefined> {
     this.assertIdle();
     this.compacting = true;
     try {
@@ -259,7 +269,13 @@ export class Agent {
     const controller = new AbortController();
     this.controller = controller;
     const runId = `${this.state.taskId}-run-${++this.state.counters.runs}`;
-    const run = new Run(this.state, this.runDeps, { runId, kind, userMessage, signal: controller.signal, emit: (e) => this.emit(e) });
+    const run = new Run(this.state, this.runDeps, {
+      runId,
+      kind,
+      userMessage,
+      signal: controller.signal,
+      emit: (e) => this.emit(e),
+    });
     const promise = run.execute().finally(() => {
       if (this.controller === controller) this.controller = undefined;
       this.current = undefined;

@@ -22,10 +22,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 function realTimer(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(new Error('aborted'));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(Math.max(0, ms), MAX_TIMER_MS),
+    );
     const onAbort = () => {
       clearTimeout(timer);
       reject(new Error('aborted'));

@@ -40,12 +40,18 @@ interface DelegateResult {
 
 let subCounter = 0;
 
-export async function delegate(parentDeps: AgentDeps, task: string, opts: DelegateOptions = {}): Promise<DelegateResult> {
+export async function delegate(
+  parentDeps: AgentDeps,
+  task: string,
+  opts: DelegateOptions = {},
+): Promise<DelegateResult> {
   const taskId = opts.taskId ?? `${parentDeps.taskId ?? 'task'}-sub-${++subCounter}`;
   const mode = opts.mode ?? parentDeps.config?.mode ?? 'agent';
   const left = opts.spend?.remaining() ?? {};
   const requested = opts.maxIterations ?? parentDeps.config?.maxIterations ?? getMode(mode).maxIterations;
-  const maxIterations = opts.iterations ? Math.min(requested, opts.iterations.left()) : opts.maxIterations ?? parentDeps.config?.maxIterations;
+  const maxIterations = opts.iterations
+    ? Math.min(requested, opts.iterations.left())
+    : (opts.maxIterations ?? parentDeps.config?.maxIterations);
   const childDeps: AgentDeps = {
     ...parentDeps,
     // No recursion, and no second reflection pass on the same work.
@@ -57,8 +63,12 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
       mode,
       maxIterations,
       // The parent's budgets are shared, not copied: the child may spend only what the parent has left.
-      ...(left.tokens !== undefined ? { maxTokens: Math.min(left.tokens, parentDeps.config?.maxTokens ?? Infinity) } : {}),
-      ...(left.costUsd !== undefined ? { maxCostUsd: Math.min(left.costUsd, parentDeps.config?.maxCostUsd ?? Infinity) } : {}),
+      ...(left.tokens !== undefined
+        ? { maxTokens: Math.min(left.tokens, parentDeps.config?.maxTokens ?? Infinity) }
+        : {}),
+      ...(left.costUsd !== undefined
+        ? { maxCostUsd: Math.min(left.costUsd, parentDeps.config?.maxCostUsd ?? Infinity) }
+        : {}),
     },
   };
   const child = Agent.restore(
@@ -98,7 +108,10 @@ export async function delegate(parentDeps: AgentDeps, task: string, opts: Delega
 
 const delegateTaskInput = z.object({
   task: z.string().min(1).describe('A self-contained sub-task with everything the helper needs to know.'),
-  mode: z.enum(MODE_NAMES as [ModeName, ...ModeName[]]).optional().describe('Mode for the sub-task (default: the current mode).'),
+  mode: z
+    .enum(MODE_NAMES as [ModeName, ...ModeName[]])
+    .optional()
+    .describe('Mode for the sub-task (default: the current mode).'),
   maxIterations: z.number().int().min(1).max(50).optional(),
 });
 
@@ -106,7 +119,10 @@ const delegateTaskInput = z.object({
  * The `delegate_task` tool. `getHistory` gives the parent's conversation to fork (usually `() => agent.history`);
  * without it the child starts fresh.
  */
-export function createDelegateTool(parentDeps: AgentDeps, getHistory?: () => readonly ChatMessage[]): Tool<typeof delegateTaskInput> {
+export function createDelegateTool(
+  parentDeps: AgentDeps,
+  getHistory?: () => readonly ChatMessage[],
+): Tool<typeof delegateTaskInput> {
   return {
     name: DELEGATE_TOOL_NAME,
     description:
@@ -117,13 +133,19 @@ export function createDelegateTool(parentDeps: AgentDeps, getHistory?: () => rea
     async execute(input, ctx) {
       const nest = ctx as LoopToolContext & NestingToolContext;
       if (nest.iterations && nest.iterations.left() < 1) {
-        return { content: 'No iterations left for a sub-task: finish the work yourself or call task_completion.', isError: true };
+        return {
+          content: 'No iterations left for a sub-task: finish the work yourself or call task_completion.',
+          isError: true,
+        };
       }
       // A helper never gets more rights than the mode the task is in (a plan-mode task cannot edit through one).
       const current = nest.mode;
       if (current && input.mode && !getMode(input.mode).risks.every((r) => getMode(current).risks.includes(r))) {
         const allowed = MODE_NAMES.filter((m) => getMode(m).risks.every((r) => getMode(current).risks.includes(r)));
-        return { content: `A helper in ${input.mode} mode would have more rights than this task's ${current} mode. Use one of: ${allowed.join(', ')}.`, isError: true };
+        return {
+          content: `A helper in ${input.mode} mode would have more rights than this task's ${current} mode. Use one of: ${allowed.join(', ')}.`,
+          isError: true,
+        };
       }
       const { report, result } = await delegate(parentDeps, input.task, {
         mode: input.mode ?? current,
@@ -139,7 +161,11 @@ export function createDelegateTool(parentDeps: AgentDeps, getHistory?: () => rea
         },
       });
       const ok = report.reason === 'done' || report.reason === 'converse';
-      return { content: result, isError: !ok, data: { reason: report.reason, iterations: report.iterations, usage: report.usage, costUsd: report.costUsd } };
+      return {
+        content: result,
+        isError: !ok,
+        data: { reason: report.reason, iterations: report.iterations, usage: report.usage, costUsd: report.costUsd },
+      };
     },
   };
 }

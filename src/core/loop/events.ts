@@ -8,15 +8,7 @@ import type { ModeName } from '../modes';
 import type { SpendBreakdown } from './spend';
 
 export type TerminationReason =
-  | 'done'
-  | 'asked'
-  | 'converse'
-  | 'stopped'
-  | 'max_iterations'
-  | 'breaker'
-  | 'stagnation'
-  | 'guardrail'
-  | 'error';
+  'done' | 'asked' | 'converse' | 'stopped' | 'max_iterations' | 'breaker' | 'stagnation' | 'guardrail' | 'error';
 
 export interface ToolCallReport {
   id: string;
@@ -103,7 +95,14 @@ export type AgentEvent =
       reason?: string;
     }
   /** A model call besides the steps (compaction summary, reflection, a sub-agent's run) spent this. */
-  | { type: 'model_usage'; runId: string; source: 'compaction' | 'reflection' | 'sub_agents'; usage: Usage; costUsd?: number; calls: number }
+  | {
+      type: 'model_usage';
+      runId: string;
+      source: 'compaction' | 'reflection' | 'sub_agents';
+      usage: Usage;
+      costUsd?: number;
+      calls: number;
+    }
   /** The task's live plan changed: the model called update_plan, or the user edited it (runId '' outside a run). */
   | { type: 'plan_updated'; runId: string; plan: Plan }
   | {

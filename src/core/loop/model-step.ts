@@ -37,7 +37,12 @@ interface StreamOptions {
  * The attempt has its own AbortSignal (a child of the run's): the SDK call is aborted when the run stops, when the
  * stream stalls, or when the attempt fails for any other reason.
  */
-async function streamOnce(model: Model, request: ModelRequest, opts: StreamOptions, partial: StepOutput): Promise<void> {
+async function streamOnce(
+  model: Model,
+  request: ModelRequest,
+  opts: StreamOptions,
+  partial: StepOutput,
+): Promise<void> {
   const { runId, emit } = opts;
   const handle = (event: ModelEvent) => {
     switch (event.type) {
@@ -62,7 +67,13 @@ async function streamOnce(model: Model, request: ModelRequest, opts: StreamOptio
         emit({ type: 'tool_call_args_delta', runId, id: event.id, delta: event.argsDelta });
         return;
       case 'tool_call_end':
-        partial.toolCalls.push({ id: event.id, name: event.name, args: event.args, rawArgs: event.rawArgs, parseError: event.parseError });
+        partial.toolCalls.push({
+          id: event.id,
+          name: event.name,
+          args: event.args,
+          rawArgs: event.rawArgs,
+          parseError: event.parseError,
+        });
         emit({ type: 'tool_call_end', runId, id: event.id, name: event.name, args: event.args });
         return;
       case 'usage':
@@ -77,7 +88,8 @@ async function streamOnce(model: Model, request: ModelRequest, opts: StreamOptio
   const onRunAbort = () => attempt.abort();
   if (opts.signal.aborted) throw new RunAbortedError();
   opts.signal.addEventListener('abort', onRunAbort, { once: true });
-  const watchdog = opts.clock && opts.idleTimeoutMs ? new StallWatchdog(opts.clock, opts.idleTimeoutMs, attempt) : undefined;
+  const watchdog =
+    opts.clock && opts.idleTimeoutMs ? new StallWatchdog(opts.clock, opts.idleTimeoutMs, attempt) : undefined;
   let finished = false;
   let iterator: AsyncIterator<ModelEvent> | undefined;
   try {
@@ -123,7 +135,11 @@ class StallWatchdog {
   private readonly stop = new AbortController();
   private timer?: AbortController;
 
-  constructor(private readonly clock: Clock, private readonly idleMs: number, private readonly attempt: AbortController) {
+  constructor(
+    private readonly clock: Clock,
+    private readonly idleMs: number,
+    private readonly attempt: AbortController,
+  ) {
     this.last = clock.now();
     this.limit = idleMs * 2;
     this.arm();
@@ -140,7 +156,10 @@ class StallWatchdog {
 
   error(): ModelError {
     const first = this.limit > this.idleMs;
-    return new ModelError('stall', `the model stream ${first ? 'sent nothing' : 'went silent'} for ${formatSeconds(this.idleFor)}`);
+    return new ModelError(
+      'stall',
+      `the model stream ${first ? 'sent nothing' : 'went silent'} for ${formatSeconds(this.idleFor)}`,
+    );
   }
 
   dispose(): void {
@@ -215,7 +234,11 @@ function describeModelError(e: ModelError): string {
  * backoff that honours retry-after. Throws RunAbortedError on stop and a ModelError when it gives up.
  * All retries of the step update one warning (`warningKey`): "Model stream stalled; retry 2/3 in 4 s".
  */
-export async function runModelStep(model: Model, request: ModelRequest, opts: RetryingStepOptions): Promise<StepOutput> {
+export async function runModelStep(
+  model: Model,
+  request: ModelRequest,
+  opts: RetryingStepOptions,
+): Promise<StepOutput> {
   const key = opts.warningKey ?? `model-retry:${opts.runId}`;
   let last: ModelError | undefined;
   const warn = (message: string) => opts.emit({ type: 'warning', runId: opts.runId, kind: 'retry', key, message });
@@ -232,13 +255,21 @@ export async function runModelStep(model: Model, request: ModelRequest, opts: Re
       const modelError = toModelError(err);
       if (modelError.kind === 'aborted') throw Object.assign(new RunAbortedError(), { partial });
       if (!modelError.retryable || attempt > opts.retry.retries) {
-        if (last) warn(`${describeModelError(modelError)}; gave up after ${attempt - 1} ${attempt - 1 === 1 ? 'retry' : 'retries'}.`);
+        if (last)
+          warn(
+            `${describeModelError(modelError)}; gave up after ${attempt - 1} ${attempt - 1 === 1 ? 'retry' : 'retries'}.`,
+          );
         throw modelError;
       }
       last = modelError;
       const wait = Math.min(opts.retry.capMs, modelError.retryAfterMs ?? backoffMs(attempt, opts.retry));
-      const detail = modelError.kind === 'stall' ? ` (${modelError.message})` : ` — ${modelError.message.split('\n')[0].slice(0, 160)}`;
-      warn(`${describeModelError(modelError)}; retry ${attempt}/${opts.retry.retries} in ${formatSeconds(wait)}${detail}${partial.text || partial.toolCalls.length ? '. Partial output discarded' : ''}.`);
+      const detail =
+        modelError.kind === 'stall'
+          ? ` (${modelError.message})`
+          : ` — ${modelError.message.split('\n')[0].slice(0, 160)}`;
+      warn(
+        `${describeModelError(modelError)}; retry ${attempt}/${opts.retry.retries} in ${formatSeconds(wait)}${detail}${partial.text || partial.toolCalls.length ? '. Partial output discarded' : ''}.`,
+      );
       try {
         await opts.clock.sleep(wait, opts.signal);
       } catch {

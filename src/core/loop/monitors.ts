@@ -76,10 +76,16 @@ export class RunMonitors {
   checkBudgets(elapsedMs: number, costUsd: number | undefined, tokens = 0): Trip | undefined {
     const c = this.config;
     if (c.maxWallTimeMs !== undefined && elapsedMs >= c.maxWallTimeMs) {
-      return { reason: 'breaker', detail: `Time budget reached: ran ${Math.round(elapsedMs / 1000)} s of ${Math.round(c.maxWallTimeMs / 1000)} s allowed. Continue to keep going.` };
+      return {
+        reason: 'breaker',
+        detail: `Time budget reached: ran ${Math.round(elapsedMs / 1000)} s of ${Math.round(c.maxWallTimeMs / 1000)} s allowed. Continue to keep going.`,
+      };
     }
     if (c.maxCostUsd !== undefined && costUsd !== undefined && costUsd >= c.maxCostUsd) {
-      return { reason: 'breaker', detail: `Cost budget reached: $${costUsd.toFixed(4)} of $${c.maxCostUsd.toFixed(4)}. Raise the budget to continue.` };
+      return {
+        reason: 'breaker',
+        detail: `Cost budget reached: $${costUsd.toFixed(4)} of $${c.maxCostUsd.toFixed(4)}. Raise the budget to continue.`,
+      };
     }
     if (c.maxTokens !== undefined && tokens >= c.maxTokens) {
       return {

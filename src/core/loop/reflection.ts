@@ -42,7 +42,11 @@ export class Reflections {
         signal,
       );
       if (learned.length) {
-        this.opts.emit({ type: 'memory_learned', runId, memories: learned.map((m) => ({ id: m.id, content: m.content, type: m.type })) });
+        this.opts.emit({
+          type: 'memory_learned',
+          runId,
+          memories: learned.map((m) => ({ id: m.id, content: m.content, type: m.type })),
+        });
       }
     } catch (err) {
       const message = `Reflection (${input.trigger}) failed: ${err instanceof Error ? err.message : String(err)}`;

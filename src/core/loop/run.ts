@@ -69,23 +69,42 @@ export class Run {
   /** The user's stop and the wall-time deadline in one signal: all in-flight work gets `this.signal`. */
   private readonly deadline: RunDeadline;
 
-  constructor(private readonly state: AgentState, private readonly deps: RunDeps, private readonly opts: RunOptions) {
+  constructor(
+    private readonly state: AgentState,
+    private readonly deps: RunDeps,
+    private readonly opts: RunOptions,
+  ) {
     this.started = deps.clock.now();
     this.model = deps.model;
     const priced = isPriced(deps.config.price, deps.model.info);
     this.spend = new SpendAccount(priced);
     // A task that has spent nothing yet takes the price as it is now (the model may have been set up since).
-    if (priced && this.state.costUsd === undefined && this.state.usage.inputTokens + this.state.usage.outputTokens === 0) this.state.costUsd = 0;
+    if (
+      priced &&
+      this.state.costUsd === undefined &&
+      this.state.usage.inputTokens + this.state.usage.outputTokens === 0
+    )
+      this.state.costUsd = 0;
     this.monitors = new RunMonitors(deps.config);
     this.stagnation = new StagnationDetector(deps.config.stagnation);
     // The summarizer follows the run onto the fallback when it is the run's own model.
     const summarizerOf = () => (deps.summarizer === deps.model ? this.model : deps.summarizer);
     const metered = (source: SpendSource): Model => {
-      const inner = { get info() { return summarizerOf().info; }, stream: (r: ModelRequest) => summarizerOf().stream(r) };
+      const inner = {
+        get info() {
+          return summarizerOf().info;
+        },
+        stream: (r: ModelRequest) => summarizerOf().stream(r),
+      };
       return meteredModel(inner, (usage, info) => this.record(source, usage, info));
     };
     this.summarizer = metered('compaction');
-    this.reflections = new Reflections({ ...deps, summarizer: metered('reflection') }, opts, () => this.state.history, () => this.overBudget());
+    this.reflections = new Reflections(
+      { ...deps, summarizer: metered('reflection') },
+      opts,
+      () => this.state.history,
+      () => this.overBudget(),
+    );
     this.deadline = new RunDeadline(opts.signal, deps.clock, this.started, deps.config.maxWallTimeMs);
   }
 
@@ -99,7 +118,14 @@ export class Run {
 
   async execute(): Promise<RunReport> {
     const { runId } = this.opts;
-    this.emit({ type: 'run_start', runId, taskId: this.state.taskId, mode: this.state.mode, maxIterations: this.state.maxIterations, userMessage: this.opts.userMessage });
+    this.emit({
+      type: 'run_start',
+      runId,
+      taskId: this.state.taskId,
+      mode: this.state.mode,
+      maxIterations: this.state.maxIterations,
+      userMessage: this.opts.userMessage,
+    });
     let ending: Ending;
     try {
       if (this.opts.kind === 'send') {
@@ -109,10 +135,16 @@ export class Run {
       await this.loadToolSources();
       ending = (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ?? (await this.loop());
     } catch (err) {
-      if (isAbort(err, this.signal)) ending = this.deadline.expired ? this.timeUp(danglingToolCalls(this.state.history).length) : { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
+      if (isAbort(err, this.signal))
+        ending = this.deadline.expired
+          ? this.timeUp(danglingToolCalls(this.state.history).length)
+          : { reason: 'stopped', detail: 'Stopped by the user. Continue to resume the task.' };
       else {
         this.deps.log(`run ${runId} crashed: ${err instanceof Error ? err.stack : String(err)}`);
-        ending = { reason: 'error', detail: `Internal error: ${err instanceof Error ? err.message : String(err)}. Continue to retry.` };
+        ending = {
+          reason: 'error',
+          detail: `Internal error: ${err instanceof Error ? err.message : String(err)}. Continue to retry.`,
+        };
       }
     }
     this.deadline.dispose();
@@ -146,15 +178,25 @@ export class Run {
     this.state.usage = addUsage(this.state.usage, usage);
     this.state.costUsd = addCost(this.state.costUsd, cost);
     // Model steps report through step_end; what else spent (summaries, reflection, sub-agents) says so here.
-    if (source !== 'steps') this.emit({ type: 'model_usage', runId: this.opts.runId, source, usage, ...(cost !== undefined ? { costUsd: cost } : {}), calls });
+    if (source !== 'steps')
+      this.emit({
+        type: 'model_usage',
+        runId: this.opts.runId,
+        source,
+        usage,
+        ...(cost !== undefined ? { costUsd: cost } : {}),
+        calls,
+      });
   }
 
   /** Why the run may not spend more (a budget is used up), or undefined. */
   private overBudget(): string | undefined {
     const c = this.deps.config;
-    if (c.maxTokens !== undefined && this.spend.tokens >= c.maxTokens) return `the token budget is used up (${formatTokenCount(this.spend.tokens)} of ${formatTokenCount(c.maxTokens)})`;
+    if (c.maxTokens !== undefined && this.spend.tokens >= c.maxTokens)
+      return `the token budget is used up (${formatTokenCount(this.spend.tokens)} of ${formatTokenCount(c.maxTokens)})`;
     const cost = this.spend.costUsd;
-    if (c.maxCostUsd !== undefined && cost !== undefined && cost >= c.maxCostUsd) return `the cost budget is used up ($${cost.toFixed(4)} of $${c.maxCostUsd})`;
+    if (c.maxCostUsd !== undefined && cost !== undefined && cost >= c.maxCostUsd)
+      return `the cost budget is used up ($${cost.toFixed(4)} of $${c.maxCostUsd})`;
     return undefined;
   }
 
@@ -194,7 +236,9 @@ export class Run {
   private timeUp(unfinishedCalls: number): Ending {
     const max = this.deps.config.maxWallTimeMs ?? 0;
     const elapsed = this.deps.clock.now() - this.started;
-    const calls = unfinishedCalls ? ` ${unfinishedCalls} unfinished tool call${unfinishedCalls > 1 ? 's were' : ' was'} cut off.` : '';
+    const calls = unfinishedCalls
+      ? ` ${unfinishedCalls} unfinished tool call${unfinishedCalls > 1 ? 's were' : ' was'} cut off.`
+      : '';
     return {
       reason: 'breaker',
       detail: `Time budget reached: ran ${Math.round(elapsed / 1000)} s of ${Math.round(max / 1000)} s allowed; cut off while ${this.deadline.interrupted}.${calls} Continue to keep going.`,
@@ -210,14 +254,25 @@ export class Run {
     const perceiveBudget = perceiveBudgetOf(window);
     const budget = this.deps.config.memoryTokenBudget ?? memoryBudget(perceiveBudget, 0).memory;
     try {
-      const recalled = await this.deadline.during('memory', 'recalling memories', () => raceAbort(memory.recall(this.opts.userMessage, budget), this.signal));
+      const recalled = await this.deadline.during('memory', 'recalling memories', () =>
+        raceAbort(memory.recall(this.opts.userMessage, budget), this.signal),
+      );
       this.state.memoryText = recalled.promptText;
       if (recalled.items.length) {
-        this.emit({ type: 'memory_recalled', runId: this.opts.runId, memories: recalled.items.map((m) => ({ id: m.id, content: m.content, type: m.type })) });
+        this.emit({
+          type: 'memory_recalled',
+          runId: this.opts.runId,
+          memories: recalled.items.map((m) => ({ id: m.id, content: m.content, type: m.type })),
+        });
       }
     } catch (err) {
       if (isAbort(err, this.signal)) throw err;
-      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Memory recall failed: ${err instanceof Error ? err.message : String(err)}` });
+      this.emit({
+        type: 'warning',
+        runId: this.opts.runId,
+        kind: 'other',
+        message: `Memory recall failed: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
 
@@ -232,13 +287,26 @@ export class Run {
     const budget = Math.floor(perceiveBudgetOf(this.contextWindow()) * 0.3);
     const mode = this.state.mode;
     try {
-      const got = await this.deadline.during('perceive', `gathering ${mode} context`, () => raceAbort(gather(mode, budget, this.signal), this.signal));
+      const got = await this.deadline.during('perceive', `gathering ${mode} context`, () =>
+        raceAbort(gather(mode, budget, this.signal), this.signal),
+      );
       if (!got || !got.text.trim()) return;
       this.state.modeContextText = got.text;
-      this.emit({ type: 'mode_context', runId: this.opts.runId, mode, sources: got.sources, tokens: estimateTextTokens(got.text) });
+      this.emit({
+        type: 'mode_context',
+        runId: this.opts.runId,
+        mode,
+        sources: got.sources,
+        tokens: estimateTextTokens(got.text),
+      });
     } catch (err) {
       if (isAbort(err, this.signal)) throw err;
-      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Could not gather the ${mode} context: ${err instanceof Error ? err.message : String(err)}` });
+      this.emit({
+        type: 'warning',
+        runId: this.opts.runId,
+        kind: 'other',
+        message: `Could not gather the ${mode} context: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
 
@@ -252,10 +320,16 @@ export class Run {
           sources.map(async (source) => {
             try {
               const skipped = this.deps.registry.setSourceTools(source.id, await source.load(this.signal));
-              for (const t of skipped) this.deps.log(`tool source ${source.id}: ${t.name} clashes with a tool already registered; skipped`);
+              for (const t of skipped)
+                this.deps.log(`tool source ${source.id}: ${t.name} clashes with a tool already registered; skipped`);
             } catch (err) {
               if (isAbort(err, this.signal)) throw err;
-              this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Could not load tools from ${source.id}: ${err instanceof Error ? err.message : String(err)}` });
+              this.emit({
+                type: 'warning',
+                runId: this.opts.runId,
+                kind: 'other',
+                message: `Could not load tools from ${source.id}: ${err instanceof Error ? err.message : String(err)}`,
+              });
             }
           }),
         ),
@@ -327,13 +401,22 @@ export class Run {
     const max = this.deps.config.maxCostUsd;
     if (!this.budgetWarned && max !== undefined && cost !== undefined && cost >= max * 0.8) {
       this.budgetWarned = true;
-      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'budget', key: 'budget-cost', message: `Cost $${cost.toFixed(4)} is at 80% of the $${max} budget.` });
+      this.emit({
+        type: 'warning',
+        runId: this.opts.runId,
+        kind: 'budget',
+        key: 'budget-cost',
+        message: `Cost $${cost.toFixed(4)} is at 80% of the $${max} budget.`,
+      });
     }
     const maxTokens = this.deps.config.maxTokens;
     if (!this.tokenBudgetWarned && maxTokens !== undefined && tokens >= maxTokens * 0.8) {
       this.tokenBudgetWarned = true;
       this.emit({
-        type: 'warning', runId: this.opts.runId, kind: 'budget', key: 'budget-tokens',
+        type: 'warning',
+        runId: this.opts.runId,
+        kind: 'budget',
+        key: 'budget-tokens',
         message: `${formatTokenCount(tokens)} tokens used: ${Math.floor((100 * tokens) / maxTokens)}% of the ${formatTokenCount(maxTokens)} token budget.`,
       });
     }
@@ -347,7 +430,10 @@ export class Run {
     const budget = this.budgetCheck();
     if (budget) return budget;
     if (this.state.iterations >= this.state.maxIterations) {
-      return { reason: 'max_iterations', detail: `Reached the limit of ${this.state.maxIterations} iterations. Continue to extend the limit.` };
+      return {
+        reason: 'max_iterations',
+        detail: `Reached the limit of ${this.state.maxIterations} iterations. Continue to extend the limit.`,
+      };
     }
     const iteration = ++this.state.iterations;
     const mode = getMode(this.state.mode);
@@ -355,19 +441,32 @@ export class Run {
     const system = () =>
       buildSystemLayers({
         mode,
-        rulesText: typeof this.deps.config.projectRules === 'function' ? this.deps.config.projectRules() : this.deps.config.projectRules,
+        rulesText:
+          typeof this.deps.config.projectRules === 'function'
+            ? this.deps.config.projectRules()
+            : this.deps.config.projectRules,
         memoryText: this.state.memoryText,
         modeContext: this.state.modeContextText,
         iteration,
         maxIterations: this.state.maxIterations,
         warnRatio: this.deps.config.iterationWarningRatio,
         stagnationWarning: this.stagnationWarning,
-        planText: this.state.plan ? planText(this.state.plan, { editedByUser: this.state.planEditedByUser }) : undefined,
-        environment: typeof this.deps.config.environment === 'function' ? this.deps.config.environment() : this.deps.config.environment,
+        planText: this.state.plan
+          ? planText(this.state.plan, { editedByUser: this.state.planEditedByUser })
+          : undefined,
+        environment:
+          typeof this.deps.config.environment === 'function'
+            ? this.deps.config.environment()
+            : this.deps.config.environment,
       });
     await this.maybeCompact(system(), tools);
     if (iteration === Math.ceil(this.state.maxIterations * this.deps.config.iterationWarningRatio)) {
-      this.emit({ type: 'warning', runId, kind: 'iteration_limit', message: `Iteration ${iteration} of ${this.state.maxIterations}: the model was asked to wrap up.` });
+      this.emit({
+        type: 'warning',
+        runId,
+        kind: 'iteration_limit',
+        message: `Iteration ${iteration} of ${this.state.maxIterations}: the model was asked to wrap up.`,
+      });
     }
     const request: ModelRequest = {
       system: system(),
@@ -383,14 +482,17 @@ export class Run {
     const stepReport: StepReport = { iteration, latencyMs: 0, toolCalls: [] };
     let step: StepOutput;
     try {
-      step = await this.deadline.during('model', `waiting for the model's reply (step ${iteration})`, () => this.modelStep(request, iteration));
+      step = await this.deadline.during('model', `waiting for the model's reply (step ${iteration})`, () =>
+        this.modelStep(request, iteration),
+      );
     } catch (err) {
       stepReport.latencyMs = this.deps.clock.now() - t0;
       if (isAbort(err, signal)) {
         // Keep what the model already said (text only: half a tool call cannot be replayed).
         const partial = partialOf(err);
         const by = this.deadline.expired ? 'the time budget' : 'the user';
-        if (partial?.text.trim()) this.state.history.push({ role: 'assistant', content: `${partial.text}\n[interrupted by ${by}]` });
+        if (partial?.text.trim())
+          this.state.history.push({ role: 'assistant', content: `${partial.text}\n[interrupted by ${by}]` });
         stepReport.error = 'stopped';
         this.endStep(stepReport);
         throw err;
@@ -398,7 +500,10 @@ export class Run {
       const me = err instanceof ModelError ? err : new ModelError('bad_request', String(err));
       stepReport.error = `${me.kind}: ${me.message}`;
       this.endStep(stepReport);
-      return { reason: 'error', detail: `Model error (${me.kind}${me.status ? ` ${me.status}` : ''}): ${me.message}\n${me.advice}` };
+      return {
+        reason: 'error',
+        detail: `Model error (${me.kind}${me.status ? ` ${me.status}` : ''}): ${me.message}\n${me.advice}`,
+      };
     }
     stepReport.latencyMs = this.deps.clock.now() - t0;
     stepReport.finishReason = step.finishReason;
@@ -409,13 +514,21 @@ export class Run {
       role: 'assistant',
       content: step.text,
       ...(step.thinking.length ? { thinking: step.thinking } : {}),
-      ...(step.toolCalls.length ? { toolCalls: step.toolCalls.map(({ id, name, args, rawArgs }) => ({ id, name, args, rawArgs })) } : {}),
+      ...(step.toolCalls.length
+        ? { toolCalls: step.toolCalls.map(({ id, name, args, rawArgs }) => ({ id, name, args, rawArgs })) }
+        : {}),
     });
 
     if (step.toolCalls.length === 0) {
       // A plain answer to a fresh message (no tool used yet in this run) is the reply: asking again would cost a
       // second request and make the model wrap a finished answer in task_completion.
-      if (this.opts.kind === 'send' && !this.calledTools && step.text.trim() && step.finishReason !== 'length' && tools.some((t) => t.name === 'converse')) {
+      if (
+        this.opts.kind === 'send' &&
+        !this.calledTools &&
+        step.text.trim() &&
+        step.finishReason !== 'length' &&
+        tools.some((t) => t.name === 'converse')
+      ) {
         this.endStep(stepReport);
         return { reason: 'converse', detail: step.text };
       }
@@ -442,8 +555,13 @@ export class Run {
   private async modelStep(request: ModelRequest, iteration: number): Promise<StepOutput> {
     const { runId } = this.opts;
     const stepOpts = (suffix: string) => ({
-      runId, emit: (e: AgentEvent) => this.emit(e), signal: this.signal, clock: this.deps.clock, retry: this.deps.config.modelRetry,
-      idleTimeoutMs: this.deps.config.streamIdleTimeoutMs, warningKey: `model-retry-${iteration}${suffix}`,
+      runId,
+      emit: (e: AgentEvent) => this.emit(e),
+      signal: this.signal,
+      clock: this.deps.clock,
+      retry: this.deps.config.modelRetry,
+      idleTimeoutMs: this.deps.config.streamIdleTimeoutMs,
+      warningKey: `model-retry-${iteration}${suffix}`,
     });
     try {
       return await runModelStep(this.model, request, stepOpts(this.fallback ? '-fallback' : ''));
@@ -453,11 +571,20 @@ export class Run {
       if (!fallback) throw err;
       const from = modelId(this.model.info);
       const to = modelId(fallback.info);
-      this.fallback = { from, to, reason: `${err.kind}${err.status ? ` ${err.status}` : ''}: ${err.message.split('\n')[0].slice(0, 200)}` };
+      this.fallback = {
+        from,
+        to,
+        reason: `${err.kind}${err.status ? ` ${err.status}` : ''}: ${err.message.split('\n')[0].slice(0, 200)}`,
+      };
       this.model = fallback;
-      this.deps.log(`run ${runId}: switching to the fallback model ${to} after ${from} failed (${this.fallback.reason})`);
+      this.deps.log(
+        `run ${runId}: switching to the fallback model ${to} after ${from} failed (${this.fallback.reason})`,
+      );
       this.emit({
-        type: 'warning', runId, kind: 'fallback', key: 'fallback',
+        type: 'warning',
+        runId,
+        kind: 'fallback',
+        key: 'fallback',
         message: `${from} keeps failing (${err.kind}${err.status ? ` ${err.status}` : ''}); switched to the fallback model ${to} for the rest of this run.`,
       });
       return runModelStep(this.model, request, stepOpts('-fallback'));
@@ -481,14 +608,22 @@ export class Run {
     let usage = step.usage;
     if (!usage) {
       // No usage from the provider (some local servers): estimate, so the token budget still counts this step.
-      const output = step.text + step.thinking.map((t) => t.text).join('') + step.toolCalls.map((c) => c.name + c.rawArgs).join('');
+      const output =
+        step.text + step.thinking.map((t) => t.text).join('') + step.toolCalls.map((c) => c.name + c.rawArgs).join('');
       if (!output) return;
-      usage = { inputTokens: contextTokens(this.state.anchor, request.messages, { system: request.system, tools: request.tools }), outputTokens: estimateTextTokens(output) };
+      usage = {
+        inputTokens: contextTokens(this.state.anchor, request.messages, {
+          system: request.system,
+          tools: request.tools,
+        }),
+        outputTokens: estimateTextTokens(output),
+      };
       stepReport.usageEstimated = true;
     }
     stepReport.usage = usage;
     stepReport.costUsd = this.record('steps', usage, this.model.info);
-    if (!stepReport.usageEstimated && usage.inputTokens > 0) this.state.anchor = { inputTokens: usage.inputTokens, messageCount: request.messages.length };
+    if (!stepReport.usageEstimated && usage.inputTokens > 0)
+      this.state.anchor = { inputTokens: usage.inputTokens, messageCount: request.messages.length };
   }
 
   private endStep(step: StepReport): void {
@@ -549,10 +684,18 @@ export class Run {
       return undefined;
     }
     if (this.stagnationWarning) {
-      return { reason: 'stagnation', detail: `Forge seems stuck: ${stuck}. What was tried:\n${this.stagnation.summary()}\nGive guidance, then continue.` };
+      return {
+        reason: 'stagnation',
+        detail: `Forge seems stuck: ${stuck}. What was tried:\n${this.stagnation.summary()}\nGive guidance, then continue.`,
+      };
     }
     this.stagnationWarning = `Warning: you appear to be stuck (${stuck}). Change your approach: re-read the error, try a different tool or arguments, or call ask_question to get help from the user.`;
-    this.emit({ type: 'warning', runId: this.opts.runId, kind: 'stagnation', message: `Possible stagnation: ${stuck}.` });
+    this.emit({
+      type: 'warning',
+      runId: this.opts.runId,
+      kind: 'stagnation',
+      message: `Possible stagnation: ${stuck}.`,
+    });
     return undefined;
   }
 
@@ -567,20 +710,38 @@ export class Run {
       facts.commands.length ? `Commands run: ${facts.commands.slice(-20).join(' ; ')}` : '',
       // The plan lives in the task's state (it survives compaction as is); the summary is grounded on it too.
       this.state.plan ? planText(this.state.plan) : '',
-    ].filter(Boolean).join('\n');
+    ]
+      .filter(Boolean)
+      .join('\n');
     try {
       const result = await this.deadline.during('compaction', 'compacting the context', () =>
-        compactHistory(this.state.history, { model: this.summarizer, signal: this.signal, keepRecentTurns: this.deps.config.keepRecentTurns, facts: factText }),
+        compactHistory(this.state.history, {
+          model: this.summarizer,
+          signal: this.signal,
+          keepRecentTurns: this.deps.config.keepRecentTurns,
+          facts: factText,
+        }),
       );
       if (!result) return;
       this.state.history.splice(0, this.state.history.length, ...result.history);
       this.state.anchor = undefined;
       // Its usage was booked by the metered summarizer (also when the summary failed half-way).
       const after = contextTokens(undefined, this.state.history, { system, tools });
-      this.emit({ type: 'compaction', runId: this.opts.runId, beforeTokens: before, afterTokens: after, summary: result.summary });
+      this.emit({
+        type: 'compaction',
+        runId: this.opts.runId,
+        beforeTokens: before,
+        afterTokens: after,
+        summary: result.summary,
+      });
     } catch (err) {
       if (isAbort(err, this.signal)) throw err;
-      this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Context compaction failed: ${err instanceof Error ? err.message : String(err)}` });
+      this.emit({
+        type: 'warning',
+        runId: this.opts.runId,
+        kind: 'other',
+        message: `Context compaction failed: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
 }

@@ -94,7 +94,10 @@ export function meteredModel(model: Model, onUsage: (usage: Usage, info: ModelIn
         }
       } finally {
         if (!usage && events > 0) {
-          usage = { inputTokens: estimateRequestTokens(request.system, request.messages, request.tools), outputTokens: estimateTextTokens(output) };
+          usage = {
+            inputTokens: estimateRequestTokens(request.system, request.messages, request.tools),
+            outputTokens: estimateTextTokens(output),
+          };
         }
         if (usage) onUsage(usage, model.info);
       }

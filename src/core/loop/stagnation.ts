@@ -99,7 +99,11 @@ export class StagnationDetector {
       const ok = call.ran && !call.isError;
       const fresh = ok && this.isProgress(call);
       if (fresh) progress = true;
-      const outcome = call.isError ? `error: ${short(call.content, 100)}` : !call.ran || fresh ? 'ok' : 'ok (nothing new)';
+      const outcome = call.isError
+        ? `error: ${short(call.content, 100)}`
+        : !call.ran || fresh
+          ? 'ok'
+          : 'ok (nothing new)';
       this.tried.push(`${call.name} ${short(stableStringify(call.args), 80)} -> ${outcome}`);
       if (this.tried.length > 8) this.tried.shift();
     }

@@ -7,8 +7,22 @@ import { taskGrantEntries, type Policy } from '../safety/policy';
 import { sensitiveRefusal } from '../safety/sensitive';
 import { loopControlText } from '../tools/loop-control';
 import type { ToolRegistry } from '../tools/registry';
-import { classifyThrown, declaredErrorClass, isTransientError, withErrorClass, type ToolErrorClass } from '../tools/error-class';
-import { ToolError, type ApprovalDecision, type LoopControl, type SensitiveCall, type Tool, type ToolContext, type ToolResult } from '../tools/types';
+import {
+  classifyThrown,
+  declaredErrorClass,
+  isTransientError,
+  withErrorClass,
+  type ToolErrorClass,
+} from '../tools/error-class';
+import {
+  ToolError,
+  type ApprovalDecision,
+  type LoopControl,
+  type SensitiveCall,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from '../tools/types';
 import { raceAbort, RunAbortedError } from './abort';
 import { backoffMs, type AgentConfig, type Clock } from './config';
 import type { AgentEvent, IterationPort, NestingToolContext, ToolCallReport } from './events';
@@ -85,8 +99,16 @@ function formatSeconds(ms: number): string {
  * watchdog on wall time, and a hung tool must not hold a fake clock's timers). The work is raced against that
  * signal, so a tool that ignores it is abandoned all the same: RunAbortedError on Stop, ToolTimeoutError at the limit.
  */
-export async function withTimeLimit<T>(runSignal: AbortSignal, limitMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  if (!limitMs) return raceAbort(Promise.resolve().then(() => work(runSignal)), runSignal);
+export async function withTimeLimit<T>(
+  runSignal: AbortSignal,
+  limitMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (!limitMs)
+    return raceAbort(
+      Promise.resolve().then(() => work(runSignal)),
+      runSignal,
+    );
   // One controller that the run's signal or the timer aborts, unlinked when the call ends. (AbortSignal.any would
   // register every call's signal on the run's signal for the whole run: on Node 20 those records pile up, ~3 KB
   // per tool call.)
@@ -97,7 +119,10 @@ export async function withTimeLimit<T>(runSignal: AbortSignal, limitMs: number, 
   else runSignal.addEventListener('abort', onRunAbort, { once: true });
   const handle = setTimeout(() => timer.abort(new ToolTimeoutError(limitMs)), limitMs);
   try {
-    return await raceAbort(Promise.resolve().then(() => work(signal)), signal);
+    return await raceAbort(
+      Promise.resolve().then(() => work(signal)),
+      signal,
+    );
   } catch (err) {
     if (timer.signal.aborted && !runSignal.aborted) throw new ToolTimeoutError(limitMs);
     throw err;
@@ -127,7 +152,10 @@ function errorText(err: unknown): string {
 }
 
 function availableNames(ctx: ToolRunContext): string[] {
-  return ctx.registry.list().filter((t) => isToolAllowedInMode(ctx.mode, t)).map((t) => t.name);
+  return ctx.registry
+    .list()
+    .filter((t) => isToolAllowedInMode(ctx.mode, t))
+    .map((t) => t.name);
 }
 
 async function approve(
@@ -145,7 +173,9 @@ async function approve(
   else if (tool.preview) {
     try {
       // Building the preview loads what execute() would (the file being edited): the same time limit applies.
-      preview = await withTimeLimit(ctx.signal, toolTimeLimitMs(tool, input), (signal) => tool.preview!(input, { signal, taskId: ctx.taskId, toolCallId: call.id }));
+      preview = await withTimeLimit(ctx.signal, toolTimeLimitMs(tool, input), (signal) =>
+        tool.preview!(input, { signal, taskId: ctx.taskId, toolCallId: call.id }),
+      );
     } catch (err) {
       if (ctx.signal.aborted) throw new RunAbortedError();
       preview = { kind: 'generic', summary: `${tool.name} (preview unavailable: ${errorText(err)})` };
@@ -173,7 +203,8 @@ async function approve(
   ctx.setPending(undefined);
   if (sensitive) decision = personOnly(decision, sensitive);
   ctx.emit({ type: 'approval_resolved', runId: ctx.runId, requestId: request.id, decision });
-  if (decision.kind === 'approve' && decision.scope === 'task') for (const entry of taskGrantEntries(tool, input)) ctx.allowedForTask.add(entry);
+  if (decision.kind === 'approve' && decision.scope === 'task')
+    for (const entry of taskGrantEntries(tool, input)) ctx.allowedForTask.add(entry);
   return decision;
 }
 
@@ -183,19 +214,42 @@ async function approve(
  */
 function personOnly(decision: ApprovalDecision, sensitive: SensitiveCall): ApprovalDecision {
   if (decision.kind !== 'approve') return decision;
-  if (decision.auto) return { kind: 'reject', by: 'policy', reason: sensitiveRefusal(sensitive, decision.auto === 'setting' ? 'an auto-approve setting' : 'a grant for this task') };
+  if (decision.auto)
+    return {
+      kind: 'reject',
+      by: 'policy',
+      reason: sensitiveRefusal(
+        sensitive,
+        decision.auto === 'setting' ? 'an auto-approve setting' : 'a grant for this task',
+      ),
+    };
   return decision.scope === 'task' ? { ...decision, scope: 'once' } : decision;
 }
 
 /** Tool.sensitive for the call; a check that fails counts as sensitive (asked, never automatic). */
-async function sensitivity(ctx: ToolRunContext, tool: Tool, input: unknown, call: ToolCall): Promise<SensitiveCall | undefined> {
+async function sensitivity(
+  ctx: ToolRunContext,
+  tool: Tool,
+  input: unknown,
+  call: ToolCall,
+): Promise<SensitiveCall | undefined> {
   if (!tool.sensitive) return undefined;
   try {
-    return await raceAbort(tool.sensitive(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }), ctx.signal);
+    return await raceAbort(
+      tool.sensitive(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }),
+      ctx.signal,
+    );
   } catch (err) {
     if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
-    const what = typeof (input as { path?: unknown })?.path === 'string' ? String((input as { path: string }).path) : tool.name;
-    return { kind: 'control-plane', path: what, anchor: what, why: `Forge could not check whether it is control plane (${errorText(err)})`, notice: 'may be control plane (the check failed); this edit is never auto-approved' };
+    const what =
+      typeof (input as { path?: unknown })?.path === 'string' ? String((input as { path: string }).path) : tool.name;
+    return {
+      kind: 'control-plane',
+      path: what,
+      anchor: what,
+      why: `Forge could not check whether it is control plane (${errorText(err)})`,
+      notice: 'may be control plane (the check failed); this edit is never auto-approved',
+    };
   }
 }
 
@@ -203,7 +257,12 @@ async function sensitivity(ctx: ToolRunContext, tool: Tool, input: unknown, call
  * Executes under the tool's time limit, with retries for transient failures (TransientToolError, busy / try-again /
  * out-of-handles I/O errors: 1 s, 2 s, 4 s ... capped). Any other throw becomes an error result with its class.
  */
-async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown, toolCtx: ToolContext): Promise<{ result: ToolResult; attempts: number }> {
+async function executeWithRetry(
+  ctx: ToolRunContext,
+  tool: Tool,
+  input: unknown,
+  toolCtx: ToolContext,
+): Promise<{ result: ToolResult; attempts: number }> {
   const retry = ctx.config.toolRetry;
   const limitMs = toolTimeLimitMs(tool, input);
   for (let attempt = 1; ; attempt++) {
@@ -216,7 +275,13 @@ async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown,
       if (err instanceof ToolTimeoutError) return { result: timeoutResult(tool, err), attempts: attempt };
       if (isTransientError(err) && attempt <= retry.retries) {
         const wait = backoffMs(attempt, retry);
-        ctx.emit({ type: 'warning', runId: ctx.runId, kind: 'retry', key: `tool-retry-${toolCtx.toolCallId}`, message: `${tool.name}: ${errorText(err)}. Retry ${attempt}/${retry.retries} in ${wait / 1000} s.` });
+        ctx.emit({
+          type: 'warning',
+          runId: ctx.runId,
+          kind: 'retry',
+          key: `tool-retry-${toolCtx.toolCallId}`,
+          message: `${tool.name}: ${errorText(err)}. Retry ${attempt}/${retry.retries} in ${wait / 1000} s.`,
+        });
         try {
           await ctx.clock.sleep(wait, ctx.signal);
         } catch {
@@ -225,18 +290,34 @@ async function executeWithRetry(ctx: ToolRunContext, tool: Tool, input: unknown,
         if (ctx.signal.aborted) throw new RunAbortedError();
         continue;
       }
-      const prefix = err instanceof ToolError ? '' : attempt > 1 ? `${tool.name} failed after ${attempt} attempts: ` : `${tool.name} failed: `;
+      const prefix =
+        err instanceof ToolError
+          ? ''
+          : attempt > 1
+            ? `${tool.name} failed after ${attempt} attempts: `
+            : `${tool.name} failed: `;
       const errorClass: ToolErrorClass = err instanceof ToolError ? 'tool' : classifyThrown(err);
-      return { result: { isError: true, content: `${prefix}${errorText(err)}`, data: { errorClass } }, attempts: attempt };
+      return {
+        result: { isError: true, content: `${prefix}${errorText(err)}`, data: { errorClass } },
+        attempts: attempt,
+      };
     }
   }
 }
 
 /** The tool's own refusal before anything is asked (a secret path, an untrusted workspace); never throws but for abort. */
-async function precheck(ctx: ToolRunContext, tool: Tool, input: unknown, call: ToolCall): Promise<ToolResult | undefined> {
+async function precheck(
+  ctx: ToolRunContext,
+  tool: Tool,
+  input: unknown,
+  call: ToolCall,
+): Promise<ToolResult | undefined> {
   if (!tool.precheck) return undefined;
   try {
-    return await raceAbort(tool.precheck(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }), ctx.signal);
+    return await raceAbort(
+      tool.precheck(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }),
+      ctx.signal,
+    );
   } catch (err) {
     if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
     return undefined; // a failing check leaves the decision to policy and execute()
@@ -261,8 +342,18 @@ async function decideAndExecute(
     decision = await approve(ctx, tool, input, call, rest, reuse, sensitive);
     ctx.emit(
       decision.kind === 'approve'
-        ? { ...decided, outcome: 'approve', by: decision.auto === 'task_grant' ? 'task_grant' : decision.auto ? 'auto' : 'user', scope: decision.scope ?? 'once' }
-        : { ...decided, outcome: 'reject', by: decision.by === 'policy' ? 'rule' : 'user', ...(decision.reason ? { reason: decision.reason } : {}) },
+        ? {
+            ...decided,
+            outcome: 'approve',
+            by: decision.auto === 'task_grant' ? 'task_grant' : decision.auto ? 'auto' : 'user',
+            scope: decision.scope ?? 'once',
+          }
+        : {
+            ...decided,
+            outcome: 'reject',
+            by: decision.by === 'policy' ? 'rule' : 'user',
+            ...(decision.reason ? { reason: decision.reason } : {}),
+          },
     );
   } else {
     ctx.emit({ ...decided, outcome: action, by, ...(why ? { reason: why } : {}) });
@@ -274,10 +365,26 @@ async function decideAndExecute(
     return { kind: 'denied', result: { isError: true, content }, attempts: 0 };
   }
   if (decision?.kind === 'reject' && decision.by === 'policy') {
-    return { kind: 'denied', result: { isError: true, content: decision.reason?.trim() || `Refused by Forge's policy, not by a person: "${call.name}" needs a person's approval.` }, attempts: 0 };
+    return {
+      kind: 'denied',
+      result: {
+        isError: true,
+        content:
+          decision.reason?.trim() ||
+          `Refused by Forge's policy, not by a person: "${call.name}" needs a person's approval.`,
+      },
+      attempts: 0,
+    };
   }
   if (decision?.kind === 'reject') {
-    return { kind: 'rejected', result: { isError: true, content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.` }, attempts: 0 };
+    return {
+      kind: 'rejected',
+      result: {
+        isError: true,
+        content: `User rejected: ${decision.reason?.trim() || 'no reason given'}. Do not repeat this action unchanged.`,
+      },
+      attempts: 0,
+    };
   }
   const toolCtx: LoopToolContext & NestingToolContext = {
     signal: ctx.signal,
@@ -293,13 +400,19 @@ async function decideAndExecute(
   ctx.track?.(call.id, `running tool ${call.name} (${call.id})`);
   const executed = await executeWithRetry(ctx, tool, input, toolCtx);
   // A partly accepted edit: the model learns which hunks were left out, where, and why.
-  if (decision?.kind === 'approve' && decision.reviewNote && !executed.result.isError) executed.result.content += `\n\n${decision.reviewNote}`;
+  if (decision?.kind === 'approve' && decision.reviewNote && !executed.result.isError)
+    executed.result.content += `\n\n${decision.reviewNote}`;
   const kind: CallKind = executed.result.isError ? 'error' : tool.loopControl ? 'control' : 'ok';
   return { kind, result: executed.result, attempts: executed.attempts };
 }
 
 /** Decides and runs one call. Never throws except RunAbortedError. */
-export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest: ToolCall[], reuse?: ApprovalRequest): Promise<CallOutcome> {
+export async function runToolCall(
+  ctx: ToolRunContext,
+  call: StepToolCall,
+  rest: ToolCall[],
+  reuse?: ApprovalRequest,
+): Promise<CallOutcome> {
   const started = ctx.clock.now();
   let kind: CallKind = 'error';
   let result: ToolResult;
@@ -311,12 +424,18 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
   const tool = ctx.registry.get(call.name);
 
   if (call.parseError !== undefined || (call.args === undefined && call.rawArgs.trim() !== '')) {
-    result = { isError: true, content: `Could not parse the arguments of "${call.name}": ${call.parseError ?? 'invalid JSON'}. Raw arguments: ${call.rawArgs.slice(0, 500)}\nSend valid JSON arguments.` };
+    result = {
+      isError: true,
+      content: `Could not parse the arguments of "${call.name}": ${call.parseError ?? 'invalid JSON'}. Raw arguments: ${call.rawArgs.slice(0, 500)}\nSend valid JSON arguments.`,
+    };
     errorClass = 'validation';
   } else if (tool && !isToolAllowedInMode(ctx.mode, tool)) {
     kind = 'disallowed';
     errorClass = 'permission';
-    result = { isError: true, content: `Tool "${call.name}" is not available in ${ctx.mode.label} mode. Available tools: ${availableNames(ctx).join(', ')}.` };
+    result = {
+      isError: true,
+      content: `Tool "${call.name}" is not available in ${ctx.mode.label} mode. Available tools: ${availableNames(ctx).join(', ')}.`,
+    };
   } else {
     const validation = ctx.registry.validate(call.name, call.args, availableNames(ctx));
     if (!validation.ok) {
@@ -334,7 +453,10 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
         ({ kind, result, attempts } = outcome);
         if (kind === 'denied' || kind === 'rejected') errorClass = 'permission';
         if (validation.tool.loopControl && !result.isError) {
-          loopControl = { kind: validation.tool.loopControl, text: loopControlText(call.name, input) || result.content };
+          loopControl = {
+            kind: validation.tool.loopControl,
+            text: loopControlText(call.name, input) || result.content,
+          };
         }
       }
     }
@@ -344,14 +466,44 @@ export async function runToolCall(ctx: ToolRunContext, call: StepToolCall, rest:
   let resultClass: ToolErrorClass | undefined;
   if (result.isError) {
     // The tool's own word wins (a refusal, a timeout, a network failure it knows of); else what failed around it.
-    resultClass = (kind === 'denied' || kind === 'rejected' || kind === 'disallowed' ? errorClass : declaredErrorClass(result.data)) ?? errorClass;
+    resultClass =
+      (kind === 'denied' || kind === 'rejected' || kind === 'disallowed'
+        ? errorClass
+        : declaredErrorClass(result.data)) ?? errorClass;
     result = { ...result, data: withErrorClass(result.data, resultClass) };
   }
-  const capped = await capToolOutput(result.content, ctx.config.toolOutputCapChars, ctx.outputStore, { toolName: call.name, toolCallId: call.id });
+  const capped = await capToolOutput(result.content, ctx.config.toolOutputCapChars, ctx.outputStore, {
+    toolName: call.name,
+    toolCallId: call.id,
+  });
   const latencyMs = ctx.clock.now() - started;
-  ctx.history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: capped.content, ...(result.isError ? { isError: true } : {}) });
-  ctx.emit({ type: 'tool_result', runId: ctx.runId, id: call.id, name: call.name, content: capped.content, isError: !!result.isError, latencyMs, fullOutputRef: capped.ref, ...(resultClass ? { errorClass: resultClass } : {}), ...(result.data !== undefined ? { data: result.data } : {}) });
-  const report: ToolCallReport = { id: call.id, name: call.name, args: call.args, latencyMs, resultChars: result.content.length, attempts };
+  ctx.history.push({
+    role: 'tool',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: capped.content,
+    ...(result.isError ? { isError: true } : {}),
+  });
+  ctx.emit({
+    type: 'tool_result',
+    runId: ctx.runId,
+    id: call.id,
+    name: call.name,
+    content: capped.content,
+    isError: !!result.isError,
+    latencyMs,
+    fullOutputRef: capped.ref,
+    ...(resultClass ? { errorClass: resultClass } : {}),
+    ...(result.data !== undefined ? { data: result.data } : {}),
+  });
+  const report: ToolCallReport = {
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    latencyMs,
+    resultChars: result.content.length,
+    attempts,
+  };
   if (result.isError) {
     report.error = result.content.split('\n')[0].slice(0, 300);
     report.errorClass = resultClass;
@@ -363,7 +515,13 @@ function parallelizable(ctx: ToolRunContext, calls: readonly StepToolCall[]): bo
   if (calls.length < 2) return false;
   return calls.every((c) => {
     const tool = ctx.registry.get(c.name);
-    return !!tool && tool.risk === 'read' && !tool.loopControl && isToolAllowedInMode(ctx.mode, tool) && ctx.policy.decide(tool, ctx.allowedForTask) === 'allow';
+    return (
+      !!tool &&
+      tool.risk === 'read' &&
+      !tool.loopControl &&
+      isToolAllowedInMode(ctx.mode, tool) &&
+      ctx.policy.decide(tool, ctx.allowedForTask) === 'allow'
+    );
   });
 }
 
@@ -371,11 +529,17 @@ function parallelizable(ctx: ToolRunContext, calls: readonly StepToolCall[]): bo
  * Runs a step's calls: concurrently when all are allowed read-only tools, else in order. Results are
  * appended to history in call order. Stops at the first loop-control call; later calls get a "skipped" result.
  */
-export async function runToolCalls(ctx: ToolRunContext, calls: readonly StepToolCall[], reuse?: ApprovalRequest): Promise<CallOutcome[]> {
+export async function runToolCalls(
+  ctx: ToolRunContext,
+  calls: readonly StepToolCall[],
+  reuse?: ApprovalRequest,
+): Promise<CallOutcome[]> {
   if (parallelizable(ctx, calls)) {
     // Each call writes to its own scratch history; merged in call order so the transcript is deterministic.
     const scratch: ChatMessage[][] = calls.map(() => []);
-    const settled = await Promise.allSettled(calls.map((call, i) => runToolCall({ ...ctx, history: scratch[i] }, call, [])));
+    const settled = await Promise.allSettled(
+      calls.map((call, i) => runToolCall({ ...ctx, history: scratch[i] }, call, [])),
+    );
     for (const part of scratch) ctx.history.push(...part);
     if (settled.some((s) => s.status === 'rejected')) throw new RunAbortedError();
     return settled.map((s) => (s as PromiseFulfilledResult<CallOutcome>).value);
@@ -386,7 +550,13 @@ export async function runToolCalls(ctx: ToolRunContext, calls: readonly StepTool
     outcomes.push(outcome);
     if (outcome.loopControl) {
       for (const skipped of calls.slice(i + 1)) {
-        ctx.history.push({ role: 'tool', toolCallId: skipped.id, toolName: skipped.name, content: `Skipped: the run ended with ${calls[i].name}.`, isError: true });
+        ctx.history.push({
+          role: 'tool',
+          toolCallId: skipped.id,
+          toolName: skipped.name,
+          content: `Skipped: the run ended with ${calls[i].name}.`,
+          isError: true,
+        });
       }
       break;
     }

@@ -17,7 +17,10 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
 export function mergeStepUsage(a: Usage | undefined, b: Usage): Usage {
   if (!a) return { ...b };
   const max = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : Math.max(x ?? 0, y ?? 0));
-  const out: Usage = { inputTokens: Math.max(a.inputTokens, b.inputTokens), outputTokens: Math.max(a.outputTokens, b.outputTokens) };
+  const out: Usage = {
+    inputTokens: Math.max(a.inputTokens, b.inputTokens),
+    outputTokens: Math.max(a.outputTokens, b.outputTokens),
+  };
   const cr = max(a.cacheReadTokens, b.cacheReadTokens);
   const cw = max(a.cacheWriteTokens, b.cacheWriteTokens);
   if (cr !== undefined) out.cacheReadTokens = cr;

@@ -56,7 +56,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!isRecord(v)) return out;
-  for (const [k, val] of Object.entries(v)) if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
+  for (const [k, val] of Object.entries(v))
+    if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
   return out;
 }
 
@@ -78,9 +79,16 @@ export function parseMcpConfig(value: unknown, source: string): ParsedMcpConfig 
         result.problems.push(`${source}: server "${name}" has no command`);
         continue;
       }
-      const args = Array.isArray(raw.args) ? raw.args.filter((a): a is string | number => typeof a === 'string' || typeof a === 'number').map(String) : [];
+      const args = Array.isArray(raw.args)
+        ? raw.args.filter((a): a is string | number => typeof a === 'string' || typeof a === 'number').map(String)
+        : [];
       result.servers.push({
-        name, source, type: 'stdio', command: raw.command, args, env: stringMap(raw.env),
+        name,
+        source,
+        type: 'stdio',
+        command: raw.command,
+        args,
+        env: stringMap(raw.env),
         ...(typeof raw.envFile === 'string' ? { envFile: raw.envFile } : {}),
         ...(typeof raw.cwd === 'string' ? { cwd: raw.cwd } : {}),
         ...(disabled ? { disabled } : {}),
@@ -90,9 +98,18 @@ export function parseMcpConfig(value: unknown, source: string): ParsedMcpConfig 
         result.problems.push(`${source}: server "${name}" has no url`);
         continue;
       }
-      result.servers.push({ name, source, type: 'http', url: raw.url, headers: stringMap(raw.headers), ...(disabled ? { disabled } : {}) });
+      result.servers.push({
+        name,
+        source,
+        type: 'http',
+        url: raw.url,
+        headers: stringMap(raw.headers),
+        ...(disabled ? { disabled } : {}),
+      });
     } else {
-      result.problems.push(`${source}: server "${name}" has type "${type}"; Forge connects to "stdio" and "http" (Streamable HTTP) servers`);
+      result.problems.push(
+        `${source}: server "${name}" has type "${type}"; Forge connects to "stdio" and "http" (Streamable HTTP) servers`,
+      );
     }
   }
   if (Array.isArray(value.inputs)) {
@@ -116,7 +133,11 @@ export function parseEnvFile(text: string): Record<string, string> {
     const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (!m) continue;
     let v = m[2]!;
-    if ((v.startsWith('"') && v.endsWith('"') && v.length >= 2) || (v.startsWith("'") && v.endsWith("'") && v.length >= 2)) v = v.slice(1, -1);
+    if (
+      (v.startsWith('"') && v.endsWith('"') && v.length >= 2) ||
+      (v.startsWith("'") && v.endsWith("'") && v.length >= 2)
+    )
+      v = v.slice(1, -1);
     else v = v.replace(/\s+#.*$/, '');
     out[m[1]!] = v;
   }
@@ -175,7 +196,8 @@ async function resolveMap(map: Record<string, string>, ctx: VariableContext): Pr
 
 /** The spec with every variable replaced (rejects when an input has no value: the user cancelled). */
 export async function resolveSpec(spec: McpServerSpec, ctx: VariableContext): Promise<McpServerSpec> {
-  if (spec.type === 'http') return { ...spec, url: await resolveString(spec.url, ctx), headers: await resolveMap(spec.headers, ctx) };
+  if (spec.type === 'http')
+    return { ...spec, url: await resolveString(spec.url, ctx), headers: await resolveMap(spec.headers, ctx) };
   const args: string[] = [];
   for (const a of spec.args) args.push(await resolveString(a, ctx));
   return {

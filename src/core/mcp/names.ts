@@ -6,7 +6,10 @@ export const MAX_TOOL_NAME = 64;
 
 /** Characters outside [a-zA-Z0-9_-] become '_' (runs collapsed); empty becomes 'x'. */
 export function sanitizeNamePart(part: string): string {
-  const s = part.normalize('NFKD').replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
+  const s = part
+    .normalize('NFKD')
+    .replace(/[^a-zA-Z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return s || 'x';
 }
 
@@ -31,7 +34,10 @@ export function mcpToolName(server: string, tool: string, taken: ReadonlySet<str
   if (base.length <= MAX_TOOL_NAME && lossless && !taken.has(base)) return base;
   // Lossy (sanitised or cut) names carry a hash of the original pair so two tools never collapse into one.
   const suffix = `_${shortHash(exact)}`;
-  let name = base.length + suffix.length <= MAX_TOOL_NAME ? base + suffix : base.slice(0, MAX_TOOL_NAME - suffix.length) + suffix;
+  let name =
+    base.length + suffix.length <= MAX_TOOL_NAME
+      ? base + suffix
+      : base.slice(0, MAX_TOOL_NAME - suffix.length) + suffix;
   for (let n = 2; taken.has(name); n++) {
     const extra = `_${n}`;
     name = name.slice(0, MAX_TOOL_NAME - extra.length) + extra;

@@ -5,12 +5,24 @@
 import { createHash } from 'node:crypto';
 import type { McpServerSpec } from './config';
 
-const sorted = (map: Record<string, string>): [string, string][] => Object.keys(map).sort().map((k) => [k, map[k]!]);
+const sorted = (map: Record<string, string>): [string, string][] =>
+  Object.keys(map)
+    .sort()
+    .map((k) => [k, map[k]!]);
 
 /** The configuration the permission is for, as one canonical value (stable key order). */
 function permissionFields(spec: McpServerSpec, envFileDigest?: string): unknown[] {
   if (spec.type === 'http') return ['http', spec.name, spec.url, sorted(spec.headers)];
-  return ['stdio', spec.name, spec.command, spec.args, spec.cwd ?? '', sorted(spec.env), spec.envFile ?? '', spec.envFile ? (envFileDigest ?? '') : ''];
+  return [
+    'stdio',
+    spec.name,
+    spec.command,
+    spec.args,
+    spec.cwd ?? '',
+    sorted(spec.env),
+    spec.envFile ?? '',
+    spec.envFile ? (envFileDigest ?? '') : '',
+  ];
 }
 
 /**
@@ -19,7 +31,9 @@ function permissionFields(spec: McpServerSpec, envFileDigest?: string): unknown[
  * text as read for this start, or a word for why there was none ('missing').
  */
 export function serverPermissionKey(spec: McpServerSpec, envFileDigest?: string): string {
-  const digest = createHash('sha256').update(JSON.stringify(permissionFields(spec, envFileDigest))).digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify(permissionFields(spec, envFileDigest)))
+    .digest('hex');
   return `mcp2:${spec.name}:${digest}`;
 }
 

@@ -26,13 +26,18 @@ export class McpPromptCommands implements SlashCommandSource {
 
   constructor(private readonly port: McpPromptPort) {}
 
-  async list(signal?: AbortSignal, opts: { runningOnly?: boolean } = { runningOnly: true }): Promise<SlashCommandInfo[]> {
+  async list(
+    signal?: AbortSignal,
+    opts: { runningOnly?: boolean } = { runningOnly: true },
+  ): Promise<SlashCommandInfo[]> {
     const prompts = await this.port.listPrompts(signal, opts);
     this.known = new Map(prompts.map((p) => [p.command, p]));
     return prompts.map((p) => ({
       name: p.command,
       description: (p.description ?? p.title ?? `MCP prompt from ${p.server}`).slice(0, 200),
-      ...(p.arguments.length ? { argumentHint: p.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ') } : {}),
+      ...(p.arguments.length
+        ? { argumentHint: p.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ') }
+        : {}),
       source: 'mcp',
     }));
   }

@@ -37,7 +37,9 @@ export function toPromptInfos(server: string, prompts: unknown): McpPromptInfo[]
   const out: McpPromptInfo[] = [];
   for (const p of prompts) {
     if (!isRecord(p) || typeof p.name !== 'string') continue;
-    const args = Array.isArray(p.arguments) ? p.arguments.filter(isRecord).filter((a) => typeof a.name === 'string') : [];
+    const args = Array.isArray(p.arguments)
+      ? p.arguments.filter(isRecord).filter((a) => typeof a.name === 'string')
+      : [];
     out.push({
       server,
       name: p.name,
@@ -57,20 +59,25 @@ export function toPromptInfos(server: string, prompts: unknown): McpPromptInfo[]
 /** resources/list entries -> McpResourceInfo. */
 export function toResourceInfos(server: string, resources: unknown): McpResourceInfo[] {
   if (!Array.isArray(resources)) return [];
-  return resources.filter(isRecord).filter((r) => typeof r.uri === 'string').map((r) => ({
-    server,
-    uri: String(r.uri),
-    name: cleanLine(typeof r.name === 'string' ? r.name : String(r.uri)),
-    ...(typeof r.description === 'string' ? { description: cleanLine(r.description, 200) } : {}),
-    ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}),
-  }));
+  return resources
+    .filter(isRecord)
+    .filter((r) => typeof r.uri === 'string')
+    .map((r) => ({
+      server,
+      uri: String(r.uri),
+      name: cleanLine(typeof r.name === 'string' ? r.name : String(r.uri)),
+      ...(typeof r.description === 'string' ? { description: cleanLine(r.description, 200) } : {}),
+      ...(typeof r.mimeType === 'string' ? { mimeType: r.mimeType } : {}),
+    }));
 }
 
 /** Cap on an attached resource or an expanded prompt (the message itself is then capped by the context). */
 const MAX_ATTACHMENT_CHARS = 100_000;
 
 function cap(text: string): string {
-  return text.length > MAX_ATTACHMENT_CHARS ? `${text.slice(0, MAX_ATTACHMENT_CHARS)}\n[... cut at ${MAX_ATTACHMENT_CHARS} chars]` : text;
+  return text.length > MAX_ATTACHMENT_CHARS
+    ? `${text.slice(0, MAX_ATTACHMENT_CHARS)}\n[... cut at ${MAX_ATTACHMENT_CHARS} chars]`
+    : text;
 }
 
 /** A prompts/get result as the text of a user message (roles kept as labels when there are several messages). */

@@ -28,7 +28,8 @@ export function resourceText(resource: unknown): string {
   const text = str(r.text);
   if (text !== undefined) return `[resource ${uri}${mime ? ` (${mime})` : ''}]\n${text}`;
   const blob = str(r.blob);
-  if (blob !== undefined) return `[binary resource ${uri}${mime ? ` (${mime})` : ''}, ${sizeLabel(base64Bytes(blob))}: not shown]`;
+  if (blob !== undefined)
+    return `[binary resource ${uri}${mime ? ` (${mime})` : ''}, ${sizeLabel(base64Bytes(blob))}: not shown]`;
   return `[resource ${uri}: no contents]`;
 }
 
@@ -62,12 +63,17 @@ function capped(text: string): string {
 /** Maps a tools/call result to a ToolResult; anything that is not a result becomes a clear error. */
 export function mapCallToolResult(server: string, tool: string, result: unknown): ToolResult {
   if (!result || typeof result !== 'object') {
-    return { isError: true, content: `MCP server "${server}" returned a malformed result for ${tool} (not an object).`, data: { errorClass: 'tool' } };
+    return {
+      isError: true,
+      content: `MCP server "${server}" returned a malformed result for ${tool} (not an object).`,
+      data: { errorClass: 'tool' },
+    };
   }
   const r = result as Block;
   const parts: string[] = [];
   // Legacy servers (protocol 2024-10-07) answer { toolResult }.
-  if (r.content === undefined && 'toolResult' in r) parts.push(typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult) ?? '');
+  if (r.content === undefined && 'toolResult' in r)
+    parts.push(typeof r.toolResult === 'string' ? r.toolResult : (JSON.stringify(r.toolResult) ?? ''));
   else if (Array.isArray(r.content)) {
     let total = 0;
     for (const block of r.content) {
@@ -77,13 +83,20 @@ export function mapCallToolResult(server: string, tool: string, result: unknown)
       if (total > MAX_RESULT_CHARS) break;
     }
   } else if (r.content !== undefined) {
-    return { isError: true, content: `MCP server "${server}" returned a malformed result for ${tool} ("content" is not a list).`, data: { errorClass: 'tool' } };
+    return {
+      isError: true,
+      content: `MCP server "${server}" returned a malformed result for ${tool} ("content" is not a list).`,
+      data: { errorClass: 'tool' },
+    };
   }
-  if (!parts.length && r.structuredContent !== undefined) parts.push(JSON.stringify(r.structuredContent, null, 2) ?? '');
+  if (!parts.length && r.structuredContent !== undefined)
+    parts.push(JSON.stringify(r.structuredContent, null, 2) ?? '');
   const isError = r.isError === true;
   const text = parts.join('\n\n');
   return {
-    content: capped(text || (isError ? `${tool} failed (the server gave no details).` : '(the tool returned no content)')),
+    content: capped(
+      text || (isError ? `${tool} failed (the server gave no details).` : '(the tool returned no content)'),
+    ),
     ...(isError ? { isError: true, data: { errorClass: 'tool' } } : {}),
   };
 }

@@ -34,11 +34,20 @@ export function useSchemaCompiler(load: () => AjvClass): void {
  * ajv's regular-expression engine: one that runs nothing and matches everything. Only a regular expression the
  * schema walk below did not take out could reach it (one reached through a `$ref` into an unknown keyword).
  */
-const noRegExp: { (pattern: string, flags: string): { test(s: string): boolean }; code: string } = Object.assign(() => ({ test: () => true }), { code: 'forgeNoRegExp' });
+const noRegExp: { (pattern: string, flags: string): { test(s: string): boolean }; code: string } = Object.assign(
+  () => ({ test: () => true }),
+  { code: 'forgeNoRegExp' },
+);
 
 function validator(): Ajv {
   // strict: false — servers use keywords ajv does not know (examples, x-*); formats are not enforced.
-  ajv ??= new (loadAjv())({ strict: false, allErrors: true, validateFormats: false, allowUnionTypes: true, code: { regExp: noRegExp } });
+  ajv ??= new (loadAjv())({
+    strict: false,
+    allErrors: true,
+    validateFormats: false,
+    allowUnionTypes: true,
+    code: { regExp: noRegExp },
+  });
   return ajv;
 }
 
@@ -66,7 +75,8 @@ export function withoutRegexKeywords(schema: unknown): unknown {
       if (k === 'patternProperties' && isObject(x)) continue;
       if ((loosen && k === 'additionalProperties') || (anyPatternProperties && k === 'unevaluatedProperties')) continue;
       if (DATA_KEYWORDS.has(k)) out[k] = x;
-      else if (SCHEMA_MAPS.has(k) && isObject(x)) out[k] = Object.fromEntries(Object.entries(x).map(([name, sub]) => [name, walk(sub, level + 2)]));
+      else if (SCHEMA_MAPS.has(k) && isObject(x))
+        out[k] = Object.fromEntries(Object.entries(x).map(([name, sub]) => [name, walk(sub, level + 2)]));
       else out[k] = walk(x, level + 1);
     }
     return out;
@@ -105,7 +115,10 @@ function cleanTexts(value: unknown, level = 0): unknown {
 
 /** The model-facing JSON Schema: an object schema without the `$schema` marker, its texts cleaned. */
 function normaliseInputSchema(schema: unknown): Record<string, unknown> {
-  const s = schema && typeof schema === 'object' && !Array.isArray(schema) ? (cleanTexts(schema) as Record<string, unknown>) : {};
+  const s =
+    schema && typeof schema === 'object' && !Array.isArray(schema)
+      ? (cleanTexts(schema) as Record<string, unknown>)
+      : {};
   delete s.$schema;
   if (s.type !== 'object') s.type = 'object';
   if (!s.properties || typeof s.properties !== 'object') s.properties = {};
@@ -113,7 +126,10 @@ function normaliseInputSchema(schema: unknown): Record<string, unknown> {
 }
 
 function issuePath(e: ErrorObject): (string | number)[] {
-  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'required' && typeof (e.params as { missingProperty?: string }).missingProperty === 'string') {
     parts.push((e.params as { missingProperty: string }).missingProperty);
   }
@@ -122,8 +138,10 @@ function issuePath(e: ErrorObject): (string | number)[] {
 
 function issueMessage(e: ErrorObject): string {
   if (e.keyword === 'required') return 'required property is missing';
-  if (e.keyword === 'additionalProperties') return `unknown property "${(e.params as { additionalProperty?: string }).additionalProperty}"`;
-  if (e.keyword === 'enum') return `${e.message}: ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)}`.slice(0, 300);
+  if (e.keyword === 'additionalProperties')
+    return `unknown property "${(e.params as { additionalProperty?: string }).additionalProperty}"`;
+  if (e.keyword === 'enum')
+    return `${e.message}: ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)}`.slice(0, 300);
   return e.message ?? `fails "${e.keyword}"`;
 }
 
@@ -136,9 +154,12 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
   const size = JSON.stringify(json).length;
   if (size > MAX_SCHEMA_CHARS) {
     // The model never gets a schema this big (it would crowd the prompt): it sees a plain object schema.
-    return { json: { type: 'object', properties: {}, additionalProperties: true }, zod: objectOnly, problem: `input schema too large (${size} chars)` };
-  }
-  else if (depth(json) > MAX_DEPTH) problem = 'input schema nested too deeply';
+    return {
+      json: { type: 'object', properties: {}, additionalProperties: true },
+      zod: objectOnly,
+      problem: `input schema too large (${size} chars)`,
+    };
+  } else if (depth(json) > MAX_DEPTH) problem = 'input schema nested too deeply';
   else {
     try {
       check = validator().compile(withoutRegexKeywords(json) as Record<string, unknown>);
@@ -150,13 +171,15 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
   const compiled = check;
   const zod = objectOnly.superRefine((value, ctx) => {
     if (compiled(value)) return;
-    for (const e of (compiled.errors ?? []).slice(0, 20)) ctx.addIssue({ code: 'custom', path: issuePath(e), message: issueMessage(e) });
+    for (const e of (compiled.errors ?? []).slice(0, 20))
+      ctx.addIssue({ code: 'custom', path: issuePath(e), message: issueMessage(e) });
   });
   return { json, zod };
 }
 
 /** The result shape of the MCP SDK's jsonSchemaValidator (declared here: core does not import the SDK). */
-type SchemaCheck<T> = { valid: true; data: T; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
+type SchemaCheck<T> =
+  { valid: true; data: T; errorMessage: undefined } | { valid: false; data: undefined; errorMessage: string };
 
 /**
  * The MCP SDK client's validator of tool outputs (`structuredContent` against the tool's `outputSchema`), with the

@@ -12,7 +12,13 @@ export interface McpToolInfo {
   title?: string;
   description?: string;
   inputSchema?: unknown;
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
 }
 
 interface McpToolOptions {
@@ -63,12 +69,15 @@ export function createMcpTool(o: McpToolOptions): Tool & { mcp: { server: string
     timeoutMs: o.timeoutMs,
     mcp: { server: o.server, tool: toolName },
     policy() {
-      if (o.autoApproved(o.server, toolName)) return { action: 'allow', reason: `forge.mcp.autoApprove allows ${o.server}/${toolName}` };
+      if (o.autoApproved(o.server, toolName))
+        return { action: 'allow', reason: `forge.mcp.autoApprove allows ${o.server}/${toolName}` };
       return undefined;
     },
     async preview(input) {
       const args = JSON.stringify(input, null, 2) ?? '{}';
-      const hintText = hints.length ? `The server says it is ${hints.join(', ')} (not verified by Forge).` : 'The server gives no hints about what it changes.';
+      const hintText = hints.length
+        ? `The server says it is ${hints.join(', ')} (not verified by Forge).`
+        : 'The server gives no hints about what it changes.';
       const lines = [
         `MCP tool "${shown}" of server "${o.server}". ${hintText}`,
         `Arguments:\n${args.length > 4000 ? `${args.slice(0, 4000)}\n...` : args}`,

@@ -34,10 +34,17 @@ export async function withFileLock<T>(lockFile: string, fn: () => Promise<T>, op
     if (info && Date.now() - info.mtimeMs > stale) {
       // Break it by renaming (atomic: of two breakers only one moves this file), then retry at once.
       const aside = `${lockFile}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      if (await fsp.rename(lockFile, aside).then(() => true, () => false)) await fsp.rm(aside, { force: true }).catch(() => undefined);
+      if (
+        await fsp.rename(lockFile, aside).then(
+          () => true,
+          () => false,
+        )
+      )
+        await fsp.rm(aside, { force: true }).catch(() => undefined);
       continue;
     }
-    if (Date.now() - started > timeout) throw new Error(`${lockFile} is held by another process (waited ${Math.round(timeout / 1000)} s)`);
+    if (Date.now() - started > timeout)
+      throw new Error(`${lockFile} is held by another process (waited ${Math.round(timeout / 1000)} s)`);
     await new Promise((r) => setTimeout(r, poll + Math.floor(Math.random() * poll)));
   }
   try {

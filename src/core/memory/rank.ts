@@ -73,7 +73,8 @@ export function rankMemories(items: readonly MemoryItem[], query: string, opts: 
   items.forEach((item, i) => {
     const tagMatch = item.tags.some((tag) => tokenize(tag).some((t) => queryTagTerms.has(t)));
     let relevance = (maxBm25 > 0 ? bm25[i] / maxBm25 : 0) + (tagMatch ? w.tag : 0);
-    if (item.tags.some((t) => t.toLowerCase() === 'always')) relevance = Math.max(relevance, opts.pinnedRelevance ?? 0.5);
+    if (item.tags.some((t) => t.toLowerCase() === 'always'))
+      relevance = Math.max(relevance, opts.pinnedRelevance ?? 0.5);
     if (relevance <= 0) return;
     const recency = recencyOf(item, now, halfLifeMs);
     const confidence = Math.min(1, Math.max(0, item.confidence));

@@ -50,7 +50,13 @@ export function buildReflectionPrompt(p: PromptParts): string {
       ...s.toolCalls.filter((c) => c.error).map((c) => `${c.name}: ${c.error}`),
     ]);
     out.push(`Run: ${r.iterations} iteration(s), ended "${r.reason}": ${clip(r.detail, 600)}`);
-    if (errors.length) out.push(`Errors:\n${errors.slice(-8).map((e) => `- ${clip(e, 300)}`).join('\n')}`);
+    if (errors.length)
+      out.push(
+        `Errors:\n${errors
+          .slice(-8)
+          .map((e) => `- ${clip(e, 300)}`)
+          .join('\n')}`,
+      );
   }
   out.push(`Transcript (oldest first, shortened):\n${transcript(p.history, p.maxTranscriptChars)}`);
   if (p.episodic?.length) {

@@ -174,7 +174,10 @@ function hadErrors(report: RunReport | undefined, input: ReflectionInput): boole
 // reads/writes are kept: without them a cached prompt would be charged at the full input price.
 function maxUsage(a: Usage | undefined, b: Usage): Usage {
   if (!a) return { ...b };
-  const out: Usage = { inputTokens: Math.max(a.inputTokens, b.inputTokens), outputTokens: Math.max(a.outputTokens, b.outputTokens) };
+  const out: Usage = {
+    inputTokens: Math.max(a.inputTokens, b.inputTokens),
+    outputTokens: Math.max(a.outputTokens, b.outputTokens),
+  };
   const cacheRead = Math.max(a.cacheReadTokens ?? 0, b.cacheReadTokens ?? 0);
   const cacheWrite = Math.max(a.cacheWriteTokens ?? 0, b.cacheWriteTokens ?? 0);
   if (cacheRead) out.cacheReadTokens = cacheRead;

@@ -33,8 +33,7 @@ export interface MemoryStoreOptions {
 export type NewMemory = LearningDraft & { createdAt?: string };
 
 type Entry =
-  | { kind: 'item'; item: MemoryItem; extra: Record<string, unknown> }
-  | { kind: 'raw'; text: string; corrupt?: string };
+  { kind: 'item'; item: MemoryItem; extra: Record<string, unknown> } | { kind: 'raw'; text: string; corrupt?: string };
 
 const KNOWN_KEYS = new Set<string>([...KEY_ORDER, 'scope']);
 
@@ -190,7 +189,9 @@ export class MemoryStore {
    * copy, so a failed write leaves memory and disk consistent.
    */
   private mutate<T>(fn: (entries: Entry[]) => T): Promise<T> {
-    const locked = this.io.withLock ? <R>(f: () => Promise<R>) => this.io.withLock!(this.filePath, f) : <R>(f: () => Promise<R>) => f();
+    const locked = this.io.withLock
+      ? <R>(f: () => Promise<R>) => this.io.withLock!(this.filePath, f)
+      : <R>(f: () => Promise<R>) => f();
     return this.serialized(() =>
       locked(async () => {
         // Never clobber an edit made since we last looked (mtime granularity can hide one: under a lock, always re-read).

@@ -59,5 +59,11 @@ export class ModelError extends Error {
  * user's own quota), never a stop.
  */
 export function isProviderOutage(err: ModelError): boolean {
-  return err.kind === 'overloaded' || err.kind === 'server' || err.kind === 'network' || err.kind === 'stall' || err.kind === 'stream';
+  return (
+    err.kind === 'overloaded' ||
+    err.kind === 'server' ||
+    err.kind === 'network' ||
+    err.kind === 'stall' ||
+    err.kind === 'stream'
+  );
 }

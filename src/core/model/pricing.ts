@@ -30,7 +30,12 @@ const OPENAI: Record<string, Price> = {
 };
 
 // Anthropic: 5-minute cache writes cost 1.25x input, cache reads 0.1x.
-const claude = (input: number, output: number): Price => ({ input, output, cacheWrite: input * 1.25, cacheRead: input / 10 });
+const claude = (input: number, output: number): Price => ({
+  input,
+  output,
+  cacheWrite: input * 1.25,
+  cacheRead: input / 10,
+});
 const ANTHROPIC: Record<string, Price> = {
   'claude-opus-4-8': claude(5, 25),
   'claude-opus-4-7': claude(5, 25),
@@ -58,7 +63,11 @@ function undated(model: string): string {
 
 export function priceFor(provider: string, model: string, overrides: PriceOverrides = {}): Price | undefined {
   const m = model.trim().toLowerCase();
-  const override = overrides[`${provider}/${model}`] ?? overrides[model] ?? overrides[`${provider}/${undated(m)}`] ?? overrides[undated(m)];
+  const override =
+    overrides[`${provider}/${model}`] ??
+    overrides[model] ??
+    overrides[`${provider}/${undated(m)}`] ??
+    overrides[undated(m)];
   if (override) return override;
   const table = TABLES[provider];
   if (!table) return undefined;

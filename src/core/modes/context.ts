@@ -17,7 +17,11 @@ interface ModeContext {
 }
 
 /** Gathers the context of a mode; undefined when the mode gathers none (or nothing was found). */
-export type ModeContextGatherer = (mode: ModeName, budgetTokens: number, signal: AbortSignal) => Promise<ModeContext | undefined>;
+export type ModeContextGatherer = (
+  mode: ModeName,
+  budgetTokens: number,
+  signal: AbortSignal,
+) => Promise<ModeContext | undefined>;
 
 export interface TestRunRecord {
   command: string;
@@ -40,13 +44,44 @@ const CHARS_PER_TOKEN = 4;
 
 /** Files that describe a project, in the order they are shown. */
 const MANIFESTS = [
-  'package.json', 'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'Cargo.toml', 'go.mod', 'pom.xml',
-  'build.gradle', 'build.gradle.kts', 'Gemfile', 'composer.json', 'mix.exs', 'Package.swift', 'pubspec.yaml',
-  'CMakeLists.txt', 'Makefile', 'deno.json', 'tsconfig.json',
+  'package.json',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'requirements.txt',
+  'Cargo.toml',
+  'go.mod',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'Gemfile',
+  'composer.json',
+  'mix.exs',
+  'Package.swift',
+  'pubspec.yaml',
+  'CMakeLists.txt',
+  'Makefile',
+  'deno.json',
+  'tsconfig.json',
 ];
 
-const TREE_SKIP = new Set(['dist', 'build', 'out', 'target', 'coverage', '.venv', 'venv', '__pycache__', '.next', '.cache', '.idea', '.vscode-test', 'vendor']);
-const TEST_FILE = /(^|\/)(__tests__|tests?|spec|e2e)\/|(^|[._-])(test|spec)s?\.[^/]+$|_test\.(go|py|rb|exs?)$|(^|\/)test_[^/]+\.py$/i;
+const TREE_SKIP = new Set([
+  'dist',
+  'build',
+  'out',
+  'target',
+  'coverage',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.next',
+  '.cache',
+  '.idea',
+  '.vscode-test',
+  'vendor',
+]);
+const TEST_FILE =
+  /(^|\/)(__tests__|tests?|spec|e2e)\/|(^|[._-])(test|spec)s?\.[^/]+$|_test\.(go|py|rb|exs?)$|(^|\/)test_[^/]+\.py$/i;
 
 /** Text capped at `chars`, with a note of how much was left out. */
 function capText(text: string, chars: number): string {
@@ -67,16 +102,25 @@ export function createModeContextGatherer(deps: ModeContextDeps): ModeContextGat
     if (chars < 200 || deps.fs.roots().length === 0) return undefined;
     const g = new Gatherer(deps, sandbox, reader, signal);
     switch (mode) {
-      case 'plan': return g.plan(chars);
-      case 'review': return g.review(chars);
-      case 'test': return g.test(chars);
-      default: return undefined;
+      case 'plan':
+        return g.plan(chars);
+      case 'review':
+        return g.review(chars);
+      case 'test':
+        return g.test(chars);
+      default:
+        return undefined;
     }
   };
 }
 
 class Gatherer {
-  constructor(private readonly deps: ModeContextDeps, private readonly sandbox: WorkspaceSandbox, private readonly reader: ConfinedReader, private readonly signal: AbortSignal) {}
+  constructor(
+    private readonly deps: ModeContextDeps,
+    private readonly sandbox: WorkspaceSandbox,
+    private readonly reader: ConfinedReader,
+    private readonly signal: AbortSignal,
+  ) {}
 
   private get root(): string {
     return this.deps.fs.roots()[0];
@@ -93,7 +137,10 @@ class Gatherer {
   }
 
   /** Paths under the first folder, breadth-first, honouring the file tools' rules; at most `max`. */
-  private async paths(max: number, skip: (rel: string) => boolean = () => false): Promise<{ rel: string; dir: boolean }[]> {
+  private async paths(
+    max: number,
+    skip: (rel: string) => boolean = () => false,
+  ): Promise<{ rel: string; dir: boolean }[]> {
     const r = await this.sandbox.resolve(this.root, 'list');
     if (!r.ok) return [];
     const out: { rel: string; dir: boolean }[] = [];
@@ -153,7 +200,9 @@ class Gatherer {
       return true;
     };
     const visit = (dir: string, depth: number): boolean => {
-      const kids = (children.get(dir) ?? []).sort((a, b) => Number(b.dir) - Number(a.dir) || a.rel.localeCompare(b.rel));
+      const kids = (children.get(dir) ?? []).sort(
+        (a, b) => Number(b.dir) - Number(a.dir) || a.rel.localeCompare(b.rel),
+      );
       const shown = kids.slice(0, depth === 0 ? 40 : 15);
       for (const k of shown) {
         const name = k.rel.slice(k.rel.lastIndexOf('/') + 1);
@@ -161,7 +210,8 @@ class Gatherer {
         entries++;
         if (k.dir && depth < 2 && !visit(k.rel, depth + 1)) return false;
       }
-      if (kids.length > shown.length && !emit(`${'  '.repeat(depth)}… (${kids.length - shown.length} more)`)) return false;
+      if (kids.length > shown.length && !emit(`${'  '.repeat(depth)}… (${kids.length - shown.length} more)`))
+        return false;
       return true;
     };
     visit('', 0);
@@ -173,33 +223,58 @@ class Gatherer {
     if (!runner || !this.deps.sandbox.trusted) return { ok: false, output: '' };
     // No hooks, pager, external diff or fsmonitor: a repository's config cannot make this run anything else.
     const command = `git -c core.fsmonitor=false -c core.pager=cat -c diff.external= --no-pager ${args}`;
-    const r = await runner.run({ command, cwd: this.root, timeoutMs: 10_000, signal: this.signal, maxOutputChars, env: { GIT_OPTIONAL_LOCKS: '0' } });
+    const r = await runner.run({
+      command,
+      cwd: this.root,
+      timeoutMs: 10_000,
+      signal: this.signal,
+      maxOutputChars,
+      env: { GIT_OPTIONAL_LOCKS: '0' },
+    });
     return { ok: r.exitCode === 0, output: r.output };
   }
 
   async review(chars: number): Promise<ModeContext | undefined> {
     if (!this.deps.runner) return undefined;
     if (!this.deps.sandbox.trusted) {
-      return { text: '## Working-tree changes\nNot gathered: the workspace is not trusted, so Forge runs no commands (not even git).', sources: ['no diff (untrusted workspace)'] };
+      return {
+        text: '## Working-tree changes\nNot gathered: the workspace is not trusted, so Forge runs no commands (not even git).',
+        sources: ['no diff (untrusted workspace)'],
+      };
     }
     const status = await this.git('status --porcelain=v1 --untracked-files=normal', 8000);
     if (!status.ok) {
-      return { text: '## Working-tree changes\nNo git repository here (or git is not installed): review the files the user names.', sources: ['no git repository'] };
+      return {
+        text: '## Working-tree changes\nNo git repository here (or git is not installed): review the files the user names.',
+        sources: ['no git repository'],
+      };
     }
     const changed = status.output.split('\n').filter((l) => l.trim());
-    if (!changed.length) return { text: '## Working-tree changes\nThe working tree is clean: no uncommitted changes to review.', sources: ['clean working tree'] };
+    if (!changed.length)
+      return {
+        text: '## Working-tree changes\nThe working tree is clean: no uncommitted changes to review.',
+        sources: ['clean working tree'],
+      };
     // A repository without a commit yet has no HEAD: then the staged and unstaged changes against the index.
     const hasHead = (await this.git('rev-parse --verify --quiet HEAD', 200)).ok;
     const base = hasHead ? 'diff HEAD' : 'diff';
     const stat = await this.git(`${base} --no-color --no-ext-diff --stat=120`, 6000);
-    const head = [`## Working-tree changes (gathered for review)`, `### git status\n\`\`\`\n${capText(changed.join('\n'), 2000)}\n\`\`\``];
-    if (stat.ok && stat.output.trim()) head.push(`### git ${base} --stat\n\`\`\`\n${capText(stat.output.trim(), 2000)}\n\`\`\``);
+    const head = [
+      `## Working-tree changes (gathered for review)`,
+      `### git status\n\`\`\`\n${capText(changed.join('\n'), 2000)}\n\`\`\``,
+    ];
+    if (stat.ok && stat.output.trim())
+      head.push(`### git ${base} --stat\n\`\`\`\n${capText(stat.output.trim(), 2000)}\n\`\`\``);
     const room = chars - head.join('\n\n').length - 60;
     if (room > 300) {
       const diff = await this.git(`${base} --no-color --no-ext-diff --unified=3`, room + 2000);
-      if (diff.ok && diff.output.trim()) head.push(`### git ${base}\n\`\`\`diff\n${capText(diff.output.trim(), room)}\n\`\`\``);
+      if (diff.ok && diff.output.trim())
+        head.push(`### git ${base}\n\`\`\`diff\n${capText(diff.output.trim(), room)}\n\`\`\``);
     }
-    return { text: capText(head.join('\n\n'), chars), sources: [`git diff (${changed.length} file${changed.length === 1 ? '' : 's'})`] };
+    return {
+      text: capText(head.join('\n\n'), chars),
+      sources: [`git diff (${changed.length} file${changed.length === 1 ? '' : 's'})`],
+    };
   }
 
   async test(chars: number): Promise<ModeContext | undefined> {
@@ -211,7 +286,12 @@ class Gatherer {
         const scripts = (JSON.parse(pkg) as { scripts?: Record<string, string> }).scripts ?? {};
         const testScripts = Object.entries(scripts).filter(([k]) => /test|spec|e2e|check/i.test(k));
         if (testScripts.length) {
-          parts.push(`### Test scripts (package.json)\n${testScripts.slice(0, 15).map(([k, v]) => `- \`${k}\`: \`${String(v).slice(0, 200)}\``).join('\n')}`);
+          parts.push(
+            `### Test scripts (package.json)\n${testScripts
+              .slice(0, 15)
+              .map(([k, v]) => `- \`${k}\`: \`${String(v).slice(0, 200)}\``)
+              .join('\n')}`,
+          );
           sources.push('package.json scripts');
         }
       } catch {
@@ -222,7 +302,8 @@ class Gatherer {
     let lastBlock = '';
     if (last) {
       const ago = Math.max(0, Math.round(((this.deps.now ?? Date.now)() - last.at) / 60_000));
-      const tail = last.output.length > Math.floor(chars * 0.4) ? `…${last.output.slice(-Math.floor(chars * 0.4))}` : last.output;
+      const tail =
+        last.output.length > Math.floor(chars * 0.4) ? `…${last.output.slice(-Math.floor(chars * 0.4))}` : last.output;
       lastBlock = `### Last test run (${ago} min ago): \`${last.command.slice(0, 300)}\` → exit ${last.exitCode ?? 'none'}\n\`\`\`\n${tail.trim()}\n\`\`\``;
     }
     const files = (await this.paths(400, (rel) => !isTestFile(rel))).filter((p) => !p.dir).map((p) => p.rel);
@@ -236,7 +317,9 @@ class Gatherer {
         used += f.length + 3;
       }
       const more = files.length - listed.length;
-      parts.push(`### Test files (${files.length}${files.length >= 400 ? '+' : ''})\n${listed.join('\n')}${more > 0 ? `\n- … ${more} more` : ''}`);
+      parts.push(
+        `### Test files (${files.length}${files.length >= 400 ? '+' : ''})\n${listed.join('\n')}${more > 0 ? `\n- … ${more} more` : ''}`,
+      );
       sources.push(`${files.length} test file${files.length === 1 ? '' : 's'}`);
     }
     if (lastBlock) {
@@ -249,7 +332,8 @@ class Gatherer {
 }
 
 /** Commands that run tests (for remembering the last test run from execute_command calls). */
-const TEST_COMMAND = /\b(npm|pnpm|yarn|bun)\s+(run\s+)?(test|t)\b|\b(jest|vitest|mocha|pytest|tox|nox|phpunit|rspec|ctest)\b|\bgo\s+test\b|\bcargo\s+(test|nextest)\b|\bpython3?\s+-m\s+(pytest|unittest)\b|\b(mvn|gradle|gradlew|\.\/gradlew)\b.*\btest\b|\bdotnet\s+test\b|\bmix\s+test\b|\bnpx\s+(jest|vitest|mocha|playwright)\b/;
+const TEST_COMMAND =
+  /\b(npm|pnpm|yarn|bun)\s+(run\s+)?(test|t)\b|\b(jest|vitest|mocha|pytest|tox|nox|phpunit|rspec|ctest)\b|\bgo\s+test\b|\bcargo\s+(test|nextest)\b|\bpython3?\s+-m\s+(pytest|unittest)\b|\b(mvn|gradle|gradlew|\.\/gradlew)\b.*\btest\b|\bdotnet\s+test\b|\bmix\s+test\b|\bnpx\s+(jest|vitest|mocha|playwright)\b/;
 
 export function isTestCommand(command: string): boolean {
   return TEST_COMMAND.test(command);

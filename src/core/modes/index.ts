@@ -22,7 +22,8 @@ export const MODES: Readonly<Record<ModeName, ModeDefinition>> = {
   agent: {
     name: 'agent',
     label: 'Agent',
-    prompt: 'You work autonomously on the user\'s task: inspect the workspace, make changes, run commands, verify, and report.',
+    prompt:
+      "You work autonomously on the user's task: inspect the workspace, make changes, run commands, verify, and report.",
     maxIterations: 25,
     risks: ALL_RISKS,
   },
@@ -44,21 +45,22 @@ export const MODES: Readonly<Record<ModeName, ModeDefinition>> = {
   review: {
     name: 'review',
     label: 'Review',
-    prompt: 'Review mode: read the relevant code and report problems, risks and concrete suggestions. Do not change files.',
+    prompt:
+      'Review mode: read the relevant code and report problems, risks and concrete suggestions. Do not change files.',
     maxIterations: 10,
     risks: ['read'],
   },
   test: {
     name: 'test',
     label: 'Test',
-    prompt: 'Test mode: run the project\'s tests and report the results with the failing cases and their likely causes.',
+    prompt: "Test mode: run the project's tests and report the results with the failing cases and their likely causes.",
     maxIterations: 5,
     risks: ['read', 'execute'],
   },
   deploy: {
     name: 'deploy',
     label: 'Deploy',
-    prompt: 'Deploy mode: run the project\'s documented deploy or release steps, exactly, and report the outcome.',
+    prompt: "Deploy mode: run the project's documented deploy or release steps, exactly, and report the outcome.",
     maxIterations: 3,
     risks: ['read', 'execute', 'network'],
   },

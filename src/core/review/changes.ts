@@ -32,7 +32,14 @@ export function taskFileChanges(entries: readonly JournalEntry[]): TaskFileChang
       added += h.added.length;
       removed += h.removed.length;
     }
-    out.push({ path, before, after, added, removed, kind: before === null ? 'created' : after === null ? 'deleted' : 'modified' });
+    out.push({
+      path,
+      before,
+      after,
+      added,
+      removed,
+      kind: before === null ? 'created' : after === null ? 'deleted' : 'modified',
+    });
   }
   return out;
 }

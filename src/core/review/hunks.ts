@@ -64,10 +64,19 @@ export function splitHunks(original: string, proposed: string, opts: { timeoutMs
   if (endA === start && endB === start) return [];
   const hunks: Hunk[] = [];
   const push = (oi: number, ni: number, removed: string[], added: string[]) =>
-    hunks.push({ index: hunks.length, oldStart: oi + 1, oldLines: removed.length, newStart: ni + 1, newLines: added.length, removed, added });
+    hunks.push({
+      index: hunks.length,
+      oldStart: oi + 1,
+      oldLines: removed.length,
+      newStart: ni + 1,
+      newLines: added.length,
+      removed,
+      added,
+    });
   const midA = a.slice(start, endA);
   const midB = b.slice(start, endB);
-  const changes = midA.length && midB.length ? diffArrays(midA, midB, { timeout: opts.timeoutMs ?? DIFF_TIME_MS }) : undefined;
+  const changes =
+    midA.length && midB.length ? diffArrays(midA, midB, { timeout: opts.timeoutMs ?? DIFF_TIME_MS }) : undefined;
   if (!changes) {
     push(start, start, midA, midB);
     return hunks;
@@ -110,7 +119,8 @@ export function applyHunks(original: string, hunks: readonly Hunk[], accepted: (
   let at = 0; // next original line (0-based) not yet copied
   for (const h of [...hunks].sort((x, y) => x.oldStart - y.oldStart)) {
     const from = h.oldStart - 1;
-    if (from < at || from + h.oldLines > a.length) throw new Error(`hunk ${h.index + 1} does not fit the original text`);
+    if (from < at || from + h.oldLines > a.length)
+      throw new Error(`hunk ${h.index + 1} does not fit the original text`);
     for (; at < from; at++) out.push(a[at]!);
     if (accepted(h.index)) out.push(...h.added);
     else out.push(...a.slice(from, from + h.oldLines));
@@ -129,7 +139,11 @@ function hunkKey(h: Hunk): string {
  * Decisions for `next` hunks taken from `prev` ones with the same key (the user's review survives an edit of the
  * proposed side elsewhere); other hunks start pending.
  */
-export function carryDecisions(prev: readonly Hunk[], decisions: ReadonlyMap<number, HunkDecision>, next: readonly Hunk[]): Map<number, HunkDecision> {
+export function carryDecisions(
+  prev: readonly Hunk[],
+  decisions: ReadonlyMap<number, HunkDecision>,
+  next: readonly Hunk[],
+): Map<number, HunkDecision> {
   const byKey = new Map<string, HunkDecision>();
   for (const h of prev) {
     const d = decisions.get(h.index);
@@ -183,18 +197,34 @@ function lineRange(start: number, n: number): string {
 interface HunkReviewSummary {
   total: number;
   accepted: number[];
-  rejected: { index: number; oldStart: number; oldLines: number; newStart: number; newLines: number; diff: string; reason?: string }[];
+  rejected: {
+    index: number;
+    oldStart: number;
+    oldLines: number;
+    newStart: number;
+    newLines: number;
+    diff: string;
+    reason?: string;
+  }[];
 }
 
 /** Which hunks were kept and which were not, with each rejected hunk's ranges, text and reason. */
-export function summarizeReview(original: string, hunks: readonly Hunk[], decisions: ReadonlyMap<number, HunkDecision>): HunkReviewSummary {
+export function summarizeReview(
+  original: string,
+  hunks: readonly Hunk[],
+  decisions: ReadonlyMap<number, HunkDecision>,
+): HunkReviewSummary {
   const a = splitLines(original);
   const summary: HunkReviewSummary = { total: hunks.length, accepted: [], rejected: [] };
   for (const h of hunks) {
     const d = decisions.get(h.index);
     if (d?.state === 'rejected') {
       summary.rejected.push({
-        index: h.index, oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines,
+        index: h.index,
+        oldStart: h.oldStart,
+        oldLines: h.oldLines,
+        newStart: h.newStart,
+        newLines: h.newLines,
         diff: [hunkHeader(h), ...hunkBody(a, h, 2)].join('\n'),
         ...(d.reason?.trim() ? { reason: d.reason.trim() } : {}),
       });
@@ -213,7 +243,9 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
   if (!s.rejected.length) return '';
   const parts: string[] = [];
   if (s.accepted.length) {
-    parts.push(`The user reviewed your change to ${file} hunk by hunk: ${s.accepted.length} of ${s.total} hunk(s) were accepted and written (${s.accepted.map((i) => `#${i + 1}`).join(', ')}); ${s.rejected.length} were rejected and are NOT in the file:`);
+    parts.push(
+      `The user reviewed your change to ${file} hunk by hunk: ${s.accepted.length} of ${s.total} hunk(s) were accepted and written (${s.accepted.map((i) => `#${i + 1}`).join(', ')}); ${s.rejected.length} were rejected and are NOT in the file:`,
+    );
   } else {
     parts.push(`The user rejected every hunk (${s.total}) of your change to ${file}:`);
   }
@@ -221,10 +253,15 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
     const diff = r.diff.length > MAX_HUNK_CHARS ? `${r.diff.slice(0, MAX_HUNK_CHARS)}\n… (hunk cut)` : r.diff;
     parts.push(
       `- Hunk #${r.index + 1} (original ${lineRange(r.oldStart, r.oldLines)}; proposed ${lineRange(r.newStart, r.newLines)}), reason: ${r.reason ?? 'no reason given'}\n` +
-        '```diff\n' + diff + '\n```',
+        '```diff\n' +
+        diff +
+        '\n```',
     );
   }
-  if (s.accepted.length) parts.push(`Line numbers after the accepted hunks differ from your proposal: re-read ${file} before editing it again, and do not re-apply the rejected hunks unchanged.`);
+  if (s.accepted.length)
+    parts.push(
+      `Line numbers after the accepted hunks differ from your proposal: re-read ${file} before editing it again, and do not re-apply the rejected hunks unchanged.`,
+    );
   // No final period: the loop appends its own sentence to a rejection's reason.
   else parts.push('Nothing of this change was written');
   return parts.join('\n');
@@ -256,8 +293,15 @@ export function hunkViews(
     let body = hunkBody(a, h, 1).join('\n');
     if (body.length > maxChars) body = `${body.slice(0, maxChars)}\n… (open the diff to see all of this hunk)`;
     return {
-      index: h.index, header: hunkHeader(h), body, oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines,
-      state: d?.state ?? 'pending', ...(d?.reason ? { reason: d.reason } : {}),
+      index: h.index,
+      header: hunkHeader(h),
+      body,
+      oldStart: h.oldStart,
+      oldLines: h.oldLines,
+      newStart: h.newStart,
+      newLines: h.newLines,
+      state: d?.state ?? 'pending',
+      ...(d?.reason ? { reason: d.reason } : {}),
     };
   });
 }

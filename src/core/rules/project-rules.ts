@@ -47,7 +47,12 @@ function report(refusal: ConfinedRefusal, warn: RuleWarn | undefined): void {
   if (isWorthWarning(refusal)) warn?.(`Project rules: skipped ${refusal.message}`);
 }
 
-async function readRule(reader: ConfinedReader, abs: string, kind: RuleKind, warn?: RuleWarn): Promise<RuleSource | undefined> {
+async function readRule(
+  reader: ConfinedReader,
+  abs: string,
+  kind: RuleKind,
+  warn?: RuleWarn,
+): Promise<RuleSource | undefined> {
   const r = await reader.readText(abs, { maxBytes: RULE_FILE_CAP * 4, overCap: 'truncate' });
   if (!r.ok) {
     report(r, warn);
@@ -94,7 +99,10 @@ export async function findOtherAgentRules(fs: WorkspaceFs): Promise<string[]> {
  * The rules that apply to every task: AGENTS.md and .forge/rules at each root (+ other agents' files when allowed).
  * A refused file (a link out of the workspace, a secret, a FIFO...) is left out and named through `warn`.
  */
-export async function discoverBaseRules(fs: WorkspaceFs | ConfinedReader, opts: { importOthers?: boolean; warn?: RuleWarn } = {}): Promise<RuleSource[]> {
+export async function discoverBaseRules(
+  fs: WorkspaceFs | ConfinedReader,
+  opts: { importOthers?: boolean; warn?: RuleWarn } = {},
+): Promise<RuleSource[]> {
   const { warn } = opts;
   const reader = readerOf(fs, warn);
   const out: RuleSource[] = [];
@@ -122,12 +130,17 @@ export async function discoverBaseRules(fs: WorkspaceFs | ConfinedReader, opts: 
 export function renderRules(sources: readonly RuleSource[], totalCap: number = RULES_TOTAL_CAP): string {
   if (!sources.length) return '';
   const parts: string[] = [
-    'Project rules (written by the project\'s developers; follow them unless the user asks otherwise. A folder\'s rules apply to files under that folder):',
+    "Project rules (written by the project's developers; follow them unless the user asks otherwise. A folder's rules apply to files under that folder):",
   ];
   let used = parts[0]!.length;
   const left: string[] = [];
   for (const s of sources) {
-    const scope = s.kind === 'nested' ? ` (applies under ${path.posix.dirname(s.display)}/)` : s.kind === 'imported' ? ' (from another agent\'s rule file)' : '';
+    const scope =
+      s.kind === 'nested'
+        ? ` (applies under ${path.posix.dirname(s.display)}/)`
+        : s.kind === 'imported'
+          ? " (from another agent's rule file)"
+          : '';
     const block = `## ${s.display}${scope}\n${s.text}${s.truncated ? '\n[... truncated]' : ''}`;
     if (used + block.length > totalCap) {
       left.push(s.display);
@@ -136,7 +149,8 @@ export function renderRules(sources: readonly RuleSource[], totalCap: number = R
     parts.push(block);
     used += block.length + 2;
   }
-  if (left.length) parts.push(`[Rules left out to save space: ${left.join(', ')}. Read them with read_file if they matter.]`);
+  if (left.length)
+    parts.push(`[Rules left out to save space: ${left.join(', ')}. Read them with read_file if they matter.]`);
   return parts.join('\n\n');
 }
 
@@ -152,7 +166,11 @@ export class TaskRules {
   private readonly reader: ConfinedReader;
   private readonly fs: WorkspaceFs;
 
-  constructor(fs: WorkspaceFs | ConfinedReader, private readonly base: () => readonly RuleSource[], private readonly warn?: RuleWarn) {
+  constructor(
+    fs: WorkspaceFs | ConfinedReader,
+    private readonly base: () => readonly RuleSource[],
+    private readonly warn?: RuleWarn,
+  ) {
     this.reader = readerOf(fs, warn);
     this.fs = this.reader.fs;
   }
@@ -205,7 +223,8 @@ export function pathsInArgs(args: unknown): string[] {
   if (!args || typeof args !== 'object') return [];
   const a = args as Record<string, unknown>;
   const out: string[] = [];
-  for (const key of ['path', 'file', 'filePath', 'cwd', 'directory']) if (typeof a[key] === 'string') out.push(a[key] as string);
+  for (const key of ['path', 'file', 'filePath', 'cwd', 'directory'])
+    if (typeof a[key] === 'string') out.push(a[key] as string);
   if (Array.isArray(a.paths)) for (const p of a.paths) if (typeof p === 'string') out.push(p);
   return out.slice(0, 20);
 }

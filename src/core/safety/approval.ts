@@ -22,4 +22,3 @@ export interface ApprovalRequest {
 export interface Approver {
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
 }
-

@@ -13,10 +13,42 @@ import { unwrap, type Word } from './command-programs';
 
 /** Programs that fetch from the network and print or save what they fetched. */
 const FETCHERS = new Set([
-  'curl', 'wget', 'wget2', 'fetch', 'ftp', 'tftp', 'aria2c', 'axel', 'http', 'https', 'xh', 'xhs', 'curlie', 'httpie',
-  'lwp-request', 'lwp-download', 'GET', 'POST', 'HEAD', 'lynx', 'links', 'elinks', 'w3m',
-  'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ssh', 'scp', 'sftp', 'rsync',
-  'iwr', 'irm', 'invoke-webrequest', 'invoke-restmethod',
+  'curl',
+  'wget',
+  'wget2',
+  'fetch',
+  'ftp',
+  'tftp',
+  'aria2c',
+  'axel',
+  'http',
+  'https',
+  'xh',
+  'xhs',
+  'curlie',
+  'httpie',
+  'lwp-request',
+  'lwp-download',
+  'GET',
+  'POST',
+  'HEAD',
+  'lynx',
+  'links',
+  'elinks',
+  'w3m',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'telnet',
+  'ssh',
+  'scp',
+  'sftp',
+  'rsync',
+  'iwr',
+  'irm',
+  'invoke-webrequest',
+  'invoke-restmethod',
 ]);
 const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'run0']);
 const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '/proc/thread-self/fd/0']);
@@ -43,39 +75,145 @@ interface Shape {
   lower?: boolean;
 }
 
-const SHELL: Shape = { inline: ['-c'], inlineIsFlag: true, codeValue: ['--rcfile', '--init-file'], value: ['-o', '+o', '-O', '+O'], stdin: ['-s'] };
+const SHELL: Shape = {
+  inline: ['-c'],
+  inlineIsFlag: true,
+  codeValue: ['--rcfile', '--init-file'],
+  value: ['-o', '+o', '-O', '+O'],
+  stdin: ['-s'],
+};
 const SHAPES: Record<string, Shape> = {
   fish: { inline: ['-c', '--command'], codeValue: ['-C', '--init-command'] },
   nu: { inline: ['-c', '--commands'], codeValue: ['--config', '--env-config'] },
   python: { inline: ['-c'], value: ['-W', '-X', '--check-hash-based-pycs', '-Q'], noMain: ['-m'] },
-  node: { inline: ['-e', '--eval', '-p', '--print'], codeValue: ['-r', '--require', '--import', '--loader', '--experimental-loader'], value: ['-C', '--conditions', '--input-type', '--title', '--env-file', '--stack-size', '--max-old-space-size'] },
-  deno: { inline: ['--eval'], subs: { run: 'script', eval: 'code', repl: 'none', fmt: 'none', lint: 'none', test: 'none', check: 'none', info: 'none', doc: 'none', task: 'none', compile: 'none', install: 'script', serve: 'script', bench: 'none', upgrade: 'none', x: 'script' }, value: ['--config', '-c', '--import-map', '--lock'] },
-  bun: { inline: ['-e', '--eval', '-p', '--print'], subs: { run: 'script', x: 'script', install: 'none', add: 'none', remove: 'none', test: 'none', build: 'none', init: 'none', create: 'none', pm: 'none', upgrade: 'none', link: 'none', outdated: 'none', update: 'none' } },
+  node: {
+    inline: ['-e', '--eval', '-p', '--print'],
+    codeValue: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
+    value: ['-C', '--conditions', '--input-type', '--title', '--env-file', '--stack-size', '--max-old-space-size'],
+  },
+  deno: {
+    inline: ['--eval'],
+    subs: {
+      run: 'script',
+      eval: 'code',
+      repl: 'none',
+      fmt: 'none',
+      lint: 'none',
+      test: 'none',
+      check: 'none',
+      info: 'none',
+      doc: 'none',
+      task: 'none',
+      compile: 'none',
+      install: 'script',
+      serve: 'script',
+      bench: 'none',
+      upgrade: 'none',
+      x: 'script',
+    },
+    value: ['--config', '-c', '--import-map', '--lock'],
+  },
+  bun: {
+    inline: ['-e', '--eval', '-p', '--print'],
+    subs: {
+      run: 'script',
+      x: 'script',
+      install: 'none',
+      add: 'none',
+      remove: 'none',
+      test: 'none',
+      build: 'none',
+      init: 'none',
+      create: 'none',
+      pm: 'none',
+      upgrade: 'none',
+      link: 'none',
+      outdated: 'none',
+      update: 'none',
+    },
+  },
   perl: { inline: ['-e', '-E'], value: ['-I', '-M', '-m', '-x', '-d'] },
   ruby: { inline: ['-e'], codeValue: ['-r'], value: ['-I', '-C', '-E', '-x', '-F', '--encoding'] },
   php: { inline: ['-r', '-B', '-R', '-E', '-f'], value: ['-c', '-d', '-z', '-t', '-S'] },
   lua: { inline: ['-e'], codeValue: ['-l'] },
   rscript: { inline: ['-e'] },
   osascript: { inline: ['-e'], value: ['-l', '-s'] },
-  pwsh: { inline: ['-c', '-command', '-e', '-ec', '-encodedcommand', '-cwa', '-commandwithargs', '-f', '-file'], value: ['-wd', '-workingdirectory', '-ex', '-executionpolicy', '-o', '-outputformat', '-i', '-inputformat', '-settingsfile', '-configurationname'], lower: true },
-  awk: { inline: ['-f', '--file', '-E', '--exec'], codeValue: ['-i', '--include'], value: ['-F', '--field-separator', '-v', '--assign'] },
+  pwsh: {
+    inline: ['-c', '-command', '-e', '-ec', '-encodedcommand', '-cwa', '-commandwithargs', '-f', '-file'],
+    value: [
+      '-wd',
+      '-workingdirectory',
+      '-ex',
+      '-executionpolicy',
+      '-o',
+      '-outputformat',
+      '-i',
+      '-inputformat',
+      '-settingsfile',
+      '-configurationname',
+    ],
+    lower: true,
+  },
+  awk: {
+    inline: ['-f', '--file', '-E', '--exec'],
+    codeValue: ['-i', '--include'],
+    value: ['-F', '--field-separator', '-v', '--assign'],
+  },
   tclsh: {},
   eval: { allCode: true },
   source: { operandOnly: true },
 };
-const SHELL_NAMES = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'yash', 'csh', 'tcsh', 'ash', 'rbash', 'elvish', 'xonsh'];
+const SHELL_NAMES = [
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'pdksh',
+  'yash',
+  'csh',
+  'tcsh',
+  'ash',
+  'rbash',
+  'elvish',
+  'xonsh',
+];
 const ALIASES: Record<string, string> = {
-  nodejs: 'node', ts_node: 'node', 'ts-node': 'node', tsx: 'node', python2: 'python', python3: 'python', pypy: 'python', pypy3: 'python',
-  perl5: 'perl', php8: 'php', luajit: 'lua', Rscript: 'rscript', powershell: 'pwsh', gawk: 'awk', mawk: 'awk', nawk: 'awk', busybox_awk: 'awk', wish: 'tclsh', '.': 'source',
+  nodejs: 'node',
+  ts_node: 'node',
+  'ts-node': 'node',
+  tsx: 'node',
+  python2: 'python',
+  python3: 'python',
+  pypy: 'python',
+  pypy3: 'python',
+  perl5: 'perl',
+  php8: 'php',
+  luajit: 'lua',
+  Rscript: 'rscript',
+  powershell: 'pwsh',
+  gawk: 'awk',
+  mawk: 'awk',
+  nawk: 'awk',
+  busybox_awk: 'awk',
+  wish: 'tclsh',
+  '.': 'source',
 };
 
 function shapeOf(base: string): Shape | undefined {
   if (SHELL_NAMES.includes(base)) return SHELL;
-  const b = ALIASES[base] ?? ALIASES[base.toLowerCase()] ?? base.replace(/^(python|ruby|perl|php|lua|node)[\d.]+$/, '$1');
+  const b =
+    ALIASES[base] ?? ALIASES[base.toLowerCase()] ?? base.replace(/^(python|ruby|perl|php|lua|node)[\d.]+$/, '$1');
   return SHAPES[b];
 }
 
-const baseName = (w: string) => w.replace(/\\/g, '/').split('/').pop()!.replace(/\.exe$/i, '');
+const baseName = (w: string) =>
+  w
+    .replace(/\\/g, '/')
+    .split('/')
+    .pop()!
+    .replace(/\.exe$/i, '');
 
 /** Where an interpreter's code comes from: the indexes of its code words, and whether it reads its program from stdin. */
 interface CodeSource {
@@ -105,7 +243,17 @@ export function codeSource(words: (string | undefined)[]): CodeSource | undefine
   type Kind = 'inlineFlag' | 'inline' | 'codeValue' | 'value' | 'noMain';
   const has = (list: string[] | undefined, o: string) => !!list?.includes(shape.lower ? o.toLowerCase() : o);
   const classify = (o: string): Kind | undefined =>
-    has(shape.inline, o) ? (shape.inlineIsFlag ? 'inlineFlag' : 'inline') : has(shape.codeValue, o) ? 'codeValue' : has(shape.value, o) ? 'value' : has(shape.noMain, o) ? 'noMain' : undefined;
+    has(shape.inline, o)
+      ? shape.inlineIsFlag
+        ? 'inlineFlag'
+        : 'inline'
+      : has(shape.codeValue, o)
+        ? 'codeValue'
+        : has(shape.value, o)
+          ? 'value'
+          : has(shape.noMain, o)
+            ? 'noMain'
+            : undefined;
   let inlineFlag = false; // sh -c: the first operand is the code
   let inlineValue = false; // python -c x, awk -f f: an option value is the main code
   let stdinFlag = false;
@@ -116,7 +264,10 @@ export function codeSource(words: (string | undefined)[]): CodeSource | undefine
   let i = start + 1;
   /** An option of `kind` whose value is attached (in word i) or the next word. */
   const takeValue = (kind: Kind, attached: boolean) => {
-    if (kind === 'inlineFlag') { inlineFlag = true; return; }
+    if (kind === 'inlineFlag') {
+      inlineFlag = true;
+      return;
+    }
     if (kind === 'noMain') noMain = true;
     if (kind === 'inline') inlineValue = true;
     const at = attached ? i : i + 1;
@@ -128,8 +279,14 @@ export function codeSource(words: (string | undefined)[]): CodeSource | undefine
   };
   for (; i < words.length; i++) {
     const w = words[i];
-    if (w === undefined) { main = i; break; } // known only at run time: it may be the script
-    if (w === '--') { if (i + 1 < words.length) main = i + 1; break; }
+    if (w === undefined) {
+      main = i;
+      break;
+    } // known only at run time: it may be the script
+    if (w === '--') {
+      if (i + 1 < words.length) main = i + 1;
+      break;
+    }
     const isOpt = (w.startsWith('-') && w !== '-') || (shape === SHELL && w.startsWith('+') && w.length > 1);
     if (!isOpt) {
       if (shape.subs && sub === undefined && Object.prototype.hasOwnProperty.call(shape.subs, w)) {
@@ -149,17 +306,29 @@ export function codeSource(words: (string | undefined)[]): CodeSource | undefine
     // A cluster of short options (-ec, -uc 'code', -lne 'code', -Ilib), getopt style.
     for (let k = 1; k < w.length; k++) {
       const o = w[0]! + w[k]!;
-      if (shape.stdin?.includes(o)) { stdinFlag = true; continue; }
+      if (shape.stdin?.includes(o)) {
+        stdinFlag = true;
+        continue;
+      }
       const kind = classify(o);
       if (!kind) continue;
-      if (kind === 'inlineFlag') { inlineFlag = true; continue; }
+      if (kind === 'inlineFlag') {
+        inlineFlag = true;
+        continue;
+      }
       takeValue(kind, k + 1 < w.length);
       break;
     }
   }
-  const result = (code: number[], stdin: boolean, missing: boolean): CodeSource => ({ program, code, stdin: stdin || code.some((c) => STDIN_PATHS.has(words[c] ?? '')), missing });
+  const result = (code: number[], stdin: boolean, missing: boolean): CodeSource => ({
+    program,
+    code,
+    stdin: stdin || code.some((c) => STDIN_PATHS.has(words[c] ?? '')),
+    missing,
+  });
   if (inlineValue || noMain) return result(code, false, missing);
-  if (shape.operandOnly || inlineFlag || sub === 'code') return main === undefined ? result(code, false, true) : result([...code, main], false, false);
+  if (shape.operandOnly || inlineFlag || sub === 'code')
+    return main === undefined ? result(code, false, true) : result([...code, main], false, false);
   if (stdinFlag) return result(code, true, false); // sh -s: the operands are the script's arguments
   if (main === undefined) return result(code, true, false);
   return result([...code, main], false, false);
@@ -178,7 +347,11 @@ function realProgram(words: (string | undefined)[], depth = 0): (string | undefi
     return realProgram(words.slice(i), depth + 1);
   }
   const u = unwrap(words.map((value): Word => ({ value, glob: undefined })));
-  if (u?.inner && u.inner.words.length) return realProgram(u.inner.words.map((w) => w.value), depth + 1);
+  if (u?.inner && u.inner.words.length)
+    return realProgram(
+      u.inner.words.map((w) => w.value),
+      depth + 1,
+    );
   return words;
 }
 
@@ -193,10 +366,16 @@ function fetches(words: Producer, scriptParts?: (script: string) => CommandPart[
   if (src && scriptParts && depth < 3) {
     for (const c of src.code) {
       const script = real[c];
-      if (script === undefined || !(SHELL_NAMES.includes(src.program) || src.program === 'fish' || src.program === 'eval')) continue;
+      if (
+        script === undefined ||
+        !(SHELL_NAMES.includes(src.program) || src.program === 'fish' || src.program === 'eval')
+      )
+        continue;
       try {
         if (scriptParts(script).some((p) => fetches(p.words, scriptParts, depth + 1))) return true;
-      } catch { /* not shell syntax: not ours to judge here */ }
+      } catch {
+        /* not shell syntax: not ours to judge here */
+      }
     }
   }
   return false;
@@ -231,8 +410,11 @@ function savedFiles(words: Producer): string[] {
     const long = w.startsWith('--') ? (eq > 0 ? w.slice(0, eq) : w) : undefined;
     const val = () => (w.startsWith('--') && eq > 0 ? w.slice(eq + 1) : real[++i]);
     if (long) {
-      if (long === '--output' || long === '--output-document' || long === '--out') { const v = val(); named = true; if (v && v !== '-') out.push(v); }
-      else if (long === '--remote-name' || long === '--remote-name-all') remote = true;
+      if (long === '--output' || long === '--output-document' || long === '--out') {
+        const v = val();
+        named = true;
+        if (v && v !== '-') out.push(v);
+      } else if (long === '--remote-name' || long === '--remote-name-all') remote = true;
       else if (long === '--directory-prefix' || long === '--output-dir' || long === '--dir') dir = val() ?? '';
       continue;
     }
@@ -241,12 +423,27 @@ function savedFiles(words: Producer): string[] {
       const c = w[k]!;
       const rest = w.slice(k + 1);
       const isCurl = base !== 'wget' && base !== 'wget2';
-      if (c === 'o' || (c === 'O' && !isCurl)) { const v = rest || real[++i]; named = true; if (v && v !== '-') out.push(v); break; }
-      if (c === 'O' && isCurl) { remote = true; continue; }
-      if ((c === 'P' && !isCurl) || (c === 'd' && base === 'aria2c')) { dir = rest || real[++i] || ''; break; }
+      if (c === 'o' || (c === 'O' && !isCurl)) {
+        const v = rest || real[++i];
+        named = true;
+        if (v && v !== '-') out.push(v);
+        break;
+      }
+      if (c === 'O' && isCurl) {
+        remote = true;
+        continue;
+      }
+      if ((c === 'P' && !isCurl) || (c === 'd' && base === 'aria2c')) {
+        dir = rest || real[++i] || '';
+        break;
+      }
     }
   }
-  if (remote && !named) for (const u of urls) { const n = remoteName(u); if (n) out.push(n); }
+  if (remote && !named)
+    for (const u of urls) {
+      const n = remoteName(u);
+      if (n) out.push(n);
+    }
   return out.map((f) => normalize(dir && !f.startsWith('/') ? `${dir}/${f}` : f));
 }
 
@@ -290,12 +487,14 @@ function downloadsOf(parts: CommandPart[], scriptParts: (script: string) => Comm
     const fedByFetch = p.stdinFrom().find((f) => fetches(f, scriptParts));
     if (!fedByFetch) continue;
     for (const w of p.writes) if (w !== undefined && !w.startsWith('/dev/')) out.set(normalize(w), fedByFetch);
-    if (tee) for (const w of p.words.slice(1)) if (w !== undefined && !w.startsWith('-')) out.set(normalize(w), fedByFetch);
+    if (tee)
+      for (const w of p.words.slice(1)) if (w !== undefined && !w.startsWith('-')) out.set(normalize(w), fedByFetch);
   }
   return out;
 }
 
-const REVIEW = 'Download it to a file in one command, read it, and run it in a separate command if it is what you expect.';
+const REVIEW =
+  'Download it to a file in one command, read it, and run it in a separate command if it is what you expect.';
 
 /** Why the part is refused as one of the dangerous forms, or undefined. */
 export function dangerousForm(p: CommandPart, ctx: DangerContext): string | undefined {
@@ -312,14 +511,18 @@ export function dangerousForm(p: CommandPart, ctx: DangerContext): string | unde
   const what = src.program;
   if (src.stdin) {
     const from = fetched(p.stdinFrom?.());
-    if (from) return `\`${p.text}\` runs code downloaded by \`${show(from)}\` (piped into ${what}) without review. ${REVIEW}`;
-    if (p.pipedInto) return `\`${p.text}\` executes whatever the previous command prints (piping into ${what}). Download or write the script to a file first so it can be reviewed.`;
+    if (from)
+      return `\`${p.text}\` runs code downloaded by \`${show(from)}\` (piped into ${what}) without review. ${REVIEW}`;
+    if (p.pipedInto)
+      return `\`${p.text}\` executes whatever the previous command prints (piping into ${what}). Download or write the script to a file first so it can be reviewed.`;
   }
   for (const i of src.code) {
     const from = fetched(p.wordFrom?.[i]);
-    if (from) return `\`${p.text}\` runs code downloaded by \`${show(from)}\` (substituted into ${what}) without review. ${REVIEW}`;
+    if (from)
+      return `\`${p.text}\` runs code downloaded by \`${show(from)}\` (substituted into ${what}) without review. ${REVIEW}`;
     const w = p.words[i];
-    if (w !== undefined && /^(https?|ftp):\/\//i.test(w)) return `\`${p.text}\` runs code straight from the network (${w}) without review. ${REVIEW}`;
+    if (w !== undefined && /^(https?|ftp):\/\//i.test(w))
+      return `\`${p.text}\` runs code straight from the network (${w}) without review. ${REVIEW}`;
     if (w !== undefined && ctx.downloaded.has(normalize(w))) {
       return `\`${p.text}\` runs ${w}, which \`${show(ctx.downloaded.get(normalize(w))!)}\` downloads in the same command: code from the network would run without review. ${REVIEW}`;
     }
@@ -347,6 +550,9 @@ function forkBomb(p: CommandPart, ctx: DangerContext): string | undefined {
   };
   const edge = fn.calls.find((c) => c.forked && ctx.functions.has(c.name) && reaches(c.name, fn.name));
   if (!edge) return undefined;
-  const how = edge.name === fn.name ? `the function ${fn.name} starts copies of itself in new processes` : `the function ${fn.name} starts ${edge.name} in a new process, which calls ${fn.name} again`;
+  const how =
+    edge.name === fn.name
+      ? `the function ${fn.name} starts copies of itself in new processes`
+      : `the function ${fn.name} starts ${edge.name} in a new process, which calls ${fn.name} again`;
   return `\`${p.text}\` is a fork bomb: ${how}, so processes multiply until the machine stops responding.`;
 }

@@ -13,15 +13,31 @@ export interface PathContext {
 // ---------------------------------------------------------------------------------------------- variables
 
 /** Variables that only change formatting or mode; setting them cannot make a program run or load other code. */
-const BENIGN_VARS = /^(CI|NODE_ENV|FORCE_COLOR|NO_COLOR|CLICOLOR|CLICOLOR_FORCE|TZ|LANG|LANGUAGE|LC_[A-Z]+|DEBUG|TERM|COLUMNS|LINES|TS_NODE_TRANSPILE_ONLY|GIT_TERMINAL_PROMPT)$/;
+const BENIGN_VARS =
+  /^(CI|NODE_ENV|FORCE_COLOR|NO_COLOR|CLICOLOR|CLICOLOR_FORCE|TZ|LANG|LANGUAGE|LC_[A-Z]+|DEBUG|TERM|COLUMNS|LINES|TS_NODE_TRANSPILE_ONLY|GIT_TERMINAL_PROMPT)$/;
 
 const RISKY_VARS: [RegExp, string][] = [
   [/^(LD_|DYLD_)/, 'makes programs load other libraries'],
-  [/^(PATH|IFS|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|BASH_FUNC_.*|FPATH)$/, 'changes which program the shell runs or what it runs first'],
-  [/^(PYTHON|PERL5?|RUBY|GEM_|BUNDLE_|NODE_OPTIONS$|NODE_PATH$|NODE_EXTRA_CA_CERTS$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|LUA_|PHPRC$|TS_NODE_)/, 'makes an interpreter load other code'],
-  [/^(GIT_|npm_config_|NPM_CONFIG_|YARN_|PNPM_|COREPACK_|RIPGREP_CONFIG_PATH$|CARGO_|RUSTC|GOFLAGS$|MAKEFLAGS$)/, "changes a tool's configuration (it can name programs to run)"],
-  [/^(PAGER|GIT_PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|GIT_EDITOR|SUDO_ASKPASS|SSH_ASKPASS)$/, 'names a program that tools run'],
-  [/^(HOME|XDG_[A-Z_]+|ZDOTDIR|TMPDIR|SSH_[A-Z_]+|GNUPGHOME|KUBECONFIG|DOCKER_[A-Z_]+|AWS_[A-Z_]+)$/, 'changes where tools read their configuration and credentials'],
+  [
+    /^(PATH|IFS|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|BASH_FUNC_.*|FPATH)$/,
+    'changes which program the shell runs or what it runs first',
+  ],
+  [
+    /^(PYTHON|PERL5?|RUBY|GEM_|BUNDLE_|NODE_OPTIONS$|NODE_PATH$|NODE_EXTRA_CA_CERTS$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$|JDK_JAVA_OPTIONS$|CLASSPATH$|LUA_|PHPRC$|TS_NODE_)/,
+    'makes an interpreter load other code',
+  ],
+  [
+    /^(GIT_|npm_config_|NPM_CONFIG_|YARN_|PNPM_|COREPACK_|RIPGREP_CONFIG_PATH$|CARGO_|RUSTC|GOFLAGS$|MAKEFLAGS$)/,
+    "changes a tool's configuration (it can name programs to run)",
+  ],
+  [
+    /^(PAGER|GIT_PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|GIT_EDITOR|SUDO_ASKPASS|SSH_ASKPASS)$/,
+    'names a program that tools run',
+  ],
+  [
+    /^(HOME|XDG_[A-Z_]+|ZDOTDIR|TMPDIR|SSH_[A-Z_]+|GNUPGHOME|KUBECONFIG|DOCKER_[A-Z_]+|AWS_[A-Z_]+)$/,
+    'changes where tools read their configuration and credentials',
+  ],
   [/_PROXY$|^(http|https|ftp|all|no)_proxy$/i, 'sends network traffic through another host'],
 ];
 
@@ -38,7 +54,8 @@ export const SECRET_PARAM = /(KEY|TOKEN|SECRET|PASSW(OR)?D|PASS$|CREDENTIAL|AUTH
 // ----------------------------------------------------------------------------------------------- globs
 
 /** `noDot`: a secret pattern's trailing `*` (`id_rsa*`, `.env.*`) stands for a suffix without a dot, so `*.ts` does not meet it. */
-type Tok = { t: 'c'; c: string } | { t: '?' } | { t: '*'; noDot?: boolean } | { t: 'set'; test: (ch: string) => boolean };
+type Tok =
+  { t: 'c'; c: string } | { t: '?' } | { t: '*'; noDot?: boolean } | { t: 'set'; test: (ch: string) => boolean };
 
 /** One path component of a glob as tokens (backslash escapes honoured; an unclosed `[` is literal). */
 function tokenize(p: string): Tok[] {
@@ -46,18 +63,24 @@ function tokenize(p: string): Tok[] {
   for (let i = 0; i < p.length; i++) {
     const ch = p[i]!;
     if (ch === '\\' && i + 1 < p.length) out.push({ t: 'c', c: p[++i]! });
-    else if (ch === '*') { if (out.at(-1)?.t !== '*') out.push({ t: '*' }); }
-    else if (ch === '?') out.push({ t: '?' });
+    else if (ch === '*') {
+      if (out.at(-1)?.t !== '*') out.push({ t: '*' });
+    } else if (ch === '?') out.push({ t: '?' });
     else if (ch === '[') {
       const end = p.indexOf(']', i + 2);
-      if (end < 0) { out.push({ t: 'c', c: ch }); continue; }
+      if (end < 0) {
+        out.push({ t: 'c', c: ch });
+        continue;
+      }
       let body = p.slice(i + 1, end);
       const neg = body.startsWith('!') || body.startsWith('^');
       if (neg) body = body.slice(1);
       const ranges: [string, string][] = [];
       for (let k = 0; k < body.length; k++) {
-        if (body[k + 1] === '-' && k + 2 < body.length) { ranges.push([body[k]!, body[k + 2]!]); k += 2; }
-        else ranges.push([body[k]!, body[k]!]);
+        if (body[k + 1] === '-' && k + 2 < body.length) {
+          ranges.push([body[k]!, body[k + 2]!]);
+          k += 2;
+        } else ranges.push([body[k]!, body[k]!]);
       }
       out.push({ t: 'set', test: (c) => ranges.some(([a, b]) => c >= a && c <= b) !== neg });
       i = end;
@@ -67,7 +90,8 @@ function tokenize(p: string): Tok[] {
 }
 
 const ALPHABET = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => c !== '/');
-const accepts = (k: Tok, ch: string) => (k.t === 'c' ? k.c === ch : k.t === 'set' ? k.test(ch) : ch !== '/' && !(k.t === '*' && k.noDot && ch === '.'));
+const accepts = (k: Tok, ch: string) =>
+  k.t === 'c' ? k.c === ch : k.t === 'set' ? k.test(ch) : ch !== '/' && !(k.t === '*' && k.noDot && ch === '.');
 
 /** Some one character both tokens accept; at the start of a name the shell's `*` and `?` never match a leading dot. */
 function share(a: Tok, b: Tok, start: boolean): boolean {
@@ -88,7 +112,9 @@ function globsMeet(a: Tok[], b: Tok[]): boolean {
     let r: boolean;
     if (i === a.length && j === b.length) r = true;
     else if (i < a.length && a[i]!.t === '*') {
-      r = go(i + 1, j, start) || (j < b.length && (b[j]!.t === '*' ? go(i, j + 1, start) : share(a[i]!, b[j]!, start) && go(i, j + 1, false)));
+      r =
+        go(i + 1, j, start) ||
+        (j < b.length && (b[j]!.t === '*' ? go(i, j + 1, start) : share(a[i]!, b[j]!, start) && go(i, j + 1, false)));
     } else if (j < b.length && b[j]!.t === '*') {
       r = go(i, j + 1, start) || (i < a.length && share(a[i]!, b[j]!, start) && go(i + 1, j, false));
     } else r = i < a.length && j < b.length && share(a[i]!, b[j]!, start) && go(i + 1, j + 1, false);
@@ -101,16 +127,24 @@ function globsMeet(a: Tok[], b: Tok[]): boolean {
 /** Brace expansion (`{a,b}`, `{1..9}`) of a glob pattern; sequences and long lists become `*`. */
 function expandBraces(p: string, limit = 32): string[] {
   for (let i = 0; i < p.length; i++) {
-    if (p[i] === '\\') { i++; continue; }
+    if (p[i] === '\\') {
+      i++;
+      continue;
+    }
     if (p[i] !== '{') continue;
     let depth = 0;
     const commas: number[] = [];
     let end = -1;
     for (let k = i; k < p.length; k++) {
-      if (p[k] === '\\') { k++; continue; }
+      if (p[k] === '\\') {
+        k++;
+        continue;
+      }
       if (p[k] === '{') depth++;
-      else if (p[k] === '}' && --depth === 0) { end = k; break; }
-      else if (p[k] === ',' && depth === 1) commas.push(k);
+      else if (p[k] === '}' && --depth === 0) {
+        end = k;
+        break;
+      } else if (p[k] === ',' && depth === 1) commas.push(k);
     }
     if (end < 0) return [p];
     const body = p.slice(i + 1, end);
@@ -135,14 +169,23 @@ const secretNames = ignore().add([...DEFAULT_SECRET_PATTERNS]);
 const SECRET_GLOBS = DEFAULT_SECRET_PATTERNS.filter((p) => !p.startsWith('!')).map((p) => ({
   source: p.replace(/\/$/, ''),
   dir: p.endsWith('/'),
-  comps: p.replace(/\/$/, '').split('/').map((c) => {
-    const toks = tokenize(c);
-    const last = toks.at(-1);
-    if (last?.t === '*' && toks.length > 1) toks[toks.length - 1] = { t: '*', noDot: true };
-    return toks;
-  }),
+  comps: p
+    .replace(/\/$/, '')
+    .split('/')
+    .map((c) => {
+      const toks = tokenize(c);
+      const last = toks.at(-1);
+      if (last?.t === '*' && toks.length > 1) toks[toks.length - 1] = { t: '*', noDot: true };
+      return toks;
+    }),
 }));
-const HOME_GLOBS = HOME_SECRET_PATHS.map((p) => ({ source: `~/${p}`, comps: p.replace(/\/$/, '').split('/').map((c) => tokenize(c.replace(/[*?[\]{}\\]/g, '\\$&'))) }));
+const HOME_GLOBS = HOME_SECRET_PATHS.map((p) => ({
+  source: `~/${p}`,
+  comps: p
+    .replace(/\/$/, '')
+    .split('/')
+    .map((c) => tokenize(c.replace(/[*?[\]{}\\]/g, '\\$&'))),
+}));
 
 /** Lexically normalised '/'-separated path: `.` dropped, `..` folded where it can be. */
 export function normalize(p: string): string {
@@ -167,7 +210,8 @@ export function underHome(p: string, ctx: PathContext): string | undefined {
     if (n.startsWith(h + '/')) return n.slice(h.length + 1);
   }
   const sys = /^\/(?:root|home\/[^/]+|Users\/[^/]+)(?:\/(.*))?$/.exec(n);
-  if (sys && !(ctx.roots ?? []).some((r) => n === normalize(r) || n.startsWith(normalize(r) + '/'))) return sys[1] ?? '';
+  if (sys && !(ctx.roots ?? []).some((r) => n === normalize(r) || n.startsWith(normalize(r) + '/')))
+    return sys[1] ?? '';
   return undefined;
 }
 
@@ -178,7 +222,12 @@ export function underHome(p: string, ctx: PathContext): string | undefined {
  */
 const HARMLESS_DEVICES = /^\/dev\/(null|zero|u?random|full|stdin|stdout|stderr|tty|fd\/\d+)$/;
 
-export function secretReach(word: string, pattern: string | undefined, ctx: PathContext, folder = false): string | undefined {
+export function secretReach(
+  word: string,
+  pattern: string | undefined,
+  ctx: PathContext,
+  folder = false,
+): string | undefined {
   const alts = pattern === undefined ? [undefined] : expandBraces(pattern);
   for (const alt of alts) {
     const glob = alt !== undefined && /(^|[^\\])[*?[]/.test(alt) ? alt : undefined;
@@ -199,14 +248,16 @@ function literalSecret(w: string, ctx: PathContext, folder: boolean): string | u
   if (rel !== undefined) {
     for (const h of HOME_SECRET_PATHS) {
       const base = h.replace(/\/$/, '');
-      if (rel === base || rel.startsWith(base + '/') || (folder && (rel === '' || base.startsWith(rel + '/')))) return `the secret location ~/${base}`;
+      if (rel === base || rel.startsWith(base + '/') || (folder && (rel === '' || base.startsWith(rel + '/'))))
+        return `the secret location ~/${base}`;
     }
   }
   const comps = n.split('/').filter((c) => c && c !== '..');
   for (let k = 0; k < comps.length; k++) {
     const sub = comps.slice(k).join('/');
     if (sub === '.' || sub === '') continue;
-    if (secretNames.ignores(sub) || secretNames.ignores(sub + '/')) return `a secret file (${comps.slice(k).join('/')})`;
+    if (secretNames.ignores(sub) || secretNames.ignores(sub + '/'))
+      return `a secret file (${comps.slice(k).join('/')})`;
   }
   return undefined;
 }
@@ -214,7 +265,10 @@ function literalSecret(w: string, ctx: PathContext, folder: boolean): string | u
 function globSecret(glob: string, ctx: PathContext, folder: boolean): string | undefined {
   const norm = glob.replace(/\/+/g, '/');
   if (/^\/proc\//.test(norm)) return `the process information under /proc (${glob})`;
-  const comps = norm.split('/').filter((c) => c && c !== '.').map(tokenize);
+  const comps = norm
+    .split('/')
+    .filter((c) => c && c !== '.')
+    .map(tokenize);
   for (const s of SECRET_GLOBS) {
     for (let k = 0; k + s.comps.length <= comps.length || (folder && k < comps.length); k++) {
       // A file pattern names the last component (a folder searched recursively: any); a folder pattern any component.
@@ -243,7 +297,8 @@ function globSecret(glob: string, ctx: PathContext, folder: boolean): string | u
 function homeRel(norm: string, ctx: PathContext): string | undefined {
   const m = /^~[^/]*(?:\/(.*))?$/.exec(norm);
   if (m) return m[1] ?? '';
-  if (ctx.home && norm.startsWith(ctx.home.replace(/\/+$/, '') + '/')) return norm.slice(ctx.home.replace(/\/+$/, '').length + 1);
+  if (ctx.home && norm.startsWith(ctx.home.replace(/\/+$/, '') + '/'))
+    return norm.slice(ctx.home.replace(/\/+$/, '').length + 1);
   const sys = /^\/(?:root|home\/[^/]+|Users\/[^/]+)(?:\/(.*))?$/.exec(norm);
   return sys ? (sys[1] ?? '') : undefined;
 }

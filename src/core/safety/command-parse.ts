@@ -56,7 +56,12 @@ export interface CommandPart {
 
 // mvdan-sh is a GopherJS build: sync, complete bash AST. It sets Error.stackTraceLimit = Infinity and
 // global.require on load, so restore both.
-interface ShNode { Pos(): { Offset(): number }; End(): { Offset(): number }; [k: string]: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+interface ShNode {
+  Pos(): { Offset(): number };
+  End(): { Offset(): number };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the GopherJS AST is untyped
+  [k: string]: any;
+}
 interface ShSyntax {
   NewParser(): { Parse(src: string, name: string): ShNode };
   Walk(node: ShNode, fn: (n: ShNode | null) => boolean): void;
@@ -78,7 +83,8 @@ function loadMvdanSh(): unknown {
   try {
     return require(vendored);
   } catch (err) {
-    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored)) throw err;
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored))
+      throw err;
     return require('mvdan-sh');
   }
   /* eslint-enable @typescript-eslint/no-require-imports */
@@ -176,7 +182,10 @@ export function parseScript(src: string): CommandPart[] {
       if (isPipe(n)) {
         const x = n.X as ShNode;
         const from = () => producersIn(x);
-        for (const c of calls(syntax, n.Y)) { piped.add(key(c)); feed(c, from); }
+        for (const c of calls(syntax, n.Y)) {
+          piped.add(key(c));
+          feed(c, from);
+        }
       }
     } else if (type === 'ParamExp') {
       const m = ASSIGN_IN_PARAM.exec(slice(n.Pos().Offset(), n.End().Offset()));
@@ -184,7 +193,10 @@ export function parseScript(src: string): CommandPart[] {
     } else if (type === 'ArithmExp' || type === 'ArithmCmd' || type === 'LetClause') {
       for (const m of slice(n.Pos().Offset(), n.End().Offset()).matchAll(ASSIGN_IN_ARITH)) addStray({ name: m[1]! });
     } else if (type === 'WordIter' && n.Name) {
-      taint(n.Name.Value as string, (n.Items as ShNode[]).flatMap((w) => producersIn(w)));
+      taint(
+        n.Name.Value as string,
+        (n.Items as ShNode[]).flatMap((w) => producersIn(w)),
+      );
     } else if (type === 'Stmt') {
       const writes: (string | undefined)[] = [];
       const reads: (string | undefined)[] = [];
@@ -195,13 +207,19 @@ export function parseScript(src: string): CommandPart[] {
         const op = slice(r.OpPos.Offset(), r.Word.Pos().Offset()).trim();
         const target = literal(syntax, r.Word);
         const fd = /^(\d+|-)$/.test(slice(r.Word.Pos().Offset(), r.Word.End().Offset()));
-        if (op === '<>') { writes.push(target); reads.push(target); }
-        else if (/^(&?>>?|>\|)$/.test(op) || (op === '>&' && !fd)) writes.push(target);
+        if (op === '<>') {
+          writes.push(target);
+          reads.push(target);
+        } else if (/^(&?>>?|>\|)$/.test(op) || (op === '>&' && !fd)) writes.push(target);
         else if (op === '<' || (op === '<&' && !fd)) reads.push(target);
         // Input that other commands produce: `< <(...)` is a pipe; here-strings and here-documents carry their substitutions.
         const word = r.Word as ShNode;
         const hdoc = r.Hdoc as ShNode | null;
-        if (op === '<' && substOps(syntax, word, slice).includes('<(')) for (const c of targets()) { piped.add(key(c)); feed(c, () => producersIn(word)); }
+        if (op === '<' && substOps(syntax, word, slice).includes('<('))
+          for (const c of targets()) {
+            piped.add(key(c));
+            feed(c, () => producersIn(word));
+          }
         else if (op === '<<<') for (const c of targets()) feed(c, () => producersIn(word));
         else if (op.startsWith('<<')) for (const c of targets()) feed(c, () => producersIn(hdoc));
       }
@@ -209,20 +227,42 @@ export function parseScript(src: string): CommandPart[] {
       const stmtText = text(n);
       const cmdKey = ctype === 'CallExpr' ? key(cmd!) : '';
       const outSubsts = stmtText.includes('>(')
-        ? [...(ctype === 'CallExpr' ? (cmd!.Args as ShNode[]) : []), ...(n.Redirs as ShNode[]).map((r) => r.Word as ShNode)].flatMap((w) => outputSubsts(syntax, w, slice))
+        ? [
+            ...(ctype === 'CallExpr' ? (cmd!.Args as ShNode[]) : []),
+            ...(n.Redirs as ShNode[]).map((r) => r.Word as ShNode),
+          ].flatMap((w) => outputSubsts(syntax, w, slice))
         : [];
       if (outSubsts.length) {
         const own = lazyStdin(stdinOf.get(cmdKey));
-        const from = ctype === 'CallExpr' ? () => [(cmd!.Args as ShNode[]).map((w) => literal(syntax, w)), ...(own?.() ?? [])] : () => producersIn(cmd);
-        for (const ps of outSubsts) for (const st of ps.Stmts as ShNode[]) for (const c of calls(syntax, st)) { piped.add(key(c)); feed(c, from); }
+        const from =
+          ctype === 'CallExpr'
+            ? () => [(cmd!.Args as ShNode[]).map((w) => literal(syntax, w)), ...(own?.() ?? [])]
+            : () => producersIn(cmd);
+        for (const ps of outSubsts)
+          for (const st of ps.Stmts as ShNode[])
+            for (const c of calls(syntax, st)) {
+              piped.add(key(c));
+              feed(c, from);
+            }
       }
-      const base = { text: stmtText, writes, reads, pipedInto: false, globs: [] as (string | undefined)[], params: [] as string[] };
+      const base = {
+        text: stmtText,
+        writes,
+        reads,
+        pipedInto: false,
+        globs: [] as (string | undefined)[],
+        params: [] as string[],
+      };
       if (ctype === 'CallExpr') {
         const args = cmd!.Args as ShNode[];
-        const assigns = (cmd!.Assigns as ShNode[]).map((a) => assignOf(syntax, a)).filter((a): a is CommandAssign => !!a);
+        const assigns = (cmd!.Assigns as ShNode[])
+          .map((a) => assignOf(syntax, a))
+          .filter((a): a is CommandAssign => !!a);
         // A plain command (no `$`, backtick or process substitution anywhere in it) has nothing feeding its words.
         const fed = /[$`]|[<>]\(/;
-        const wordFrom = fed.test(stmtText) ? args.map((w) => (fed.test(slice(w.Pos().Offset(), w.End().Offset())) ? producersIn(w) : [])) : [];
+        const wordFrom = fed.test(stmtText)
+          ? args.map((w) => (fed.test(slice(w.Pos().Offset(), w.End().Offset())) ? producersIn(w) : []))
+          : [];
         const stdinFrom = lazyStdin(stdinOf.get(cmdKey));
         const part: CommandPart = {
           ...base,
@@ -245,21 +285,41 @@ export function parseScript(src: string): CommandPart[] {
         const words: (string | undefined)[] = [literal(syntax, cmd!.Variant)];
         const assigns: CommandAssign[] = [];
         for (const a of cmd!.Args as ShNode[]) {
-          if (a.Name) { assigns.push(assignOf(syntax, a)!); taint(a.Name.Value as string, producersIn(a.Value)); }
-          else words.push(a.Value ? literal(syntax, a.Value) : undefined); // flags (-x) and dynamic words
+          if (a.Name) {
+            assigns.push(assignOf(syntax, a)!);
+            taint(a.Name.Value as string, producersIn(a.Value));
+          } else words.push(a.Value ? literal(syntax, a.Value) : undefined); // flags (-x) and dynamic words
         }
         const part: CommandPart = { ...base, kind: 'decl', words, globs: [], assigns };
         parts.push(part);
         byCall.set(key(n), part);
       } else if (ctype === 'FuncDecl') {
-        parts.push({ ...base, kind: 'function', words: [], assigns: [], text: text(n), fn: functionCalls(syntax, cmd!, span, isPipe) });
+        parts.push({
+          ...base,
+          kind: 'function',
+          words: [],
+          assigns: [],
+          text: text(n),
+          fn: functionCalls(syntax, cmd!, span, isPipe),
+        });
       } else if (writes.length > 0 || reads.length > 0) {
         parts.push({ ...base, kind: 'compound', words: [], assigns: [] });
       }
     }
     return true;
   });
-  if (stray.length > 0) parts.push({ text: src.trim(), words: [], globs: [], assigns: stray, writes: [], reads: [], params: [], pipedInto: false, kind: 'compound' });
+  if (stray.length > 0)
+    parts.push({
+      text: src.trim(),
+      words: [],
+      globs: [],
+      assigns: stray,
+      writes: [],
+      reads: [],
+      params: [],
+      pipedInto: false,
+      kind: 'compound',
+    });
   return parts;
 }
 
@@ -268,7 +328,10 @@ function substOps(syntax: ShSyntax, word: ShNode | null, slice: (a: number, b: n
   const out: string[] = [];
   if (!word) return out;
   syntax.Walk(word, (m) => {
-    if (m && /^(CmdSubst|ProcSubst)$/.test(syntax.NodeType(m))) { out.push(slice(m.Pos().Offset(), m.Pos().Offset() + 2)); return false; }
+    if (m && /^(CmdSubst|ProcSubst)$/.test(syntax.NodeType(m))) {
+      out.push(slice(m.Pos().Offset(), m.Pos().Offset() + 2));
+      return false;
+    }
     return true;
   });
   return out;
@@ -287,7 +350,12 @@ function outputSubsts(syntax: ShSyntax, word: ShNode | null, slice: (a: number, 
 }
 
 /** A function's name and the commands its body calls, each marked when it runs in a process of its own. */
-function functionCalls(syntax: ShSyntax, fn: ShNode, span: (n: ShNode) => [number, number], isPipe: (n: ShNode) => boolean): { name: string; calls: { name: string; forked: boolean }[] } {
+function functionCalls(
+  syntax: ShSyntax,
+  fn: ShNode,
+  span: (n: ShNode) => [number, number],
+  isPipe: (n: ShNode) => boolean,
+): { name: string; calls: { name: string; forked: boolean }[] } {
   const forks: [number, number][] = [];
   const found: { name: string; at: [number, number] }[] = [];
   syntax.Walk(fn.Body, (m) => {

@@ -3,10 +3,26 @@
 // xargs ...), find -exec. Three outcomes per command: a danger (deny), a hazard (ask, never covered by
 // "Always for this task"), or not on the allow list (ask, grantable by program + subcommand).
 // The model's own claim of safety is never an input here.
-import { assignHazard, broadFolder, normalize, SECRET_PARAM, secretReach, underHome, type PathContext } from './command-hazards';
+import {
+  assignHazard,
+  broadFolder,
+  normalize,
+  SECRET_PARAM,
+  secretReach,
+  underHome,
+  type PathContext,
+} from './command-hazards';
 import { dangerContext, dangerousForm, type DangerContext } from './command-dangers';
 import { parseErrorText, parseScript, type CommandPart } from './command-parse';
-import { builtinForms, grantKey, judgeBuiltin, NOT_LISTED, unwrap, type ProgramClass, type Word } from './command-programs';
+import {
+  builtinForms,
+  grantKey,
+  judgeBuiltin,
+  NOT_LISTED,
+  unwrap,
+  type ProgramClass,
+  type Word,
+} from './command-programs';
 import type { CommandCheckOptions, CommandRules } from './command-rules';
 
 export type { CommandCheckOptions, CommandRules } from './command-rules';
@@ -31,10 +47,37 @@ export interface CommandVerdict {
 /** The built-in allow list in words (the forms judged option by option in command-programs.ts); user rules add prefix rules. */
 export const DEFAULT_COMMAND_RULES: Required<Pick<CommandRules, 'allow' | 'deny'>> = {
   allow: [
-    'git status', 'git diff', 'git log', 'git show', 'git branch', 'git rev-parse', 'git ls-files', 'git blame',
-    'ls', 'pwd', 'echo', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'which', 'true', 'false', 'date',
-    'npm test', 'npm run test', 'npm run lint', 'npm run build', 'npm run typecheck', 'npm ls',
-    'node --version', 'npm --version', 'npx tsc --noEmit', 'tsc --noEmit',
+    'git status',
+    'git diff',
+    'git log',
+    'git show',
+    'git branch',
+    'git rev-parse',
+    'git ls-files',
+    'git blame',
+    'ls',
+    'pwd',
+    'echo',
+    'cat',
+    'head',
+    'tail',
+    'wc',
+    'grep',
+    'rg',
+    'which',
+    'true',
+    'false',
+    'date',
+    'npm test',
+    'npm run test',
+    'npm run lint',
+    'npm run build',
+    'npm run typecheck',
+    'npm ls',
+    'node --version',
+    'npm --version',
+    'npx tsc --noEmit',
+    'tsc --noEmit',
   ],
   deny: ['git push --force*', 'git push -f', 'git clean -*f*', 'git reset --hard*', 'npm publish', 'chmod -R 777 *'],
 };
@@ -42,7 +85,10 @@ export const DEFAULT_COMMAND_RULES: Required<Pick<CommandRules, 'allow' | 'deny'
 /** The built-in forms by class, for README and the settings description. */
 export function describeBuiltinCommandRules(): { readOnly: string[]; runsWorkspaceCode: string[] } {
   const forms = builtinForms();
-  return { readOnly: forms.filter((f) => f.cls === 'read-only').map((f) => f.form), runsWorkspaceCode: forms.filter((f) => f.cls === 'runs-workspace-code').map((f) => f.form) };
+  return {
+    readOnly: forms.filter((f) => f.cls === 'read-only').map((f) => f.form),
+    runsWorkspaceCode: forms.filter((f) => f.cls === 'runs-workspace-code').map((f) => f.form),
+  };
 }
 
 /** The user's lists extend the defaults rather than replace them, so a custom allow list keeps the default denials. */
@@ -59,7 +105,29 @@ const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runas']);
 const DESTRUCTIVE = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|shutdown|reboot|halt|poweroff|mkswap|diskpart|format)$/;
 const SAFE_DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|zero|fd\/\d+)$/;
 /** Builtins that change what later commands of the line run or read. */
-const SHELL_STATE = new Set(['source', '.', 'alias', 'hash', 'enable', 'trap', 'shopt', 'read', 'mapfile', 'readarray', 'let', 'getopts', 'export', 'declare', 'typeset', 'local', 'readonly', 'set', 'cd', 'pushd', 'popd']);
+const SHELL_STATE = new Set([
+  'source',
+  '.',
+  'alias',
+  'hash',
+  'enable',
+  'trap',
+  'shopt',
+  'read',
+  'mapfile',
+  'readarray',
+  'let',
+  'getopts',
+  'export',
+  'declare',
+  'typeset',
+  'local',
+  'readonly',
+  'set',
+  'cd',
+  'pushd',
+  'popd',
+]);
 const FIND_WRITES = /^-(delete|fprint0?|fprintf|fls)$/;
 const MAX_DEPTH = 4;
 
@@ -73,8 +141,14 @@ function extractParts(src: string, depth: number): CommandPart[] {
     const words = wordsOf(p);
     const base = p.words[0] === undefined ? undefined : basename(p.words[0]);
     const shellScript = base && SHELLS.has(base) ? shellCommand(p) : undefined;
-    if (shellScript) { if (shellScript.script !== undefined) nested.push(shellScript.script); continue; }
-    if (base === 'eval' && p.words.length > 1 && p.words.every((a) => a !== undefined)) { nested.push(p.words.slice(1).join(' ')); continue; }
+    if (shellScript) {
+      if (shellScript.script !== undefined) nested.push(shellScript.script);
+      continue;
+    }
+    if (base === 'eval' && p.words.length > 1 && p.words.every((a) => a !== undefined)) {
+      nested.push(p.words.slice(1).join(' '));
+      continue;
+    }
     const u = unwrap(words);
     if (u) {
       for (const s of u.scripts) if (s !== undefined) nested.push(s);
@@ -87,7 +161,16 @@ function extractParts(src: string, depth: number): CommandPart[] {
         if (p.words[k] && /^-(exec|execdir|ok|okdir)$/.test(p.words[k]!)) {
           let end = p.words.findIndex((a, n) => n > k && (a === ';' || a === '+'));
           if (end < 0) end = p.words.length;
-          parts.push(innerPart(p, words, words.slice(k + 1, end).filter((x) => x.value !== '{}'), [], 'find', true));
+          parts.push(
+            innerPart(
+              p,
+              words,
+              words.slice(k + 1, end).filter((x) => x.value !== '{}'),
+              [],
+              'find',
+              true,
+            ),
+          );
           k = end;
         }
       }
@@ -95,7 +178,18 @@ function extractParts(src: string, depth: number): CommandPart[] {
   }
   for (const s of nested) {
     if (depth < MAX_DEPTH) parts.push(...extractParts(s, depth + 1));
-    else parts.push({ text: s, words: [undefined], globs: [], assigns: [], writes: [], reads: [], params: [], pipedInto: false, kind: 'call' });
+    else
+      parts.push({
+        text: s,
+        words: [undefined],
+        globs: [],
+        assigns: [],
+        writes: [],
+        reads: [],
+        params: [],
+        pipedInto: false,
+        kind: 'call',
+      });
   }
   return parts;
 }
@@ -104,14 +198,27 @@ function extractParts(src: string, depth: number): CommandPart[] {
  * The command a wrapper runs, as a part of its own. It reads the wrapper's stdin (`curl … | env bash`) unless the
  * wrapper turns its input into arguments (xargs) or has none to give (find -exec); its words keep what feeds them.
  */
-function innerPart(p: CommandPart, outer: Word[], words: Word[], assigns: { name: string; value?: string }[], via: string, runtimeArgs: boolean): CommandPart {
+function innerPart(
+  p: CommandPart,
+  outer: Word[],
+  words: Word[],
+  assigns: { name: string; value?: string }[],
+  via: string,
+  runtimeArgs: boolean,
+): CommandPart {
   const from = p.wordFrom && words.map((w) => p.wordFrom![outer.indexOf(w)] ?? []);
   return {
     text: words.map((w) => w.value ?? '$?').join(' ') || p.text,
     words: words.map((w) => w.value),
     globs: words.map((w) => w.glob),
     assigns,
-    writes: [], reads: [], params: p.params, pipedInto: !runtimeArgs && p.pipedInto, kind: 'call', via, runtimeArgs,
+    writes: [],
+    reads: [],
+    params: p.params,
+    pipedInto: !runtimeArgs && p.pipedInto,
+    kind: 'call',
+    via,
+    runtimeArgs,
     ...(!runtimeArgs && p.stdinFrom ? { stdinFrom: p.stdinFrom } : {}),
     ...(from?.some((f) => f.length) ? { wordFrom: from } : {}),
   };
@@ -120,7 +227,11 @@ function innerPart(p: CommandPart, outer: Word[], words: Word[], assigns: { name
 const wordsOf = (p: CommandPart): Word[] => p.words.map((value, i) => ({ value, glob: p.globs[i] }));
 
 function basename(word: string): string {
-  return word.replace(/\\/g, '/').split('/').pop()!.replace(/\.exe$/i, '');
+  return word
+    .replace(/\\/g, '/')
+    .split('/')
+    .pop()!
+    .replace(/\.exe$/i, '');
 }
 
 /** `sh -c 'script'`: the script (undefined when known only at run time) and whether the shell's flags are plain. */
@@ -147,20 +258,33 @@ interface Ctx extends PathContext {
 }
 
 /** Judge a full command line. Deny beats ask beats allow; every simple command is judged. */
-export function checkCommand(command: string, rules: CommandRules = DEFAULT_COMMAND_RULES, opts: CommandCheckOptions = {}): CommandVerdict {
-  if (typeof command !== 'string' || !command.trim()) return { action: 'deny', reason: 'The command is empty.', parts: [] };
+export function checkCommand(
+  command: string,
+  rules: CommandRules = DEFAULT_COMMAND_RULES,
+  opts: CommandCheckOptions = {},
+): CommandVerdict {
+  if (typeof command !== 'string' || !command.trim())
+    return { action: 'deny', reason: 'The command is empty.', parts: [] };
   if (command.includes('\0')) return { action: 'deny', reason: 'The command contains a NUL byte.', parts: [] };
   let parts: CommandPart[];
   try {
     parts = extractParts(command, 0);
   } catch (e) {
     const msg = parseErrorText(e);
-    return { action: rules.onParseError ?? 'ask', reason: `The command could not be parsed as shell syntax (${msg}), so it cannot be checked automatically.`, parts: [], grantKeys: [] };
+    return {
+      action: rules.onParseError ?? 'ask',
+      reason: `The command could not be parsed as shell syntax (${msg}), so it cannot be checked automatically.`,
+      parts: [],
+      grantKeys: [],
+    };
   }
   const defaults = new Set(DEFAULT_COMMAND_RULES.allow);
   const allow = rules.allow ?? [];
   const ctx: Ctx = {
-    sandboxed: opts.sandboxed === true, grants: opts.grants, home: opts.home, roots: opts.roots,
+    sandboxed: opts.sandboxed === true,
+    grants: opts.grants,
+    home: opts.home,
+    roots: opts.roots,
     enabled: new Set(allow.filter((r) => defaults.has(r))),
     userAllow: allow.filter((r) => !defaults.has(r)).map(compileRule),
   };
@@ -182,13 +306,20 @@ export function checkCommand(command: string, rules: CommandRules = DEFAULT_COMM
   const oks = judged.map((x) => x.j as Extract<Judgement, { ok: true }>);
   const granted = [...new Set(oks.map((o) => o.granted).filter(Boolean))];
   const notes = [...new Set(oks.map((o) => o.note).filter(Boolean))];
-  let reason = granted.length ? `Granted for this task: ${granted.join(', ')}.` : 'Every part of the command is on the allow list.';
-  if (oks.some((o) => o.cls === 'runs-workspace-code')) reason += " It runs the workspace's own scripts, inside the OS sandbox.";
+  let reason = granted.length
+    ? `Granted for this task: ${granted.join(', ')}.`
+    : 'Every part of the command is on the allow list.';
+  if (oks.some((o) => o.cls === 'runs-workspace-code'))
+    reason += " It runs the workspace's own scripts, inside the OS sandbox.";
   if (notes.length) reason += ` Note: ${notes.join('; ')}.`;
   return { action: 'allow', reason, parts };
 }
 
-const hazard = (p: CommandPart, what: string): Judgement => ({ ok: false, hazard: true, reason: `\`${p.text}\` ${what}.` });
+const hazard = (p: CommandPart, what: string): Judgement => ({
+  ok: false,
+  hazard: true,
+  reason: `\`${p.text}\` ${what}.`,
+});
 
 function judge(p: CommandPart, ctx: Ctx): Judgement {
   const general = generalHazard(p, ctx);
@@ -202,16 +333,25 @@ function judge(p: CommandPart, ctx: Ctx): Judgement {
   const result = judgeProgram(p, words, base, ctx);
   if (result.ok) {
     if (p.runtimeArgs && !ctx.sandboxed && result.printsContent !== false) {
-      return hazard(p, `gets file names from ${p.via} at run time and prints file contents; they could name a secret file`);
+      return hazard(
+        p,
+        `gets file names from ${p.via} at run time and prints file contents; they could name a secret file`,
+      );
     }
     return { ok: true, cls: result.cls, note: result.note };
   }
   if (result.hazard) return hazard(p, result.reason);
-  if (p.runtimeArgs && !ctx.sandboxed) return hazard(p, `gets arguments from ${p.via} at run time and is not on the allow list`);
+  if (p.runtimeArgs && !ctx.sandboxed)
+    return hazard(p, `gets arguments from ${p.via} at run time and is not on the allow list`);
   const key = grantKey(p.words);
-  if (key === undefined) return hazard(p, `${result.reason === NOT_LISTED ? NOT_LISTED : `asks: ${result.reason}`}; its program or subcommand is not a plain name, so nothing can be granted for it`);
+  if (key === undefined)
+    return hazard(
+      p,
+      `${result.reason === NOT_LISTED ? NOT_LISTED : `asks: ${result.reason}`}; its program or subcommand is not a plain name, so nothing can be granted for it`,
+    );
   if (ctx.grants?.has(key)) return { ok: true, granted: key };
-  const reason = result.reason === NOT_LISTED ? `\`${p.text}\` ${NOT_LISTED}.` : `\`${p.text}\` asks: ${result.reason}.`;
+  const reason =
+    result.reason === NOT_LISTED ? `\`${p.text}\` ${NOT_LISTED}.` : `\`${p.text}\` asks: ${result.reason}.`;
   return { ok: false, hazard: false, reason, key };
 }
 
@@ -235,7 +375,9 @@ function generalHazard(p: CommandPart, ctx: Ctx): string | undefined {
   return undefined;
 }
 
-type ProgramResult = { ok: true; cls?: ProgramClass; note?: string; printsContent?: boolean } | { ok: false; hazard: boolean; reason: string };
+type ProgramResult =
+  | { ok: true; cls?: ProgramClass; note?: string; printsContent?: boolean }
+  | { ok: false; hazard: boolean; reason: string };
 
 function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): ProgramResult {
   const userOk = matchRule(ctx.userAllow, p, false) !== undefined;
@@ -243,8 +385,20 @@ function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): Pr
   if (p.kind === 'decl' || base === 'set') return judgeShellState(p, base, ctx);
   if (SHELL_STATE.has(base) && (base === 'cd' || base === 'pushd' || base === 'popd')) {
     const target = p.words[1];
-    if (base !== 'popd' && (target === undefined || p.words.length === 1 || target === '-' || target.startsWith('/') || target.startsWith('~') || normalize(target).startsWith('..'))) {
-      return { ok: false, hazard: true, reason: 'changes to a folder outside the workspace, so the paths after it cannot be judged' };
+    if (
+      base !== 'popd' &&
+      (target === undefined ||
+        p.words.length === 1 ||
+        target === '-' ||
+        target.startsWith('/') ||
+        target.startsWith('~') ||
+        normalize(target).startsWith('..'))
+    ) {
+      return {
+        ok: false,
+        hazard: true,
+        reason: 'changes to a folder outside the workspace, so the paths after it cannot be judged',
+      };
     }
     // Into a folder inside the workspace: harmless (what runs after it is judged on its own), and models
     // write `cd sub && npm test` constantly.
@@ -255,20 +409,31 @@ function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): Pr
   }
   if (SHELLS.has(base)) {
     const sc = shellCommand(p);
-    if (sc && sc.script === undefined) return { ok: false, hazard: true, reason: 'runs a script that is only known at run time' };
+    if (sc && sc.script === undefined)
+      return { ok: false, hazard: true, reason: 'runs a script that is only known at run time' };
     if (sc && sc.plain && !name(p).includes('/')) return { ok: true }; // its script is judged as parts of its own
   }
   if (base === 'eval') {
-    return p.words.slice(1).every((w) => w !== undefined) ? { ok: true } : { ok: false, hazard: true, reason: 'evaluates code that is only known at run time' };
+    return p.words.slice(1).every((w) => w !== undefined)
+      ? { ok: true }
+      : { ok: false, hazard: true, reason: 'evaluates code that is only known at run time' };
   }
   const u = unwrap(words);
   if (u) {
     if (u.hazard) return { ok: false, hazard: true, reason: u.hazard };
-    if (u.scripts.some((s) => s === undefined)) return { ok: false, hazard: true, reason: 'runs a script that is only known at run time' };
-    if (u.chdir && (u.chdir.value === undefined || u.chdir.value.startsWith('/') || u.chdir.value.startsWith('~') || normalize(u.chdir.value).startsWith('..'))) {
+    if (u.scripts.some((s) => s === undefined))
+      return { ok: false, hazard: true, reason: 'runs a script that is only known at run time' };
+    if (
+      u.chdir &&
+      (u.chdir.value === undefined ||
+        u.chdir.value.startsWith('/') ||
+        u.chdir.value.startsWith('~') ||
+        normalize(u.chdir.value).startsWith('..'))
+    ) {
       return { ok: false, hazard: true, reason: 'changes to a folder outside the workspace' };
     }
-    if (u.printsEnv && !ctx.sandboxed) return { ok: false, hazard: true, reason: 'prints the environment, which can hold API keys' };
+    if (u.printsEnv && !ctx.sandboxed)
+      return { ok: false, hazard: true, reason: 'prints the environment, which can hold API keys' };
     const secret = anySecret(words, ctx);
     if (secret) return { ok: false, hazard: true, reason: secret };
     if (u.refusal && !userOk) return { ok: false, hazard: false, reason: u.refusal };
@@ -278,7 +443,8 @@ function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): Pr
     const w = p.words.find((x) => x !== undefined && FIND_WRITES.test(x));
     if (w) return { ok: false, hazard: true, reason: `uses find ${w}, which deletes or writes files` };
   }
-  if (base === 'printenv' && !ctx.sandboxed) return { ok: false, hazard: true, reason: 'prints the environment, which can hold API keys' };
+  if (base === 'printenv' && !ctx.sandboxed)
+    return { ok: false, hazard: true, reason: 'prints the environment, which can hold API keys' };
 
   const b = judgeBuiltin(words, p.pipedInto, (f) => ctx.enabled.has(f));
   if (b) {
@@ -287,7 +453,11 @@ function judgeProgram(p: CommandPart, words: Word[], base: string, ctx: Ctx): Pr
     if (reach) return { ok: false, hazard: true, reason: reach };
     if (b.form && !b.refusal) {
       if (b.cls === 'runs-workspace-code' && !ctx.sandboxed && !userOk) {
-        return { ok: false, hazard: false, reason: "runs the workspace's own scripts (package.json, node_modules) and there is no OS sandbox here" };
+        return {
+          ok: false,
+          hazard: false,
+          reason: "runs the workspace's own scripts (package.json, node_modules) and there is no OS sandbox here",
+        };
       }
       return { ok: true, cls: b.cls, note: b.note, printsContent: b.printsContent };
     }
@@ -305,21 +475,34 @@ const name = (p: CommandPart) => p.words[0] ?? '';
 /** export/declare/local/readonly/typeset and set: assignments are judged already; flags that print or alias variables are not plain. */
 function judgeShellState(p: CommandPart, base: string, ctx: Ctx): ProgramResult {
   const flags = p.words.slice(1);
-  if (flags.some((f) => f === undefined)) return { ok: false, hazard: true, reason: `runs ${base} with words known only at run time` };
+  if (flags.some((f) => f === undefined))
+    return { ok: false, hazard: true, reason: `runs ${base} with words known only at run time` };
   if (base === 'set') {
-    if (flags.length === 0) return ctx.sandboxed ? { ok: true } : { ok: false, hazard: true, reason: 'prints the shell variables, which can hold API keys' };
+    if (flags.length === 0)
+      return ctx.sandboxed
+        ? { ok: true }
+        : { ok: false, hazard: true, reason: 'prints the shell variables, which can hold API keys' };
     const plain = flags.every((f) => /^[-+][euxvo]+$/.test(f!) || /^(pipefail|errexit|nounset|xtrace)$/.test(f!));
-    return plain ? { ok: true } : { ok: false, hazard: true, reason: 'changes shell options for the commands after it' };
+    return plain
+      ? { ok: true }
+      : { ok: false, hazard: true, reason: 'changes shell options for the commands after it' };
   }
   if (p.assigns.length === 0 && flags.every((f) => /^-[pfF]*$/.test(f!))) {
-    return ctx.sandboxed ? { ok: true } : { ok: false, hazard: true, reason: `prints the shell variables, which can hold API keys` };
+    return ctx.sandboxed
+      ? { ok: true }
+      : { ok: false, hazard: true, reason: `prints the shell variables, which can hold API keys` };
   }
   if (flags.every((f) => /^[-+][xrgila]+$/.test(f!))) return { ok: true };
   return { ok: false, hazard: true, reason: `uses ${base} ${flags.join(' ')}, which changes how variables behave` };
 }
 
 /** Secret reach of a built-in form: file operands and option values, dynamic names, recursive folders. */
-function builtinReach(paths: (Word & { folder?: boolean })[], printsContent: boolean, recursive: Word[], ctx: Ctx): string | undefined {
+function builtinReach(
+  paths: (Word & { folder?: boolean })[],
+  printsContent: boolean,
+  recursive: Word[],
+  ctx: Ctx,
+): string | undefined {
   for (const f of recursive) {
     if (f.value === undefined || f.glob !== undefined) {
       if (f.value === undefined) return 'searches a folder named only at run time';
@@ -345,7 +528,13 @@ function builtinReach(paths: (Word & { folder?: boolean })[], printsContent: boo
 /** The workspace root, a parent, or any absolute folder: where secret files usually live. A named subfolder (src) is not. */
 function isWorkspaceWide(folder: string, ctx: Ctx): boolean {
   const n = normalize(folder);
-  return n === '' || n.startsWith('..') || n.startsWith('/') || folder.startsWith('~') || underHome(folder, ctx) !== undefined;
+  return (
+    n === '' ||
+    n.startsWith('..') ||
+    n.startsWith('/') ||
+    folder.startsWith('~') ||
+    underHome(folder, ctx) !== undefined
+  );
 }
 
 /** Any word (after the program) that names or can match a secret: for programs without an option table. */
@@ -372,15 +561,18 @@ function builtinDanger(p: CommandPart, dangers: DangerContext): string | undefin
   const form = dangerousForm(p, dangers);
   if (form) return form;
   for (const w of p.writes) {
-    if (w !== undefined && w.startsWith('/dev/') && !SAFE_DEVICES.test(w)) return `\`${p.text}\` writes to the device ${w}.`;
+    if (w !== undefined && w.startsWith('/dev/') && !SAFE_DEVICES.test(w))
+      return `\`${p.text}\` writes to the device ${w}.`;
   }
   const [name, ...args] = p.words;
   if (name === undefined) return undefined;
   const base = basename(name);
-  if (PRIVILEGE.has(base)) return `\`${p.text}\` asks for elevated privileges (${base}); Forge never runs commands as another user.`;
+  if (PRIVILEGE.has(base))
+    return `\`${p.text}\` asks for elevated privileges (${base}); Forge never runs commands as another user.`;
   if (DESTRUCTIVE.test(base)) return `\`${p.text}\` can destroy disks or stop the machine.`;
   const lit = args.filter((a): a is string => a !== undefined);
-  if (base === 'dd' && lit.some((a) => /^of=\/dev\//.test(a) && !SAFE_DEVICES.test(a.slice(3)))) return `\`${p.text}\` writes raw data to a device.`;
+  if (base === 'dd' && lit.some((a) => /^of=\/dev\//.test(a) && !SAFE_DEVICES.test(a.slice(3))))
+    return `\`${p.text}\` writes raw data to a device.`;
   if (base === 'rm' || base === 'chmod' || base === 'chown' || base === 'chgrp') {
     const recursive = lit.some((a) => /^-[a-zA-Z]*[rR]/.test(a) || a === '--recursive');
     const critical = lit.find((a) => isCriticalTarget(a));
@@ -392,7 +584,18 @@ function builtinDanger(p: CommandPart, dangers: DangerContext): string | undefin
 
 function isCriticalTarget(a: string): boolean {
   const t = a.replace(/\/+$/, '') || '/';
-  if (t === '/' || t === '/*' || t === '~' || t === '~/*' || t === '$HOME' || t === '.' || t === '..' || t === '*' || t === '/.') return true;
+  if (
+    t === '/' ||
+    t === '/*' ||
+    t === '~' ||
+    t === '~/*' ||
+    t === '$HOME' ||
+    t === '.' ||
+    t === '..' ||
+    t === '*' ||
+    t === '/.'
+  )
+    return true;
   if (/^[A-Za-z]:[\\/]?\*?$/.test(t)) return true;
   return /^\/(bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|sys|usr|var|Users|System|Library)(\/\*)?$/.test(t);
 }
@@ -400,7 +603,21 @@ function isCriticalTarget(a: string): boolean {
 type CompiledRule = { source: string; words: RegExp[] };
 
 function compileRule(rule: string): CompiledRule {
-  const words = rule.trim().split(/\s+/).filter(Boolean).map((w) => new RegExp('^' + w.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$'));
+  const words = rule
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(
+      (w) =>
+        new RegExp(
+          '^' +
+            w
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '.*')
+              .replace(/\?/g, '.') +
+            '$',
+        ),
+    );
   return { source: rule, words };
 }
 

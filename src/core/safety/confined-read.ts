@@ -64,7 +64,11 @@ interface ConfinedReadOptions {
 type ConfinedReaderOptions = Pick<SandboxOptions, 'extraSecretPatterns' | 'ignoreFileName' | 'platform' | 'warn'>;
 
 function formatSize(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
+  return n >= 1024 * 1024
+    ? `${(n / (1024 * 1024)).toFixed(1)} MB`
+    : n >= 1024
+      ? `${Math.round(n / 1024)} KB`
+      : `${n} bytes`;
 }
 
 const WHY: Partial<Record<ConfinedRefusalCode, string>> = {
@@ -87,7 +91,10 @@ export class ConfinedReader {
   readonly sandbox: WorkspaceSandbox;
   private readonly path: typeof nodePath.posix;
 
-  constructor(readonly fs: WorkspaceFs, options: ConfinedReaderOptions = {}) {
+  constructor(
+    readonly fs: WorkspaceFs,
+    options: ConfinedReaderOptions = {},
+  ) {
     // Reads only: trust is about writes and commands. Secrets are refused whatever the file tools allow.
     this.sandbox = new WorkspaceSandbox(fs, { ...options, trusted: true, allowSecrets: false });
     const platform = options.platform ?? (process.platform === 'win32' ? 'win32' : 'posix');
@@ -124,16 +131,27 @@ export class ConfinedReader {
       if (!r.exists) return this.refusal('missing', display);
       // The real path is opened: with the last component no longer a link, a link swapped in meanwhile is refused.
       const read = await readRegular(this.fs, r.real, opts.maxBytes, opts.signal);
-      if (!read.ok) return read.code === 'missing' ? this.refusal('missing', display) : this.refusal('not-a-file', display, `it is a ${read.kind}, not a regular file`);
+      if (!read.ok)
+        return read.code === 'missing'
+          ? this.refusal('missing', display)
+          : this.refusal('not-a-file', display, `it is a ${read.kind}, not a regular file`);
       if (read.truncated && (opts.overCap ?? 'refuse') === 'refuse') {
-        return this.refusal('too-large', display, `it is ${formatSize(Math.max(read.size, opts.maxBytes + 1))}, over the ${formatSize(opts.maxBytes)} this file may have`);
+        return this.refusal(
+          'too-large',
+          display,
+          `it is ${formatSize(Math.max(read.size, opts.maxBytes + 1))}, over the ${formatSize(opts.maxBytes)} this file may have`,
+        );
       }
       if (read.data.includes(0)) return this.refusal('binary', display);
       const text = new TextDecoder('utf-8', { fatal: false }).decode(read.data).replace(/^\ufeff/, '');
       return { ok: true, abs: r.abs, real: r.real, display, text, truncated: read.truncated, size: read.size };
     } catch (err) {
       opts.signal?.throwIfAborted();
-      return this.refusal('unreadable', shown, `it could not be read (${err instanceof Error ? err.message : String(err)})`);
+      return this.refusal(
+        'unreadable',
+        shown,
+        `it could not be read (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
 
@@ -149,11 +167,25 @@ export class ConfinedReader {
       if (!r.ok) return this.refusal(r.code, shown, WHY[r.code] ?? r.reason);
       const st = r.exists ? await this.fs.stat(r.real) : undefined;
       if (!st) return undefined;
-      if (st.type !== 'file') return this.refusal('not-a-file', shown, `it is a ${st.type === 'dir' ? 'folder' : 'FIFO, device or socket'}, not a regular file`);
-      if (opts.maxBytes !== undefined && st.size > opts.maxBytes) return this.refusal('too-large', shown, `it is ${formatSize(st.size)}, over the ${formatSize(opts.maxBytes)} this file may have`);
+      if (st.type !== 'file')
+        return this.refusal(
+          'not-a-file',
+          shown,
+          `it is a ${st.type === 'dir' ? 'folder' : 'FIFO, device or socket'}, not a regular file`,
+        );
+      if (opts.maxBytes !== undefined && st.size > opts.maxBytes)
+        return this.refusal(
+          'too-large',
+          shown,
+          `it is ${formatSize(st.size)}, over the ${formatSize(opts.maxBytes)} this file may have`,
+        );
       return undefined;
     } catch (err) {
-      return this.refusal('unreadable', shown, `it could not be checked (${err instanceof Error ? err.message : String(err)})`);
+      return this.refusal(
+        'unreadable',
+        shown,
+        `it could not be checked (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
 
@@ -191,7 +223,11 @@ export class ConfinedReader {
       return { ok: true, abs: r.abs, entries, refused };
     } catch (err) {
       signal?.throwIfAborted();
-      return this.refusal('unreadable', shown, `it could not be listed (${err instanceof Error ? err.message : String(err)})`);
+      return this.refusal(
+        'unreadable',
+        shown,
+        `it could not be listed (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
 }

@@ -40,14 +40,28 @@ const CONTROL_FILES = new Set([
 const DEPENDENCY_DIRS = new Set(['node_modules', 'site-packages', 'dist-packages', 'bower_components']);
 
 /** Folders under .github that other agents and CI run or trust. */
-const GITHUB_CONTROL = new Set(['workflows', 'actions', 'agents', 'skills', 'prompts', 'instructions', 'hooks', 'chatmodes', 'copilot-instructions.md', 'copilot-setup-steps.yml']);
+const GITHUB_CONTROL = new Set([
+  'workflows',
+  'actions',
+  'agents',
+  'skills',
+  'prompts',
+  'instructions',
+  'hooks',
+  'chatmodes',
+  'copilot-instructions.md',
+  'copilot-setup-steps.yml',
+]);
 
 /** Code points HFS+ ignores in names (git's protectHFS list): '.g\u200cit' is .git there. */
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 /** One path segment as a case-insensitive, HFS- and NTFS-aware name ('.GIT', '.git.', '.git ' and '.g\u200cit' are .git). */
 function normalizeSegment(segment: string): string {
-  return segment.replace(HFS_IGNORED, '').replace(/[. ]+$/, (m) => (m === segment ? m : '')).toLowerCase();
+  return segment
+    .replace(HFS_IGNORED, '')
+    .replace(/[. ]+$/, (m) => (m === segment ? m : ''))
+    .toLowerCase();
 }
 
 interface ControlPlaneMatch {
@@ -81,16 +95,31 @@ export function controlPlaneMatch(rel: string, extraDirs: readonly string[] = []
     // a repository inside them (.git) is still git's.
     if (DEPENDENCY_DIRS.has(s)) inDependencies = true;
     if (inDependencies && s !== '.git') continue;
-    if (CONTROL_DIRS.has(s)) return { anchor: segments.slice(0, i + 1).join('/'), why: WHY[s] ?? 'Forge or another agent reads it into its prompt or configuration' };
+    if (CONTROL_DIRS.has(s))
+      return {
+        anchor: segments.slice(0, i + 1).join('/'),
+        why: WHY[s] ?? 'Forge or another agent reads it into its prompt or configuration',
+      };
     if (s === '.github' && i + 1 < norm.length && GITHUB_CONTROL.has(norm[i + 1])) {
       return { anchor: segments.slice(0, i + 2).join('/'), why: WHY['.github'] };
     }
-    if (i === norm.length - 1 && CONTROL_FILES.has(s)) return { anchor: segments.join('/'), why: WHY[s] ?? 'Forge or another agent reads it into its prompt or configuration, or a tool outside the sandbox runs it' };
+    if (i === norm.length - 1 && CONTROL_FILES.has(s))
+      return {
+        anchor: segments.join('/'),
+        why:
+          WHY[s] ??
+          'Forge or another agent reads it into its prompt or configuration, or a tool outside the sandbox runs it',
+      };
   }
   const lower = norm.join('/');
   for (const extra of extraDirs) {
-    const e = extra.split(/[\\/]+/).filter((s) => s && s !== '.').map(normalizeSegment).join('/');
-    if (e && (lower === e || lower.startsWith(e + '/'))) return { anchor: extra, why: 'git runs the hooks there (core.hooksPath)' };
+    const e = extra
+      .split(/[\\/]+/)
+      .filter((s) => s && s !== '.')
+      .map(normalizeSegment)
+      .join('/');
+    if (e && (lower === e || lower.startsWith(e + '/')))
+      return { anchor: extra, why: 'git runs the hooks there (core.hooksPath)' };
   }
   return undefined;
 }
@@ -106,7 +135,10 @@ export function isControlPlane(rel: string, extraDirs: readonly string[] = []): 
  * modules, alternates and in-progress rebase scripts stay sealed.
  */
 export function isGitData(rel: string): boolean {
-  const segments = rel.split(/[\\/]+/).filter((s) => s && s !== '.').map(normalizeSegment);
+  const segments = rel
+    .split(/[\\/]+/)
+    .filter((s) => s && s !== '.')
+    .map(normalizeSegment);
   const at = segments.indexOf('.git');
   if (at < 0) return false;
   const inner = segments.slice(at + 1);
@@ -121,11 +153,38 @@ export function isGitData(rel: string): boolean {
 }
 
 const GIT_DATA_FILES = new Set([
-  'head', 'orig_head', 'fetch_head', 'merge_head', 'cherry_pick_head', 'revert_head', 'bisect_log', 'auto_merge',
-  'merge_msg', 'merge_mode', 'squash_msg', 'commit_editmsg', 'tag_editmsg', 'index', 'packed-refs', 'shallow', 'description', 'gitk.cache',
+  'head',
+  'orig_head',
+  'fetch_head',
+  'merge_head',
+  'cherry_pick_head',
+  'revert_head',
+  'bisect_log',
+  'auto_merge',
+  'merge_msg',
+  'merge_mode',
+  'squash_msg',
+  'commit_editmsg',
+  'tag_editmsg',
+  'index',
+  'packed-refs',
+  'shallow',
+  'description',
+  'gitk.cache',
 ]);
 
-const GIT_TRANSIENT = new Set(['orig_head', 'fetch_head', 'merge_head', 'cherry_pick_head', 'revert_head', 'bisect_log', 'auto_merge', 'merge_msg', 'merge_mode', 'squash_msg']);
+const GIT_TRANSIENT = new Set([
+  'orig_head',
+  'fetch_head',
+  'merge_head',
+  'cherry_pick_head',
+  'revert_head',
+  'bisect_log',
+  'auto_merge',
+  'merge_msg',
+  'merge_mode',
+  'squash_msg',
+]);
 
 /**
  * Of the repository's data, what a command may delete: lock files, the transient heads of a merge or pick, and refs
@@ -133,7 +192,10 @@ const GIT_TRANSIENT = new Set(['orig_head', 'fetch_head', 'merge_head', 'cherry_
  */
 export function isDeletableGitData(rel: string): boolean {
   if (!isGitData(rel)) return false;
-  const segments = rel.split(/[\\/]+/).filter((s) => s && s !== '.').map(normalizeSegment);
+  const segments = rel
+    .split(/[\\/]+/)
+    .filter((s) => s && s !== '.')
+    .map(normalizeSegment);
   const inner = segments.slice(segments.lastIndexOf('.git') + 1);
   const [first] = inner;
   if (first === undefined) return false;

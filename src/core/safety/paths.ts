@@ -7,10 +7,17 @@ import type { CommandRules } from './command-rules';
 import { readRegular } from './regular-read';
 import { DEFAULT_SECRET_PATTERNS } from './secrets';
 
-
 type PathAccess = 'read' | 'write' | 'list';
 
-export type PathRefusalCode = 'invalid' | 'outside-workspace' | 'symlink-escape' | 'secret' | 'ignored' | 'git-internal' | 'untrusted' | 'no-workspace';
+export type PathRefusalCode =
+  | 'invalid'
+  | 'outside-workspace'
+  | 'symlink-escape'
+  | 'secret'
+  | 'ignored'
+  | 'git-internal'
+  | 'untrusted'
+  | 'no-workspace';
 
 export interface ResolvedPath {
   ok: true;
@@ -54,7 +61,6 @@ export interface SandboxOptions {
 /** Largest .forgeignore read (a list of patterns, not a document). */
 const FORGEIGNORE_MAX_BYTES = 1024 * 1024;
 
-
 const NPMRC_TOKEN = /(_authToken|_auth|_password)\s*=/;
 /** Code points HFS+ ignores in names (git's protectHFS list): '.g\u200cit' is .git there. */
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
@@ -67,10 +73,16 @@ function refuse(code: PathRefusalCode, reason: string): PathRefusal {
 export class WorkspaceSandbox {
   private readonly path: typeof nodePath.posix;
   private readonly secretPatterns: readonly string[];
-  private readonly ignoreCache = new Map<string, { mtimeMs: number; ig: Ignore | undefined; text: string | undefined }>();
+  private readonly ignoreCache = new Map<
+    string,
+    { mtimeMs: number; ig: Ignore | undefined; text: string | undefined }
+  >();
   private realRoots: { key: string; value: Promise<string[]> } | undefined;
 
-  constructor(readonly fs: WorkspaceFs, readonly options: SandboxOptions) {
+  constructor(
+    readonly fs: WorkspaceFs,
+    readonly options: SandboxOptions,
+  ) {
     const platform = options.platform ?? (process.platform === 'win32' ? 'win32' : 'posix');
     this.path = platform === 'win32' ? nodePath.win32 : nodePath.posix;
     this.secretPatterns = [...DEFAULT_SECRET_PATTERNS, ...(options.extraSecretPatterns ?? [])];
@@ -87,10 +99,14 @@ export class WorkspaceSandbox {
   /** Resolve a model-supplied path; never throws for bad input. */
   async resolve(input: string, access: PathAccess): Promise<PathResolution> {
     if (access === 'write' && !this.options.trusted) {
-      return refuse('untrusted', 'This workspace is not trusted, so Forge cannot write files here. Ask the user to trust the workspace.');
+      return refuse(
+        'untrusted',
+        'This workspace is not trusted, so Forge cannot write files here. Ask the user to trust the workspace.',
+      );
     }
     const roots = this.roots();
-    if (roots.length === 0) return refuse('no-workspace', 'No workspace folder is open; ask the user to open a folder.');
+    if (roots.length === 0)
+      return refuse('no-workspace', 'No workspace folder is open; ask the user to open a folder.');
     const lexical = this.lexical(input, roots);
     if (!lexical.ok) return lexical;
     const { abs, root } = lexical;
@@ -100,7 +116,10 @@ export class WorkspaceSandbox {
     const { real, exists } = await this.realOf(abs);
     const realRoot = real === undefined ? undefined : realRoots.find((r) => this.contains(r, real));
     if (!realRoot || real === undefined) {
-      return refuse('symlink-escape', `'${input}' resolves (through a symbolic link) to a location outside the workspace. Only files inside the workspace folders can be used.`);
+      return refuse(
+        'symlink-escape',
+        `'${input}' resolves (through a symbolic link) to a location outside the workspace. Only files inside the workspace folders can be used.`,
+      );
     }
     const realRel = this.relPosix(realRoot, real);
 
@@ -155,7 +174,9 @@ export class WorkspaceSandbox {
    * for the session would hold every path of every walk (100,000+ for a big tree) for the collector to trace.
    */
   hiddenMatcher(forgeIgnore: Ignore | undefined): (rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined {
-    const secrets = this.options.allowSecrets ? undefined : ignore({ allowRelativePaths: true }).add([...this.secretPatterns]);
+    const secrets = this.options.allowSecrets
+      ? undefined
+      : ignore({ allowRelativePaths: true }).add([...this.secretPatterns]);
     return (rel, isDir) => {
       if (!rel) return undefined;
       const p = isDir ? rel + '/' : rel;
@@ -187,31 +208,42 @@ export class WorkspaceSandbox {
   private lexical(input: string, roots: string[]): { ok: true; abs: string; root: string } | PathRefusal {
     const p = this.path;
     if (typeof input !== 'string') return refuse('invalid', 'Path must be a string.');
-    if (input.includes('\0')) return refuse('invalid', 'Path contains a NUL byte; use a plain relative path such as src/index.ts.');
+    if (input.includes('\0'))
+      return refuse('invalid', 'Path contains a NUL byte; use a plain relative path such as src/index.ts.');
     if (input.length > 4096) return refuse('invalid', 'Path is too long.');
     let s = input.trim().replace(/\\/g, '/');
     if (s === '' || s === '.' || s === './') s = '.';
     // Windows namespace / UNC / device tricks are never needed for workspace files.
-    if (s.startsWith('//') || /^\/\/[?.]\//.test(s)) return refuse('invalid', `'${input}' is a UNC or device path; use a path relative to the workspace.`);
+    if (s.startsWith('//') || /^\/\/[?.]\//.test(s))
+      return refuse('invalid', `'${input}' is a UNC or device path; use a path relative to the workspace.`);
     const drive = /^[a-zA-Z]:/.test(s);
     if (drive && (p !== nodePath.win32 || !/^[a-zA-Z]:\//.test(s))) {
       return refuse('invalid', `'${input}' is a Windows drive path; use a path relative to the workspace.`);
     }
     if (p === nodePath.win32) {
       const body = drive ? s.slice(2) : s;
-      if (body.includes(':')) return refuse('invalid', `'${input}' contains ':' (alternate data stream); use a plain file path.`);
-      if (body.split('/').some((c) => WIN_RESERVED.test(c) || /[. ]$/.test(c) && c !== '.' && c !== '..')) {
+      if (body.includes(':'))
+        return refuse('invalid', `'${input}' contains ':' (alternate data stream); use a plain file path.`);
+      if (body.split('/').some((c) => WIN_RESERVED.test(c) || (/[. ]$/.test(c) && c !== '.' && c !== '..'))) {
         return refuse('invalid', `'${input}' uses a reserved Windows device name or a trailing dot/space.`);
       }
     }
-    if (s.startsWith('~')) return refuse('outside-workspace', `'${input}' points into the home directory; only workspace files can be used.`);
+    if (s.startsWith('~'))
+      return refuse(
+        'outside-workspace',
+        `'${input}' points into the home directory; only workspace files can be used.`,
+      );
 
     let abs: string;
     let root: string;
     if (p.isAbsolute(s)) {
       abs = p.normalize(s);
       const r = roots.find((rt) => this.contains(rt, abs));
-      if (!r) return refuse('outside-workspace', `'${input}' is outside the workspace folders (${roots.join(', ')}). Use a path relative to the workspace.`);
+      if (!r)
+        return refuse(
+          'outside-workspace',
+          `'${input}' is outside the workspace folders (${roots.join(', ')}). Use a path relative to the workspace.`,
+        );
       root = r;
     } else {
       root = roots[0]!;
@@ -226,13 +258,22 @@ export class WorkspaceSandbox {
       }
       abs = p.resolve(root, s);
       if (!this.contains(root, abs)) {
-        return refuse('outside-workspace', `'${input}' escapes the workspace folder with '..'. Use a path inside the workspace.`);
+        return refuse(
+          'outside-workspace',
+          `'${input}' escapes the workspace folder with '..'. Use a path inside the workspace.`,
+        );
       }
     }
     return { ok: true, abs, root };
   }
 
-  private async checkRel(root: string, rel: string, access: PathAccess, abs: string, exists: boolean): Promise<PathRefusal | undefined> {
+  private async checkRel(
+    root: string,
+    rel: string,
+    access: PathAccess,
+    abs: string,
+    exists: boolean,
+  ): Promise<PathRefusal | undefined> {
     if (!rel) return undefined;
     if (this.isGitPath(rel)) {
       return refuse(
@@ -245,14 +286,19 @@ export class WorkspaceSandbox {
     // A folder being listed is judged as a folder too ("build/" excludes listing build).
     const self = hidden(rel, false) ?? (access === 'list' ? hidden(rel, true) : undefined);
     if (self === 'secret') {
-      return refuse('secret', `'${rel}' looks like a secret (keys, credentials, .env). Forge does not read or write secrets; ask the user if you need a value from it.`);
+      return refuse(
+        'secret',
+        `'${rel}' looks like a secret (keys, credentials, .env). Forge does not read or write secrets; ask the user if you need a value from it.`,
+      );
     }
-    if (self === 'ignored') return refuse('ignored', `'${rel}' is excluded by .forgeignore; work with other files or ask the user.`);
+    if (self === 'ignored')
+      return refuse('ignored', `'${rel}' is excluded by .forgeignore; work with other files or ask the user.`);
     // Parent directories can be ignored too ("build/" excludes build/x.js).
     const parts = rel.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dirHidden = hidden(parts.slice(0, i).join('/'), true);
-      if (dirHidden === 'secret') return refuse('secret', `'${rel}' is inside a secrets folder; Forge does not touch it.`);
+      if (dirHidden === 'secret')
+        return refuse('secret', `'${rel}' is inside a secrets folder; Forge does not touch it.`);
       if (dirHidden === 'ignored') return refuse('ignored', `'${rel}' is inside a folder excluded by .forgeignore.`);
     }
     if (!this.options.allowSecrets && this.isNpmrc(rel) && exists) {
@@ -260,7 +306,8 @@ export class WorkspaceSandbox {
         // Regular files only (a FIFO named .npmrc must not hang the check), and capped.
         const read = await readRegular(this.fs, await this.fs.realpath(abs), FORGEIGNORE_MAX_BYTES);
         const text = read.ok ? new TextDecoder().decode(read.data) : '';
-        if (NPMRC_TOKEN.test(text)) return refuse('secret', `'${rel}' contains registry credentials; Forge does not read or write it.`);
+        if (NPMRC_TOKEN.test(text))
+          return refuse('secret', `'${rel}' contains registry credentials; Forge does not read or write it.`);
       } catch {
         /* unreadable: the tool reports it */
       }
@@ -312,7 +359,8 @@ export class WorkspaceSandbox {
   private async readForgeIgnore(root: string, file: string): Promise<{ text: string } | string> {
     const real = await this.fs.realpath(file).catch(() => undefined);
     const realRoot = await this.fs.realpath(root).catch(() => root);
-    if (real === undefined || !this.contains(realRoot, real)) return 'it is a symbolic link that leads outside its workspace folder, or to nothing';
+    if (real === undefined || !this.contains(realRoot, real))
+      return 'it is a symbolic link that leads outside its workspace folder, or to nothing';
     const read = await readRegular(this.fs, real, FORGEIGNORE_MAX_BYTES);
     if (!read.ok) return read.code === 'missing' ? 'it does not exist' : `it is a ${read.kind}, not a regular file`;
     if (read.truncated) return `it is larger than ${FORGEIGNORE_MAX_BYTES / (1024 * 1024)} MB`;
@@ -338,7 +386,8 @@ export class WorkspaceSandbox {
         return { real: rest.length ? p.join(real, ...rest.reverse()) : real, exists: rest.length === 0 };
       } catch {
         // A dangling symlink would be followed by a write: treat its target as unknown.
-        if ((await this.fs.stat(cur).catch(() => undefined))?.type === 'symlink') return { real: undefined, exists: false };
+        if ((await this.fs.stat(cur).catch(() => undefined))?.type === 'symlink')
+          return { real: undefined, exists: false };
         const parent = p.dirname(cur);
         if (parent === cur) return { real: abs, exists: false };
         rest.push(p.basename(cur));

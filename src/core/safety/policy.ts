@@ -35,7 +35,11 @@ export class Policy {
    * What to do with a call. A tool the user allowed for this task skips the question, but an explicit
    * per-tool 'deny' always wins (the user's standing rule beats a one-off click).
    */
-  decide(tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>, allowedForTask: ReadonlySet<string> = new Set(), input?: unknown): PolicyAction {
+  decide(
+    tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>,
+    allowedForTask: ReadonlySet<string> = new Set(),
+    input?: unknown,
+  ): PolicyAction {
     return this.evaluate(tool, allowedForTask, input).action;
   }
 

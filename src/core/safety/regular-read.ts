@@ -12,7 +12,12 @@ function kindOf(type: string): string {
 }
 
 /** The first `maxBytes` bytes of `abs` when it is a regular file. Other errors (permissions, I/O) reject. */
-export async function readRegular(fs: WorkspaceFs, abs: string, maxBytes: number, signal?: AbortSignal): Promise<RegularRead> {
+export async function readRegular(
+  fs: WorkspaceFs,
+  abs: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<RegularRead> {
   const st = await fs.stat(abs);
   if (!st) return { ok: false, code: 'missing', kind: 'missing' };
   if (st.type !== 'file') return { ok: false, code: 'not-a-file', kind: kindOf(st.type) };
@@ -22,7 +27,8 @@ export async function readRegular(fs: WorkspaceFs, abs: string, maxBytes: number
     } catch (err) {
       const code = (err as { code?: unknown })?.code;
       if (code === 'ENOENT') return { ok: false, code: 'missing', kind: 'missing' };
-      if (code === 'ENOTREG') return { ok: false, code: 'not-a-file', kind: String((err as { kind?: unknown }).kind ?? 'special file') };
+      if (code === 'ENOTREG')
+        return { ok: false, code: 'not-a-file', kind: String((err as { kind?: unknown }).kind ?? 'special file') };
       if (code === 'ELOOP') return { ok: false, code: 'not-a-file', kind: 'symbolic link' };
       throw err;
     }

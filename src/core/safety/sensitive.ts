@@ -8,10 +8,21 @@ import { controlPlaneMatch } from './control-plane';
  * The marker for a change of the file shown as `displayPath`, when any of its workspace-relative forms (as addressed,
  * and where it really lives after symbolic links) is control plane; undefined otherwise.
  */
-export function controlPlaneChange(displayPath: string, rels: readonly string[], extraDirs: readonly string[] = []): SensitiveCall | undefined {
+export function controlPlaneChange(
+  displayPath: string,
+  rels: readonly string[],
+  extraDirs: readonly string[] = [],
+): SensitiveCall | undefined {
   for (const rel of rels) {
     const m = controlPlaneMatch(rel, extraDirs);
-    if (m) return { kind: 'control-plane', path: displayPath, anchor: m.anchor, why: m.why, notice: `control plane: ${m.why}; this edit is never auto-approved` };
+    if (m)
+      return {
+        kind: 'control-plane',
+        path: displayPath,
+        anchor: m.anchor,
+        why: m.why,
+        notice: `control plane: ${m.why}; this edit is never auto-approved`,
+      };
   }
   return undefined;
 }
@@ -24,9 +35,10 @@ export function sensitiveTitle(s: SensitiveCall, verb = 'Edit'): string {
 
 /** A command while the sandbox's secret scan is incomplete or still running: asked of a person every time. */
 export function unhiddenSecretsCall(command: string, scan: 'incomplete' | 'pending'): SensitiveCall {
-  const why = scan === 'pending'
-    ? 'Forge is still locating the workspace\'s secrets to hide from commands'
-    : 'the workspace has too many files for Forge to locate every secret, so one may be readable by a command';
+  const why =
+    scan === 'pending'
+      ? "Forge is still locating the workspace's secrets to hide from commands"
+      : 'the workspace has too many files for Forge to locate every secret, so one may be readable by a command';
   return { kind: 'unhidden-secrets', path: command, anchor: '', why, notice: `${why}; never auto-approved` };
 }
 

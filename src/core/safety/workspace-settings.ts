@@ -93,22 +93,30 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : []);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
 
 /**
  * The user's side (user settings over the default) and the workspace's side (workspace, then folder, over it; objects
  * merge by key as VS Code merges them, anything else is replaced). `set`: whether the workspace gives a value at all.
  */
-function sides(s: ScopedValues | undefined, fallback: unknown): { base: unknown; baseSource: SettingSource; ws: unknown; set: boolean } {
+function sides(
+  s: ScopedValues | undefined,
+  fallback: unknown,
+): { base: unknown; baseSource: SettingSource; ws: unknown; set: boolean } {
   const def = s?.defaultValue !== undefined ? s.defaultValue : fallback;
   const hasUser = s?.globalValue !== undefined;
-  const base = isRecord(def) && isRecord(s?.globalValue) ? { ...def, ...s.globalValue } : hasUser ? s!.globalValue : def;
+  const base =
+    isRecord(def) && isRecord(s?.globalValue) ? { ...def, ...s.globalValue } : hasUser ? s!.globalValue : def;
   const layers = [s?.workspaceValue, s?.workspaceFolderValue].filter((v) => v !== undefined);
   let ws = base;
   for (const layer of layers) ws = isRecord(ws) && isRecord(layer) ? { ...ws, ...layer } : layer;
@@ -124,7 +132,7 @@ const budget = (v: unknown, fallback: number) => (typeof v === 'number' && Numbe
 const room = (v: number) => (v <= 0 ? Infinity : v);
 const urlOf = (v: unknown) => (typeof v === 'string' ? v.trim().replace(/\/+$/, '') : '');
 /** "openai-compatible:model@http://host/v1" names its own endpoint; other fallbacks use the primary's. */
-const fallbackUrl = (v: unknown) => (typeof v === 'string' ? /@(https?:\/\/\S+)$/.exec(v.trim())?.[1] ?? '' : '');
+const fallbackUrl = (v: unknown) => (typeof v === 'string' ? (/@(https?:\/\/\S+)$/.exec(v.trim())?.[1] ?? '') : '');
 
 type McpApprovals = Record<string, true | string[]>;
 function mcpApprovals(v: unknown): McpApprovals {
@@ -162,7 +170,11 @@ interface DecideOptions {
  * The decision: values in effect, who set them, and the workspace's widening values with the user's answers.
  * `consent`: this workspace's stored answers (empty when none).
  */
-export function decideWorkspaceSettings(inspected: Partial<Record<WideningKey, ScopedValues | undefined>>, consent: ConsentRecord = {}, opts: DecideOptions = {}): WorkspaceSettingsDecision {
+export function decideWorkspaceSettings(
+  inspected: Partial<Record<WideningKey, ScopedValues | undefined>>,
+  consent: ConsentRecord = {},
+  opts: DecideOptions = {},
+): WorkspaceSettingsDecision {
   const keyAtStake = opts.keyStored !== false;
   const keyless: WorkspaceSettingsDecision['keyless'] = [];
   const values = {} as Record<WideningKey, unknown>;
@@ -210,7 +222,10 @@ export function decideWorkspaceSettings(inspected: Partial<Record<WideningKey, S
         case 'sandbox.network': {
           const wider = networkRank(ws) > networkRank(base);
           if (networkRank(ws) === networkRank(base)) break;
-          if (!wider || judge(key, ws, base, ws === 'on' ? 'open the network to commands' : 'let commands reach the allowed hosts')) {
+          if (
+            !wider ||
+            judge(key, ws, base, ws === 'on' ? 'open the network to commands' : 'let commands reach the allowed hosts')
+          ) {
             value = ws;
             fromWorkspace = true;
           }
@@ -222,9 +237,12 @@ export function decideWorkspaceSettings(inspected: Partial<Record<WideningKey, S
           const b = strings(base);
           const w = strings(ws);
           const extra = w.filter((x) => !b.includes(x));
-          const says = key === 'sandbox.allowedHosts' ? `let commands reach ${list(extra)}`
-            : key === 'sandbox.envAllowList' ? `pass ${list(extra)} from your environment to commands`
-            : `let ${list(extra)} run without asking`;
+          const says =
+            key === 'sandbox.allowedHosts'
+              ? `let commands reach ${list(extra)}`
+              : key === 'sandbox.envAllowList'
+                ? `pass ${list(extra)} from your environment to commands`
+                : `let ${list(extra)} run without asking`;
           if (extra.length && judge(key, w, b, says)) value = w;
           else value = w.filter((x) => b.includes(x)); // what both allow: the workspace may only take away
           fromWorkspace = canonical(value) !== canonical(b);
@@ -256,7 +274,17 @@ export function decideWorkspaceSettings(inspected: Partial<Record<WideningKey, S
           const url = fallbackUrl(ws);
           if (typeof ws === 'string' && ws.trim() === (typeof base === 'string' ? base.trim() : '')) break;
           if (url && url !== fallbackUrl(base) && !keyAtStake) keyless.push(key);
-          if (!url || url === fallbackUrl(base) || !keyAtStake || judge(key, ws, base, `send model requests, with your stored API key, to ${url} when the model keeps failing`)) {
+          if (
+            !url ||
+            url === fallbackUrl(base) ||
+            !keyAtStake ||
+            judge(
+              key,
+              ws,
+              base,
+              `send model requests, with your stored API key, to ${url} when the model keeps failing`,
+            )
+          ) {
             value = ws;
             fromWorkspace = true;
           }
@@ -268,9 +296,14 @@ export function decideWorkspaceSettings(inspected: Partial<Record<WideningKey, S
           const b = budget(base, fallback);
           const w = budget(ws, fallback);
           if (w === b) break;
-          const says = key === 'costBudgetUsd'
-            ? (w <= 0 ? 'remove the cost budget (spend on your key without a limit)' : `raise the cost budget to $${w} per run`)
-            : (w <= 0 ? 'remove the token budget (spend on your key without a limit)' : `raise the token budget to ${w} tokens per run`);
+          const says =
+            key === 'costBudgetUsd'
+              ? w <= 0
+                ? 'remove the cost budget (spend on your key without a limit)'
+                : `raise the cost budget to $${w} per run`
+              : w <= 0
+                ? 'remove the token budget (spend on your key without a limit)'
+                : `raise the token budget to ${w} tokens per run`;
           if (room(w) < room(b) || judge(key, w, b, says)) {
             value = w;
             fromWorkspace = true;
@@ -292,7 +325,16 @@ export function decideWorkspaceSettings(inspected: Partial<Record<WideningKey, S
             if (mine === true) both[server] = entry;
             else if (mine) both[server] = entry === true ? mine : entry.filter((t) => mine.includes(t));
           }
-          if (extra.length && judge(key, w, b, `let MCP tools run without asking (${extra.slice(0, 5).join('; ')}${extra.length > 5 ? '; ...' : ''})`)) value = w;
+          if (
+            extra.length &&
+            judge(
+              key,
+              w,
+              b,
+              `let MCP tools run without asking (${extra.slice(0, 5).join('; ')}${extra.length > 5 ? '; ...' : ''})`,
+            )
+          )
+            value = w;
           else value = both;
           fromWorkspace = canonical(value) !== canonical(b);
           break;
@@ -312,13 +354,19 @@ export function consentQuestion(toAsk: readonly WidenedSetting[]): { message: st
   return {
     message: `This workspace's settings ${joined}.`,
     detail:
-      toAsk.map((w) => `forge.${w.key} = ${JSON.stringify(w.value)} (yours: ${JSON.stringify(w.userValue)})`).join('\n') +
+      toAsk
+        .map((w) => `forge.${w.key} = ${JSON.stringify(w.value)} (yours: ${JSON.stringify(w.userValue)})`)
+        .join('\n') +
       '\n\nThey came with the workspace (.vscode/settings.json or the .code-workspace file). Until you allow them here, Forge uses your own settings. A changed value is asked again.',
   };
 }
 
 /** The user's answer, recorded for these values. */
-export function recordAnswer(consent: ConsentRecord, answered: readonly WidenedSetting[], allow: boolean): ConsentRecord {
+export function recordAnswer(
+  consent: ConsentRecord,
+  answered: readonly WidenedSetting[],
+  allow: boolean,
+): ConsentRecord {
   const next: ConsentRecord = { ...consent };
   for (const w of answered) next[w.key] = allow ? { allowed: w.digest } : { refused: w.digest };
   return next;

@@ -30,12 +30,15 @@ export function stepKeysFromHistory(history: readonly ChatMessage[]): Map<string
 }
 
 /** Groups the journal's edits into checkpoints, one per step. */
-export function deriveCheckpoints(entries: readonly Pick<JournalEntry, 'seq' | 'path' | 'at' | 'toolCallId' | 'undone'>[], stepKeys: ReadonlyMap<string, string> = new Map()): Checkpoint[] {
+export function deriveCheckpoints(
+  entries: readonly Pick<JournalEntry, 'seq' | 'path' | 'at' | 'toolCallId' | 'undone'>[],
+  stepKeys: ReadonlyMap<string, string> = new Map(),
+): Checkpoint[] {
   const out: Checkpoint[] = [];
   let lastKey: string | undefined;
   const sorted = [...entries].sort((a, b) => a.seq - b.seq);
   for (const e of sorted) {
-    const key = e.toolCallId === undefined ? `seq:${e.seq}` : stepKeys.get(e.toolCallId) ?? `call:${e.toolCallId}`;
+    const key = e.toolCallId === undefined ? `seq:${e.seq}` : (stepKeys.get(e.toolCallId) ?? `call:${e.toolCallId}`);
     let cp = out[out.length - 1];
     if (!cp || key !== lastKey) {
       cp = { step: out.length + 1, toolCallIds: [], paths: [], toSeq: e.seq, at: e.at, undone: true };

@@ -44,7 +44,15 @@ interface CommandLogOptions {
 
 type StartLine = { k: 'start'; toolCallId: string; command: string; cwd: string; at: number };
 type PidLine = { k: 'pid'; toolCallId: string; at: number; pid: number };
-type EndLine = { k: 'end'; toolCallId: string; at: number; exitCode?: number | null; timedOut?: boolean; aborted?: boolean; reported?: boolean };
+type EndLine = {
+  k: 'end';
+  toolCallId: string;
+  at: number;
+  exitCode?: number | null;
+  timedOut?: boolean;
+  aborted?: boolean;
+  reported?: boolean;
+};
 
 const TAIL_CHARS = 4000;
 
@@ -55,7 +63,10 @@ export class CommandLog {
   private readonly maxOutput: number;
   private readonly flushMs: number;
 
-  constructor(private readonly dir: string, opts: CommandLogOptions = {}) {
+  constructor(
+    private readonly dir: string,
+    opts: CommandLogOptions = {},
+  ) {
     this.io = opts.io ?? new NodeTasksIO();
     this.log = opts.log ?? (() => undefined);
     this.now = opts.now ?? Date.now;
@@ -65,7 +76,13 @@ export class CommandLog {
 
   /** Intent: durable before the command runs. Rejects when it cannot be written (the caller decides). */
   async start(taskId: string, start: CommandStart): Promise<CommandHandle> {
-    const line: StartLine = { k: 'start', toolCallId: start.toolCallId, command: start.command, cwd: start.cwd, at: this.now() };
+    const line: StartLine = {
+      k: 'start',
+      toolCallId: start.toolCallId,
+      command: start.command,
+      cwd: start.cwd,
+      at: this.now(),
+    };
     await this.io.append(this.logFile(taskId), `\n${JSON.stringify(line)}\n`);
     const outFile = this.outputFile(taskId, start.toolCallId);
     let buffered = '';
@@ -77,13 +94,17 @@ export class CommandLog {
       if (!buffered) return chain;
       const text = buffered;
       buffered = '';
-      chain = chain.then(() => this.io.append(outFile, text)).catch((err) => this.log(`[commands] cannot write output of ${start.toolCallId}: ${errorText(err)}`));
+      chain = chain
+        .then(() => this.io.append(outFile, text))
+        .catch((err) => this.log(`[commands] cannot write output of ${start.toolCallId}: ${errorText(err)}`));
       return chain;
     };
     return {
       started: (pid) => {
         const pidLine: PidLine = { k: 'pid', toolCallId: start.toolCallId, at: this.now(), pid };
-        chain = chain.then(() => this.io.append(this.logFile(taskId), `${JSON.stringify(pidLine)}\n`)).catch((err) => this.log(`[commands] cannot record the process of ${start.toolCallId}: ${errorText(err)}`));
+        chain = chain
+          .then(() => this.io.append(this.logFile(taskId), `${JSON.stringify(pidLine)}\n`))
+          .catch((err) => this.log(`[commands] cannot record the process of ${start.toolCallId}: ${errorText(err)}`));
       },
       output: (chunk) => {
         const room = this.maxOutput - written;
@@ -102,7 +123,9 @@ export class CommandLog {
         const endLine: EndLine = { k: 'end', toolCallId: start.toolCallId, at: this.now(), exitCode: outcome.exitCode };
         if (outcome.timedOut) endLine.timedOut = true;
         if (outcome.aborted) endLine.aborted = true;
-        await this.io.append(this.logFile(taskId), `${JSON.stringify(endLine)}\n`).catch((err) => this.log(`[commands] cannot record the end of ${start.toolCallId}: ${errorText(err)}`));
+        await this.io
+          .append(this.logFile(taskId), `${JSON.stringify(endLine)}\n`)
+          .catch((err) => this.log(`[commands] cannot record the end of ${start.toolCallId}: ${errorText(err)}`));
       },
     };
   }
@@ -122,7 +145,16 @@ export class CommandLog {
     const out: InterruptedCommand[] = [];
     for (const s of open.values()) {
       const output = (await this.io.read(this.outputFile(taskId, s.toolCallId)).catch(() => undefined)) ?? '';
-      out.push({ taskId, toolCallId: s.toolCallId, command: s.command, cwd: s.cwd, startedAt: s.at, outputTail: output.slice(-TAIL_CHARS), outputChars: output.length, ...(pids.has(s.toolCallId) ? { pid: pids.get(s.toolCallId) } : {}) });
+      out.push({
+        taskId,
+        toolCallId: s.toolCallId,
+        command: s.command,
+        cwd: s.cwd,
+        startedAt: s.at,
+        outputTail: output.slice(-TAIL_CHARS),
+        outputChars: output.length,
+        ...(pids.has(s.toolCallId) ? { pid: pids.get(s.toolCallId) } : {}),
+      });
     }
     return out.sort((a, b) => a.startedAt - b.startedAt);
   }
@@ -137,7 +169,8 @@ export class CommandLog {
   async removeTask(taskId: string): Promise<void> {
     const stem = safeFileStem(taskId);
     await this.io.remove(this.logFile(taskId));
-    for (const name of await this.io.list(path.join(this.dir, stem))) await this.io.remove(path.join(this.dir, stem, name));
+    for (const name of await this.io.list(path.join(this.dir, stem)))
+      await this.io.remove(path.join(this.dir, stem, name));
   }
 
   private logFile(taskId: string): string {

@@ -66,7 +66,9 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
       return handle(j, await j.beginEdit(entry));
     },
     stage(before, after) {
-      void Promise.resolve(journal).then((j) => j.stageBlobs([before, after])).catch(() => undefined);
+      void Promise.resolve(journal)
+        .then((j) => j.stageBlobs([before, after]))
+        .catch(() => undefined);
     },
     propose(entry) {
       drop(entry.toolCallId, 'proposed again');
@@ -85,7 +87,7 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
       proposed.delete(entry.toolCallId!);
       return p.intent.then(async (intent) => {
         const j = await journal;
-        if (!j.isOpen(intent)) throw new Error('the proposal\'s journal entry was settled meanwhile');
+        if (!j.isOpen(intent)) throw new Error("the proposal's journal entry was settled meanwhile");
         // Recorded as approved, without waiting: a file written straight to disk needs no record (the disk tells), and
         // an editor's buffer changes only after the workbench's round trips, well after this line is in the file.
         void j.confirmProposed(intent).catch(() => undefined);
@@ -126,7 +128,13 @@ export class JournalingApplier implements EditApplier {
     const taskId = edit.taskId ?? this.currentTaskId();
     if (!taskId) return this.inner.apply(edit, signal);
     const before = edit.isNewFile ? null : (edit.original ?? (await this.readCurrent(edit.path)) ?? null);
-    const record: EditIntentRecord = { taskId, path: edit.path, before, after: edit.content, ...(edit.toolCallId ? { toolCallId: edit.toolCallId } : {}) };
+    const record: EditIntentRecord = {
+      taskId,
+      path: edit.path,
+      before,
+      after: edit.content,
+      ...(edit.toolCallId ? { toolCallId: edit.toolCallId } : {}),
+    };
     let intent: LedgerIntent;
     try {
       // The intent recorded while the user reviewed this very edit, or a new one now.
@@ -145,7 +153,9 @@ export class JournalingApplier implements EditApplier {
     } catch (err) {
       // A save that failed after the buffer changed still left Forge's change in the editor: the journal must know.
       const inBuffer = (await this.readCurrent(edit.path).catch(() => undefined)) === edit.content;
-      await (inBuffer ? intent.commit() : intent.abandon(errorText(err))).catch((e) => this.log.warn(`edit journal: could not settle ${edit.path}: ${errorText(e)}`));
+      await (inBuffer ? intent.commit() : intent.abandon(errorText(err))).catch((e) =>
+        this.log.warn(`edit journal: could not settle ${edit.path}: ${errorText(e)}`),
+      );
       throw err;
     }
     // The outcome is recorded off the tool's path: the intent is already durable, so a crash before this line lands
@@ -213,7 +223,6 @@ export class RecordingRunner implements CommandRunner {
     (this.inner as { prewarm?: (r: string) => void }).prewarm?.(root);
   }
 }
-
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -7,10 +7,29 @@
 //   void    intents that did not happen (failed, refused, or found not applied when reconciling after a crash)
 import type { BlobStore } from './blob-store';
 
-export type EditLine = { k: 'edit'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string };
+export type EditLine = {
+  k: 'edit';
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null;
+  after: string | null;
+  at: number;
+  toolCallId?: string;
+};
 type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
 type RedoLine = { k: 'redo'; taskId: string; seqs: number[]; at: number };
-export type IntentLine = { k: 'intent'; taskId: string; seq: number; path: string; before: string | null; after: string | null; at: number; toolCallId?: string; proposed?: true };
+export type IntentLine = {
+  k: 'intent';
+  taskId: string;
+  seq: number;
+  path: string;
+  before: string | null;
+  after: string | null;
+  at: number;
+  toolCallId?: string;
+  proposed?: true;
+};
 type VoidLine = { k: 'void'; taskId: string; seqs: number[]; at: number; reason?: string };
 export type LogLine = EditLine | UndoLine | RedoLine | IntentLine | VoidLine;
 
@@ -43,7 +62,6 @@ export interface EditSummary {
   missing: { path: string; seqs: number[] }[];
 }
 
-
 export interface TaskLog {
   stem: string;
   edits: EditLine[];
@@ -72,9 +90,22 @@ function parseLine(raw: string): LogLine | undefined {
     const v = JSON.parse(raw) as { [K in keyof EditLine | keyof UndoLine | keyof VoidLine]?: unknown } | null;
     if (!v || typeof v !== 'object' || typeof v.taskId !== 'string' || typeof v.at !== 'number') return undefined;
     const isHash = (h: unknown) => h === null || (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h));
-    if (v.k === 'edit' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as EditLine;
-    if (v.k === 'intent' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after)) return v as IntentLine;
-    if ((v.k === 'undo' || v.k === 'redo' || v.k === 'void') && Array.isArray(v.seqs) && v.seqs.every((s: unknown) => Number.isInteger(s))) return v as UndoLine | RedoLine | VoidLine;
+    if (v.k === 'edit' && Number.isInteger(v.seq) && typeof v.path === 'string' && isHash(v.before) && isHash(v.after))
+      return v as EditLine;
+    if (
+      v.k === 'intent' &&
+      Number.isInteger(v.seq) &&
+      typeof v.path === 'string' &&
+      isHash(v.before) &&
+      isHash(v.after)
+    )
+      return v as IntentLine;
+    if (
+      (v.k === 'undo' || v.k === 'redo' || v.k === 'void') &&
+      Array.isArray(v.seqs) &&
+      v.seqs.every((s: unknown) => Number.isInteger(s))
+    )
+      return v as UndoLine | RedoLine | VoidLine;
     return undefined;
   } catch {
     return undefined;
@@ -86,7 +117,13 @@ export function parseIndex(text: string): Record<string, IndexEntry> | undefined
     const doc = JSON.parse(text) as { version?: unknown; tasks?: Record<string, Partial<IndexEntry>> };
     if (doc?.version !== JOURNAL_VERSION || !doc.tasks || typeof doc.tasks !== 'object') return undefined;
     for (const e of Object.values(doc.tasks)) {
-      if (typeof e?.stem !== 'string' || typeof e.live !== 'number' || typeof e.lastAt !== 'number' || typeof e.size !== 'number') return undefined;
+      if (
+        typeof e?.stem !== 'string' ||
+        typeof e.live !== 'number' ||
+        typeof e.lastAt !== 'number' ||
+        typeof e.size !== 'number'
+      )
+        return undefined;
     }
     return doc.tasks as Record<string, IndexEntry>;
   } catch {
@@ -94,15 +131,29 @@ export function parseIndex(text: string): Record<string, IndexEntry> | undefined
   }
 }
 
-
 /** Folds a log's text; unparseable lines (a torn last line after a crash) are counted and skipped. */
-export function parseLog(text: string, stem: string, expectedTaskId?: string): { log: TaskLog & { taskId?: string }; bad: number } {
-  const log: TaskLog & { taskId?: string } = { stem, edits: [], undone: new Set(), nextSeq: 1, size: Buffer.byteLength(text, 'utf8'), needsNewline: text.length > 0 && !text.endsWith('\n') };
+export function parseLog(
+  text: string,
+  stem: string,
+  expectedTaskId?: string,
+): { log: TaskLog & { taskId?: string }; bad: number } {
+  const log: TaskLog & { taskId?: string } = {
+    stem,
+    edits: [],
+    undone: new Set(),
+    nextSeq: 1,
+    size: Buffer.byteLength(text, 'utf8'),
+    needsNewline: text.length > 0 && !text.endsWith('\n'),
+  };
   let bad = 0;
   for (const raw of text.split('\n')) {
     if (!raw.trim()) continue;
     const line = parseLine(raw);
-    if (!line || (expectedTaskId !== undefined && line.taskId !== expectedTaskId) || (log.taskId !== undefined && line.taskId !== log.taskId)) {
+    if (
+      !line ||
+      (expectedTaskId !== undefined && line.taskId !== expectedTaskId) ||
+      (log.taskId !== undefined && line.taskId !== log.taskId)
+    ) {
       bad++;
       continue;
     }
@@ -146,10 +197,20 @@ const TASK_CONTENT_MISSING = 'the content the task wrote is missing from the jou
 const CHECKPOINT_CONTENT_MISSING = 'the checkpoint content is missing from the journal';
 
 /** Reverts one file's edits (seq order) to the first edit's `before`, unless the user changed it since (conflict). */
-export function undoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<PathOutcome> {
+export function undoPath(
+  blobs: BlobStore,
+  file: string,
+  edits: EditLine[],
+  fs: UndoFs,
+  force: boolean,
+): Promise<PathOutcome> {
   return movePath(blobs, file, fs, force, {
-    from: edits[edits.length - 1]!.after, to: edits[0]!.before, fromMissing: TASK_CONTENT_MISSING, toMissing: CHECKPOINT_CONTENT_MISSING,
-    since: 'since the task edited it', failed: 'restore failed',
+    from: edits[edits.length - 1]!.after,
+    to: edits[0]!.before,
+    fromMissing: TASK_CONTENT_MISSING,
+    toMissing: CHECKPOINT_CONTENT_MISSING,
+    since: 'since the task edited it',
+    failed: 'restore failed',
   });
 }
 
@@ -157,10 +218,20 @@ export function undoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: 
  * Puts one file's undone edits back: the file must still be what the undo left (the first edit's `before`), else the
  * user changed it since and it is a conflict (unless `force`). It gets the last edit's `after` (null -> deleted).
  */
-export function redoPath(blobs: BlobStore, file: string, edits: EditLine[], fs: UndoFs, force: boolean): Promise<PathOutcome> {
+export function redoPath(
+  blobs: BlobStore,
+  file: string,
+  edits: EditLine[],
+  fs: UndoFs,
+  force: boolean,
+): Promise<PathOutcome> {
   return movePath(blobs, file, fs, force, {
-    from: edits[0]!.before, to: edits[edits.length - 1]!.after, fromMissing: CHECKPOINT_CONTENT_MISSING, toMissing: TASK_CONTENT_MISSING,
-    since: 'since it was restored', failed: 'redo failed',
+    from: edits[0]!.before,
+    to: edits[edits.length - 1]!.after,
+    fromMissing: CHECKPOINT_CONTENT_MISSING,
+    toMissing: TASK_CONTENT_MISSING,
+    since: 'since it was restored',
+    failed: 'redo failed',
   });
 }
 
@@ -244,7 +315,9 @@ export async function summarizeEdits(log: TaskLog, blobs: BlobStore): Promise<Ed
   for (const e of log.edits) {
     if (log.undone.has(e.seq)) continue;
     summary.live.push({ path: e.path, seq: e.seq });
-    const lost = (e.before !== null && (await blobs.get(e.before)) === undefined) || (e.after !== null && (await blobs.get(e.after)) === undefined);
+    const lost =
+      (e.before !== null && (await blobs.get(e.before)) === undefined) ||
+      (e.after !== null && (await blobs.get(e.after)) === undefined);
     if (lost) missing.set(e.path, [...(missing.get(e.path) ?? []), e.seq]);
   }
   summary.missing = [...missing].map(([p, seqs]) => ({ path: p, seqs }));

@@ -7,7 +7,25 @@
 import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
-import { JOURNAL_VERSION as VERSION, parseIndex, parseLog, forgetUndone, movePaths, readIntents, redoPath, summarizeEdits, undoPath, type EditIntent, type EditLine, type EditSummary, type IndexEntry, type IntentLine, type LogLine, type OpenIntent, type TaskLog } from './journal-lines';
+import {
+  JOURNAL_VERSION as VERSION,
+  parseIndex,
+  parseLog,
+  forgetUndone,
+  movePaths,
+  readIntents,
+  redoPath,
+  summarizeEdits,
+  undoPath,
+  type EditIntent,
+  type EditLine,
+  type EditSummary,
+  type IndexEntry,
+  type IntentLine,
+  type LogLine,
+  type OpenIntent,
+  type TaskLog,
+} from './journal-lines';
 import { KeyedQueue } from './keyed-queue';
 
 export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
@@ -47,7 +65,6 @@ export interface EditJournalOptions {
   schedule?: (fn: () => void, ms: number) => () => void;
 }
 
-
 const INDEX_KEY = 'index';
 const GC_GRACE_MS = 10 * 60_000;
 const GC_DELAY_MS = 30_000;
@@ -73,7 +90,10 @@ export class EditJournal {
   ) {
     this.blobs = new BlobStore(path.join(root, 'blobs'), io);
     this.indexWriter = new CoalescingWriter(() =>
-      this.io.writeAtomic(this.indexFile(), JSON.stringify({ version: VERSION, tasks: Object.fromEntries(this.index) })),
+      this.io.writeAtomic(
+        this.indexFile(),
+        JSON.stringify({ version: VERSION, tasks: Object.fromEntries(this.index) }),
+      ),
     );
   }
 
@@ -98,13 +118,28 @@ export class EditJournal {
     return this.exclusive(entry.taskId, async () => {
       const log = await this.taskLog(entry.taskId);
       return this.blobs.putPinned([entry.before, entry.after], async ([before, after]) => {
-        const line: EditLine = { k: 'edit', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
+        const line: EditLine = {
+          k: 'edit',
+          taskId: entry.taskId,
+          seq: log.nextSeq,
+          path: entry.path,
+          before,
+          after,
+          at: this.now(),
+        };
         if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
         await this.append(log, line);
         log.edits.push(line);
         log.nextSeq++;
         this.touchIndex(entry.taskId, log);
-        const out: JournalEntry = { taskId: line.taskId, seq: line.seq, path: line.path, before: entry.before, after: entry.after, at: line.at };
+        const out: JournalEntry = {
+          taskId: line.taskId,
+          seq: line.seq,
+          path: line.path,
+          before: entry.before,
+          after: entry.after,
+          at: line.at,
+        };
         if (line.toolCallId !== undefined) out.toolCallId = line.toolCallId;
         return out;
       });
@@ -129,13 +164,27 @@ export class EditJournal {
     return this.exclusive(entry.taskId, async () => {
       const log = await this.taskLog(entry.taskId);
       return this.blobs.putPinned([entry.before, entry.after], async ([before, after]) => {
-        const line: IntentLine = { k: 'intent', taskId: entry.taskId, seq: log.nextSeq, path: entry.path, before, after, at: this.now() };
+        const line: IntentLine = {
+          k: 'intent',
+          taskId: entry.taskId,
+          seq: log.nextSeq,
+          path: entry.path,
+          before,
+          after,
+          at: this.now(),
+        };
         if (entry.toolCallId !== undefined) line.toolCallId = entry.toolCallId;
         if (entry.proposed) line.proposed = true;
         await this.append(log, line);
         (log.intents ??= new Map()).set(line.seq, line);
         log.nextSeq++;
-        const intent: EditIntent = { taskId: entry.taskId, seq: line.seq, path: entry.path, before: entry.before, after: entry.after };
+        const intent: EditIntent = {
+          taskId: entry.taskId,
+          seq: line.seq,
+          path: entry.path,
+          before: entry.before,
+          after: entry.after,
+        };
         if (entry.toolCallId !== undefined) intent.toolCallId = entry.toolCallId;
         return intent;
       });
@@ -156,7 +205,14 @@ export class EditJournal {
       this.touchIndex(intent.taskId, log);
       const before = line.before === null ? null : await this.blobs.get(line.before);
       const after = line.after === null ? null : await this.blobs.get(line.after);
-      const out: JournalEntry = { taskId: line.taskId, seq: line.seq, path: line.path, before: before ?? null, after: after ?? null, at: line.at };
+      const out: JournalEntry = {
+        taskId: line.taskId,
+        seq: line.seq,
+        path: line.path,
+        before: before ?? null,
+        after: after ?? null,
+        at: line.at,
+      };
       if (line.toolCallId !== undefined) out.toolCallId = line.toolCallId;
       return out;
     });
@@ -167,7 +223,13 @@ export class EditJournal {
     return this.exclusive(intent.taskId, async () => {
       const log = await this.taskLog(intent.taskId);
       if (!log.intents?.has(intent.seq)) return;
-      await this.append(log, { k: 'void', taskId: intent.taskId, seqs: [intent.seq], at: this.now(), ...(reason ? { reason } : {}) });
+      await this.append(log, {
+        k: 'void',
+        taskId: intent.taskId,
+        seqs: [intent.seq],
+        at: this.now(),
+        ...(reason ? { reason } : {}),
+      });
       log.intents.delete(intent.seq);
     });
   }
@@ -217,7 +279,9 @@ export class EditJournal {
       await this.io.remove(file);
       this.logs.delete(taskId);
       if (this.index.delete(taskId)) {
-        await this.indexWriter.submit(INDEX_KEY, null).catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
+        await this.indexWriter
+          .submit(INDEX_KEY, null)
+          .catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
       }
       return existed;
     });
@@ -244,7 +308,10 @@ export class EditJournal {
       this.cancelGcTimer = undefined;
       this.collectGarbage(this.disposed.signal).then(
         (r) => {
-          if (r.removedBlobs) this.log(`[journal] collected ${r.removedBlobs} unreferenced blob(s), ${Math.round(r.freedBytes / 1024)} KiB`);
+          if (r.removedBlobs)
+            this.log(
+              `[journal] collected ${r.removedBlobs} unreferenced blob(s), ${Math.round(r.freedBytes / 1024)} KiB`,
+            );
         },
         (err) => {
           if (!this.disposed.signal.aborted) this.log(`[journal] garbage collection failed: ${errorText(err)}`);
@@ -293,7 +360,11 @@ export class EditJournal {
    * conflict and left alone (unless `force`). Each path goes back to its earliest `before` (null -> deleted).
    * Reverted edits are marked undone in the log, so a second undo does nothing.
    */
-  undoTask(taskId: string, fs: JournalFs, opts: { force?: boolean; toSeq?: number; /** only these files */ paths?: readonly string[] } = {}): Promise<UndoResult> {
+  undoTask(
+    taskId: string,
+    fs: JournalFs,
+    opts: { force?: boolean; toSeq?: number; /** only these files */ paths?: readonly string[] } = {},
+  ): Promise<UndoResult> {
     return this.exclusive(taskId, async () => {
       const result: UndoResult = { restored: [], deleted: [], conflicts: [] };
       if (!this.index.has(taskId) && !this.logs.has(taskId)) return result;
@@ -307,7 +378,11 @@ export class EditJournal {
         if (g) g.unshift(e);
         else groups.set(e.path, [e]);
       }
-      const undoneSeqs = await movePaths(groups, (file, edits) => undoPath(this.blobs, file, edits, fs, !!opts.force), result);
+      const undoneSeqs = await movePaths(
+        groups,
+        (file, edits) => undoPath(this.blobs, file, edits, fs, !!opts.force),
+        result,
+      );
       if (undoneSeqs.length) {
         undoneSeqs.sort((a, b) => a - b);
         await this.append(log, { k: 'undo', taskId, seqs: undoneSeqs, at: this.now() });
@@ -331,7 +406,11 @@ export class EditJournal {
    * user changed since the undo is a conflict and stays as it is (unless `force`; `paths` limits the redo to those
    * files). `restored` lists the files that got the task's content again, `deleted` the ones the task had deleted.
    */
-  redoLastUndo(taskId: string, fs: JournalFs, opts: { force?: boolean; paths?: readonly string[] } = {}): Promise<UndoResult> {
+  redoLastUndo(
+    taskId: string,
+    fs: JournalFs,
+    opts: { force?: boolean; paths?: readonly string[] } = {},
+  ): Promise<UndoResult> {
     return this.exclusive(taskId, async () => {
       const result: UndoResult = { restored: [], deleted: [], conflicts: [] };
       if (!this.index.has(taskId) && !this.logs.has(taskId)) return result;
@@ -342,7 +421,11 @@ export class EditJournal {
         if (!batch.has(e.seq) || (opts.paths && !opts.paths.includes(e.path))) continue;
         groups.set(e.path, [...(groups.get(e.path) ?? []), e]);
       }
-      const redone = await movePaths(groups, (file, edits) => redoPath(this.blobs, file, edits, fs, !!opts.force), result);
+      const redone = await movePaths(
+        groups,
+        (file, edits) => redoPath(this.blobs, file, edits, fs, !!opts.force),
+        result,
+      );
       if (redone.length) {
         redone.sort((a, b) => a - b);
         await this.append(log, { k: 'redo', taskId, seqs: redone, at: this.now() });
@@ -395,14 +478,23 @@ export class EditJournal {
     const live = log.edits.filter((e) => !log.undone.has(e.seq)).length;
     const lastAt = log.edits.length ? log.edits[log.edits.length - 1].at : 0;
     this.index.set(taskId, { stem: log.stem, live, lastAt, size: log.size });
-    this.indexWriter.submit(INDEX_KEY, null).catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
+    this.indexWriter
+      .submit(INDEX_KEY, null)
+      .catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
   }
 
   private async taskLog(taskId: string): Promise<TaskLog> {
     let log = this.logs.get(taskId);
     if (!log) {
       const stem = safeFileStem(taskId);
-      log = (await this.readLog(stem, taskId)) ?? { stem, edits: [], undone: new Set(), nextSeq: 1, size: 0, needsNewline: false };
+      log = (await this.readLog(stem, taskId)) ?? {
+        stem,
+        edits: [],
+        undone: new Set(),
+        nextSeq: 1,
+        size: 0,
+        needsNewline: false,
+      };
       this.logs.set(taskId, log);
     }
     return log;
@@ -431,7 +523,9 @@ export class EditJournal {
       this.log(`[journal] cannot read index: ${errorText(err)}; rebuilding from the logs`);
     }
     const stems = new Set(
-      (await this.io.list(path.join(this.root, 'logs'))).filter((n) => !isTempName(n) && n.endsWith('.jsonl')).map((n) => n.slice(0, -6)),
+      (await this.io.list(path.join(this.root, 'logs')))
+        .filter((n) => !isTempName(n) && n.endsWith('.jsonl'))
+        .map((n) => n.slice(0, -6)),
     );
     let changed = stored === undefined;
     for (const [taskId, entry] of Object.entries(stored ?? {})) {
@@ -456,7 +550,10 @@ export class EditJournal {
       this.touchIndex(log.taskId, log);
       changed = true;
     }
-    if (changed) await this.indexWriter.submit(INDEX_KEY, null).catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
+    if (changed)
+      await this.indexWriter
+        .submit(INDEX_KEY, null)
+        .catch((err) => this.log(`[journal] cannot write index: ${errorText(err)}`));
   }
 
   private indexFile(): string {

@@ -7,9 +7,11 @@ export class KeyedQueue {
     const prev = this.tails.get(key) ?? Promise.resolve();
     const run = prev.catch(() => undefined).then(fn);
     this.tails.set(key, run);
-    void run.catch(() => undefined).then(() => {
-      if (this.tails.get(key) === run) this.tails.delete(key);
-    });
+    void run
+      .catch(() => undefined)
+      .then(() => {
+        if (this.tails.get(key) === run) this.tails.delete(key);
+      });
     return run;
   }
 

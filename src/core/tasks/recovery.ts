@@ -29,7 +29,15 @@ type EditOutcome = 'applied' | 'saved' | 'rolled-back' | 'not-applied' | 'unknow
 
 type EffectFact =
   | { kind: 'edit'; toolCallId: string; path: string; outcome: EditOutcome }
-  | { kind: 'command'; toolCallId: string; command: string; startedAt: number; outputTail: string; outputChars: number; mayBeRunning: boolean };
+  | {
+      kind: 'command';
+      toolCallId: string;
+      command: string;
+      startedAt: number;
+      outputTail: string;
+      outputChars: number;
+      mayBeRunning: boolean;
+    };
 
 /**
  * Settles the task's open edit intents against the disk: on disk -> applied; only in an unsaved buffer -> saved
@@ -55,8 +63,11 @@ export async function settleEdits(
     // A proposal whose edit is not in the file was, as far as anyone can tell, never approved: nothing to report
     // (its approval is asked again if the run still waits for it).
     const unapproved = intent.proposed && outcome === 'not-applied';
-    log(`[recovery] edit ${taskId}#${intent.seq} (${intent.path}) ${unapproved ? 'proposed, not applied, before a reload' : `interrupted by a reload: ${outcome}`}`);
-    if (intent.toolCallId && !unapproved) facts.push({ kind: 'edit', toolCallId: intent.toolCallId, path: intent.path, outcome });
+    log(
+      `[recovery] edit ${taskId}#${intent.seq} (${intent.path}) ${unapproved ? 'proposed, not applied, before a reload' : `interrupted by a reload: ${outcome}`}`,
+    );
+    if (intent.toolCallId && !unapproved)
+      facts.push({ kind: 'edit', toolCallId: intent.toolCallId, path: intent.path, outcome });
   }
   return facts;
 }
@@ -96,7 +107,15 @@ async function settleOne(journal: EditJournal, intent: OpenIntent, probe: Worksp
 async function settleCommands(commands: CommandLog, taskId: string, probe: WorkspaceProbe): Promise<EffectFact[]> {
   const facts: EffectFact[] = [];
   for (const c of await commands.interrupted(taskId)) {
-    facts.push({ kind: 'command', toolCallId: c.toolCallId, command: c.command, startedAt: c.startedAt, outputTail: c.outputTail, outputChars: c.outputChars, mayBeRunning: probe.commandMayBeRunning?.(c.startedAt, c.pid) ?? true });
+    facts.push({
+      kind: 'command',
+      toolCallId: c.toolCallId,
+      command: c.command,
+      startedAt: c.startedAt,
+      outputTail: c.outputTail,
+      outputChars: c.outputChars,
+      mayBeRunning: probe.commandMayBeRunning?.(c.startedAt, c.pid) ?? true,
+    });
     await commands.markReported(taskId, c.toolCallId);
   }
   return facts;
@@ -123,9 +142,15 @@ function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): 
   const pendingId = snapshot.pending?.calls[0]?.id;
   const pendingFact = pendingId ? byCall.get(pendingId) : undefined;
   // Keep asking only when the approved edit never reached the disk and nothing after it ran.
-  const keepPending = !!snapshot.pending && (!pendingFact || (pendingFact.kind === 'edit' && pendingFact.outcome === 'not-applied')) && !dangling.slice(1).some((c) => byCall.has(c.id));
+  const keepPending =
+    !!snapshot.pending &&
+    (!pendingFact || (pendingFact.kind === 'edit' && pendingFact.outcome === 'not-applied')) &&
+    !dangling.slice(1).some((c) => byCall.has(c.id));
   if (keepPending) {
-    if (pendingFact?.kind === 'edit') notes.push(`The approved edit of ${pendingFact.path} had not reached the disk when Forge was reloaded; it is asked again.`);
+    if (pendingFact?.kind === 'edit')
+      notes.push(
+        `The approved edit of ${pendingFact.path} had not reached the disk when Forge was reloaded; it is asked again.`,
+      );
     return { snapshot, notes, changed: false };
   }
   snapshot.pending = undefined;
@@ -133,7 +158,13 @@ function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): 
   for (const call of dangling) {
     const fact = byCall.get(call.id);
     if (!fact) {
-      results.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: 'Not run: Forge was reloaded before this call ran. Call it again if it is still needed.', isError: true });
+      results.push({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: 'Not run: Forge was reloaded before this call ran. Call it again if it is still needed.',
+        isError: true,
+      });
       continue;
     }
     const { content, isError, note } = describe(fact);
@@ -147,7 +178,10 @@ function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): 
 function describe(f: EffectFact): { content: string; isError: boolean; note: string } {
   if (f.kind === 'command') {
     const started = new Date(f.startedAt).toISOString();
-    const output = f.outputChars === 0 ? '(no output was captured)' : `${f.outputChars > f.outputTail.length ? `[last ${f.outputTail.length} of ${f.outputChars} characters]\n` : ''}${f.outputTail.replace(/\s+$/, '')}`;
+    const output =
+      f.outputChars === 0
+        ? '(no output was captured)'
+        : `${f.outputChars > f.outputTail.length ? `[last ${f.outputTail.length} of ${f.outputChars} characters]\n` : ''}${f.outputTail.replace(/\s+$/, '')}`;
     const running = f.mayBeRunning
       ? 'It MAY STILL BE RUNNING (its process or a Forge terminal survived the reload).'
       : 'It is not running any more; it may have stopped part way.';
@@ -165,15 +199,35 @@ function describe(f: EffectFact): { content: string; isError: boolean; note: str
   }
   switch (f.outcome) {
     case 'applied':
-      return { isError: false, content: `Applied: this edit of ${f.path} was written before Forge was reloaded (checked against the disk after the reload). Do not apply it again; re-read the file if you need its content.`, note: `The edit of ${f.path} was written before the reload: marked applied.` };
+      return {
+        isError: false,
+        content: `Applied: this edit of ${f.path} was written before Forge was reloaded (checked against the disk after the reload). Do not apply it again; re-read the file if you need its content.`,
+        note: `The edit of ${f.path} was written before the reload: marked applied.`,
+      };
     case 'saved':
-      return { isError: false, content: `Applied: this edit of ${f.path} had reached the editor but was not saved when Forge was reloaded; Forge saved it after the reload. Do not apply it again.`, note: `The edit of ${f.path} was in the editor but unsaved at the reload: Forge saved it (Undo can revert it).` };
+      return {
+        isError: false,
+        content: `Applied: this edit of ${f.path} had reached the editor but was not saved when Forge was reloaded; Forge saved it after the reload. Do not apply it again.`,
+        note: `The edit of ${f.path} was in the editor but unsaved at the reload: Forge saved it (Undo can revert it).`,
+      };
     case 'rolled-back':
-      return { isError: true, content: `Not applied: this edit of ${f.path} had reached the editor but not the disk when Forge was reloaded, and it could not be saved, so Forge reverted the unsaved change. The file is as before; propose the edit again if it is still needed.`, note: `The unsaved edit of ${f.path} could not be saved after the reload and was rolled back.` };
+      return {
+        isError: true,
+        content: `Not applied: this edit of ${f.path} had reached the editor but not the disk when Forge was reloaded, and it could not be saved, so Forge reverted the unsaved change. The file is as before; propose the edit again if it is still needed.`,
+        note: `The unsaved edit of ${f.path} could not be saved after the reload and was rolled back.`,
+      };
     case 'not-applied':
-      return { isError: true, content: `Not applied: Forge was reloaded before this edit of ${f.path} was written; the file is unchanged. Propose it again if it is still needed.`, note: `The edit of ${f.path} had not been written before the reload.` };
+      return {
+        isError: true,
+        content: `Not applied: Forge was reloaded before this edit of ${f.path} was written; the file is unchanged. Propose it again if it is still needed.`,
+        note: `The edit of ${f.path} had not been written before the reload.`,
+      };
     default:
-      return { isError: true, content: `Unknown: Forge was reloaded while writing this edit, and ${f.path} now holds neither the original nor the edited content (changed outside Forge?). Re-read it before doing anything else.`, note: `${f.path} changed outside Forge while an edit was being written; the model was asked to re-read it.` };
+      return {
+        isError: true,
+        content: `Unknown: Forge was reloaded while writing this edit, and ${f.path} now holds neither the original nor the edited content (changed outside Forge?). Re-read it before doing anything else.`,
+        note: `${f.path} changed outside Forge while an edit was being written; the model was asked to re-read it.`,
+      };
   }
 }
 
@@ -194,7 +248,10 @@ export async function reconcileTask(
   record: TaskRecord,
   deps: { journal: EditJournal; commands?: CommandLog; probe: WorkspaceProbe; log?: (m: string) => void },
 ): Promise<{ record: TaskRecord; notes: string[]; changed: boolean }> {
-  const facts = [...(await settleEdits(deps.journal, record.id, deps.probe, deps.log)), ...(deps.commands ? await settleCommands(deps.commands, record.id, deps.probe) : [])];
+  const facts = [
+    ...(await settleEdits(deps.journal, record.id, deps.probe, deps.log)),
+    ...(deps.commands ? await settleCommands(deps.commands, record.id, deps.probe) : []),
+  ];
   if (!facts.length) return { record, notes: [], changed: false };
   const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts);
   return { record: { ...record, snapshot: r.snapshot }, notes: r.notes, changed: r.changed };

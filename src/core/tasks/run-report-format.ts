@@ -29,24 +29,49 @@ export function runReportMarkdown(title: string, reports: readonly StoredRunRepo
   const all = reports.reduce(
     (a, r) => {
       const t = runTotals(r);
-      return { modelMs: a.modelMs + t.modelMs, toolMs: a.toolMs + t.toolMs, input: a.input + r.usage.inputTokens, output: a.output + r.usage.outputTokens, cost: r.costUsd === undefined || a.cost === undefined ? undefined : a.cost + r.costUsd };
+      return {
+        modelMs: a.modelMs + t.modelMs,
+        toolMs: a.toolMs + t.toolMs,
+        input: a.input + r.usage.inputTokens,
+        output: a.output + r.usage.outputTokens,
+        cost: r.costUsd === undefined || a.cost === undefined ? undefined : a.cost + r.costUsd,
+      };
     },
     { modelMs: 0, toolMs: 0, input: 0, output: 0, cost: 0 as number | undefined },
   );
-  out.push(`${reports.length} run(s) · model time ${ms(all.modelMs)} · tool time ${ms(all.toolMs)} · ${all.input} input / ${all.output} output tokens · cost ${usd(all.cost)}`, '');
+  out.push(
+    `${reports.length} run(s) · model time ${ms(all.modelMs)} · tool time ${ms(all.toolMs)} · ${all.input} input / ${all.output} output tokens · cost ${usd(all.cost)}`,
+    '',
+  );
   reports.forEach((r, i) => {
     const t = runTotals(r);
     out.push(`## Run ${i + 1}: ${r.reason} (${new Date(r.endedAt).toISOString()})`, '');
-    out.push(`- Iterations: ${r.iterations} · elapsed ${ms(r.elapsedMs)} · **model time ${ms(t.modelMs)}** · **tool time ${ms(t.toolMs)}**`);
+    out.push(
+      `- Iterations: ${r.iterations} · elapsed ${ms(r.elapsedMs)} · **model time ${ms(t.modelMs)}** · **tool time ${ms(t.toolMs)}**`,
+    );
     out.push(`- Tokens: ${r.usage.inputTokens} input / ${r.usage.outputTokens} output · cost ${usd(r.costUsd)}`);
     out.push(`- Tool calls: ${t.toolCalls}${t.toolErrors ? ` (${t.toolErrors} failed)` : ''}`);
     if (r.fallback) out.push(`- Switched from ${r.fallback.from} to ${r.fallback.to}: ${cell(r.fallback.reason)}`);
     if (r.detail) out.push(`- Detail: ${cell(r.detail.slice(0, 500))}`);
-    out.push('', '| Step | Model latency | Input | Output | Cost | Finish | Tool calls |', '|---:|---:|---:|---:|---:|---|---|');
+    out.push(
+      '',
+      '| Step | Model latency | Input | Output | Cost | Finish | Tool calls |',
+      '|---:|---:|---:|---:|---:|---|---|',
+    );
     for (const s of r.steps) {
-      const calls = s.toolCalls.map((c) => `${c.name} ${ms(c.latencyMs)}, ${c.resultChars} chars${c.attempts > 1 ? `, ${c.attempts} attempts` : ''}${c.error ? `, **error** (${c.errorClass ?? 'tool'}): ${c.error.slice(0, 120)}` : ''}`);
-      const usage = s.usage ? [`${s.usage.inputTokens}${s.usageEstimated ? '~' : ''}`, `${s.usage.outputTokens}${s.usageEstimated ? '~' : ''}`] : ['', ''];
-      out.push(`| ${s.iteration} | ${ms(s.latencyMs)} | ${usage[0]} | ${usage[1]} | ${s.costUsd === undefined ? '' : usd(s.costUsd)} | ${s.finishReason ?? (s.error ? `error: ${s.error.slice(0, 80)}` : '')}${s.model ? ` (${s.model})` : ''} | ${cell(calls.join('; '))} |`);
+      const calls = s.toolCalls.map(
+        (c) =>
+          `${c.name} ${ms(c.latencyMs)}, ${c.resultChars} chars${c.attempts > 1 ? `, ${c.attempts} attempts` : ''}${c.error ? `, **error** (${c.errorClass ?? 'tool'}): ${c.error.slice(0, 120)}` : ''}`,
+      );
+      const usage = s.usage
+        ? [
+            `${s.usage.inputTokens}${s.usageEstimated ? '~' : ''}`,
+            `${s.usage.outputTokens}${s.usageEstimated ? '~' : ''}`,
+          ]
+        : ['', ''];
+      out.push(
+        `| ${s.iteration} | ${ms(s.latencyMs)} | ${usage[0]} | ${usage[1]} | ${s.costUsd === undefined ? '' : usd(s.costUsd)} | ${s.finishReason ?? (s.error ? `error: ${s.error.slice(0, 80)}` : '')}${s.model ? ` (${s.model})` : ''} | ${cell(calls.join('; '))} |`,
+      );
     }
     out.push('');
   });

@@ -34,7 +34,10 @@ export class RunReportStore {
   private readonly log: (m: string) => void;
   private readonly queues = new KeyedQueue();
 
-  constructor(private readonly dir: string, opts: RunReportStoreOptions = {}) {
+  constructor(
+    private readonly dir: string,
+    opts: RunReportStoreOptions = {},
+  ) {
     this.io = opts.io ?? new NodeTasksIO();
     this.keep = Math.max(1, opts.keep ?? 50);
     this.now = opts.now ?? Date.now;

@@ -161,11 +161,19 @@ export function salvageTask(text: string, id: string, now = Date.now()): Salvage
     allowedForTask: Array.isArray(snap.allowedForTask) ? snap.allowedForTask.filter((t) => typeof t === 'string') : [],
     usage,
     ...(typeof snap.costUsd === 'number' ? { costUsd: snap.costUsd } : {}),
-    ...(typeof snap.lastUserMessage === 'string' ? { lastUserMessage: snap.lastUserMessage } : firstUser ? { lastUserMessage: firstUser.content } : {}),
+    ...(typeof snap.lastUserMessage === 'string'
+      ? { lastUserMessage: snap.lastUserMessage }
+      : firstUser
+        ? { lastUserMessage: firstUser.content }
+        : {}),
     counters: { runs: 0, approvals: 0 },
   };
   const transcript = task.transcript as { items?: unknown[] } | undefined;
-  const items = Array.isArray(transcript?.items) ? transcript!.items.filter((it) => !!it && typeof it === 'object' && typeof (it as { kind?: unknown }).kind === 'string') : [];
+  const items = Array.isArray(transcript?.items)
+    ? transcript!.items.filter(
+        (it) => !!it && typeof it === 'object' && typeof (it as { kind?: unknown }).kind === 'string',
+      )
+    : [];
   const createdAt = num(task.createdAt, now);
   const record: TaskRecord = {
     id,

@@ -72,9 +72,11 @@ export function parseIndex(text: string): IndexedSummary[] | undefined {
   try {
     const doc = JSON.parse(text) as { version?: unknown; tasks?: unknown };
     if (doc?.version !== FORMAT_VERSION || !Array.isArray(doc.tasks) || !doc.tasks.every(isSummary)) return undefined;
-    return (doc.tasks as (TaskSummary & { size?: unknown })[]).map((t) => ({ summary: summaryOf(t), ...(typeof t.size === 'number' ? { size: t.size } : {}) }));
+    return (doc.tasks as (TaskSummary & { size?: unknown })[]).map((t) => ({
+      summary: summaryOf(t),
+      ...(typeof t.size === 'number' ? { size: t.size } : {}),
+    }));
   } catch {
     return undefined;
   }
 }
-

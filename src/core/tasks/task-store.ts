@@ -28,7 +28,14 @@ interface TaskStoreOptions {
 
 /** Something the user should hear about the history: a damaged task kept aside, old tasks archived. */
 export type StoreNotice =
-  | { kind: 'damaged'; id: string; title?: string; keptAt?: string; reason: string; recovered?: { messages: number; transcriptItems: number } }
+  | {
+      kind: 'damaged';
+      id: string;
+      title?: string;
+      keptAt?: string;
+      reason: string;
+      recovered?: { messages: number; transcriptItems: number };
+    }
   | { kind: 'archived'; ids: string[]; titles: string[]; dir: string; limit: number };
 
 type DamageNotice = Extract<StoreNotice, { kind: 'damaged' }>;
@@ -70,7 +77,14 @@ export class TaskStore {
   }
 
   static async open(dir: string, opts: TaskStoreOptions = {}): Promise<TaskStore> {
-    const store = new TaskStore(dir, opts.io ?? new NodeTasksIO(), opts.log ?? (() => undefined), Math.max(1, opts.maxTasks ?? DEFAULT_MAX_TASKS), opts.onRemoved, opts.now);
+    const store = new TaskStore(
+      dir,
+      opts.io ?? new NodeTasksIO(),
+      opts.log ?? (() => undefined),
+      Math.max(1, opts.maxTasks ?? DEFAULT_MAX_TASKS),
+      opts.onRemoved,
+      opts.now,
+    );
     await store.loadIndex();
     return store;
   }
@@ -237,7 +251,13 @@ export class TaskStore {
     if (!moved.length) return;
     const dir = path.join(this.dir, ARCHIVE_DIR);
     this.log(`[tasks] archived ${moved.length} old task(s) beyond the limit of ${this.maxTasks} to ${dir}`);
-    this.emitNotice({ kind: 'archived', ids: moved.map((s) => s.id), titles: moved.map((s) => s.title), dir, limit: this.maxTasks });
+    this.emitNotice({
+      kind: 'archived',
+      ids: moved.map((s) => s.id),
+      titles: moved.map((s) => s.title),
+      dir,
+      limit: this.maxTasks,
+    });
     await this.writer.submit(INDEX_KEY, null).catch(() => undefined);
   }
 
@@ -245,7 +265,11 @@ export class TaskStore {
    * A damaged task file: moved aside (kept for the user), its intact part salvaged into a fresh record, the
    * history updated, and a notice emitted. Returns the salvaged record, if any.
    */
-  private async keepAside(id: string, text: string, reason: string): Promise<{ record?: TaskRecord; notice: DamageNotice }> {
+  private async keepAside(
+    id: string,
+    text: string,
+    reason: string,
+  ): Promise<{ record?: TaskRecord; notice: DamageNotice }> {
     const file = this.taskFile(id);
     const title = this.summaries.get(id)?.title;
     const keptAt = `${file}.corrupt-${new Date(this.now()).toISOString().replace(/[:.]/g, '-')}`;
@@ -258,13 +282,23 @@ export class TaskStore {
       this.log(`[tasks] cannot move the damaged ${file} aside: ${errorText(err)}`);
     }
     const salvaged = salvageTask(text, id, this.now());
-    this.log(`[tasks] ${file} is damaged (${reason})${kept ? `; kept as ${kept}` : ''}; ${salvaged ? `recovered ${salvaged.messages} message(s)` : 'nothing recoverable'}`);
-    const notice: DamageNotice = { kind: 'damaged', id, reason, ...(title ? { title } : {}), ...(kept ? { keptAt: kept } : {}) };
+    this.log(
+      `[tasks] ${file} is damaged (${reason})${kept ? `; kept as ${kept}` : ''}; ${salvaged ? `recovered ${salvaged.messages} message(s)` : 'nothing recoverable'}`,
+    );
+    const notice: DamageNotice = {
+      kind: 'damaged',
+      id,
+      reason,
+      ...(title ? { title } : {}),
+      ...(kept ? { keptAt: kept } : {}),
+    };
     if (salvaged) {
       notice.recovered = { messages: salvaged.messages, transcriptItems: salvaged.transcriptItems };
       if (title && salvaged.record.title === 'Recovered task') salvaged.record.title = title;
       this.summaries.set(id, summaryOf(salvaged.record));
-      await this.writer.submit(id, { version: FORMAT_VERSION, task: salvaged.record }).catch((err) => this.log(`[tasks] cannot save the recovered task ${id}: ${errorText(err)}`));
+      await this.writer
+        .submit(id, { version: FORMAT_VERSION, task: salvaged.record })
+        .catch((err) => this.log(`[tasks] cannot save the recovered task ${id}: ${errorText(err)}`));
     } else {
       this.summaries.delete(id);
     }
@@ -293,14 +327,18 @@ export class TaskStore {
   private async removeLeftoverTemps(taskNames: string[]): Promise<void> {
     const leftovers = [
       ...taskNames.filter(isTempName).map((n) => path.join(this.dir, TASKS_DIR, n)),
-      ...(await this.io.list(this.dir)).filter((n) => n.startsWith(`.${INDEX_FILE}.`)).map((n) => path.join(this.dir, n)),
+      ...(await this.io.list(this.dir))
+        .filter((n) => n.startsWith(`.${INDEX_FILE}.`))
+        .map((n) => path.join(this.dir, n)),
     ];
     for (const file of leftovers) await this.io.remove(file).catch(() => undefined);
     if (leftovers.length) this.log(`[tasks] removed ${leftovers.length} leftover temp file(s) of an interrupted write`);
   }
 
   private async writeIndexNow(): Promise<void> {
-    const tasks = [...this.summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt).map((t) => (this.sizes.has(t.id) ? { ...t, size: this.sizes.get(t.id) } : t));
+    const tasks = [...this.summaries.values()]
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .map((t) => (this.sizes.has(t.id) ? { ...t, size: this.sizes.get(t.id) } : t));
     await this.io.writeAtomic(path.join(this.dir, INDEX_FILE), JSON.stringify({ version: FORMAT_VERSION, tasks }));
   }
 
@@ -325,9 +363,7 @@ export class TaskStore {
     const names = await this.io.list(path.join(this.dir, TASKS_DIR));
     await this.removeLeftoverTemps(names);
     const stems = new Set(
-      names
-        .filter((n) => !isTempName(n) && n.endsWith('.json'))
-        .map((n) => n.slice(0, -'.json'.length)),
+      names.filter((n) => !isTempName(n) && n.endsWith('.json')).map((n) => n.slice(0, -'.json'.length)),
     );
     let changed = fromIndex === undefined;
     for (const { summary: s, size } of fromIndex ?? []) {
@@ -374,7 +410,9 @@ export class TaskStore {
     }
     if (changed) {
       await this.archive(this.pruneVictims(''));
-      await this.writer.submit(INDEX_KEY, null).catch((err) => this.log(`[tasks] cannot write index: ${errorText(err)}`));
+      await this.writer
+        .submit(INDEX_KEY, null)
+        .catch((err) => this.log(`[tasks] cannot write index: ${errorText(err)}`));
     }
   }
 }

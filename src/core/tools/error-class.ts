@@ -22,7 +22,8 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_SOCKET',
 ]);
-const NETWORK_TEXT = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b|fetch failed|socket hang up|network error/i;
+const NETWORK_TEXT =
+  /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b|fetch failed|socket hang up|network error/i;
 
 function codeOf(err: unknown): string | undefined {
   const c = (err as { code?: unknown } | undefined)?.code;
@@ -37,7 +38,10 @@ function messageOf(err: unknown): string {
  * True for a failure worth retrying with backoff: a TransientToolError, or an I/O error that is busy / try-again /
  * out of file handles / text file busy, and on Windows EPERM/EBUSY from a file another process holds locked.
  */
-export function isTransientError(err: unknown, platform: string = typeof process !== 'undefined' ? process.platform : ''): boolean {
+export function isTransientError(
+  err: unknown,
+  platform: string = typeof process !== 'undefined' ? process.platform : '',
+): boolean {
   if (err instanceof TransientToolError) return true;
   const code = codeOf(err);
   if (code && TRANSIENT_CODES.has(code)) return true;

@@ -63,7 +63,8 @@ export function loopControlText(toolName: string, input: unknown): string {
     case 'task_completion':
       return String(data.result ?? '');
     case 'ask_question': {
-      const choices = Array.isArray(data.choices) && data.choices.length ? `\nChoices: ${data.choices.join(' | ')}` : '';
+      const choices =
+        Array.isArray(data.choices) && data.choices.length ? `\nChoices: ${data.choices.join(' | ')}` : '';
       return `${String(data.question ?? '')}${choices}`;
     }
     case 'converse':

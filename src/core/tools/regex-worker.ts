@@ -71,7 +71,10 @@ interface FileMatches {
 /** The pattern ran this long on one file without finishing: almost always catastrophic backtracking. */
 export class RegexStuckError extends Error {
   override readonly name = 'RegexStuckError';
-  constructor(readonly file: string, readonly ms: number) {
+  constructor(
+    readonly file: string,
+    readonly ms: number,
+  ) {
     super(`the pattern ran for ${Math.round(ms / 1000)} s on ${file} without finishing`);
   }
 }
@@ -195,7 +198,14 @@ export class RegexScanner {
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
     this.worker.on('exit', this.onExit);
-    this.worker.postMessage({ type: 'init', source: opts.source, flags: opts.flags, prefilterFlags: opts.prefilterFlags, context: opts.context, max: opts.max });
+    this.worker.postMessage({
+      type: 'init',
+      source: opts.source,
+      flags: opts.flags,
+      prefilterFlags: opts.prefilterFlags,
+      context: opts.context,
+      max: opts.max,
+    });
     opts.signal.addEventListener('abort', this.onAbort, { once: true });
     if (opts.signal.aborted) this.onAbort();
   }
@@ -210,7 +220,10 @@ export class RegexScanner {
       // The bytes are copied (a memcpy, well under a millisecond for the largest file searched) and the copy is
       // transferred: the caller's buffer may be shared (Node's small-buffer pool, a file system's cache).
       const buffer = new Uint8Array(bytes).buffer;
-      this.worker.postMessage({ type: 'scan', gen: Atomics.load(this.gen, 0), id, buffer, offset: 0, length: bytes.byteLength }, [buffer]);
+      this.worker.postMessage(
+        { type: 'scan', gen: Atomics.load(this.gen, 0), id, buffer, offset: 0, length: bytes.byteLength },
+        [buffer],
+      );
       if (this.pending.length === 1) this.arm();
     });
   }
@@ -240,7 +253,10 @@ export class RegexScanner {
     const head = this.pending[0];
     if (!head || this.closed) return;
     const started = Date.now();
-    this.watchdog = setTimeout(() => this.fail(new RegexStuckError(head.file, Date.now() - started)), this.opts.stuckMs);
+    this.watchdog = setTimeout(
+      () => this.fail(new RegexStuckError(head.file, Date.now() - started)),
+      this.opts.stuckMs,
+    );
   }
 
   private fail(err: unknown): void {

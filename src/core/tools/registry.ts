@@ -8,7 +8,11 @@ type ValidationOutcome =
   | { ok: false; tool?: Tool; result: ToolResult; reason: 'unknown_tool' | 'invalid_args' };
 
 function toolSpec(tool: Tool): ToolSpec {
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.input) };
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.input),
+  };
 }
 
 export class ToolRegistry {

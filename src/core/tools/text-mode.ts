@@ -1,6 +1,15 @@
 // Text-mode tool calling for models without native tools: the tool catalogue and the <tool> format go into
 // the system prompt, no native tools are sent, and tool calls are parsed out of the text stream as it arrives.
-import type { ChatMessage, Model, ModelEvent, ModelInfo, ModelRequest, SystemLayer, ToolCall, ToolSpec } from '../model/types';
+import type {
+  ChatMessage,
+  Model,
+  ModelEvent,
+  ModelInfo,
+  ModelRequest,
+  SystemLayer,
+  ToolCall,
+  ToolSpec,
+} from '../model/types';
 import { XmlToolCallParser } from './xml-parser';
 
 export const TEXT_MODE_LAYER_ID = 'text-mode-tools';
@@ -30,7 +39,10 @@ function renderToolCatalogue(tools: ToolSpec[], serverName = 'local'): string {
 function renderCall(call: ToolCall, serverName: string): string {
   const args = call.args !== undefined ? call.args : call.rawArgs;
   // Escape "</" so the call's own text can never close the block early when parsed back.
-  const json = JSON.stringify({ server_name: serverName, tool_name: call.name, arguments: args }).replace(/<\//g, '<\\/');
+  const json = JSON.stringify({ server_name: serverName, tool_name: call.name, arguments: args }).replace(
+    /<\//g,
+    '<\\/',
+  );
   return `<tool>${json}</tool>`;
 }
 
@@ -85,10 +97,17 @@ export class TextModeModel implements Model {
 
   async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
     const serverName = this.options.serverName ?? 'local';
-    const system = request.tools.length ? withToolLayer(request.system, renderToolCatalogue(request.tools, serverName)) : request.system;
+    const system = request.tools.length
+      ? withToolLayer(request.system, renderToolCatalogue(request.tools, serverName))
+      : request.system;
     const parser = new XmlToolCallParser({ newId: this.options.newId });
     let flushed = false;
-    const inner = this.inner.stream({ ...request, system, messages: toTextModeMessages(request.messages, serverName), tools: [] });
+    const inner = this.inner.stream({
+      ...request,
+      system,
+      messages: toTextModeMessages(request.messages, serverName),
+      tools: [],
+    });
     for await (const ev of inner) {
       if (ev.type === 'text') {
         yield* parser.push(ev.delta);

@@ -11,7 +11,14 @@ export type LoopControl = 'done' | 'asked' | 'converse';
 
 /** What the approver sees before a risky call runs. */
 export type ApprovalPreview =
-  | { kind: 'edit'; path: string; original: string; proposed: string; isNewFile: boolean; /** workspace-relative, for people */ displayPath?: string }
+  | {
+      kind: 'edit';
+      path: string;
+      original: string;
+      proposed: string;
+      isNewFile: boolean;
+      /** workspace-relative, for people */ displayPath?: string;
+    }
   | {
       kind: 'command';
       command: string;
@@ -55,19 +62,22 @@ export interface ApprovedEdit {
 
 export type ApprovalDecision =
   | {
-    kind: 'approve'; scope?: 'once' | 'task'; /** content the user edited on the proposed side of a diff */ editedContent?: string;
-    /** approved without asking: the user's auto-approve setting, or a grant the user gave for this task */
-    auto?: 'setting' | 'task_grant';
-    /** The previewed edit, ready to write (set by approvers that showed an edit preview). */
-    edit?: ApprovedEdit;
-    /** What the model must be told about a partly accepted edit (which hunks the user rejected and why). */
-    reviewNote?: string;
-  }
+      kind: 'approve';
+      scope?: 'once' | 'task';
+      /** content the user edited on the proposed side of a diff */ editedContent?: string;
+      /** approved without asking: the user's auto-approve setting, or a grant the user gave for this task */
+      auto?: 'setting' | 'task_grant';
+      /** The previewed edit, ready to write (set by approvers that showed an edit preview). */
+      edit?: ApprovedEdit;
+      /** What the model must be told about a partly accepted edit (which hunks the user rejected and why). */
+      reviewNote?: string;
+    }
   | {
-    kind: 'reject'; reason?: string;
-    /** A rule refused it, not a person (a sensitive call no person could be asked about): the model is told so. */
-    by?: 'policy';
-  };
+      kind: 'reject';
+      reason?: string;
+      /** A rule refused it, not a person (a sensitive call no person could be asked about): the model is told so. */
+      by?: 'policy';
+    };
 
 export interface ToolContext {
   signal: AbortSignal;

@@ -204,7 +204,12 @@ export function interpretToolBody(raw: string): ParsedToolCall {
   let body = raw.trim();
   const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(body);
   if (fenced) body = fenced[1];
-  const fail = (parseError: string, name = 'unknown'): ParsedToolCall => ({ name, args: undefined, rawArgs: raw, parseError });
+  const fail = (parseError: string, name = 'unknown'): ParsedToolCall => ({
+    name,
+    args: undefined,
+    rawArgs: raw,
+    parseError,
+  });
   if (!body) return fail('empty <tool> block: expected {"server_name": ..., "tool_name": ..., "arguments": {...}}');
   let value: unknown;
   try {

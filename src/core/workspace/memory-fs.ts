@@ -17,7 +17,10 @@ export class MemoryFs implements WorkspaceFs {
   private readonly nodes = new Map<string, Node>();
   private clock = 1;
 
-  constructor(private readonly rootDirs: string[] = ['/ws'], files: Record<string, string | Uint8Array> = {}) {
+  constructor(
+    private readonly rootDirs: string[] = ['/ws'],
+    files: Record<string, string | Uint8Array> = {},
+  ) {
     this.nodes.set('/', { kind: 'dir' });
     for (const r of rootDirs) this.mkdirp(r);
     for (const [p, c] of Object.entries(files)) this.set(p, c);

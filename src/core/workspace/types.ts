@@ -30,7 +30,11 @@ export interface WorkspaceFs {
    * `truncated` is true when the file holds more. Lets scanners (search) skip big files and binaries cheaply;
    * callers fall back to stat() + readFile() when a host does not provide it.
    */
-  readFileHead?(path: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean }>;
+  readFileHead?(
+    path: string,
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<{ data: Uint8Array; truncated: boolean }>;
   /** Canonical path with every symlink resolved; rejects when the path does not exist. */
   realpath(path: string): Promise<string>;
   /**
@@ -39,7 +43,11 @@ export interface WorkspaceFs {
    * there after the caller's stat cannot hang the host or lead elsewhere: it rejects (code 'ENOTREG' or 'ELOOP').
    * Readers of the control plane (rules, prompt files, configuration) use it; without it they stat, then read.
    */
-  readRegularFile?(path: string, maxBytes: number, signal?: AbortSignal): Promise<{ data: Uint8Array; truncated: boolean; size: number }>;
+  readRegularFile?(
+    path: string,
+    maxBytes: number,
+    signal?: AbortSignal,
+  ): Promise<{ data: Uint8Array; truncated: boolean; size: number }>;
 }
 
 export interface RunRequest {
@@ -95,7 +103,12 @@ export interface CommandFileChange {
 }
 
 /** What a runner built without a sandbox reports (its commands run with the user's full rights). */
-export const RUNNER_WITHOUT_SANDBOX: Containment = { kind: 'none', network: 'on', summary: 'no sandbox', reason: 'This runner has no sandbox.' };
+export const RUNNER_WITHOUT_SANDBOX: Containment = {
+  kind: 'none',
+  network: 'on',
+  summary: 'no sandbox',
+  reason: 'This runner has no sandbox.',
+};
 
 export interface RunResult {
   /** null when the process was killed (timeout, abort) or died by a signal. */

@@ -7,7 +7,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
-  applyHunks, carryDecisions, describeReview, splitHunks, summarizeReview, type Hunk, type HunkDecision, type HunkState,
+  applyHunks,
+  carryDecisions,
+  describeReview,
+  splitHunks,
+  summarizeReview,
+  type Hunk,
+  type HunkDecision,
+  type HunkState,
 } from '../../core/review/hunks';
 import { whenEditSettled } from './edit-applier';
 import { key, ProposedFs } from './proposed-fs';
@@ -29,14 +36,14 @@ export interface Proposal {
 
 export type ProposalOutcome =
   | {
-    kind: 'accept';
-    /** What to write: the original with the accepted hunks of the proposed side (the user may have edited it). */
-    content: string;
-    /** The user typed into the proposed side. */
-    edited: boolean;
-    /** Some hunks were rejected: what the model must be told. */
-    review?: { note: string; rejected: number; total: number };
-  }
+      kind: 'accept';
+      /** What to write: the original with the accepted hunks of the proposed side (the user may have edited it). */
+      content: string;
+      /** The user typed into the proposed side. */
+      edited: boolean;
+      /** Some hunks were rejected: what the model must be told. */
+      review?: { note: string; rejected: number; total: number };
+    }
   | { kind: 'reject'; reason?: string };
 
 /** A proposal's hunks and the user's decision on each, as the panel and the CodeLens show them. */
@@ -136,12 +143,19 @@ export class DiffApproval implements vscode.Disposable {
     // The file's own document is loaded while the user reads the diff: an approved edit of a file no editor shows is
     // written straight to disk (VscodeEditApplier), and the workbench's reload of a loaded document is an undoable
     // edit, so Ctrl+Z in the editor still reverts it.
-    if (!proposal.isNewFile) void vscode.workspace.openTextDocument(vscode.Uri.file(proposal.path)).then(undefined, () => undefined);
+    if (!proposal.isNewFile)
+      void vscode.workspace.openTextDocument(vscode.Uri.file(proposal.path)).then(undefined, () => undefined);
     let resolve!: (o: ProposalOutcome) => void;
     const outcome = new Promise<ProposalOutcome>((r) => (resolve = r));
     const entry: Pending = {
-      proposal, proposedUri, originalUri, resolve, outcome,
-      hunks: splitHunks(original, proposal.proposed), decisions: new Map(), hunksOf: proposal.proposed,
+      proposal,
+      proposedUri,
+      originalUri,
+      resolve,
+      outcome,
+      hunks: splitHunks(original, proposal.proposed),
+      decisions: new Map(),
+      hunksOf: proposal.proposed,
     };
     this.pending.set(proposal.id, entry);
     if (signal) {
@@ -173,14 +187,18 @@ export class DiffApproval implements vscode.Disposable {
     let viewColumn: vscode.ViewColumn | undefined = existing?.viewColumn;
     if (viewColumn === undefined && preserveFocus && userEditor) {
       // Another group already showing a proposal is reused; else the group beside the user's.
-      viewColumn = vscode.window.tabGroups.all.find((g) => g !== userEditor && g.tabs.some(isOurTab))?.viewColumn ?? vscode.ViewColumn.Beside;
+      viewColumn =
+        vscode.window.tabGroups.all.find((g) => g !== userEditor && g.tabs.some(isOurTab))?.viewColumn ??
+        vscode.ViewColumn.Beside;
     }
     const showOptions: vscode.TextDocumentShowOptions = {
       preview: true,
       preserveFocus,
       ...(viewColumn !== undefined ? { viewColumn } : {}),
     };
-    const opening = Promise.resolve(vscode.commands.executeCommand('vscode.diff', p.originalUri, p.proposedUri, title, showOptions));
+    const opening = Promise.resolve(
+      vscode.commands.executeCommand('vscode.diff', p.originalUri, p.proposedUri, title, showOptions),
+    );
     p.opening = opening.catch(() => undefined);
     try {
       await opening;
@@ -225,7 +243,11 @@ export class DiffApproval implements vscode.Disposable {
     this.rehunk(p, false);
     if (!p.hunks.some((h) => h.index === index)) return false;
     if (state === 'pending') p.decisions.delete(index);
-    else p.decisions.set(index, { state, ...(state === 'rejected' && reason?.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) });
+    else
+      p.decisions.set(index, {
+        state,
+        ...(state === 'rejected' && reason?.trim() ? { reason: reason.trim().slice(0, 2000) } : {}),
+      });
     this.hunkEmitter.fire({ id: id!, original: this.originalOf(p), hunks: p.hunks, decisions: p.decisions });
     return true;
   }
@@ -237,8 +259,9 @@ export class DiffApproval implements vscode.Disposable {
     if (!p) return undefined;
     this.rehunk(p, false);
     // 0-based `line` on the proposed side; a deletion (no new lines) sits on the line where it happened.
-    const h = p.hunks.find((x) => line >= x.newStart - 1 && line < x.newStart - 1 + Math.max(1, x.newLines))
-      ?? p.hunks.find((x) => x.newLines === 0 && line === Math.max(0, x.newStart - 2));
+    const h =
+      p.hunks.find((x) => line >= x.newStart - 1 && line < x.newStart - 1 + Math.max(1, x.newLines)) ??
+      p.hunks.find((x) => x.newLines === 0 && line === Math.max(0, x.newStart - 2));
     return h ? { id: id!, index: h.index } : undefined;
   }
 
@@ -303,18 +326,27 @@ export class DiffApproval implements vscode.Disposable {
     p.decisions = carryDecisions(p.hunks, p.decisions, next);
     p.hunks = next;
     p.hunksOf = text;
-    if (notify) this.hunkEmitter.fire({ id: p.proposal.id, original: this.originalOf(p), hunks: p.hunks, decisions: p.decisions });
+    if (notify)
+      this.hunkEmitter.fire({
+        id: p.proposal.id,
+        original: this.originalOf(p),
+        hunks: p.hunks,
+        decisions: p.decisions,
+      });
   }
 
   private scheduleRehunk(uri: vscode.Uri): void {
     const id = this.resolveTarget(uri);
     if (!id) return;
     clearTimeout(this.rehunkTimers.get(id));
-    this.rehunkTimers.set(id, setTimeout(() => {
-      this.rehunkTimers.delete(id);
-      const p = this.pending.get(id);
-      if (p) this.rehunk(p, true);
-    }, 150));
+    this.rehunkTimers.set(
+      id,
+      setTimeout(() => {
+        this.rehunkTimers.delete(id);
+        const p = this.pending.get(id);
+        if (p) this.rehunk(p, true);
+      }, 150),
+    );
   }
 
   private async settle(id: string, outcome: ProposalOutcome): Promise<boolean> {
@@ -401,5 +433,8 @@ function isTabFor(tab: vscode.Tab, uri: vscode.Uri): boolean {
 function isOurTab(tab: vscode.Tab): boolean {
   const input = tab.input;
   if (input instanceof vscode.TabInputTextDiff) return input.modified.scheme === PROPOSED_SCHEME;
-  return input instanceof vscode.TabInputText && (input.uri.scheme === PROPOSED_SCHEME || input.uri.scheme === ORIGINAL_SCHEME);
+  return (
+    input instanceof vscode.TabInputText &&
+    (input.uri.scheme === PROPOSED_SCHEME || input.uri.scheme === ORIGINAL_SCHEME)
+  );
 }

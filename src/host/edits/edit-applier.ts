@@ -26,7 +26,8 @@ export class VscodeEditApplier implements EditApplier {
   constructor(private readonly options: VscodeEditApplierOptions = {}) {
     this.disk = new DiskEditApplier({
       checkConcurrentChange: options.checkConcurrentChange,
-      roots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+      roots: () =>
+        (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
     });
   }
 
@@ -63,18 +64,31 @@ export class VscodeEditApplier implements EditApplier {
     } else {
       doc ??= await vscode.workspace.openTextDocument(uri);
       const current = doc.getText();
-      if (this.options.checkConcurrentChange !== false && edit.original !== undefined && !sameText(current, edit.original)) {
+      if (
+        this.options.checkConcurrentChange !== false &&
+        edit.original !== undefined &&
+        !sameText(current, edit.original)
+      ) {
         // Tools read from disk, so re-reading cannot fix a difference that lives only in the editor buffer.
         if (doc.isDirty) {
           throw new ConcurrentChangeError(
             `${edit.path} has unsaved changes in the editor; Forge did not overwrite them. Ask the user to save or revert the file, then re-read it.`,
           );
         }
-        throw new ConcurrentChangeError(`${edit.path} changed since the edit was proposed; re-read it and propose again.`);
+        throw new ConcurrentChangeError(
+          `${edit.path} changed since the edit was proposed; re-read it and propose again.`,
+        );
       }
       // A file proposed as new that someone created meanwhile is not overwritten either.
-      if (this.options.checkConcurrentChange !== false && edit.isNewFile && current !== '' && !sameText(current, edit.content)) {
-        throw new ConcurrentChangeError(`${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`);
+      if (
+        this.options.checkConcurrentChange !== false &&
+        edit.isNewFile &&
+        current !== '' &&
+        !sameText(current, edit.content)
+      ) {
+        throw new ConcurrentChangeError(
+          `${edit.path} was created since the edit was proposed; Forge did not overwrite it. Re-read it and propose again.`,
+        );
       }
       if (current === edit.content) return;
       const full = new vscode.Range(doc.positionAt(0), doc.positionAt(current.length));
@@ -142,7 +156,6 @@ async function fileExists(uri: vscode.Uri): Promise<boolean> {
     return false;
   }
 }
-
 
 /**
  * The unsaved text of the file's open document, for the approval's cheap staleness check; throws when there is none

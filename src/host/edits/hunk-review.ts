@@ -25,7 +25,9 @@ function stateText(h: Hunk, total: number, review: HunkReview): string {
 export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
   const lensEmitter = new vscode.EventEmitter<void>();
   const muted = new vscode.ThemeColor('editorCodeLens.foreground');
-  const pendingDeco = vscode.window.createTextEditorDecorationType({ after: { color: muted, margin: '0 0 0 2em', fontStyle: 'italic' } });
+  const pendingDeco = vscode.window.createTextEditorDecorationType({
+    after: { color: muted, margin: '0 0 0 2em', fontStyle: 'italic' },
+  });
   const acceptedDeco = vscode.window.createTextEditorDecorationType({
     after: { color: new vscode.ThemeColor('gitDecoration.addedResourceForeground'), margin: '0 0 0 2em' },
     overviewRulerColor: new vscode.ThemeColor('gitDecoration.addedResourceForeground'),
@@ -47,7 +49,10 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
     for (const h of review?.hunks ?? []) {
       const state = review!.decisions.get(h.index)?.state ?? 'pending';
       const line = Math.min(anchorLine(h), Math.max(0, editor.document.lineCount - 1));
-      const end = state === 'rejected' && h.newLines > 0 ? Math.min(editor.document.lineCount - 1, h.newStart - 2 + h.newLines) : line;
+      const end =
+        state === 'rejected' && h.newLines > 0
+          ? Math.min(editor.document.lineCount - 1, h.newStart - 2 + h.newLines)
+          : line;
       const range = new vscode.Range(line, 0, end, editor.document.lineAt(end).text.length);
       sets[state].push({
         range,
@@ -74,14 +79,19 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
           new vscode.CodeLens(range, { title: `${mark}Hunk ${h.index + 1}/${review.hunks.length}`, command: '' }),
           new vscode.CodeLens(range, { title: 'Accept', command: HUNK_COMMANDS.accept, arguments: [id, h.index] }),
           new vscode.CodeLens(range, { title: 'Reject…', command: HUNK_COMMANDS.reject, arguments: [id, h.index] }),
-          ...(state === 'pending' ? [] : [new vscode.CodeLens(range, { title: 'Reset', command: HUNK_COMMANDS.reset, arguments: [id, h.index] })]),
+          ...(state === 'pending'
+            ? []
+            : [new vscode.CodeLens(range, { title: 'Reset', command: HUNK_COMMANDS.reset, arguments: [id, h.index] })]),
         ];
       });
     },
   };
 
   return vscode.Disposable.from(
-    lensEmitter, pendingDeco, acceptedDeco, rejectedDeco,
+    lensEmitter,
+    pendingDeco,
+    acceptedDeco,
+    rejectedDeco,
     vscode.languages.registerCodeLensProvider({ scheme: PROPOSED_SCHEME }, lenses),
     diff.onDidChangeHunks(() => {
       lensEmitter.fire();
@@ -93,14 +103,19 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
 }
 
 /** Accept, reject (with a reason) or reset one hunk: named by the panel or a CodeLens, else the one at the cursor. */
-export const hunkCommands = (diff: DiffApproval) => ({
-  [HUNK_COMMANDS.accept]: setHunkState(diff, 'accepted'),
-  [HUNK_COMMANDS.reject]: setHunkState(diff, 'rejected'),
-  [HUNK_COMMANDS.reset]: setHunkState(diff, 'pending'),
-}) satisfies Partial<CommandHandlers>;
+export const hunkCommands = (diff: DiffApproval) =>
+  ({
+    [HUNK_COMMANDS.accept]: setHunkState(diff, 'accepted'),
+    [HUNK_COMMANDS.reject]: setHunkState(diff, 'rejected'),
+    [HUNK_COMMANDS.reset]: setHunkState(diff, 'pending'),
+  }) satisfies Partial<CommandHandlers>;
 
 /** The hunk a command means: explicit (panel, CodeLens) or the one at the cursor of the active proposed side. */
-function targetOf(diff: DiffApproval, target: unknown, index: unknown): { target: string | vscode.Uri; index: number } | undefined {
+function targetOf(
+  diff: DiffApproval,
+  target: unknown,
+  index: unknown,
+): { target: string | vscode.Uri; index: number } | undefined {
   if ((typeof target === 'string' || target instanceof vscode.Uri) && typeof index === 'number') {
     return { target, index };
   }
@@ -108,7 +123,9 @@ function targetOf(diff: DiffApproval, target: unknown, index: unknown): { target
   const uri = target instanceof vscode.Uri ? target : active?.document.uri;
   if (!uri || uri.scheme !== PROPOSED_SCHEME) return undefined;
   // The context menu passes the editor's URI: its cursor (the active editor first, else the visible one) says which hunk.
-  const editor = [active, ...vscode.window.visibleTextEditors].find((e) => e?.document.uri.toString() === uri.toString());
+  const editor = [active, ...vscode.window.visibleTextEditors].find(
+    (e) => e?.document.uri.toString() === uri.toString(),
+  );
   const line = editor ? editor.selection.active.line : 0;
   const at = diff.hunkAt(uri, line);
   return at ? { target: at.id, index: at.index } : undefined;
@@ -118,7 +135,9 @@ function setHunkState(diff: DiffApproval, state: HunkState) {
   return async (target?: unknown, index?: unknown, reason?: unknown): Promise<boolean> => {
     const t = targetOf(diff, target, index);
     if (!t) {
-      void vscode.window.showInformationMessage('Forge: put the cursor on a change in the "(proposed)" side of a Forge diff.');
+      void vscode.window.showInformationMessage(
+        'Forge: put the cursor on a change in the "(proposed)" side of a Forge diff.',
+      );
       return false;
     }
     let why = typeof reason === 'string' ? reason : undefined;

@@ -16,18 +16,30 @@ function registerReadOnlyDocs(): vscode.Disposable {
       return get ? get() : '';
     },
   });
-  return { dispose: () => { registered?.dispose(); registered = undefined; } };
+  return {
+    dispose: () => {
+      registered?.dispose();
+      registered = undefined;
+    },
+  };
 }
 
 /** Opens (or refreshes) a read-only document named `name`; returns it. */
-export async function showReadOnly(name: string, content: () => Promise<string>, languageId?: string): Promise<vscode.TextDocument> {
+export async function showReadOnly(
+  name: string,
+  content: () => Promise<string>,
+  languageId?: string,
+): Promise<vscode.TextDocument> {
   registerReadOnlyDocs();
   const uri = vscode.Uri.from({ scheme: READONLY_SCHEME, path: `/${name.replace(/[^A-Za-z0-9._-]/g, '_')}` });
   contents.set(uri.path, content);
   changed.fire(uri);
   let doc = await vscode.workspace.openTextDocument(uri);
   if (languageId && doc.languageId !== languageId) {
-    doc = await vscode.languages.setTextDocumentLanguage(doc, languageId).then((d) => d, () => doc);
+    doc = await vscode.languages.setTextDocumentLanguage(doc, languageId).then(
+      (d) => d,
+      () => doc,
+    );
   }
   await vscode.window.showTextDocument(doc, { preview: false });
   return doc;

@@ -35,13 +35,26 @@ export class TaskChanges implements vscode.Disposable {
     const changes = taskFileChanges(await journal.entries(taskId));
     const marks = this.marks.get(taskId);
     const views: ChangedFileView[] = changes.map((c) => ({
-      path: c.path, displayPath: vscode.workspace.asRelativePath(c.path, false), added: c.added, removed: c.removed, kind: c.kind,
-      state: marks?.get(c.path)?.state ?? 'changed', ...(marks?.get(c.path)?.note ? { note: marks.get(c.path)!.note } : {}),
+      path: c.path,
+      displayPath: vscode.workspace.asRelativePath(c.path, false),
+      added: c.added,
+      removed: c.removed,
+      kind: c.kind,
+      state: marks?.get(c.path)?.state ?? 'changed',
+      ...(marks?.get(c.path)?.note ? { note: marks.get(c.path)!.note } : {}),
     }));
     // Files undone (no longer in the list) stay visible with their state.
     for (const [p, m] of marks ?? []) {
       if (m.state !== 'changed' && m.state !== 'kept' && !views.some((v) => v.path === p)) {
-        views.push({ path: p, displayPath: vscode.workspace.asRelativePath(p, false), added: 0, removed: 0, kind: 'modified', state: m.state, ...(m.note ? { note: m.note } : {}) });
+        views.push({
+          path: p,
+          displayPath: vscode.workspace.asRelativePath(p, false),
+          added: 0,
+          removed: 0,
+          kind: 'modified',
+          state: m.state,
+          ...(m.note ? { note: m.note } : {}),
+        });
       }
     }
     return { changes, views };
@@ -68,7 +81,13 @@ export class TaskChanges implements vscode.Disposable {
     if (!c) return false;
     const name = vscode.workspace.asRelativePath(c.path, false);
     const left = this.originalUri(taskId, c);
-    await vscode.commands.executeCommand('vscode.diff', left, vscode.Uri.file(c.path), `${name} (since the task started) — Forge`, { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      left,
+      vscode.Uri.file(c.path),
+      `${name} (since the task started) — Forge`,
+      { preview: true },
+    );
     return true;
   }
 
@@ -77,7 +96,13 @@ export class TaskChanges implements vscode.Disposable {
     const result = await journal.undoTask(taskId, fs, { paths: [path] });
     const conflict = result.conflicts.find((c) => c.path === path);
     if (conflict) this.mark(taskId, path, 'conflict', `not undone: ${conflict.reason}`);
-    else if (result.restored.includes(path) || result.deleted.includes(path)) this.mark(taskId, path, 'undone', result.deleted.includes(path) ? 'deleted (it did not exist before the task)' : undefined);
+    else if (result.restored.includes(path) || result.deleted.includes(path))
+      this.mark(
+        taskId,
+        path,
+        'undone',
+        result.deleted.includes(path) ? 'deleted (it did not exist before the task)' : undefined,
+      );
     return result;
   }
 
@@ -99,7 +124,11 @@ export class TaskChanges implements vscode.Disposable {
   private originalUri(taskId: string, c: TaskFileChange): vscode.Uri {
     // The file's own path, so the changes editor shows a change of that file (not a rename); the task in the query
     // keeps tasks apart.
-    const uri = vscode.Uri.from({ scheme: TASK_ORIGINAL_SCHEME, path: vscode.Uri.file(c.path).path, query: `task=${encodeURIComponent(taskId)}` });
+    const uri = vscode.Uri.from({
+      scheme: TASK_ORIGINAL_SCHEME,
+      path: vscode.Uri.file(c.path).path,
+      query: `task=${encodeURIComponent(taskId)}`,
+    });
     this.originals.set(keyOf(uri), c.before ?? '');
     return uri;
   }

@@ -18,7 +18,11 @@ interface TaskUndoDeps {
 }
 
 /** Restores the files task `id` edited (asks first unless `confirm` is false). */
-export async function undoTaskChanges(deps: TaskUndoDeps, id: string, confirm: boolean): Promise<UndoResult | undefined> {
+export async function undoTaskChanges(
+  deps: TaskUndoDeps,
+  id: string,
+  confirm: boolean,
+): Promise<UndoResult | undefined> {
   const fs = deps.toolkit.fs;
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   const journalFs = {
@@ -29,7 +33,10 @@ export async function undoTaskChanges(deps: TaskUndoDeps, id: string, confirm: b
   // Edits a crash cut off are settled against the disk first, so Undo sees one that was written (durability).
   // (Not an edit being applied right now: not while this task runs here, and only intents older than a minute.)
   const live = deps.manager.current.id === id && deps.manager.current.running;
-  if (!live) await settleEdits(deps.journal, id, new VscodeWorkspaceProbe(), (m) => deps.log.debug(m), { minAgeMs: 60_000 }).catch(() => undefined);
+  if (!live)
+    await settleEdits(deps.journal, id, new VscodeWorkspaceProbe(), (m) => deps.log.debug(m), {
+      minAgeMs: 60_000,
+    }).catch(() => undefined);
   const result = await undoWithReport(deps.journal, id, journalFs, confirm);
   deps.recovery?.markUndo(id, result);
   return result;

@@ -24,7 +24,11 @@ async function showServers(service: McpService, log: Logger & { show?(): void })
   await service.ready();
   const servers = service.manager.status();
   if (!servers.length) {
-    const pick = await vscode.window.showInformationMessage(`Forge: no MCP servers are configured. Add them to ${MCP_JSON} or the forge.mcp.servers setting.`, `Open ${MCP_JSON}`, 'Open Settings');
+    const pick = await vscode.window.showInformationMessage(
+      `Forge: no MCP servers are configured. Add them to ${MCP_JSON} or the forge.mcp.servers setting.`,
+      `Open ${MCP_JSON}`,
+      'Open Settings',
+    );
     if (pick === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'forge.mcp');
     else if (pick) await openMcpJson();
     return;
@@ -36,7 +40,10 @@ async function showServers(service: McpService, log: Logger & { show?(): void })
     detail: s.error ?? (s.tools?.length ? s.tools.join(', ') : s.origin),
     server: s,
   }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Forge: MCP servers', placeHolder: 'Pick a server to restart, stop or see its tools' });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Forge: MCP servers',
+    placeHolder: 'Pick a server to restart, stop or see its tools',
+  });
   if (!picked?.server) return;
   const s = picked.server;
   const actions = [
@@ -52,9 +59,13 @@ async function showServers(service: McpService, log: Logger & { show?(): void })
     if (action === 'Restart') await connection?.restart();
     else if (action === 'Stop') await connection?.stop();
     else if (action === 'Start') await connection?.restart();
-    else if (action === 'Show Tools') await vscode.window.showQuickPick(s.tools ?? [], { title: `Tools of "${s.name}" (as the model sees them: mcp__${s.name}__<tool>)` });
+    else if (action === 'Show Tools')
+      await vscode.window.showQuickPick(s.tools ?? [], {
+        title: `Tools of "${s.name}" (as the model sees them: mcp__${s.name}__<tool>)`,
+      });
     else if (action === 'Show Logs') log.show?.();
-    if (action === 'Restart' || action === 'Start') void vscode.window.showInformationMessage(`Forge: MCP server "${s.name}" is ${connection?.state ?? 'gone'}.`);
+    if (action === 'Restart' || action === 'Start')
+      void vscode.window.showInformationMessage(`Forge: MCP server "${s.name}" is ${connection?.state ?? 'gone'}.`);
   } catch (err) {
     void vscode.window.showErrorMessage(`Forge: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -73,11 +84,17 @@ async function openMcpJson(): Promise<void> {
 }
 
 /** Picks a resource of any server and queues it for the next message. Returns the attached URI. */
-async function attachResource(service: McpService, pick?: { server: string; uri: string }): Promise<string | undefined> {
+async function attachResource(
+  service: McpService,
+  pick?: { server: string; uri: string },
+): Promise<string | undefined> {
   await service.ready();
   let target = pick;
   if (!target) {
-    const resources = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Forge: listing MCP resources…' }, () => service.manager.listResources());
+    const resources = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Forge: listing MCP resources…' },
+      () => service.manager.listResources(),
+    );
     if (!resources.length) {
       void vscode.window.showInformationMessage('Forge: no MCP server offers resources.');
       return undefined;
@@ -96,16 +113,19 @@ async function attachResource(service: McpService, pick?: { server: string; uri:
 }
 
 export function mcpCommands(service: McpService, log: Logger & { show?(): void }) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a command handler takes whatever VS Code passes
-  const guard = (fn: (...a: any[]) => Promise<unknown>) => async (...args: any[]) => {
-    try {
-      return await fn(...args);
-    } catch (err) {
-      log.error(`MCP command failed: ${err instanceof Error ? err.message : String(err)}`);
-      void vscode.window.showErrorMessage(`Forge: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
-    }
-  };
+  /* eslint-disable @typescript-eslint/no-explicit-any -- a command handler takes whatever VS Code passes */
+  const guard =
+    (fn: (...a: any[]) => Promise<unknown>) =>
+    async (...args: any[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        log.error(`MCP command failed: ${err instanceof Error ? err.message : String(err)}`);
+        void vscode.window.showErrorMessage(`Forge: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }
+    };
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   return {
     'forge.showMcpServers': guard(() => showServers(service, log)),
     'forge.attachMcpResource': guard((pick?: { server: string; uri: string }) => attachResource(service, pick)),

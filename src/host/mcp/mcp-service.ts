@@ -4,7 +4,14 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isAutoApproved, literalSecrets, parseMcpConfig, resolveSpec, type McpInput, type McpServerSpec } from '../../core/mcp/config';
+import {
+  isAutoApproved,
+  literalSecrets,
+  parseMcpConfig,
+  resolveSpec,
+  type McpInput,
+  type McpServerSpec,
+} from '../../core/mcp/config';
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
 import { describePermission } from '../../core/mcp/permission';
@@ -33,15 +40,26 @@ export class McpService implements vscode.Disposable {
   /** Called when an attachment is queued or sent (the panel shows the queue). */
   onAttachmentsChanged?: () => void;
 
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly log: Logger, version: string, state?: vscode.Memento) {
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly log: Logger,
+    version: string,
+    state?: vscode.Memento,
+  ) {
     const cwd = firstFolder();
-    if (state) this.consent = new McpServerConsent(state, firstFolder, () => ({ env: (name) => process.env[name], workspaceFolder: firstFolder(), userHome: os.homedir() }));
+    if (state)
+      this.consent = new McpServerConsent(state, firstFolder, () => ({
+        env: (name) => process.env[name],
+        workspaceFolder: firstFolder(),
+        userHome: os.homedir(),
+      }));
     this.manager = new McpManager({
       log: { debug: (m) => log.debug(m), info: (m) => log.info(m), warn: (m) => log.warn(m) },
       resolve: (spec) => this.resolve(spec),
       baseEnv: () => scrubEnv(process.env, readSettings().sandbox.envAllowList).env,
       cwd,
-      callTimeoutMs: () => Math.max(1, Number(vscode.workspace.getConfiguration('forge.mcp').get('callTimeoutSeconds')) || 60) * 1000,
+      callTimeoutMs: () =>
+        Math.max(1, Number(vscode.workspace.getConfiguration('forge.mcp').get('callTimeoutSeconds')) || 60) * 1000,
       // A workspace's forge.mcp.autoApprove widens only with the user's consent (readSettings takes it into account).
       autoApproved: (server, tool) => isAutoApproved(readSettings().mcpAutoApprove, server, tool),
       clientVersion: version,
@@ -68,7 +86,9 @@ export class McpService implements vscode.Disposable {
   }
 
   reload(): void {
-    this.loading = this.loading.then(() => this.load()).catch((err) => this.log.error(`MCP configuration failed: ${err instanceof Error ? err.message : String(err)}`));
+    this.loading = this.loading
+      .then(() => this.load())
+      .catch((err) => this.log.error(`MCP configuration failed: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   private async load(): Promise<void> {
@@ -106,13 +126,19 @@ export class McpService implements vscode.Disposable {
     }
     for (const spec of specs) {
       const names = literalSecrets(spec);
-      if (names.length) problems.push(`${spec.source}: server "${spec.name}" has a literal secret in ${names.join(', ')}; use \${input:id} (kept in Secret Storage) or \${env:NAME} instead`);
+      if (names.length)
+        problems.push(
+          `${spec.source}: server "${spec.name}" has a literal secret in ${names.join(', ')}; use \${input:id} (kept in Secret Storage) or \${env:NAME} instead`,
+        );
     }
     for (const p of problems) this.log.warn(`MCP: ${p}`);
     this.inputs = inputs;
     this.specs = specs;
     await this.manager.configure(specs);
-    if (specs.length) this.log.info(`MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`);
+    if (specs.length)
+      this.log.info(
+        `MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`,
+      );
   }
 
   /**
@@ -141,14 +167,23 @@ export class McpService implements vscode.Disposable {
     // Never holds up a run: this run goes without the server; "Start" starts it for the next one.
     if (!this.asked.has(key)) {
       this.asked.add(key);
-      void vscode.window.showWarningMessage(`Forge: start the MCP server "${spec.name}" from ${spec.source}? It ${describePermission(spec)}.`, 'Start', "Don't Start").then(async (pick) => {
-        this.asked.delete(key);
-        if (pick === "Don't Start") await consent.refuse(key);
-        if (pick !== 'Start') return;
-        // The configuration the question showed: if it changed while the question was open, the next start asks again.
-        await consent.allow(key);
-        await this.manager.connection(spec.name)?.restart().catch(() => undefined);
-      });
+      void vscode.window
+        .showWarningMessage(
+          `Forge: start the MCP server "${spec.name}" from ${spec.source}? It ${describePermission(spec)}.`,
+          'Start',
+          "Don't Start",
+        )
+        .then(async (pick) => {
+          this.asked.delete(key);
+          if (pick === "Don't Start") await consent.refuse(key);
+          if (pick !== 'Start') return;
+          // The configuration the question showed: if it changed while the question was open, the next start asks again.
+          await consent.allow(key);
+          await this.manager
+            .connection(spec.name)
+            ?.restart()
+            .catch(() => undefined);
+        });
     }
     throw new Error('not started: waiting for your permission (see the notification)');
   }
@@ -199,7 +234,12 @@ export class McpService implements vscode.Disposable {
   }
 
   /** An MCP prompt expanded into the text of a user message (for a slash command). */
-  async expandPrompt(server: string, name: string, args: Record<string, string> = {}, signal?: AbortSignal): Promise<string> {
+  async expandPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<string> {
     await this.ready();
     return promptResultToText(await this.manager.getPrompt(server, name, args, signal));
   }

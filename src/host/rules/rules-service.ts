@@ -5,7 +5,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../../core/loop/events';
 import { ConfinedReader } from '../../core/safety/confined-read';
-import { AGENTS_FILE, discoverBaseRules, findOtherAgentRules, pathsInArgs, TaskRules, type RuleSource } from '../../core/rules/project-rules';
+import {
+  AGENTS_FILE,
+  discoverBaseRules,
+  findOtherAgentRules,
+  pathsInArgs,
+  TaskRules,
+  type RuleSource,
+} from '../../core/rules/project-rules';
 import type { WorkspaceFs } from '../../core/workspace/types';
 import type { CommandHandlers } from '../ui/commands';
 import type { Logger } from '../logger';
@@ -45,11 +52,23 @@ export class RulesService implements vscode.Disposable {
   /** A refused rule file (a link out of the workspace, a secret, a FIFO...) is named in the log, once per reload. */
   private readonly warn = (m: string) => this.log.warn(m);
 
-  constructor(private readonly state: vscode.Memento, private readonly fs: WorkspaceFs, private readonly log: Logger) {
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly fs: WorkspaceFs,
+    private readonly log: Logger,
+  ) {
     this.reader = new ConfinedReader(fs, { warn: this.warn });
-    const watcher = vscode.workspace.createFileSystemWatcher('**/{AGENTS.md,CLAUDE.md,.clinerules,.cursorrules,.clinerules/*,.forge/rules/*,.github/copilot-instructions.md}');
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      '**/{AGENTS.md,CLAUDE.md,.clinerules,.cursorrules,.clinerules/*,.forge/rules/*,.github/copilot-instructions.md}',
+    );
     const reload = () => this.reload();
-    this.subs.push(watcher, watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload), vscode.workspace.onDidChangeWorkspaceFolders(reload));
+    this.subs.push(
+      watcher,
+      watcher.onDidChange(reload),
+      watcher.onDidCreate(reload),
+      watcher.onDidDelete(reload),
+      vscode.workspace.onDidChangeWorkspaceFolders(reload),
+    );
     this.reload();
   }
 
@@ -69,11 +88,16 @@ export class RulesService implements vscode.Disposable {
   reload(): void {
     this.loading = this.loading
       .then(async () => {
-        this.base = await discoverBaseRules(this.reader, { importOthers: this.state.get(IMPORT_OTHERS_KEY) === true, warn: this.warn });
+        this.base = await discoverBaseRules(this.reader, {
+          importOthers: this.state.get(IMPORT_OTHERS_KEY) === true,
+          warn: this.warn,
+        });
         this.log.debug(`rules: ${this.base.length ? this.base.map((r) => r.display).join(', ') : 'none'}`);
         this.changed();
       })
-      .catch((err) => this.log.warn(`Could not read the project rules: ${err instanceof Error ? err.message : String(err)}`));
+      .catch((err) =>
+        this.log.warn(`Could not read the project rules: ${err instanceof Error ? err.message : String(err)}`),
+      );
   }
 
   /** The rules of one task (created on first use; the prompt reads text() every step). */
@@ -95,7 +119,13 @@ export class RulesService implements vscode.Disposable {
       void rules.touch(p).then(
         (added) => {
           if (added) {
-            this.log.info(`rules: task ${taskId} now follows ${rules.sources().filter((s) => s.kind === 'nested').map((s) => s.display).join(', ')}`);
+            this.log.info(
+              `rules: task ${taskId} now follows ${rules
+                .sources()
+                .filter((s) => s.kind === 'nested')
+                .map((s) => s.display)
+                .join(', ')}`,
+            );
             this.changed();
           }
         },
@@ -149,6 +179,7 @@ export class RulesService implements vscode.Disposable {
   }
 }
 
-export const rulesCommands = (service: RulesService) => ({
-  'forge.editProjectRules': () => service.editRules(),
-}) satisfies Partial<CommandHandlers>;
+export const rulesCommands = (service: RulesService) =>
+  ({
+    'forge.editProjectRules': () => service.editRules(),
+  }) satisfies Partial<CommandHandlers>;

@@ -26,14 +26,19 @@ export interface Durability {
   leases: TaskLeases;
   health: StorageHealth;
   ledger(journal: Promise<EditJournal>): EditLedger;
-  reconciler(journal: EditJournal): (record: TaskRecord) => Promise<{ record: TaskRecord; notes: string[]; changed: boolean }>;
+  reconciler(
+    journal: EditJournal,
+  ): (record: TaskRecord) => Promise<{ record: TaskRecord; notes: string[]; changed: boolean }>;
   dispose(): Promise<void>;
 }
 
 export function createDurability(opts: DurabilityOptions): Durability {
   const debug = (m: string) => opts.log.debug(m);
   const commands = new CommandLog(path.join(opts.storageDir, 'commands'), { log: debug });
-  const leases = new TaskLeases(path.join(opts.storageDir, 'leases'), { log: debug, onLost: (id) => opts.onLeaseLost?.(id) });
+  const leases = new TaskLeases(path.join(opts.storageDir, 'leases'), {
+    log: debug,
+    onLost: (id) => opts.onLeaseLost?.(id),
+  });
   const health = new StorageHealth({ show: opts.show, log: opts.log, storageDir: opts.storageDir });
   const probe = opts.probe ?? new VscodeWorkspaceProbe();
   return {
@@ -59,7 +64,9 @@ export function recordedLedger(inner: EditLedger, onCommitted: (entry: EditInten
     begin: async (entry) => recorded(entry, await inner.begin(entry)),
     ...(inner.stage ? { stage: inner.stage.bind(inner) } : {}),
     ...(inner.propose ? { propose: inner.propose.bind(inner) } : {}),
-    ...(inner.take ? { take: (entry: EditIntentRecord) => inner.take!(entry)?.then((handle) => recorded(entry, handle)) } : {}),
+    ...(inner.take
+      ? { take: (entry: EditIntentRecord) => inner.take!(entry)?.then((handle) => recorded(entry, handle)) }
+      : {}),
     ...(inner.withdraw ? { withdraw: inner.withdraw.bind(inner) } : {}),
   };
 }

@@ -5,7 +5,10 @@ import type { StoreNotice } from '../../core/tasks/task-store';
 
 export function describeNotice(n: StoreNotice): string {
   if (n.kind === 'archived') {
-    const names = n.titles.slice(0, 5).map((t) => `"${t}"`).join(', ');
+    const names = n.titles
+      .slice(0, 5)
+      .map((t) => `"${t}"`)
+      .join(', ');
     const more = n.titles.length > 5 ? ` and ${n.titles.length - 5} more` : '';
     return (
       `Forge archived ${n.ids.length} old task(s) to keep the history at ${n.limit} (setting forge.history.maxTasks): ${names}${more}. ` +
@@ -13,7 +16,9 @@ export function describeNotice(n: StoreNotice): string {
     );
   }
   const name = n.title ? `"${n.title}"` : `task ${n.id}`;
-  const kept = n.keptAt ? ` The damaged file was kept as ${n.keptAt}.` : ' The damaged file could not be moved aside (see the Forge log).';
+  const kept = n.keptAt
+    ? ` The damaged file was kept as ${n.keptAt}.`
+    : ' The damaged file could not be moved aside (see the Forge log).';
   const what = n.recovered
     ? ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation and ${n.recovered.transcriptItems} panel item(s); anything after it is lost.`
     : ' Nothing of it could be recovered, so it left the history.';
@@ -21,7 +26,8 @@ export function describeNotice(n: StoreNotice): string {
 }
 
 export function openElsewhere(holder: LeaseInfo, asError: boolean): string {
-  const since = Number.isFinite(holder.at) && holder.at > 0 ? ` (active ${new Date(holder.at).toLocaleTimeString()})` : '';
+  const since =
+    Number.isFinite(holder.at) && holder.at > 0 ? ` (active ${new Date(holder.at).toLocaleTimeString()})` : '';
   const who = holder.label ? `another VS Code window (${holder.label})${since}` : `another VS Code window${since}`;
   return asError
     ? `This task is open in ${who}. Continue it there, or close it there (open another task or a new one) and try again; if that window crashed, Forge takes the task over within 30 seconds.`

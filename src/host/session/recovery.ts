@@ -4,7 +4,15 @@
 import * as vscode from 'vscode';
 import type { AuditTrail } from '../../core/audit/audit-trail';
 import type { AgentEvent } from '../../core/loop/events';
-import { checkpointOfToolCall, deriveCheckpoints, restoreToCheckpoint, stepKeysFromHistory, type Checkpoint, type RestoreConflict, type RestoreOutcome } from '../../core/tasks/checkpoints';
+import {
+  checkpointOfToolCall,
+  deriveCheckpoints,
+  restoreToCheckpoint,
+  stepKeysFromHistory,
+  type Checkpoint,
+  type RestoreConflict,
+  type RestoreOutcome,
+} from '../../core/tasks/checkpoints';
 import type { EditJournal, JournalEntry, JournalFs, UndoResult } from '../../core/tasks/journal';
 import type { CommandFileChange } from '../../core/workspace/types';
 import { runReportMarkdown } from '../../core/tasks/run-report-format';
@@ -68,14 +76,19 @@ export class Recovery {
 
   /** Tasks that left the history take their run reports along (the audit log keeps its lines: it is append-only). */
   forgetTasks(ids: readonly string[]): void {
-    for (const id of ids) this.deps.reports.removeTask(id).catch((err) => this.deps.log.warn(`run report: could not remove ${id}: ${errorText(err)}`));
+    for (const id of ids)
+      this.deps.reports
+        .removeTask(id)
+        .catch((err) => this.deps.log.warn(`run report: could not remove ${id}: ${errorText(err)}`));
   }
 
   /** Every agent event of a session: the audit trail's subscription, and run reports stored with the task. */
   onAgentEvent(session: TaskSession, e: AgentEvent): void {
     this.deps.audit.onEvent(session.id, e);
     if (e.type === 'run_end') {
-      this.deps.reports.append(session.id, e.report).catch((err) => this.deps.log.warn(`run report: could not store it: ${errorText(err)}`));
+      this.deps.reports
+        .append(session.id, e.report)
+        .catch((err) => this.deps.log.warn(`run report: could not store it: ${errorText(err)}`));
     }
   }
 
@@ -89,10 +102,20 @@ export class Recovery {
    * A command changed files: listed on its card. With the exact changes of its write layer, the texts go into the
    * edit journal, so its step is a checkpoint and Undo puts them back (all but binary or large files).
    */
-  onCommandChanges(taskId: string, toolCallId: string, files: string[], more: number, changes?: CommandFileChange[]): void {
+  onCommandChanges(
+    taskId: string,
+    toolCallId: string,
+    files: string[],
+    more: number,
+    changes?: CommandFileChange[],
+  ): void {
     this.deps.audit.note('command_changes', { taskId, toolCallId, files: files.slice(0, 200), more });
     const annotate = (patch: { checkpoint?: boolean; changedFilesUntracked?: number }) =>
-      this.session(taskId)?.transcript.annotateTool(toolCallId, { changedFiles: files.slice(0, 200), ...(more ? { changedFilesMore: more } : {}), ...patch });
+      this.session(taskId)?.transcript.annotateTool(toolCallId, {
+        changedFiles: files.slice(0, 200),
+        ...(more ? { changedFilesMore: more } : {}),
+        ...patch,
+      });
     if (!changes) return void annotate({});
     const tracked = changes.filter((c) => c.before !== undefined && c.after !== undefined && c.before !== c.after);
     const untracked = changes.filter((c) => c.before === undefined || c.after === undefined).length;
@@ -108,7 +131,10 @@ export class Recovery {
           this.deps.log.warn(`edit journal: could not record ${c.path} (changed by a command): ${errorText(err)}`);
         }
       }
-      annotate({ ...(recorded ? { checkpoint: true } : {}), changedFilesUntracked: untracked + (tracked.length - recorded) });
+      annotate({
+        ...(recorded ? { checkpoint: true } : {}),
+        changedFilesUntracked: untracked + (tracked.length - recorded),
+      });
     })();
   }
 
@@ -159,9 +185,16 @@ export class Recovery {
       return undefined;
     }
     const all = await this.checkpoints(taskId);
-    const cp = args.toolCallId !== undefined ? checkpointOfToolCall(all, args.toolCallId) : all.find((c) => c.step === args.step);
+    const cp =
+      args.toolCallId !== undefined
+        ? checkpointOfToolCall(all, args.toolCallId)
+        : all.find((c) => c.step === args.step);
     if (!cp) {
-      void vscode.window.showWarningMessage(all.length ? 'Forge: that checkpoint does not exist in this task.' : 'Forge: this task has no checkpoints (it changed no files).');
+      void vscode.window.showWarningMessage(
+        all.length
+          ? 'Forge: that checkpoint does not exist in this task.'
+          : 'Forge: this task has no checkpoints (it changed no files).',
+      );
       return undefined;
     }
     const later = all.filter((c) => c.step > cp.step && !c.undone);
@@ -173,25 +206,48 @@ export class Recovery {
       const detail = files.length
         ? `These files go back to how they were after step ${cp.step}:\n${files.map(rel).join('\n')}`
         : `No file changed after step ${cp.step}.`;
-      const buttons = session ? (rewind === undefined ? [filesOnly, withRewind] : [rewind ? withRewind : filesOnly]) : [filesOnly];
-      const pick = await vscode.window.showWarningMessage(`Restore this task's files to checkpoint ${cp.step}?`, { modal: true, detail: `${detail}\n\nRewinding the conversation also removes the messages after this step.` }, ...buttons);
+      const buttons = session
+        ? rewind === undefined
+          ? [filesOnly, withRewind]
+          : [rewind ? withRewind : filesOnly]
+        : [filesOnly];
+      const pick = await vscode.window.showWarningMessage(
+        `Restore this task's files to checkpoint ${cp.step}?`,
+        { modal: true, detail: `${detail}\n\nRewinding the conversation also removes the messages after this step.` },
+        ...buttons,
+      );
       if (!pick) return undefined;
       rewind = pick === withRewind;
     }
-    const outcome: RestoreReport = await restoreToCheckpoint(this.deps.journal, taskId, cp, this.deps.journalFs, (conflicts) => this.decide(conflicts, args.conflicts ?? 'ask'));
+    const outcome: RestoreReport = await restoreToCheckpoint(
+      this.deps.journal,
+      taskId,
+      cp,
+      this.deps.journalFs,
+      (conflicts) => this.decide(conflicts, args.conflicts ?? 'ask'),
+    );
     if (rewind && session) {
       outcome.rewoundMessages = session.rewindToStep(cp.toolCallIds);
-      if (outcome.rewoundMessages === undefined) void vscode.window.showWarningMessage('Forge restored the files, but could not rewind the conversation: that step was compacted into a summary.');
+      if (outcome.rewoundMessages === undefined)
+        void vscode.window.showWarningMessage(
+          'Forge restored the files, but could not rewind the conversation: that step was compacted into a summary.',
+        );
     }
     this.mark(taskId, 'restore', outcome, cp.step);
     const changed = outcome.restored.length + outcome.deleted.length;
     if (session && changed && outcome.rewoundMessages === undefined) {
       const list = [...outcome.restored, ...outcome.deleted].map(rel).join(', ');
-      session.addNote(`The user restored the files to checkpoint ${cp.step} (the end of an earlier step); your later edits to ${list} were undone. Re-read files before editing them.`);
+      session.addNote(
+        `The user restored the files to checkpoint ${cp.step} (the end of an earlier step); your later edits to ${list} were undone. Re-read files before editing them.`,
+      );
     }
     const kept = outcome.skipped.length ? `; kept your changes to ${outcome.skipped.length} file(s)` : '';
-    const failed = outcome.conflicts.length ? `; ${outcome.conflicts.length} could not be restored (see the transcript)` : '';
-    void vscode.window.showInformationMessage(`Forge restored ${changed} file(s) to checkpoint ${cp.step}${kept}${failed}.`);
+    const failed = outcome.conflicts.length
+      ? `; ${outcome.conflicts.length} could not be restored (see the transcript)`
+      : '';
+    void vscode.window.showInformationMessage(
+      `Forge restored ${changed} file(s) to checkpoint ${cp.step}${kept}${failed}.`,
+    );
     return outcome;
   }
 
@@ -227,12 +283,20 @@ export class Recovery {
     }
     const first = await this.deps.journal.redoLastUndo(taskId, this.deps.journalFs);
     const changedByUser = first.conflicts.filter((c) => /since it was restored/.test(c.reason));
-    const outcome = { ...first, conflicts: first.conflicts.filter((c) => !changedByUser.includes(c)), skipped: [] as string[], overwritten: [] as string[] };
+    const outcome = {
+      ...first,
+      conflicts: first.conflicts.filter((c) => !changedByUser.includes(c)),
+      skipped: [] as string[],
+      overwritten: [] as string[],
+    };
     if (changedByUser.length) {
       const chosen = new Set(await this.decide(changedByUser, conflicts, 'redo'));
       outcome.skipped = changedByUser.filter((c) => !chosen.has(c.path)).map((c) => c.path);
       if (chosen.size) {
-        const forced = await this.deps.journal.redoLastUndo(taskId, this.deps.journalFs, { force: true, paths: [...chosen] });
+        const forced = await this.deps.journal.redoLastUndo(taskId, this.deps.journalFs, {
+          force: true,
+          paths: [...chosen],
+        });
         outcome.restored.push(...forced.restored);
         outcome.deleted.push(...forced.deleted);
         outcome.overwritten = [...forced.restored, ...forced.deleted];
@@ -243,10 +307,17 @@ export class Recovery {
     if (outcome.restored.length + outcome.deleted.length || !left) session?.transcript.markRedone(!left);
     this.mark(taskId, 'redo', outcome);
     const back = [...outcome.restored, ...outcome.deleted];
-    if (session && back.length) session.addNote(`The user redid your edits that a restore had undone: ${back.map(rel).join(', ')} are back as you left them. Re-read files before editing them.`);
+    if (session && back.length)
+      session.addNote(
+        `The user redid your edits that a restore had undone: ${back.map(rel).join(', ')} are back as you left them. Re-read files before editing them.`,
+      );
     const kept = outcome.skipped.length ? `; kept your changes to ${outcome.skipped.length} file(s)` : '';
-    const failed = outcome.conflicts.length ? `; ${outcome.conflicts.length} could not be redone (see the transcript)` : '';
-    void vscode.window.showInformationMessage(`Forge put the task's edits back in ${back.length} file(s)${kept}${failed}.`);
+    const failed = outcome.conflicts.length
+      ? `; ${outcome.conflicts.length} could not be redone (see the transcript)`
+      : '';
+    void vscode.window.showInformationMessage(
+      `Forge put the task's edits back in ${back.length} file(s)${kept}${failed}.`,
+    );
     return outcome;
   }
 
@@ -254,7 +325,10 @@ export class Recovery {
   markUndo(taskId: string, result: UndoResult | undefined): void {
     if (!result || result.restored.length + result.deleted.length + result.conflicts.length === 0) return;
     this.mark(taskId, 'undo', { ...result, skipped: [], overwritten: [] });
-    if (result.restored.length + result.deleted.length) this.session(taskId)?.addNote('The user undid all of your file changes in this task. Re-read files before editing them.');
+    if (result.restored.length + result.deleted.length)
+      this.session(taskId)?.addNote(
+        'The user undid all of your file changes in this task. Re-read files before editing them.',
+      );
   }
 
   async showAuditLog(): Promise<void> {
@@ -264,7 +338,11 @@ export class Recovery {
       void vscode.window.showInformationMessage('Forge has not recorded any action in this workspace yet.');
       return;
     }
-    await showReadOnly('audit.jsonl', async () => (await vscode.workspace.fs.readFile(vscode.Uri.file(files[0]))).toString(), 'jsonl');
+    await showReadOnly(
+      'audit.jsonl',
+      async () => (await vscode.workspace.fs.readFile(vscode.Uri.file(files[0]))).toString(),
+      'jsonl',
+    );
   }
 
   async showRunReport(taskId?: string): Promise<string> {
@@ -276,31 +354,65 @@ export class Recovery {
     return md;
   }
 
-  private async decide(conflicts: RestoreConflict[], how: 'ask' | 'overwrite' | 'skip', what: 'restore' | 'redo' = 'restore'): Promise<string[]> {
+  private async decide(
+    conflicts: RestoreConflict[],
+    how: 'ask' | 'overwrite' | 'skip',
+    what: 'restore' | 'redo' = 'restore',
+  ): Promise<string[]> {
     if (how === 'overwrite') return conflicts.map((c) => c.path);
     if (how === 'skip') return [];
     const overwrite: string[] = [];
     for (const c of conflicts) {
       const changed = c.reason.replace(/ since (the task edited it|it was restored)$/, '');
       const pick = await vscode.window.showWarningMessage(
-        what === 'redo' ? `${rel(c.path)} was ${changed} since the restore.` : `${rel(c.path)} was ${changed} since Forge edited it.`,
-        { modal: true, detail: what === 'redo' ? 'Overwrite it with the task\'s version, or keep your changes?' : 'Overwrite it with the checkpoint\'s version, or keep your changes?' },
-        'Overwrite', 'Keep Mine',
+        what === 'redo'
+          ? `${rel(c.path)} was ${changed} since the restore.`
+          : `${rel(c.path)} was ${changed} since Forge edited it.`,
+        {
+          modal: true,
+          detail:
+            what === 'redo'
+              ? "Overwrite it with the task's version, or keep your changes?"
+              : "Overwrite it with the checkpoint's version, or keep your changes?",
+        },
+        'Overwrite',
+        'Keep Mine',
       );
       if (pick === 'Overwrite') overwrite.push(c.path);
     }
     return overwrite;
   }
 
-  private mark(taskId: string, action: 'restore' | 'undo' | 'redo', o: Omit<RestoreReport, 'checkpoint'>, step?: number): void {
-    this.deps.audit.restored({ taskId, action, ...(step !== undefined ? { checkpoint: step } : {}), restored: o.restored, deleted: o.deleted, conflicts: o.conflicts, skipped: o.skipped, overwritten: o.overwritten, ...(o.rewoundMessages !== undefined ? { rewoundMessages: o.rewoundMessages } : {}) });
+  private mark(
+    taskId: string,
+    action: 'restore' | 'undo' | 'redo',
+    o: Omit<RestoreReport, 'checkpoint'>,
+    step?: number,
+  ): void {
+    this.deps.audit.restored({
+      taskId,
+      action,
+      ...(step !== undefined ? { checkpoint: step } : {}),
+      restored: o.restored,
+      deleted: o.deleted,
+      conflicts: o.conflicts,
+      skipped: o.skipped,
+      overwritten: o.overwritten,
+      ...(o.rewoundMessages !== undefined ? { rewoundMessages: o.rewoundMessages } : {}),
+    });
     if (o.restored.length + o.deleted.length) this.deps.onFilesMoved?.(taskId);
     const session = this.session(taskId);
     if (!session) return;
     const cap = (l: string[]) => l.slice(0, 2000).map((p) => p.slice(0, 4096));
     session.transcript.addCheckpointMark({
-      action, ...(step !== undefined ? { step } : {}), restored: cap(o.restored), deleted: cap(o.deleted), skipped: cap(o.skipped),
-      conflicts: o.conflicts.slice(0, 2000).map((c) => ({ path: c.path.slice(0, 4096), reason: c.reason.slice(0, 1000) })),
+      action,
+      ...(step !== undefined ? { step } : {}),
+      restored: cap(o.restored),
+      deleted: cap(o.deleted),
+      skipped: cap(o.skipped),
+      conflicts: o.conflicts
+        .slice(0, 2000)
+        .map((c) => ({ path: c.path.slice(0, 4096), reason: c.reason.slice(0, 1000) })),
       ...(o.rewoundMessages !== undefined ? { rewoundMessages: o.rewoundMessages } : {}),
     });
     void session.save();
@@ -308,7 +420,11 @@ export class Recovery {
 }
 
 /** The workspace as the journal's undo sees it (vscode.workspace.fs; null = no such file). */
-export function journalFsOf(fs: { stat(p: string): Promise<unknown>; readFile(p: string): Promise<Uint8Array>; writeFile(p: string, data: Uint8Array): Promise<void> }): JournalFs {
+export function journalFsOf(fs: {
+  stat(p: string): Promise<unknown>;
+  readFile(p: string): Promise<Uint8Array>;
+  writeFile(p: string, data: Uint8Array): Promise<void>;
+}): JournalFs {
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   return {
     read: async (p) => ((await fs.stat(p)) ? decode(await fs.readFile(p)) : null),

@@ -42,19 +42,27 @@ export class RunControl {
     }
     if (session.running) {
       if (kind === 'send') void this.panel()?.prefill(text);
-      session.transcript.addError(`Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`);
+      session.transcript.addError(
+        `Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`,
+      );
       return undefined;
     }
     if (!deps.model.configured) {
       const status = this.panel()?.bridge.snapshot().provider;
-      session.transcript.addError(status?.problem ?? 'No model is configured yet. Set one up to start.', ['setup_model', 'select_model'], 'setup');
+      session.transcript.addError(
+        status?.problem ?? 'No model is configured yet. Set one up to start.',
+        ['setup_model', 'select_model'],
+        'setup',
+      );
       if (kind === 'send') void this.panel()?.prefill(text);
       return undefined;
     }
     if (kind === 'send' && session.hasPendingApproval) {
       // A restored task still waits for an approval: ask it again first; the message must not get lost.
       void this.panel()?.prefill(text);
-      session.transcript.addError('This task is waiting for your answer to an approval (asked again now). Your message is back in the input box.');
+      session.transcript.addError(
+        'This task is waiting for your answer to an approval (asked again now). Your message is back in the input box.',
+      );
       return this.start('resume', '', signal);
     }
     // Trust and command rules as they are now (a settings event may not have arrived yet).
@@ -65,7 +73,10 @@ export class RunControl {
     this.review.onRunStart(session.id);
     const report = await session.run(kind, message, signal, display);
     if (report) void this.review.showChanges(session.id);
-    if (report) deps.log.info(`task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`);
+    if (report)
+      deps.log.info(
+        `task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`,
+      );
     return report;
   }
 
@@ -83,7 +94,9 @@ export class RunControl {
     const current = manager.current;
     if (current.running) {
       await this.panel()?.prefill(text);
-      void vscode.window.showInformationMessage('Forge is busy with a task; your request is in the chat box. Send it when the task ends.');
+      void vscode.window.showInformationMessage(
+        'Forge is busy with a task; your request is in the chat box. Send it when the task ends.',
+      );
       return undefined;
     }
     // The task in the panel is not replaced: it is saved and stays in the history; the action starts a new one.
@@ -97,7 +110,9 @@ export class RunControl {
     const items = session.transcript.getItems();
     const plan = [...items].reverse().find((it) => it.kind === 'run_end' && it.actions.includes('implement_plan'));
     if (!plan || plan.kind !== 'run_end') {
-      session.transcript.addError('There is no plan to implement in this task: run a task in plan mode first (/mode plan).');
+      session.transcript.addError(
+        'There is no plan to implement in this task: run a task in plan mode first (/mode plan).',
+      );
       return;
     }
     if (session.running) {

@@ -13,7 +13,11 @@ interface RunStatusDeps {
   testRuns?: Pick<TestRunTracker, 'observe'>;
 }
 
-export function reportRunEvent({ statusBar: bar, log, testRuns }: RunStatusDeps, session: TaskSession, e: AgentEvent): void {
+export function reportRunEvent(
+  { statusBar: bar, log, testRuns }: RunStatusDeps,
+  session: TaskSession,
+  e: AgentEvent,
+): void {
   testRuns?.observe(e);
   switch (e.type) {
     case 'run_start':
@@ -22,7 +26,11 @@ export function reportRunEvent({ statusBar: bar, log, testRuns }: RunStatusDeps,
     case 'iteration': {
       const tokens = e.usage.inputTokens + e.usage.outputTokens;
       const cost = e.costUsd !== undefined ? ` · ${formatCost(e.costUsd)}` : '';
-      bar.running({ iteration: e.iteration, maxIterations: e.maxIterations, detail: `${(tokens / 1000).toFixed(1)}k tokens${cost}` });
+      bar.running({
+        iteration: e.iteration,
+        maxIterations: e.maxIterations,
+        detail: `${(tokens / 1000).toFixed(1)}k tokens${cost}`,
+      });
       break;
     }
     case 'approval_requested':

@@ -39,7 +39,11 @@ interface SessionManagerDeps {
 /** Stable per-workspace key (the folder paths), so task histories of different projects never mix. */
 export function workspaceKey(folders: readonly string[]): string {
   if (folders.length === 0) return 'no-workspace';
-  const name = path.basename(folders[0]).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'workspace';
+  const name =
+    path
+      .basename(folders[0])
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'workspace';
   const hash = crypto.createHash('sha256').update(folders.join('\n')).digest('hex').slice(0, 12);
   return `${name}-${hash}`;
 }
@@ -111,7 +115,9 @@ export class SessionManager {
   private lostTask(taskId: string, holder: LeaseInfo | undefined): void {
     if (this.ownedElsewhere.has(taskId)) return;
     this.ownedElsewhere.add(taskId);
-    this.deps.log.warn(`task ${taskId} is now owned by another window (${holder?.label ?? holder?.owner ?? 'unknown'}); not saving it here`);
+    this.deps.log.warn(
+      `task ${taskId} is now owned by another window (${holder?.label ?? holder?.owner ?? 'unknown'}); not saving it here`,
+    );
     this.note(
       'Another VS Code window opened this task and now owns it. This window no longer saves it, so neither window overwrites the other; continue it in that window, or start a new task here.',
     );
@@ -146,9 +152,12 @@ export class SessionManager {
 
   private async restoreLatestNow(): Promise<TaskSession | undefined> {
     for (const latest of (await this.deps.store.list()).slice(0, 5)) {
-      const holder = this.deps.leases && !this.deps.leases.holds(latest.id) ? await this.deps.leases.holder(latest.id) : undefined;
+      const holder =
+        this.deps.leases && !this.deps.leases.holds(latest.id) ? await this.deps.leases.holder(latest.id) : undefined;
       if (holder) {
-        this.note(`Your latest task "${latest.title}" is open in another VS Code window, so this window starts a new task. ${openElsewhere(holder, false)}`);
+        this.note(
+          `Your latest task "${latest.title}" is open in another VS Code window, so this window starts a new task. ${openElsewhere(holder, false)}`,
+        );
         return undefined;
       }
       try {
@@ -184,7 +193,9 @@ export class SessionManager {
     }
     let keep = false;
     try {
-      const opened = this.deps.store.open ? await this.deps.store.open(taskId) : { record: await this.deps.store.load(taskId) };
+      const opened = this.deps.store.open
+        ? await this.deps.store.open(taskId)
+        : { record: await this.deps.store.load(taskId) };
       if (!opened.record) {
         if (opened.error) throw new Error(`Forge could not read this task: ${opened.error}. See the Forge log.`);
         if (opened.damage) throw new Error(describeNotice(opened.damage));
@@ -201,15 +212,22 @@ export class SessionManager {
           record = r.record;
           reconciled = r;
         } catch (err) {
-          this.deps.log.error(`Forge could not reconcile task ${taskId} with the disk: ${err instanceof Error ? err.message : String(err)}`);
+          this.deps.log.error(
+            `Forge could not reconcile task ${taskId} with the disk: ${err instanceof Error ? err.message : String(err)}`,
+          );
         }
       }
       let next: TaskSession;
       try {
         next = TaskSession.restore(this.sessionDeps, record, reconciled.notes);
       } catch (err) {
-        this.deps.log.error(`Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`);
-        throw new Error(`Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`, { cause: err });
+        this.deps.log.error(
+          `Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        throw new Error(
+          `Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`,
+          { cause: err },
+        );
       }
       keep = true;
       this.switchTo(next);
@@ -249,8 +267,12 @@ export class SessionManager {
       const tasks = await this.deps.store.list();
       this.sink.setHistory(
         tasks.map((t) => ({
-          id: t.id, title: t.title.slice(0, 1000) || 'Untitled task', updatedAt: t.updatedAt, status: t.status.slice(0, 40),
-          ...(t.tokens !== undefined ? { tokens: t.tokens } : {}), ...(t.costUsd !== undefined && t.costUsd >= 0 ? { costUsd: t.costUsd } : {}),
+          id: t.id,
+          title: t.title.slice(0, 1000) || 'Untitled task',
+          updatedAt: t.updatedAt,
+          status: t.status.slice(0, 40),
+          ...(t.tokens !== undefined ? { tokens: t.tokens } : {}),
+          ...(t.costUsd !== undefined && t.costUsd >= 0 ? { costUsd: t.costUsd } : {}),
         })),
       );
     } catch (err) {

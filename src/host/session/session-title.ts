@@ -6,8 +6,16 @@
  */
 export function titleOf(text: string): string {
   let t = text.replace(/```[\s\S]*?(```|$)/g, ' ').replace(/`([^`]*)`/g, '$1');
-  t = t.split(/\n\s*\n|\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
-  t = t.replace(/^(hi|hello|hey)[,!.\s]+/i, '').replace(/^(please|can you|could you|would you)\s+/i, '').replace(/\s+/g, ' ').trim();
+  t =
+    t
+      .split(/\n\s*\n|\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
+  t = t
+    .replace(/^(hi|hello|hey)[,!.\s]+/i, '')
+    .replace(/^(please|can you|could you|would you)\s+/i, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const sentence = /^(.{12,}?[.?!])(\s|$)/.exec(t);
   if (sentence) t = sentence[1]!.replace(/[.]$/, '');
   if (t.length > 60) {

@@ -32,7 +32,7 @@ export class StorageHealth {
         (what === 'the edit journal'
           ? 'Edits are not applied until it can (Undo could not revert them). '
           : 'Your conversation is kept in memory and saved as soon as writing works again; do not close VS Code until then. ') +
-        'Free some disk space or check the folder\'s permissions.',
+        "Free some disk space or check the folder's permissions.",
     );
   }
 

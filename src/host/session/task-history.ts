@@ -81,7 +81,8 @@ export class TaskHistory {
     recovery?.forgetTasks(gone);
     void Promise.all(gone.map((id) => journal.removeTask(id))).then(
       () => journal.collectGarbageSoon(),
-      (err) => log.warn(`edit journal: could not remove pruned tasks: ${err instanceof Error ? err.message : String(err)}`),
+      (err) =>
+        log.warn(`edit journal: could not remove pruned tasks: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
 }
@@ -90,15 +91,19 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 type PanelOf = () => ForgePanelProvider | undefined;
 
-export const historyMessages = (history: TaskHistory, manager: () => SessionManager, panel: PanelOf) => ({
-  new_task: () => {
-    manager().newTask();
-  },
-  load_task: (m) => void history.load(m.id).catch((err) => panel()?.showError(errorText(err))),
-  delete_task: (m) => void history.remove(m.id)
-    .catch((err) => panel()?.showError(`Forge could not delete that task: ${errorText(err)}`)),
-}) satisfies Partial<WebviewHandlers>;
+export const historyMessages = (history: TaskHistory, manager: () => SessionManager, panel: PanelOf) =>
+  ({
+    new_task: () => {
+      manager().newTask();
+    },
+    load_task: (m) => void history.load(m.id).catch((err) => panel()?.showError(errorText(err))),
+    delete_task: (m) =>
+      void history
+        .remove(m.id)
+        .catch((err) => panel()?.showError(`Forge could not delete that task: ${errorText(err)}`)),
+  }) satisfies Partial<WebviewHandlers>;
 
-export const historyCommands = (history: TaskHistory) => ({
-  'forge.showTaskHistory': () => history.show(),
-}) satisfies Partial<CommandHandlers>;
+export const historyCommands = (history: TaskHistory) =>
+  ({
+    'forge.showTaskHistory': () => history.show(),
+  }) satisfies Partial<CommandHandlers>;

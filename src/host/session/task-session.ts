@@ -47,7 +47,11 @@ export class TaskSession {
   /** A rebuild was asked for while a run was in flight: done before the next run. */
   private rebuildPending = false;
 
-  private constructor(private readonly deps: SessionDeps, agent: Agent, record?: TaskRecord) {
+  private constructor(
+    private readonly deps: SessionDeps,
+    agent: Agent,
+    record?: TaskRecord,
+  ) {
     this.agent = agent;
     this.unsubscribe = agent.on((e) => this.onEvent(e));
     this.title = record?.title ?? 'New task';
@@ -73,7 +77,10 @@ export class TaskSession {
     session.transcript.reset(restoreTranscript(record.transcript as TranscriptState | undefined, snapshot));
     const found = reloadNotes.length > 0;
     if (interrupted && !snapshot.pending) {
-      session.transcript.addError(found ? `${reloadNote(reloadNotes)}\n${RESUME_HINT}` : INTERRUPTED_NOTE, found ? ['continue', 'show_logs'] : ['continue']);
+      session.transcript.addError(
+        found ? `${reloadNote(reloadNotes)}\n${RESUME_HINT}` : INTERRUPTED_NOTE,
+        found ? ['continue', 'show_logs'] : ['continue'],
+      );
     } else if (found) session.transcript.addError(reloadNote(reloadNotes), ['show_logs']);
     return session;
   }
@@ -217,9 +224,12 @@ export class TaskSession {
     // Saves are chained so an older record never lands after a newer one.
     this.saving = this.saving.then(() =>
       this.deps.save(this.record()).catch((err) => {
-        this.deps.log.error(`Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`);
+        this.deps.log.error(
+          `Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`,
+        );
         // Nothing new may come to trigger a save: try again on our own until one succeeds.
-        if (!this.disposed && !this.saveTimer) this.saveTimer = setTimeout(() => void this.save(), this.deps.saveRetryMs ?? 10_000);
+        if (!this.disposed && !this.saveTimer)
+          this.saveTimer = setTimeout(() => void this.save(), this.deps.saveRetryMs ?? 10_000);
       }),
     );
     return this.saving;
@@ -265,7 +275,6 @@ function withoutSetupErrors(t: TranscriptState): TranscriptState {
   return { ...t, items: t.items.filter((it) => !(it.kind === 'error' && it.topic === 'setup')) };
 }
 
-
 /** Characters of a restore's report shown on its tool card (the model gets all of it). */
 const RESTORED_RESULT_CHARS = 4000;
 
@@ -273,7 +282,10 @@ const RESTORED_RESULT_CHARS = 4000;
  * A saved transcript as the panel should show it after a reload: nothing spins. Tool cards and approvals that
  * were in flight are marked cancelled, except the approval the agent will ask again (resumePending).
  */
-export function restoreTranscript(saved: TranscriptState | undefined, snapshot: AgentSnapshot): Partial<TranscriptState> {
+export function restoreTranscript(
+  saved: TranscriptState | undefined,
+  snapshot: AgentSnapshot,
+): Partial<TranscriptState> {
   if (!saved || !Array.isArray(saved.items)) return { taskId: snapshot.taskId, items: [], status: { state: 'idle' } };
   // The calls of the step the pending approval belongs to run again (resumePending): their cards wait for that run,
   // and its approval card replaces the old one.
@@ -281,20 +293,36 @@ export function restoreTranscript(saved: TranscriptState | undefined, snapshot: 
   // A call the restore settled (a command a crash cut off, an edit found on disk) shows that result, not "cancelled".
   const settled = new Map<string, { content: string; isError?: boolean }>();
   for (const m of snapshot.history ?? []) if (m.role === 'tool') settled.set(safeId(m.toolCallId), m);
-  const items = saved.items.flatMap((it): TranscriptItem[] => {
-    if (it.kind === 'tool' && toolStillOpen(it.status)) {
-      if (resumed.has(it.toolCallId)) return [{ ...it, status: 'pending' }];
-      const r = settled.get(it.toolCallId);
-      if (!r) return [{ ...it, status: 'cancelled' }];
-      const text = r.content.length > RESTORED_RESULT_CHARS ? r.content.slice(0, RESTORED_RESULT_CHARS) : r.content;
-      return [{ ...it, status: r.isError ? 'interrupted' : 'done', result: text, resultTruncated: text.length < r.content.length }];
-    }
-    if (it.kind === 'approval' && it.status === 'pending') return resumed.has(it.toolCallId) ? [] : [{ ...it, status: 'cancelled' }];
-    return [it];
-  }).map((it): TranscriptItem => {
-    if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
-    return it;
-  });
+  const items = saved.items
+    .flatMap((it): TranscriptItem[] => {
+      if (it.kind === 'tool' && toolStillOpen(it.status)) {
+        if (resumed.has(it.toolCallId)) return [{ ...it, status: 'pending' }];
+        const r = settled.get(it.toolCallId);
+        if (!r) return [{ ...it, status: 'cancelled' }];
+        const text = r.content.length > RESTORED_RESULT_CHARS ? r.content.slice(0, RESTORED_RESULT_CHARS) : r.content;
+        return [
+          {
+            ...it,
+            status: r.isError ? 'interrupted' : 'done',
+            result: text,
+            resultTruncated: text.length < r.content.length,
+          },
+        ];
+      }
+      if (it.kind === 'approval' && it.status === 'pending')
+        return resumed.has(it.toolCallId) ? [] : [{ ...it, status: 'cancelled' }];
+      return [it];
+    })
+    .map((it): TranscriptItem => {
+      if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
+      return it;
+    });
   // The plan's truth is the agent's snapshot (the transcript only mirrors it).
-  return { taskId: snapshot.taskId, items, status: { state: 'idle' }, progress: saved.progress, ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}) };
+  return {
+    taskId: snapshot.taskId,
+    items,
+    status: { state: 'idle' },
+    progress: saved.progress,
+    ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}),
+  };
 }

@@ -17,7 +17,9 @@ export class VscodeWorkspaceProbe implements WorkspaceProbe {
 
   async unsavedText(path: string): Promise<string | undefined> {
     // After a reload, a hot-exit buffer may not be open yet: resolving the document restores it from its backup.
-    const doc = this.openDoc(path) ?? (await vscode.workspace.openTextDocument(vscode.Uri.file(path)).then(undefined, () => undefined));
+    const doc =
+      this.openDoc(path) ??
+      (await vscode.workspace.openTextDocument(vscode.Uri.file(path)).then(undefined, () => undefined));
     return doc?.isDirty ? doc.getText() : undefined;
   }
 

@@ -3,7 +3,13 @@
 // code come straight from the process (never lost to a shell-integration hiccup), and it opens at once even
 // after the user closed it. Ctrl+C in it interrupts the command (SIGINT), as in a shell.
 import * as vscode from 'vscode';
-import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../../core/workspace/types';
+import {
+  RUNNER_WITHOUT_SANDBOX,
+  type CommandRunner,
+  type Containment,
+  type RunRequest,
+  type RunResult,
+} from '../../core/workspace/types';
 import { TerminalTextCleaner, visibleCommandLine } from '../../node/terminal-text';
 
 interface PtyCommandRunnerOptions {
@@ -40,14 +46,23 @@ class CommandTerminal implements vscode.Pseudoterminal {
   private endsWithNewline = true;
   private inputHintShown = false;
 
-  constructor(private readonly name: string, private readonly displayCap: number, private readonly onClosed: (t: CommandTerminal) => void) {
+  constructor(
+    private readonly name: string,
+    private readonly displayCap: number,
+    private readonly onClosed: (t: CommandTerminal) => void,
+  ) {
     this.write(`${DIM}Forge runs its commands here. Ctrl+C interrupts the running one.${RESET}\r\n`);
   }
 
   /** Shows the terminal (creating it the first time) without taking the user's focus. */
   reveal(): void {
     if (this.closed) return;
-    this.terminal ??= vscode.window.createTerminal({ name: this.name, pty: this, iconPath: new vscode.ThemeIcon('tools'), isTransient: true });
+    this.terminal ??= vscode.window.createTerminal({
+      name: this.name,
+      pty: this,
+      iconPath: new vscode.ThemeIcon('tools'),
+      isTransient: true,
+    });
     this.terminal.show(true);
   }
 
@@ -71,7 +86,9 @@ class CommandTerminal implements vscode.Pseudoterminal {
       this.onInterrupt?.();
     } else if (!this.inputHintShown) {
       this.inputHintShown = true;
-      this.write(`${this.endsWithNewline ? '' : '\r\n'}${DIM}(Typing is not passed to the command; Ctrl+C interrupts it.)${RESET}\r\n`);
+      this.write(
+        `${this.endsWithNewline ? '' : '\r\n'}${DIM}(Typing is not passed to the command; Ctrl+C interrupts it.)${RESET}\r\n`,
+      );
       this.endsWithNewline = true;
     }
   }
@@ -95,7 +112,9 @@ class CommandTerminal implements vscode.Pseudoterminal {
 
   finish(summary: string): void {
     this.show(this.cleaner.end());
-    const hidden = this.hidden ? `${DIM}[${this.hidden.toLocaleString('en-US')} more characters not shown here]${RESET}\r\n` : '';
+    const hidden = this.hidden
+      ? `${DIM}[${this.hidden.toLocaleString('en-US')} more characters not shown here]${RESET}\r\n`
+      : '';
     this.write(`${this.endsWithNewline ? '' : '\r\n'}${hidden}${summary}\r\n`);
     this.endsWithNewline = true;
     this.flush();
@@ -145,7 +164,10 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
   private readonly disposing = new AbortController();
   readonly readOutput?: CommandRunner['readOutput'];
 
-  constructor(private readonly inner: CommandRunner, private readonly options: PtyCommandRunnerOptions = {}) {
+  constructor(
+    private readonly inner: CommandRunner,
+    private readonly options: PtyCommandRunnerOptions = {},
+  ) {
     if (inner.readOutput) this.readOutput = inner.readOutput.bind(inner);
   }
 
@@ -187,7 +209,9 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
       return res;
     } catch (e) {
       reveal();
-      term.finish(`\x1b[31mCould not run the command: ${visibleCommandLine(e instanceof Error ? e.message : String(e))}${RESET}`);
+      term.finish(
+        `\x1b[31mCould not run the command: ${visibleCommandLine(e instanceof Error ? e.message : String(e))}${RESET}`,
+      );
       throw e;
     } finally {
       term.onInterrupt = undefined;
@@ -226,10 +250,13 @@ function commandEndLine(res: RunResult, ms: number): string {
   if (res.sandboxFailed) how = '\x1b[31mnot run: the sandbox could not start';
   else if (res.timedOut) how = `\x1b[31mtimed out after ${took}; stopped`;
   else if (res.aborted) how = `\x1b[33mstopped after ${took}`;
-  else if (res.interrupted) how = `\x1b[33minterrupted (Ctrl+C) after ${took}${res.exitCode !== null ? `, exit code ${res.exitCode}` : ''}`;
+  else if (res.interrupted)
+    how = `\x1b[33minterrupted (Ctrl+C) after ${took}${res.exitCode !== null ? `, exit code ${res.exitCode}` : ''}`;
   else if (res.exitCode === null) how = `\x1b[31mkilled by ${res.signal ?? 'a signal'} after ${took}`;
   else how = `${res.exitCode === 0 ? '\x1b[32m' : '\x1b[31m'}exit code ${res.exitCode} · ${took}`;
-  const blocked = res.containment?.blocked?.length ? ` · the sandbox blocked ${visibleCommandLine(res.containment.blocked.join('; '))}` : '';
+  const blocked = res.containment?.blocked?.length
+    ? ` · the sandbox blocked ${visibleCommandLine(res.containment.blocked.join('; '))}`
+    : '';
   // Not dimmed: dim colours are hard to read in high-contrast themes.
   return `${how}${blocked}${RESET}`;
 }

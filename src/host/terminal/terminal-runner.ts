@@ -6,7 +6,13 @@ import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { RUNNER_WITHOUT_SANDBOX, type CommandRunner, type Containment, type RunRequest, type RunResult } from '../../core/workspace/types';
+import {
+  RUNNER_WITHOUT_SANDBOX,
+  type CommandRunner,
+  type Containment,
+  type RunRequest,
+  type RunResult,
+} from '../../core/workspace/types';
 import { fileChangesOf, type CommandSandbox, type SandboxPlan } from '../../node/sandbox/command-sandbox';
 import { shellQuote as posixQuote } from '../../node/sandbox/profile';
 import type { Logger } from '../logger';
@@ -136,7 +142,8 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       if (ft) this.close(ft);
       this.integrationUnavailable = true;
       this.options.log?.warn('Terminal shell integration did not activate; running commands as child processes.');
-      if (!fallback) throw new Error('Shell integration is unavailable in the terminal and no fallback runner is configured.');
+      if (!fallback)
+        throw new Error('Shell integration is unavailable in the terminal and no fallback runner is configured.');
       this.lastRunUsedTerminal = false;
       return this.runFallback(fallback, req);
     }
@@ -146,16 +153,35 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
       launched = await this.launch(req);
       const res = await this.execute(ft, req, launched?.line);
       if (!launched || !this.options.sandbox) return res;
-      const status = launched.plan.contained && launched.statusFile && !res.aborted && !res.timedOut ? await fsp.readFile(launched.statusFile, 'utf8').catch(() => '') : undefined;
+      const status =
+        launched.plan.contained && launched.statusFile && !res.aborted && !res.timedOut
+          ? await fsp.readFile(launched.statusFile, 'utf8').catch(() => '')
+          : undefined;
       // A sandbox that never started wrote nothing: its layer is dropped, not merged.
-      const blocked = await this.options.sandbox.finish(launched.plan, res.output, { merge: status === undefined || status.includes('child-pid') });
+      const blocked = await this.options.sandbox.finish(launched.plan, res.output, {
+        merge: status === undefined || status.includes('child-pid'),
+      });
       if (status !== undefined) {
         // Never a bare run instead: the fallback uses the same sandbox (and rescans secrets once).
         if (!status.includes('child-pid') && fallback) return fallback.run(req);
-        if (!status.includes('child-pid')) return { exitCode: null, output: `The sandbox could not start, so the command was not run: ${res.output.slice(0, 1000)}`, timedOut: false, sandboxFailed: true };
+        if (!status.includes('child-pid'))
+          return {
+            exitCode: null,
+            output: `The sandbox could not start, so the command was not run: ${res.output.slice(0, 1000)}`,
+            timedOut: false,
+            sandboxFailed: true,
+          };
       }
       const fileChanges = fileChangesOf(launched.plan);
-      return { ...res, containment: { contained: launched.plan.contained, summary: launched.plan.summary, ...(blocked.length ? { blocked } : {}) }, ...(fileChanges ? { fileChanges } : {}) };
+      return {
+        ...res,
+        containment: {
+          contained: launched.plan.contained,
+          summary: launched.plan.summary,
+          ...(blocked.length ? { blocked } : {}),
+        },
+        ...(fileChanges ? { fileChanges } : {}),
+      };
     } finally {
       ft.busy = false;
       if (launched?.statusFile) void fsp.rm(launched.statusFile, { force: true }).catch(() => undefined);
@@ -181,7 +207,10 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
     if (!sandbox || process.platform === 'win32') return undefined;
     const plan = await sandbox.plan(req, { statusFd: 3 });
     if (plan.argv.length === 0) return undefined;
-    const statusFile = plan.contained && plan.argv.includes('--json-status-fd') ? path.join(this.spoolDir, `status-${crypto.randomBytes(6).toString('hex')}.json`) : undefined;
+    const statusFile =
+      plan.contained && plan.argv.includes('--json-status-fd')
+        ? path.join(this.spoolDir, `status-${crypto.randomBytes(6).toString('hex')}.json`)
+        : undefined;
     if (statusFile) await fsp.mkdir(this.spoolDir, { recursive: true });
     const launcher = await sandbox.launcher(plan, req.cwd, statusFile);
     return { line: `${posixQuote(launcher)} ${posixQuote(req.command)}`, plan, statusFile };
@@ -311,7 +340,9 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
           spool.push(text);
           req.onOutput?.(text);
         }
-      })().catch((err) => this.options.log?.warn(`terminal output capture failed: ${err instanceof Error ? err.message : String(err)}`));
+      })().catch((err) =>
+        this.options.log?.warn(`terminal output capture failed: ${err instanceof Error ? err.message : String(err)}`),
+      );
       await endedPromise;
       // The stream may lag the end event slightly; give it a moment to drain.
       await Promise.race([reading, new Promise((r) => setTimeout(r, 500))]);

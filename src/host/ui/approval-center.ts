@@ -26,9 +26,11 @@ interface ApprovalCenterOptions {
   readCurrent?: (path: string) => Promise<string | undefined>;
 }
 
-type ApprovalListener = (event:
-  | { type: 'requested'; request: ApprovalRequest }
-  | { type: 'resolved'; request: ApprovalRequest; decision: ApprovalDecision; auto: boolean }) => void;
+type ApprovalListener = (
+  event:
+    | { type: 'requested'; request: ApprovalRequest }
+    | { type: 'resolved'; request: ApprovalRequest; decision: ApprovalDecision; auto: boolean },
+) => void;
 
 interface Entry {
   request: ApprovalRequest;
@@ -76,7 +78,8 @@ export class ApprovalCenter implements Approver {
       const finish = (answer: ApprovalDecision) => {
         if (!this.entries.has(req.id)) return;
         // "Always for this task" is not offered for a control-plane edit; an answer that says so approves this one.
-        const decision: ApprovalDecision = req.sensitive && answer.kind === 'approve' && answer.scope === 'task' ? { ...answer, scope: 'once' } : answer;
+        const decision: ApprovalDecision =
+          req.sensitive && answer.kind === 'approve' && answer.scope === 'task' ? { ...answer, scope: 'once' } : answer;
         this.entries.delete(req.id);
         signal.removeEventListener('abort', onAbort);
         this.emit({ type: 'resolved', request: req, decision, auto: false });
@@ -94,23 +97,35 @@ export class ApprovalCenter implements Approver {
       this.emit({ type: 'requested', request: req });
 
       if (useDiff && preview?.kind === 'edit') {
-        const proposal = { id: req.id, path: preview.path, original: preview.original, proposed: preview.proposed, isNewFile: preview.isNewFile };
-        this.options
-          .diff!.propose(proposal, undefined, { open: this.options.showDiff?.() ?? true })
-          .then((outcome) => {
+        const proposal = {
+          id: req.id,
+          path: preview.path,
+          original: preview.original,
+          proposed: preview.proposed,
+          isNewFile: preview.isNewFile,
+        };
+        this.options.diff!.propose(proposal, undefined, { open: this.options.showDiff?.() ?? true }).then(
+          (outcome) => {
             if (outcome.kind === 'accept') {
               // The previewed edit goes to the tool as it is, so nothing is read or computed again before the write.
               entry.settle({
                 kind: 'approve',
                 scope: entry.scope ?? 'once',
                 ...(outcome.content !== preview.proposed ? { editedContent: outcome.content } : {}),
-                edit: { path: preview.path, original: preview.original, content: outcome.content, isNewFile: preview.isNewFile },
+                edit: {
+                  path: preview.path,
+                  original: preview.original,
+                  content: outcome.content,
+                  isNewFile: preview.isNewFile,
+                },
                 ...(outcome.review ? { reviewNote: outcome.review.note } : {}),
               });
             } else if (outcome.reason !== 'cancelled' || !signal.aborted) {
               entry.settle({ kind: 'reject', ...(outcome.reason ? { reason: outcome.reason } : {}) });
             }
-          }, () => entry.settle({ kind: 'reject', reason: 'the diff editor failed' }));
+          },
+          () => entry.settle({ kind: 'reject', reason: 'the diff editor failed' }),
+        );
       }
     });
   }

@@ -9,7 +9,11 @@ export interface FixProblemArgs {
 }
 
 /** The document, the span of the diagnostics, and each diagnostic as plain data for the task prompt. */
-export function fixProblemArgs(uri: vscode.Uri, diags: readonly vscode.Diagnostic[], extra?: vscode.Range): FixProblemArgs {
+export function fixProblemArgs(
+  uri: vscode.Uri,
+  diags: readonly vscode.Diagnostic[],
+  extra?: vscode.Range,
+): FixProblemArgs {
   const span = diags.reduce((r, d) => r.union(d.range), diags[0].range);
   return {
     uri,

@@ -42,10 +42,17 @@ export type ImmediateMessage = 'show_logs' | 'ecosystem_action';
 type SessionWebviewHandlers = Omit<WebviewHandlers, ImmediateMessage>;
 /** Palette commands that need no session and never wait: the wiring registers them with the pieces they act on. */
 export type ImmediateCommand =
-  | 'forge.openPanel' | 'forge.openPanelInEditor' | 'forge.showLogs'
-  | 'forge.acceptHunk' | 'forge.rejectHunk' | 'forge.resetHunk'
+  | 'forge.openPanel'
+  | 'forge.openPanelInEditor'
+  | 'forge.showLogs'
+  | 'forge.acceptHunk'
+  | 'forge.rejectHunk'
+  | 'forge.resetHunk'
   | Extract<CommandId, `forge.parallel.${string}`>
-  | 'forge.showMcpServers' | 'forge.attachMcpResource' | 'forge.editProjectRules' | 'forge.reviewWorkspaceSettings';
+  | 'forge.showMcpServers'
+  | 'forge.attachMcpResource'
+  | 'forge.editProjectRules'
+  | 'forge.reviewWorkspaceSettings';
 type SessionCommandHandlers = Omit<CommandHandlers, ImmediateCommand>;
 
 export interface ControllerDeps {
@@ -95,7 +102,10 @@ export class Controller {
     const memory = new MemoryActions(() => this.deps.memory);
     const links = new PanelLinks(current, panel);
     const setup = new PanelSetup({
-      keys: () => this.deps.keys, panel, refreshModel: () => this.deps.refreshModel(), log: () => this.deps.log,
+      keys: () => this.deps.keys,
+      panel,
+      refreshModel: () => this.deps.refreshModel(),
+      log: () => this.deps.log,
     });
     this.webview = {
       ...this.taskMessages(),
@@ -149,7 +159,11 @@ export class Controller {
 
   /** Status bar and logs follow the same events the panel does. */
   onAgentEvent(session: TaskSession, e: AgentEvent): void {
-    reportRunEvent({ statusBar: this.deps.statusBar, log: this.deps.log, testRuns: this.deps.extras?.testRuns }, session, e);
+    reportRunEvent(
+      { statusBar: this.deps.statusBar, log: this.deps.log, testRuns: this.deps.extras?.testRuns },
+      session,
+      e,
+    );
   }
 
   /** A new task (the one open stays in the history), started with `prompt` when there is one. */
@@ -175,7 +189,9 @@ export class Controller {
     return undoTaskChanges(this.deps, taskId ?? this.deps.manager.current.id, confirm);
   }
   /** The task's changes block, computed again (after a restore, an undo or a redo moved its files). */
-  refreshChanges(taskId: string): Promise<void> { return this.review.showChanges(taskId); }
+  refreshChanges(taskId: string): Promise<void> {
+    return this.review.showChanges(taskId);
+  }
 
   /** The open task's own messages: a message from the input box (or a slash command), Continue, Stop, the mode. */
   private taskMessages() {

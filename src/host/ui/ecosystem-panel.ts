@@ -8,18 +8,28 @@ import type { Ecosystem } from '../ecosystem';
 
 function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
   return {
-    mcp: eco.mcp.manager.status().slice(0, 100).map((s) => ({
-      name: s.name.slice(0, 200),
-      state: s.state,
-      ...(s.tools ? { tools: s.tools.length } : {}),
-      ...(s.error ? { error: s.error.slice(0, 500) } : {}),
-    })),
-    rules: eco.rules.inUse(taskId).slice(0, 200).map((r) => ({ display: r.display.slice(0, 4000), kind: r.kind, truncated: r.truncated })),
+    mcp: eco.mcp.manager
+      .status()
+      .slice(0, 100)
+      .map((s) => ({
+        name: s.name.slice(0, 200),
+        state: s.state,
+        ...(s.tools ? { tools: s.tools.length } : {}),
+        ...(s.error ? { error: s.error.slice(0, 500) } : {}),
+      })),
+    rules: eco.rules
+      .inUse(taskId)
+      .slice(0, 200)
+      .map((r) => ({ display: r.display.slice(0, 4000), kind: r.kind, truncated: r.truncated })),
     attachments: eco.mcp.pendingAttachments.slice(0, 50).map((a) => a.slice(0, 500)),
   };
 }
 
-export function connectEcosystemPanel(bridge: PanelBridge, eco: Ecosystem, currentTaskId: () => string | undefined): vscode.Disposable {
+export function connectEcosystemPanel(
+  bridge: PanelBridge,
+  eco: Ecosystem,
+  currentTaskId: () => string | undefined,
+): vscode.Disposable {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const push = () => {
     if (timer) return;
@@ -42,15 +52,16 @@ export function connectEcosystemPanel(bridge: PanelBridge, eco: Ecosystem, curre
 }
 
 /** The strip's buttons. They need no task, so they never wait for activation's background work. */
-export const ecosystemMessages = (eco: Ecosystem, currentTaskId: () => string | undefined) => ({
-  ecosystem_action: ({ action, display }) => {
-    if (action === 'show_mcp_servers') void vscode.commands.executeCommand('forge.showMcpServers');
-    else if (action === 'attach_resource') void vscode.commands.executeCommand('forge.attachMcpResource');
-    else if (action === 'edit_rules') void vscode.commands.executeCommand('forge.editProjectRules');
-    else if (action === 'open_rule') {
-      // Only a rule file in use opens (the webview names it; it is not trusted to name any path).
-      const rule = eco.rules.inUse(currentTaskId()).find((r) => r.display === display);
-      if (rule) void vscode.window.showTextDocument(vscode.Uri.file(rule.path), { preview: true });
-    }
-  },
-}) satisfies Partial<WebviewHandlers>;
+export const ecosystemMessages = (eco: Ecosystem, currentTaskId: () => string | undefined) =>
+  ({
+    ecosystem_action: ({ action, display }) => {
+      if (action === 'show_mcp_servers') void vscode.commands.executeCommand('forge.showMcpServers');
+      else if (action === 'attach_resource') void vscode.commands.executeCommand('forge.attachMcpResource');
+      else if (action === 'edit_rules') void vscode.commands.executeCommand('forge.editProjectRules');
+      else if (action === 'open_rule') {
+        // Only a rule file in use opens (the webview names it; it is not trusted to name any path).
+        const rule = eco.rules.inUse(currentTaskId()).find((r) => r.display === display);
+        if (rule) void vscode.window.showTextDocument(vscode.Uri.file(rule.path), { preview: true });
+      }
+    },
+  }) satisfies Partial<WebviewHandlers>;

@@ -23,35 +23,39 @@ interface EditorActionDeps {
   prefill(text: string): Promise<void> | undefined;
 }
 
-export const editorCommands = (deps: EditorActionDeps) => ({
-  'forge.explainSelection': withSelection((sel) =>
-    deps.sendPrompt(explainPrompt(sel), `Explain selection in ${selectionLabel(sel)}`)),
-  'forge.fixSelection': withSelection((sel) => deps.sendPrompt(fixPrompt(sel), `Fix selection in ${selectionLabel(sel)}`)),
-  'forge.refactorSelection': async () => {
-    const sel = currentSelection();
-    if (!sel) return undefined;
-    const instruction = await vscode.window.showInputBox({
-      title: 'Forge: Refactor Selection',
-      prompt: 'How should the selection be refactored? (empty = improve readability without changing behaviour)',
-      ignoreFocusOut: true,
-    });
-    if (instruction === undefined) return undefined;
-    const what = instruction.trim() || 'Improve readability without changing behaviour.';
-    return deps.sendPrompt(refactorPrompt(sel, what), `Refactor ${selectionLabel(sel)}: ${what}`);
-  },
-  'forge.addSelectionToChat': withSelection(async (sel) => {
-    await deps.prefill(`${quoteSelection(sel)}\n\n`);
-  }),
-  'forge.fixProblem': async (args?: unknown) => {
-    const given = args as FixProblemArgs | undefined;
-    const problem = given && given.uri && Array.isArray(given.diagnostics) ? given : problemsAtCursor();
-    if (!problem) {
-      void vscode.window.showInformationMessage('Forge: no problem at the cursor. Put the cursor on an error first.');
-      return undefined;
-    }
-    return deps.sendPrompt(await fixProblemPrompt(problem));
-  },
-}) satisfies Partial<CommandHandlers>;
+export const editorCommands = (deps: EditorActionDeps) =>
+  ({
+    'forge.explainSelection': withSelection((sel) =>
+      deps.sendPrompt(explainPrompt(sel), `Explain selection in ${selectionLabel(sel)}`),
+    ),
+    'forge.fixSelection': withSelection((sel) =>
+      deps.sendPrompt(fixPrompt(sel), `Fix selection in ${selectionLabel(sel)}`),
+    ),
+    'forge.refactorSelection': async () => {
+      const sel = currentSelection();
+      if (!sel) return undefined;
+      const instruction = await vscode.window.showInputBox({
+        title: 'Forge: Refactor Selection',
+        prompt: 'How should the selection be refactored? (empty = improve readability without changing behaviour)',
+        ignoreFocusOut: true,
+      });
+      if (instruction === undefined) return undefined;
+      const what = instruction.trim() || 'Improve readability without changing behaviour.';
+      return deps.sendPrompt(refactorPrompt(sel, what), `Refactor ${selectionLabel(sel)}: ${what}`);
+    },
+    'forge.addSelectionToChat': withSelection(async (sel) => {
+      await deps.prefill(`${quoteSelection(sel)}\n\n`);
+    }),
+    'forge.fixProblem': async (args?: unknown) => {
+      const given = args as FixProblemArgs | undefined;
+      const problem = given && given.uri && Array.isArray(given.diagnostics) ? given : problemsAtCursor();
+      if (!problem) {
+        void vscode.window.showInformationMessage('Forge: no problem at the cursor. Put the cursor on an error first.');
+        return undefined;
+      }
+      return deps.sendPrompt(await fixProblemPrompt(problem));
+    },
+  }) satisfies Partial<CommandHandlers>;
 
 function withSelection(fn: (sel: SelectionContext) => unknown) {
   return () => {
@@ -67,7 +71,9 @@ function currentSelection(editor = vscode.window.activeTextEditor): SelectionCon
     return undefined;
   }
   const doc = editor.document;
-  const range = editor.selection.isEmpty ? doc.lineAt(editor.selection.active.line).range : new vscode.Range(editor.selection.start, editor.selection.end);
+  const range = editor.selection.isEmpty
+    ? doc.lineAt(editor.selection.active.line).range
+    : new vscode.Range(editor.selection.start, editor.selection.end);
   return {
     uri: doc.uri,
     path: doc.uri.scheme === 'file' ? doc.uri.fsPath : doc.uri.toString(),
@@ -96,7 +102,8 @@ function relativePath(uriOrPath: vscode.Uri | string): string {
 }
 
 function fence(text: string, languageId: string): string {
-  const body = text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}\n… (selection shortened; read the file for the rest)` : text;
+  const body =
+    text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}\n… (selection shortened; read the file for the rest)` : text;
   const ticks = body.includes('```') ? '````' : '```';
   return `${ticks}${languageId}\n${body}\n${ticks}`;
 }

@@ -16,7 +16,9 @@ export class MemoryActions {
     try {
       await vscode.window.showTextDocument(vscode.Uri.file(file));
     } catch {
-      void vscode.window.showInformationMessage(`Forge has not learned anything in this workspace yet (${vscode.workspace.asRelativePath(file, false)} does not exist).`);
+      void vscode.window.showInformationMessage(
+        `Forge has not learned anything in this workspace yet (${vscode.workspace.asRelativePath(file, false)} does not exist).`,
+      );
     }
   }
 
@@ -25,12 +27,15 @@ export class MemoryActions {
     const id = learningId ?? (await pickMemoryToForget(this.memory()));
     if (!id) return false;
     const ok = await this.memory().forget(id);
-    void vscode.window.showInformationMessage(ok ? 'Forge forgot that learning.' : 'Forge: that learning no longer exists.');
+    void vscode.window.showInformationMessage(
+      ok ? 'Forge forgot that learning.' : 'Forge: that learning no longer exists.',
+    );
     return ok;
   }
 }
 
-export const memoryCommands = (memory: MemoryActions) => ({
-  'forge.showMemory': () => memory.show(),
-  'forge.forget': (id?: unknown) => memory.forget(typeof id === 'string' ? id : undefined),
-}) satisfies Partial<CommandHandlers>;
+export const memoryCommands = (memory: MemoryActions) =>
+  ({
+    'forge.showMemory': () => memory.show(),
+    'forge.forget': (id?: unknown) => memory.forget(typeof id === 'string' ? id : undefined),
+  }) satisfies Partial<CommandHandlers>;

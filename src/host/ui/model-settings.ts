@@ -38,8 +38,12 @@ export class ModelSettings {
   /** The dropdown's choice, or the host's picker when there is none. */
   selectFromPanel(modelId?: string): void {
     const m = modelId ? PANEL_MODEL_ID.exec(modelId) : null;
-    const done = m ? saveModelChoice(m[1] as ProviderId, m[2]).then(() => this.deps().refreshModel()) : this.selectModel();
-    void done.catch((err) => this.panel()?.showError(`Forge could not switch the model: ${err instanceof Error ? err.message : String(err)}`));
+    const done = m
+      ? saveModelChoice(m[1] as ProviderId, m[2]).then(() => this.deps().refreshModel())
+      : this.selectModel();
+    void done.catch((err) =>
+      this.panel()?.showError(`Forge could not switch the model: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   /** `provider` comes from the webview: anything but a provider with keys asks for the configured one's. */
@@ -52,13 +56,15 @@ export class ModelSettings {
   }
 }
 
-export const modelMessages = (settings: ModelSettings) => ({
-  select_model: (m) => settings.selectFromPanel(m.modelId),
-  set_api_key: (m) => settings.setApiKeyFromPanel(m.provider),
-  open_settings: () => settings.openSettings(),
-}) satisfies Partial<WebviewHandlers>;
+export const modelMessages = (settings: ModelSettings) =>
+  ({
+    select_model: (m) => settings.selectFromPanel(m.modelId),
+    set_api_key: (m) => settings.setApiKeyFromPanel(m.provider),
+    open_settings: () => settings.openSettings(),
+  }) satisfies Partial<WebviewHandlers>;
 
-export const modelCommands = (settings: ModelSettings) => ({
-  'forge.setApiKey': () => settings.setApiKey(),
-  'forge.selectModel': () => settings.selectModel(),
-}) satisfies Partial<CommandHandlers>;
+export const modelCommands = (settings: ModelSettings) =>
+  ({
+    'forge.setApiKey': () => settings.setApiKey(),
+    'forge.selectModel': () => settings.selectModel(),
+  }) satisfies Partial<CommandHandlers>;

@@ -27,15 +27,17 @@ export class PanelLinks {
       return;
     }
     const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
-    await vscode.window.showTextDocument(vscode.Uri.file(resolved.abs), { selection: new vscode.Range(pos, pos), preview: true }).then(undefined, () =>
-      this.panel()?.showError(`Forge could not open ${file}.`),
-    );
+    await vscode.window
+      .showTextDocument(vscode.Uri.file(resolved.abs), { selection: new vscode.Range(pos, pos), preview: true })
+      .then(undefined, () => this.panel()?.showError(`Forge could not open ${file}.`));
   }
 
   async openToolOutput(ref: string): Promise<void> {
     const text = await this.deps().outputs.get(ref);
     if (text === undefined) {
-      this.panel()?.showError('That output is no longer available (full outputs are kept in memory for the session only).');
+      this.panel()?.showError(
+        'That output is no longer available (full outputs are kept in memory for the session only).',
+      );
       return;
     }
     const doc = await vscode.workspace.openTextDocument({ content: text, language: 'log' });
@@ -43,7 +45,8 @@ export class PanelLinks {
   }
 }
 
-export const linkMessages = (links: PanelLinks) => ({
-  open_file: (m) => void links.openFile(m.path, m.line),
-  open_tool_output: (m) => void links.openToolOutput(m.ref),
-}) satisfies Partial<WebviewHandlers>;
+export const linkMessages = (links: PanelLinks) =>
+  ({
+    open_file: (m) => void links.openFile(m.path, m.line),
+    open_tool_output: (m) => void links.openToolOutput(m.ref),
+  }) satisfies Partial<WebviewHandlers>;

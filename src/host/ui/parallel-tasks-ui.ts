@@ -49,9 +49,14 @@ class WorktreeApprover implements Approver {
   async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     const what = req.sensitive
       ? `${req.preview?.kind === 'edit' && req.preview.isNewFile ? 'create' : 'edit'} ${req.sensitive.path} (${req.sensitive.notice})`
-      : req.preview?.kind === 'command' ? `run "${req.preview.command}" (${req.preview.containment ?? 'not contained'})` : `use ${req.toolName}`;
+      : req.preview?.kind === 'command'
+        ? `run "${req.preview.command}" (${req.preview.containment ?? 'not contained'})`
+        : `use ${req.toolName}`;
     const pick = await Promise.race([
-      vscode.window.showWarningMessage(`Forge (background: ${this.title}) wants to ${what}.`, ...(req.sensitive ? ['Allow', 'Reject'] : ['Allow', 'Always for This Task', 'Reject'])),
+      vscode.window.showWarningMessage(
+        `Forge (background: ${this.title}) wants to ${what}.`,
+        ...(req.sensitive ? ['Allow', 'Reject'] : ['Allow', 'Always for This Task', 'Reject']),
+      ),
       new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
     ]);
     if (pick === 'Allow') return { kind: 'approve', scope: 'once' };
@@ -75,7 +80,9 @@ export class ParallelTasksUi implements vscode.Disposable {
     this.item.command = 'forge.parallel.show';
     this.subs.push(
       this.item,
-      vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, { provideTextDocumentContent: (uri) => this.baseContent(uri) }),
+      vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, {
+        provideTextDocumentContent: (uri) => this.baseContent(uri),
+      }),
       this.changes,
       registerParallelView({
         list: () => this.parallel?.list() ?? [],
@@ -105,7 +112,10 @@ export class ParallelTasksUi implements vscode.Disposable {
     // starts, so a worktree being created is never mistaken for a left one).
     this.adopted ??= this.parallel.adoptExisting().then(
       () => undefined,
-      (err) => this.deps.log.warn(`background tasks: could not restore worktrees: ${err instanceof Error ? err.message : String(err)}`),
+      (err) =>
+        this.deps.log.warn(
+          `background tasks: could not restore worktrees: ${err instanceof Error ? err.message : String(err)}`,
+        ),
     );
     await this.adopted;
     return this.parallel;
@@ -113,15 +123,22 @@ export class ParallelTasksUi implements vscode.Disposable {
 
   async startCommand(text?: string): Promise<BackgroundTask | undefined> {
     const par = await this.tasks();
-    const task = text ?? (await vscode.window.showInputBox({
-      title: 'Forge: task to run in the background',
-      prompt: par ? `Runs in its own git worktree (branch forge/...), up to ${maxParallelTasks()} at once.` : 'This folder is not a git repository: the task will run in the panel, in place.',
-      ignoreFocusOut: true,
-    }));
+    const task =
+      text ??
+      (await vscode.window.showInputBox({
+        title: 'Forge: task to run in the background',
+        prompt: par
+          ? `Runs in its own git worktree (branch forge/...), up to ${maxParallelTasks()} at once.`
+          : 'This folder is not a git repository: the task will run in the panel, in place.',
+        ignoreFocusOut: true,
+      }));
     if (!task?.trim()) return undefined;
     if (!par) {
       // Outside git there is no isolation: tasks run in place, one at a time, in the panel (as New Task does).
-      const pick = await vscode.window.showInformationMessage('Background tasks need a git repository (each runs in its own worktree). Run this task in the panel instead?', 'Run in Panel');
+      const pick = await vscode.window.showInformationMessage(
+        'Background tasks need a git repository (each runs in its own worktree). Run this task in the panel instead?',
+        'Run in Panel',
+      );
       if (pick) await vscode.commands.executeCommand('forge.newTask', task.trim());
       return undefined;
     }
@@ -132,11 +149,18 @@ export class ParallelTasksUi implements vscode.Disposable {
     const par = await this.tasks();
     const list = par?.list().filter((t) => t.status !== 'discarded') ?? [];
     if (!list.length) {
-      void vscode.window.showInformationMessage('No background tasks. Start one with "Forge: Start Task in Background".');
+      void vscode.window.showInformationMessage(
+        'No background tasks. Start one with "Forge: Start Task in Background".',
+      );
       return;
     }
     const picked = await vscode.window.showQuickPick(
-      list.map((t) => ({ label: `${statusIcon(t)} ${t.title}`, description: describe(t), detail: t.worktree?.branch, task: t })),
+      list.map((t) => ({
+        label: `${statusIcon(t)} ${t.title}`,
+        description: describe(t),
+        detail: t.worktree?.branch,
+        task: t,
+      })),
       { title: 'Forge: background tasks' },
     );
     if (picked) await this.act(picked.task);
@@ -146,13 +170,25 @@ export class ParallelTasksUi implements vscode.Disposable {
   async act(given: BackgroundTask, preset?: string): Promise<void> {
     const par = (await this.tasks())!;
     const task = par.get(given.id) ?? given;
-    const actions = task.status === 'ready' ? ['Review Changes', 'Apply to Working Tree', 'Merge Branch', 'Discard'] : task.status === 'running' || task.status === 'queued' || task.status === 'starting' ? ['Stop'] : task.status === 'failed' ? ['Discard'] : [];
-    const action = preset ?? (await vscode.window.showQuickPick(actions, { title: `${task.title} (${describe(task)})` }));
+    const actions =
+      task.status === 'ready'
+        ? ['Review Changes', 'Apply to Working Tree', 'Merge Branch', 'Discard']
+        : task.status === 'running' || task.status === 'queued' || task.status === 'starting'
+          ? ['Stop']
+          : task.status === 'failed'
+            ? ['Discard']
+            : [];
+    const action =
+      preset ?? (await vscode.window.showQuickPick(actions, { title: `${task.title} (${describe(task)})` }));
     try {
       if (action === 'Review Changes') await this.review(task);
       else if (action === 'Stop') par.stop(task.id);
       else if (action === 'Discard') {
-        const ok = await vscode.window.showWarningMessage(`Discard "${task.title}"? Its worktree and branch ${task.worktree?.branch ?? ''} are deleted.`, { modal: true }, 'Discard');
+        const ok = await vscode.window.showWarningMessage(
+          `Discard "${task.title}"? Its worktree and branch ${task.worktree?.branch ?? ''} are deleted.`,
+          { modal: true },
+          'Discard',
+        );
         if (ok) await par.discard(task.id);
       } else if (action === 'Apply to Working Tree' || action === 'Merge Branch') {
         const result = action === 'Merge Branch' ? await par.merge(task.id) : await par.apply(task.id);
@@ -173,7 +209,7 @@ export class ParallelTasksUi implements vscode.Disposable {
     }
     const resources = task.changes.map((c) => {
       const label = vscode.Uri.file(path.join(wt.repo, c.path));
-      const original = baseUri(task.id, c.status === 'added' ? '' : c.from ?? c.path);
+      const original = baseUri(task.id, c.status === 'added' ? '' : (c.from ?? c.path));
       const modified = c.status === 'deleted' ? baseUri(task.id, '') : vscode.Uri.file(path.join(wt.path, c.path));
       return [label, original, modified];
     });
@@ -197,9 +233,13 @@ export class ParallelTasksUi implements vscode.Disposable {
     });
     const runner = withSandboxAttribution(new NodeCommandRunner({ sandbox }), sandboxOffBy);
     const tools = createWorkspaceTools({
-      fs: new NodeWorkspaceFs([wt.path]), runner, applier: new DiskEditApplier({ roots: () => [wt.path] }), home: os.homedir(),
+      fs: new NodeWorkspaceFs([wt.path]),
+      runner,
+      applier: new DiskEditApplier({ roots: () => [wt.path] }),
+      home: os.homedir(),
       sandbox: { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) },
-      commandDefaultTimeoutSeconds: settings.commandTimeoutSeconds, toolTimeoutSeconds: settings.toolTimeoutSeconds,
+      commandDefaultTimeoutSeconds: settings.commandTimeoutSeconds,
+      toolTimeoutSeconds: settings.toolTimeoutSeconds,
     });
     const base = agentConfigFrom(settings, this.deps.model);
     const contained = () => runner.containment().kind !== 'none';
@@ -214,9 +254,17 @@ export class ParallelTasksUi implements vscode.Disposable {
           ...(contained() ? { execute: 'a background task in its own worktree, contained' } : {}),
         }),
       },
-      environment: () => `Workspace folder: ${wt.path} (a git worktree on branch ${wt.branch}; the user reviews all changes when you finish)\nOS: ${os.platform()} ${os.release()}\nRunning in the background: nobody watches; finish with task_completion.`,
+      environment: () =>
+        `Workspace folder: ${wt.path} (a git worktree on branch ${wt.branch}; the user reviews all changes when you finish)\nOS: ${os.platform()} ${os.release()}\nRunning in the background: nobody watches; finish with task_completion.`,
     };
-    const agent = new Agent({ model: this.deps.model, tools, approver: new WorktreeApprover(task.title), config, memory: this.deps.memory, log: (m) => this.deps.log.debug(m) });
+    const agent = new Agent({
+      model: this.deps.model,
+      tools,
+      approver: new WorktreeApprover(task.title),
+      config,
+      memory: this.deps.memory,
+      log: (m) => this.deps.log.debug(m),
+    });
     agent.on((e) => {
       if (e.type === 'run_end') void sandbox.dispose();
     });
@@ -230,7 +278,12 @@ export class ParallelTasksUi implements vscode.Disposable {
       const n = t.changes?.length ?? 0;
       const head = `Forge: background task "${t.title}" ended (${t.report?.reason ?? 'done'}), ${n} file${n === 1 ? '' : 's'} changed on ${t.worktree?.branch}.`;
       void vscode.window.showInformationMessage(head, 'Review', 'Apply', 'Merge', 'Discard').then((pick) => {
-        const map: Record<string, string> = { Review: 'Review Changes', Apply: 'Apply to Working Tree', Merge: 'Merge Branch', Discard: 'Discard' };
+        const map: Record<string, string> = {
+          Review: 'Review Changes',
+          Apply: 'Apply to Working Tree',
+          Merge: 'Merge Branch',
+          Discard: 'Discard',
+        };
         if (pick) void this.act(t, map[pick]);
       });
     } else if (t.status === 'failed') {
@@ -247,9 +300,16 @@ export class ParallelTasksUi implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const parts = [running ? `${running} running` : '', queued ? `${queued} queued` : '', ready ? `${ready} to review` : ''].filter(Boolean);
+    const parts = [
+      running ? `${running} running` : '',
+      queued ? `${queued} queued` : '',
+      ready ? `${ready} to review` : '',
+    ].filter(Boolean);
     this.item.text = `${running ? '$(sync~spin)' : '$(git-branch)'} ${parts.join(' · ')}`;
-    this.item.tooltip = all.filter((t) => t.status !== 'discarded').map((t) => `${t.title}: ${describe(t)}`).join('\n');
+    this.item.tooltip = all
+      .filter((t) => t.status !== 'discarded')
+      .map((t) => `${t.title}: ${describe(t)}`)
+      .join('\n');
     this.item.show();
   }
 
@@ -261,11 +321,18 @@ export class ParallelTasksUi implements vscode.Disposable {
   }
 
   /** Conflicts are shown with the files, never resolved here. */
-  private async showConflict(task: BackgroundTask, message: string, conflicts: string[], merging: boolean): Promise<void> {
+  private async showConflict(
+    task: BackgroundTask,
+    message: string,
+    conflicts: string[],
+    merging: boolean,
+  ): Promise<void> {
     const options = merging ? ['Open Conflicts', 'Source Control'] : ['Merge Branch Instead', 'Review Changes'];
     const pick = await vscode.window.showWarningMessage(`Forge: ${message}`, ...options);
     const repo = task.worktree?.repo;
-    if (pick === 'Open Conflicts' && repo) for (const f of conflicts.slice(0, 10)) await vscode.window.showTextDocument(vscode.Uri.file(path.join(repo, f)), { preview: false });
+    if (pick === 'Open Conflicts' && repo)
+      for (const f of conflicts.slice(0, 10))
+        await vscode.window.showTextDocument(vscode.Uri.file(path.join(repo, f)), { preview: false });
     else if (pick === 'Source Control') await vscode.commands.executeCommand('workbench.view.scm');
     else if (pick === 'Merge Branch Instead') await this.act(task, 'Merge Branch');
     else if (pick === 'Review Changes') await this.review(task);
@@ -277,11 +344,21 @@ function baseUri(taskId: string, rel: string): vscode.Uri {
 }
 
 function statusIcon(t: BackgroundTask): string {
-  return { queued: '$(clock)', starting: '$(sync~spin)', running: '$(sync~spin)', ready: '$(git-pull-request)', failed: '$(error)', applied: '$(check)', merged: '$(git-merge)', discarded: '$(trash)' }[t.status];
+  return {
+    queued: '$(clock)',
+    starting: '$(sync~spin)',
+    running: '$(sync~spin)',
+    ready: '$(git-pull-request)',
+    failed: '$(error)',
+    applied: '$(check)',
+    merged: '$(git-merge)',
+    discarded: '$(trash)',
+  }[t.status];
 }
 
-export const parallelCommands = (ui: ParallelTasksUi) => ({
-  'forge.parallel.start': (text?: unknown) => ui.startCommand(text as string | undefined),
-  'forge.parallel.show': () => ui.showCommand(),
-  ...parallelViewCommands((task, action) => ui.act(task, action)),
-}) satisfies Partial<CommandHandlers>;
+export const parallelCommands = (ui: ParallelTasksUi) =>
+  ({
+    'forge.parallel.start': (text?: unknown) => ui.startCommand(text as string | undefined),
+    'forge.parallel.show': () => ui.showCommand(),
+    ...parallelViewCommands((task, action) => ui.act(task, action)),
+  }) satisfies Partial<CommandHandlers>;

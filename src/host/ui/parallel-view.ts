@@ -18,7 +18,14 @@ interface ParallelViewSource {
 type Node = { task: BackgroundTask } | { task: BackgroundTask; change: FileChange };
 
 const ICONS: Record<BackgroundTask['status'], string> = {
-  queued: 'clock', starting: 'sync~spin', running: 'sync~spin', ready: 'git-pull-request', failed: 'error', applied: 'check', merged: 'git-merge', discarded: 'trash',
+  queued: 'clock',
+  starting: 'sync~spin',
+  running: 'sync~spin',
+  ready: 'git-pull-request',
+  failed: 'error',
+  applied: 'check',
+  merged: 'git-merge',
+  discarded: 'trash',
 };
 
 export function describeTask(t: BackgroundTask): string {
@@ -39,7 +46,11 @@ class Provider implements vscode.TreeDataProvider<Node> {
   }
 
   getChildren(node?: Node): Node[] {
-    if (!node) return this.source.list().filter((t) => t.status !== 'discarded').map((task) => ({ task }));
+    if (!node)
+      return this.source
+        .list()
+        .filter((t) => t.status !== 'discarded')
+        .map((task) => ({ task }));
     if ('change' in node || node.task.status !== 'ready') return [];
     return (node.task.changes ?? []).map((change) => ({ task: node.task, change }));
   }
@@ -49,14 +60,26 @@ class Provider implements vscode.TreeDataProvider<Node> {
     if ('change' in node) {
       const c = node.change;
       const item = new vscode.TreeItem(path.basename(c.path));
-      item.description = [path.dirname(c.path) === '.' ? '' : path.dirname(c.path), c.status].filter(Boolean).join(' · ');
+      item.description = [path.dirname(c.path) === '.' ? '' : path.dirname(c.path), c.status]
+        .filter(Boolean)
+        .join(' · ');
       item.resourceUri = vscode.Uri.file(path.join(t.worktree!.repo, c.path));
-      const original = this.source.baseUri(t.id, c.status === 'added' ? '' : c.from ?? c.path);
-      const modified = c.status === 'deleted' ? this.source.baseUri(t.id, '') : vscode.Uri.file(path.join(t.worktree!.path, c.path));
-      item.command = { command: 'vscode.diff', title: 'Open Changes', arguments: [original, modified, `${c.path} (${t.worktree!.branch})`] };
+      const original = this.source.baseUri(t.id, c.status === 'added' ? '' : (c.from ?? c.path));
+      const modified =
+        c.status === 'deleted' ? this.source.baseUri(t.id, '') : vscode.Uri.file(path.join(t.worktree!.path, c.path));
+      item.command = {
+        command: 'vscode.diff',
+        title: 'Open Changes',
+        arguments: [original, modified, `${c.path} (${t.worktree!.branch})`],
+      };
       return item;
     }
-    const item = new vscode.TreeItem(t.title, t.status === 'ready' && t.changes?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      t.title,
+      t.status === 'ready' && t.changes?.length
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = t.id;
     item.description = describeTask(t);
     item.iconPath = new vscode.ThemeIcon(ICONS[t.status]);
@@ -84,7 +107,7 @@ export function registerParallelView(source: ParallelViewSource): vscode.Disposa
 /** The view's inline actions on a task; from the palette (no task) they open the list of tasks. */
 export const parallelViewCommands = (act: ParallelViewSource['act']) => {
   const item = (action: string) => (node?: unknown) =>
-    (node ? act((node as Node).task, action) : vscode.commands.executeCommand('forge.parallel.show'));
+    node ? act((node as Node).task, action) : vscode.commands.executeCommand('forge.parallel.show');
   return {
     'forge.parallel.review': item('Review Changes'),
     'forge.parallel.apply': item('Apply to Working Tree'),

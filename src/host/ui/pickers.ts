@@ -21,23 +21,44 @@ export async function pickModel(models: ModelFactory, keys: ApiKeyStore): Promis
   const items: Item[] = [];
   const lm = choices.filter((c) => c.provider === 'vscode-lm');
   items.push({ label: 'VS Code chat models', kind: vscode.QuickPickItemKind.Separator });
-  if (lm.length === 0) items.push({ label: '$(info) None available', description: 'sign in to a chat model extension (e.g. GitHub Copilot)' });
-  for (const c of lm) items.push({ label: c.label, description: c.id === current ? 'current' : undefined, run: () => save(c.provider, c.model) });
+  if (lm.length === 0)
+    items.push({
+      label: '$(info) None available',
+      description: 'sign in to a chat model extension (e.g. GitHub Copilot)',
+    });
+  for (const c of lm)
+    items.push({
+      label: c.label,
+      description: c.id === current ? 'current' : undefined,
+      run: () => save(c.provider, c.model),
+    });
   for (const provider of ['openai', 'anthropic'] as const) {
     items.push({ label: PROVIDER_LABELS[provider], kind: vscode.QuickPickItemKind.Separator });
     for (const c of choices.filter((x) => x.provider === provider)) {
-      items.push({ label: c.model, description: c.id === current ? 'current' : undefined, run: () => saveWithKey(provider, c.model, keys) });
+      items.push({
+        label: c.model,
+        description: c.id === current ? 'current' : undefined,
+        run: () => saveWithKey(provider, c.model, keys),
+      });
     }
     items.push({ label: `$(edit) Other ${PROVIDER_LABELS[provider]} model…`, run: () => askModelName(provider, keys) });
   }
   const local = choices.filter((c) => c.provider === 'openai-compatible' && c.model.includes('@http'));
   if (local.length) {
     items.push({ label: 'Found on this machine', kind: vscode.QuickPickItemKind.Separator });
-    for (const c of local) items.push({ label: c.label, description: '$(server) no key needed', run: () => save(c.provider, c.model) });
+    for (const c of local)
+      items.push({ label: c.label, description: '$(server) no key needed', run: () => save(c.provider, c.model) });
   }
   items.push({ label: 'Local or other endpoints', kind: vscode.QuickPickItemKind.Separator });
-  items.push({ label: '$(server) OpenAI-compatible endpoint…', description: 'Ollama, LM Studio, vLLM, OpenRouter', run: () => askCompatible(keys) });
-  const pick = await vscode.window.showQuickPick(items, { title: 'Forge: Select Model', placeHolder: `Current: ${PROVIDER_LABELS[s.provider]} ${s.model}` });
+  items.push({
+    label: '$(server) OpenAI-compatible endpoint…',
+    description: 'Ollama, LM Studio, vLLM, OpenRouter',
+    run: () => askCompatible(keys),
+  });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'Forge: Select Model',
+    placeHolder: `Current: ${PROVIDER_LABELS[s.provider]} ${s.model}`,
+  });
   return pick?.run ? pick.run() : false;
 }
 
@@ -53,7 +74,10 @@ async function saveWithKey(provider: 'openai' | 'anthropic', model: string, keys
 }
 
 async function askModelName(provider: 'openai' | 'anthropic', keys: ApiKeyStore): Promise<boolean> {
-  const model = await vscode.window.showInputBox({ title: `Forge: ${PROVIDER_LABELS[provider]} model id`, ignoreFocusOut: true });
+  const model = await vscode.window.showInputBox({
+    title: `Forge: ${PROVIDER_LABELS[provider]} model id`,
+    ignoreFocusOut: true,
+  });
   if (!model?.trim()) return false;
   return saveWithKey(provider, model.trim(), keys);
 }
@@ -74,18 +98,35 @@ async function askCompatible(keys: ApiKeyStore): Promise<boolean> {
   );
   let model: string | undefined;
   if (!check.ok) {
-    const go = await vscode.window.showWarningMessage(check.message ?? 'The endpoint did not answer.', 'Use Anyway', 'Cancel');
+    const go = await vscode.window.showWarningMessage(
+      check.message ?? 'The endpoint did not answer.',
+      'Use Anyway',
+      'Cancel',
+    );
     if (go !== 'Use Anyway') return false;
   } else if (check.models.length) {
     const other = '$(edit) Another model name…';
-    const pick = await vscode.window.showQuickPick([...check.models.map((m) => ({ label: m.id, description: m.contextWindow ? `${m.contextWindow} tokens` : undefined })), { label: other }], {
-      title: `Forge: models at ${baseUrl.trim()}`,
-      ignoreFocusOut: true,
-    });
+    const pick = await vscode.window.showQuickPick(
+      [
+        ...check.models.map((m) => ({
+          label: m.id,
+          description: m.contextWindow ? `${m.contextWindow} tokens` : undefined,
+        })),
+        { label: other },
+      ],
+      {
+        title: `Forge: models at ${baseUrl.trim()}`,
+        ignoreFocusOut: true,
+      },
+    );
     if (!pick) return false;
     if (pick.label !== other) model = pick.label;
   }
-  model ??= await vscode.window.showInputBox({ title: 'Forge: model name', value: s.provider === 'openai-compatible' ? s.model : '', ignoreFocusOut: true });
+  model ??= await vscode.window.showInputBox({
+    title: 'Forge: model name',
+    value: s.provider === 'openai-compatible' ? s.model : '',
+    ignoreFocusOut: true,
+  });
   if (!model?.trim()) return false;
   await vscode.workspace.getConfiguration('forge').update('baseUrl', baseUrl.trim(), vscode.ConfigurationTarget.Global);
   await saveModelChoice('openai-compatible', model.trim());
@@ -118,7 +159,12 @@ export async function pickMemoryToForget(memory: MemoryService): Promise<string 
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
-    all.map((m) => ({ label: m.content.slice(0, 200), description: `${m.type} · ${m.scope}`, detail: m.context || m.tags.join(', '), id: m.id })),
+    all.map((m) => ({
+      label: m.content.slice(0, 200),
+      description: `${m.type} · ${m.scope}`,
+      detail: m.context || m.tags.join(', '),
+      id: m.id,
+    })),
     { title: 'Forge: Forget a Learning', placeHolder: 'Which learning should Forge forget?', matchOnDescription: true },
   );
   return pick?.id;
@@ -139,11 +185,20 @@ export async function undoWithReport(
     return { restored: [], deleted: [], conflicts: [] };
   }
   const files = new Set(live.map((e) => e.path));
-  const lost = missing.map((m) => `${vscode.workspace.asRelativePath(m.path, false)}: the journal's copy of ${m.seqs.length} edit(s) is missing, so it cannot be restored automatically`);
+  const lost = missing.map(
+    (m) =>
+      `${vscode.workspace.asRelativePath(m.path, false)}: the journal's copy of ${m.seqs.length} edit(s) is missing, so it cannot be restored automatically`,
+  );
   if (confirm) {
     const ok = await vscode.window.showWarningMessage(
       `Undo ${live.length} edit(s) Forge made to ${files.size} file(s) in this task?${missing.length ? ` ${missing.length} file(s) cannot be restored: their journal contents are missing.` : ''}`,
-      { modal: true, detail: [...[...files].map((f) => vscode.workspace.asRelativePath(f, false)), ...(lost.length ? ['', ...lost] : [])].join('\n') },
+      {
+        modal: true,
+        detail: [
+          ...[...files].map((f) => vscode.workspace.asRelativePath(f, false)),
+          ...(lost.length ? ['', ...lost] : []),
+        ].join('\n'),
+      },
       'Undo Changes',
     );
     if (ok !== 'Undo Changes') return undefined;
@@ -154,7 +209,9 @@ export async function undoWithReport(
   );
   const done = result.restored.length + result.deleted.length;
   if (result.conflicts.length) {
-    const list = result.conflicts.map((c) => `${vscode.workspace.asRelativePath(c.path, false)}: ${c.reason}`).join('\n');
+    const list = result.conflicts
+      .map((c) => `${vscode.workspace.asRelativePath(c.path, false)}: ${c.reason}`)
+      .join('\n');
     void vscode.window.showWarningMessage(
       `Forge restored ${done} file(s); ${result.conflicts.length} could not be restored (changed since Forge edited them, or their journal contents are missing) and were left as they are.`,
       { modal: confirm, detail: list },

@@ -32,7 +32,10 @@ export class ReadinessGate<T> {
 
   /** Opens the gate with the session `ready` resolves to, or rejects every call with its error. */
   follow(ready: Promise<T>): void {
-    ready.then((value) => this.settle.resolve(value), (err: unknown) => this.settle.reject(err));
+    ready.then(
+      (value) => this.settle.resolve(value),
+      (err: unknown) => this.settle.reject(err),
+    );
   }
 
   /** Runs `fn` on the session now if the gate is open, else once it opens (rejects if initialisation failed). */
@@ -58,7 +61,8 @@ export function gatedTable<H extends Record<keyof H, Handler>, I extends keyof H
   const now = immediate as unknown as Partial<Table>;
   const table = {} as Table;
   for (const key of keys) {
-    table[key] = now[key] ?? ((...args: never[]) => gate.call((s) => (sessionTable(s) as unknown as Table)[key](...args)));
+    table[key] =
+      now[key] ?? ((...args: never[]) => gate.call((s) => (sessionTable(s) as unknown as Table)[key](...args)));
   }
   return table as H;
 }

@@ -58,19 +58,26 @@ export class ReviewActions {
   async reviewTaskChanges(taskId = this.deps().manager.current.id): Promise<boolean> {
     const { toolkit, journal } = this.deps();
     const shown = await toolkit.taskChanges.view(journal, taskId);
-    if (!shown) void vscode.window.showInformationMessage('Forge: this task has not changed any files (or its changes were undone).');
+    if (!shown)
+      void vscode.window.showInformationMessage(
+        'Forge: this task has not changed any files (or its changes were undone).',
+      );
     return shown;
   }
 
   onChangesAction(taskId: string, action: ChangesAction, path?: string): void {
     void this.changesAction(taskId, action, path).catch((err) =>
-      this.deps().log.warn(`task changes (${action}): ${err instanceof Error ? err.message : String(err)}`));
+      this.deps().log.warn(`task changes (${action}): ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   private async changesAction(taskId: string, action: ChangesAction, path?: string): Promise<void> {
     const { toolkit, journal } = this.deps();
     // Only files the journal says the task changed: the path comes from the webview.
-    const known = path === undefined ? undefined : (await toolkit.taskChanges.list(journal, taskId)).views.find((v) => v.path === path)?.path;
+    const known =
+      path === undefined
+        ? undefined
+        : (await toolkit.taskChanges.list(journal, taskId)).views.find((v) => v.path === path)?.path;
     switch (action) {
       case 'view':
         await this.reviewTaskChanges(taskId);
@@ -102,12 +109,14 @@ export class ReviewActions {
   }
 }
 
-export const reviewMessages = (review: ReviewActions) => ({
-  hunk_decision: (m) => review.onHunkDecision(m.requestId, m.index, m.state, m.reason),
-  changes_action: (m) => review.onChangesAction(m.taskId, m.action, m.path),
-}) satisfies Partial<WebviewHandlers>;
+export const reviewMessages = (review: ReviewActions) =>
+  ({
+    hunk_decision: (m) => review.onHunkDecision(m.requestId, m.index, m.state, m.reason),
+    changes_action: (m) => review.onChangesAction(m.taskId, m.action, m.path),
+  }) satisfies Partial<WebviewHandlers>;
 
-export const reviewCommands = (review: ReviewActions) => ({
-  'forge.reviewTaskChanges': (taskId?: unknown) =>
-    review.reviewTaskChanges(typeof taskId === 'string' ? taskId : undefined),
-}) satisfies Partial<CommandHandlers>;
+export const reviewCommands = (review: ReviewActions) =>
+  ({
+    'forge.reviewTaskChanges': (taskId?: unknown) =>
+      review.reviewTaskChanges(typeof taskId === 'string' ? taskId : undefined),
+  }) satisfies Partial<CommandHandlers>;

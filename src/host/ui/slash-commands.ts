@@ -66,7 +66,12 @@ export async function runSlashCommand(text: string, a: SlashActions, signal: Abo
       a.notice('Compacting the conversation…', 'info');
       try {
         const c = await a.compact(signal);
-        a.notice(c ? `Compacted: ${c.beforeTokens} → ${c.afterTokens} tokens (estimated).` : 'Nothing to compact yet: the conversation is short.', 'info');
+        a.notice(
+          c
+            ? `Compacted: ${c.beforeTokens} → ${c.afterTokens} tokens (estimated).`
+            : 'Nothing to compact yet: the conversation is short.',
+          'info',
+        );
       } catch (err) {
         a.notice(`Compaction failed: ${err instanceof Error ? err.message : String(err)}`, 'error');
       }
@@ -87,7 +92,10 @@ export async function runSlashCommand(text: string, a: SlashActions, signal: Abo
       }
       a.setMode(mode);
       const m = getMode(mode);
-      a.notice(`Mode: ${m.label} — ${m.prompt} (up to ${m.maxIterations} iterations${a.running() ? '; from the next step' : ''}).`, 'info');
+      a.notice(
+        `Mode: ${m.label} — ${m.prompt} (up to ${m.maxIterations} iterations${a.running() ? '; from the next step' : ''}).`,
+        'info',
+      );
       return true;
     }
   }

@@ -35,7 +35,15 @@ export function hostSlashActions(registry: SlashCommandRegistry, host: SlashHost
 
 /** /mode without an argument: a quick pick of the modes. */
 async function pickMode(current: ModeName): Promise<ModeName | undefined> {
-  const items = MODE_NAMES.map((name) => ({ label: getMode(name).label, description: name === current ? 'current' : '', detail: getMode(name).prompt, name }));
-  const pick = await vscode.window.showQuickPick(items, { title: 'Forge: mode for this task', placeHolder: `Current: ${getMode(current).label}` });
+  const items = MODE_NAMES.map((name) => ({
+    label: getMode(name).label,
+    description: name === current ? 'current' : '',
+    detail: getMode(name).prompt,
+    name,
+  }));
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'Forge: mode for this task',
+    placeHolder: `Current: ${getMode(current).label}`,
+  });
   return pick?.name as ModeName | undefined;
 }

@@ -22,7 +22,10 @@ export interface AgentExtras extends vscode.Disposable {
    * Sends the command list to the panel now, whenever `.forge/commands` changes, and when a webview (re)loads
    * (file watchers can be slow or missing on remote and network file systems).
    */
-  publishTo(panel: { post(msg: HostMessage): void; observe(o: (dir: 'in' | 'out', msg: unknown) => void): vscode.Disposable }): void;
+  publishTo(panel: {
+    post(msg: HostMessage): void;
+    observe(o: (dir: 'in' | 'out', msg: unknown) => void): vscode.Disposable;
+  }): void;
   /** Re-reads the commands and republishes them (after a slash command ran: the list heals itself). */
   refresh(): void;
   /** For the MCP client: its prompts become slash commands (the list is republished). */
@@ -34,7 +37,12 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
   const testRuns = new TestRunTracker();
   // git for review mode: a child process (never the visible terminal), contained like every command.
   const git = new NodeCommandRunner({ sandbox: toolkit.commandSandbox });
-  const modeContext = createModeContextGatherer({ fs: toolkit.fs, sandbox: toolkit.sandbox, runner: git, lastTestRun: () => testRuns.last() });
+  const modeContext = createModeContextGatherer({
+    fs: toolkit.fs,
+    sandbox: toolkit.sandbox,
+    runner: git,
+    lastTestRun: () => testRuns.last(),
+  });
   let post: ((msg: HostMessage) => void) | undefined;
   let generation = 0;
   const publish = () => {
@@ -43,7 +51,10 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
     void slash.list().then(
       (commands) => {
         if (mine !== generation) return;
-        post?.({ type: 'slash_commands', commands: commands.slice(0, 500).map((c) => ({ ...c, description: c.description.slice(0, 1000) })) });
+        post?.({
+          type: 'slash_commands',
+          commands: commands.slice(0, 500).map((c) => ({ ...c, description: c.description.slice(0, 1000) })),
+        });
       },
       (err) => log.warn(`slash commands: ${err instanceof Error ? err.message : String(err)}`),
     );
@@ -62,9 +73,11 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
     modeContext,
     publishTo(panel) {
       post = (msg) => panel.post(msg);
-      subs.push(panel.observe((dir, msg) => {
-        if (dir === 'in' && (msg as { type?: unknown } | undefined)?.type === 'ready') publish();
-      }));
+      subs.push(
+        panel.observe((dir, msg) => {
+          if (dir === 'in' && (msg as { type?: unknown } | undefined)?.type === 'ready') publish();
+        }),
+      );
       publish();
     },
     refresh: publish,
@@ -87,7 +100,10 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
 export function createDelegatingAgent(deps: AgentDeps, snapshot?: AgentSnapshot): Agent {
   let agent: Agent | undefined;
   const base = { ...deps, tools: deps.tools.filter((t) => t.name !== DELEGATE_TOOL_NAME) };
-  const full: AgentDeps = { ...base, tools: [...base.tools, createDelegateTool(base, () => agent?.history ?? []) as never] };
+  const full: AgentDeps = {
+    ...base,
+    tools: [...base.tools, createDelegateTool(base, () => agent?.history ?? []) as never],
+  };
   agent = snapshot ? Agent.restore(snapshot, full) : new Agent(full);
   return agent;
 }

@@ -32,11 +32,14 @@ export function createAgentTools({ context, log, storage, currentTaskId, recover
     log,
     currentTaskId,
     // Edits happen only in runs, which start after `ready`; the journal is open by then.
-    ledger: recordedLedger(durable.ledger(storage.opened.then(([, journal]) => journal)), (entry) => recovery()?.onFileRecorded(entry)),
+    ledger: recordedLedger(durable.ledger(storage.opened.then(([, journal]) => journal)), (entry) =>
+      recovery()?.onFileRecorded(entry),
+    ),
     commands: async () => durable.commands,
     storage: durable.health,
     spoolDir: spoolDirFor(context),
-    onCommandChanges: (taskId, toolCallId, files, more, changes) => recovery()?.onCommandChanges(taskId, toolCallId, files, more, changes),
+    onCommandChanges: (taskId, toolCallId, files, more, changes) =>
+      recovery()?.onCommandChanges(taskId, toolCallId, files, more, changes),
   });
   context.subscriptions.push(toolkit);
   const extras = createAgentExtras(toolkit, log);

@@ -49,7 +49,10 @@ export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
     ...consentCommands,
   };
   const commands = gatedTable<CommandHandlers, ImmediateCommand, Initialised>(
-    COMMAND_IDS, immediate, gate, (s) => s.controller.commands,
+    COMMAND_IDS,
+    immediate,
+    gate,
+    (s) => s.controller.commands,
   );
   context.subscriptions.push(
     registerCommands(commands, log),

@@ -22,7 +22,10 @@ export interface Initialised {
 }
 
 /** The Controller's own dependencies that exist before the disk work is done. */
-type ReadyNow = Pick<ControllerDeps, 'toolkit' | 'model' | 'models' | 'keys' | 'outputs' | 'statusBar' | 'log' | 'refreshModel'>;
+type ReadyNow = Pick<
+  ControllerDeps,
+  'toolkit' | 'model' | 'models' | 'keys' | 'outputs' | 'statusBar' | 'log' | 'refreshModel'
+>;
 
 interface InitialiseDeps extends ReadyNow {
   storage: WorkspaceStorage;
@@ -39,8 +42,13 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
   const { storage, newManager, ecosystem, panel, gate, log, toolkit } = deps;
   const [[store, journal], memory] = await Promise.all([storage.opened, deps.memory]);
   const recovery = new Recovery({
-    manager: () => controller.manager, journal, audit: storage.audit, reports: storage.reports,
-    journalFs: journalFsOf(toolkit.fs), auditFiles: () => storage.auditSink.files(), log,
+    manager: () => controller.manager,
+    journal,
+    audit: storage.audit,
+    reports: storage.reports,
+    journalFs: journalFsOf(toolkit.fs),
+    auditFiles: () => storage.auditSink.files(),
+    log,
     onFilesMoved: (taskId) => void controller.refreshChanges(taskId),
   });
   const controller: Controller = new Controller({

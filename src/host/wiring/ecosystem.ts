@@ -7,9 +7,17 @@ import type { Toolkit } from './toolkit';
 import { setupEcosystem, type Ecosystem } from '../ecosystem';
 import type { Logger } from '../logger';
 
-export function wireEcosystem(context: vscode.ExtensionContext, toolkit: Toolkit, extras: AgentExtras, log: Logger & { show?(): void }): Ecosystem {
+export function wireEcosystem(
+  context: vscode.ExtensionContext,
+  toolkit: Toolkit,
+  extras: AgentExtras,
+  log: Logger & { show?(): void },
+): Ecosystem {
   const ecosystem = setupEcosystem(context, toolkit.fs, log);
   // Completion never starts a server: a prompt appears once its server is running.
-  context.subscriptions.push(extras.addSlashSource(new McpPromptCommands(ecosystem.mcp)), ecosystem.onDidChange(() => extras.refresh()));
+  context.subscriptions.push(
+    extras.addSlashSource(new McpPromptCommands(ecosystem.mcp)),
+    ecosystem.onDidChange(() => extras.refresh()),
+  );
   return ecosystem;
 }

@@ -41,12 +41,35 @@ export function extensionApi(parts: ExtensionParts) {
   const exposeInternals = parts.context.extensionMode === vscode.ExtensionMode.Test || process.env.FORGE_TEST === '1';
   if (!exposeInternals) return { activationMs };
   const testApi = createTestApi(parts);
-  return { diffApproval: toolkit.diffApproval, approvals: toolkit.approvals, statusBar: parts.statusBar, keys: parts.keys, activationMs, testApi };
+  return {
+    diffApproval: toolkit.diffApproval,
+    approvals: toolkit.approvals,
+    statusBar: parts.statusBar,
+    keys: parts.keys,
+    activationMs,
+    testApi,
+  };
 }
 
-function createTestApi({ ready, modelReady, panel, toolkit, model, refreshModel, outputs, storage, newManager, gate, ecosystem, parallel }: ExtensionParts) {
+function createTestApi({
+  ready,
+  modelReady,
+  panel,
+  toolkit,
+  model,
+  refreshModel,
+  outputs,
+  storage,
+  newManager,
+  gate,
+  ecosystem,
+  parallel,
+}: ExtensionParts) {
   let state: Initialised | undefined;
-  ready.then((s) => (state = s), () => undefined);
+  ready.then(
+    (s) => (state = s),
+    () => undefined,
+  );
   // Awaiting it rethrows an initialisation failure; nobody awaiting it is not an unhandled rejection.
   const readyForTests = ready.then(() => undefined);
   readyForTests.catch(() => undefined);

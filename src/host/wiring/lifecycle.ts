@@ -9,7 +9,11 @@ import type { WorkspaceStorage } from './storage';
  * The model resolves alongside the disk work; a restored task that waited for an approval asks again once both
  * are done. Resolves when that has been decided (tests wait for it).
  */
-export function resolveModelThenResume(refreshModel: () => Promise<void>, ready: Promise<Initialised>, log: Logger): Promise<void> {
+export function resolveModelThenResume(
+  refreshModel: () => Promise<void>,
+  ready: Promise<Initialised>,
+  log: Logger,
+): Promise<void> {
   return refreshModel()
     .catch((err) => log.error(`Model setup failed: ${err instanceof Error ? err.message : String(err)}`))
     .then(() => ready)

@@ -28,7 +28,9 @@ export class MemoryService implements MemoryPort {
         log: (m) => log.debug(m),
       });
     } catch (err) {
-      log.warn(`Memory is off: could not open ${service.workspaceFile}: ${err instanceof Error ? err.message : String(err)}`);
+      log.warn(
+        `Memory is off: could not open ${service.workspaceFile}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     return service;
   }

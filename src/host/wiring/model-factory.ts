@@ -4,7 +4,14 @@ import * as vscode from 'vscode';
 import { ModelError } from '../../core/model/errors';
 import { costOf, priceFor } from '../../core/model/pricing';
 import type { Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../../core/model/types';
-import { ContextWindowCache, detectLocalServers, isLoopbackUrl, PLACEHOLDER_KEY, type DetectedServer, type DetectOptions } from '../../providers/endpoint-discovery';
+import {
+  ContextWindowCache,
+  detectLocalServers,
+  isLoopbackUrl,
+  PLACEHOLDER_KEY,
+  type DetectedServer,
+  type DetectOptions,
+} from '../../providers/endpoint-discovery';
 import { createEndpointModel } from '../../providers/local-model';
 import { MemoryToolFormatStore, type ToolFormatMemo, type ToolFormatStore } from '../../providers/tool-format';
 import { createVscodeLmModel, listVscodeLmModels } from '../../providers/vscode-lm';
@@ -28,7 +35,6 @@ export const SUGGESTED_MODELS: Partial<Record<ProviderId, string[]>> = {
   anthropic: ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5'],
 };
 
-
 interface ResolvedModel {
   model?: Model;
   status: ProviderStatus;
@@ -40,7 +46,15 @@ export class SwitchableModel implements Model {
   private problem = 'No model is configured. Run "Forge: Select Model".';
 
   get info(): ModelInfo {
-    return this.current?.info ?? { provider: 'none', model: 'none', contextWindow: 128_000, maxOutputTokens: 8_192, nativeTools: true };
+    return (
+      this.current?.info ?? {
+        provider: 'none',
+        model: 'none',
+        contextWindow: 128_000,
+        maxOutputTokens: 8_192,
+        nativeTools: true,
+      }
+    );
   }
 
   get configured(): boolean {
@@ -120,7 +134,10 @@ export class ModelFactory {
   detectLocal(): Promise<DetectedServer[]> {
     if (this.options.detect === false) return Promise.resolve([]);
     if (!this.detected || Date.now() - this.detected.at > 30_000) {
-      this.detected = { at: Date.now(), servers: detectLocalServers({ fetch: this.options.fetch, ...this.options.detect }) };
+      this.detected = {
+        at: Date.now(),
+        servers: detectLocalServers({ fetch: this.options.fetch, ...this.options.detect }),
+      };
     }
     return this.detected.servers;
   }
@@ -132,27 +149,39 @@ export class ModelFactory {
   async resolve(s: ForgeSettings): Promise<ResolvedModel> {
     const [resolved, fallback] = await Promise.all([this.resolvePrimary(s), this.resolveFallback(s)]);
     if (resolved.model && fallback.model) fallbacks.set(resolved.model, fallback.model);
-    if (fallback.problem) this.options.log?.(`forge.fallbackModel "${s.fallbackModel}" is not usable: ${fallback.problem}`);
+    if (fallback.problem)
+      this.options.log?.(`forge.fallbackModel "${s.fallbackModel}" is not usable: ${fallback.problem}`);
     return resolved;
   }
 
   /** forge.fallbackModel as a Model; { problem } when it is set but cannot be used. */
   async resolveFallback(s: ForgeSettings): Promise<{ model?: Model; problem?: string }> {
     const spec = parseModelId(s.fallbackModel);
-    if (!spec) return s.fallbackModel ? { problem: 'expected "<provider>:<model>", e.g. "anthropic:claude-haiku-4-5"' } : {};
+    if (!spec)
+      return s.fallbackModel ? { problem: 'expected "<provider>:<model>", e.g. "anthropic:claude-haiku-4-5"' } : {};
     const at = spec.provider === 'openai-compatible' ? splitModelAtUrl(spec.model) : undefined;
     // forge.baseUrl belongs to the primary's provider; an OpenAI-compatible fallback may bring its own ("model@url").
-    const baseUrl = at?.baseUrl ?? (spec.provider === s.provider || spec.provider === 'openai-compatible' ? s.baseUrl : '');
+    const baseUrl =
+      at?.baseUrl ?? (spec.provider === s.provider || spec.provider === 'openai-compatible' ? s.baseUrl : '');
     // A workspace's endpoint the user did not allow gets no stored key (here: the fallback's own, or forge.baseUrl).
     const keyless = at ? s.keylessEndpoints.fallbackModel : baseUrl !== '' && s.keylessEndpoints.baseUrl;
-    const r = await this.resolvePrimary({ ...s, provider: spec.provider, model: at?.model ?? spec.model, baseUrl, fallbackModel: '', keylessEndpoints: { baseUrl: keyless, fallbackModel: false } });
+    const r = await this.resolvePrimary({
+      ...s,
+      provider: spec.provider,
+      model: at?.model ?? spec.model,
+      baseUrl,
+      fallbackModel: '',
+      keylessEndpoints: { baseUrl: keyless, fallbackModel: false },
+    });
     return r.model ? { model: r.model } : { problem: r.status.problem ?? 'not available' };
   }
 
   private async resolvePrimary(s: ForgeSettings): Promise<ResolvedModel> {
     const provider = s.provider;
     const label = PROVIDER_LABELS[provider];
-    const fail = (problem: string, model?: string): ResolvedModel => ({ status: { configured: false, provider, model, problem } });
+    const fail = (problem: string, model?: string): ResolvedModel => ({
+      status: { configured: false, provider, model, problem },
+    });
     try {
       if (provider === 'vscode-lm') {
         const model = await createVscodeLmModel({ model: s.model || undefined });
@@ -165,11 +194,18 @@ export class ModelFactory {
         }
         return {
           model,
-          status: { configured: true, provider, model: model.info.model, contextWindow: model.info.contextWindow, contextWindowSource: "VS Code (the model's maxInputTokens)" },
+          status: {
+            configured: true,
+            provider,
+            model: model.info.model,
+            contextWindow: model.info.contextWindow,
+            contextWindowSource: "VS Code (the model's maxInputTokens)",
+          },
         };
       }
       const modelName = s.model || DEFAULT_MODELS[provider];
-      if (!modelName) return fail(`Set the model name for the ${label}: run "Forge: Select Model" (setting forge.model).`);
+      if (!modelName)
+        return fail(`Set the model name for the ${label}: run "Forge: Select Model" (setting forge.model).`);
       if (provider === 'openai-compatible' && !s.baseUrl) {
         return fail('Set forge.baseUrl to your endpoint (e.g. http://localhost:11434/v1 for Ollama).', modelName);
       }
@@ -196,10 +232,17 @@ export class ModelFactory {
       // A refused key or a base URL that is not a URL cannot work: say so now, not at the first message. The rest
       // (nothing listening yet, no /models route, a model name the list does not show) is a warning in the panel:
       // servers without /models, aliases and models loaded on demand still answer chat requests.
-      if (check && !check.ok && (check.problem === 'auth' || (check.problem === 'unreachable' && /is not a URL/.test(check.message ?? '')))) {
+      if (
+        check &&
+        !check.ok &&
+        (check.problem === 'auth' || (check.problem === 'unreachable' && /is not a URL/.test(check.message ?? '')))
+      ) {
         return fail(check.message ?? 'The endpoint is not usable.', modelName);
       }
-      const format = built.adaptive?.state ?? { format: built.model.info.nativeTools ? 'native' : 'xml', reason: `forge.toolCallFormat is "${s.toolCallFormat}"` };
+      const format = built.adaptive?.state ?? {
+        format: built.model.info.nativeTools ? 'native' : 'xml',
+        reason: `forge.toolCallFormat is "${s.toolCallFormat}"`,
+      };
       return {
         model: built.model,
         status: {
@@ -222,7 +265,12 @@ export class ModelFactory {
   async choices(current: ForgeSettings): Promise<{ id: string; label: string; provider: ProviderId; model: string }[]> {
     const out: { id: string; label: string; provider: ProviderId; model: string }[] = [];
     for (const m of await listVscodeLmModels()) {
-      out.push({ id: `vscode-lm:${m.id}`, label: `${m.name} (${m.vendor}, VS Code)`, provider: 'vscode-lm', model: m.id });
+      out.push({
+        id: `vscode-lm:${m.id}`,
+        label: `${m.name} (${m.vendor}, VS Code)`,
+        provider: 'vscode-lm',
+        model: m.id,
+      });
     }
     for (const provider of ['openai', 'anthropic'] as const) {
       for (const model of SUGGESTED_MODELS[provider] ?? []) {
@@ -230,14 +278,24 @@ export class ModelFactory {
       }
     }
     if (current.provider === 'openai-compatible' && current.model) {
-      out.push({ id: `openai-compatible:${current.model}`, label: `${current.model} (${current.baseUrl || 'endpoint'})`, provider: 'openai-compatible', model: current.model });
+      out.push({
+        id: `openai-compatible:${current.model}`,
+        label: `${current.model} (${current.baseUrl || 'endpoint'})`,
+        provider: 'openai-compatible',
+        model: current.model,
+      });
     }
     // Ollama / LM Studio found on their default ports: "<model>@<baseUrl>" saves the URL too (saveModelChoice).
     const here = current.baseUrl.replace(/\/+$/, '');
     for (const server of await this.detectLocal().catch(() => [])) {
       for (const model of server.models.slice(0, 100)) {
         if (current.provider === 'openai-compatible' && model === current.model && server.baseUrl === here) continue;
-        out.push({ id: `openai-compatible:${model}@${server.baseUrl}`, label: `${model} (${server.label})`, provider: 'openai-compatible', model: `${model}@${server.baseUrl}` });
+        out.push({
+          id: `openai-compatible:${model}@${server.baseUrl}`,
+          label: `${model} (${server.label})`,
+          provider: 'openai-compatible',
+          model: `${model}@${server.baseUrl}`,
+        });
       }
     }
     return out.filter((c) => /^[\x21-\x7e]+$/.test(c.id));

@@ -27,7 +27,11 @@ interface ModelWiringDeps {
 
 export function wireModel({ context, keys, log, showStatus, onModelWorks }: ModelWiringDeps): ModelWiring {
   const model = new SwitchableModel();
-  const models = new ModelFactory(keys, { toolFormats: mementoToolFormatStore(context.globalState), onToolFormatChange: () => void refresh(), log: (m) => log.info(m) });
+  const models = new ModelFactory(keys, {
+    toolFormats: mementoToolFormatStore(context.globalState),
+    onToolFormatChange: () => void refresh(),
+    log: (m) => log.info(m),
+  });
   let refreshing = 0;
   let newest: Promise<void> = Promise.resolve();
   // A refresh overtaken by a newer one (a key check that finished, a settings change) resolves only when the newest
@@ -53,8 +57,14 @@ export function wireModel({ context, keys, log, showStatus, onModelWorks }: Mode
     model.set(resolved.model, resolved.status.problem);
     const choices = await models.choices(settings).catch(() => []);
     if (generation !== refreshing) return;
-    const inUse = choices.find((c) => c.provider === settings.provider && (c.model === settings.model || c.model === resolved.status.model));
-    showStatus({ ...resolved.status, models: choices.slice(0, 500).map((c) => ({ id: c.id, label: c.label })), modelId: inUse?.id });
+    const inUse = choices.find(
+      (c) => c.provider === settings.provider && (c.model === settings.model || c.model === resolved.status.model),
+    );
+    showStatus({
+      ...resolved.status,
+      models: choices.slice(0, 500).map((c) => ({ id: c.id, label: c.label })),
+      modelId: inUse?.id,
+    });
     if (!resolved.status.problem) onModelWorks();
     if (resolved.status.problem) log.info(`Model not ready: ${resolved.status.problem}`);
     else log.info(`Model: ${resolved.status.provider} ${resolved.status.model}`);

@@ -41,7 +41,10 @@ export function registerPanel(deps: PanelWiringDeps): PanelWiring {
     ...ecosystemMessages(ecosystem, currentTaskId),
   };
   const handlers = gatedTable<WebviewHandlers, ImmediateMessage, Initialised>(
-    HANDLED, immediate, gate, (s) => s.controller.webview,
+    HANDLED,
+    immediate,
+    gate,
+    (s) => s.controller.webview,
   );
   const panel = registerForgePanel(context, handlers, log);
   panel.attachTranscript(startup);
@@ -52,9 +55,11 @@ export function registerPanel(deps: PanelWiringDeps): PanelWiring {
     gate.follow(ready);
     ready.catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      log.error(`Forge could not initialise: ${err instanceof Error ? err.stack ?? message : message}`);
+      log.error(`Forge could not initialise: ${err instanceof Error ? (err.stack ?? message) : message}`);
       // The placeholder transcript is part of every snapshot: a webview that opens later sees the error too.
-      panel.bridge.getTranscript().addError(`Forge could not start: ${message}. Reload the window to try again.`, ['show_logs']);
+      panel.bridge
+        .getTranscript()
+        .addError(`Forge could not start: ${message}. Reload the window to try again.`, ['show_logs']);
     });
   };
   return { panel, connect };

@@ -31,7 +31,16 @@ interface SessionWiringDeps {
 
 export type NewSessionManager = (store: TaskStore, memory: MemoryService) => SessionManager;
 
-export function sessionManagerFactory({ model, toolkit, extras, ecosystem, outputs, storage, log, onEvent }: SessionWiringDeps): NewSessionManager {
+export function sessionManagerFactory({
+  model,
+  toolkit,
+  extras,
+  ecosystem,
+  outputs,
+  storage,
+  log,
+  onEvent,
+}: SessionWiringDeps): NewSessionManager {
   const { durable } = storage;
   return (store, memory) => {
     const makeAgent = (snapshot?: AgentSnapshot) => {

@@ -26,12 +26,17 @@ export interface WorkspaceStorage {
 }
 
 /** `show` puts a storage failure in front of the user (the panel). */
-export function openWorkspaceStorage(context: vscode.ExtensionContext, log: Logger, show: (message: string) => void): WorkspaceStorage {
+export function openWorkspaceStorage(
+  context: vscode.ExtensionContext,
+  log: Logger,
+  show: (message: string) => void,
+): WorkspaceStorage {
   // One folder per workspace, so the histories of different projects never mix.
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const dir = path.join(context.globalStorageUri.fsPath, workspaceKey(folders));
   const logTo = (m: string) => log.debug(m);
-  const openTaskStore = () => TaskStore.open(path.join(dir, 'history'), { log: logTo, maxTasks: readSettings().historyMaxTasks });
+  const openTaskStore = () =>
+    TaskStore.open(path.join(dir, 'history'), { log: logTo, maxTasks: readSettings().historyMaxTasks });
   const opened = Promise.all([openTaskStore(), EditJournal.open(dir, { log: logTo })]);
   // Intent before effect, reconcile on restore, loud storage failures, one owner per task (docs/DESIGN-durability.md).
   const durable = createDurability({ storageDir: dir, log, show });

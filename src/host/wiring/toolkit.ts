@@ -111,18 +111,42 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     ...(opts.spoolDir ? { parserCacheDir: path.join(path.dirname(opts.spoolDir), 'code-cache') } : {}),
   });
   // Trust is read by the sandbox on every call, so one options object serves every tool set.
-  const sandbox: SandboxOptions = { trusted: vscode.workspace.isTrusted, commands: commandRules(settings), warn: (m) => opts.log.warn(m) };
+  const sandbox: SandboxOptions = {
+    trusted: vscode.workspace.isTrusted,
+    commands: commandRules(settings),
+    warn: (m) => opts.log.warn(m),
+  };
   const search = createRipgrepSearch(vscode.env.appRoot);
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
-  const applier = new JournalingApplier(new VscodeEditApplier(), opts.ledger, opts.currentTaskId, opts.log, opts.storage, readCurrentText);
+  const applier = new JournalingApplier(
+    new VscodeEditApplier(),
+    opts.ledger,
+    opts.currentTaskId,
+    opts.log,
+    opts.storage,
+    readCurrentText,
+  );
   const recorded = opts.commands ? new RecordingRunner(runner, opts.commands, opts.log, opts.storage) : runner;
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
-  const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const watched = opts.onCommandChanges ? watchCommandChanges(recorded, workspaceRoots, opts.onCommandChanges) : recorded;
+  const workspaceRoots = () =>
+    (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const watched = opts.onCommandChanges
+    ? watchCommandChanges(recorded, workspaceRoots, opts.onCommandChanges)
+    : recorded;
   // The approval card says who turned the sandbox off: the user's settings, or this workspace's (allowed by the user).
   const toolRunner = withSandboxAttribution(watched, sandboxOffBy);
-  const build = () => createWorkspaceTools({ fs, runner: toolRunner, applier, search, sandbox, commandDefaultTimeoutSeconds: commandTimeoutSeconds, toolTimeoutSeconds, home: os.homedir() });
+  const build = () =>
+    createWorkspaceTools({
+      fs,
+      runner: toolRunner,
+      applier,
+      search,
+      sandbox,
+      commandDefaultTimeoutSeconds: commandTimeoutSeconds,
+      toolTimeoutSeconds,
+      home: os.homedir(),
+    });
   let tools = build();
 
   const refresh = (s: ForgeSettings = readSettings()) => {
@@ -149,7 +173,8 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
         const before = p.isNewFile ? null : p.original;
         // Only the open task's proposals: a sub-agent's task log is never reconciled at restore, so an intent left
         // open there would stay open; its edits append their intent when applied, as before.
-        if (!opts.ledger.propose || e.request.taskId !== opts.currentTaskId()) return opts.ledger.stage?.(before, p.proposed);
+        if (!opts.ledger.propose || e.request.taskId !== opts.currentTaskId())
+          return opts.ledger.stage?.(before, p.proposed);
         opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
         return;
       }
@@ -197,7 +222,8 @@ function createCommandSandbox(log: Logger): CommandSandbox {
       const s = readSettings().sandbox;
       return { enabled: s.enabled, network: s.network, allowedHosts: s.allowedHosts, envAllow: s.envAllowList };
     },
-    roots: () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    roots: () =>
+      (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
     log,
   });
   void sandbox.ready().then((c) => {
@@ -213,12 +239,14 @@ function createCommandSandbox(log: Logger): CommandSandbox {
       log.warn(sandboxOffReason(offBy));
       return;
     }
-    void vscode.window.showWarningMessage(
-      `Forge: commands will run without a sandbox (${why}). Only read-only commands run automatically; Forge asks before every other command.`,
-      'Open Setting',
-    ).then((pick) => {
-      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'forge.sandbox');
-    });
+    void vscode.window
+      .showWarningMessage(
+        `Forge: commands will run without a sandbox (${why}). Only read-only commands run automatically; Forge asks before every other command.`,
+        'Open Setting',
+      )
+      .then((pick) => {
+        if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'forge.sandbox');
+      });
   });
   return sandbox;
 }

@@ -3,7 +3,15 @@
 // A workspace's mcp.json is control plane: read under the read_file rule (core/safety/confined-read.ts), so a
 // link out of the workspace, a FIFO or a huge file is refused with a problem, never read or waited on.
 import * as path from 'node:path';
-import { parseEnvFile, parseMcpConfig, resolveString, stripJsonComments, type ParsedMcpConfig, type McpServerSpec, type VariableContext } from '../../core/mcp/config';
+import {
+  parseEnvFile,
+  parseMcpConfig,
+  resolveString,
+  stripJsonComments,
+  type ParsedMcpConfig,
+  type McpServerSpec,
+  type VariableContext,
+} from '../../core/mcp/config';
 import { digestText } from '../../core/mcp/permission';
 import { ConfinedReader } from '../../core/safety/confined-read';
 import { NodeWorkspaceFs } from '../node-fs';
@@ -16,10 +24,15 @@ const MCP_CONFIG_MAX_BYTES = 1024 * 1024;
 function parse(text: string, label: string, defaultCwd?: string): ParsedMcpConfig {
   try {
     const parsed = parseMcpConfig(JSON.parse(stripJsonComments(text)), label);
-    if (defaultCwd) parsed.servers = parsed.servers.map((s) => (s.type === 'stdio' && !s.cwd ? { ...s, cwd: defaultCwd } : s));
+    if (defaultCwd)
+      parsed.servers = parsed.servers.map((s) => (s.type === 'stdio' && !s.cwd ? { ...s, cwd: defaultCwd } : s));
     return parsed;
   } catch (err) {
-    return { servers: [], inputs: [], problems: [`${label}: not valid JSON (${err instanceof Error ? err.message : String(err)})`] };
+    return {
+      servers: [],
+      inputs: [],
+      problems: [`${label}: not valid JSON (${err instanceof Error ? err.message : String(err)})`],
+    };
   }
 }
 
@@ -31,7 +44,11 @@ function unread(label: string, why: string): ParsedMcpConfig {
  * A config file the user named (the CLI's --mcp-config): servers, inputs and problems; undefined when the file
  * does not exist. Anywhere on disk, but a regular file of at most MCP_CONFIG_MAX_BYTES. `label` names it in messages.
  */
-export async function readMcpConfigFile(file: string, label: string, defaultCwd?: string): Promise<ParsedMcpConfig | undefined> {
+export async function readMcpConfigFile(
+  file: string,
+  label: string,
+  defaultCwd?: string,
+): Promise<ParsedMcpConfig | undefined> {
   let read: { data: Uint8Array; truncated: boolean };
   try {
     read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
@@ -48,7 +65,10 @@ export async function readMcpConfigFile(file: string, label: string, defaultCwd?
  * resolved, not .forgeignore'd, a regular text file, capped); undefined when there is none. A refused file is
  * one problem naming why, and no servers.
  */
-export async function readWorkspaceMcpConfig(folder: string, label: string = MCP_JSON): Promise<ParsedMcpConfig | undefined> {
+export async function readWorkspaceMcpConfig(
+  folder: string,
+  label: string = MCP_JSON,
+): Promise<ParsedMcpConfig | undefined> {
   const reader = new ConfinedReader(new NodeWorkspaceFs([folder]));
   const r = await reader.readText(path.join(folder, ...MCP_JSON.split('/')), { maxBytes: MCP_CONFIG_MAX_BYTES });
   if (!r.ok) return r.code === 'missing' ? undefined : unread(label, r.why);
@@ -75,18 +95,35 @@ function envFilePath(envFile: string, cwd: string | undefined, folder: string | 
  * was allowed is what runs). The spec's envFile and cwd may still hold ${...} variables: they are resolved with
  * `vars` (an ${input:} is left as it is). Undefined for a spec without an envFile.
  */
-export async function readEnvFile(spec: McpServerSpec, folder: string | undefined, vars: Omit<VariableContext, 'input'>): Promise<EnvFileSnapshot | undefined> {
+export async function readEnvFile(
+  spec: McpServerSpec,
+  folder: string | undefined,
+  vars: Omit<VariableContext, 'input'>,
+): Promise<EnvFileSnapshot | undefined> {
   if (spec.type !== 'stdio' || !spec.envFile) return undefined;
   const keep: VariableContext = { ...vars, input: async (id) => `\${input:${id}}` };
-  const file = envFilePath(await resolveString(spec.envFile, keep), spec.cwd ? await resolveString(spec.cwd, keep) : undefined, folder);
+  const file = envFilePath(
+    await resolveString(spec.envFile, keep),
+    spec.cwd ? await resolveString(spec.cwd, keep) : undefined,
+    folder,
+  );
   try {
     // A FIFO or a device named as the envFile must not hang the host.
     const read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
-    if (read.truncated) return { file, problem: `envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`, digest: 'too large' };
+    if (read.truncated)
+      return {
+        file,
+        problem: `envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`,
+        digest: 'too large',
+      };
     return { file, data: read.data, digest: digestText(read.data) };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException)?.code;
-    return { file, problem: err instanceof Error ? err.message : String(err), digest: code === 'ENOENT' ? 'missing' : `unreadable ${code ?? ''}`.trim() };
+    return {
+      file,
+      problem: err instanceof Error ? err.message : String(err),
+      digest: code === 'ENOENT' ? 'missing' : `unreadable ${code ?? ''}`.trim(),
+    };
   }
 }
 
@@ -94,7 +131,11 @@ export async function readEnvFile(spec: McpServerSpec, folder: string | undefine
  * A resolved stdio spec with its envFile's variables added (the spec's own env wins). `snapshot` is the envFile
  * as read for the permission: used as it is when it names the same file, so nothing changes in between.
  */
-export async function withEnvFile(spec: McpServerSpec, folder: string | undefined, snapshot?: EnvFileSnapshot): Promise<McpServerSpec> {
+export async function withEnvFile(
+  spec: McpServerSpec,
+  folder: string | undefined,
+  snapshot?: EnvFileSnapshot,
+): Promise<McpServerSpec> {
   if (spec.type !== 'stdio' || !spec.envFile) return spec;
   const file = envFilePath(spec.envFile, spec.cwd, folder);
   let data: Uint8Array;
@@ -105,7 +146,8 @@ export async function withEnvFile(spec: McpServerSpec, folder: string | undefine
     // A FIFO or a device named as the envFile must not hang the host; the file itself is the server's to read (often
     // a .env: its values go to the server's environment, never to the model).
     const read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
-    if (read.truncated) throw new Error(`envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`);
+    if (read.truncated)
+      throw new Error(`envFile ${spec.envFile} is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`);
     data = read.data;
   }
   const fromFile = parseEnvFile(new TextDecoder().decode(data));

@@ -48,7 +48,8 @@ export function sdk(): Sdk {
   try {
     sdkModule = require(vendored) as Sdk;
   } catch (err) {
-    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored)) throw err;
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String((err as Error).message).includes(vendored))
+      throw err;
     sdkModule = require(path.join(__dirname, 'sdk')) as Sdk;
   }
   return sdkModule;
@@ -77,7 +78,10 @@ export class McpConnection {
   private failedStarts = 0;
   private failedAt = 0;
 
-  constructor(readonly name: string, private readonly opts: McpConnectionOptions) {}
+  constructor(
+    readonly name: string,
+    private readonly opts: McpConnectionOptions,
+  ) {}
 
   get serverInfo(): { name: string; version: string } | undefined {
     return this.client?.getServerVersion();
@@ -101,9 +105,16 @@ export class McpConnection {
   /** Connects (once; concurrent callers share the start). */
   ensureStarted(signal?: AbortSignal): Promise<Client> {
     if (this.client && this.state === 'running') return Promise.resolve(this.client);
-    const wait = this.state === 'error' && this.failedStarts ? Math.min(300_000, 5000 * 2 ** (this.failedStarts - 1)) - (Date.now() - this.failedAt) : 0;
+    const wait =
+      this.state === 'error' && this.failedStarts
+        ? Math.min(300_000, 5000 * 2 ** (this.failedStarts - 1)) - (Date.now() - this.failedAt)
+        : 0;
     if (wait > 0 && !this.starting) {
-      return Promise.reject(new Error(`MCP server "${this.name}" failed to start (${this.lastError ?? 'unknown error'}); next try in ${Math.ceil(wait / 1000)} s, or use Restart`));
+      return Promise.reject(
+        new Error(
+          `MCP server "${this.name}" failed to start (${this.lastError ?? 'unknown error'}); next try in ${Math.ceil(wait / 1000)} s, or use Restart`,
+        ),
+      );
     }
     if (!this.starting) {
       clearTimeout(this.restartTimer);
@@ -130,7 +141,10 @@ export class McpConnection {
     });
     const { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = sdk();
     // Output schemas are checked by the SDK: with Forge's bounded validator (a server's regular expressions never run).
-    const client = new Client({ name: 'forge', version: this.opts.clientVersion ?? '0.0.0' }, { capabilities: {}, jsonSchemaValidator: boundedSchemaValidator });
+    const client = new Client(
+      { name: 'forge', version: this.opts.clientVersion ?? '0.0.0' },
+      { capabilities: {}, jsonSchemaValidator: boundedSchemaValidator },
+    );
     client.onerror = (err) => this.opts.log.debug(`mcp ${this.name}: ${messageOf(err)}`);
     client.onclose = () => this.onClosed(generation);
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
@@ -139,7 +153,10 @@ export class McpConnection {
       this.opts.onChange?.();
     });
     this.transportType = spec.type;
-    const transport = spec.type === 'stdio' ? this.stdioTransport(spec, StdioClientTransport) : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+    const transport =
+      spec.type === 'stdio'
+        ? this.stdioTransport(spec, StdioClientTransport)
+        : new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
     try {
       await client.connect(transport, { timeout: this.opts.startTimeoutMs ?? 30_000 });
     } catch (err) {
@@ -162,7 +179,9 @@ export class McpConnection {
     this.tools = undefined;
     this.failedStarts = 0;
     const info = client.getServerVersion();
-    this.opts.log.info(`mcp ${this.name}: connected (${info ? `${info.name} ${info.version}` : 'unknown server'}, ${spec.type})`);
+    this.opts.log.info(
+      `mcp ${this.name}: connected (${info ? `${info.name} ${info.version}` : 'unknown server'}, ${spec.type})`,
+    );
     // Running for a minute clears the crash count (a server that keeps crashing at once stops being restarted).
     clearTimeout(this.healthyTimer);
     this.healthyTimer = setTimeout(() => (this.crashes = 0), 60_000);
@@ -171,7 +190,10 @@ export class McpConnection {
     return client;
   }
 
-  private stdioTransport(spec: Extract<McpServerSpec, { type: 'stdio' }>, Transport: typeof StdioClientTransport): StdioClientTransport {
+  private stdioTransport(
+    spec: Extract<McpServerSpec, { type: 'stdio' }>,
+    Transport: typeof StdioClientTransport,
+  ): StdioClientTransport {
     const transport = new Transport({
       command: spec.command,
       args: spec.args,
@@ -239,7 +261,12 @@ export class McpConnection {
   }
 
   /** tools/call, bounded by `timeoutMs` and `signal` (the SDK sends notifications/cancelled on either). */
-  async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<unknown> {
     const client = await this.ensureStarted(signal);
     try {
       return await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs });
@@ -247,7 +274,11 @@ export class McpConnection {
       // The SDK reports an abort as a timeout: the caller's own reason (Stop) is what it must see.
       if (signal.aborted) throw signal.reason ?? err;
       // An HTTP server that went away leaves no 'close' behind: drop the client so the next use reconnects.
-      if (this.transportType === 'http' && typeof (err as { code?: unknown })?.code !== 'number' && this.client === client) {
+      if (
+        this.transportType === 'http' &&
+        typeof (err as { code?: unknown })?.code !== 'number' &&
+        this.client === client
+      ) {
         this.generation++;
         this.client = undefined;
         this.tools = undefined;
@@ -265,7 +296,12 @@ export class McpConnection {
     return (await client.listPrompts(undefined, { signal, timeout: timeoutMs })).prompts;
   }
 
-  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal, timeoutMs = 30_000): Promise<unknown> {
+  async getPrompt(
+    name: string,
+    args: Record<string, string>,
+    signal?: AbortSignal,
+    timeoutMs = 30_000,
+  ): Promise<unknown> {
     const client = await this.ensureStarted(signal);
     return client.getPrompt({ name, arguments: args }, { signal, timeout: timeoutMs });
   }
@@ -308,12 +344,18 @@ function describeCallError(err: unknown, timeoutMs: number): Error {
   if (Array.isArray(issues)) {
     const what = issues
       .slice(0, 3)
-      .map((i: { path?: unknown[]; message?: string }) => `${Array.isArray(i.path) && i.path.length ? i.path.join('.') : '(result)'}: ${i.message ?? 'invalid'}`)
+      .map(
+        (i: { path?: unknown[]; message?: string }) =>
+          `${Array.isArray(i.path) && i.path.length ? i.path.join('.') : '(result)'}: ${i.message ?? 'invalid'}`,
+      )
       .join('; ');
     return new Error(`the server returned a malformed result (not the MCP tool result format: ${what})`);
   }
   const code = (err as { code?: unknown })?.code;
-  if (code === -32001) return new Error(`no answer within ${Number((timeoutMs / 1000).toFixed(1))} s (timed out; the request was cancelled)`);
+  if (code === -32001)
+    return new Error(
+      `no answer within ${Number((timeoutMs / 1000).toFixed(1))} s (timed out; the request was cancelled)`,
+    );
   if (code === -32000) return new Error('the server closed the connection (it exited or crashed) before answering');
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -24,7 +24,11 @@ interface ServerPermission {
 }
 
 /** The permission key of a server's configuration now, with its envFile read once for it. */
-export async function permissionOf(spec: McpServerSpec, folder: string | undefined, vars: Omit<VariableContext, 'input'>): Promise<{ key: string; envFile?: EnvFileSnapshot }> {
+export async function permissionOf(
+  spec: McpServerSpec,
+  folder: string | undefined,
+  vars: Omit<VariableContext, 'input'>,
+): Promise<{ key: string; envFile?: EnvFileSnapshot }> {
   const envFile = await readEnvFile(spec, folder, vars);
   return { key: serverPermissionKey(spec, envFile?.digest), ...(envFile ? { envFile } : {}) };
 }
@@ -39,14 +43,21 @@ export class McpServerConsent {
   /** What the user said about this exact configuration (and envFile content). */
   async check(spec: McpServerSpec): Promise<ServerPermission> {
     const { key, envFile } = await permissionOf(spec, this.folder(), this.vars());
-    const state = this.list(ALLOWED_SERVERS).includes(key) ? 'allowed' : this.list(REFUSED_SERVERS).includes(key) ? 'refused' : 'ask';
+    const state = this.list(ALLOWED_SERVERS).includes(key)
+      ? 'allowed'
+      : this.list(REFUSED_SERVERS).includes(key)
+        ? 'refused'
+        : 'ask';
     return { key, state, ...(envFile ? { envFile } : {}) };
   }
 
   /** Allows the configuration under `key` (a refusal of it is forgotten). Earlier answers for the same server stay: changing back asks nothing. */
   async allow(key: string): Promise<void> {
     await this.store.update(ALLOWED_SERVERS, [...new Set([...this.list(ALLOWED_SERVERS), key])]);
-    await this.store.update(REFUSED_SERVERS, this.list(REFUSED_SERVERS).filter((k) => k !== key));
+    await this.store.update(
+      REFUSED_SERVERS,
+      this.list(REFUSED_SERVERS).filter((k) => k !== key),
+    );
   }
 
   async refuse(key: string): Promise<void> {

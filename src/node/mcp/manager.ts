@@ -131,14 +131,22 @@ export class McpManager {
           return { e, tools: await e.connection.listTools(AbortSignal.any([signal, timeout])) };
         } catch (err) {
           if (signal.aborted) throw err;
-          this.opts.log.warn(`mcp ${e.spec.name}: tools not available for this run: ${err instanceof Error ? err.message : String(err)}`);
+          this.opts.log.warn(
+            `mcp ${e.spec.name}: tools not available for this run: ${err instanceof Error ? err.message : String(err)}`,
+          );
           return { e, tools: [] };
         }
       }),
     );
     const timeoutMs = this.opts.callTimeoutMs();
     const prev = this.built;
-    if (prev && prev.timeoutMs === timeoutMs && prev.listings.length === listed.length && listed.every((l, i) => l.tools === prev.listings[i])) return prev.tools;
+    if (
+      prev &&
+      prev.timeoutMs === timeoutMs &&
+      prev.listings.length === listed.length &&
+      listed.every((l, i) => l.tools === prev.listings[i])
+    )
+      return prev.tools;
     const tools: Tool[] = [];
     for (const { e, tools: infos } of listed) {
       const origin = describeOrigin(e.spec);
@@ -153,7 +161,8 @@ export class McpManager {
           timeoutMs: timeoutMs + 2000,
           call: (name, args, callSignal) => e.connection.callTool(name, args, callSignal, timeoutMs),
           autoApproved: (s, t) => this.opts.autoApproved(s, t),
-          onSchemaProblem: (p) => this.opts.log.warn(`mcp ${e.spec.name}/${info.name}: ${p}; arguments are only checked to be an object`),
+          onSchemaProblem: (p) =>
+            this.opts.log.warn(`mcp ${e.spec.name}/${info.name}: ${p}; arguments are only checked to be an object`),
         });
         taken.add(tool.name);
         tools.push(tool);
@@ -167,15 +176,19 @@ export class McpManager {
   /** The prompts of every enabled server (servers start if needed, unless `runningOnly`); for slash commands. */
   async listPrompts(signal?: AbortSignal, opts: { runningOnly?: boolean } = {}): Promise<McpPromptInfo[]> {
     const lists = await Promise.all(
-      this.enabled().filter((e) => !opts.runningOnly || e.connection.state === 'running').map((e) =>
-        e.connection.listPrompts(signal).then(
-          (p) => toPromptInfos(e.spec.name, p),
-          (err) => {
-            this.opts.log.warn(`mcp ${e.spec.name}: prompts not available: ${err instanceof Error ? err.message : String(err)}`);
-            return [];
-          },
+      this.enabled()
+        .filter((e) => !opts.runningOnly || e.connection.state === 'running')
+        .map((e) =>
+          e.connection.listPrompts(signal).then(
+            (p) => toPromptInfos(e.spec.name, p),
+            (err) => {
+              this.opts.log.warn(
+                `mcp ${e.spec.name}: prompts not available: ${err instanceof Error ? err.message : String(err)}`,
+              );
+              return [];
+            },
+          ),
         ),
-      ),
     );
     return lists.flat();
   }
@@ -193,7 +206,9 @@ export class McpManager {
         e.connection.listResources(signal).then(
           (r) => toResourceInfos(e.spec.name, r),
           (err) => {
-            this.opts.log.warn(`mcp ${e.spec.name}: resources not available: ${err instanceof Error ? err.message : String(err)}`);
+            this.opts.log.warn(
+              `mcp ${e.spec.name}: resources not available: ${err instanceof Error ? err.message : String(err)}`,
+            );
             return [];
           },
         ),

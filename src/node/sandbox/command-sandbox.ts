@@ -10,9 +10,27 @@ import type { CommandFileChange, Containment, RunRequest } from '../../core/work
 import { scrubEnv } from './env';
 import { bridgeArgv, writeBridgeScript } from './net-bridge';
 import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
-import { bwrapArgs, seatbeltProfile, shellQuote, within, type BwrapFeatures, type MaskedPath, type SandboxProfile } from './profile';
+import {
+  bwrapArgs,
+  seatbeltProfile,
+  shellQuote,
+  within,
+  type BwrapFeatures,
+  type MaskedPath,
+  type SandboxProfile,
+} from './profile';
 import { SCAN_MAX_ENTRIES, SecretLocator } from './secret-locations';
-import { createWriteLayer, layerPerlArgv, layerScript, mergeWriteLayer, optionSafe, perlLayerSupported, removeWriteLayer, type MergeResult, type WriteLayer } from './write-layer';
+import {
+  createWriteLayer,
+  layerPerlArgv,
+  layerScript,
+  mergeWriteLayer,
+  optionSafe,
+  perlLayerSupported,
+  removeWriteLayer,
+  type MergeResult,
+  type WriteLayer,
+} from './write-layer';
 
 export interface SandboxSettings {
   /** false: the user turned the sandbox off (commands then ask unless read-only). */
@@ -64,7 +82,10 @@ interface LayerTools {
   perl?: string;
 }
 
-type Probe = { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures; layer?: LayerTools; layerReason?: string } | { kind: 'seatbelt' } | { kind: 'none'; reason: string };
+type Probe =
+  | { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures; layer?: LayerTools; layerReason?: string }
+  | { kind: 'seatbelt' }
+  | { kind: 'none'; reason: string };
 
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
 
@@ -87,7 +108,8 @@ export class CommandSandbox {
   async ready(): Promise<Containment> {
     this.probing ??= this.runProbe().then((p) => (this.probe = p));
     await this.probing;
-    if (this.probe?.kind !== 'none' && this.locator.state(this.realRoots()) === 'unknown') await this.locateSecrets().catch(() => undefined);
+    if (this.probe?.kind !== 'none' && this.locator.state(this.realRoots()) === 'unknown')
+      await this.locateSecrets().catch(() => undefined);
     return this.containment();
   }
 
@@ -96,7 +118,17 @@ export class CommandSandbox {
   private realRoots(): string[] {
     const roots = this.opts.roots();
     const key = roots.join('\n');
-    if (this.realRootsCache?.key !== key) this.realRootsCache = { key, real: roots.map((r) => { try { return realpathSync(r); } catch { return r; } }) };
+    if (this.realRootsCache?.key !== key)
+      this.realRootsCache = {
+        key,
+        real: roots.map((r) => {
+          try {
+            return realpathSync(r);
+          } catch {
+            return r;
+          }
+        }),
+      };
     return this.realRootsCache.real;
   }
 
@@ -108,26 +140,60 @@ export class CommandSandbox {
   containment(): Containment {
     const s = this.opts.settings();
     const network = s.network;
-    if (!s.enabled) return { kind: 'none', network: 'on', summary: 'no sandbox (turned off in forge.sandbox.enabled)', reason: 'The sandbox is turned off in the setting forge.sandbox.enabled.' };
+    if (!s.enabled)
+      return {
+        kind: 'none',
+        network: 'on',
+        summary: 'no sandbox (turned off in forge.sandbox.enabled)',
+        reason: 'The sandbox is turned off in the setting forge.sandbox.enabled.',
+      };
     const p = this.probe;
-    if (!p) return { kind: this.platform === 'darwin' ? 'seatbelt' : 'bubblewrap', network, summary: 'sandbox starting' };
+    if (!p)
+      return { kind: this.platform === 'darwin' ? 'seatbelt' : 'bubblewrap', network, summary: 'sandbox starting' };
     if (p.kind === 'none') return { kind: 'none', network: 'on', summary: 'no sandbox', reason: p.reason };
     const name = p.kind === 'bubblewrap' ? 'bubblewrap sandbox' : 'Seatbelt sandbox';
-    const net = network === 'allowlist' ? (p.kind === 'bubblewrap' ? 'network only to allowed hosts' : 'network off (no allow list under Seatbelt)') : `network ${network}`;
+    const net =
+      network === 'allowlist'
+        ? p.kind === 'bubblewrap'
+          ? 'network only to allowed hosts'
+          : 'network off (no allow list under Seatbelt)'
+        : `network ${network}`;
     const layer = p.kind === 'bubblewrap' && !!p.layer;
     const scan = this.locator.state(this.realRoots());
-    const secretScan = scan === 'complete' ? {} : { secretScan: scan === 'incomplete' ? ('incomplete' as const) : ('pending' as const) };
-    const writes = layer ? 'writes reach the workspace when the command ends, never the control plane (.git, .vscode, AGENTS.md ...)' : 'writes only in the workspace and a task temp folder';
-    const secrets = scan === 'complete' ? 'secrets hidden' : scan === 'incomplete' ? `secrets hidden as far as the scan got (it stops at ${(this.opts.scanMaxEntries ?? SCAN_MAX_ENTRIES).toLocaleString('en-US')} files), so every command asks` : 'secrets being located, so commands ask';
-    return { kind: p.kind, network, summary: `${name}: ${writes}, ${secrets}, ${net}, scrubbed environment`, ...(layer ? { writeLayer: true } : {}), ...secretScan };
+    const secretScan =
+      scan === 'complete' ? {} : { secretScan: scan === 'incomplete' ? ('incomplete' as const) : ('pending' as const) };
+    const writes = layer
+      ? 'writes reach the workspace when the command ends, never the control plane (.git, .vscode, AGENTS.md ...)'
+      : 'writes only in the workspace and a task temp folder';
+    const secrets =
+      scan === 'complete'
+        ? 'secrets hidden'
+        : scan === 'incomplete'
+          ? `secrets hidden as far as the scan got (it stops at ${(this.opts.scanMaxEntries ?? SCAN_MAX_ENTRIES).toLocaleString('en-US')} files), so every command asks`
+          : 'secrets being located, so commands ask';
+    return {
+      kind: p.kind,
+      network,
+      summary: `${name}: ${writes}, ${secrets}, ${net}, scrubbed environment`,
+      ...(layer ? { writeLayer: true } : {}),
+      ...secretScan,
+    };
   }
 
   /** The argv and environment for one command. */
-  async plan(req: Pick<RunRequest, 'command' | 'cwd' | 'taskId' | 'env'>, opts: { fresh?: boolean; statusFd?: number } = {}): Promise<SandboxPlan> {
+  async plan(
+    req: Pick<RunRequest, 'command' | 'cwd' | 'taskId' | 'env'>,
+    opts: { fresh?: boolean; statusFd?: number } = {},
+  ): Promise<SandboxPlan> {
     const s = this.opts.settings();
     const probe = s.enabled ? (this.probe ?? (await this.ready(), this.probe!)) : undefined;
     const tmpDir = await this.taskTmp(req.taskId);
-    const scrubbed = scrubEnv(process.env, s.envAllow, { TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, ...(req.env ?? {}) });
+    const scrubbed = scrubEnv(process.env, s.envAllow, {
+      TMPDIR: tmpDir,
+      TMP: tmpDir,
+      TEMP: tmpDir,
+      ...(req.env ?? {}),
+    });
     for (const name of scrubbed.refused) {
       if (this.warnedEnv.has(name)) continue;
       this.warnedEnv.add(name);
@@ -142,12 +208,24 @@ export class CommandSandbox {
     this.realRootsCache = undefined; // resolved again for each command: a folder may have been replaced by a link
     const roots = this.realRoots();
     // The write layer's folders are made while the secrets and sockets are located (each a few milliseconds).
-    const layerP = probe.kind === 'bubblewrap' && probe.layer ? this.prepareLayer(roots, req.taskId).catch(() => undefined) : undefined;
+    const layerP =
+      probe.kind === 'bubblewrap' && probe.layer
+        ? this.prepareLayer(roots, req.taskId).catch(() => undefined)
+        : undefined;
     const [{ masked }, hiddenDirs] = await Promise.all([this.locateSecrets(opts.fresh), this.hiddenDirs()]);
     const hidden = [...hiddenDirs]; // a copy: Forge's folder may be added below for this command
-    const profile: SandboxProfile = { writable: roots, tmpDir, masked, network: s.network, env, cwd: req.cwd, hiddenDirs: hidden };
+    const profile: SandboxProfile = {
+      writable: roots,
+      tmpDir,
+      masked,
+      network: s.network,
+      env,
+      cwd: req.cwd,
+      hiddenDirs: hidden,
+    };
     profile.masked = [...masked, ...(await this.hostSockets(roots, hiddenDirs))];
-    if (hidden.some((d) => within(d, this.home))) profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
+    if (hidden.some((d) => within(d, this.home)))
+      profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
     let inner = ['/bin/sh', '-c', req.command];
     let proxy: AllowlistProxy | undefined;
     if (probe.kind === 'bubblewrap' && s.network === 'allowlist') {
@@ -155,7 +233,11 @@ export class CommandSandbox {
       proxy = net.proxy;
       profile.privateDirs = [net.netDir];
       profile.roBinds = [path.dirname(net.proxy.socketPath), path.dirname(net.script)];
-      inner = bridgeArgv(req.command, { socketPath: net.proxy.socketPath, scriptPath: net.script, nodePath: process.execPath });
+      inner = bridgeArgv(req.command, {
+        socketPath: net.proxy.socketPath,
+        scriptPath: net.script,
+        nodePath: process.execPath,
+      });
     }
     if (probe.kind === 'seatbelt') {
       profile.protectedPaths = await protectedPaths(roots);
@@ -179,8 +261,13 @@ export class CommandSandbox {
     if (!layer) profile.protectedPaths = await protectedPaths(roots); // before the arguments are made from the profile
     const bwrap = [probe.bwrap, ...bwrapArgs(profile, probe.features, opts.statusFd), ...inner];
     const argv = layer ? [...layerLauncher(probe.layer!, layer, profile.ids), ...bwrap] : bwrap;
-    const summary = layer ? c.summary : `${c.summary} (no write layer: ${probe.layerReason ?? 'overlays are not available'}; the control plane is read-only where it exists)`;
-    if (!layer && c.writeLayer) this.opts.log?.warn('A command runs without its write layer: the path of Forge\'s temp folder has a comma, colon or space.');
+    const summary = layer
+      ? c.summary
+      : `${c.summary} (no write layer: ${probe.layerReason ?? 'overlays are not available'}; the control plane is read-only where it exists)`;
+    if (!layer && c.writeLayer)
+      this.opts.log?.warn(
+        "A command runs without its write layer: the path of Forge's temp folder has a comma, colon or space.",
+      );
     return { contained: true, argv, env, summary, profile, proxy, layer };
   }
 
@@ -224,7 +311,12 @@ export class CommandSandbox {
       if (opts.merge !== false) {
         plan.merged = await this.merge(layer).catch((e: unknown) => {
           this.opts.log?.warn(`Merging a command's writes failed: ${e instanceof Error ? e.message : String(e)}`);
-          return { changes: [], refused: [], skipped: [{ path: layer.folders[0]?.root ?? '', why: 'the merge failed' }], partial: true };
+          return {
+            changes: [],
+            refused: [],
+            skipped: [{ path: layer.folders[0]?.root ?? '', why: 'the merge failed' }],
+            partial: true,
+          };
         });
         notes.unshift(...refusalNotes(plan.merged, this.opts.roots()));
       }
@@ -233,7 +325,10 @@ export class CommandSandbox {
     if (plan.proxy) {
       const denied = plan.proxy.takeDenied();
       await plan.proxy.close().catch(() => undefined);
-      if (denied.length) notes.unshift(`network connections to ${denied.slice(0, 5).join(', ')}: not on the allow list (setting forge.sandbox.allowedHosts)`);
+      if (denied.length)
+        notes.unshift(
+          `network connections to ${denied.slice(0, 5).join(', ')}: not on the allow list (setting forge.sandbox.allowedHosts)`,
+        );
     }
     return notes.slice(0, 5);
   }
@@ -255,8 +350,10 @@ export class CommandSandbox {
     this.realHome ??= fsp.realpath(this.home).catch(() => this.home);
     const realHome = await this.realHome;
     // The home folder gets a layer of the task's own (caches, tool configs), unless it holds Forge's folder.
-    const homeLayer = realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
-      ? { path: realHome, ...this.homeLayerDirs(base, taskId) } : undefined;
+    const homeLayer =
+      realHome !== '/' && !within(realHome, base) && !within(base, realHome) && !roots.some((r) => within(r, realHome))
+        ? { path: realHome, ...this.homeLayerDirs(base, taskId) }
+        : undefined;
     return createWriteLayer(base, roots, homeLayer);
   }
 
@@ -267,9 +364,20 @@ export class CommandSandbox {
   private resolvConf(base: string): Promise<{ file: string; dest: string } | undefined> {
     this.resolv ??= (async () => {
       const dest = await fsp.realpath('/etc/resolv.conf').catch(() => undefined);
-      if (!dest || !(await fsp.stat(dest).then((st) => st.isFile(), () => false))) return undefined;
+      if (
+        !dest ||
+        !(await fsp.stat(dest).then(
+          (st) => st.isFile(),
+          () => false,
+        ))
+      )
+        return undefined;
       const file = path.join(base, 'resolv.conf');
-      await fsp.writeFile(file, '# Forge sandbox: no network, so no resolver\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n', { mode: 0o644 });
+      await fsp.writeFile(
+        file,
+        '# Forge sandbox: no network, so no resolver\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n',
+        { mode: 0o644 },
+      );
       return { file, dest };
     })();
     return this.resolv;
@@ -281,13 +389,22 @@ export class CommandSandbox {
   }
 
   /** One proxy per command, on a socket in its own folder: other commands never see it. */
-  private async allowListProxy(allowedHosts: readonly string[]): Promise<{ proxy: AllowlistProxy; script: string; netDir: string }> {
+  private async allowListProxy(
+    allowedHosts: readonly string[],
+  ): Promise<{ proxy: AllowlistProxy; script: string; netDir: string }> {
     const netDir = path.join(await this.baseDir(), 'net');
     const dir = path.join(netDir, randomBytes(4).toString('hex'));
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     const script = await writeBridgeScript(path.join(netDir, 'bin'));
-    const npm = allowedHosts.some((h) => /^preset:(npm|package-registries)$/i.test(h.trim())) ? await this.npmRegistries() : [];
-    const proxy = await startAllowlistProxy({ allowedHosts, socketPath: path.join(dir, 'p.sock'), dynamicPresets: { npm }, log: this.opts.log });
+    const npm = allowedHosts.some((h) => /^preset:(npm|package-registries)$/i.test(h.trim()))
+      ? await this.npmRegistries()
+      : [];
+    const proxy = await startAllowlistProxy({
+      allowedHosts,
+      socketPath: path.join(dir, 'p.sock'),
+      dynamicPresets: { npm },
+      log: this.opts.log,
+    });
     return { proxy, script, netDir };
   }
 
@@ -299,7 +416,9 @@ export class CommandSandbox {
         if (err) return resolve([]);
         try {
           const cfg = JSON.parse(String(stdout)) as Record<string, unknown>;
-          const urls = Object.entries(cfg).filter(([k, v]) => (k === 'registry' || k.endsWith(':registry')) && typeof v === 'string').map(([, v]) => v as string);
+          const urls = Object.entries(cfg)
+            .filter(([k, v]) => (k === 'registry' || k.endsWith(':registry')) && typeof v === 'string')
+            .map(([, v]) => v as string);
           resolve(registryHosts(urls));
         } catch {
           resolve([]);
@@ -335,28 +454,53 @@ export class CommandSandbox {
     const lines = output.split('\n').slice(-400);
     for (const line of lines) {
       if (/read-only file system|EROFS/i.test(line)) {
-        const target = /(\/[^\s:'"`]+)['"`]?\)?:\s*Read-only file system/i.exec(line)?.[1] ?? /EROFS[^'"]*['"](\/[^'"]+)['"]/.exec(line)?.[1];
-        const writable = plan.layer || plan.merged ? 'the workspace, /tmp and the home folder' : 'the workspace and the task temp folder';
-        notes.add(`a write outside ${writable}${target ? ` (${target})` : ''}: the rest of the file system is read-only`);
+        const target =
+          /(\/[^\s:'"`]+)['"`]?\)?:\s*Read-only file system/i.exec(line)?.[1] ??
+          /EROFS[^'"]*['"](\/[^'"]+)['"]/.exec(line)?.[1];
+        const writable =
+          plan.layer || plan.merged
+            ? 'the workspace, /tmp and the home folder'
+            : 'the workspace and the task temp folder';
+        notes.add(
+          `a write outside ${writable}${target ? ` (${target})` : ''}: the rest of the file system is read-only`,
+        );
       }
-      if (plan.profile.network !== 'on' && (line.includes(BLOCKED_REASON_PHRASE) || /CONNECT tunnel failed, response 403|Tunnel connection failed: 403/.test(line))) {
+      if (
+        plan.profile.network !== 'on' &&
+        (line.includes(BLOCKED_REASON_PHRASE) ||
+          /CONNECT tunnel failed, response 403|Tunnel connection failed: 403/.test(line))
+      ) {
         notes.add('a network connection to a host that is not on the allow list (setting forge.sandbox.allowedHosts)');
       }
-      if (plan.profile.network === 'off' && /Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo|Network is unreachable|ENETUNREACH|Name or service not known|No address associated with hostname|Failed to establish a new connection|network is unreachable/i.test(line)) {
+      if (
+        plan.profile.network === 'off' &&
+        /Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo|Network is unreachable|ENETUNREACH|Name or service not known|No address associated with hostname|Failed to establish a new connection|network is unreachable/i.test(
+          line,
+        )
+      ) {
         notes.add('a network connection: the network is off inside the sandbox (setting forge.sandbox.network)');
       }
       if (/No such file|nonexistent|ENOENT/i.test(line)) {
         const hiddenIn = (plan.profile.hiddenDirs ?? []).find((d) => line.includes(d + '/'));
-        const bound = [...plan.profile.writable, plan.profile.tmpDir, ...(plan.profile.keepVisible ?? [])].some((w) => line.includes(w));
+        const bound = [...plan.profile.writable, plan.profile.tmpDir, ...(plan.profile.keepVisible ?? [])].some((w) =>
+          line.includes(w),
+        );
         if (hiddenIn && !bound) {
-          notes.add(plan.profile.sharedTmp?.includes(hiddenIn)
-            ? `a path in the host's ${hiddenIn}: inside the sandbox ${hiddenIn} is this task's own temp folder, and the host's is hidden`
-            : `a path in ${hiddenIn}: it is hidden inside the sandbox (use $TMPDIR, the task's own temp folder)`);
+          notes.add(
+            plan.profile.sharedTmp?.includes(hiddenIn)
+              ? `a path in the host's ${hiddenIn}: inside the sandbox ${hiddenIn} is this task's own temp folder, and the host's is hidden`
+              : `a path in ${hiddenIn}: it is hidden inside the sandbox (use $TMPDIR, the task's own temp folder)`,
+          );
         }
       }
       for (const m of plan.profile.masked) {
-        if (line.includes(m.path) || (/Permission denied|EACCES|Operation not permitted/i.test(line) && line.includes(path.basename(m.path)))) {
-          notes.add(`reading ${m.path.startsWith(this.home + '/') ? '~' + m.path.slice(this.home.length) : m.path}: it holds secrets and is hidden from commands`);
+        if (
+          line.includes(m.path) ||
+          (/Permission denied|EACCES|Operation not permitted/i.test(line) && line.includes(path.basename(m.path)))
+        ) {
+          notes.add(
+            `reading ${m.path.startsWith(this.home + '/') ? '~' + m.path.slice(this.home.length) : m.path}: it holds secrets and is hidden from commands`,
+          );
           break;
         }
       }
@@ -386,7 +530,10 @@ export class CommandSandbox {
   }
 
   /** Whether a command's writes can go to a layer of its own here (user namespaces, overlayfs, util-linux). */
-  private async probeLayer(bwrap: string, features: BwrapFeatures): Promise<{ layer?: LayerTools; layerReason?: string }> {
+  private async probeLayer(
+    bwrap: string,
+    features: BwrapFeatures,
+  ): Promise<{ layer?: LayerTools; layerReason?: string }> {
     if (!features.userns) return { layerReason: 'user namespaces are not available' };
     const unshare = findOnPath('unshare') && findOnPath('mount') ? findOnPath('unshare') : undefined;
     const base = await this.baseDir();
@@ -394,16 +541,33 @@ export class CommandSandbox {
     try {
       const ws = path.join(root, 'ws');
       await fsp.mkdir(ws);
-      const profile: SandboxProfile = { writable: [ws], tmpDir: root, masked: [], network: 'off', env: { PATH: '/usr/bin:/bin' }, cwd: ws };
+      const profile: SandboxProfile = {
+        writable: [ws],
+        tmpDir: root,
+        masked: [],
+        network: 'off',
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: ws,
+      };
       const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
       const tryWith = async (tools: LayerTools): Promise<string | undefined> => {
         await fsp.writeFile(path.join(ws, 'gone'), 'x');
         await fsp.rm(path.join(ws, 'made'), { force: true });
         const layer = await createWriteLayer(path.join(root, 'st'), [ws]);
-        const [cmd, ...args] = [...layerLauncher(tools, layer, ids), bwrap, ...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > made && rm gone && cat made'];
+        const [cmd, ...args] = [
+          ...layerLauncher(tools, layer, ids),
+          bwrap,
+          ...bwrapArgs(profile, features),
+          '/bin/sh',
+          '-c',
+          'echo ok > made && rm gone && cat made',
+        ];
         const r = await run(cmd!, args);
         const merged = r.ok && r.stdout.trim() === 'ok' ? await mergeWriteLayer(layer) : undefined;
-        const works = !!merged && merged.changes.length === 2 && (await fsp.readFile(path.join(ws, 'made'), 'utf8').catch(() => '')) === 'ok\n';
+        const works =
+          !!merged &&
+          merged.changes.length === 2 &&
+          (await fsp.readFile(path.join(ws, 'made'), 'utf8').catch(() => '')) === 'ok\n';
         return works ? undefined : (r.error || r.stdout).trim().slice(0, 160) || 'the merge did not match';
       };
       const perl = this.opts.noPerl ? undefined : findOnPath('perl');
@@ -422,26 +586,43 @@ export class CommandSandbox {
 
   private async runProbe(): Promise<Probe> {
     if (this.platform === 'darwin') {
-      if (!executable(SANDBOX_EXEC)) return { kind: 'none', reason: 'sandbox-exec (Seatbelt) is not available on this Mac.' };
+      if (!executable(SANDBOX_EXEC))
+        return { kind: 'none', reason: 'sandbox-exec (Seatbelt) is not available on this Mac.' };
       const r = await run(SANDBOX_EXEC, ['-p', '(version 1)(allow default)(deny network*)', '/usr/bin/true']);
       return r.ok ? { kind: 'seatbelt' } : { kind: 'none', reason: `Seatbelt could not start a sandbox: ${r.error}` };
     }
-    if (this.platform !== 'linux') return { kind: 'none', reason: `Forge has no command sandbox on ${this.platform === 'win32' ? 'Windows' : this.platform}.` };
+    if (this.platform !== 'linux')
+      return {
+        kind: 'none',
+        reason: `Forge has no command sandbox on ${this.platform === 'win32' ? 'Windows' : this.platform}.`,
+      };
     const bwrap = this.opts.bwrapPath ?? findOnPath('bwrap');
-    if (!bwrap) return { kind: 'none', reason: 'bubblewrap is not installed (on Debian/Ubuntu: sudo apt install bubblewrap).' };
+    if (!bwrap)
+      return { kind: 'none', reason: 'bubblewrap is not installed (on Debian/Ubuntu: sudo apt install bubblewrap).' };
     let lastError = '';
     for (const features of [{ userns: true }, { userns: false }]) {
       const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-probe-'));
       try {
-        const profile: SandboxProfile = { writable: [tmp], tmpDir: tmp, masked: [], network: 'off', env: { PATH: '/usr/bin:/bin' }, cwd: tmp };
+        const profile: SandboxProfile = {
+          writable: [tmp],
+          tmpDir: tmp,
+          masked: [],
+          network: 'off',
+          env: { PATH: '/usr/bin:/bin' },
+          cwd: tmp,
+        };
         const r = await run(bwrap, [...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > probe && cat probe']);
-        if (r.ok && r.stdout.trim() === 'ok') return { kind: 'bubblewrap', bwrap, features, ...(await this.probeLayer(bwrap, features)) };
+        if (r.ok && r.stdout.trim() === 'ok')
+          return { kind: 'bubblewrap', bwrap, features, ...(await this.probeLayer(bwrap, features)) };
         lastError = r.error || r.stdout;
       } finally {
         await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
       }
     }
-    return { kind: 'none', reason: `bubblewrap is installed but cannot create a sandbox here (${lastError.trim().slice(0, 200)}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / AppArmor).` };
+    return {
+      kind: 'none',
+      reason: `bubblewrap is installed but cannot create a sandbox here (${lastError.trim().slice(0, 200)}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / AppArmor).`,
+    };
   }
 }
 
@@ -455,11 +636,13 @@ async function listeningSockets(): Promise<string[]> {
     const m = /^\s*\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line);
     if (m) paths.add(m[1]!);
   }
-  const found = await Promise.all([...paths].map(async (p) => {
-    const real = await fsp.realpath(p).catch(() => undefined);
-    const st = real ? await fsp.lstat(real).catch(() => undefined) : undefined;
-    return st?.isSocket() ? real : undefined;
-  }));
+  const found = await Promise.all(
+    [...paths].map(async (p) => {
+      const real = await fsp.realpath(p).catch(() => undefined);
+      const st = real ? await fsp.lstat(real).catch(() => undefined) : undefined;
+      return st?.isSocket() ? real : undefined;
+    }),
+  );
   return [...new Set(found.filter((p): p is string => !!p))];
 }
 
@@ -509,7 +692,11 @@ async function hooksPathDirs(root: string): Promise<string[]> {
 /** The merge's changes as a command's result carries them. */
 export function fileChangesOf(plan: SandboxPlan): CommandFileChange[] | undefined {
   if (!plan.merged) return undefined;
-  return plan.merged.changes.map((c) => ({ path: c.path, kind: c.kind, ...(c.untracked ? {} : { before: c.before ?? null, after: c.after ?? null }) }));
+  return plan.merged.changes.map((c) => ({
+    path: c.path,
+    kind: c.kind,
+    ...(c.untracked ? {} : { before: c.before ?? null, after: c.after ?? null }),
+  }));
 }
 
 /** For the model and the card: what of the command's writes Forge kept out of the workspace, and why. */
@@ -519,10 +706,15 @@ function refusalNotes(merged: MergeResult, roots: readonly string[]): string[] {
     const root = roots.find((r) => within(r, p));
     return root ? path.relative(root, p) || '.' : p;
   };
-  const names = merged.refused.slice(0, 4).map((r) => rel(r.path)).join(', ');
+  const names = merged.refused
+    .slice(0, 4)
+    .map((r) => rel(r.path))
+    .join(', ');
   const more = merged.refused.length > 4 ? ` and ${merged.refused.length - 4} more` : '';
   const why = [...new Set(merged.refused.slice(0, 4).map((r) => r.why))].join('; ');
-  return [`not applied to the workspace: the command's changes to ${names}${more} (control plane: ${why}). A command cannot change these files; ask the user, or edit one with a file tool (always asked)`];
+  return [
+    `not applied to the workspace: the command's changes to ${names}${more} (control plane: ${why}). A command cannot change these files; ask the user, or edit one with a file tool (always asked)`,
+  ];
 }
 
 /** Without a write layer: what of the control plane exists stays read-only inside the sandbox. */
@@ -531,7 +723,13 @@ async function protectedPaths(roots: readonly string[]): Promise<string[]> {
   for (const root of roots) {
     for (const rel of ['.git', '.vscode', '.devcontainer', '.forge', '.envrc', 'AGENTS.md', '.mcp.json', '.husky']) {
       const p = path.join(root, rel);
-      if (await fsp.lstat(p).then((st) => !st.isSymbolicLink(), () => false)) out.push(p);
+      if (
+        await fsp.lstat(p).then(
+          (st) => !st.isSymbolicLink(),
+          () => false,
+        )
+      )
+        out.push(p);
     }
   }
   return out;

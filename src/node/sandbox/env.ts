@@ -3,14 +3,38 @@
 
 /** Host variables passed through by default. */
 const DEFAULT_ENV_ALLOW: readonly string[] = [
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_*', 'TERM', 'COLORTERM', 'TZ',
-  'SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMDATA', 'PROGRAMFILES',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_*',
+  'TERM',
+  'COLORTERM',
+  'TZ',
+  'SYSTEMROOT',
+  'WINDIR',
+  'COMSPEC',
+  'PATHEXT',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'PROGRAMDATA',
+  'PROGRAMFILES',
 ];
 
 /** Names that look like credentials are never passed, even when a user's allow list names them. */
 const CREDENTIAL_NAME = /(KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|COOKIE|SESSION|AUTH|PRIVATE)/i;
 
-const FIXED: Record<string, string> = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' };
+const FIXED: Record<string, string> = {
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: '',
+  SSH_ASKPASS: '',
+};
 
 function matcher(patterns: readonly string[]): (name: string) => boolean {
   const exact = new Set<string>();
@@ -34,7 +58,11 @@ interface ScrubbedEnv {
  * Keeps only allow-listed variables (defaults + `extraAllow`, `*` suffix = prefix), drops anything that looks
  * like a credential, and adds the fixed non-interactive variables and `overrides` (TMPDIR...).
  */
-export function scrubEnv(source: NodeJS.ProcessEnv, extraAllow: readonly string[] = [], overrides: Record<string, string> = {}): ScrubbedEnv {
+export function scrubEnv(
+  source: NodeJS.ProcessEnv,
+  extraAllow: readonly string[] = [],
+  overrides: Record<string, string> = {},
+): ScrubbedEnv {
   const allowed = matcher([...DEFAULT_ENV_ALLOW, ...extraAllow]);
   const refused = new Set<string>();
   const env: Record<string, string> = {};

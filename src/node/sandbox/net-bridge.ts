@@ -69,10 +69,16 @@ export function proxyEnv(port = DEFAULT_BRIDGE_PORT): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   const noProxy = 'localhost,127.0.0.1,::1';
   return {
-    HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url,
-    NO_PROXY: noProxy, no_proxy: noProxy,
-    npm_config_proxy: url, npm_config_https_proxy: url,
-    YARN_HTTP_PROXY: url, YARN_HTTPS_PROXY: url,
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+    YARN_HTTP_PROXY: url,
+    YARN_HTTPS_PROXY: url,
     NODE_USE_ENV_PROXY: '1',
   };
 }
@@ -100,7 +106,9 @@ function prelude(o: BridgeOptions, run: string): string {
   const node = `ELECTRON_RUN_AS_NODE=1 NODE_OPTIONS= ${shellQuote(o.nodePath)} ${shellQuote(o.scriptPath)} ${shellQuote(o.socketPath)} ${port} </dev/null 2>/dev/null &`;
   const start = `__forge_net=$( (${node}) | (IFS= read -r l; echo "$l") )`;
   const check = `[ "$__forge_net" = ready ] || { echo "forge: the sandbox network proxy could not start (\${__forge_net:-no answer}); the command did not run" >&2; exit ${BRIDGE_FAILED_EXIT}; }`;
-  const env = Object.entries(proxyEnv(port)).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+  const env = Object.entries(proxyEnv(port))
+    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .join(' ');
   return `${start}; ${check}; unset __forge_net; export ${env}; ${run}`;
 }
 

@@ -27,7 +27,12 @@ const ECOSYSTEMS: Record<string, string[]> = {
 export const NETWORK_PRESETS: Readonly<Record<string, readonly string[]>> = {
   'package-registries': Object.values(ECOSYSTEMS).flat(),
   ...ECOSYSTEMS,
-  github: ['github.com', 'codeload.github.com', 'objects.githubusercontent.com', 'release-assets.githubusercontent.com'],
+  github: [
+    'github.com',
+    'codeload.github.com',
+    'objects.githubusercontent.com',
+    'release-assets.githubusercontent.com',
+  ],
 };
 
 /** Presets whose hosts come from the user's configuration (npm's registry), added to the fixed ones. */
@@ -36,7 +41,10 @@ export interface DynamicPresets {
 }
 
 /** Replaces `preset:<name>` entries of a setting by the preset's hosts (unknown presets are reported). */
-export function expandAllowList(entries: readonly string[], dynamic: DynamicPresets = {}): { patterns: string[]; errors: string[] } {
+export function expandAllowList(
+  entries: readonly string[],
+  dynamic: DynamicPresets = {},
+): { patterns: string[]; errors: string[] } {
   const npm = [...(dynamic.npm ?? [])];
   const presets: Record<string, readonly string[]> = {
     ...NETWORK_PRESETS,
@@ -52,7 +60,12 @@ export function expandAllowList(entries: readonly string[], dynamic: DynamicPres
     const name = m?.[1]!.toLowerCase();
     if (!m) patterns.push(t);
     else if (name && presets[name]) patterns.push(...presets[name]!);
-    else errors.push(`${t}: unknown preset (known: ${Object.keys(presets).map((k) => `preset:${k}`).join(', ')})`);
+    else
+      errors.push(
+        `${t}: unknown preset (known: ${Object.keys(presets)
+          .map((k) => `preset:${k}`)
+          .join(', ')})`,
+      );
   }
   return { patterns: [...new Set(patterns)], errors };
 }
@@ -118,7 +131,8 @@ export function normalizeIp(s: string): string | undefined {
     if (mapped && net.isIPv4(mapped[1]!)) return mapped[1];
     const hex = /^(?:::|(?:0{1,4}:){5})ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(t);
     if (hex) {
-      const a = parseInt(hex[1]!, 16), b = parseInt(hex[2]!, 16);
+      const a = parseInt(hex[1]!, 16),
+        b = parseInt(hex[2]!, 16);
       return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
     }
     return t.toLowerCase();
@@ -208,14 +222,42 @@ function ipRuleMatches(r: AllowRule, ip: string, port: number): boolean {
 export function matchRule(list: AllowList, host: string, port: number): AllowRule | undefined {
   const ip = normalizeIp(host);
   if (ip) return list.rules.find((r) => ipRuleMatches(r, ip, port));
-  return list.rules.find((r) => portOk(r.ports, port) && (r.kind === 'host' ? r.value === host : r.kind === 'suffix' && host.endsWith('.' + r.value)));
+  return list.rules.find(
+    (r) =>
+      portOk(r.ports, port) &&
+      (r.kind === 'host' ? r.value === host : r.kind === 'suffix' && host.endsWith('.' + r.value)),
+  );
 }
 
 // Two lists: a BlockList checks IPv4 addresses against IPv6 rules too (as ::ffff:a.b.c.d).
 const NON_PUBLIC_V4 = new net.BlockList();
 const NON_PUBLIC_V6 = new net.BlockList();
-for (const [a, l] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) NON_PUBLIC_V4.addSubnet(a, l, 'ipv4');
-for (const [a, l] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16]] as const) NON_PUBLIC_V6.addSubnet(a, l, 'ipv6');
+for (const [a, l] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NON_PUBLIC_V4.addSubnet(a, l, 'ipv4');
+for (const [a, l] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+] as const)
+  NON_PUBLIC_V6.addSubnet(a, l, 'ipv6');
 
 /** Loopback, private, link-local, carrier-grade NAT, multicast, reserved, and IPv6 forms that embed IPv4 (NAT64, 6to4). */
 export function isNonPublic(ip: string): boolean {
@@ -231,22 +273,37 @@ const LOOPBACK = new net.BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-export type Decision = { ok: true; host: string; port: number; addresses: string[] } | { ok: false; host: string; port: number; reason: string };
+export type Decision =
+  | { ok: true; host: string; port: number; addresses: string[] }
+  | { ok: false; host: string; port: number; reason: string };
 
 /**
  * Whether `host:port` may be reached, and at which addresses: the name must match a pattern; names are
  * resolved here and every address that is not public must itself be listed (or be loopback for an explicit
  * `localhost` pattern). Only the addresses that passed are ever connected to.
  */
-export async function decide(list: AllowList, rawHost: string, port: number, resolve: (host: string) => Promise<string[]>): Promise<Decision> {
+export async function decide(
+  list: AllowList,
+  rawHost: string,
+  port: number,
+  resolve: (host: string) => Promise<string[]>,
+): Promise<Decision> {
   const ip = normalizeIp(rawHost);
   const host = ip ?? normalizeHostname(rawHost);
   if (!host) return { ok: false, host: rawHost.slice(0, 100), port, reason: 'not a valid host name' };
   if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, host, port, reason: 'invalid port' };
   const rule = matchRule(list, host, port);
   if (!rule) {
-    const other = ip ? undefined : list.rules.find((r) => (r.kind === 'host' ? r.value === host : r.kind === 'suffix' && host.endsWith('.' + r.value)));
-    const reason = other ? `port ${port} is not allowed for this host` : ip ? 'IP addresses are reached only when listed' : 'not on the allow list';
+    const other = ip
+      ? undefined
+      : list.rules.find((r) =>
+          r.kind === 'host' ? r.value === host : r.kind === 'suffix' && host.endsWith('.' + r.value),
+        );
+    const reason = other
+      ? `port ${port} is not allowed for this host`
+      : ip
+        ? 'IP addresses are reached only when listed'
+        : 'not on the allow list';
     return { ok: false, host, port, reason };
   }
   if (ip) return { ok: true, host, port, addresses: [ip] };
@@ -254,12 +311,28 @@ export async function decide(list: AllowList, rawHost: string, port: number, res
   try {
     found = (await resolve(host)).map((a) => normalizeIp(a)).filter((a): a is string => !!a);
   } catch (e) {
-    return { ok: false, host, port, reason: `could not resolve it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+    return {
+      ok: false,
+      host,
+      port,
+      reason: `could not resolve it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    };
   }
   if (found.length === 0) return { ok: false, host, port, reason: 'it resolves to no address' };
   const explicitLocal = rule.kind === 'host' && host === 'localhost';
-  const ok = found.filter((a) => !isNonPublic(a) || (explicitLocal && LOOPBACK.check(a, net.isIPv4(a) ? 'ipv4' : 'ipv6')) || list.rules.some((r) => ipRuleMatches(r, a, port)));
-  if (ok.length === 0) return { ok: false, host, port, reason: `it resolves to a private or local address (${found[0]}) that is not on the allow list` };
+  const ok = found.filter(
+    (a) =>
+      !isNonPublic(a) ||
+      (explicitLocal && LOOPBACK.check(a, net.isIPv4(a) ? 'ipv4' : 'ipv6')) ||
+      list.rules.some((r) => ipRuleMatches(r, a, port)),
+  );
+  if (ok.length === 0)
+    return {
+      ok: false,
+      host,
+      port,
+      reason: `it resolves to a private or local address (${found[0]}) that is not on the allow list`,
+    };
   // IPv4 first: a machine without IPv6 routes fails those fast anyway, but why wait.
   ok.sort((a, b) => net.isIP(a) - net.isIP(b));
   return { ok: true, host, port, addresses: [...new Set(ok)] };

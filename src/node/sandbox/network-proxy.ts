@@ -10,7 +10,14 @@ import { promises as fsp } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { compileAllowList, decide, DEFAULT_PORTS, expandAllowList, normalizeIp, type DynamicPresets } from './network-allowlist';
+import {
+  compileAllowList,
+  decide,
+  DEFAULT_PORTS,
+  expandAllowList,
+  normalizeIp,
+  type DynamicPresets,
+} from './network-allowlist';
 
 export * from './network-allowlist';
 
@@ -97,7 +104,17 @@ export interface AllowlistProxy {
 
 export const BLOCKED_REASON_PHRASE = 'Blocked by Forge network allow list';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<AllowlistProxy> {
   const { patterns, errors: presetErrors } = expandAllowList(opts.allowedHosts, opts.dynamicPresets);
@@ -114,7 +131,10 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
     }
     const lookup = dns.lookup(host, { all: true, verbatim: true }).then((a) => a.map((x) => x.address));
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(Object.assign(new Error('DNS timeout'), { code: 'ETIMEOUT' })), 10_000)));
+    const timeout = new Promise<never>(
+      (_, rej) =>
+        (timer = setTimeout(() => rej(Object.assign(new Error('DNS timeout'), { code: 'ETIMEOUT' })), 10_000)),
+    );
     try {
       return await Promise.race([lookup, timeout]);
     } finally {
@@ -153,7 +173,9 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
         const s = net.connect({ host: addr, port, allowHalfOpen: true });
         track(s);
         let connected = false;
-        s.setTimeout(connectTimeoutMs, () => s.destroy(Object.assign(new Error(`connect timeout to ${addr}`), { code: 'ETIMEDOUT' })));
+        s.setTimeout(connectTimeoutMs, () =>
+          s.destroy(Object.assign(new Error(`connect timeout to ${addr}`), { code: 'ETIMEDOUT' })),
+        );
         s.on('error', (e) => {
           if (connected) return; // the user of the socket sees it close
           lastErr = e;
@@ -182,7 +204,9 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
 
   const rawReply = (s: net.Socket, status: string, body: string, extra = '') => {
     if (!s.writable) return void s.destroy();
-    s.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${extra}\r\n${body}`);
+    s.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${extra}\r\n${body}`,
+    );
   };
 
   // CONNECT host:port: a TLS (or other) tunnel.
@@ -194,16 +218,26 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
       const d = await decide(list, target.host, target.port, resolve);
       if (!d.ok) {
         recordDenied(d.host, d.port, d.reason);
-        return rawReply(client, `403 ${BLOCKED_REASON_PHRASE}`, blockedBody(d.host, d.reason), `X-Forge-Blocked: ${d.host}\r\n`);
+        return rawReply(
+          client,
+          `403 ${BLOCKED_REASON_PHRASE}`,
+          blockedBody(d.host, d.reason),
+          `X-Forge-Blocked: ${d.host}\r\n`,
+        );
       }
-      if (active >= maxConnections) return rawReply(client, '503 Too many connections', `Forge's network proxy has ${active} connections open\n`);
+      if (active >= maxConnections)
+        return rawReply(client, '503 Too many connections', `Forge's network proxy has ${active} connections open\n`);
       active++;
       let up: net.Socket;
       try {
         up = await connectUpstream(d.addresses, d.port);
       } catch (e) {
         active--;
-        return rawReply(client, '502 Bad Gateway', `Forge's network proxy could not connect to ${d.host}:${d.port}: ${(e as Error).message}\n`);
+        return rawReply(
+          client,
+          '502 Bad Gateway',
+          `Forge's network proxy could not connect to ${d.host}:${d.port}: ${(e as Error).message}\n`,
+        );
       }
       up.once('close', () => {
         active--;
@@ -232,7 +266,13 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
         if (!verdict) {
           const r = clientHelloServerName(buf);
           const sni = 'sni' in r && r.sni ? r.sni.toLowerCase().slice(0, 253) : undefined;
-          recordDenied(sni ?? d.host, d.port, sni ? `TLS server name in a tunnel opened for ${d.host}` : 'TLS ClientHello split over records or unreadable');
+          recordDenied(
+            sni ?? d.host,
+            d.port,
+            sni
+              ? `TLS server name in a tunnel opened for ${d.host}`
+              : 'TLS ClientHello split over records or unreadable',
+          );
           up.destroy();
           client.destroy();
           return true;
@@ -266,8 +306,18 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
         res.writeHead(status, phrase, { 'content-type': 'text/plain; charset=utf-8', ...headers });
         res.end(body);
       };
-      if (!url) return plain(400, 'Bad Request', "This is Forge's network proxy: it takes absolute http:// URLs and CONNECT.\n");
-      if (url.protocol !== 'http:') return plain(400, 'Bad Request', `Forge's network proxy forwards only http:// requests (use CONNECT for ${url.protocol}//)\n`);
+      if (!url)
+        return plain(
+          400,
+          'Bad Request',
+          "This is Forge's network proxy: it takes absolute http:// URLs and CONNECT.\n",
+        );
+      if (url.protocol !== 'http:')
+        return plain(
+          400,
+          'Bad Request',
+          `Forge's network proxy forwards only http:// requests (use CONNECT for ${url.protocol}//)\n`,
+        );
       const host = url.hostname.replace(/^\[|\]$/g, '');
       const port = url.port ? Number(url.port) : 80;
       const d = await decide(list, host, port, resolve);
@@ -275,18 +325,28 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
         recordDenied(d.host, d.port, d.reason);
         return plain(403, BLOCKED_REASON_PHRASE, blockedBody(d.host, d.reason), { 'x-forge-blocked': d.host });
       }
-      if (active >= maxConnections) return plain(503, 'Too many connections', `Forge's network proxy has ${active} connections open\n`);
+      if (active >= maxConnections)
+        return plain(503, 'Too many connections', `Forge's network proxy has ${active} connections open\n`);
       active++;
       let sock: net.Socket;
       try {
         sock = await connectUpstream(d.addresses, d.port);
       } catch (e) {
         active--;
-        return plain(502, 'Bad Gateway', `Forge's network proxy could not connect to ${d.host}:${d.port}: ${(e as Error).message}\n`);
+        return plain(
+          502,
+          'Bad Gateway',
+          `Forge's network proxy could not connect to ${d.host}:${d.port}: ${(e as Error).message}\n`,
+        );
       }
       sock.once('close', () => active--);
       const headers: Record<string, string[]> = {};
-      const connectionListed = new Set(String(req.headers.connection ?? '').toLowerCase().split(',').map((x) => x.trim()));
+      const connectionListed = new Set(
+        String(req.headers.connection ?? '')
+          .toLowerCase()
+          .split(',')
+          .map((x) => x.trim()),
+      );
       for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
         const k = req.rawHeaders[i]!.toLowerCase();
         if (HOP_BY_HOP.has(k) || connectionListed.has(k) || k === 'host') continue;
@@ -294,15 +354,27 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
       }
       headers.host = [url.host];
       headers.connection = ['close'];
-      const up = http.request({ method: req.method, path: url.pathname + url.search, headers, createConnection: () => sock, setHost: false });
+      const up = http.request({
+        method: req.method,
+        path: url.pathname + url.search,
+        headers,
+        createConnection: () => sock,
+        setHost: false,
+      });
       up.on('error', (e) => {
         sock.destroy();
         plain(502, 'Bad Gateway', `Forge's network proxy: ${d.host}:${d.port}: ${e.message}\n`);
       });
       up.on('response', (upRes) => {
         const out: Record<string, string | string[]> = {};
-        const listed = new Set(String(upRes.headers.connection ?? '').toLowerCase().split(',').map((x) => x.trim()));
-        for (const [k, v] of Object.entries(upRes.headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && !listed.has(k)) out[k] = v;
+        const listed = new Set(
+          String(upRes.headers.connection ?? '')
+            .toLowerCase()
+            .split(',')
+            .map((x) => x.trim()),
+        );
+        for (const [k, v] of Object.entries(upRes.headers))
+          if (v !== undefined && !HOP_BY_HOP.has(k) && !listed.has(k)) out[k] = v;
         res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, out);
         upRes.pipe(res);
         upRes.on('error', () => res.destroy());
@@ -318,9 +390,12 @@ export async function startAllowlistProxy(opts: AllowlistProxyOptions): Promise<
   });
 
   // Upgrade requests (ws:// through a proxy) are not supported; wss:// goes through CONNECT.
-  server.on('upgrade', (_req: http.IncomingMessage, s: net.Socket) => rawReply(s, '501 Not Implemented', "Forge's network proxy does not forward plain-HTTP upgrades (wss:// works)\n"));
+  server.on('upgrade', (_req: http.IncomingMessage, s: net.Socket) =>
+    rawReply(s, '501 Not Implemented', "Forge's network proxy does not forward plain-HTTP upgrades (wss:// works)\n"),
+  );
 
-  if (Buffer.byteLength(opts.socketPath) > 100) throw new Error(`network proxy socket path too long for a UNIX socket: ${opts.socketPath}`);
+  if (Buffer.byteLength(opts.socketPath) > 100)
+    throw new Error(`network proxy socket path too long for a UNIX socket: ${opts.socketPath}`);
   await fsp.mkdir(path.dirname(opts.socketPath), { recursive: true, mode: 0o700 });
   const st = await fsp.lstat(opts.socketPath).catch(() => undefined);
   if (st?.isSocket()) await fsp.unlink(opts.socketPath);

@@ -63,7 +63,14 @@ export interface BwrapFeatures {
  * injection), and the whole tree killed when bwrap dies.
  */
 export function bwrapArgs(p: SandboxProfile, features: BwrapFeatures, statusFd?: number): string[] {
-  const a: string[] = ['--new-session', '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  const a: string[] = [
+    '--new-session',
+    '--die-with-parent',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+  ];
   if (features.userns) a.push('--unshare-user');
   if (features.userns && p.ids) a.push('--uid', String(p.ids.uid), '--gid', String(p.ids.gid));
   if (p.network !== 'on') a.push('--unshare-net');
@@ -112,18 +119,25 @@ function sbpl(s: string): string {
 export function seatbeltProfile(p: SandboxProfile): string {
   const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
   const writable = [...p.writable, p.tmpDir].map((w) => `(subpath ${sbpl(w)})`);
-  lines.push(`(allow file-write* ${writable.join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`);
-  if (p.protectedPaths?.length) lines.push(`(deny file-write* ${p.protectedPaths.map((d) => `(subpath ${sbpl(d)})`).join(' ')})`);
+  lines.push(
+    `(allow file-write* ${writable.join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/[0-9]+$") (regex #"^/dev/ttys[0-9]+$"))`,
+  );
+  if (p.protectedPaths?.length)
+    lines.push(`(deny file-write* ${p.protectedPaths.map((d) => `(subpath ${sbpl(d)})`).join(' ')})`);
   // No write layer under Seatbelt: the control plane is denied by pattern, so a path that does not exist yet
   // (.vscode/tasks.json, .git/hooks) cannot be created either. The repository's data under .git stays writable.
   const roots = p.writable.map(regexEscape).join('|');
   if (roots) {
-    const dirs = '\\.vscode|\\.devcontainer|\\.forge|\\.claude|\\.agents|\\.cursor|\\.roo|\\.kilocode|\\.clinerules|\\.husky|\\.githooks|\\.github/(workflows|actions|agents|skills|prompts|instructions|hooks)';
-    const files = 'AGENTS\\.md|CLAUDE\\.md|GEMINI\\.md|\\.envrc|\\.mcp\\.json|\\.forgeignore|\\.gitmodules|\\.npmrc|\\.pre-commit-config\\.yaml|\\.github/copilot-instructions\\.md';
+    const dirs =
+      '\\.vscode|\\.devcontainer|\\.forge|\\.claude|\\.agents|\\.cursor|\\.roo|\\.kilocode|\\.clinerules|\\.husky|\\.githooks|\\.github/(workflows|actions|agents|skills|prompts|instructions|hooks)';
+    const files =
+      'AGENTS\\.md|CLAUDE\\.md|GEMINI\\.md|\\.envrc|\\.mcp\\.json|\\.forgeignore|\\.gitmodules|\\.npmrc|\\.pre-commit-config\\.yaml|\\.github/copilot-instructions\\.md';
     const git = '\\.git(/(config|hooks|info|commondir|worktrees|modules|objects/info/alternates)(/.*)?)?';
     // No case-insensitive flag in SBPL's regex: each letter is a class ([gG]), as the default macOS disk ignores case.
     const anyCase = (re: string) => re.replace(/[a-zA-Z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
-    lines.push(`(deny file-write* (regex #"^(${roots})/(.*/)?(${anyCase(git)}|(${anyCase(dirs)})(/.*)?|(${anyCase(files)}))$"))`);
+    lines.push(
+      `(deny file-write* (regex #"^(${roots})/(.*/)?(${anyCase(git)}|(${anyCase(dirs)})(/.*)?|(${anyCase(files)}))$"))`,
+    );
   }
   if (p.masked.length > 0) {
     const masked = p.masked.map((m) => (m.dir ? `(subpath ${sbpl(m.path)})` : `(literal ${sbpl(m.path)})`));

@@ -45,7 +45,11 @@ interface ScanResult {
 }
 
 /** Secret files and folders inside one workspace folder (gitignore-style DEFAULT_SECRET_PATTERNS + extras). */
-export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly string[] = [], maxEntries = SCAN_MAX_ENTRIES): Promise<ScanResult> {
+export async function scanWorkspaceSecrets(
+  root: string,
+  extraPatterns: readonly string[] = [],
+  maxEntries = SCAN_MAX_ENTRIES,
+): Promise<ScanResult> {
   const secrets = ignore({ allowRelativePaths: true }).add([...DEFAULT_SECRET_PATTERNS, ...extraPatterns]);
   const masked: MaskedPath[] = [];
   const dirs: { path: string; stamp: string }[] = [];
@@ -79,7 +83,8 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
       }
       if (e.isDirectory()) {
         if (secrets.ignores(childRel + '/')) masked.push({ path: abs, dir: true });
-        else if (!SKIP_DIRS.has(e.name) && depth < SCAN_MAX_DEPTH) queue.push({ dir: abs, rel: childRel, depth: depth + 1 });
+        else if (!SKIP_DIRS.has(e.name) && depth < SCAN_MAX_DEPTH)
+          queue.push({ dir: abs, rel: childRel, depth: depth + 1 });
       } else if (e.isFile()) {
         if (secrets.ignores(childRel)) masked.push({ path: abs, dir: false });
         else if (e.name === '.npmrc') {
@@ -94,7 +99,10 @@ export async function scanWorkspaceSecrets(root: string, extraPatterns: readonly
 }
 
 async function fileStamp(file: string): Promise<string> {
-  return fsp.stat(file).then((st) => `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`, () => 'gone');
+  return fsp.stat(file).then(
+    (st) => `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`,
+    () => 'gone',
+  );
 }
 
 /**
@@ -125,7 +133,11 @@ export class SecretLocator {
   /** Whether the last scan of each folder was complete. */
   private readonly complete = new Map<string, boolean>();
 
-  constructor(private readonly homeDir: string, private readonly extraPatterns: () => readonly string[] = () => [], private readonly maxEntries = SCAN_MAX_ENTRIES) {}
+  constructor(
+    private readonly homeDir: string,
+    private readonly extraPatterns: () => readonly string[] = () => [],
+    private readonly maxEntries = SCAN_MAX_ENTRIES,
+  ) {}
 
   /** What is known of these folders' last scans: 'complete', 'incomplete', or 'unknown' (not scanned yet). */
   state(roots: readonly string[]): 'complete' | 'incomplete' | 'unknown' {
@@ -144,7 +156,10 @@ export class SecretLocator {
       }
       const value = scanWorkspaceSecrets(r, this.extraPatterns(), this.maxEntries);
       this.cache.set(r, { at: now, value });
-      void value.then((v) => this.complete.set(r, !v.incomplete), () => this.complete.set(r, false));
+      void value.then(
+        (v) => this.complete.set(r, !v.incomplete),
+        () => this.complete.set(r, false),
+      );
       return value;
     });
     // Not cached: a credentials file created in $HOME a second ago must be masked for the next command.

@@ -53,15 +53,27 @@ export function optionSafe(p: string): boolean {
 }
 
 /** Folders for one command's layer under `base` (Forge's private folder, hidden inside the sandbox). */
-export async function createWriteLayer(base: string, roots: readonly string[], home?: { path: string; upper: string }): Promise<WriteLayer> {
+export async function createWriteLayer(
+  base: string,
+  roots: readonly string[],
+  home?: { path: string; upper: string },
+): Promise<WriteLayer> {
   const dir = path.join(base, 'layers', `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
   const folders: LayerFolder[] = [];
   // A folder inside another one is merged with it (one overlay covers both).
   const sorted = [...new Set(roots)].sort((a, b) => a.length - b.length);
-  const outer = sorted.filter((r, i) => !sorted.slice(0, i).some((o) => r === o || r.startsWith(o.endsWith('/') ? o : o + '/')));
+  const outer = sorted.filter(
+    (r, i) => !sorted.slice(0, i).some((o) => r === o || r.startsWith(o.endsWith('/') ? o : o + '/')),
+  );
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   for (const [i, root] of outer.entries()) {
-    const f: LayerFolder = { root, lower: path.join(dir, `l${i}`), upper: path.join(dir, `u${i}`), work: path.join(dir, `w${i}`), listing: path.join(dir, `list${i}`) };
+    const f: LayerFolder = {
+      root,
+      lower: path.join(dir, `l${i}`),
+      upper: path.join(dir, `u${i}`),
+      work: path.join(dir, `w${i}`),
+      listing: path.join(dir, `list${i}`),
+    };
     await Promise.all([f.lower, f.upper, f.work].map((d) => fsp.mkdir(d, { mode: 0o700 })));
     await sameMode(root, f.upper); // the overlay's root takes its upper folder's mode
     folders.push(f);
@@ -72,7 +84,11 @@ export async function createWriteLayer(base: string, roots: readonly string[], h
     // mounts never share one and a volatile mount's leftovers never block the next.
     const lower = path.join(dir, 'h');
     const work = path.join(dir, 'hw');
-    await Promise.all([fsp.mkdir(lower, { mode: 0o700 }), fsp.mkdir(work, { mode: 0o700 }), fsp.mkdir(home.upper, { recursive: true, mode: 0o700 })]);
+    await Promise.all([
+      fsp.mkdir(lower, { mode: 0o700 }),
+      fsp.mkdir(work, { mode: 0o700 }),
+      fsp.mkdir(home.upper, { recursive: true, mode: 0o700 }),
+    ]);
     await sameMode(home.path, home.upper);
     homeLayer = { path: home.path, lower, upper: home.upper, work };
   }
@@ -97,12 +113,22 @@ export function layerScript(layer: WriteLayer): string {
   for (const f of layer.folders) lines.push(overlay(f.lower, f.upper, f.work, f.root));
   // bubblewrap runs in the background so the script can watch its own parent (soon, then every 200 ms) and end the command
   // when whoever started it is gone; signals are passed on. Commands get no stdin anyway.
-  lines.push('set +e', 'parent=$PPID', '"$@" &', 'pid=$!', 'trap \'kill -TERM $pid 2>/dev/null\' TERM INT HUP');
-  lines.push('d=0.005', 'while kill -0 $pid 2>/dev/null; do', '  read -r _ _ _ now _ < /proc/$$/stat', '  [ "$now" = "$parent" ] || kill -KILL $pid 2>/dev/null', '  sleep $d', '  case $d in 0.005) d=0.02 ;; 0.02) d=0.05 ;; *) d=0.2 ;; esac', 'done');
+  lines.push('set +e', 'parent=$PPID', '"$@" &', 'pid=$!', "trap 'kill -TERM $pid 2>/dev/null' TERM INT HUP");
+  lines.push(
+    'd=0.005',
+    'while kill -0 $pid 2>/dev/null; do',
+    '  read -r _ _ _ now _ < /proc/$$/stat',
+    '  [ "$now" = "$parent" ] || kill -KILL $pid 2>/dev/null',
+    '  sleep $d',
+    '  case $d in 0.005) d=0.02 ;; 0.02) d=0.05 ;; *) d=0.2 ;; esac',
+    'done',
+  );
   lines.push('wait $pid', 'rc=$?');
   const children = `xargs -0r sh -c 'exec find "$@" -mindepth 1 -maxdepth 1 -print0 2>/dev/null' list`;
   for (const f of layer.folders) {
-    lines.push(`(cd ${q(f.upper)} && find . -type d -print0 | (cd ${q(f.root)} && ${children})) > ${q(f.listing)} 2>/dev/null`);
+    lines.push(
+      `(cd ${q(f.upper)} && find . -type d -print0 | (cd ${q(f.root)} && ${children})) > ${q(f.listing)} 2>/dev/null`,
+    );
   }
   lines.push('exit $rc');
   return lines.join('\n');
@@ -163,23 +189,54 @@ exit(($st & 127) ? 128 + ($st & 127) : ($st >> 8));
 `;
 
 /** unshare and mount syscall numbers per architecture (Linux). */
-const SYSCALLS: Partial<Record<string, [unshare: number, mount: number]>> = { x64: [272, 165], arm64: [97, 40], riscv64: [97, 40], loong64: [97, 40] };
+const SYSCALLS: Partial<Record<string, [unshare: number, mount: number]>> = {
+  x64: [272, 165],
+  arm64: [97, 40],
+  riscv64: [97, 40],
+  loong64: [97, 40],
+};
 
 export function perlLayerSupported(arch: string = process.arch): boolean {
   return SYSCALLS[arch] !== undefined;
 }
 
 /** argv that mounts the layer with Perl, runs what follows it (bubblewrap and the command), then lists. */
-export function layerPerlArgv(layer: WriteLayer, perl: string, ids: { uid: number; gid: number }, arch: string = process.arch): string[] {
+export function layerPerlArgv(
+  layer: WriteLayer,
+  perl: string,
+  ids: { uid: number; gid: number },
+  arch: string = process.arch,
+): string[] {
   const nums = SYSCALLS[arch];
   if (!nums) throw new Error(`no syscall numbers for ${arch}`);
   const ops: string[][] = [];
-  const overlay = (lower: string, upper: string, work: string, target: string) => ['O', target, overlayOptions(lower, upper, work)];
+  const overlay = (lower: string, upper: string, work: string, target: string) => [
+    'O',
+    target,
+    overlayOptions(lower, upper, work),
+  ];
   for (const f of layer.folders) ops.push(['B', f.root, f.lower]);
-  if (layer.home) ops.push(['B', layer.home.path, layer.home.lower], overlay(layer.home.lower, layer.home.upper, layer.home.work, layer.home.path));
+  if (layer.home)
+    ops.push(
+      ['B', layer.home.path, layer.home.lower],
+      overlay(layer.home.lower, layer.home.upper, layer.home.work, layer.home.path),
+    );
   for (const f of layer.folders) ops.push(overlay(f.lower, f.upper, f.work, f.root));
   const lists = layer.folders.map((f) => [f.upper, f.root, f.listing]);
-  return [perl, '-e', LAYER_PERL, '--', String(nums[0]), String(nums[1]), String(ids.uid), String(ids.gid), String(ops.length), ...ops.flat(), String(lists.length), ...lists.flat()];
+  return [
+    perl,
+    '-e',
+    LAYER_PERL,
+    '--',
+    String(nums[0]),
+    String(nums[1]),
+    String(ids.uid),
+    String(ids.gid),
+    String(ops.length),
+    ...ops.flat(),
+    String(lists.length),
+    ...lists.flat(),
+  ];
 }
 
 type LayerChangeKind = 'created' | 'modified' | 'deleted';
@@ -266,7 +323,15 @@ export async function mergeWriteLayer(layer: WriteLayer, opts: MergeOptions = {}
     if (!listing) result.partial = true;
     const upperDev = (await fsp.stat(f.upper)).dev;
     const rootDev = (await fsp.stat(f.root)).dev;
-    await new FolderMerge(f, listing, opts.extraControlDirs?.(f.root) ?? [], opts.maxTextBytes ?? 1024 * 1024, budget, upperDev === rootDev, result).run();
+    await new FolderMerge(
+      f,
+      listing,
+      opts.extraControlDirs?.(f.root) ?? [],
+      opts.maxTextBytes ?? 1024 * 1024,
+      budget,
+      upperDev === rootDev,
+      result,
+    ).run();
   }
   return result;
 }
@@ -355,12 +420,16 @@ class FolderMerge {
       // Everything under it goes too; its control-plane entries (a nested .git) stay, and so does the folder then.
       const entries = await fsp.readdir(dest, { withFileTypes: true }).catch(() => [] as Dirent[]);
       await this.batch(entries, (e) => this.remove(join(rel, e.name), e));
-      if ((await fsp.readdir(dest).catch(() => [])).length === 0) await this.apply({ path: dest, kind: 'deleted', untracked: true }, () => fsp.rmdir(dest));
+      if ((await fsp.readdir(dest).catch(() => [])).length === 0)
+        await this.apply({ path: dest, kind: 'deleted', untracked: true }, () => fsp.rmdir(dest));
       return;
     }
     const size = (await lstatOrNull(dest))?.size ?? 0;
     const before = st.isFile() ? await this.text(dest, size) : undefined;
-    await this.apply({ path: dest, kind: 'deleted', ...(before === undefined ? { untracked: true } : { before, after: null }) }, () => fsp.unlink(dest));
+    await this.apply(
+      { path: dest, kind: 'deleted', ...(before === undefined ? { untracked: true } : { before, after: null }) },
+      () => fsp.unlink(dest),
+    );
   }
 
   private async mergeEntry(rel: string, e: Dirent): Promise<void> {
@@ -379,9 +448,14 @@ class FolderMerge {
       if (cur && !cur.isDirectory()) await this.remove(rel, cur);
       if (!cur?.isDirectory()) {
         const mode = (await fsp.stat(src)).mode & 0o7777;
-        await this.apply({ path: dest, kind: 'created', untracked: true }, () => fsp.mkdir(dest, { mode }).then(() => undefined, (err: NodeJS.ErrnoException) => {
-          if (err.code !== 'EEXIST') throw err;
-        }));
+        await this.apply({ path: dest, kind: 'created', untracked: true }, () =>
+          fsp.mkdir(dest, { mode }).then(
+            () => undefined,
+            (err: NodeJS.ErrnoException) => {
+              if (err.code !== 'EEXIST') throw err;
+            },
+          ),
+        );
       } else {
         const mode = (await fsp.stat(src)).mode & 0o7777;
         if ((cur.mode & 0o7777) !== mode) await fsp.chmod(dest, mode).catch(() => undefined);
@@ -400,7 +474,10 @@ class FolderMerge {
       return;
     }
     if (!e.isFile()) {
-      this.out.skipped.push({ path: dest, why: 'not a regular file, folder or link (a pipe, socket or device): not copied into the workspace' });
+      this.out.skipped.push({
+        path: dest,
+        why: 'not a regular file, folder or link (a pipe, socket or device): not copied into the workspace',
+      });
       return;
     }
     const st = await fsp.lstat(src);
@@ -414,10 +491,13 @@ class FolderMerge {
     const before = cur?.isFile() ? await this.text(dest, cur.size) : cur ? undefined : null;
     const after = before === undefined ? undefined : await this.text(src, st.size);
     const tracked = before !== undefined && after !== undefined;
-    await this.apply({ path: dest, kind: cur ? 'modified' : 'created', ...(tracked ? { before, after } : { untracked: true }) }, async () => {
-      if (cur && !cur.isFile() && !cur.isDirectory()) await fsp.unlink(dest);
-      await this.place(src, dest, st);
-    });
+    await this.apply(
+      { path: dest, kind: cur ? 'modified' : 'created', ...(tracked ? { before, after } : { untracked: true }) },
+      async () => {
+        if (cur && !cur.isFile() && !cur.isDirectory()) await fsp.unlink(dest);
+        await this.place(src, dest, st);
+      },
+    );
   }
 
   /** Moves (same file system) or copies one file from the layer into the workspace, keeping its mode and times. */
@@ -450,7 +530,11 @@ class FolderMerge {
     await this.batch(files, async (x) => {
       const st = x.dir ? undefined : await lstatOrNull(this.up(x.rel));
       const after = st?.isFile() ? await this.text(this.up(x.rel), st.size) : undefined;
-      changes.push({ path: this.dest(x.rel), kind: 'created', ...(after === undefined ? { untracked: true } : { before: null, after }) });
+      changes.push({
+        path: this.dest(x.rel),
+        kind: 'created',
+        ...(after === undefined ? { untracked: true } : { before: null, after }),
+      });
     });
     try {
       await fsp.rename(this.up(rel), this.dest(rel));
@@ -489,7 +573,10 @@ function join(rel: string, name: string): string {
 
 /** A folder under .git (refs/heads) whose deletion is allowed for some of its files. */
 async function hasDeletableEntries(dir: string, rel: string): Promise<boolean> {
-  return isDeletableGitData(`${rel}/x`) || (await fsp.readdir(dir).catch(() => [] as string[])).some((n) => isDeletableGitData(`${rel}/${n}`));
+  return (
+    isDeletableGitData(`${rel}/x`) ||
+    (await fsp.readdir(dir).catch(() => [] as string[])).some((n) => isDeletableGitData(`${rel}/${n}`))
+  );
 }
 
 /** Removes a layer's folders (after the merge, or when the command never ran). */

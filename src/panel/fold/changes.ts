@@ -6,12 +6,22 @@ import type { TranscriptItems } from './items';
 /** The user decided on a hunk of a pending edit (panel or diff editor): its approval card shows the new states. */
 export function foldHunkReview(items: TranscriptItems, ops: PatchOp[], requestId: string, hunks: HunkView[]): void {
   const rid = safeId(requestId);
-  const item = items.all().find((it): it is ItemOf<'approval'> => it.kind === 'approval' && it.requestId === rid && it.status === 'pending');
-  if (item?.preview?.kind === 'edit' && item.preview.hunks) items.update(ops, { ...item, preview: { ...item.preview, hunks: hunks.slice(0, 200) } });
+  const item = items
+    .all()
+    .find((it): it is ItemOf<'approval'> => it.kind === 'approval' && it.requestId === rid && it.status === 'pending');
+  if (item?.preview?.kind === 'edit' && item.preview.hunks)
+    items.update(ops, { ...item, preview: { ...item.preview, hunks: hunks.slice(0, 200) } });
 }
 
 /** The files a task changed: one block per run that produced it, updated in place (undo / keep). */
-export function foldChanges(items: TranscriptItems, ops: PatchOp[], now: () => number, taskId: string, files: ChangedFile[], more: number): void {
+export function foldChanges(
+  items: TranscriptItems,
+  ops: PatchOp[],
+  now: () => number,
+  taskId: string,
+  files: ChangedFile[],
+  more: number,
+): void {
   const tid = safeId(taskId);
   // The block follows the run that produced it: updated in place until the user sends again, then a new one.
   const all = items.all();

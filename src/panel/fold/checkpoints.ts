@@ -5,13 +5,20 @@ import type { TranscriptItems } from './items';
 
 export type CheckpointMark = Omit<ItemOf<'checkpoint'>, 'id' | 'ts' | 'kind'>;
 
-export function foldCheckpointMark(items: TranscriptItems, ops: PatchOp[], now: () => number, mark: CheckpointMark): void {
+export function foldCheckpointMark(
+  items: TranscriptItems,
+  ops: PatchOp[],
+  now: () => number,
+  mark: CheckpointMark,
+): void {
   items.append(ops, { ...mark, id: items.nextId(), ts: now(), kind: 'checkpoint' });
 }
 
 /** The latest restore / undo mark still offering Redo (or, with `all`, every one) stops offering it. */
 export function markRedone(items: TranscriptItems, ops: PatchOp[], all: boolean): void {
-  const offering = items.all().filter((it): it is ItemOf<'checkpoint'> => it.kind === 'checkpoint' && it.action !== 'redo' && !it.redone);
+  const offering = items
+    .all()
+    .filter((it): it is ItemOf<'checkpoint'> => it.kind === 'checkpoint' && it.action !== 'redo' && !it.redone);
   for (const it of all ? offering : offering.slice(-1)) items.update(ops, { ...it, redone: true });
 }
 

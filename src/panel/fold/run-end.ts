@@ -7,14 +7,27 @@ import { cap, runEndActions } from '../itemFormat';
 type RunReport = Extract<AgentEvent, { type: 'run_end' }>['report'];
 
 /** `items`: the transcript as the run leaves it; `mode`: the run's mode. */
-export function runEndCard(r: RunReport, items: readonly TranscriptItem[], mode: string | undefined): Omit<ItemOf<'run_end'>, 'id' | 'ts'> {
+export function runEndCard(
+  r: RunReport,
+  items: readonly TranscriptItem[],
+  mode: string | undefined,
+): Omit<ItemOf<'run_end'>, 'id' | 'ts'> {
   // A plain answer was streamed above already: the run end does not repeat it.
   const last = [...items].reverse().find((it) => it.kind !== 'tool' && it.kind !== 'warning');
-  const repeated = (r.reason === 'converse' || r.reason === 'done') && last?.kind === 'assistant' && last.text.trim() === r.detail.trim();
+  const repeated =
+    (r.reason === 'converse' || r.reason === 'done') &&
+    last?.kind === 'assistant' &&
+    last.text.trim() === r.detail.trim();
   return {
-    kind: 'run_end', reason: r.reason, detail: repeated ? '' : cap(r.detail, LIMITS.itemText).text,
-    iterations: r.iterations, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens,
-    costUsd: r.costUsd, elapsedMs: Math.max(0, r.elapsedMs), actions: actionsFor(r, mode),
+    kind: 'run_end',
+    reason: r.reason,
+    detail: repeated ? '' : cap(r.detail, LIMITS.itemText).text,
+    iterations: r.iterations,
+    inputTokens: r.usage.inputTokens,
+    outputTokens: r.usage.outputTokens,
+    costUsd: r.costUsd,
+    elapsedMs: Math.max(0, r.elapsedMs),
+    actions: actionsFor(r, mode),
     ...spendView(r),
   };
 }

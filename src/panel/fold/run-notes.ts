@@ -23,23 +23,36 @@ export class RunNotes {
 
   context(ops: PatchOp[], e: EventOf<'mode_context'>): void {
     this.items.append(ops, {
-      id: this.items.nextId(), ts: this.now(), kind: 'context', mode: e.mode.slice(0, LIMITS.label),
-      sources: e.sources.slice(0, 50).map((s) => s.slice(0, LIMITS.label)), tokens: Math.max(0, Math.round(e.tokens)),
+      id: this.items.nextId(),
+      ts: this.now(),
+      kind: 'context',
+      mode: e.mode.slice(0, LIMITS.label),
+      sources: e.sources.slice(0, 50).map((s) => s.slice(0, LIMITS.label)),
+      tokens: Math.max(0, Math.round(e.tokens)),
     });
   }
 
   compaction(ops: PatchOp[], e: EventOf<'compaction'>): void {
     this.items.append(ops, {
-      id: this.items.nextId(), ts: this.now(), kind: 'compaction', beforeTokens: e.beforeTokens,
-      afterTokens: e.afterTokens, summary: cap(e.summary, LIMITS.preview).text,
+      id: this.items.nextId(),
+      ts: this.now(),
+      kind: 'compaction',
+      beforeTokens: e.beforeTokens,
+      afterTokens: e.afterTokens,
+      summary: cap(e.summary, LIMITS.preview).text,
     });
   }
 
   memory(ops: PatchOp[], e: EventOf<'memory_recalled' | 'memory_learned'>): void {
     this.items.append(ops, {
-      id: this.items.nextId(), ts: this.now(), kind: 'memory', direction: e.type === 'memory_recalled' ? 'recalled' : 'learned',
+      id: this.items.nextId(),
+      ts: this.now(),
+      kind: 'memory',
+      direction: e.type === 'memory_recalled' ? 'recalled' : 'learned',
       memories: e.memories.slice(0, 100).map((m) => ({
-        id: m.id.slice(0, LIMITS.label), content: cap(m.content, LIMITS.preview).text, type: m.type.slice(0, LIMITS.label),
+        id: m.id.slice(0, LIMITS.label),
+        content: cap(m.content, LIMITS.preview).text,
+        type: m.type.slice(0, LIMITS.label),
       })),
     });
   }

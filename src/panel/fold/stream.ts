@@ -30,7 +30,13 @@ export class StreamedText {
       return;
     }
     this.close(ops);
-    const item: Streamed = { id: this.items.nextId(), ts: this.now(), kind, text: delta.slice(0, LIMITS.itemText), streaming: true };
+    const item: Streamed = {
+      id: this.items.nextId(),
+      ts: this.now(),
+      kind,
+      text: delta.slice(0, LIMITS.itemText),
+      streaming: true,
+    };
     this.items.append(ops, item);
     this.open = item;
   }

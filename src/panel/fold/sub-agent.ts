@@ -33,7 +33,11 @@ export function foldSubAgentEvent(host: NestedFoldHost, ops: PatchOp[], parentCa
       const parent = cards.tool(parentCallId)?.id;
       if (parent === undefined) return;
       for (const item of items.all()) {
-        if (item.kind === 'tool' && item.parentId === parent && (item.status === 'pending' || item.status === 'running' || item.status === 'awaiting_approval')) {
+        if (
+          item.kind === 'tool' &&
+          item.parentId === parent &&
+          (item.status === 'pending' || item.status === 'running' || item.status === 'awaiting_approval')
+        ) {
           items.update(ops, { ...item, status: 'cancelled' });
         }
       }
@@ -41,7 +45,13 @@ export function foldSubAgentEvent(host: NestedFoldHost, ops: PatchOp[], parentCa
     }
   }
   let inner: AgentEvent = e;
-  if (e.type === 'tool_call_start' || e.type === 'tool_call_args_delta' || e.type === 'tool_call_end' || e.type === 'tool_progress' || e.type === 'tool_result') {
+  if (
+    e.type === 'tool_call_start' ||
+    e.type === 'tool_call_args_delta' ||
+    e.type === 'tool_call_end' ||
+    e.type === 'tool_progress' ||
+    e.type === 'tool_result'
+  ) {
     inner = { ...e, id: ns(e.id) };
   } else if (e.type === 'approval_requested') {
     inner = { ...e, request: { ...e.request, toolCallId: ns(e.request.toolCallId) } };

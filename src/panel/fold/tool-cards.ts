@@ -49,8 +49,16 @@ export class ToolCards {
     const id = this.items.nextId();
     this.toolItems.set(callId, id);
     this.items.append(ops, {
-      id, ts: this.now(), kind: 'tool', toolCallId: safeId(callId), name: name.slice(0, LIMITS.label),
-      argsText: '', argsSummary: '', status: 'pending', startedAt: this.now(), resultTruncated: false,
+      id,
+      ts: this.now(),
+      kind: 'tool',
+      toolCallId: safeId(callId),
+      name: name.slice(0, LIMITS.label),
+      argsText: '',
+      argsSummary: '',
+      status: 'pending',
+      startedAt: this.now(),
+      resultTruncated: false,
     });
   }
 
@@ -66,7 +74,9 @@ export class ToolCards {
   end(ops: PatchOp[], e: EventOf<'tool_call_end'>): void {
     const item = this.tool(e.id) ?? this.startLate(ops, e.id, e.name);
     this.items.update(ops, {
-      ...item, argsText: prettyArgs(e.args, this.limits.argsChars), argsSummary: summarizeArgs(e.args),
+      ...item,
+      argsText: prettyArgs(e.args, this.limits.argsChars),
+      argsSummary: summarizeArgs(e.args),
       status: item.status === 'pending' ? 'running' : item.status,
     });
   }
@@ -77,10 +87,24 @@ export class ToolCards {
     const id = this.items.nextId();
     this.approvalItems.set(r.id, id);
     this.items.append(ops, {
-      id, ts: this.now(), kind: 'approval', requestId: safeId(r.id), toolCallId: safeId(r.toolCallId),
-      toolName: r.toolName.slice(0, LIMITS.label), risk: r.risk, summary: approvalSummary(r.toolName, r.args, r.preview),
-      preview: previewView(r.preview, this.limits.diffChars), status: 'pending',
-      ...(r.sensitive ? { sensitive: { path: r.sensitive.path.slice(0, LIMITS.path), notice: r.sensitive.notice.slice(0, LIMITS.label) } } : {}),
+      id,
+      ts: this.now(),
+      kind: 'approval',
+      requestId: safeId(r.id),
+      toolCallId: safeId(r.toolCallId),
+      toolName: r.toolName.slice(0, LIMITS.label),
+      risk: r.risk,
+      summary: approvalSummary(r.toolName, r.args, r.preview),
+      preview: previewView(r.preview, this.limits.diffChars),
+      status: 'pending',
+      ...(r.sensitive
+        ? {
+            sensitive: {
+              path: r.sensitive.path.slice(0, LIMITS.path),
+              notice: r.sensitive.notice.slice(0, LIMITS.label),
+            },
+          }
+        : {}),
     });
   }
 
@@ -98,9 +122,19 @@ export class ToolCards {
       const at = this.now();
       this.approvedAt.set(tool.id, at);
       const p = item.preview;
-      const edit = d.kind !== 'reject' && p?.kind === 'edit'
-        ? { edit: { path: p.path, ...(p.displayPath ? { displayPath: p.displayPath } : {}), isNewFile: p.isNewFile, added: p.added, removed: p.removed, requestId: item.requestId } }
-        : {};
+      const edit =
+        d.kind !== 'reject' && p?.kind === 'edit'
+          ? {
+              edit: {
+                path: p.path,
+                ...(p.displayPath ? { displayPath: p.displayPath } : {}),
+                isNewFile: p.isNewFile,
+                added: p.added,
+                removed: p.removed,
+                requestId: item.requestId,
+              },
+            }
+          : {};
       this.items.update(ops, { ...tool, status: d.kind === 'reject' ? 'rejected' : 'running', startedAt: at, ...edit });
     }
     return true;
@@ -108,7 +142,8 @@ export class ToolCards {
 
   progress(ops: PatchOp[], callId: string, chunk: string): void {
     const item = this.tool(callId);
-    if (item) this.items.update(ops, { ...item, progress: tail((item.progress ?? '') + chunk, this.limits.progressChars) });
+    if (item)
+      this.items.update(ops, { ...item, progress: tail((item.progress ?? '') + chunk, this.limits.progressChars) });
   }
 
   result(ops: PatchOp[], e: EventOf<'tool_result'>): void {
@@ -120,9 +155,12 @@ export class ToolCards {
     const exit = item.name === 'execute_command' ? /^Exit code: (-?\d+)/m.exec(e.content) : null;
     const killed = item.name === 'execute_command' && /^Killed by signal/m.test(e.content);
     this.items.update(ops, {
-      ...item, status: keep ? item.status : e.isError ? 'error' : 'done', durationMs: Math.max(0, durationMs),
+      ...item,
+      status: keep ? item.status : e.isError ? 'error' : 'done',
+      durationMs: Math.max(0, durationMs),
       ...(exit ? { exitCode: Number(exit[1]) } : killed ? { exitCode: null } : {}),
-      result: text, resultTruncated: truncated || e.fullOutputRef !== undefined,
+      result: text,
+      resultTruncated: truncated || e.fullOutputRef !== undefined,
       fullOutputRef: e.fullOutputRef === undefined ? undefined : safeId(e.fullOutputRef),
     });
   }
@@ -182,8 +220,15 @@ export class ToolCards {
     const id = this.items.nextId();
     this.toolItems.set(callId, id);
     const item: ItemOf<'tool'> = {
-      id, ts: this.now(), kind: 'tool', toolCallId: safeId(callId), name: name.slice(0, LIMITS.label),
-      argsText: '', argsSummary: '', status: 'running', resultTruncated: false,
+      id,
+      ts: this.now(),
+      kind: 'tool',
+      toolCallId: safeId(callId),
+      name: name.slice(0, LIMITS.label),
+      argsText: '',
+      argsSummary: '',
+      status: 'running',
+      resultTruncated: false,
     };
     this.items.append(ops, item);
     return item;

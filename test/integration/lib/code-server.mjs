@@ -8,8 +8,14 @@ import path from 'node:path';
 import { paths } from '../../../scripts/setup-real-vscode.mjs';
 
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /** A free TCP port on 127.0.0.1. */
@@ -46,7 +52,8 @@ export function makeDirs(root, userSettings = {}) {
     config: path.join(root, 'code-server.yaml'),
     serverLog: path.join(root, 'code-server.log'),
   };
-  for (const d of [dirs.userData, dirs.extensions, dirs.xdg, dirs.tmp, dirs.chrome]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [dirs.userData, dirs.extensions, dirs.xdg, dirs.tmp, dirs.chrome])
+    fs.mkdirSync(d, { recursive: true });
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs.userData, 'User', 'settings.json'),
@@ -91,11 +98,16 @@ export async function startCodeServer({ dirs, port, extraEnv = {}, smokeTestDriv
   for (const k of Object.keys(env)) if (k.startsWith('npm_')) delete env[k];
   const args = [
     paths.codeServer,
-    '--config', dirs.config,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', dirs.userData,
-    '--extensions-dir', dirs.extensions,
+    '--config',
+    dirs.config,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
@@ -111,7 +123,8 @@ export async function startCodeServer({ dirs, port, extraEnv = {}, smokeTestDriv
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + startTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`code-server exited early (${child.exitCode}); log: ${dirs.serverLog}`);
+    if (child.exitCode !== null)
+      throw new Error(`code-server exited early (${child.exitCode}); log: ${dirs.serverLog}`);
     try {
       if ((await getStatus(`${base}/healthz`)) === 200) break;
     } catch {
@@ -142,7 +155,8 @@ export async function startCodeServer({ dirs, port, extraEnv = {}, smokeTestDriv
 /** The workbench URL that opens `folder`, optionally with a development extension and a tests runner. */
 export function workbenchUrl({ authority, folder, extensionDevelopmentPath, extensionTestsPath }) {
   const payload = [];
-  if (extensionDevelopmentPath) payload.push(['extensionDevelopmentPath', `vscode-remote://${authority}${extensionDevelopmentPath}`]);
+  if (extensionDevelopmentPath)
+    payload.push(['extensionDevelopmentPath', `vscode-remote://${authority}${extensionDevelopmentPath}`]);
   if (extensionTestsPath) payload.push(['extensionTestsPath', `vscode-remote://${authority}${extensionTestsPath}`]);
   let url = `http://${authority}/?folder=${encodeURIComponent(folder)}`;
   if (payload.length) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;

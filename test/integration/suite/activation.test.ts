@@ -32,7 +32,10 @@ describe('Forge activation in a real VS Code', () => {
       assert.strictEqual(s.provider, 'openai-compatible');
       // This test's own copy of the settings module has no consent state (the extension's has): a workspace
       // endpoint is not taken there, which is the fail-closed default. The workspace value itself is there.
-      assert.strictEqual(vscode.workspace.getConfiguration('forge').inspect('baseUrl')?.workspaceValue, `${process.env.FORGE_TEST_LLM_URL}/v1`);
+      assert.strictEqual(
+        vscode.workspace.getConfiguration('forge').inspect('baseUrl')?.workspaceValue,
+        `${process.env.FORGE_TEST_LLM_URL}/v1`,
+      );
     }
   });
 
@@ -63,10 +66,18 @@ describe('Forge activation in a real VS Code', () => {
       // Diagnostics reach the workbench's marker service asynchronously; the code-action context is built from
       // those markers, so ask again until they have arrived (the provider itself is synchronous).
       let actions: vscode.CodeAction[] = [];
-      const fix = await waitFor(async () => {
-        actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, range);
-        return actions.find((a) => a.title === 'Fix with Forge');
-      }, 'the Fix with Forge code action', 5000).catch(() => undefined);
+      const fix = await waitFor(
+        async () => {
+          actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+            'vscode.executeCodeActionProvider',
+            file,
+            range,
+          );
+          return actions.find((a) => a.title === 'Fix with Forge');
+        },
+        'the Fix with Forge code action',
+        5000,
+      ).catch(() => undefined);
       assert.ok(fix, `actions: ${actions.map((a) => a.title).join(', ')}`);
       assert.strictEqual(fix.command?.command, 'forge.fixProblem');
       assert.match(fix.command?.arguments?.[0].diagnostics[0].message, /Expression expected/);

@@ -36,7 +36,12 @@ describe('diff approval + WorkspaceEdit applier', () => {
     assert.deepStrictEqual(result, { kind: 'accept', content: proposed, edited: false });
     await waitFor(() => !diffTab(), 'the diff tab to close');
 
-    await applier.apply({ path: file, content: result.kind === 'accept' ? result.content : '', original, isNewFile: false });
+    await applier.apply({
+      path: file,
+      content: result.kind === 'accept' ? result.content : '',
+      original,
+      isNewFile: false,
+    });
     assert.strictEqual(await readText(file), proposed, 'saved to disk');
 
     const doc = await vscode.workspace.openTextDocument(file);
@@ -52,7 +57,10 @@ describe('diff approval + WorkspaceEdit applier', () => {
   it('returns the user-edited proposed side on Accept (per-hunk changes)', async () => {
     const file = wsPath('src', 'math.js');
     const original = await readText(file);
-    const proposed = original.replace('return a / b;', "if (b === 0) throw new Error('division by zero');\n  return a / b;");
+    const proposed = original.replace(
+      'return a / b;',
+      "if (b === 0) throw new Error('division by zero');\n  return a / b;",
+    );
     const outcome = api.diffApproval.propose({ id: 'p-edit', path: file, original, proposed, isNewFile: false });
     const tab = await waitFor(diffTab, 'the diff tab');
     const proposedUri = (tab.input as vscode.TabInputTextDiff).modified;
@@ -61,7 +69,11 @@ describe('diff approval + WorkspaceEdit applier', () => {
     const we = new vscode.WorkspaceEdit();
     const text = doc.getText();
     const at = text.indexOf('division by zero');
-    we.replace(proposedUri, new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'division by zero'.length)), 'b must not be 0');
+    we.replace(
+      proposedUri,
+      new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'division by zero'.length)),
+      'b must not be 0',
+    );
     assert.ok(await vscode.workspace.applyEdit(we));
     assert.strictEqual(await vscode.commands.executeCommand('forge.acceptEdit', proposedUri), true);
     const result = await outcome;
@@ -73,7 +85,13 @@ describe('diff approval + WorkspaceEdit applier', () => {
   it('Reject (with a reason) leaves the file untouched and closes the diff', async () => {
     const file = wsPath('src', 'greet.js');
     const original = await readText(file);
-    const outcome = api.diffApproval.propose({ id: 'p-reject', path: file, original, proposed: '// gone\n', isNewFile: false });
+    const outcome = api.diffApproval.propose({
+      id: 'p-reject',
+      path: file,
+      original,
+      proposed: '// gone\n',
+      isNewFile: false,
+    });
     await waitFor(diffTab, 'the diff tab');
     assert.strictEqual(await vscode.commands.executeCommand('forge.rejectEdit', 'p-reject', 'keep the greeting'), true);
     assert.deepStrictEqual(await outcome, { kind: 'reject', reason: 'keep the greeting' });
@@ -87,16 +105,28 @@ describe('diff approval + WorkspaceEdit applier', () => {
     const ac = new AbortController();
     const decision = api.approvals.request(
       {
-        id: 'a-1', taskId: 't-1', toolCallId: 'c-1', toolName: 'write_file', risk: 'write', args: {},
+        id: 'a-1',
+        taskId: 't-1',
+        toolCallId: 'c-1',
+        toolName: 'write_file',
+        risk: 'write',
+        args: {},
         preview: { kind: 'edit', path: file, original: '', proposed: 'module.exports = 42;\n', isNewFile: true },
       },
       ac.signal,
     );
     await waitFor(diffTab, 'the diff tab');
-    assert.deepStrictEqual(api.approvals.pending().map((r) => r.id), ['a-1']);
+    assert.deepStrictEqual(
+      api.approvals.pending().map((r) => r.id),
+      ['a-1'],
+    );
     assert.ok(await api.approvals.resolve('a-1', { kind: 'approve', scope: 'once' }));
     // The previewed edit comes along, so write_file writes it without reading or computing it again.
-    assert.deepStrictEqual(await decision, { kind: 'approve', scope: 'once', edit: { path: file, original: '', content: 'module.exports = 42;\n', isNewFile: true } });
+    assert.deepStrictEqual(await decision, {
+      kind: 'approve',
+      scope: 'once',
+      edit: { path: file, original: '', content: 'module.exports = 42;\n', isNewFile: true },
+    });
     // What write_file does after approval: create the file through the applier.
     await applier.apply({ path: file, content: 'module.exports = 42;\n', isNewFile: true });
     assert.strictEqual(await readText(file), 'module.exports = 42;\n');
@@ -108,7 +138,12 @@ describe('diff approval + WorkspaceEdit applier', () => {
     const ac = new AbortController();
     const decision = api.approvals.request(
       {
-        id: 'a-2', taskId: 't-1', toolCallId: 'c-2', toolName: 'apply_diff', risk: 'write', args: {},
+        id: 'a-2',
+        taskId: 't-1',
+        toolCallId: 'c-2',
+        toolName: 'apply_diff',
+        risk: 'write',
+        args: {},
         preview: { kind: 'edit', path: file, original, proposed: original + '// more\n', isNewFile: false },
       },
       ac.signal,

@@ -7,7 +7,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { llm, readText, waitFor, wsPath } from '../helpers';
-import { forge, freshTask, historyIsConsistent, pendingApproval, toolResultSeenByModel, type ForgeApi } from './forge-api';
+import {
+  forge,
+  freshTask,
+  historyIsConsistent,
+  pendingApproval,
+  toolResultSeenByModel,
+  type ForgeApi,
+} from './forge-api';
 
 describe('durability faults', function () {
   this.timeout(90_000);
@@ -19,7 +26,11 @@ describe('durability faults', function () {
   });
 
   const taskFile = (id: string) => path.join(storageDir, 'history', 'tasks', `${id}.json`);
-  const errors = (session: any) => session.transcript.snapshot().items.filter((i: any) => i.kind === 'error').map((i: any) => i.message as string);
+  const errors = (session: any) =>
+    session.transcript
+      .snapshot()
+      .items.filter((i: any) => i.kind === 'error')
+      .map((i: any) => i.message as string);
 
   async function finishedTask(id: string, prompt: string) {
     await freshTask(api, [
@@ -48,7 +59,9 @@ describe('durability faults', function () {
     assert.strictEqual(restored.id, id);
     // Every message before the damage is back; the cut-off last one is gone (its call is closed as interrupted).
     assert.deepStrictEqual(restored.dump().history.slice(0, history.length - 1), history.slice(0, history.length - 1));
-    assert.ok(!restored.dump().history.some((m: any) => m.role === 'tool' && m.content === history[history.length - 1].content));
+    assert.ok(
+      !restored.dump().history.some((m: any) => m.role === 'tool' && m.content === history[history.length - 1].content),
+    );
     assert.ok(historyIsConsistent(restored.dump().history));
     const message = errors(restored).find((m: string) => /is damaged/.test(m));
     assert.ok(message, `the panel explains: ${JSON.stringify(errors(restored))}`);
@@ -58,7 +71,10 @@ describe('durability faults', function () {
     assert.ok(message.includes(kept[0]), 'and named in the message');
     assert.strictEqual(await fsp.readFile(path.join(path.dirname(taskFile(id)), kept[0]), 'utf8'), damaged);
     const listed = await api.testApi.manager.history();
-    assert.ok(listed.some((t: any) => t.id === id), 'the recovered task is in History');
+    assert.ok(
+      listed.some((t: any) => t.id === id),
+      'the recovered task is in History',
+    );
     const panelHistory = await waitFor(() => api.testApi.panel.bridge.snapshot().history, 'the panel history');
     assert.ok(panelHistory.some((t: any) => t.id === id));
   });
@@ -72,22 +88,39 @@ describe('durability faults', function () {
     assert.strictEqual(restored?.id, older.id, 'the newest task that opens is restored');
     const listed = await api.testApi.manager.history();
     assert.ok(!listed.some((t: any) => t.id === newer.id), 'History never lists a task it cannot open');
-    assert.ok(errors(restored).some((m: string) => /Second task \(durability\)".*damaged.*Nothing of it could be recovered/s.test(m)), JSON.stringify(errors(restored)));
-    assert.ok((await fsp.readdir(path.dirname(taskFile(newer.id)))).some((n) => n.startsWith(`${newer.id}.json.corrupt-`)));
+    assert.ok(
+      errors(restored).some((m: string) =>
+        /Second task \(durability\)".*damaged.*Nothing of it could be recovered/s.test(m),
+      ),
+      JSON.stringify(errors(restored)),
+    );
+    assert.ok(
+      (await fsp.readdir(path.dirname(taskFile(newer.id)))).some((n) => n.startsWith(`${newer.id}.json.corrupt-`)),
+    );
   });
 
   it('killed after Approve with the edit written: the restored task does not ask again, Undo sees the edit, the model is told it was applied', async () => {
     const rel = 'src/durable-note.txt';
     const file = wsPath(rel);
     await fsp.rm(file, { force: true });
-    await freshTask(api, [{ toolCalls: [{ id: 'dk-write', name: 'write_file', args: { path: rel, content: 'written before the crash\n' } }] }]);
+    await freshTask(api, [
+      {
+        toolCalls: [{ id: 'dk-write', name: 'write_file', args: { path: rel, content: 'written before the crash\n' } }],
+      },
+    ]);
     const run = api.testApi.controller.startRun('send', 'Write the durable note.');
     await pendingApproval(api, 'write_file');
     const session = api.testApi.manager.current;
     const crashed = session.record(); // saved while the approval waited
     assert.ok(crashed.snapshot.pending);
     // The crash moment: the user approved, the journal's intent is durable, the file is written, then the host died.
-    await api.testApi.journal.beginEdit({ taskId: session.id, path: file, before: null, after: 'written before the crash\n', toolCallId: 'dk-write' });
+    await api.testApi.journal.beginEdit({
+      taskId: session.id,
+      path: file,
+      before: null,
+      after: 'written before the crash\n',
+      toolCallId: 'dk-write',
+    });
     await fsp.mkdir(path.dirname(file), { recursive: true });
     await fsp.writeFile(file, 'written before the crash\n');
     await llm.script([{ toolCalls: [{ id: 'dk-done', name: 'task_completion', args: { result: 'Note written.' } }] }]);
@@ -98,13 +131,22 @@ describe('durability faults', function () {
     assert.strictEqual(resumed, undefined, 'no stale approval is asked again');
     assert.strictEqual(restored.hasPendingApproval, false);
     assert.ok(!api.approvals.pending().some((r) => r.toolCallId === 'dk-write'));
-    assert.ok(errors(restored).some((m: string) => /durable-note\.txt was written before the reload: marked applied/.test(m)), JSON.stringify(errors(restored)));
+    assert.ok(
+      errors(restored).some((m: string) => /durable-note\.txt was written before the reload: marked applied/.test(m)),
+      JSON.stringify(errors(restored)),
+    );
     const entries = await api.testApi.journal.entries(session.id);
-    assert.ok(entries.some((e: any) => e.path === file && e.after === 'written before the crash\n' && !e.undone), 'the journal has the edit');
+    assert.ok(
+      entries.some((e: any) => e.path === file && e.after === 'written before the crash\n' && !e.undone),
+      'the journal has the edit',
+    );
 
     const report = await api.testApi.controller.continueTask();
     assert.strictEqual(report?.reason, 'done', report?.detail);
-    assert.match((await toolResultSeenByModel('dk-write')) ?? '', /^Applied: this edit of .*durable-note\.txt was written before Forge was reloaded/);
+    assert.match(
+      (await toolResultSeenByModel('dk-write')) ?? '',
+      /^Applied: this edit of .*durable-note\.txt was written before Forge was reloaded/,
+    );
 
     const undo = await api.testApi.controller.undoTaskChanges(session.id, false);
     assert.deepStrictEqual(undo.conflicts, []);
@@ -115,13 +157,21 @@ describe('durability faults', function () {
     const rel = 'src/unsaved-note.txt';
     const file = wsPath(rel);
     await fsp.writeFile(file, 'before\n');
-    await freshTask(api, [{ toolCalls: [{ id: 'du-write', name: 'write_file', args: { path: rel, content: 'after\n' } }] }]);
+    await freshTask(api, [
+      { toolCalls: [{ id: 'du-write', name: 'write_file', args: { path: rel, content: 'after\n' } }] },
+    ]);
     const run = api.testApi.controller.startRun('send', 'Change the unsaved note.');
     await pendingApproval(api, 'write_file');
     const session = api.testApi.manager.current;
     const crashed = session.record();
     // The crash moment: intent durable, the WorkspaceEdit reached the buffer, the save did not happen.
-    await api.testApi.journal.beginEdit({ taskId: session.id, path: file, before: 'before\n', after: 'after\n', toolCallId: 'du-write' });
+    await api.testApi.journal.beginEdit({
+      taskId: session.id,
+      path: file,
+      before: 'before\n',
+      after: 'after\n',
+      toolCallId: 'du-write',
+    });
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const we = new vscode.WorkspaceEdit();
     we.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), 'after\n');
@@ -133,7 +183,9 @@ describe('durability faults', function () {
     assert.strictEqual(restored.hasPendingApproval, false);
     assert.strictEqual(await fsp.readFile(file, 'utf8'), 'after\n', 'the approved edit was saved');
     assert.ok(!doc.isDirty);
-    assert.ok((await api.testApi.journal.entries(session.id)).some((e: any) => e.path === file && e.after === 'after\n'));
+    assert.ok(
+      (await api.testApi.journal.entries(session.id)).some((e: any) => e.path === file && e.after === 'after\n'),
+    );
     const result = restored.dump().history.find((m: any) => m.role === 'tool' && m.toolCallId === 'du-write');
     assert.match(result?.content ?? '', /Forge saved it after the reload/);
   });
@@ -142,18 +194,36 @@ describe('durability faults', function () {
     const session = await finishedTask('dw', 'A task the other window has (durability)');
     const id = session.id as string;
     await api.testApi.manager.flush(); // saved (and its lease taken) before this window lets it go
-    assert.ok(await fsp.stat(path.join(storageDir, 'leases', `${id}.json`)), 'this window holds the task while it is open');
+    assert.ok(
+      await fsp.stat(path.join(storageDir, 'leases', `${id}.json`)),
+      'this window holds the task while it is open',
+    );
     api.testApi.controller.newTask();
     await api.testApi.manager.flush();
     // Let the lease go as switching away does, then the other window (alive: same machine, live pid) takes it.
-    await waitFor(async () => !(await fsp.stat(path.join(storageDir, 'leases', `${id}.json`)).catch(() => undefined)), 'the lease to be released');
-    await fsp.writeFile(path.join(storageDir, 'leases', `${id}.json`), JSON.stringify({ owner: 'other-window', pid: process.pid, host: os.hostname(), at: Date.now() }));
+    await waitFor(
+      async () => !(await fsp.stat(path.join(storageDir, 'leases', `${id}.json`)).catch(() => undefined)),
+      'the lease to be released',
+    );
+    await fsp.writeFile(
+      path.join(storageDir, 'leases', `${id}.json`),
+      JSON.stringify({ owner: 'other-window', pid: process.pid, host: os.hostname(), at: Date.now() }),
+    );
     await assert.rejects(api.testApi.manager.load(id), /open in another VS Code window/);
     const { restored, manager } = await api.testApi.simulateReload();
     const listed = (await manager.history()).slice(0, 3).map((t: any) => `${t.id}@${t.updatedAt}`);
     assert.notStrictEqual(restored?.id, id);
-    assert.strictEqual(restored, undefined, `the newest task is the other window's: nothing restored (${id}; ${listed.join(', ')})`);
-    assert.ok(errors(manager.current).some((m: string) => /open in another VS Code window, so this window starts a new task/.test(m)), JSON.stringify(errors(manager.current)));
+    assert.strictEqual(
+      restored,
+      undefined,
+      `the newest task is the other window's: nothing restored (${id}; ${listed.join(', ')})`,
+    );
+    assert.ok(
+      errors(manager.current).some((m: string) =>
+        /open in another VS Code window, so this window starts a new task/.test(m),
+      ),
+      JSON.stringify(errors(manager.current)),
+    );
     await fsp.rm(path.join(storageDir, 'leases', `${id}.json`), { force: true });
   });
 
@@ -182,10 +252,21 @@ describe('durability faults', function () {
       assert.strictEqual(report?.reason, 'done', report?.detail);
       await assert.rejects(fsp.stat(file), 'the edit was not applied: it could not be journaled');
       assert.match((await toolResultSeenByModel('ds-write')) ?? '', /Not applied: Forge could not record this edit/);
-      await waitFor(() => errors(session).some((m: string) => /cannot write the task history/.test(m)), 'the save warning in the panel');
+      await waitFor(
+        () => errors(session).some((m: string) => /cannot write the task history/.test(m)),
+        'the save warning in the panel',
+      );
       const shown = errors(session);
-      assert.strictEqual(shown.filter((m: string) => /cannot write the edit journal/.test(m)).length, 1, JSON.stringify(shown));
-      assert.strictEqual(shown.filter((m: string) => /cannot write the task history/.test(m)).length, 1, 'shown once, not per attempt');
+      assert.strictEqual(
+        shown.filter((m: string) => /cannot write the edit journal/.test(m)).length,
+        1,
+        JSON.stringify(shown),
+      );
+      assert.strictEqual(
+        shown.filter((m: string) => /cannot write the task history/.test(m)).length,
+        1,
+        'shown once, not per attempt',
+      );
     } finally {
       for (const dir of broken) {
         await fsp.rm(dir, { force: true });
@@ -193,8 +274,15 @@ describe('durability faults', function () {
       }
     }
     const session = api.testApi.manager.current;
-    await waitFor(() => errors(session).some((m: string) => /can write the task history again/.test(m)), 'the retried save', 30_000);
+    await waitFor(
+      () => errors(session).some((m: string) => /can write the task history again/.test(m)),
+      'the retried save',
+      30_000,
+    );
     const saved = JSON.parse(await fsp.readFile(taskFile(session.id), 'utf8'));
-    assert.ok(saved.task.snapshot.history.some((m: any) => m.role === 'tool' && m.toolCallId === 'ds-done'), 'the whole conversation reached the disk');
+    assert.ok(
+      saved.task.snapshot.history.some((m: any) => m.role === 'tool' && m.toolCallId === 'ds-done'),
+      'the whole conversation reached the disk',
+    );
   });
 });

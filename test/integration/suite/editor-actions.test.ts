@@ -6,7 +6,9 @@ import { closeAllEditors, llm, waitFor, wsPath } from '../helpers';
 import { forge, freshTask, type ForgeApi } from './forge-api';
 
 async function userMessages(): Promise<string[]> {
-  return (await llm.requests()).flatMap((r) => (r.body?.messages ?? []).filter((m: any) => m.role === 'user').map((m: any) => String(m.content)));
+  return (await llm.requests()).flatMap((r) =>
+    (r.body?.messages ?? []).filter((m: any) => m.role === 'user').map((m: any) => String(m.content)),
+  );
 }
 
 describe('editor actions', function () {
@@ -18,8 +20,12 @@ describe('editor actions', function () {
   afterEach(closeAllEditors);
 
   it('Explain Selection sends the selected code with its file and line range', async () => {
-    await freshTask(api, [{ toolCalls: [{ id: 'ex-1', name: 'converse', args: { reply: 'divide() divides a by b.' } }] }]);
-    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(wsPath('src', 'math.js')));
+    await freshTask(api, [
+      { toolCalls: [{ id: 'ex-1', name: 'converse', args: { reply: 'divide() divides a by b.' } }] },
+    ]);
+    const editor = await vscode.window.showTextDocument(
+      await vscode.workspace.openTextDocument(wsPath('src', 'math.js')),
+    );
     editor.selection = new vscode.Selection(4, 0, 6, 1);
     const report = await vscode.commands.executeCommand<any>('forge.explainSelection');
     assert.strictEqual(report?.reason, 'converse', report?.detail);
@@ -29,7 +35,10 @@ describe('editor actions', function () {
     assert.match(prompt, /return a \/ b;/);
     // The panel shows a short line, not the internal prompt; the task is titled by it.
     const items = api.testApi.manager.current.transcript.snapshot().items;
-    assert.deepEqual(items.filter((i: any) => i.kind === 'user').map((i: any) => i.text), ['Explain selection in src/math.js:5-7']);
+    assert.deepEqual(
+      items.filter((i: any) => i.kind === 'user').map((i: any) => i.text),
+      ['Explain selection in src/math.js:5-7'],
+    );
     assert.strictEqual(api.testApi.manager.current.record().title, 'Explain selection in src/math.js:5-7');
   });
 
@@ -40,20 +49,29 @@ describe('editor actions', function () {
     ]);
     await api.testApi.controller.startRun('send', 'Say hello');
     const before = api.testApi.manager.current.id;
-    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(wsPath('src', 'math.js')));
+    const editor = await vscode.window.showTextDocument(
+      await vscode.workspace.openTextDocument(wsPath('src', 'math.js')),
+    );
     editor.selection = new vscode.Selection(0, 0, 1, 0);
     await vscode.commands.executeCommand<any>('forge.explainSelection');
     assert.notStrictEqual(api.testApi.manager.current.id, before, 'a new task');
-    await waitFor(async () => (await api.testApi.manager.history()).some((t: any) => t.id === before), 'the old task in the history');
+    await waitFor(
+      async () => (await api.testApi.manager.history()).some((t: any) => t.id === before),
+      'the old task in the history',
+    );
   });
 
   it('Fix This Problem (the code action) quotes the diagnostic and the code around it', async () => {
-    await freshTask(api, [{ toolCalls: [{ id: 'fx-1', name: 'task_completion', args: { result: 'Added a zero check.' } }] }]);
+    await freshTask(api, [
+      { toolCalls: [{ id: 'fx-1', name: 'task_completion', args: { result: 'Added a zero check.' } }] },
+    ]);
     const uri = vscode.Uri.file(wsPath('src', 'math.js'));
     const args = {
       uri,
       range: new vscode.Range(5, 2, 5, 15),
-      diagnostics: [{ message: 'Division by zero is not handled', severity: 'Warning', source: 'lint', code: 'no-div0', line: 6 }],
+      diagnostics: [
+        { message: 'Division by zero is not handled', severity: 'Warning', source: 'lint', code: 'no-div0', line: 6 },
+      ],
     };
     const report = await vscode.commands.executeCommand<any>('forge.fixProblem', args);
     assert.strictEqual(report?.reason, 'done', report?.detail);
@@ -69,7 +87,9 @@ describe('editor actions', function () {
     const sub = api.testApi.panel.observe((dir: string, msg: any) => dir === 'out' && seen.push(msg));
     try {
       await vscode.commands.executeCommand('forge.chatView.focus');
-      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(wsPath('src', 'greet.js')));
+      const editor = await vscode.window.showTextDocument(
+        await vscode.workspace.openTextDocument(wsPath('src', 'greet.js')),
+      );
       editor.selection = new vscode.Selection(1, 0, 3, 1);
       await vscode.commands.executeCommand('forge.addSelectionToChat');
       const prefill = await waitFor(() => seen.find((m) => m.type === 'prefill'), 'a prefill message to the webview');

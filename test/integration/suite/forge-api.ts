@@ -23,7 +23,10 @@ export interface ForgeApi {
     /** The background initialisation (task store, journal, memory, restored task). */
     ready: Promise<void>;
     modelReady: Promise<void>;
-    simulateReload(record?: unknown, opts?: { beforeReopen?: () => Promise<void> }): Promise<{ manager: any; restored: any; resumed?: Promise<any> }>;
+    simulateReload(
+      record?: unknown,
+      opts?: { beforeReopen?: () => Promise<void> },
+    ): Promise<{ manager: any; restored: any; resumed?: Promise<any> }>;
     listVscodeLmModels(): Promise<unknown[]>;
   };
 }
@@ -46,7 +49,11 @@ export async function freshTask(api: ForgeApi, turns: unknown[]): Promise<void> 
 
 /** Waits for a pending approval of `toolName`. */
 export function pendingApproval(api: ForgeApi, toolName: string, timeoutMs = 15_000) {
-  return waitFor(() => api.approvals.pending().find((r) => r.toolName === toolName), `an approval request for ${toolName}`, timeoutMs);
+  return waitFor(
+    () => api.approvals.pending().find((r) => r.toolName === toolName),
+    `an approval request for ${toolName}`,
+    timeoutMs,
+  );
 }
 
 /** The content of the tool result the model received for `toolCallId` (OpenAI wire format). */
@@ -70,11 +77,20 @@ export function historyIsConsistent(history: any[]): boolean {
  * Forge may do (autoApprove, the sandbox, command lists, endpoints) applies from the workspace only once the user
  * allowed it there, so tests that want it in effect set it as the user's.
  */
-export async function setSetting(key: string, value: unknown, scope: 'workspace' | 'user' = 'workspace'): Promise<void> {
-  await vscode.workspace.getConfiguration('forge').update(key, value, scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
+export async function setSetting(
+  key: string,
+  value: unknown,
+  scope: 'workspace' | 'user' = 'workspace',
+): Promise<void> {
+  await vscode.workspace
+    .getConfiguration('forge')
+    .update(key, value, scope === 'user' ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace);
   // In a remote extension host the new value arrives with the change event, a little after update() resolves.
   const want = JSON.stringify(value ?? vscode.workspace.getConfiguration('forge').inspect(key)?.defaultValue);
-  await waitFor(() => JSON.stringify(vscode.workspace.getConfiguration('forge').get(key)) === want, `setting forge.${key} to apply`);
+  await waitFor(
+    () => JSON.stringify(vscode.workspace.getConfiguration('forge').get(key)) === want,
+    `setting forge.${key} to apply`,
+  );
 }
 
 /** The model's last turn: task_completion with `result` (a fresh call id each time unless one is given). */
@@ -84,14 +100,17 @@ export function done(result: string, id = `done-${Math.random().toString(36).sli
 
 /** The open diff tab of a Forge proposal, if any. */
 export function proposalDiffTab(): vscode.Tab | undefined {
-  return allTabs().find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'forge-proposed');
+  return allTabs().find(
+    (t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'forge-proposed',
+  );
 }
 
 /** afterEach: a failed test must not leave a run waiting for the next one (approvals rejected, run stopped, editors closed). */
 export async function endLeftoverRun(api: ForgeApi): Promise<void> {
   const session = api.testApi.manager.current;
   if (session.running) {
-    for (const r of api.approvals.pending()) await api.approvals.resolve(r.id, { kind: 'reject', reason: 'test cleanup' });
+    for (const r of api.approvals.pending())
+      await api.approvals.resolve(r.id, { kind: 'reject', reason: 'test cleanup' });
     session.stop();
     await waitFor(() => !session.running, 'the run to stop');
   }

@@ -15,7 +15,10 @@ interface Shown {
 
 describe('the Forge terminal (pseudo-terminal over the child-process runner)', () => {
   const name = 'Forge pty test';
-  const runner = new PtyCommandRunner(new NodeCommandRunner({ spoolDir: path.join(os.tmpdir(), 'forge-pty-test'), killGraceMs: 500 }), { terminalName: name });
+  const runner = new PtyCommandRunner(
+    new NodeCommandRunner({ spoolDir: path.join(os.tmpdir(), 'forge-pty-test'), killGraceMs: 500 }),
+    { terminalName: name },
+  );
   const shown = () => (runner as unknown as { terminals: Shown[] }).terminals;
   let written = '';
   const watched = new Set<Shown>();
@@ -89,7 +92,10 @@ describe('the Forge terminal (pseudo-terminal over the child-process runner)', (
     const next = await run('echo again');
     console.log(`      command after the terminal was closed: ${Date.now() - t1} ms`);
     assert.strictEqual(next.exitCode, 0);
-    assert.ok(vscode.window.terminals.some((t) => t.name === name), 'a new Forge terminal');
+    assert.ok(
+      vscode.window.terminals.some((t) => t.name === name),
+      'a new Forge terminal',
+    );
   });
 
   it('a second command while one runs gets its own terminal', async function () {

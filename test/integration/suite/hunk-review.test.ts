@@ -6,7 +6,16 @@ import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { allTabs, readText, waitFor, wsPath } from '../helpers';
-import { done, endLeftoverRun, forge, freshTask, pendingApproval, proposalDiffTab, toolResultSeenByModel, type ForgeApi } from './forge-api';
+import {
+  done,
+  endLeftoverRun,
+  forge,
+  freshTask,
+  pendingApproval,
+  proposalDiffTab,
+  toolResultSeenByModel,
+  type ForgeApi,
+} from './forge-api';
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `const v${i + 1} = ${i + 1};`).join('\n') + '\n';
 
@@ -38,28 +47,56 @@ describe('per-hunk review, focus and task changes', function () {
     assert.strictEqual(proposedUri.path, '/src/hunks.js');
 
     // The approval card lists the three hunks, none reviewed yet.
-    const card = () => api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'approval' && i.requestId === req.id);
-    assert.deepStrictEqual(card().preview.hunks.map((x: any) => x.state), ['pending', 'pending', 'pending']);
+    const card = () =>
+      api.testApi.manager.current.transcript
+        .snapshot()
+        .items.find((i: any) => i.kind === 'approval' && i.requestId === req.id);
+    assert.deepStrictEqual(
+      card().preview.hunks.map((x: any) => x.state),
+      ['pending', 'pending', 'pending'],
+    );
 
     // Context-menu style: the cursor on the second hunk of the proposed side, the command gets the editor's URI.
-    const editor = await waitFor(() => vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === proposedUri.toString()), 'the proposed side editor');
-    const line = editor.document.getText().split('\n').findIndex((l) => l.includes('hunk two'));
+    const editor = await waitFor(
+      () => vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === proposedUri.toString()),
+      'the proposed side editor',
+    );
+    const line = editor.document
+      .getText()
+      .split('\n')
+      .findIndex((l) => l.includes('hunk two'));
     editor.selection = new vscode.Selection(line, 3, line, 3);
-    assert.strictEqual(await vscode.commands.executeCommand('forge.rejectHunk', proposedUri, undefined, 'keep v15 as it is'), true);
+    assert.strictEqual(
+      await vscode.commands.executeCommand('forge.rejectHunk', proposedUri, undefined, 'keep v15 as it is'),
+      true,
+    );
     // By index (the CodeLens / panel path): accept the first, reject then clear the third.
     assert.strictEqual(await vscode.commands.executeCommand('forge.acceptHunk', req.id, 0), true);
     assert.strictEqual(await vscode.commands.executeCommand('forge.rejectHunk', req.id, 2, ''), true);
     assert.strictEqual(await vscode.commands.executeCommand('forge.resetHunk', req.id, 2), true);
-    await waitFor(() => card().preview.hunks.map((x: any) => x.state).join() === 'accepted,rejected,pending', 'the card to show the decisions');
+    await waitFor(
+      () =>
+        card()
+          .preview.hunks.map((x: any) => x.state)
+          .join() === 'accepted,rejected,pending',
+      'the card to show the decisions',
+    );
     assert.strictEqual(card().preview.hunks[1].reason, 'keep v15 as it is');
     assert.strictEqual(await readText(file), original, 'nothing is written before approval');
 
     // The panel's Approve writes the accepted and unreviewed hunks, not the rejected one.
-    api.testApi.controller.webview.approval_decision({ type: 'approval_decision', requestId: req.id, decision: { kind: 'approve', scope: 'once' } });
+    api.testApi.controller.webview.approval_decision({
+      type: 'approval_decision',
+      requestId: req.id,
+      decision: { kind: 'approve', scope: 'once' },
+    });
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
     const written = await readText(file);
-    assert.strictEqual(written, original.replace('const v2 = 2;', 'const v2 = 200;').replace('const v28 = 28;', 'const v28 = 2800;'));
+    assert.strictEqual(
+      written,
+      original.replace('const v2 = 2;', 'const v2 = 200;').replace('const v28 = 28;', 'const v28 = 2800;'),
+    );
     const seen = (await toolResultSeenByModel('h-write')) ?? '';
     assert.match(seen, /2 of 3 hunk\(s\) were accepted/, seen);
     assert.match(seen, /Hunk #2 \(original line 15; proposed line 15\), reason: keep v15 as it is/, seen);
@@ -67,20 +104,43 @@ describe('per-hunk review, focus and task changes', function () {
     await waitFor(() => !proposalDiffTab(), 'the diff tab to close');
 
     // The completion block lists the file the task changed, against the task's start.
-    const changes = await waitFor(() => api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'changes'), 'the changes block');
-    assert.deepStrictEqual(changes.files.map((f: any) => [f.displayPath, f.added, f.removed, f.kind, f.state]), [['src/hunks.js', 2, 2, 'modified', 'changed']]);
+    const changes = await waitFor(
+      () => api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'changes'),
+      'the changes block',
+    );
+    assert.deepStrictEqual(
+      changes.files.map((f: any) => [f.displayPath, f.added, f.removed, f.kind, f.state]),
+      [['src/hunks.js', 2, 2, 'modified', 'changed']],
+    );
 
     // Forge: Review Task Changes opens the multi-file diff editor.
     assert.strictEqual(await vscode.commands.executeCommand('forge.reviewTaskChanges'), true);
-    const multi = await waitFor(() => allTabs().find((t) => /Forge: task changes/.test(t.label)), 'the multi-file diff editor');
-    assert.ok(!(multi.input instanceof vscode.TabInputTextDiff), `a multi-diff tab, not a single diff (${multi.input?.constructor?.name})`);
+    const multi = await waitFor(
+      () => allTabs().find((t) => /Forge: task changes/.test(t.label)),
+      'the multi-file diff editor',
+    );
+    assert.ok(
+      !(multi.input instanceof vscode.TabInputTextDiff),
+      `a multi-diff tab, not a single diff (${multi.input?.constructor?.name})`,
+    );
     const left = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'forge-task-original');
-    if (left) assert.strictEqual(left.getText(), original, 'the left side is the file at the task\'s start');
-    const originalDoc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'forge-task-original', path: vscode.Uri.file(file).path, query: `task=${encodeURIComponent(api.testApi.manager.current.id)}` }));
+    if (left) assert.strictEqual(left.getText(), original, "the left side is the file at the task's start");
+    const originalDoc = await vscode.workspace.openTextDocument(
+      vscode.Uri.from({
+        scheme: 'forge-task-original',
+        path: vscode.Uri.file(file).path,
+        query: `task=${encodeURIComponent(api.testApi.manager.current.id)}`,
+      }),
+    );
     assert.strictEqual(originalDoc.getText(), original);
 
     // Undo one file from the completion block: back to the task's start, marked undone.
-    api.testApi.controller.webview.changes_action({ type: 'changes_action', taskId: api.testApi.manager.current.id, action: 'undo', path: file });
+    api.testApi.controller.webview.changes_action({
+      type: 'changes_action',
+      taskId: api.testApi.manager.current.id,
+      action: 'undo',
+      path: file,
+    });
     await waitFor(async () => (await readText(file)) === original, 'the file to be restored');
     await waitFor(() => {
       const item = api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'changes');
@@ -99,8 +159,19 @@ describe('per-hunk review, focus and task changes', function () {
     ]);
     const run = api.testApi.controller.startRun('send', 'Negate.');
     const req = await pendingApproval(api, 'write_file');
-    api.testApi.controller.webview.hunk_decision({ type: 'hunk_decision', requestId: req.id, index: 0, state: 'rejected', reason: 'positive only' });
-    api.testApi.controller.webview.hunk_decision({ type: 'hunk_decision', requestId: req.id, index: 1, state: 'rejected' });
+    api.testApi.controller.webview.hunk_decision({
+      type: 'hunk_decision',
+      requestId: req.id,
+      index: 0,
+      state: 'rejected',
+      reason: 'positive only',
+    });
+    api.testApi.controller.webview.hunk_decision({
+      type: 'hunk_decision',
+      requestId: req.id,
+      index: 1,
+      state: 'rejected',
+    });
     assert.strictEqual(await vscode.commands.executeCommand('forge.acceptEdit', req.id), true);
     await run;
     assert.strictEqual(await readText(file), original);
@@ -110,7 +181,7 @@ describe('per-hunk review, focus and task changes', function () {
     assert.match(seen, /reason: positive only/);
   });
 
-  it('a proposal never takes the editor the user is typing in: the diff opens beside, keystrokes stay in the user\'s editor', async () => {
+  it("a proposal never takes the editor the user is typing in: the diff opens beside, keystrokes stay in the user's editor", async () => {
     const mine = wsPath('src', 'typing.js');
     fs.writeFileSync(mine, '// typing here\n');
     const doc = await vscode.workspace.openTextDocument(mine);
@@ -121,19 +192,41 @@ describe('per-hunk review, focus and task changes', function () {
 
     const target = wsPath('src', 'greet.js');
     const originalText = await readText(target);
-    const outcome = api.diffApproval.propose({ id: 'focus-1', path: target, original: originalText, proposed: originalText + '// more\n', isNewFile: false });
+    const outcome = api.diffApproval.propose({
+      id: 'focus-1',
+      path: target,
+      original: originalText,
+      proposed: originalText + '// more\n',
+      isNewFile: false,
+    });
     // Keep typing while the proposal opens.
     for (const ch of 'bcd') await vscode.commands.executeCommand('type', { text: ch });
     const tab = await waitFor(proposalDiffTab, 'the diff tab');
     await vscode.commands.executeCommand('type', { text: 'e' });
-    await waitFor(() => doc.getText().endsWith('abcde'), 'every keystroke to land in the user\'s editor');
+    await waitFor(() => doc.getText().endsWith('abcde'), "every keystroke to land in the user's editor");
     assert.strictEqual(doc.getText(), '// typing here\nabcde');
-    assert.notStrictEqual(tab.group.viewColumn, vscode.ViewColumn.One, 'the diff opened beside, not in the user\'s group');
-    assert.strictEqual(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString(), 'the user\'s editor stays active');
+    assert.notStrictEqual(
+      tab.group.viewColumn,
+      vscode.ViewColumn.One,
+      "the diff opened beside, not in the user's group",
+    );
+    assert.strictEqual(
+      vscode.window.activeTextEditor?.document.uri.toString(),
+      doc.uri.toString(),
+      "the user's editor stays active",
+    );
     const groupOne = vscode.window.tabGroups.all.find((g) => g.viewColumn === vscode.ViewColumn.One)!;
-    assert.ok(groupOne.activeTab?.input instanceof vscode.TabInputText && groupOne.activeTab.input.uri.fsPath === mine, 'the user\'s editor is still shown');
-    const proposedDoc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'forge-proposed' && d.uri.path === '/src/greet.js' && !d.isClosed);
-    assert.ok(!proposedDoc || proposedDoc.getText() === originalText + '// more\n', 'nothing typed went into the proposal');
+    assert.ok(
+      groupOne.activeTab?.input instanceof vscode.TabInputText && groupOne.activeTab.input.uri.fsPath === mine,
+      "the user's editor is still shown",
+    );
+    const proposedDoc = vscode.workspace.textDocuments.find(
+      (d) => d.uri.scheme === 'forge-proposed' && d.uri.path === '/src/greet.js' && !d.isClosed,
+    );
+    assert.ok(
+      !proposedDoc || proposedDoc.getText() === originalText + '// more\n',
+      'nothing typed went into the proposal',
+    );
     assert.doesNotMatch(tab.label, /focus-1/);
     await vscode.commands.executeCommand('forge.rejectEdit', 'focus-1', 'test');
     await outcome;

@@ -16,15 +16,28 @@ describe('memory and task history', function () {
     const file = wsPath('.forge', 'memory.jsonl');
     fs.mkdirSync(wsPath('.forge'), { recursive: true });
     const lesson = 'Run the division tests with node --test after changing math.js';
-    fs.writeFileSync(file, JSON.stringify({ type: 'procedural', content: lesson, context: 'editing math.js division', tags: ['math', 'division'] }) + '\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'procedural',
+        content: lesson,
+        context: 'editing math.js division',
+        tags: ['math', 'division'],
+      }) + '\n',
+    );
     try {
       await freshTask(api, [{ toolCalls: [{ id: 'm-done', name: 'task_completion', args: { result: 'Noted.' } }] }]);
       const report = await api.testApi.controller.startRun('send', 'Change the math.js division to guard against zero');
       assert.strictEqual(report.reason, 'done', report.detail);
       const body = JSON.stringify((await llm.requests())[0].body.messages);
       assert.ok(body.includes(lesson), 'the learning is in the prompt');
-      const recalled = api.testApi.manager.current.transcript.snapshot().items.find((i: any) => i.kind === 'memory' && i.direction === 'recalled');
-      assert.ok(recalled?.memories.some((m: any) => m.content === lesson), 'the panel shows the recalled learning');
+      const recalled = api.testApi.manager.current.transcript
+        .snapshot()
+        .items.find((i: any) => i.kind === 'memory' && i.direction === 'recalled');
+      assert.ok(
+        recalled?.memories.some((m: any) => m.content === lesson),
+        'the panel shows the recalled learning',
+      );
 
       const [item] = await (api.testApi as any).memory.list();
       assert.strictEqual(item.content, lesson);
@@ -50,8 +63,18 @@ describe('memory and task history', function () {
       conn.receive({ type: 'ready' });
       conn.receive({ type: 'load_task', id: first.id });
       await waitFor(() => api.testApi.manager.current.id === first.id, 'the task to load');
-      const state = await waitFor(() => sent.filter((m) => m.type === 'state').at(-1)?.snapshot.taskId === first.id && sent.filter((m) => m.type === 'state').at(-1), 'the panel snapshot of the loaded task');
-      assert.ok(state.snapshot.items.some((i: any) => i.kind === 'assistant' || (i.kind === 'run_end' && /First task reply/.test(i.detail))), 'its conversation is shown');
+      const state = await waitFor(
+        () =>
+          sent.filter((m) => m.type === 'state').at(-1)?.snapshot.taskId === first.id &&
+          sent.filter((m) => m.type === 'state').at(-1),
+        'the panel snapshot of the loaded task',
+      );
+      assert.ok(
+        state.snapshot.items.some(
+          (i: any) => i.kind === 'assistant' || (i.kind === 'run_end' && /First task reply/.test(i.detail)),
+        ),
+        'its conversation is shown',
+      );
     } finally {
       conn.dispose();
     }

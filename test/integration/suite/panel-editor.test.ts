@@ -5,7 +5,11 @@ import * as vscode from 'vscode';
 import { closeAllEditors, llm, waitFor } from '../helpers';
 import { forge, freshTask, type ForgeApi } from './forge-api';
 
-interface Seen { dir: 'in' | 'out'; msg: any; webview: vscode.Webview }
+interface Seen {
+  dir: 'in' | 'out';
+  msg: any;
+  webview: vscode.Webview;
+}
 
 function nonceOf(html: string): string {
   const csp = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? '';
@@ -24,7 +28,9 @@ describe('panel in an editor tab survives a reload', function () {
   before(async () => {
     api = await forge();
     seen = [];
-    sub = api.testApi.panel.observe((dir: 'in' | 'out', msg: any, webview: vscode.Webview) => seen.push({ dir, msg, webview }));
+    sub = api.testApi.panel.observe((dir: 'in' | 'out', msg: any, webview: vscode.Webview) =>
+      seen.push({ dir, msg, webview }),
+    );
   });
   after(async () => {
     sub.dispose();
@@ -32,8 +38,18 @@ describe('panel in an editor tab survives a reload', function () {
     await closeAllEditors();
   });
 
-  const readyFrom = (w: vscode.Webview, from = 0) => waitFor(() => seen.slice(from).find((s) => s.webview === w && s.dir === 'in' && s.msg?.type === 'ready'), 'ready from the webview', 20_000);
-  const stateTo = (w: vscode.Webview, from = 0) => waitFor(() => seen.slice(from).find((s) => s.webview === w && s.dir === 'out' && s.msg?.type === 'state'), 'a state snapshot to the webview', 20_000);
+  const readyFrom = (w: vscode.Webview, from = 0) =>
+    waitFor(
+      () => seen.slice(from).find((s) => s.webview === w && s.dir === 'in' && s.msg?.type === 'ready'),
+      'ready from the webview',
+      20_000,
+    );
+  const stateTo = (w: vscode.Webview, from = 0) =>
+    waitFor(
+      () => seen.slice(from).find((s) => s.webview === w && s.dir === 'out' && s.msg?.type === 'state'),
+      'a state snapshot to the webview',
+      20_000,
+    );
 
   it('the serializer re-initialises a restored tab with a forged state; ready yields the host snapshot; all views get run updates', async () => {
     await closeAllEditors();
@@ -48,8 +64,18 @@ describe('panel in an editor tab survives a reload', function () {
     // The side view (kept alive while hidden, so it is loaded once: ready now or earlier) and a tab opened the normal way.
     const sideMark = seen.length;
     await vscode.commands.executeCommand('forge.chatView.focus');
-    const sideView = await waitFor(() => api.testApi.panel.view as vscode.WebviewView | undefined, 'the side view', 20_000);
-    await waitFor(() => api.testApi.panel.readyWebviews.has(sideView.webview) || seen.slice(sideMark).some((s) => s.webview === sideView.webview && s.dir === 'in' && s.msg?.type === 'ready'), 'ready from the side view', 20_000);
+    const sideView = await waitFor(
+      () => api.testApi.panel.view as vscode.WebviewView | undefined,
+      'the side view',
+      20_000,
+    );
+    await waitFor(
+      () =>
+        api.testApi.panel.readyWebviews.has(sideView.webview) ||
+        seen.slice(sideMark).some((s) => s.webview === sideView.webview && s.dir === 'in' && s.msg?.type === 'ready'),
+      'ready from the side view',
+      20_000,
+    );
     const side = sideView.webview;
     const opened: vscode.WebviewPanel = api.testApi.panel.openInEditor(vscode.ViewColumn.One);
     panels.push(opened);
@@ -60,16 +86,29 @@ describe('panel in an editor tab survives a reload', function () {
 
     // The restore path: VS Code creates the panel (with the options it saved, here deliberately none) and hands
     // it to the serializer with whatever the old webview saved. A forged state must not matter.
-    const restored = vscode.window.createWebviewPanel('forge.chatEditor', 'Forge', { viewColumn: vscode.ViewColumn.Two, preserveFocus: true }, {});
+    const restored = vscode.window.createWebviewPanel(
+      'forge.chatEditor',
+      'Forge',
+      { viewColumn: vscode.ViewColumn.Two, preserveFocus: true },
+      {},
+    );
     panels.push(restored);
     const mark = seen.length;
-    const forged = { taskId: 'not-the-current-task', scrollTop: 'x'.repeat(10_000), stick: { evil: true }, items: [{ kind: 'user', text: 'injected' }] };
+    const forged = {
+      taskId: 'not-the-current-task',
+      scrollTop: 'x'.repeat(10_000),
+      stick: { evil: true },
+      items: [{ kind: 'user', text: 'injected' }],
+    };
     await api.testApi.panel.deserializeWebviewPanel(restored, forged);
 
     assert.strictEqual(restored.webview.options.enableScripts, true, 'scripts enabled like a new tab');
     assert.notStrictEqual(restored.webview.options.enableCommandUris, true);
     const roots = (restored.webview.options.localResourceRoots ?? []).map((u) => u.path);
-    assert.ok(roots.some((r) => r.endsWith('/dist/webview')) && roots.some((r) => r.endsWith('/media')), `roots: ${roots}`);
+    assert.ok(
+      roots.some((r) => r.endsWith('/dist/webview')) && roots.some((r) => r.endsWith('/media')),
+      `roots: ${roots}`,
+    );
     assert.strictEqual(roots.length, 2);
     assert.notStrictEqual(restored.options.retainContextWhenHidden, true);
     const restoredNonce = nonceOf(restored.webview.html);
@@ -79,19 +118,40 @@ describe('panel in an editor tab survives a reload', function () {
     const state = await stateTo(restored.webview, mark);
     const items = api.testApi.manager.current.transcript.snapshot().items;
     assert.strictEqual(state.msg.snapshot.taskId, taskId, 'the host task, not the forged one');
-    assert.deepStrictEqual(state.msg.snapshot.items.map((i: any) => i.id), items.map((i: any) => i.id), 'the full transcript');
-    assert.ok(!JSON.stringify(state.msg.snapshot).includes('injected'), 'nothing from the forged state reached the snapshot');
+    assert.deepStrictEqual(
+      state.msg.snapshot.items.map((i: any) => i.id),
+      items.map((i: any) => i.id),
+      'the full transcript',
+    );
+    assert.ok(
+      !JSON.stringify(state.msg.snapshot).includes('injected'),
+      'nothing from the forged state reached the snapshot',
+    );
     assert.strictEqual(state.msg.snapshot.provider.configured, true);
-    assert.ok(state.msg.snapshot.history.some((t: any) => t.id === taskId), 'the history lists the task');
+    assert.ok(
+      state.msg.snapshot.history.some((t: any) => t.id === taskId),
+      'the history lists the task',
+    );
 
     // A run: the restored tab, the other tab and the side view all receive its updates.
-    await llm.script([{ toolCalls: [{ id: 'pe-more', name: 'converse', args: { reply: 'Also: divide throws on zero.' } }] }]);
+    await llm.script([
+      { toolCalls: [{ id: 'pe-more', name: 'converse', args: { reply: 'Also: divide throws on zero.' } }] },
+    ]);
     const runMark = seen.length;
     const second = await api.testApi.controller.startRun('send', 'Anything else?');
     assert.strictEqual(second.reason, 'converse', second.detail);
     const updated = (w: vscode.Webview) =>
       waitFor(
-        () => seen.slice(runMark).some((s) => s.webview === w && s.dir === 'out' && (s.msg.type === 'patch' || s.msg.type === 'state') && JSON.stringify(s.msg).includes('divide throws on zero')),
+        () =>
+          seen
+            .slice(runMark)
+            .some(
+              (s) =>
+                s.webview === w &&
+                s.dir === 'out' &&
+                (s.msg.type === 'patch' || s.msg.type === 'state') &&
+                JSON.stringify(s.msg).includes('divide throws on zero'),
+            ),
         'the run reply to reach the webview',
       );
     await updated(restored.webview);
@@ -104,10 +164,16 @@ describe('panel in an editor tab survives a reload', function () {
     await new Promise((r) => setTimeout(r, 200));
     const afterClose = seen.length;
     api.testApi.panel.showError('after close');
-    await waitFor(() => seen.slice(afterClose).some((s) => s.webview === side && s.msg.type === 'error'), 'the side view to still get messages');
+    await waitFor(
+      () => seen.slice(afterClose).some((s) => s.webview === side && s.msg.type === 'error'),
+      'the side view to still get messages',
+    );
     const leaked = seen.slice(afterClose).filter((s) => s.webview === restoredWebview);
-    assert.deepStrictEqual(leaked.map((s) => `${s.dir} ${JSON.stringify(s.msg).slice(0, 120)}`), [], 'nothing is sent to a closed tab');
+    assert.deepStrictEqual(
+      leaked.map((s) => `${s.dir} ${JSON.stringify(s.msg).slice(0, 120)}`),
+      [],
+      'nothing is sent to a closed tab',
+    );
     assert.strictEqual(api.testApi.panel.openInEditor(vscode.ViewColumn.One), opened, 'the open tab is reused');
   });
 });
-

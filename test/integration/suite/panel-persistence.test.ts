@@ -17,7 +17,9 @@ describe('panel restore and task persistence', function () {
       { toolCalls: [{ id: 'f-bye', name: 'converse', args: { reply: 'math.js has add and divide.' } }] },
     ]);
     const seen: { dir: string; msg: any; webview: vscode.Webview }[] = [];
-    const sub = api.testApi.panel.observe((dir: string, msg: any, webview: vscode.Webview) => seen.push({ dir, msg, webview }));
+    const sub = api.testApi.panel.observe((dir: string, msg: any, webview: vscode.Webview) =>
+      seen.push({ dir, msg, webview }),
+    );
     try {
       await vscode.commands.executeCommand('forge.chatView.focus');
       const view = await waitFor(() => api.testApi.panel.view as vscode.WebviewView | undefined, 'the side view');
@@ -30,7 +32,15 @@ describe('panel restore and task persistence', function () {
       assert.strictEqual(report.reason, 'converse', report.detail);
       // Patches are coalesced: the last one may follow the run's end by a moment.
       await waitFor(
-        () => seen.slice(mark).some((s) => s.webview === view.webview && s.dir === 'out' && JSON.stringify(s.msg).includes('math.js has add and divide.')),
+        () =>
+          seen
+            .slice(mark)
+            .some(
+              (s) =>
+                s.webview === view.webview &&
+                s.dir === 'out' &&
+                JSON.stringify(s.msg).includes('math.js has add and divide.'),
+            ),
         'the hidden view to receive the run reply',
       );
       assert.ok(api.testApi.panel.readyWebviews.has(view.webview), 'still loaded while hidden');
@@ -38,7 +48,10 @@ describe('panel restore and task persistence', function () {
       await vscode.commands.executeCommand('forge.chatView.focus');
       await waitFor(() => view.visible, 'the side view to be shown again');
       await new Promise((r) => setTimeout(r, 1000));
-      assert.ok(!seen.slice(shown).some((s) => s.dir === 'in' && s.msg?.type === 'ready'), 'no reload: the webview did not start over');
+      assert.ok(
+        !seen.slice(shown).some((s) => s.dir === 'in' && s.msg?.type === 'ready'),
+        'no reload: the webview did not start over',
+      );
       assert.strictEqual(api.testApi.panel.view, view, 'the same view');
     } finally {
       sub.dispose();
@@ -60,7 +73,10 @@ describe('panel restore and task persistence', function () {
     assert.ok(restored, 'a task was restored');
     assert.strictEqual(restored.id, before.id);
     assert.deepStrictEqual(restored.dump().history, history);
-    assert.deepStrictEqual(restored.transcript.snapshot().items.map((i: any) => i.id), items.map((i: any) => i.id));
+    assert.deepStrictEqual(
+      restored.transcript.snapshot().items.map((i: any) => i.id),
+      items.map((i: any) => i.id),
+    );
     assert.strictEqual(api.testApi.panel.bridge.snapshot().taskId, before.id, 'the panel shows the restored task');
   });
 
@@ -81,22 +97,42 @@ describe('panel restore and task persistence', function () {
     assert.strictEqual(restored.record().status, 'stopped');
     assert.ok(historyIsConsistent(restored.dump().history), 'no dangling tool call after restore');
     const items = restored.transcript.snapshot().items;
-    assert.ok(items.some((i: any) => i.kind === 'user' && /math\.js/.test(i.text)), 'the user message is there');
-    assert.ok(items.some((i: any) => i.kind === 'error' && /reloaded/.test(i.message)), 'the panel says what happened');
-    assert.ok(!items.some((i: any) => i.kind === 'tool' && (i.status === 'running' || i.status === 'pending')), 'nothing spins');
+    assert.ok(
+      items.some((i: any) => i.kind === 'user' && /math\.js/.test(i.text)),
+      'the user message is there',
+    );
+    assert.ok(
+      items.some((i: any) => i.kind === 'error' && /reloaded/.test(i.message)),
+      'the panel says what happened',
+    );
+    assert.ok(
+      !items.some((i: any) => i.kind === 'tool' && (i.status === 'running' || i.status === 'pending')),
+      'nothing spins',
+    );
 
     await llm.script([{ toolCalls: [{ id: 'x-done', name: 'task_completion', args: { result: 'Explained.' } }] }]);
     const again = await api.testApi.controller.continueTask();
     assert.strictEqual(again?.reason, 'done', again?.detail);
     const last = (await llm.requests()).at(-1)!;
-    assert.ok(last.body.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'x-read'), 'the continued run kept the conversation');
+    assert.ok(
+      last.body.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'x-read'),
+      'the continued run kept the conversation',
+    );
   });
 
   it('a task saved while waiting for an approval asks it again after a reload', async () => {
     const file = wsPath('src', 'greet.js');
     const original = await readText(file);
     await freshTask(api, [
-      { toolCalls: [{ id: 'p-edit', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: 'Hello, ', replace: 'Hey, ' }] } }] },
+      {
+        toolCalls: [
+          {
+            id: 'p-edit',
+            name: 'apply_diff',
+            args: { path: 'src/greet.js', blocks: [{ search: 'Hello, ', replace: 'Hey, ' }] },
+          },
+        ],
+      },
       { toolCalls: [{ id: 'p-done', name: 'task_completion', args: { result: 'Says hey now.' } }] },
     ]);
     const run = api.testApi.controller.startRun('send', 'Say hey.');

@@ -18,16 +18,29 @@ describe('pre-warming for the first command', () => {
       runner.prewarm(workspaceRoot());
       runner.prewarm(workspaceRoot()); // a second run start reuses the idle terminal
       const term = await waitFor(() => opened.find((t) => t.name === 'Forge prewarm test'), 'the pre-warmed terminal');
-      assert.strictEqual((term.creationOptions as vscode.TerminalOptions).hideFromUser, true, 'hidden until a command runs');
+      assert.strictEqual(
+        (term.creationOptions as vscode.TerminalOptions).hideFromUser,
+        true,
+        'hidden until a command runs',
+      );
       assert.strictEqual(vscode.window.activeTerminal, activeBefore, 'the active terminal did not change');
       await waitFor(() => term.shellIntegration, 'shell integration in the pre-warmed terminal', 20_000);
       const t0 = Date.now();
-      const r = await runner.run({ command: 'echo warm-$((6*7))', cwd: workspaceRoot(), timeoutMs: 20_000, signal: new AbortController().signal });
+      const r = await runner.run({
+        command: 'echo warm-$((6*7))',
+        cwd: workspaceRoot(),
+        timeoutMs: 20_000,
+        signal: new AbortController().signal,
+      });
       console.log(`      command in the pre-warmed terminal took ${Date.now() - t0} ms`);
       sub.dispose();
       assert.match(r.output, /warm-42/);
       assert.strictEqual(runner.lastRunUsedTerminal, true);
-      assert.deepStrictEqual(opened.filter((t) => t.name === 'Forge prewarm test'), [term], 'one terminal: the pre-warmed one ran the command');
+      assert.deepStrictEqual(
+        opened.filter((t) => t.name === 'Forge prewarm test'),
+        [term],
+        'one terminal: the pre-warmed one ran the command',
+      );
     } finally {
       runner.dispose();
     }
@@ -47,7 +60,12 @@ describe('pre-warming for the first command', () => {
       const spare = await waitFor(() => opened[1], 'the spare terminal', 20_000);
       assert.strictEqual((spare.creationOptions as vscode.TerminalOptions).hideFromUser, true, 'the spare is hidden');
       await waitFor(() => spare.shellIntegration, 'shell integration in the spare', 20_000);
-      const r = await runner.run({ command: 'echo spare-$((6*7))', cwd: workspaceRoot(), timeoutMs: 20_000, signal: new AbortController().signal });
+      const r = await runner.run({
+        command: 'echo spare-$((6*7))',
+        cwd: workspaceRoot(),
+        timeoutMs: 20_000,
+        signal: new AbortController().signal,
+      });
       assert.match(r.output, /spare-42/);
       assert.strictEqual(opened.length, 2, 'the command ran in the spare: no third terminal');
       runner.dispose(); // a disposed runner starts nothing more

@@ -39,8 +39,21 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     await freshTask(api, [
       { text: 'Planning first.', toolCalls: [{ id: 'r-plan', name: 'update_plan', args: plan }] },
       { toolCalls: [{ id: 'r-w1', name: 'write_file', args: { path: 'recovery-a.txt', content: 'one\n' } }] },
-      { toolCalls: [{ id: 'r-w2', name: 'write_file', args: { path: 'recovery-a.txt', content: 'two\n' } }, { id: 'r-w3', name: 'write_file', args: { path: 'recovery-b.txt', content: 'bee\n' } }] },
-      { toolCalls: [{ id: 'r-cmd', name: 'execute_command', args: { command: `node -e "require('fs').writeFileSync('recovery-cmd-out.txt', 'x')"` } }] },
+      {
+        toolCalls: [
+          { id: 'r-w2', name: 'write_file', args: { path: 'recovery-a.txt', content: 'two\n' } },
+          { id: 'r-w3', name: 'write_file', args: { path: 'recovery-b.txt', content: 'bee\n' } },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: 'r-cmd',
+            name: 'execute_command',
+            args: { command: `node -e "require('fs').writeFileSync('recovery-cmd-out.txt', 'x')"` },
+          },
+        ],
+      },
       { toolCalls: [{ id: 'r-done', name: 'task_completion', args: { result: 'Wrote the files.' } }] },
     ]);
     const report = await api.testApi.controller.startRun('send', 'Write the notes files.');
@@ -49,7 +62,11 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     const session = api.testApi.manager.current;
     const items = () => session.transcript.snapshot().items as any[];
     const card = (id: string) => items().find((i) => i.kind === 'tool' && i.toolCallId === id);
-    assert.deepStrictEqual(['r-w1', 'r-w2', 'r-w3'].map((id) => card(id)?.checkpoint), [true, true, true], 'edits make their cards checkpoints');
+    assert.deepStrictEqual(
+      ['r-w1', 'r-w2', 'r-w3'].map((id) => card(id)?.checkpoint),
+      [true, true, true],
+      'edits make their cards checkpoints',
+    );
     assert.strictEqual(card('r-plan')?.checkpoint, undefined);
     await waitFor(() => card('r-cmd')?.changedFiles?.length, 'the command card to list the files it changed');
     assert.deepStrictEqual(card('r-cmd').changedFiles, [out]);
@@ -60,42 +77,82 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
 
     const checkpoints = await (api.testApi as any).recovery.checkpoints(session.id);
     // A contained command's changes are in the checkpoints too (its write layer says exactly what it changed).
-    assert.deepStrictEqual(checkpoints.map((c: any) => c.toolCallIds), [['r-w1'], ['r-w2', 'r-w3'], ['r-cmd']]);
+    assert.deepStrictEqual(
+      checkpoints.map((c: any) => c.toolCallIds),
+      [['r-w1'], ['r-w2', 'r-w3'], ['r-cmd']],
+    );
 
     // The user changes b.txt; then restores to the first checkpoint (the card's action), keeping b.txt, rewinding.
     fs.writeFileSync(b, 'mine\n');
-    const restored = await vscode.commands.executeCommand<any>('forge.restoreCheckpoint', { taskId: session.id, toolCallId: 'r-w1', rewind: true, confirm: false, conflicts: 'skip' });
+    const restored = await vscode.commands.executeCommand<any>('forge.restoreCheckpoint', {
+      taskId: session.id,
+      toolCallId: 'r-w1',
+      rewind: true,
+      confirm: false,
+      conflicts: 'skip',
+    });
     assert.ok(restored, 'the restore ran');
     assert.strictEqual(await readText(a), 'one\n', 'a.txt is back at checkpoint 1');
-    assert.strictEqual(await readText(b), 'mine\n', 'the user\'s change is never overwritten silently');
+    assert.strictEqual(await readText(b), 'mine\n', "the user's change is never overwritten silently");
     assert.deepStrictEqual(restored.skipped, [b]);
     assert.ok(!fs.existsSync(out), 'the file the command created after checkpoint 1 is gone too');
-    const last = items().filter((i) => i.kind === 'checkpoint').at(-1); // the changes block may follow it
+    const last = items()
+      .filter((i) => i.kind === 'checkpoint')
+      .at(-1); // the changes block may follow it
     assert.strictEqual(last.kind, 'checkpoint');
     assert.strictEqual(last.step, 1);
     assert.deepStrictEqual(last.skipped, [b]);
     assert.ok(last.rewoundMessages > 0);
-    assert.ok(!items().some((i) => i.kind === 'tool' && i.toolCallId === 'r-cmd'), 'the transcript was rewound past the command');
+    assert.ok(
+      !items().some((i) => i.kind === 'tool' && i.toolCallId === 'r-cmd'),
+      'the transcript was rewound past the command',
+    );
     const history = session.dump().history;
-    assert.ok(!history.some((m: any) => m.role === 'tool' && m.toolCallId === 'r-w2'), 'the model\'s history was rewound too');
+    assert.ok(
+      !history.some((m: any) => m.role === 'tool' && m.toolCallId === 'r-w2'),
+      "the model's history was rewound too",
+    );
 
     // The audit log (extension storage) has the tool calls, decisions, file writes, the command and the restore.
     await (api.testApi as any).audit.flush();
     const files: string[] = await (api.testApi as any).auditSink.files();
     assert.ok(!files[0].startsWith(wsPath()), 'the audit log is not in the workspace');
-    const lines = fs.readFileSync(files[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(files[0], 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const mine = lines.filter((l) => l.taskId === session.id);
     const kinds = new Set(mine.map((l) => l.kind));
-    for (const k of ['run_start', 'tool_call', 'decision', 'tool_result', 'model_call', 'file_write', 'command', 'plan', 'run_end', 'restore']) assert.ok(kinds.has(k), `audit has ${k}: ${[...kinds]}`);
+    for (const k of [
+      'run_start',
+      'tool_call',
+      'decision',
+      'tool_result',
+      'model_call',
+      'file_write',
+      'command',
+      'plan',
+      'run_end',
+      'restore',
+    ])
+      assert.ok(kinds.has(k), `audit has ${k}: ${[...kinds]}`);
     const cmd = mine.find((l) => l.kind === 'command');
     assert.strictEqual(cmd.exitCode, 0);
     assert.strictEqual(typeof cmd.contained, 'boolean');
-    assert.ok(mine.filter((l) => l.kind === 'decision').some((l) => l.by === 'setting' && l.reason === 'forge.autoApprove.write' && l.tool === 'write_file'), 'auto-approval is recorded as such, with the setting');
+    assert.ok(
+      mine
+        .filter((l) => l.kind === 'decision')
+        .some((l) => l.by === 'setting' && l.reason === 'forge.autoApprove.write' && l.tool === 'write_file'),
+      'auto-approval is recorded as such, with the setting',
+    );
     const write = mine.find((l) => l.kind === 'file_write' && l.toolCallId === 'r-w2');
     assert.match(write.beforeSha256, /^[0-9a-f]{64}$/);
     assert.ok(!JSON.stringify(mine).includes('bee'), 'no file content in the audit log');
 
-    const doc = await vscode.commands.executeCommand('forge.showAuditLog').then(() => vscode.window.activeTextEditor?.document);
+    const doc = await vscode.commands
+      .executeCommand('forge.showAuditLog')
+      .then(() => vscode.window.activeTextEditor?.document);
     assert.strictEqual(doc?.uri.scheme, 'forge-view', 'the audit log opens read-only');
     assert.match(doc!.getText(), /"kind":"restore"/);
     const md = await vscode.commands.executeCommand<string>('forge.showRunReport');
@@ -109,15 +166,25 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.strictEqual(await readText(a), 'two\n');
     assert.strictEqual(await readText(b), 'mine\n');
     const marks = items().filter((i) => i.kind === 'checkpoint');
-    assert.deepStrictEqual(marks.map((m) => [m.action, !!m.redone]), [['restore', true], ['redo', false]]);
-    assert.deepStrictEqual(marks[1].restored, [a, out], 'the command\'s file is redone too');
+    assert.deepStrictEqual(
+      marks.map((m) => [m.action, !!m.redone]),
+      [
+        ['restore', true],
+        ['redo', false],
+      ],
+    );
+    assert.deepStrictEqual(marks[1].restored, [a, out], "the command's file is redone too");
     await (api.testApi as any).audit.flush();
     assert.match(fs.readFileSync(files[0], 'utf8'), /"kind":"redo"/);
   });
 
   it('a plan the user edits in the panel reaches the model in its next step, and survives a reload', async () => {
     const session = api.testApi.manager.current;
-    const edited = { goal: plan.goal, steps: [...plan.steps.slice(0, 2), { text: 'Also write c.txt', status: 'in_progress' as const }], currentStep: 3 };
+    const edited = {
+      goal: plan.goal,
+      steps: [...plan.steps.slice(0, 2), { text: 'Also write c.txt', status: 'in_progress' as const }],
+      currentStep: 3,
+    };
     api.testApi.controller.webview.edit_plan({ type: 'edit_plan', taskId: session.id, plan: edited });
     await waitFor(() => api.testApi.panel.bridge.snapshot().plan?.updatedBy === 'user', 'the edited plan in the panel');
     await llm.reset();
@@ -130,7 +197,11 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     await session.save();
     const { restored } = await api.testApi.simulateReload();
     assert.strictEqual(restored.dump().plan?.steps[2].text, 'Also write c.txt');
-    assert.strictEqual(api.testApi.panel.bridge.snapshot().plan?.steps[2].text, 'Also write c.txt', 'the panel shows the plan after a reload');
+    assert.strictEqual(
+      api.testApi.panel.bridge.snapshot().plan?.steps[2].text,
+      'Also write c.txt',
+      'the panel shows the plan after a reload',
+    );
   });
 
   it('Undo Task Changes leaves the same mark (and reports the file the user changed)', async () => {
@@ -139,7 +210,11 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     // a.txt was created by the task, and recovery-cmd-out.txt by its command (a contained command is undone too).
     assert.deepStrictEqual([...result.deleted].sort(), [a, out].sort(), 'what the task and its command created');
     assert.ok(!fs.existsSync(out));
-    assert.deepStrictEqual(result.conflicts.map((c: any) => c.path), [b], 'b.txt, changed by the user, is left alone');
+    assert.deepStrictEqual(
+      result.conflicts.map((c: any) => c.path),
+      [b],
+      'b.txt, changed by the user, is left alone',
+    );
     assert.ok(!fs.existsSync(a));
     assert.strictEqual(await readText(b), 'mine\n');
     const last = (session.transcript.snapshot().items as any[]).filter((i) => i.kind === 'checkpoint').at(-1);
@@ -147,11 +222,25 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
     assert.strictEqual(last.action, 'undo');
     assert.deepStrictEqual([...last.deleted].sort(), [a, out].sort());
     // The task's changes block is computed again: a.txt, undone, is no longer listed as changed.
-    const changes = () => session.transcript.snapshot().items.filter((i: any) => i.kind === 'changes').at(-1) as any;
-    await waitFor(() => changes() && !changes().files.some((f: any) => f.path === a && f.state === 'changed'), 'the changes block to drop a.txt');
+    const changes = () =>
+      session.transcript
+        .snapshot()
+        .items.filter((i: any) => i.kind === 'changes')
+        .at(-1) as any;
+    await waitFor(
+      () => changes() && !changes().files.some((f: any) => f.path === a && f.state === 'changed'),
+      'the changes block to drop a.txt',
+    );
     await (api.testApi as any).audit.flush();
     const files: string[] = await (api.testApi as any).auditSink.files();
-    const lines = fs.readFileSync(files[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.ok(lines.some((l) => l.kind === 'undo' && l.taskId === session.id && l.deleted.includes(a)), 'the undo is in the audit log');
+    const lines = fs
+      .readFileSync(files[0], 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      lines.some((l) => l.kind === 'undo' && l.taskId === session.id && l.deleted.includes(a)),
+      'the undo is in the audit log',
+    );
   });
 });

@@ -30,12 +30,22 @@ describe('review fixes: diff approval', () => {
   it('a proposal answered while its diff tab is still opening leaves no tab behind', async () => {
     const file = wsPath('src', 'greet.js');
     const original = await readText(file);
-    const outcome = diffApproval.propose({ id: 'rf-fast', path: file, original, proposed: original + '// x\n', isNewFile: false });
+    const outcome = diffApproval.propose({
+      id: 'rf-fast',
+      path: file,
+      original,
+      proposed: original + '// x\n',
+      isNewFile: false,
+    });
     // Answered at once (keyboard shortcut, Stop): before vscode.diff has opened the tab.
     assert.strictEqual(await diffApproval.reject('rf-fast', 'no'), true);
     assert.deepStrictEqual(await outcome, { kind: 'reject', reason: 'no' });
     await sleep(1500);
-    assert.deepStrictEqual(proposalTabs().map((t) => t.label), [], 'no orphaned proposal tab');
+    assert.deepStrictEqual(
+      proposalTabs().map((t) => t.label),
+      [],
+      'no orphaned proposal tab',
+    );
   });
 });
 
@@ -50,7 +60,11 @@ class CountingFallback implements CommandRunner {
 
 describe('review fixes: terminal runner', () => {
   const fallback = new CountingFallback();
-  const runner = new TerminalCommandRunner({ fallback, shellIntegrationTimeoutMs: 15_000, terminalName: 'Forge review' });
+  const runner = new TerminalCommandRunner({
+    fallback,
+    shellIntegrationTimeoutMs: 15_000,
+    terminalName: 'Forge review',
+  });
   after(() => runner.dispose());
 
   it('Stop while the terminal starts neither runs the command elsewhere nor turns shell integration off', async function () {
@@ -61,7 +75,12 @@ describe('review fixes: terminal runner', () => {
     const r = await first;
     assert.strictEqual(r.aborted, true);
     assert.strictEqual(fallback.used, 0, 'the stopped command was not run by the fallback');
-    const next = await runner.run({ command: 'echo forge-after-stop', cwd: workspaceRoot(), timeoutMs: 30_000, signal: new AbortController().signal });
+    const next = await runner.run({
+      command: 'echo forge-after-stop',
+      cwd: workspaceRoot(),
+      timeoutMs: 30_000,
+      signal: new AbortController().signal,
+    });
     assert.match(next.output, /forge-after-stop/);
     assert.strictEqual(runner.lastRunUsedTerminal, true, 'the next command still runs in the terminal');
     assert.strictEqual(fallback.used, 0);
@@ -78,7 +97,12 @@ describe('review fixes: terminal runner without shell integration', () => {
     // 1 ms: shell integration cannot have started, as with an unsupported shell.
     const runner = new TerminalCommandRunner({ fallback, shellIntegrationTimeoutMs: 1, terminalName: name });
     try {
-      const r = await runner.run({ command: 'echo hi', cwd: workspaceRoot(), timeoutMs: 10_000, signal: new AbortController().signal });
+      const r = await runner.run({
+        command: 'echo hi',
+        cwd: workspaceRoot(),
+        timeoutMs: 10_000,
+        signal: new AbortController().signal,
+      });
       assert.strictEqual(r.exitCode, 0);
       assert.strictEqual(fallback.used, 1);
       assert.strictEqual(runner.lastRunUsedTerminal, false);
@@ -123,8 +147,15 @@ describe('review fixes: controller', () => {
       },
     } as unknown as ControllerDeps);
     const prefilled: string[] = [];
-    controller.setPanel({ prefill: async (t: string) => void prefilled.push(t), bridge: { snapshot: () => ({}) } } as any);
-    const errors = () => manager.current.transcript.snapshot().items.filter((i: any) => i.kind === 'error').map((i: any) => i.message as string);
+    controller.setPanel({
+      prefill: async (t: string) => void prefilled.push(t),
+      bridge: { snapshot: () => ({}) },
+    } as any);
+    const errors = () =>
+      manager.current.transcript
+        .snapshot()
+        .items.filter((i: any) => i.kind === 'error')
+        .map((i: any) => i.message as string);
     return { controller, manager, release, prefilled, errors };
   }
 
@@ -138,7 +169,10 @@ describe('review fixes: controller', () => {
     assert.strictEqual((a as PromiseFulfilledResult<any>).value?.reason, 'done');
     assert.deepStrictEqual(b, { status: 'fulfilled', value: undefined }, 'the second send neither ran nor threw');
     assert.deepStrictEqual(prefilled, ['two']);
-    assert.ok(errors().some((m) => /input box/.test(m)), `notes: ${errors().join(' | ')}`);
+    assert.ok(
+      errors().some((m) => /input box/.test(m)),
+      `notes: ${errors().join(' | ')}`,
+    );
   });
 
   it('a task switch while the model is being resolved does not run the message in the closed task', async () => {
@@ -151,7 +185,10 @@ describe('review fixes: controller', () => {
     assert.strictEqual(before.dump().history.length, 0, 'the closed task did not run');
     assert.strictEqual(manager.current.dump().history.length, 0, 'nor did the new one');
     assert.deepStrictEqual(prefilled, ['for the old task']);
-    assert.ok(errors().some((m) => /input box/.test(m)), `notes: ${errors().join(' | ')}`);
+    assert.ok(
+      errors().some((m) => /input box/.test(m)),
+      `notes: ${errors().join(' | ')}`,
+    );
   });
 });
 

@@ -31,7 +31,12 @@ interface GitApi {
 /** Settings the harness writes into the workspace's .vscode/settings.json (run.mjs prepareWorkspace + the fixture). */
 const HARNESS_SETTINGS = ['provider', 'baseUrl', 'model', 'reflection.enabled'];
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: workspaceRoot(), encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: workspaceRoot(),
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 /** Approves every command the run asks about (whether a command asks depends on the policy; the attack is the same). */
 function approveCommands(api: ForgeApi): { dispose(): void } {
@@ -56,11 +61,15 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
   let readmeText: string | undefined;
 
   const session = () => api.testApi.manager.current;
-  const card = (toolCallId: string) => (session().transcript.snapshot().items as any[]).find((i) => i.kind === 'tool' && i.toolCallId === toolCallId);
+  const card = (toolCallId: string) =>
+    (session().transcript.snapshot().items as any[]).find((i) => i.kind === 'tool' && i.toolCallId === toolCallId);
 
   /** Runs one scripted task whose turns are commands (then task_completion); every command asked is approved. */
   async function runCommands(prompt: string, commands: Array<{ id: string; command: string }>) {
-    await freshTask(api, [...commands.map((c) => ({ toolCalls: [{ id: c.id, name: 'execute_command', args: { command: c.command } }] })), done('Ran the commands.')]);
+    await freshTask(api, [
+      ...commands.map((c) => ({ toolCalls: [{ id: c.id, name: 'execute_command', args: { command: c.command } }] })),
+      done('Ran the commands.'),
+    ]);
     const approver = approveCommands(api);
     try {
       const report = await api.testApi.controller.startRun('send', prompt);
@@ -68,7 +77,8 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     } finally {
       approver.dispose();
     }
-    for (const c of commands) assert.strictEqual(card(c.id)?.status, 'done', `the command ${c.id} ran: ${JSON.stringify(card(c.id))}`);
+    for (const c of commands)
+      assert.strictEqual(card(c.id)?.status, 'done', `the command ${c.id} ran: ${JSON.stringify(card(c.id))}`);
   }
 
   before(async function () {
@@ -90,7 +100,10 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
       parkedVscode = path.join(outside, 'parked-vscode');
       fs.cpSync(wsPath('.vscode'), parkedVscode, { recursive: true });
       fs.rmSync(wsPath('.vscode'), { recursive: true, force: true });
-      await waitFor(() => forgeConfig().inspect('baseUrl')?.workspaceValue === undefined, 'VS Code to drop the workspace settings');
+      await waitFor(
+        () => forgeConfig().inspect('baseUrl')?.workspaceValue === undefined,
+        'VS Code to drop the workspace settings',
+      );
     }
     assert.ok(api.testApi.model.configured, 'the loopback model is still configured (from the user settings)');
 
@@ -133,13 +146,19 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     fs.rmSync(wsPath('.vscode'), { recursive: true, force: true });
     if (parkedVscode) {
       fs.cpSync(parkedVscode, wsPath('.vscode'), { recursive: true });
-      await waitFor(() => vscode.workspace.getConfiguration('forge').inspect('baseUrl')?.workspaceValue !== undefined, 'VS Code to read the workspace settings again');
+      await waitFor(
+        () => vscode.workspace.getConfiguration('forge').inspect('baseUrl')?.workspaceValue !== undefined,
+        'VS Code to read the workspace settings again',
+      );
     }
     for (const key of HARNESS_SETTINGS) {
       const config = vscode.workspace.getConfiguration('forge');
       if (config.inspect(key)?.globalValue === undefined) continue;
       await config.update(key, undefined, vscode.ConfigurationTarget.Global);
-      await waitFor(() => vscode.workspace.getConfiguration('forge').inspect(key)?.globalValue === undefined, `forge.${key} to leave the user settings`);
+      await waitFor(
+        () => vscode.workspace.getConfiguration('forge').inspect(key)?.globalValue === undefined,
+        `forge.${key} to leave the user settings`,
+      );
     }
     if (outside) fs.rmSync(outside, { recursive: true, force: true });
   });
@@ -170,19 +189,38 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     // shows the change once that status has run (git runs a configured fsmonitor before it answers).
     const readme = wsPath('README.md');
     readmeText = fs.readFileSync(readme, 'utf8');
-    await vscode.workspace.fs.writeFile(vscode.Uri.file(readme), new TextEncoder().encode(readmeText + 'status-probe\n'));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.file(readme),
+      new TextEncoder().encode(readmeText + 'status-probe\n'),
+    );
     await vscode.commands.executeCommand('git.refresh', repo);
-    await waitFor(() => repo.state.workingTreeChanges.some((ch) => ch.uri.fsPath === readme), 'the SCM view to show README.md as changed', 30_000);
+    await waitFor(
+      () => repo.state.workingTreeChanges.some((ch) => ch.uri.fsPath === readme),
+      'the SCM view to show README.md as changed',
+      30_000,
+    );
     await repo.status();
-    assert.strictEqual(fs.existsSync(fsmonitorRan), false, 'git status run by VS Code executed the planted core.fsmonitor');
+    assert.strictEqual(
+      fs.existsSync(fsmonitorRan),
+      false,
+      'git status run by VS Code executed the planted core.fsmonitor',
+    );
 
     // VS Code's git extension checks out a branch and back: git runs a post-checkout hook after each.
     await repo.checkout('other');
     await waitFor(() => repo.state.HEAD?.name === 'other', 'the checkout of other', 30_000);
     await repo.checkout('main');
     await waitFor(() => repo.state.HEAD?.name === 'main', 'the checkout of main', 30_000);
-    assert.strictEqual(fs.existsSync(hookRan), false, 'git checkout run by VS Code executed the planted post-checkout hook');
-    assert.strictEqual(fs.existsSync(fsmonitorRan), false, 'git checkout run by VS Code executed the planted core.fsmonitor');
+    assert.strictEqual(
+      fs.existsSync(hookRan),
+      false,
+      'git checkout run by VS Code executed the planted post-checkout hook',
+    );
+    assert.strictEqual(
+      fs.existsSync(fsmonitorRan),
+      false,
+      'git checkout run by VS Code executed the planted core.fsmonitor',
+    );
 
     // The repository is as it was.
     const config = fs.readFileSync(wsPath('.git', 'config'), 'utf8');
@@ -192,8 +230,16 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     assert.strictEqual(fs.existsSync(wsPath('.git-old')), false);
 
     // The model was told the changes were not applied, naming the files; the cards say so too.
-    assert.match(fsmonitorResult, /not applied to the workspace: the command's changes to [^\]]*\.git\/config[^\]]*control plane/, fsmonitorResult);
-    assert.match(hookResult, /not applied to the workspace: the command's changes to [^\]]*\.git\/hooks[^\]]*control plane/, hookResult);
+    assert.match(
+      fsmonitorResult,
+      /not applied to the workspace: the command's changes to [^\]]*\.git\/config[^\]]*control plane/,
+      fsmonitorResult,
+    );
+    assert.match(
+      hookResult,
+      /not applied to the workspace: the command's changes to [^\]]*\.git\/hooks[^\]]*control plane/,
+      hookResult,
+    );
     assert.match(card('cp-fsmonitor')?.result ?? '', /not applied to the workspace/);
     assert.match(card('cp-hook')?.result ?? '', /not applied to the workspace/);
   });
@@ -203,22 +249,34 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     const taskRan = path.join(outside, 'folder-open-task-ran');
     const tasks = JSON.stringify({
       version: '2.0.0',
-      tasks: [{ label: 'forge-planted', type: 'shell', command: `touch ${taskRan}`, runOptions: { runOn: 'folderOpen' } }],
+      tasks: [
+        { label: 'forge-planted', type: 'shell', command: `touch ${taskRan}`, runOptions: { runOn: 'folderOpen' } },
+      ],
     });
     await runCommands('Set up the project.', [
-      { id: 'cp-tasks', command: `mkdir -p .vscode && printf '%s\\n' '${tasks}' > .vscode/tasks.json && echo ok > ordinary.txt && echo planted-tasks` },
+      {
+        id: 'cp-tasks',
+        command: `mkdir -p .vscode && printf '%s\\n' '${tasks}' > .vscode/tasks.json && echo ok > ordinary.txt && echo planted-tasks`,
+      },
     ]);
     const result = (await toolResultSeenByModel('cp-tasks')) ?? '';
     assert.match(result, /Exit code: 0[\s\S]*planted-tasks/, result);
 
     // VS Code's task system (what runs folderOpen tasks when the folder opens) knows no such task, and no file.
     const known = await vscode.tasks.fetchTasks();
-    assert.ok(!known.some((t) => t.name === 'forge-planted'), `VS Code lists the planted task: ${known.map((t) => t.name).join(', ')}`);
+    assert.ok(
+      !known.some((t) => t.name === 'forge-planted'),
+      `VS Code lists the planted task: ${known.map((t) => t.name).join(', ')}`,
+    );
     assert.strictEqual(fs.existsSync(wsPath('.vscode')), false, '.vscode was created in the workspace');
-    assert.strictEqual(await readText(wsPath('ordinary.txt')), 'ok\n', 'the same command\'s ordinary file arrived');
+    assert.strictEqual(await readText(wsPath('ordinary.txt')), 'ok\n', "the same command's ordinary file arrived");
 
     // The model and the card were told.
-    assert.match(result, /not applied to the workspace: the command's changes to [^\]]*\.vscode[^\]]*control plane/, result);
+    assert.match(
+      result,
+      /not applied to the workspace: the command's changes to [^\]]*\.vscode[^\]]*control plane/,
+      result,
+    );
     assert.match(card('cp-tasks')?.result ?? '', /not applied to the workspace/);
     assert.strictEqual(fs.existsSync(taskRan), false);
   });
@@ -240,16 +298,26 @@ describe('sealed control plane in the real VS Code: git extension and tasks neve
     // The card lists what the command changed and is a checkpoint (its texts are in the edit journal).
     await waitFor(() => card('cp-gen')?.checkpoint === true, 'the command card to become a checkpoint');
     const listed: string[] = card('cp-gen').changedFiles;
-    for (const f of ['out.txt', 'gen/a.txt', 'cp-note.txt']) assert.ok(listed.includes(wsPath(...f.split('/'))), `the card lists ${f}: ${listed}`);
+    for (const f of ['out.txt', 'gen/a.txt', 'cp-note.txt'])
+      assert.ok(listed.includes(wsPath(...f.split('/'))), `the card lists ${f}: ${listed}`);
     await waitFor(() => card('cp-first')?.checkpoint === true, 'the first command card to become a checkpoint');
     const checkpoints = await (api.testApi as any).recovery.checkpoints(session().id);
-    assert.deepStrictEqual(checkpoints.map((c: any) => c.toolCallIds), [['cp-first'], ['cp-gen']]);
+    assert.deepStrictEqual(
+      checkpoints.map((c: any) => c.toolCallIds),
+      [['cp-first'], ['cp-gen']],
+    );
 
     // "Restore to here" on the first command's card: the files go back to how that step left them.
-    const restored = await vscode.commands.executeCommand<any>('forge.restoreCheckpoint', { taskId: session().id, toolCallId: 'cp-first', rewind: false, confirm: false, conflicts: 'skip' });
+    const restored = await vscode.commands.executeCommand<any>('forge.restoreCheckpoint', {
+      taskId: session().id,
+      toolCallId: 'cp-first',
+      rewind: false,
+      confirm: false,
+      conflicts: 'skip',
+    });
     assert.ok(restored, 'the restore ran');
     assert.deepStrictEqual(restored.conflicts, []);
-    assert.strictEqual(await readText(wsPath('cp-note.txt')), 'one\n', 'the command\'s change to cp-note.txt is undone');
+    assert.strictEqual(await readText(wsPath('cp-note.txt')), 'one\n', "the command's change to cp-note.txt is undone");
     assert.strictEqual(fs.existsSync(wsPath('out.txt')), false, 'out.txt, created by the command, is gone');
     assert.strictEqual(fs.existsSync(wsPath('gen', 'a.txt')), false, 'gen/a.txt, created by the command, is gone');
     assert.deepStrictEqual([...restored.deleted].sort(), [wsPath('gen', 'a.txt'), wsPath('out.txt')].sort());

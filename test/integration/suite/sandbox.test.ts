@@ -10,7 +10,10 @@ import { forge } from './forge-api';
 
 interface Runner {
   run(req: { command: string; cwd: string; timeoutMs: number; signal: AbortSignal; taskId?: string }): Promise<{
-    exitCode: number | null; output: string; timedOut: boolean; containment?: { contained: boolean; summary: string; blocked?: string[] };
+    exitCode: number | null;
+    output: string;
+    timedOut: boolean;
+    containment?: { contained: boolean; summary: string; blocked?: string[] };
   }>;
   containment(): { kind: string; reason?: string };
   lastRunUsedTerminal?: boolean;
@@ -20,12 +23,23 @@ describe('command sandbox in the real VS Code', function () {
   this.timeout(90_000);
   let runner: Runner;
   let outside: string;
-  const run = (command: string, timeoutMs = 30_000) => runner.run({ command, cwd: workspaceRoot(), timeoutMs, signal: new AbortController().signal, taskId: 'it-sandbox' });
+  const run = (command: string, timeoutMs = 30_000) =>
+    runner.run({
+      command,
+      cwd: workspaceRoot(),
+      timeoutMs,
+      signal: new AbortController().signal,
+      taskId: 'it-sandbox',
+    });
 
   before(async function () {
     if (process.platform !== 'linux') this.skip();
     const api = await forge();
-    const toolkit = (api.testApi as unknown as { toolkit: { runner: Runner; commandSandbox: { ready(): Promise<{ kind: string; reason?: string }> } } }).toolkit;
+    const toolkit = (
+      api.testApi as unknown as {
+        toolkit: { runner: Runner; commandSandbox: { ready(): Promise<{ kind: string; reason?: string }> } };
+      }
+    ).toolkit;
     const c = await toolkit.commandSandbox.ready();
     assert.strictEqual(c.kind, 'bubblewrap', `the extension found no sandbox: ${c.reason ?? ''}`);
     runner = toolkit.runner;
@@ -43,12 +57,16 @@ describe('command sandbox in the real VS Code', function () {
     try {
       const r = await run(
         `echo in > sandbox-inside.txt; echo out > ${outside}/escaped.txt; cat .env; cat .en?; env | grep -i hunter2; ` +
-        `node -e "fetch('http://127.0.0.1:9/').then(()=>console.log('net-open'),()=>console.log('net-closed'))"; echo finished`,
+          `node -e "fetch('http://127.0.0.1:9/').then(()=>console.log('net-open'),()=>console.log('net-closed'))"; echo finished`,
       );
       this.test!.title += runner.lastRunUsedTerminal ? ' [terminal, shell integration]' : ' [child-process fallback]';
       assert.match(r.output, /finished/);
       assert.strictEqual(fs.readFileSync(wsPath('sandbox-inside.txt'), 'utf8'), 'in\n');
-      assert.strictEqual(fs.existsSync(path.join(outside, 'escaped.txt')), false, 'nothing is written outside the workspace');
+      assert.strictEqual(
+        fs.existsSync(path.join(outside, 'escaped.txt')),
+        false,
+        'nothing is written outside the workspace',
+      );
       assert.doesNotMatch(r.output, /hunter2/, 'no secret and no API key is visible');
       assert.match(r.output, /net-closed/);
       assert.strictEqual(r.containment?.contained, true);
@@ -63,7 +81,9 @@ describe('command sandbox in the real VS Code', function () {
     const r = await run(`setsid sleep ${marker}.1 & nohup sleep ${marker}.2 >/dev/null 2>&1 & sleep ${marker}.3`, 2000);
     assert.strictEqual(r.timedOut, true);
     await new Promise((res) => setTimeout(res, 2500));
-    const left = execFileSync('sh', ['-c', `pgrep -af 'sleep ${marker}\\.[0-9]' || true`]).toString().trim();
+    const left = execFileSync('sh', ['-c', `pgrep -af 'sleep ${marker}\\.[0-9]' || true`])
+      .toString()
+      .trim();
     assert.strictEqual(left, '', `left behind: ${left}`);
   });
 });

@@ -15,7 +15,10 @@ describe('setup, errors and the webview message path', function () {
     // Back to the loopback server the harness configured.
     await setSetting('provider', 'openai-compatible');
     await setSetting('model', 'test-model');
-    await waitFor(() => provider().provider === 'openai-compatible' && api.testApi.model.configured, 'the loopback model again');
+    await waitFor(
+      () => provider().provider === 'openai-compatible' && api.testApi.model.configured,
+      'the loopback model again',
+    );
   });
 
   it('default provider (vscode-lm) without a chat model: setup status in the panel, and a run explains what to do', async () => {
@@ -35,8 +38,15 @@ describe('setup, errors and the webview message path', function () {
     const items = api.testApi.manager.current.transcript.snapshot().items;
     const error = items.at(-1);
     assert.strictEqual(error.kind, 'error');
-    assert.ok(error.actions.includes('select_model') && error.actions.includes('setup_model'), `actions: ${error.actions}`);
-    assert.strictEqual(error.topic, 'setup', 'a "no model" error goes away once a model is configured, and is never saved');
+    assert.ok(
+      error.actions.includes('select_model') && error.actions.includes('setup_model'),
+      `actions: ${error.actions}`,
+    );
+    assert.strictEqual(
+      error.topic,
+      'setup',
+      'a "no model" error goes away once a model is configured, and is never saved',
+    );
     assert.strictEqual((await llm.requests()).length, 0, 'nothing was sent anywhere');
   });
 
@@ -48,7 +58,13 @@ describe('setup, errors and the webview message path', function () {
   });
 
   it('an auth error from the provider ends the run with what to do', async () => {
-    await freshTask(api, [{ fault: 'http', status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } }]);
+    await freshTask(api, [
+      {
+        fault: 'http',
+        status: 401,
+        body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+      },
+    ]);
     const report = await api.testApi.controller.startRun('send', 'Hi');
     assert.strictEqual(report.reason, 'error');
     assert.match(report.detail, /Set API Key/);
@@ -70,7 +86,14 @@ describe('setup, errors and the webview message path', function () {
       conn.receive({ type: 'send_message', requestId: 'req-w1', text: 'What is six times seven?' });
       const req = await pendingApproval(api, 'execute_command');
       await waitFor(
-        () => sent.some((m) => m.type === 'patch' && m.ops.some((op: any) => op.op === 'append' && op.item.kind === 'approval' && op.item.requestId === req.id)),
+        () =>
+          sent.some(
+            (m) =>
+              m.type === 'patch' &&
+              m.ops.some(
+                (op: any) => op.op === 'append' && op.item.kind === 'approval' && op.item.requestId === req.id,
+              ),
+          ),
         'the approval card in the webview',
       );
       assert.strictEqual(api.statusBar.text, '$(bell-dot) Forge', 'the status bar shows Forge is waiting');
@@ -99,18 +122,28 @@ describe('setup, errors and the webview message path', function () {
       conn.receive({ type: 'ready' });
       const before = vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath);
       for (const path of ['/etc/passwd', '../../outside.txt', '.env']) conn.receive({ type: 'open_file', path });
-      await waitFor(() => sent.filter((m) => m.type === 'error' && /will not open/.test(m.message)).length === 3, 'three refusals');
+      await waitFor(
+        () => sent.filter((m) => m.type === 'error' && /will not open/.test(m.message)).length === 3,
+        'three refusals',
+      );
       // Forged shapes never reach the controller.
       conn.receive({ type: 'send_message', text: 'no request id' });
       conn.receive({ type: 'approval_decision', requestId: 'x', decision: { kind: 'approve', scope: 'forever' } });
       conn.receive('<script>alert(1)</script>');
       await new Promise((r) => setTimeout(r, 300));
-      assert.deepStrictEqual(vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath), before, 'no editor opened');
+      assert.deepStrictEqual(
+        vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath),
+        before,
+        'no editor opened',
+      );
       assert.strictEqual(api.testApi.manager.current.running, false, 'no run started');
       assert.strictEqual((await llm.requests()).length, 0, 'nothing reached the model');
       // A file inside the workspace opens.
       conn.receive({ type: 'open_file', path: 'src/greet.js' });
-      await waitFor(() => vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.endsWith('greet.js')), 'greet.js to open');
+      await waitFor(
+        () => vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.endsWith('greet.js')),
+        'greet.js to open',
+      );
     } finally {
       conn.dispose();
     }

@@ -28,7 +28,10 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
   before(async () => {
     api = await forge();
     fs.mkdirSync(wsPath('.forge', 'commands'), { recursive: true });
-    fs.writeFileSync(wsPath('.forge', 'commands', 'explain.md'), '---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain what $1 does, briefly. Focus: $ARGUMENTS\n');
+    fs.writeFileSync(
+      wsPath('.forge', 'commands', 'explain.md'),
+      '---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain what $1 does, briefly. Focus: $ARGUMENTS\n',
+    );
     conn = api.testApi.panel.bridge.connect((m: unknown) => void got.push(m));
     conn.receive({ type: 'ready' });
   });
@@ -48,18 +51,34 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
   it('the input gets the command list, custom prompt files included; /help lists them; unknown commands never reach the model', async () => {
     await freshTask(api, []);
     send('/help');
-    const help = await waitFor(() => notices().find((n) => /`\/explain <file>` — Explain a file/.test(n.text)), 'the /help notice');
+    const help = await waitFor(
+      () => notices().find((n) => /`\/explain <file>` — Explain a file/.test(n.text)),
+      'the /help notice',
+    );
     assert.strictEqual(help.level, 'info');
     // The list reaches the input (file watcher, a webview's ready, or the refresh after any command).
     const list = await waitFor(
-      () => got.filter((m) => m.type === 'slash_commands').reverse().find((m) => m.commands.some((c: any) => c.name === 'explain')),
+      () =>
+        got
+          .filter((m) => m.type === 'slash_commands')
+          .reverse()
+          .find((m) => m.commands.some((c: any) => c.name === 'explain')),
       'the command list with the custom command',
       20_000,
     );
-    assert.deepStrictEqual(list.commands.slice(0, 7).map((c: any) => c.name), ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help']);
-    assert.deepStrictEqual(list.commands.find((c: any) => c.name === 'explain'), { name: 'explain', description: 'Explain a file', argumentHint: '<file>', source: 'custom' });
+    assert.deepStrictEqual(
+      list.commands.slice(0, 7).map((c: any) => c.name),
+      ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help'],
+    );
+    assert.deepStrictEqual(
+      list.commands.find((c: any) => c.name === 'explain'),
+      { name: 'explain', description: 'Explain a file', argumentHint: '<file>', source: 'custom' },
+    );
     send('/explian src/greet.js');
-    const unknown = await waitFor(() => notices().find((n) => /Unknown command \/explian/.test(n.text)), 'the unknown command notice');
+    const unknown = await waitFor(
+      () => notices().find((n) => /Unknown command \/explian/.test(n.text)),
+      'the unknown command notice',
+    );
     assert.strictEqual(unknown.level, 'error');
     assert.match(unknown.text, /Did you mean \/explain\?/);
     assert.strictEqual((await llm.requests()).length, 0, 'nothing was sent to the model');
@@ -77,7 +96,11 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
     assert.ok(notices().some((n) => /^Mode: Plan/.test(n.text)));
     send('/explain src/greet.js the exports');
     const session = api.testApi.manager.current;
-    const planEnd = await waitFor(() => session.transcript.snapshot().items.find((i: any) => i.kind === 'run_end'), 'the plan run to end', 20_000);
+    const planEnd = await waitFor(
+      () => session.transcript.snapshot().items.find((i: any) => i.kind === 'run_end'),
+      'the plan run to end',
+      20_000,
+    );
     assert.strictEqual(planEnd.reason, 'done', planEnd.detail);
     assert.deepStrictEqual(planEnd.actions, ['implement_plan']);
     const first = await sentText(0);
@@ -90,12 +113,19 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
     assert.ok(ctx && ctx.mode === 'plan' && ctx.sources.includes('package.json'), JSON.stringify(ctx));
 
     conn.receive({ type: 'implement_plan', requestId: rid() });
-    await waitFor(() => session.transcript.snapshot().items.filter((i: any) => i.kind === 'run_end').length === 2, 'the implement run to end', 20_000);
+    await waitFor(
+      () => session.transcript.snapshot().items.filter((i: any) => i.kind === 'run_end').length === 2,
+      'the implement run to end',
+      20_000,
+    );
     assert.strictEqual(session.mode, 'implement');
     const impl = await sentText(1);
     assert.match(impl, /Implement this plan \(approved by the user\)/);
     assert.match(impl, /1\. Add a farewell\(\) to src\/greet\.js/);
-    const lastEnd = session.transcript.snapshot().items.filter((i: any) => i.kind === 'run_end').at(-1);
+    const lastEnd = session.transcript
+      .snapshot()
+      .items.filter((i: any) => i.kind === 'run_end')
+      .at(-1);
     assert.strictEqual(lastEnd.reason, 'done', lastEnd.detail);
     assert.deepStrictEqual(lastEnd.actions, [], 'no plan button after an implement run');
   });
@@ -111,7 +141,11 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
     fs.writeFileSync(greet, original + '\n// reviewed-marker\n');
     try {
       await freshTask(api, [
-        { toolCalls: [{ id: 'd-call', name: 'delegate_task', args: { task: 'Review the uncommitted change', mode: 'review' } }] },
+        {
+          toolCalls: [
+            { id: 'd-call', name: 'delegate_task', args: { task: 'Review the uncommitted change', mode: 'review' } },
+          ],
+        },
         { toolCalls: [{ id: 'call_1', name: 'read_file', args: { path: 'src/greet.js' } }] },
         done('c-done', 'The marker comment is harmless.'),
         done('p-done2', 'Review delegated and done.'),
@@ -122,14 +156,20 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
       assert.match(child, /Review mode/);
       assert.match(child, /Working-tree changes \(gathered for review\)/);
       assert.match(child, /reviewed-marker/, 'the diff reached the helper');
-      assert.match(await sentText(3), /The marker comment is harmless\./, 'the parent got the helper\'s answer');
+      assert.match(await sentText(3), /The marker comment is harmless\./, "the parent got the helper's answer");
       assert.strictEqual(report.iterations, 4);
-      assert.ok(report.spend?.sub_agents, 'the helper\'s spend is booked on the parent');
+      assert.ok(report.spend?.sub_agents, "the helper's spend is booked on the parent");
       const items = api.testApi.manager.current.transcript.snapshot().items;
       const card = items.find((i: any) => i.kind === 'tool' && i.name === 'delegate_task');
       assert.strictEqual(card.status, 'done');
       const nested = items.filter((i: any) => i.parentId === card.id);
-      assert.deepStrictEqual(nested.filter((i: any) => i.kind === 'tool').map((i: any) => [i.name, i.status]), [['read_file', 'done'], ['task_completion', 'done']]);
+      assert.deepStrictEqual(
+        nested.filter((i: any) => i.kind === 'tool').map((i: any) => [i.name, i.status]),
+        [
+          ['read_file', 'done'],
+          ['task_completion', 'done'],
+        ],
+      );
       assert.ok(nested.some((i: any) => i.kind === 'context' && i.mode === 'review'));
       assert.ok(historyIsConsistent(api.testApi.manager.current.dump().history));
     } finally {
@@ -148,7 +188,10 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
     conn.receive({ type: 'send_message', requestId, text: 'Investigate everything' });
     await waitFor(async () => (await llm.requests()).length >= 2, 'the helper to call the model');
     send('/stop');
-    const end = await waitFor(() => session.transcript.snapshot().items.find((i: any) => i.kind === 'run_end'), 'the run to end');
+    const end = await waitFor(
+      () => session.transcript.snapshot().items.find((i: any) => i.kind === 'run_end'),
+      'the run to end',
+    );
     assert.strictEqual(end.reason, 'stopped');
     const items = session.transcript.snapshot().items;
     const card = items.find((i: any) => i.kind === 'tool' && i.name === 'delegate_task');
@@ -158,7 +201,12 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
   });
 
   it('/compact summarises the conversation now; /new starts a new task', async () => {
-    await freshTask(api, [done('k1', 'one'), done('k2', 'two'), done('k3', 'three'), { text: '## Goal\nCompacted goal' }]);
+    await freshTask(api, [
+      done('k1', 'one'),
+      done('k2', 'two'),
+      done('k3', 'three'),
+      { text: '## Goal\nCompacted goal' },
+    ]);
     const session = api.testApi.manager.current;
     for (const m of ['first', 'second', 'third']) {
       const r = await api.testApi.controller.startRun('send', m);
@@ -166,7 +214,10 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
     }
     const before = session.dump().history.length;
     send('/compact');
-    await waitFor(() => session.transcript.snapshot().items.some((i: any) => i.kind === 'compaction'), 'the compaction item');
+    await waitFor(
+      () => session.transcript.snapshot().items.some((i: any) => i.kind === 'compaction'),
+      'the compaction item',
+    );
     assert.ok(session.dump().history.length < before);
     await waitFor(() => notices().some((n) => /^Compacted: \d+ → \d+ tokens/.test(n.text)), 'the compaction notice');
     send('/new');

@@ -4,8 +4,18 @@ import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { llm, readText, waitFor, wsPath } from '../helpers';
-import { done, endLeftoverRun, forge, freshTask, historyIsConsistent, proposalDiffTab, pendingApproval, setSetting, toolResultSeenByModel, type ForgeApi } from './forge-api';
-
+import {
+  done,
+  endLeftoverRun,
+  forge,
+  freshTask,
+  historyIsConsistent,
+  proposalDiffTab,
+  pendingApproval,
+  setSetting,
+  toolResultSeenByModel,
+  type ForgeApi,
+} from './forge-api';
 
 describe('Forge task end to end (scripted model, real tools)', function () {
   this.timeout(60_000);
@@ -22,10 +32,20 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     const original = await readText(file);
     const command = `node -e "console.log(require('./src/greet.js').greetWorld('Forge')); process.exit(3)"`;
     await freshTask(api, [
-      { text: 'Let me look at the file.', toolCalls: [{ id: 'a-read', name: 'read_file', args: { path: 'src/greet.js' } }] },
+      {
+        text: 'Let me look at the file.',
+        toolCalls: [{ id: 'a-read', name: 'read_file', args: { path: 'src/greet.js' } }],
+      },
       {
         toolCalls: [
-          { id: 'a-edit', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: "  return 'Hello, ' + name + '!';", replace: "  return 'Hi, ' + name + '!';" }] } },
+          {
+            id: 'a-edit',
+            name: 'apply_diff',
+            args: {
+              path: 'src/greet.js',
+              blocks: [{ search: "  return 'Hello, ' + name + '!';", replace: "  return 'Hi, ' + name + '!';" }],
+            },
+          },
         ],
       },
       { toolCalls: [{ id: 'a-cmd', name: 'execute_command', args: { command } }] },
@@ -41,7 +61,11 @@ describe('Forge task end to end (scripted model, real tools)', function () {
 
     const cmd = await pendingApproval(api, 'execute_command');
     // the panel's button path
-    api.testApi.controller.webview.approval_decision({ type: 'approval_decision', requestId: cmd.id, decision: { kind: 'approve', scope: 'once' } });
+    api.testApi.controller.webview.approval_decision({
+      type: 'approval_decision',
+      requestId: cmd.id,
+      decision: { kind: 'approve', scope: 'once' },
+    });
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
 
@@ -54,14 +78,24 @@ describe('Forge task end to end (scripted model, real tools)', function () {
 
     const session = api.testApi.manager.current;
     const kinds = session.transcript.snapshot().items.map((i: any) => i.kind);
-    for (const k of ['user', 'assistant', 'tool', 'approval', 'run_end']) assert.ok(kinds.includes(k), `transcript has a ${k} item: ${kinds}`);
+    for (const k of ['user', 'assistant', 'tool', 'approval', 'run_end'])
+      assert.ok(kinds.includes(k), `transcript has a ${k} item: ${kinds}`);
     const tools = session.transcript.snapshot().items.filter((i: any) => i.kind === 'tool');
-    assert.deepStrictEqual(tools.map((i: any) => i.name), ['read_file', 'apply_diff', 'execute_command', 'task_completion']);
-    assert.deepStrictEqual(tools.slice(0, 2).map((i: any) => i.status), ['done', 'done']);
+    assert.deepStrictEqual(
+      tools.map((i: any) => i.name),
+      ['read_file', 'apply_diff', 'execute_command', 'task_completion'],
+    );
+    assert.deepStrictEqual(
+      tools.slice(0, 2).map((i: any) => i.status),
+      ['done', 'done'],
+    );
 
     await session.save();
     const history = await api.testApi.store.list();
-    assert.ok(history.some((t: any) => t.id === session.id && t.status === 'done'), 'the task is in the history');
+    assert.ok(
+      history.some((t: any) => t.id === session.id && t.status === 'done'),
+      'the task is in the history',
+    );
 
     // The edit went through WorkspaceEdit: Undo in the editor restores the file.
     const doc = await vscode.workspace.openTextDocument(file);
@@ -78,13 +112,27 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     const file = wsPath('src', 'math.js');
     const original = await readText(file);
     await freshTask(api, [
-      { toolCalls: [{ id: 'b-edit', name: 'apply_diff', args: { path: 'src/math.js', blocks: [{ search: '  return a / b;', replace: '  return b === 0 ? NaN : a / b;' }] } }] },
+      {
+        toolCalls: [
+          {
+            id: 'b-edit',
+            name: 'apply_diff',
+            args: {
+              path: 'src/math.js',
+              blocks: [{ search: '  return a / b;', replace: '  return b === 0 ? NaN : a / b;' }],
+            },
+          },
+        ],
+      },
       done('Left math.js as it is.'),
     ]);
     const run = api.testApi.controller.startRun('send', 'Guard the division.');
     const req = await pendingApproval(api, 'apply_diff');
     await waitFor(proposalDiffTab, 'the diff editor');
-    assert.strictEqual(await vscode.commands.executeCommand('forge.rejectEdit', req.id, 'Throw instead of returning NaN'), true);
+    assert.strictEqual(
+      await vscode.commands.executeCommand('forge.rejectEdit', req.id, 'Throw instead of returning NaN'),
+      true,
+    );
     const report = await run;
     assert.strictEqual(report.reason, 'done', report.detail);
     assert.strictEqual(await readText(file), original);
@@ -101,7 +149,15 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     try {
       await freshTask(api, [
         { toolCalls: [{ id: 'c-sudo', name: 'execute_command', args: { command: 'sudo rm -rf /' } }] },
-        { toolCalls: [{ id: 'c-push', name: 'execute_command', args: { command: `git push origin main && echo ran > pushed.txt` } }] },
+        {
+          toolCalls: [
+            {
+              id: 'c-push',
+              name: 'execute_command',
+              args: { command: `git push origin main && echo ran > pushed.txt` },
+            },
+          ],
+        },
         done('Could not run those.'),
       ]);
       const report = await api.testApi.controller.startRun('send', 'Clean up and push.');
@@ -144,7 +200,13 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     ]);
     const run = api.testApi.controller.startRun('send', 'Look at math.js.');
     await waitFor(async () => (await llm.requests()).length >= 2, 'the second (hanging) model call');
-    await waitFor(() => api.testApi.manager.current.transcript.snapshot().items.some((i: any) => i.kind === 'assistant' && /Thinking/.test(i.text)), 'the streamed text');
+    await waitFor(
+      () =>
+        api.testApi.manager.current.transcript
+          .snapshot()
+          .items.some((i: any) => i.kind === 'assistant' && /Thinking/.test(i.text)),
+      'the streamed text',
+    );
     const t0 = Date.now();
     await vscode.commands.executeCommand('forge.stop');
     const report = await run;
@@ -158,7 +220,10 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     await llm.script([done('math.js divides without a zero check.')]);
     const again = await vscode.commands.executeCommand<any>('forge.continue');
     assert.strictEqual(again?.reason, 'done', again?.detail);
-    assert.ok((await llm.requests()).at(-1)!.body.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'e-read'), 'the continued run kept the history');
+    assert.ok(
+      (await llm.requests()).at(-1)!.body.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'e-read'),
+      'the continued run kept the history',
+    );
   });
 
   it('Undo Task Changes restores edited files and removes created ones', async () => {
@@ -166,8 +231,24 @@ describe('Forge task end to end (scripted model, real tools)', function () {
     const created = wsPath('src', 'farewell.js');
     const original = await readText(greet);
     await freshTask(api, [
-      { toolCalls: [{ id: 'g-edit', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: 'Hello, ', replace: 'Howdy, ' }] } }] },
-      { toolCalls: [{ id: 'g-new', name: 'write_file', args: { path: 'src/farewell.js', content: 'module.exports = () => "bye";\n' } }] },
+      {
+        toolCalls: [
+          {
+            id: 'g-edit',
+            name: 'apply_diff',
+            args: { path: 'src/greet.js', blocks: [{ search: 'Hello, ', replace: 'Howdy, ' }] },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: 'g-new',
+            name: 'write_file',
+            args: { path: 'src/farewell.js', content: 'module.exports = () => "bye";\n' },
+          },
+        ],
+      },
       done('Edited greet.js and added farewell.js.'),
     ]);
     const run = api.testApi.controller.startRun('send', 'Change greetings and add a farewell.');

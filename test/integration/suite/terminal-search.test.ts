@@ -65,7 +65,12 @@ describe('terminal runner, ripgrep, workspace fs', () => {
   it('stops a command that outlives its timeout', async function () {
     this.timeout(60_000);
     const started = Date.now();
-    const r = await runner.run({ command: 'sleep 30', cwd: workspaceRoot(), timeoutMs: 1500, signal: new AbortController().signal });
+    const r = await runner.run({
+      command: 'sleep 30',
+      cwd: workspaceRoot(),
+      timeoutMs: 1500,
+      signal: new AbortController().signal,
+    });
     if (runner.lastRunUsedTerminal) {
       assert.strictEqual(r.timedOut, true);
       assert.strictEqual(r.exitCode, null);

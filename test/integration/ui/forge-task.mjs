@@ -13,7 +13,16 @@ const REPLACE = "  return 'Hi, ' + name + '!';";
 /** The scripted model: text + read_file, then apply_diff, then task_completion (one turn per model request). */
 export const turns = [
   { text: STREAMED, deltaSize: 6, toolCalls: [{ id: 'ui-read', name: 'read_file', args: { path: 'src/greet.js' } }] },
-  { text: 'Here is the edit.', toolCalls: [{ id: 'ui-edit', name: 'apply_diff', args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] } }] },
+  {
+    text: 'Here is the edit.',
+    toolCalls: [
+      {
+        id: 'ui-edit',
+        name: 'apply_diff',
+        args: { path: 'src/greet.js', blocks: [{ search: SEARCH, replace: REPLACE }] },
+      },
+    ],
+  },
   { toolCalls: [{ id: 'ui-done', name: 'task_completion', args: { result: 'The greeting now says Hi.' } }] },
 ];
 
@@ -40,7 +49,10 @@ export async function forgeTaskThroughTheUi(page, { workspace, llm, shots, step 
   assert.equal(await panel.setupCard.isVisible(), false, 'the setup card is hidden (the model is configured)');
   let shown = null;
   for (const started = Date.now(); Date.now() - started < 10_000; await page.waitForTimeout(100)) {
-    shown = await panel.model.locator('vscode-dropdown').getAttribute('current-value').catch(() => null);
+    shown = await panel.model
+      .locator('vscode-dropdown')
+      .getAttribute('current-value')
+      .catch(() => null);
     if (shown?.endsWith(':test-model')) break;
   }
   assert.ok(shown?.endsWith(':test-model'), `the header's model picker shows the model in use, not "${shown}"`);
@@ -89,12 +101,18 @@ export async function forgeTaskThroughTheUi(page, { workspace, llm, shots, step 
 
   const requests = llm.requests;
   assert.equal(requests.length, turns.length, `one model request per scripted turn (got ${requests.length})`);
-  const firstUser = (requests[0].body?.messages ?? []).filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content)).join('\n');
+  const firstUser = (requests[0].body?.messages ?? [])
+    .filter((m) => m.role === 'user')
+    .map((m) => JSON.stringify(m.content))
+    .join('\n');
   assert.ok(firstUser.includes('Make the greeting in src/greet.js say Hi'), 'the typed task reached the model');
   const readResult = toolResult(requests[1], 'ui-read');
   assert.ok(readResult?.includes("'Hello, ' + name"), `the second request carries the read_file result: ${readResult}`);
   const editResult = toolResult(requests[2], 'ui-edit');
-  assert.ok(editResult !== undefined && !/reject|error/i.test(editResult), `the third request carries the apply_diff result: ${editResult}`);
+  assert.ok(
+    editResult !== undefined && !/reject|error/i.test(editResult),
+    `the third request carries the apply_diff result: ${editResult}`,
+  );
   step('disk + model requests verified');
 
   await page.screenshot({ path: path.join(shots, 'vscode-panel-done.png') });

@@ -13,7 +13,16 @@ export async function startLoopbackLlm(repo, options = {}) {
   const entry = path.join(repo, 'test/support/llm-server.ts');
   const outfile = path.join(repo, 'out/integration/ui', `llm-server-${process.pid}.cjs`);
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
-  await esbuild.build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   try {
     const mod = createRequire(import.meta.url)(outfile);
     return await mod.startLlmServer(options);

@@ -10,7 +10,12 @@ import { openPalette, waitForWorkbench } from './workbench.mjs';
 
 /** Starts code-server and Chromium; on failure closes what it started. The caller closes both when done. */
 export async function startWorkbench({ repo, dirs, workspace, extraEnv = {} }) {
-  const server = await startCodeServer({ dirs, port: await freePort(), smokeTestDriver: true, extraEnv: { FORGE_TEST: '1', ...extraEnv } });
+  const server = await startCodeServer({
+    dirs,
+    port: await freePort(),
+    smokeTestDriver: true,
+    extraEnv: { FORGE_TEST: '1', ...extraEnv },
+  });
   let browser;
   try {
     browser = await launchChromium(dirs, { viewport: { width: 1400, height: 900 } });
@@ -32,7 +37,15 @@ export async function startWorkbench({ repo, dirs, workspace, extraEnv = {} }) {
  * and the workbench on it (`server`: code-server). `close()` closes and removes everything; on a failed start it has
  * run already.
  */
-export async function startShotSession({ repo, prefix = 'forge-shots-', userSettings = {}, llmOptions, turns, configureModel = true, prepare }) {
+export async function startShotSession({
+  repo,
+  prefix = 'forge-shots-',
+  userSettings = {},
+  llmOptions,
+  turns,
+  configureModel = true,
+  prepare,
+}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const dirs = makeDirs(root, { 'workbench.secondarySideBar.defaultVisibility': 'hidden', ...userSettings });
   const workspace = path.join(root, 'workspace');
@@ -49,7 +62,12 @@ export async function startShotSession({ repo, prefix = 'forge-shots-', userSett
     if (turns) llm.script(turns);
     prepareWorkspace(workspace, configureModel ? llm.url : undefined);
     await prepare?.(workspace);
-    started = await startWorkbench({ repo, dirs, workspace, extraEnv: configureModel ? { FORGE_TEST_LLM_URL: llm.url } : {} });
+    started = await startWorkbench({
+      repo,
+      dirs,
+      workspace,
+      extraEnv: configureModel ? { FORGE_TEST_LLM_URL: llm.url } : {},
+    });
     return { page: started.page, server: started.server, llm, workspace, close };
   } catch (err) {
     await close();
@@ -66,7 +84,10 @@ export async function pickColorTheme(page, pick, cls) {
   await input.fill(pick);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first().waitFor({ timeout: 10_000 });
   await input.press('Enter');
-  await page.waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c), cls, { timeout: 30_000 })
+  await page
+    .waitForFunction((c) => document.querySelector('.monaco-workbench')?.classList.contains(c), cls, {
+      timeout: 30_000,
+    })
     .catch(() => console.log(`[shots] the workbench never showed the ${cls} class`));
   await page.waitForTimeout(800);
 }

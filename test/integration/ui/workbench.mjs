@@ -27,7 +27,8 @@ export async function runCommand(page, title, { attempts = 10, log = () => {} } 
       await input.waitFor({ state: 'hidden', timeout: 10_000 });
       return;
     } catch (e) {
-      if (attempt >= attempts) throw new Error(`command "${title}" never appeared in the palette: ${e.message}`, { cause: e });
+      if (attempt >= attempts)
+        throw new Error(`command "${title}" never appeared in the palette: ${e.message}`, { cause: e });
       log(`"${title}" not in the palette yet, retry ${attempt}`);
       await page.keyboard.press('Escape');
     }
@@ -41,7 +42,11 @@ export async function runCommand(page, title, { attempts = 10, log = () => {} } 
  */
 export async function openPalette(page, log = () => {}) {
   const input = page.locator('.quick-input-widget input');
-  const shown = (timeout) => input.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
+  const shown = (timeout) =>
+    input.waitFor({ state: 'visible', timeout }).then(
+      () => true,
+      () => false,
+    );
   await page.evaluate(() => {
     const active = document.activeElement;
     if (active instanceof HTMLIFrameElement) active.blur();
@@ -49,7 +54,11 @@ export async function openPalette(page, log = () => {}) {
   await page.keyboard.press('F1');
   if (await shown(3_000)) return input;
   log('F1 opened no palette; using the command center');
-  await page.locator('.command-center .command-center-center').first().click({ timeout: 5_000 }).catch(() => {});
+  await page
+    .locator('.command-center .command-center-center')
+    .first()
+    .click({ timeout: 5_000 })
+    .catch(() => {});
   if (!(await shown(20_000))) throw new Error('the command palette did not open (F1, then the command center)');
   return input;
 }
@@ -128,7 +137,8 @@ export async function setSidebarWidth(page, width, log = () => {}) {
   await page.mouse.up();
   await page.waitForTimeout(500);
   const after = await sidebar.boundingBox();
-  if (!after || Math.abs(after.width - width) > 12) log(`side bar is ${Math.round(after?.width ?? 0)} px wide (wanted ${width})`);
+  if (!after || Math.abs(after.width - width) > 12)
+    log(`side bar is ${Math.round(after?.width ?? 0)} px wide (wanted ${width})`);
 }
 
 /** Makes the side bar at least `width` wide (never narrower). */

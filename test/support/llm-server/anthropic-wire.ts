@@ -3,7 +3,12 @@ import { argsText, defaultUsage, finishOf, pieces, type Frame, type ReplyTurn } 
 
 let seq = 0;
 
-const STOP: Record<string, string> = { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
+const STOP: Record<string, string> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+};
 
 export function sse(type: string, body: Record<string, unknown>, eol: string, args = false): Frame {
   return { data: `event: ${type}${eol}data: ${JSON.stringify({ type, ...body })}${eol}${eol}`, args };
@@ -26,7 +31,13 @@ export function anthropicStreamFrames(turn: ReplyTurn, model: string, eol: strin
   const f = (type: string, body: Record<string, unknown>, args = false) => frames.push(sse(type, body, eol, args));
   f('message_start', {
     message: {
-      id: `msg_${++seq}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+      id: `msg_${++seq}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
       usage: { ...usage, output_tokens: 1 },
     },
   });
@@ -34,14 +45,19 @@ export function anthropicStreamFrames(turn: ReplyTurn, model: string, eol: strin
   let index = 0;
   if (turn.thinking !== undefined) {
     f('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-    for (const t of pieces(turn.thinking, size)) f('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: t } });
-    f('content_block_delta', { index, delta: { type: 'signature_delta', signature: turn.thinkingSignature ?? 'sig-1' } });
+    for (const t of pieces(turn.thinking, size))
+      f('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: t } });
+    f('content_block_delta', {
+      index,
+      delta: { type: 'signature_delta', signature: turn.thinkingSignature ?? 'sig-1' },
+    });
     f('content_block_stop', { index });
     index++;
   }
   if (turn.text !== undefined) {
     f('content_block_start', { index, content_block: { type: 'text', text: '' } });
-    for (const t of pieces(turn.text, size)) f('content_block_delta', { index, delta: { type: 'text_delta', text: t } });
+    for (const t of pieces(turn.text, size))
+      f('content_block_delta', { index, delta: { type: 'text_delta', text: t } });
     f('content_block_stop', { index });
     index++;
   }
@@ -54,7 +70,10 @@ export function anthropicStreamFrames(turn: ReplyTurn, model: string, eol: strin
     f('content_block_stop', { index });
     index++;
   }
-  f('message_delta', { delta: { stop_reason: STOP[finishOf(turn)], stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  f('message_delta', {
+    delta: { stop_reason: STOP[finishOf(turn)], stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   f('message_stop', {});
   return frames;
 }
@@ -62,7 +81,11 @@ export function anthropicStreamFrames(turn: ReplyTurn, model: string, eol: strin
 export function anthropicJson(turn: ReplyTurn, model: string): Record<string, unknown> {
   const content: unknown[] = [];
   if (turn.thinking !== undefined) {
-    content.push({ type: 'thinking', thinking: [turn.thinking].flat().join(''), signature: turn.thinkingSignature ?? 'sig-1' });
+    content.push({
+      type: 'thinking',
+      thinking: [turn.thinking].flat().join(''),
+      signature: turn.thinkingSignature ?? 'sig-1',
+    });
   }
   if (turn.text !== undefined) content.push({ type: 'text', text: [turn.text].flat().join('') });
   (turn.toolCalls ?? []).forEach((c, i) => {
@@ -76,14 +99,26 @@ export function anthropicJson(turn: ReplyTurn, model: string): Record<string, un
     content.push({ type: 'tool_use', id: c.id ?? `toolu_0${i + 1}`, name: c.name, input });
   });
   return {
-    id: `msg_${++seq}`, type: 'message', role: 'assistant', model, content,
-    stop_reason: STOP[finishOf(turn)], stop_sequence: null, usage: usageJson(turn),
+    id: `msg_${++seq}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: STOP[finishOf(turn)],
+    stop_sequence: null,
+    usage: usageJson(turn),
   };
 }
 
 const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
 };
 
 export function anthropicHttpErrorBody(status: number): Record<string, unknown> {

@@ -43,14 +43,17 @@ export interface CacheSimRecord {
   blocks?: number;
 }
 
-export type CacheSimResult = { ok: true; usage: ScriptedUsage; record: CacheSimRecord } | { ok: false; status: number; message: string };
+export type CacheSimResult =
+  { ok: true; usage: ScriptedUsage; record: CacheSimRecord } | { ok: false; status: number; message: string };
 
 /** JSON with sorted keys and every cache_control removed: the identity of a prompt piece. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).filter((k) => k !== 'cache_control' && obj[k] !== undefined).sort();
+    const keys = Object.keys(obj)
+      .filter((k) => k !== 'cache_control' && obj[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
@@ -97,25 +100,34 @@ export function validateAnthropicRequest(body: any): string | undefined {
   const allBlocks: any[] = [...(body.tools ?? []), ...(Array.isArray(body.system) ? body.system : [])];
   messages.forEach((m) => Array.isArray(m.content) && allBlocks.push(...m.content));
   const marked = allBlocks.filter((b) => b?.cache_control);
-  if (marked.length > ANTHROPIC_MAX_BREAKPOINTS) return `A maximum of ${ANTHROPIC_MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`;
+  if (marked.length > ANTHROPIC_MAX_BREAKPOINTS)
+    return `A maximum of ${ANTHROPIC_MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`;
   for (const b of marked) {
-    if (b.type === 'thinking' || b.type === 'redacted_thinking') return 'cache_control cannot be set on thinking blocks';
+    if (b.type === 'thinking' || b.type === 'redacted_thinking')
+      return 'cache_control cannot be set on thinking blocks';
     if (b.type === 'text' && !String(b.text ?? '').trim()) return 'cache_control cannot be set for empty text blocks';
   }
   if (messages.length && messages[0].role !== 'user') return 'messages: the first message must use the "user" role';
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const content: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content ?? [];
+    const content: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content ?? []);
     for (const [j, b] of content.entries()) {
-      if (b.type === 'text' && !String(b.text ?? '').trim()) return `messages.${i}.content.${j}: text content blocks must contain non-whitespace text`;
+      if (b.type === 'text' && !String(b.text ?? '').trim())
+        return `messages.${i}.content.${j}: text content blocks must contain non-whitespace text`;
     }
     if (m.role === 'assistant') {
       const ids = content.filter((b) => b.type === 'tool_use').map((b) => b.id);
       const thinkingOn = body.thinking?.type === 'enabled';
-      if (thinkingOn && i === lastIndex(messages, 'assistant') && ids.length && !['thinking', 'redacted_thinking'].includes(content[0]?.type)) {
+      if (
+        thinkingOn &&
+        i === lastIndex(messages, 'assistant') &&
+        ids.length &&
+        !['thinking', 'redacted_thinking'].includes(content[0]?.type)
+      ) {
         return `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${content[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
       }
-      for (const b of content) if (b.type === 'thinking' && !b.signature) return `messages.${i}: thinking block without a signature`;
+      for (const b of content)
+        if (b.type === 'thinking' && !b.signature) return `messages.${i}: thinking block without a signature`;
       if (!ids.length) continue;
       const next = messages[i + 1];
       const nextContent: any[] = Array.isArray(next?.content) ? next.content : [];
@@ -131,7 +143,11 @@ export function validateAnthropicRequest(body: any): string | undefined {
     }
     if (m.role === 'user') {
       const prev = messages[i - 1];
-      const prevIds = new Set((Array.isArray(prev?.content) ? prev.content : []).filter((b: any) => b.type === 'tool_use').map((b: any) => b.id));
+      const prevIds = new Set(
+        (Array.isArray(prev?.content) ? prev.content : [])
+          .filter((b: any) => b.type === 'tool_use')
+          .map((b: any) => b.id),
+      );
       for (const [j, b] of content.entries()) {
         if (b.type === 'tool_result' && !prevIds.has(b.tool_use_id)) {
           return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
@@ -174,7 +190,12 @@ export class CacheSim {
     return {
       ok: true,
       record,
-      usage: { inputTokens: record.inputTokens, outputTokens, cacheReadTokens: record.cacheReadTokens, cacheWriteTokens: record.cacheWriteTokens },
+      usage: {
+        inputTokens: record.inputTokens,
+        outputTokens,
+        cacheReadTokens: record.cacheReadTokens,
+        cacheWriteTokens: record.cacheWriteTokens,
+      },
     };
   }
 
@@ -228,15 +249,24 @@ export class CacheSim {
     }
     const write = writeEnd > readAt ? cumulative[writeEnd] - read : 0;
     return {
-      provider: 'anthropic', model, totalTokens: tokens, cacheReadTokens: read, cacheWriteTokens: write,
-      inputTokens: tokens - read - write, breakpoints, blocks: blocks.length,
+      provider: 'anthropic',
+      model,
+      totalTokens: tokens,
+      cacheReadTokens: read,
+      cacheWriteTokens: write,
+      inputTokens: tokens - read - write,
+      breakpoints,
+      blocks: blocks.length,
     };
   }
 
   private openai(body: any): CacheSimRecord {
     const model = String(body.model ?? '');
     // Tools are rendered ahead of the conversation; then every message in order.
-    const prompt = [...(body.tools ?? []).map((t: unknown) => `tool:${canonicalJson(t)}`), ...(body.messages ?? []).map((m: unknown) => `msg:${canonicalJson(m)}`)].join('\n');
+    const prompt = [
+      ...(body.tools ?? []).map((t: unknown) => `tool:${canonicalJson(t)}`),
+      ...(body.messages ?? []).map((m: unknown) => `msg:${canonicalJson(m)}`),
+    ].join('\n');
     const total = tokensOf(prompt);
     const h: Hash = createHash('sha256').update(`openai:${model}`);
     const keys: { tokens: number; key: string }[] = [];
@@ -249,6 +279,13 @@ export class CacheSim {
     let cached = 0;
     for (const k of keys) if (this.has(k.key)) cached = k.tokens;
     for (const k of keys) this.put(k.key);
-    return { provider: 'openai', model, totalTokens: total, cacheReadTokens: cached, cacheWriteTokens: 0, inputTokens: total - cached };
+    return {
+      provider: 'openai',
+      model,
+      totalTokens: total,
+      cacheReadTokens: cached,
+      cacheWriteTokens: 0,
+      inputTokens: total - cached,
+    };
   }
 }

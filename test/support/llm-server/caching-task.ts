@@ -62,7 +62,10 @@ const allowAll: Approver = { request: async () => ({ kind: 'approve' }) };
 /** Deterministic source-like text, distinct per seed. */
 export function sourceText(chars: number, seed: number): string {
   let s = (seed * 2654435761) >>> 0 || 1;
-  const words = 'const let return function import export async await interface type string number if else for of new this value result'.split(' ');
+  const words =
+    'const let return function import export async await interface type string number if else for of new this value result'.split(
+      ' ',
+    );
   let out = `// file ${seed}\n`;
   let line = '';
   while (out.length < chars) {
@@ -80,7 +83,8 @@ export function sourceText(chars: number, seed: number): string {
 function oldLayout(model: Model): Model {
   return {
     info: model.info,
-    stream: (request: ModelRequest) => model.stream({ ...request, system: request.system.map(({ perStep: _drop, ...l }) => l) }),
+    stream: (request: ModelRequest) =>
+      model.stream({ ...request, system: request.system.map(({ perStep: _drop, ...l }) => l) }),
   };
 }
 
@@ -95,13 +99,32 @@ export async function runCachingTask(options: CachingTaskOptions): Promise<Cachi
     const files: Record<string, string> = {};
     for (let i = 1; i < steps; i++) files[`/ws/src/mod${i}.ts`] = sourceText(options.fileChars ?? 2400, i);
     const fs = new MemoryFs(['/ws'], files);
-    const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true } });
+    const tools = createWorkspaceTools({
+      fs,
+      runner: new FakeCommandRunner(),
+      applier: new FsEditApplier(fs),
+      sandbox: { trusted: true },
+    });
     const turns: LlmTurn[] = [];
-    const thinking = (i: number) => (options.thinking ? { thinking: `Step ${i}: the next module to check is mod${i}.ts.`, thinkingSignature: `sig-${i}` } : {});
+    const thinking = (i: number) =>
+      options.thinking
+        ? { thinking: `Step ${i}: the next module to check is mod${i}.ts.`, thinkingSignature: `sig-${i}` }
+        : {};
     for (let i = 1; i < steps; i++) {
-      turns.push({ ...thinking(i), text: `Reading module ${i}.`, toolCalls: [{ id: `toolu_${i}`, name: 'read_file', args: { path: `src/mod${i}.ts` } }], usage: { inputTokens: 0, outputTokens: 40 } });
+      turns.push({
+        ...thinking(i),
+        text: `Reading module ${i}.`,
+        toolCalls: [{ id: `toolu_${i}`, name: 'read_file', args: { path: `src/mod${i}.ts` } }],
+        usage: { inputTokens: 0, outputTokens: 40 },
+      });
     }
-    turns.push({ ...thinking(steps), toolCalls: [{ id: `toolu_${steps}`, name: 'task_completion', args: { result: `Reviewed ${steps - 1} modules.` } }], usage: { inputTokens: 0, outputTokens: 30 } });
+    turns.push({
+      ...thinking(steps),
+      toolCalls: [
+        { id: `toolu_${steps}`, name: 'task_completion', args: { result: `Reviewed ${steps - 1} modules.` } },
+      ],
+      usage: { inputTokens: 0, outputTokens: 30 },
+    });
     server.script(turns);
 
     const base = createModel({
@@ -122,19 +145,22 @@ export async function runCachingTask(options: CachingTaskOptions): Promise<Cachi
         maxIterations: steps,
         price: (u) => costOf(u, price),
         // Host facts that change every step (as a clock or the active editor would).
-        environment: () => `Workspace: /ws\nOS: linux\nActive editor: src/mod${++tick}.ts\nTime: 2026-01-01T10:${String(tick % 60).padStart(2, '0')}:00Z`,
+        environment: () =>
+          `Workspace: /ws\nOS: linux\nActive editor: src/mod${++tick}.ts\nTime: 2026-01-01T10:${String(tick % 60).padStart(2, '0')}:00Z`,
         ...(options.thinking ? { thinkingBudgetTokens: 2048 } : {}),
       },
     });
     const report = await agent.send('Review every module under src/ one by one and report when done.');
     const figures: StepFigures[] = report.steps.flatMap((s) =>
       s.usage
-        ? [{
-            iteration: s.iteration,
-            usage: s.usage,
-            costUsd: costOf(s.usage, price),
-            uncachedCostUsd: costOf({ inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens }, price),
-          }]
+        ? [
+            {
+              iteration: s.iteration,
+              usage: s.usage,
+              costUsd: costOf(s.usage, price),
+              uncachedCostUsd: costOf({ inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens }, price),
+            },
+          ]
         : [],
     );
     const later = figures.filter((f) => f.iteration > 2);

@@ -22,10 +22,41 @@ export type Flavour = 'ollama' | 'lmstudio' | 'vllm' | 'openrouter' | 'llamacpp'
 
 /** The servers' real refusal texts (see src/providers/tool-format.ts). */
 export const REFUSALS = {
-  ollama: (model: string) => ({ status: 400, body: { error: { message: `registry.ollama.ai/library/${model} does not support tools`, type: 'api_error', param: null, code: null } } }),
-  vllm: () => ({ status: 400, body: { object: 'error', message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: 'BadRequestError', param: null, code: 400 } }),
-  llamacpp: () => ({ status: 500, body: { error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } } }),
-  openrouter: () => ({ status: 404, body: { error: { message: 'No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing', code: 404 } } }),
+  ollama: (model: string) => ({
+    status: 400,
+    body: {
+      error: {
+        message: `registry.ollama.ai/library/${model} does not support tools`,
+        type: 'api_error',
+        param: null,
+        code: null,
+      },
+    },
+  }),
+  vllm: () => ({
+    status: 400,
+    body: {
+      object: 'error',
+      message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    },
+  }),
+  llamacpp: () => ({
+    status: 500,
+    body: { error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } },
+  }),
+  openrouter: () => ({
+    status: 404,
+    body: {
+      error: {
+        message:
+          'No endpoints found that support tool use. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing',
+        code: 404,
+      },
+    },
+  }),
 } as const;
 
 export interface FakeLocalServerOptions {
@@ -54,7 +85,13 @@ function modelList(o: FakeLocalServerOptions): unknown {
   const data = o.models.map((m) => {
     const base = { id: m.id, object: 'model', created: 1_700_000_000, owned_by: 'local' };
     if (o.flavour === 'vllm') return { ...base, max_model_len: m.contextLength };
-    if (o.flavour === 'openrouter') return { ...base, name: m.id, context_length: m.contextLength, top_provider: { context_length: m.contextLength } };
+    if (o.flavour === 'openrouter')
+      return {
+        ...base,
+        name: m.id,
+        context_length: m.contextLength,
+        top_provider: { context_length: m.contextLength },
+      };
     if (o.flavour === 'llamacpp') return { ...base, meta: { n_ctx_train: m.contextLength } };
     return base; // Ollama and LM Studio list bare ids here
   });
@@ -84,9 +121,11 @@ export async function startFakeLocalServer(o: FakeLocalServerOptions): Promise<F
         body = undefined;
       }
       const find = (name: unknown) => o.models.find((m) => m.id === name);
-      if (path === '/v1/models' && req.method === 'GET') return o.noModelList ? json(404, { error: '404 page not found' }) : json(200, modelList(o));
+      if (path === '/v1/models' && req.method === 'GET')
+        return o.noModelList ? json(404, { error: '404 page not found' }) : json(200, modelList(o));
       if (o.flavour === 'ollama') {
-        if (path === '/api/tags') return json(200, { models: o.models.map((m) => ({ name: m.id, model: m.id, size: 1 })) });
+        if (path === '/api/tags')
+          return json(200, { models: o.models.map((m) => ({ name: m.id, model: m.id, size: 1 })) });
         if (path === '/api/show' && req.method === 'POST') {
           const m = find(body?.model ?? body?.name);
           if (!m) return json(404, { error: `model '${body?.model}' not found` });
@@ -95,11 +134,19 @@ export async function startFakeLocalServer(o: FakeLocalServerOptions): Promise<F
             modelfile: '# fake',
             parameters: m.numCtx ? `stop "<|eot_id|>"\nnum_ctx ${m.numCtx}` : 'stop "<|eot_id|>"',
             details: { family: arch },
-            model_info: { 'general.architecture': arch, [`${arch}.context_length`]: m.contextLength, [`${arch}.embedding_length`]: 4096 },
+            model_info: {
+              'general.architecture': arch,
+              [`${arch}.context_length`]: m.contextLength,
+              [`${arch}.embedding_length`]: 4096,
+            },
           });
         }
         if (path === '/api/ps') {
-          return json(200, { models: o.models.filter((m) => m.loadedContext).map((m) => ({ name: m.id, model: m.id, context_length: m.loadedContext })) });
+          return json(200, {
+            models: o.models
+              .filter((m) => m.loadedContext)
+              .map((m) => ({ name: m.id, model: m.id, context_length: m.loadedContext })),
+          });
         }
       }
       if (o.flavour === 'lmstudio' && path === '/api/v0/models') {
@@ -119,15 +166,25 @@ export async function startFakeLocalServer(o: FakeLocalServerOptions): Promise<F
         return json(200, { default_generation_settings: { n_ctx: o.models[0]?.loadedContext ?? 4096 } });
       }
       if (path.endsWith('/chat/completions') && o.refuseTools && Array.isArray(body?.tools) && body.tools.length) {
-        const f = o.flavour === 'ollama' || o.flavour === 'vllm' || o.flavour === 'llamacpp' || o.flavour === 'openrouter' ? o.flavour : 'ollama';
+        const f =
+          o.flavour === 'ollama' || o.flavour === 'vllm' || o.flavour === 'llamacpp' || o.flavour === 'openrouter'
+            ? o.flavour
+            : 'ollama';
         const r = f === 'ollama' ? REFUSALS.ollama(String(body.model)) : REFUSALS[f]();
         state.refused++;
         return json(r.status, r.body);
       }
-      if (!path.endsWith('/chat/completions')) return json(404, { error: `fake ${o.flavour}: no route for ${req.method} ${path}` });
+      if (!path.endsWith('/chat/completions'))
+        return json(404, { error: `fake ${o.flavour}: no route for ${req.method} ${path}` });
       // Forward to the scripted server, streaming the answer back as it comes.
       const fwd = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
         (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.pipe(res);

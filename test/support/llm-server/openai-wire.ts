@@ -22,7 +22,12 @@ export function openaiStreamFrames(turn: ReplyTurn, model: string, eol: string):
   for (const t of pieces(turn.thinking, size)) push(delta({ reasoning_content: t }));
   for (const t of pieces(turn.text, size)) push(delta({ content: t }));
   (turn.toolCalls ?? []).forEach((call, index) => {
-    const head = { index, id: call.id ?? `call_${index + 1}`, type: 'function', function: { name: call.name, arguments: '' } };
+    const head = {
+      index,
+      id: call.id ?? `call_${index + 1}`,
+      type: 'function',
+      function: { name: call.name, arguments: '' },
+    };
     push(delta({ content: null, tool_calls: [head] }));
     for (const frag of pieces(argsText(call.args), size)) {
       push(delta({ tool_calls: [{ index, function: { arguments: frag } }] }), true);
@@ -85,6 +90,13 @@ export function openaiJson(turn: ReplyTurn, model: string): Record<string, unkno
 }
 
 export function openaiHttpErrorBody(status: number): Record<string, unknown> {
-  const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : status === 401 ? 'invalid_api_key' : 'invalid_request_error';
+  const type =
+    status === 429
+      ? 'rate_limit_exceeded'
+      : status >= 500
+        ? 'server_error'
+        : status === 401
+          ? 'invalid_api_key'
+          : 'invalid_request_error';
   return { error: { message: `scripted HTTP ${status}`, type, code: type, param: null } };
 }

@@ -78,7 +78,8 @@ export function argsText(args: unknown): string {
 
 export function defaultUsage(turn: ReplyTurn): ScriptedUsage {
   if (turn.usage) return turn.usage;
-  const text = [turn.text, turn.thinking].flat().join('') + (turn.toolCalls ?? []).map((c) => argsText(c.args)).join('');
+  const text =
+    [turn.text, turn.thinking].flat().join('') + (turn.toolCalls ?? []).map((c) => argsText(c.args)).join('');
   return { inputTokens: 10, outputTokens: Math.max(1, Math.ceil(text.length / 4)) };
 }
 

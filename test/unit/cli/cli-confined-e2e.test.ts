@@ -16,7 +16,9 @@ const posixOnly = process.platform === 'win32' ? it.skip : it;
 
 /** Builds dist/cli.js exactly as esbuild.mjs does (its exported options), so the test runs the shipped bundle. */
 async function buildCli(): Promise<void> {
-  const load = new Function('u', 'return import(u)') as (u: string) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
+  const load = new Function('u', 'return import(u)') as (
+    u: string,
+  ) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
   const { buildOptions } = await load(`file://${path.join(REPO, 'esbuild.mjs')}`);
   await esbuild.build({ ...buildOptions.cli, absWorkingDir: REPO });
   const vendored = ['mvdan-sh.js', 'mcp-sdk.js'].map((f) => path.join(REPO, 'dist', 'vendor', f));
@@ -49,43 +51,66 @@ describe('forge CLI (dist/cli.js): a planted control plane', function () {
     await fsp.rm(base, { recursive: true, force: true });
   });
 
-  posixOnly('links out and FIFOs are skipped with a warning; the key never reaches the model; the run completes', async () => {
-    const ws = path.join(base, 'ws');
-    const home = path.join(base, 'home');
-    await fsp.mkdir(path.join(home, '.ssh'), { recursive: true });
-    await fsp.writeFile(path.join(home, '.ssh', 'id_rsa'), `-----BEGIN OPENSSH PRIVATE KEY-----\n${KEY_LINE}\n-----END OPENSSH PRIVATE KEY-----\n`);
-    await fsp.mkdir(path.join(ws, '.forge', 'rules'), { recursive: true });
-    await fsp.mkdir(path.join(ws, '.vscode'), { recursive: true });
-    await fsp.symlink(path.join(home, '.ssh', 'id_rsa'), path.join(ws, 'AGENTS.md'));
-    await fsp.symlink(path.join(home, '.ssh', 'id_rsa'), path.join(ws, '.forge', 'rules', 'key.md'));
-    await fsp.writeFile(path.join(ws, '.forge', 'rules', 'style.md'), 'Prefer small functions.\n');
-    for (const rel of ['.forge/memory.jsonl', '.vscode/mcp.json']) {
-      execFileSync('mkfifo', [path.join(ws, rel)]);
-      fifos.push(path.join(ws, rel));
-    }
-    srv.script([{ toolCalls: [{ name: 'task_completion', args: { result: 'nothing to do' } }], usage: { inputTokens: 100, outputTokens: 10 } }]);
-    const child = spawn(process.execPath, [CLI, 'run', '--json', '--no-reflect', '--cwd', ws, 'say hello'], {
-      cwd: ws,
-      env: { PATH: process.env.PATH, HOME: home, FORGE_PROVIDER: 'openai-compatible', FORGE_BASE_URL: srv.openaiBaseUrl, FORGE_MODEL: 'gpt-4.1', OPENAI_API_KEY: 'sk-test-1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout!.resume();
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.on('close', (c) => {
-        clearTimeout(timer);
-        resolve(c);
+  posixOnly(
+    'links out and FIFOs are skipped with a warning; the key never reaches the model; the run completes',
+    async () => {
+      const ws = path.join(base, 'ws');
+      const home = path.join(base, 'home');
+      await fsp.mkdir(path.join(home, '.ssh'), { recursive: true });
+      await fsp.writeFile(
+        path.join(home, '.ssh', 'id_rsa'),
+        `-----BEGIN OPENSSH PRIVATE KEY-----\n${KEY_LINE}\n-----END OPENSSH PRIVATE KEY-----\n`,
+      );
+      await fsp.mkdir(path.join(ws, '.forge', 'rules'), { recursive: true });
+      await fsp.mkdir(path.join(ws, '.vscode'), { recursive: true });
+      await fsp.symlink(path.join(home, '.ssh', 'id_rsa'), path.join(ws, 'AGENTS.md'));
+      await fsp.symlink(path.join(home, '.ssh', 'id_rsa'), path.join(ws, '.forge', 'rules', 'key.md'));
+      await fsp.writeFile(path.join(ws, '.forge', 'rules', 'style.md'), 'Prefer small functions.\n');
+      for (const rel of ['.forge/memory.jsonl', '.vscode/mcp.json']) {
+        execFileSync('mkfifo', [path.join(ws, rel)]);
+        fifos.push(path.join(ws, rel));
+      }
+      srv.script([
+        {
+          toolCalls: [{ name: 'task_completion', args: { result: 'nothing to do' } }],
+          usage: { inputTokens: 100, outputTokens: 10 },
+        },
+      ]);
+      const child = spawn(process.execPath, [CLI, 'run', '--json', '--no-reflect', '--cwd', ws, 'say hello'], {
+        cwd: ws,
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          FORGE_PROVIDER: 'openai-compatible',
+          FORGE_BASE_URL: srv.openaiBaseUrl,
+          FORGE_MODEL: 'gpt-4.1',
+          OPENAI_API_KEY: 'sk-test-1',
+          NO_COLOR: '1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-    });
-    assert.equal(code, 0, stderr);
-    assert.ok(srv.requests.length >= 1);
-    for (const r of srv.requests) assert.ok(!JSON.stringify(r.body).includes(KEY_LINE), 'the private key reached the model');
-    assert.ok(JSON.stringify(srv.requests[0].body).includes('Prefer small functions.'), 'the ordinary rule is still used');
-    assert.match(stderr, /AGENTS\.md was not read: .*outside the workspace/);
-    assert.match(stderr, /\.forge\/rules\/key\.md was not read: .*outside the workspace/);
-    assert.match(stderr, /memory\.jsonl was not read: it is a FIFO/);
-    assert.match(stderr, /\.vscode\/mcp\.json was not read: it is a FIFO/);
-  });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout!.resume();
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.on('close', (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      assert.equal(code, 0, stderr);
+      assert.ok(srv.requests.length >= 1);
+      for (const r of srv.requests)
+        assert.ok(!JSON.stringify(r.body).includes(KEY_LINE), 'the private key reached the model');
+      assert.ok(
+        JSON.stringify(srv.requests[0].body).includes('Prefer small functions.'),
+        'the ordinary rule is still used',
+      );
+      assert.match(stderr, /AGENTS\.md was not read: .*outside the workspace/);
+      assert.match(stderr, /\.forge\/rules\/key\.md was not read: .*outside the workspace/);
+      assert.match(stderr, /memory\.jsonl was not read: it is a FIFO/);
+      assert.match(stderr, /\.vscode\/mcp\.json was not read: it is a FIFO/);
+    },
+  );
 });

@@ -14,7 +14,9 @@ const KEY = 'sk-forge-test-secret-4242';
 
 /** Builds dist/cli.js exactly as esbuild.mjs does (its exported options), so the test runs the shipped bundle. */
 async function buildCli(): Promise<void> {
-  const load = new Function('u', 'return import(u)') as (u: string) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
+  const load = new Function('u', 'return import(u)') as (
+    u: string,
+  ) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
   const { buildOptions } = await load(`file://${path.join(REPO, 'esbuild.mjs')}`);
   await esbuild.build({ ...buildOptions.cli, absWorkingDir: REPO });
   const vendored = ['mvdan-sh.js', 'mcp-sdk.js'].map((f) => path.join(REPO, 'dist', 'vendor', f));
@@ -27,7 +29,13 @@ interface Done {
   stderr: string;
 }
 
-function startCli(srv: LlmServer, cwd: string, args: string[], stdin = '', extraEnv: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
+function startCli(
+  srv: LlmServer,
+  cwd: string,
+  args: string[],
+  stdin = '',
+  extraEnv: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -38,7 +46,11 @@ function startCli(srv: LlmServer, cwd: string, args: string[], stdin = '', extra
     NO_COLOR: '1',
     ...extraEnv,
   };
-  const child = spawn(process.execPath, [CLI, ...args, '--cwd', cwd, '--no-reflect'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args, '--cwd', cwd, '--no-reflect'], {
+    cwd,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -51,16 +63,22 @@ function startCli(srv: LlmServer, cwd: string, args: string[], stdin = '', extra
 const run = (srv: LlmServer, cwd: string, args: string[]) => startCli(srv, cwd, args).done;
 
 function jsonLines(text: string): any[] {
-  return text.split('\n').filter((l) => l.trim()).map((l, i) => {
-    try {
-      return JSON.parse(l);
-    } catch {
-      throw new Error(`stdout line ${i + 1} is not JSON: ${l.slice(0, 200)}`);
-    }
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        throw new Error(`stdout line ${i + 1} is not JSON: ${l.slice(0, 200)}`);
+      }
+    });
 }
 
-const call = (name: string, args: unknown): LlmTurn => ({ toolCalls: [{ name, args }], usage: { inputTokens: 100, outputTokens: 10 } });
+const call = (name: string, args: unknown): LlmTurn => ({
+  toolCalls: [{ name, args }],
+  usage: { inputTokens: 100, outputTokens: 10 },
+});
 const done = (result: string): LlmTurn => call('task_completion', { result });
 
 /** The tool results Forge sent back in a recorded request (OpenAI wire format). */
@@ -81,10 +99,16 @@ describe('forge CLI (dist/cli.js) end to end', function () {
   beforeEach(async () => {
     srv.reset();
     ws = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-cli-'));
-    await fsp.writeFile(path.join(ws, 'test.js'), "const { sum } = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('tests ok');\n");
+    await fsp.writeFile(
+      path.join(ws, 'test.js'),
+      "const { sum } = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('tests ok');\n",
+    );
     await fsp.writeFile(path.join(ws, 'AGENTS.md'), 'Always run node test.js before finishing.\n');
     await fsp.mkdir(path.join(ws, '.forge'));
-    await fsp.writeFile(path.join(ws, '.forge', 'memory.jsonl'), `${JSON.stringify({ type: 'procedural', content: 'In this repo sum.js must use CommonJS exports', tags: ['sum'], confidence: 0.9 })}\n`);
+    await fsp.writeFile(
+      path.join(ws, '.forge', 'memory.jsonl'),
+      `${JSON.stringify({ type: 'procedural', content: 'In this repo sum.js must use CommonJS exports', tags: ['sum'], confidence: 0.9 })}\n`,
+    );
   });
   afterEach(async () => fsp.rm(ws, { recursive: true, force: true }));
 
@@ -100,12 +124,21 @@ describe('forge CLI (dist/cli.js) end to end', function () {
       call('execute_command', { command: 'node test.js && env' }),
       done('sum implemented; node test.js passes'),
     ]);
-    const res = await run(srv, ws, ['run', '--json', '--approve', 'writes,commands-sandboxed', 'implement sum in sum.js']);
+    const res = await run(srv, ws, [
+      'run',
+      '--json',
+      '--approve',
+      'writes,commands-sandboxed',
+      'implement sum in sum.js',
+    ]);
     assert.equal(res.code, 0, res.stderr);
     assert.equal(readFileSync(path.join(ws, 'sum.js'), 'utf8'), 'exports.sum = (a, b) => a + b;\n');
     // The command ran contained and passed; its output (with the environment it saw) went back to the model.
     const results = toolResults(srv.requests[2].body);
-    assert.ok(results.some((r) => r.includes('tests ok')), results.join('\n---\n'));
+    assert.ok(
+      results.some((r) => r.includes('tests ok')),
+      results.join('\n---\n'),
+    );
     // The API key reaches neither the command's environment, nor the model, nor any output.
     for (const r of srv.requests) assert.ok(!JSON.stringify(r.body).includes(KEY), 'key in a request body');
     assert.ok(!res.stdout.includes(KEY) && !res.stderr.includes(KEY), 'key printed');
@@ -127,18 +160,36 @@ describe('forge CLI (dist/cli.js) end to end', function () {
       await fsp.mkdir(path.join(ws, '.vscode'), { recursive: true });
       await fsp.writeFile(
         path.join(ws, '.vscode', 'mcp.json'),
-        JSON.stringify({ servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING], env: { EVERYTHING_TOKEN: '${input:everything-token}' } } } }),
+        JSON.stringify({
+          servers: {
+            everything: {
+              type: 'stdio',
+              command: process.execPath,
+              args: [EVERYTHING],
+              env: { EVERYTHING_TOKEN: '${input:everything-token}' },
+            },
+          },
+        }),
       );
     });
 
     it('--mcp starts the named server: its tools are offered, called (with --approve network) and the result reaches the model', async () => {
       srv.script([call('mcp__everything__echo', { message: 'hello from the cli' }), done('echoed')]);
-      const { done: finished } = startCli(srv, ws, ['run', '--json', '--mcp', 'everything', '--approve', 'network', 'echo something'], '', { FORGE_MCP_INPUT_EVERYTHING_TOKEN: 'tok-123' });
+      const { done: finished } = startCli(
+        srv,
+        ws,
+        ['run', '--json', '--mcp', 'everything', '--approve', 'network', 'echo something'],
+        '',
+        { FORGE_MCP_INPUT_EVERYTHING_TOKEN: 'tok-123' },
+      );
       const res = await finished;
       assert.equal(res.code, 0, res.stderr);
       const offered = (srv.requests[0].body.tools as any[]).map((t) => t.function?.name);
       assert.ok(offered.includes('mcp__everything__echo'), offered.join(', '));
-      assert.ok(toolResults(srv.requests[1].body).some((r) => r.includes('hello from the cli')), toolResults(srv.requests[1].body).join('\n'));
+      assert.ok(
+        toolResults(srv.requests[1].body).some((r) => r.includes('hello from the cli')),
+        toolResults(srv.requests[1].body).join('\n'),
+      );
     });
 
     it('without --mcp and without a terminal the server never starts, and the person learns the flag', async () => {
@@ -148,7 +199,10 @@ describe('forge CLI (dist/cli.js) end to end', function () {
       const offered = (srv.requests[0].body.tools as any[]).map((t) => t.function?.name);
       assert.ok(!offered.some((n) => String(n).startsWith('mcp__')), offered.join(', '));
       assert.match(res.stderr, /--mcp everything/);
-      assert.ok(toolResults(srv.requests[1].body).some((r) => /unknown tool|not available|no tool/i.test(r)), toolResults(srv.requests[1].body).join('\n'));
+      assert.ok(
+        toolResults(srv.requests[1].body).some((r) => /unknown tool|not available|no tool/i.test(r)),
+        toolResults(srv.requests[1].body).join('\n'),
+      );
     });
 
     it('an ${input:} value missing from the environment (no terminal) stops the server with the variable to set', async () => {
@@ -163,18 +217,31 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     const osc52 = '\x1b]52;c;ZXZpbCBjbGlwYm9hcmQ=\x07';
     const halves = (text: string) => ['sk-forge-te', 'st-secret-4242', 'secret', KEY].filter((h) => text.includes(h));
     for (const json of [false, true]) {
-      srv.script([{
-        text: ['The key is sk-forge-te', 'st-secret-4242, and ', osc52.slice(0, 8), `${osc52.slice(8)}\x1b[2J\u009b6n then\r done`],
-        toolCalls: [{ name: 'task_completion', args: { result: `finished ${osc52}` } }],
-        usage: { inputTokens: 100, outputTokens: 10 },
-      }]);
+      srv.script([
+        {
+          text: [
+            'The key is sk-forge-te',
+            'st-secret-4242, and ',
+            osc52.slice(0, 8),
+            `${osc52.slice(8)}\x1b[2J\u009b6n then\r done`,
+          ],
+          toolCalls: [{ name: 'task_completion', args: { result: `finished ${osc52}` } }],
+          usage: { inputTokens: 100, outputTokens: 10 },
+        },
+      ]);
       const res = await run(srv, ws, ['run', ...(json ? ['--json'] : []), 'say something']);
       assert.equal(res.code, 0, res.stderr);
       assert.deepEqual(halves(res.stderr + res.stdout), [], 'a piece of the key was printed');
-      assert.ok(!/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.test(res.stderr + res.stdout), `a control reached the terminal: ${JSON.stringify(res.stderr)}`);
+      assert.ok(
+        !/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.test(res.stderr + res.stdout),
+        `a control reached the terminal: ${JSON.stringify(res.stderr)}`,
+      );
       assert.match(res.stderr, /The key is \*\*\*, and {2}then done/);
       if (json) {
-        const text = jsonLines(res.stdout).filter((e) => e.type === 'text_delta').map((e) => e.delta).join('');
+        const text = jsonLines(res.stdout)
+          .filter((e) => e.type === 'text_delta')
+          .map((e) => e.delta)
+          .join('');
         assert.match(text, /^The key is \*\*\*, and \x1b\]52;c;/, 'JSON keeps the text (escaped), with the key masked');
       }
     }
@@ -189,7 +256,10 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     const events = jsonLines(res.stdout);
     const resolved = events.find((e) => e.type === 'approval_resolved');
     assert.equal(resolved?.decision.kind, 'reject');
-    assert.ok(toolResults(srv.requests[1].body).some((r) => r.includes('--approve')), 'the model learns how the user could allow it');
+    assert.ok(
+      toolResults(srv.requests[1].body).some((r) => r.includes('--approve')),
+      'the model learns how the user could allow it',
+    );
   });
 
   it('in a terminal (a real pty): the edit is shown as a colored diff and approved with y; a command refused with n and a reason', async () => {
@@ -198,7 +268,14 @@ describe('forge CLI (dist/cli.js) end to end', function () {
       call('execute_command', { command: 'node test.js' }),
       done('edited'),
     ]);
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', FORGE_BASE_URL: srv.openaiBaseUrl, FORGE_MODEL: 'gpt-4.1', OPENAI_API_KEY: KEY };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TERM: 'xterm',
+      FORGE_BASE_URL: srv.openaiBaseUrl,
+      FORGE_MODEL: 'gpt-4.1',
+      OPENAI_API_KEY: KEY,
+    };
     const cmd = `${process.execPath} ${CLI} run --no-reflect --cwd ${ws} "change the test"`;
     const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: ws, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
@@ -211,9 +288,15 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 0, screen);
-    assert.ok(screen.includes("\x1b[31m-console.log('tests ok');") && screen.includes("\x1b[32m+console.log('changed');"), 'colored diff');
+    assert.ok(
+      screen.includes("\x1b[31m-console.log('tests ok');") && screen.includes("\x1b[32m+console.log('changed');"),
+      'colored diff',
+    );
     assert.equal(readFileSync(path.join(ws, 'test.js'), 'utf8'), "console.log('changed');\n");
-    assert.ok(toolResults(srv.requests[2].body).some((r) => r.includes('use npm test')), 'the reason reached the model');
+    assert.ok(
+      toolResults(srv.requests[2].body).some((r) => r.includes('use npm test')),
+      'the reason reached the model',
+    );
     assert.equal(answered, 3);
   });
 
@@ -240,7 +323,10 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.equal(resumed.code, 0, resumed.stderr);
     const events = jsonLines(resumed.stdout);
     assert.equal(events[0].taskId, end.taskId, 'same task');
-    assert.ok(JSON.stringify(srv.requests[0].body.messages).includes('refactor everything carefully'), 'the original task is in the resumed conversation');
+    assert.ok(
+      JSON.stringify(srv.requests[0].body.messages).includes('refactor everything carefully'),
+      'the original task is in the resumed conversation',
+    );
     assert.equal(events.at(-1).reason, 'done');
   });
 
@@ -264,7 +350,8 @@ describe('forge CLI (dist/cli.js) end to end', function () {
 
   it('--worktree: the task works on its own forge/* branch, the folder stays untouched; --continue goes back there', async () => {
     const { execFileSync } = await import('node:child_process');
-    const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...a], { cwd: ws, encoding: 'utf8' });
+    const git = (...a: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...a], { cwd: ws, encoding: 'utf8' });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-qm', 'init');
@@ -288,7 +375,12 @@ describe('forge CLI (dist/cli.js) end to end', function () {
 
   it('reads the task from stdin (--prompt-file -); a token budget ends the run with exit 4, resumable', async () => {
     srv.script([call('list_files', { path: '.' }), call('list_files', { path: '.' })]);
-    const res = await startCli(srv, ws, ['run', '--json', '--prompt-file', '-', '--max-tokens', '50'], 'Survey the repository\nand report.\n').done;
+    const res = await startCli(
+      srv,
+      ws,
+      ['run', '--json', '--prompt-file', '-', '--max-tokens', '50'],
+      'Survey the repository\nand report.\n',
+    ).done;
     assert.equal(res.code, 4, res.stderr);
     assert.match(res.stderr, /Token budget reached/);
     const events = jsonLines(res.stdout);
@@ -298,10 +390,19 @@ describe('forge CLI (dist/cli.js) end to end', function () {
 
   it('Anthropic from the environment: the same run over the real @anthropic-ai/sdk', async () => {
     srv.script([call('read_file', { path: 'test.js' }), done('read it')]);
-    const env = { FORGE_PROVIDER: 'anthropic', FORGE_BASE_URL: srv.anthropicBaseUrl, FORGE_MODEL: 'claude-sonnet-4-5', ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: '' };
+    const env = {
+      FORGE_PROVIDER: 'anthropic',
+      FORGE_BASE_URL: srv.anthropicBaseUrl,
+      FORGE_MODEL: 'claude-sonnet-4-5',
+      ANTHROPIC_API_KEY: KEY,
+      OPENAI_API_KEY: '',
+    };
     const res = await startCli(srv, ws, ['run', '--json', 'what does test.js check?'], '', env).done;
     assert.equal(res.code, 0, res.stderr);
-    assert.deepEqual(srv.requests.map((r) => r.provider), ['anthropic', 'anthropic']);
+    assert.deepEqual(
+      srv.requests.map((r) => r.provider),
+      ['anthropic', 'anthropic'],
+    );
     assert.ok(!res.stdout.includes(KEY) && !res.stderr.includes(KEY));
   });
 

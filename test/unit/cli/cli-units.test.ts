@@ -6,7 +6,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs, UsageError } from '../../../src/cli/args';
 import { Policy } from '../../../src/core/safety/policy';
-import { standingFromFlags, CliApprover, makeStyle, parseApprovalPolicy, renderEditDiff, type AskLine } from '../../../src/cli/approvals';
+import {
+  standingFromFlags,
+  CliApprover,
+  makeStyle,
+  parseApprovalPolicy,
+  renderEditDiff,
+  type AskLine,
+} from '../../../src/cli/approvals';
 import { inputEnvName } from '../../../src/cli/mcp';
 import { exitCodeFor } from '../../../src/cli/output';
 import { loadProjectRules } from '../../../src/cli/rules';
@@ -19,11 +26,28 @@ const bare: Containment = { kind: 'none', network: 'on', summary: 'no sandbox' }
 const plain = makeStyle(false);
 
 const edit: ApprovalRequest = {
-  id: 'a1', taskId: 't', toolCallId: 'c1', toolName: 'write_file', risk: 'write', args: {},
-  preview: { kind: 'edit', path: '/ws/a.ts', displayPath: 'a.ts', original: 'one\ntwo\n', proposed: 'one\nTWO\n', isNewFile: false },
+  id: 'a1',
+  taskId: 't',
+  toolCallId: 'c1',
+  toolName: 'write_file',
+  risk: 'write',
+  args: {},
+  preview: {
+    kind: 'edit',
+    path: '/ws/a.ts',
+    displayPath: 'a.ts',
+    original: 'one\ntwo\n',
+    proposed: 'one\nTWO\n',
+    isNewFile: false,
+  },
 };
 const command: ApprovalRequest = {
-  id: 'a2', taskId: 't', toolCallId: 'c2', toolName: 'execute_command', risk: 'execute', args: {},
+  id: 'a2',
+  taskId: 't',
+  toolCallId: 'c2',
+  toolName: 'execute_command',
+  risk: 'execute',
+  args: {},
   preview: { kind: 'command', command: 'npm test', grant: 'npm test' },
 };
 
@@ -32,7 +56,13 @@ function approver(policy: string[], c: Containment, answers?: string[]) {
   let quit = false;
   const ask: AskLine | undefined = answers ? async () => answers.shift() : undefined;
   void c;
-  const a = new CliApprover({ policy: parseApprovalPolicy(policy), ask, say: (l) => said.push(l), style: plain, onQuit: () => (quit = true) });
+  const a = new CliApprover({
+    policy: parseApprovalPolicy(policy),
+    ask,
+    say: (l) => said.push(l),
+    style: plain,
+    onQuit: () => (quit = true),
+  });
   return { a, said, quit: () => quit };
 }
 const signal = new AbortController().signal;
@@ -57,14 +87,23 @@ describe('forge CLI: flags and environment', () => {
   });
 
   it('budgets and a prompt file', () => {
-    const o = parseArgs(['run', '--max-cost', '0.5', '--max-minutes', '10', '--max-tokens', '200000', '--prompt-file', 'task.md'], {});
-    assert.deepEqual([o.maxCostUsd, o.maxMinutes, o.maxTokens, o.promptFile, o.task], [0.5, 10, 200000, 'task.md', undefined]);
+    const o = parseArgs(
+      ['run', '--max-cost', '0.5', '--max-minutes', '10', '--max-tokens', '200000', '--prompt-file', 'task.md'],
+      {},
+    );
+    assert.deepEqual(
+      [o.maxCostUsd, o.maxMinutes, o.maxTokens, o.promptFile, o.task],
+      [0.5, 10, 200000, 'task.md', undefined],
+    );
     assert.throws(() => parseArgs(['run', '--max-cost', '0', 'x'], {}), /--max-cost needs a number > 0/);
     assert.throws(() => parseArgs(['run', '--prompt-file', 'a.md', 'x'], {}), /not both/);
   });
 
   it('--yes-contained is writes + commands-sandboxed', () => {
-    assert.deepEqual([...parseArgs(['run', '--yes-contained', 'x'], {}).approve].sort(), ['commands-sandboxed', 'writes']);
+    assert.deepEqual([...parseArgs(['run', '--yes-contained', 'x'], {}).approve].sort(), [
+      'commands-sandboxed',
+      'writes',
+    ]);
   });
 
   it('MCP: --mcp names (repeatable, comma lists), --mcp-config, --no-mcp; no server is allowed by default', () => {
@@ -82,14 +121,19 @@ describe('forge CLI: approvals', () => {
     const { a, said } = approver([], contained);
     const d = await a.request(edit, signal);
     assert.equal(d.kind, 'reject');
-    assert.match(d.kind === 'reject' ? d.reason ?? '' : '', /--approve writes,commands-sandboxed/);
+    assert.match(d.kind === 'reject' ? (d.reason ?? '') : '', /--approve writes,commands-sandboxed/);
     assert.match(said[0], /refused/);
   });
 
   it('--approve flags are standing approvals in core Policy; commands-sandboxed only while commands run contained', () => {
     const exec = { name: 'execute_command', risk: 'execute' as const };
-    const decide = (flags: string[], c: Containment) => new Policy({ standing: () => standingFromFlags(parseApprovalPolicy(flags), () => c) }).evaluate(exec);
-    assert.deepEqual(decide(['commands-sandboxed'], contained), { action: 'allow', reason: '--approve commands-sandboxed', by: 'setting' });
+    const decide = (flags: string[], c: Containment) =>
+      new Policy({ standing: () => standingFromFlags(parseApprovalPolicy(flags), () => c) }).evaluate(exec);
+    assert.deepEqual(decide(['commands-sandboxed'], contained), {
+      action: 'allow',
+      reason: '--approve commands-sandboxed',
+      by: 'setting',
+    });
     assert.equal(decide(['commands-sandboxed'], bare).action, 'ask');
     assert.equal(decide(['commands'], bare).action, 'allow');
     assert.equal(decide(['writes'], contained).action, 'ask');
@@ -99,8 +143,14 @@ describe('forge CLI: approvals', () => {
     const y = approver([], contained, ['y']);
     assert.deepEqual(await y.a.request(edit, signal), { kind: 'approve', scope: 'once' });
     assert.match(y.said.join('\n'), /-two\n\+TWO/);
-    assert.deepEqual(await approver([], contained, ['?', 'a']).a.request(command, signal), { kind: 'approve', scope: 'task' });
-    assert.deepEqual(await approver([], contained, ['n', 'use pnpm']).a.request(command, signal), { kind: 'reject', reason: 'use pnpm' });
+    assert.deepEqual(await approver([], contained, ['?', 'a']).a.request(command, signal), {
+      kind: 'approve',
+      scope: 'task',
+    });
+    assert.deepEqual(await approver([], contained, ['n', 'use pnpm']).a.request(command, signal), {
+      kind: 'reject',
+      reason: 'use pnpm',
+    });
     const q = approver([], contained, ['q']);
     assert.equal((await q.a.request(command, signal)).kind, 'reject');
     assert.equal(q.quit(), true);
@@ -116,7 +166,18 @@ describe('forge CLI: exit codes and rules', () => {
   it('maps every way a run ends', () => {
     const code = (reason: string, detail = '') => exitCodeFor({ reason: reason as never, detail });
     assert.deepEqual(
-      [code('done'), code('asked'), code('converse'), code('stopped'), code('max_iterations'), code('breaker', 'Cost budget reached: $1'), code('breaker', '3 consecutive tool errors'), code('guardrail'), code('stagnation'), code('error')],
+      [
+        code('done'),
+        code('asked'),
+        code('converse'),
+        code('stopped'),
+        code('max_iterations'),
+        code('breaker', 'Cost budget reached: $1'),
+        code('breaker', '3 consecutive tool errors'),
+        code('guardrail'),
+        code('stagnation'),
+        code('error'),
+      ],
       [0, 2, 2, 3, 4, 4, 5, 5, 6, 1],
     );
   });

@@ -14,13 +14,18 @@ const OSC52 = '\x1b]52;c;ZXZpbCBjbGlwYm9hcmQ=\x07';
 function splits(text: string): string[][] {
   const out: string[][] = [];
   for (let i = 0; i <= text.length; i++) out.push([text.slice(0, i), text.slice(i)]);
-  for (let i = 1; i < text.length; i += 3) for (let j = i + 1; j < text.length; j += 5) out.push([text.slice(0, i), text.slice(i, j), text.slice(j)]);
+  for (let i = 1; i < text.length; i += 3)
+    for (let j = i + 1; j < text.length; j += 5) out.push([text.slice(0, i), text.slice(i, j), text.slice(j)]);
   return out;
 }
 
 /** No 5-character piece of the key in the text (no half of it was printed). */
 function noPieceOfKey(text: string, label: string): void {
-  for (let i = 0; i + 5 <= KEY.length; i++) assert.ok(!text.includes(KEY.slice(i, i + 5)), `${label}: a piece of the key (${KEY.slice(i, i + 5)}) in ${JSON.stringify(text)}`);
+  for (let i = 0; i + 5 <= KEY.length; i++)
+    assert.ok(
+      !text.includes(KEY.slice(i, i + 5)),
+      `${label}: a piece of the key (${KEY.slice(i, i + 5)}) in ${JSON.stringify(text)}`,
+    );
 }
 
 describe('cli/terminal-safe: terminal controls are stripped', () => {
@@ -54,7 +59,10 @@ describe('cli/terminal-safe: terminal controls are stripped', () => {
     assert.equal(plain('a\x1b]52;c;never-ends'), 'a');
     const s = new ControlStripper();
     const out = s.push('a\x1b]52;c;' + 'A'.repeat(20_000) + ' tail');
-    assert.ok(!CONTROL.test(out) && out.startsWith('a') && out.endsWith(' tail'), 'no escape, text resumes after a bounded payload');
+    assert.ok(
+      !CONTROL.test(out) && out.startsWith('a') && out.endsWith(' tail'),
+      'no escape, text resumes after a bounded payload',
+    );
   });
 });
 
@@ -78,23 +86,57 @@ describe('cli/terminal-safe: secrets masked across writes', () => {
     assert.equal(m.push('nothing'), 'sk-nothing');
     assert.equal(m.push(' sk-forge'), ' ');
     assert.equal(m.end(), 'sk-forge', 'at the end the held text is printed (it never became a key)');
-    assert.equal(new SecretMasker([undefined, 'short']).push('short'), 'short', 'secrets under 6 characters are not masked');
+    assert.equal(
+      new SecretMasker([undefined, 'short']).push('short'),
+      'short',
+      'secrets under 6 characters are not masked',
+    );
   });
 });
 
 describe('cli/output: what the runner prints', () => {
   const ev = (e: Record<string, unknown>) => ({ runId: 'r', ...e }) as AgentEvent;
-  const hostile = ['Hi ', `sk-forge-te`, `st-secret-4242 ${OSC52.slice(0, 9)}`, `${OSC52.slice(9)}\x1b[2J\u009b6n\rdone`];
+  const hostile = [
+    'Hi ',
+    `sk-forge-te`,
+    `st-secret-4242 ${OSC52.slice(0, 9)}`,
+    `${OSC52.slice(9)}\x1b[2J\u009b6n\rdone`,
+  ];
 
   for (const color of [false, true]) {
     it(`progress: model text and thinking, tool results and warnings carry no controls and no piece of a key (color ${color})`, () => {
       let written = '';
-      const p = new ProgressPrinter({ write: (s) => (written += s), style: makeStyle(color), verbose: true, secrets: [KEY] });
+      const p = new ProgressPrinter({
+        write: (s) => (written += s),
+        style: makeStyle(color),
+        verbose: true,
+        secrets: [KEY],
+      });
       for (const d of hostile) p.on(ev({ type: 'text_delta', delta: d }));
       for (const d of hostile) p.on(ev({ type: 'thinking_delta', delta: d }));
-      p.on(ev({ type: 'tool_call_end', id: 't1', name: 'execute_command', args: { command: `echo \x1b]8;;x\x1b\\hi` } }));
-      p.on(ev({ type: 'tool_result', id: 't1', name: 'execute_command', isError: true, latencyMs: 3, content: `boom \x1b]52;c;eA==\x07 \u0085` }));
-      p.on(ev({ type: 'tool_result', id: 't2', name: 'read_file', isError: false, latencyMs: 3, content: `line\x1b[31m\r\n${KEY}` }));
+      p.on(
+        ev({ type: 'tool_call_end', id: 't1', name: 'execute_command', args: { command: `echo \x1b]8;;x\x1b\\hi` } }),
+      );
+      p.on(
+        ev({
+          type: 'tool_result',
+          id: 't1',
+          name: 'execute_command',
+          isError: true,
+          latencyMs: 3,
+          content: `boom \x1b]52;c;eA==\x07 \u0085`,
+        }),
+      );
+      p.on(
+        ev({
+          type: 'tool_result',
+          id: 't2',
+          name: 'read_file',
+          isError: false,
+          latencyMs: 3,
+          content: `line\x1b[31m\r\n${KEY}`,
+        }),
+      );
       p.on(ev({ type: 'warning', message: `careful \x1b]0;title\x07` }));
       p.on(ev({ type: 'memory_learned', memories: [{ id: 'm', type: 'semantic', content: 'x\x1b[8mhidden' }] }));
       p.endStreams();
@@ -115,7 +157,13 @@ describe('cli/output: what the runner prints', () => {
       w.on(ev({ type: 'step_end', step: {} }));
       for (const l of lines) noPieceOfKey(l, JSON.stringify(parts));
       const events = lines.map((l) => JSON.parse(l) as { type: string; delta?: string });
-      assert.equal(events.filter((e) => e.type === 'text_delta').map((e) => e.delta).join(''), 'pre *** post');
+      assert.equal(
+        events
+          .filter((e) => e.type === 'text_delta')
+          .map((e) => e.delta)
+          .join(''),
+        'pre *** post',
+      );
       assert.equal(events.at(-1)!.type, 'step_end');
     }
     const line = jsonLine({ delta: `\x1b]52;c;x\x07\u009b\u0085\u007f\u2028` });
@@ -125,12 +173,29 @@ describe('cli/output: what the runner prints', () => {
 
   it('approval questions show the command, paths and diffs without controls', () => {
     const style = makeStyle(false);
-    const cmd = { id: 'a', toolName: 'execute_command', risk: 'execute', args: {}, preview: { kind: 'command', command: `ls ${OSC52}`, cwd: '/w\x1b[2J' } } as unknown as ApprovalRequest;
+    const cmd = {
+      id: 'a',
+      toolName: 'execute_command',
+      risk: 'execute',
+      args: {},
+      preview: { kind: 'command', command: `ls ${OSC52}`, cwd: '/w\x1b[2J' },
+    } as unknown as ApprovalRequest;
     assert.equal(describeRequest(cmd, style), 'Run ls   (in /w)');
-    const edit = { id: 'b', toolName: 'write_file', risk: 'write', args: {}, preview: { kind: 'edit', path: 'a\x1b]0;t\x07.ts', original: 'x\r\n', proposed: `y${OSC52}\r\n` } } as unknown as ApprovalRequest;
+    const edit = {
+      id: 'b',
+      toolName: 'write_file',
+      risk: 'write',
+      args: {},
+      preview: { kind: 'edit', path: 'a\x1b]0;t\x07.ts', original: 'x\r\n', proposed: `y${OSC52}\r\n` },
+    } as unknown as ApprovalRequest;
     assert.ok(!CONTROL.test(describeRequest(edit, style)), describeRequest(edit, style));
     assert.ok(!CONTROL.test(renderEditDiff('p', 'a\x1b[31m\n', 'b\u009b1m\n', false, style)));
-    const generic = { id: 'c', toolName: 'mcp__x__\x1b[8mt', risk: 'network', args: { q: '\u009d52;c;eA==\u0007' } } as unknown as ApprovalRequest;
+    const generic = {
+      id: 'c',
+      toolName: 'mcp__x__\x1b[8mt',
+      risk: 'network',
+      args: { q: '\u009d52;c;eA==\u0007' },
+    } as unknown as ApprovalRequest;
     assert.ok(!CONTROL.test(describeRequest(generic, style)), describeRequest(generic, style));
   });
 });

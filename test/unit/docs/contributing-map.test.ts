@@ -64,12 +64,20 @@ describe('CONTRIBUTING.md maps every source folder', () => {
     const folders = COVERED.flatMap((d) => foldersWithFiles(ROOT, d));
     assert.ok(folders.length > 20, `scanned the source folders (${folders.length})`);
     const missing = folders.filter((f) => !mapped.includes(f));
-    assert.deepEqual(missing, [], `folders missing from CONTRIBUTING.md's map (add a row for each):\n${missing.join('\n')}`);
+    assert.deepEqual(
+      missing,
+      [],
+      `folders missing from CONTRIBUTING.md's map (add a row for each):\n${missing.join('\n')}`,
+    );
   });
 
   it('every folder the map names exists, once', () => {
     const gone = mapped.filter((f) => !(existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isDirectory()));
-    assert.deepEqual(gone, [], `CONTRIBUTING.md's map names folders that do not exist (remove or rename them):\n${gone.join('\n')}`);
+    assert.deepEqual(
+      gone,
+      [],
+      `CONTRIBUTING.md's map names folders that do not exist (remove or rename them):\n${gone.join('\n')}`,
+    );
     const twice = mapped.filter((f, i) => mapped.indexOf(f) !== i);
     assert.deepEqual(twice, [], `CONTRIBUTING.md's map names these folders more than once:\n${twice.join('\n')}`);
   });

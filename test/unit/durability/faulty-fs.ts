@@ -7,7 +7,11 @@ import { NodeTasksIO } from '../../../src/core/tasks/io';
 export type Fault = 'none' | 'enospc' | 'erofs' | 'torn';
 
 export function fsError(code: string): NodeJS.ErrnoException {
-  const messages: Record<string, string> = { ENOSPC: 'no space left on device', EROFS: 'read-only file system', EIO: 'i/o error' };
+  const messages: Record<string, string> = {
+    ENOSPC: 'no space left on device',
+    EROFS: 'read-only file system',
+    EIO: 'i/o error',
+  };
   return Object.assign(new Error(`${code}: ${messages[code] ?? code}`), { code });
 }
 

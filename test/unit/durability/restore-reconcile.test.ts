@@ -56,7 +56,11 @@ class FakeWorkspace implements WorkspaceProbe {
 function history(call: { id: string; name: string; args: unknown }): ChatMessage[] {
   return [
     { role: 'user', content: 'Change a.ts' },
-    { role: 'assistant', content: 'Editing.', toolCalls: [{ id: call.id, name: call.name, args: call.args as never, rawArgs: JSON.stringify(call.args) }] },
+    {
+      role: 'assistant',
+      content: 'Editing.',
+      toolCalls: [{ id: call.id, name: call.name, args: call.args as never, rawArgs: JSON.stringify(call.args) }],
+    },
   ];
 }
 
@@ -73,10 +77,33 @@ function savedTask(id: string, call: { id: string; name: string; args: unknown }
     lastUserMessage: 'Change a.ts',
     counters: { runs: 1, approvals: 1 },
     ...(pending
-      ? { pending: { request: { id: 'appr-1', taskId: id, toolCallId: call.id, toolName: call.name, risk: 'write', args: call.args as never }, calls: [{ id: call.id, name: call.name, args: call.args as never, rawArgs: '{}' }], iteration: 1 } }
+      ? {
+          pending: {
+            request: {
+              id: 'appr-1',
+              taskId: id,
+              toolCallId: call.id,
+              toolName: call.name,
+              risk: 'write',
+              args: call.args as never,
+            },
+            calls: [{ id: call.id, name: call.name, args: call.args as never, rawArgs: '{}' }],
+            iteration: 1,
+          },
+        }
       : {}),
   };
-  return { id, title: 'Change a.ts', createdAt: 1, updatedAt: 2, mode: 'agent', status: 'running', iterations: 1, snapshot, transcript: { items: [] } };
+  return {
+    id,
+    title: 'Change a.ts',
+    createdAt: 1,
+    updatedAt: 2,
+    mode: 'agent',
+    status: 'running',
+    iterations: 1,
+    snapshot,
+    transcript: { items: [] },
+  };
 }
 
 const writeCall = { id: 'call_w', name: 'write_file', args: { path: 'src/a.ts', content: 'new' } };
@@ -95,19 +122,37 @@ describe('durability: intent, effect, outcome', () => {
   it('an edit: the intent is durable before the file is touched, the outcome after', async () => {
     const order: string[] = [];
     const logFile = path.join(dir, 'journal', 'logs', 't.jsonl');
-    const kinds = async () => ((await fsp.readFile(logFile, 'utf8').catch(() => '')).match(/"k":"(\w+)"/g) ?? []).map((m) => m.slice(5, -1));
+    const kinds = async () =>
+      ((await fsp.readFile(logFile, 'utf8').catch(() => '')).match(/"k":"(\w+)"/g) ?? []).map((m) => m.slice(5, -1));
     const inner: EditApplier = {
       async apply() {
         order.push(`apply (journal: ${(await kinds()).join(',')})`);
       },
     };
-    const applier = new JournalingApplier(inner, journalLedger(journal), () => 't', log, undefined, async () => 'old');
-    await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
+    const applier = new JournalingApplier(
+      inner,
+      journalLedger(journal),
+      () => 't',
+      log,
+      undefined,
+      async () => 'old',
+    );
+    await applier.apply({
+      path: FILE,
+      content: 'new',
+      isNewFile: false,
+      original: 'old',
+      taskId: 't',
+      toolCallId: 'c1',
+    });
     // The outcome is written off the tool's path; the journal's next read waits for it (one queue per task).
     const entries = await journal.entries('t');
     order.push(`done (journal: ${(await kinds()).join(',')})`);
     assert.deepEqual(order, ['apply (journal: intent)', 'done (journal: intent,edit)']);
-    assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
+    assert.deepEqual(
+      entries.map((e) => [e.path, e.before, e.after, e.toolCallId]),
+      [[FILE, 'old', 'new', 'c1']],
+    );
   });
 
   it('a proposed edit: its intent is durable while it waits for approval; the approved edit is written without waiting for any append', async () => {
@@ -122,12 +167,20 @@ describe('durability: intent, effect, outcome', () => {
     }
     const gated = await EditJournal.open(dir, { io: new GatedIO() });
     const logFile = path.join(dir, 'journal', 'logs', 't.jsonl');
-    const lines = async () => (await fsp.readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { k: string; proposed?: boolean });
+    const lines = async () =>
+      (await fsp.readFile(logFile, 'utf8').catch(() => ''))
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { k: string; proposed?: boolean });
     const ledger = journalLedger(gated);
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
     // The user reads the diff meanwhile; the intent is on disk before Approve.
     for (let i = 0; i < 200 && (await lines()).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual((await lines()).map((l) => [l.k, l.proposed]), [['intent', true]]);
+    assert.deepEqual(
+      (await lines()).map((l) => [l.k, l.proposed]),
+      [['intent', true]],
+    );
     gate = new Promise((r) => (openGate = r));
     let appliedWith: unknown;
     const inner: EditApplier = {
@@ -135,25 +188,59 @@ describe('durability: intent, effect, outcome', () => {
         appliedWith = (await lines()).map((l) => [l.k, l.proposed]);
       },
     };
-    const applier = new JournalingApplier(inner, ledger, () => 't', log, undefined, async () => 'old');
-    await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
+    const applier = new JournalingApplier(
+      inner,
+      ledger,
+      () => 't',
+      log,
+      undefined,
+      async () => 'old',
+    );
+    await applier.apply({
+      path: FILE,
+      content: 'new',
+      isNewFile: false,
+      original: 'old',
+      taskId: 't',
+      toolCallId: 'c1',
+    });
     assert.deepEqual(appliedWith, [['intent', true]], 'written while the journal could not append');
     gate = undefined;
     openGate();
     const entries = await gated.entries('t');
-    assert.deepEqual(entries.map((e) => [e.path, e.before, e.after, e.toolCallId]), [[FILE, 'old', 'new', 'c1']]);
+    assert.deepEqual(
+      entries.map((e) => [e.path, e.before, e.after, e.toolCallId]),
+      [[FILE, 'old', 'new', 'c1']],
+    );
     // The approval is on record (the intent again, unmarked), then the outcome.
-    assert.deepEqual((await lines()).map((l) => [l.k, l.proposed]), [['intent', true], ['intent', undefined], ['edit', undefined]]);
+    assert.deepEqual(
+      (await lines()).map((l) => [l.k, l.proposed]),
+      [
+        ['intent', true],
+        ['intent', undefined],
+        ['edit', undefined],
+      ],
+    );
     assert.deepEqual(await gated.openIntents('t'), []);
   });
 
   it('an approved proposal cut off in an unsaved buffer is settled like any edit (saved); an unapproved one is not', async () => {
     const ws = new FakeWorkspace();
-    const intent = await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'approved', proposed: true });
+    const intent = await journal.beginEdit({
+      taskId: 't',
+      path: FILE,
+      before: 'old',
+      after: 'new',
+      toolCallId: 'approved',
+      proposed: true,
+    });
     await journal.confirmProposed(intent);
     ws.disk.set(FILE, 'old');
     ws.buffers.set(FILE, 'new');
-    assert.deepEqual((await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]), [['approved', 'saved']]);
+    assert.deepEqual(
+      (await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]),
+      [['approved', 'saved']],
+    );
     assert.equal(ws.disk.get(FILE), 'new');
   });
 
@@ -163,18 +250,36 @@ describe('durability: intent, effect, outcome', () => {
     ledger.withdraw!('rejected');
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'edited' });
     let applied = '';
-    const applier = new JournalingApplier({ apply: async (e: FileEdit) => void (applied = e.content) }, ledger, () => 't', log, undefined, async () => 'old');
+    const applier = new JournalingApplier(
+      { apply: async (e: FileEdit) => void (applied = e.content) },
+      ledger,
+      () => 't',
+      log,
+      undefined,
+      async () => 'old',
+    );
     // The user changed the proposed side before approving: the applied content is not what was proposed.
-    await applier.apply({ path: FILE, content: 'new, as the user edited it', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'edited' });
+    await applier.apply({
+      path: FILE,
+      content: 'new, as the user edited it',
+      isNewFile: false,
+      original: 'old',
+      taskId: 't',
+      toolCallId: 'edited',
+    });
     assert.equal(applied, 'new, as the user edited it');
-    assert.deepEqual((await journal.entries('t')).map((e) => [e.toolCallId, e.after]), [['edited', 'new, as the user edited it']]);
+    assert.deepEqual(
+      (await journal.entries('t')).map((e) => [e.toolCallId, e.after]),
+      [['edited', 'new, as the user edited it']],
+    );
     assert.deepEqual(await journal.openIntents('t'), [], 'both proposals were voided');
   });
 
   it('an approved proposal never applied is voided after its delay; a later proposal of the same call is not', async () => {
     const ledger = journalLedger(journal);
     const waitOpen = async (n: number) => {
-      for (let i = 0; i < 200 && (await journal.openIntents('t')).length !== n; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 200 && (await journal.openIntents('t')).length !== n; i++)
+        await new Promise((r) => setTimeout(r, 5));
       return journal.openIntents('t');
     };
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
@@ -188,30 +293,78 @@ describe('durability: intent, effect, outcome', () => {
     ledger.withdraw!('c2', 30);
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'newest', toolCallId: 'c2' });
     await new Promise((r) => setTimeout(r, 80));
-    assert.deepEqual((await journal.openIntents('t')).map((i) => i.after), ['newest']);
+    assert.deepEqual(
+      (await journal.openIntents('t')).map((i) => i.after),
+      ['newest'],
+    );
   });
 
   it('a proposal whose journal entry was settled meanwhile is not used: the edit is recorded anew', async () => {
     const ledger = journalLedger(journal);
     ledger.propose!({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'c1' });
     for (const open of await journal.openIntents('t')) await journal.abandonEdit(open, 'settled by someone else');
-    const applier = new JournalingApplier({ apply: async () => undefined }, ledger, () => 't', log, undefined, async () => 'old');
-    await applier.apply({ path: FILE, content: 'new', isNewFile: false, original: 'old', taskId: 't', toolCallId: 'c1' });
-    assert.deepEqual((await journal.entries('t')).map((e) => e.after), ['new'], 'Undo still sees the edit');
+    const applier = new JournalingApplier(
+      { apply: async () => undefined },
+      ledger,
+      () => 't',
+      log,
+      undefined,
+      async () => 'old',
+    );
+    await applier.apply({
+      path: FILE,
+      content: 'new',
+      isNewFile: false,
+      original: 'old',
+      taskId: 't',
+      toolCallId: 'c1',
+    });
+    assert.deepEqual(
+      (await journal.entries('t')).map((e) => e.after),
+      ['new'],
+      'Undo still sees the edit',
+    );
   });
 
   it('a restore after a crash while a proposal waited: nothing to report when the file is unchanged; applied when it is not', async () => {
     const ws = new FakeWorkspace();
-    await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'waiting', proposed: true });
+    await journal.beginEdit({
+      taskId: 't',
+      path: FILE,
+      before: 'old',
+      after: 'new',
+      toolCallId: 'waiting',
+      proposed: true,
+    });
     ws.disk.set(FILE, 'old');
     assert.deepEqual(await settleEdits(journal, 't', ws), [], 'a proposal never approved is not a cut-off edit');
     assert.deepEqual(await journal.openIntents('t'), []);
-    await journal.beginEdit({ taskId: 't', path: FILE, before: 'old', after: 'new', toolCallId: 'approved', proposed: true });
+    await journal.beginEdit({
+      taskId: 't',
+      path: FILE,
+      before: 'old',
+      after: 'new',
+      toolCallId: 'approved',
+      proposed: true,
+    });
     ws.disk.set(FILE, 'new');
-    assert.deepEqual((await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]), [['approved', 'applied']]);
-    assert.deepEqual((await journal.entries('t')).map((e) => e.toolCallId), ['approved']);
+    assert.deepEqual(
+      (await settleEdits(journal, 't', ws)).map((f) => f.kind === 'edit' && [f.toolCallId, f.outcome]),
+      [['approved', 'applied']],
+    );
+    assert.deepEqual(
+      (await journal.entries('t')).map((e) => e.toolCallId),
+      ['approved'],
+    );
     // A buffer that holds the proposed text is the user's: not saved, not reverted, for a proposal.
-    await journal.beginEdit({ taskId: 't', path: FILE, before: 'new', after: 'newer', toolCallId: 'buffered', proposed: true });
+    await journal.beginEdit({
+      taskId: 't',
+      path: FILE,
+      before: 'new',
+      after: 'newer',
+      toolCallId: 'buffered',
+      proposed: true,
+    });
     ws.buffers.set(FILE, 'newer');
     assert.deepEqual(await settleEdits(journal, 't', ws), []);
     assert.equal(ws.buffers.get(FILE), 'newer');
@@ -225,8 +378,14 @@ describe('durability: intent, effect, outcome', () => {
     io.fault = 'enospc';
     const failures: string[] = [];
     let applied = 0;
-    const applier = new JournalingApplier({ apply: async () => void applied++ }, journalLedger(full), () => 't', log, { failed: (what) => failures.push(what), succeeded() {} });
-    await assert.rejects(applier.apply({ path: FILE, content: 'new', isNewFile: true, taskId: 't' }), /Not applied: .*edit journal.*no space left/);
+    const applier = new JournalingApplier({ apply: async () => void applied++ }, journalLedger(full), () => 't', log, {
+      failed: (what) => failures.push(what),
+      succeeded() {},
+    });
+    await assert.rejects(
+      applier.apply({ path: FILE, content: 'new', isNewFile: true, taskId: 't' }),
+      /Not applied: .*edit journal.*no space left/,
+    );
     assert.equal(applied, 0);
     assert.deepEqual(failures, ['the edit journal']);
   });
@@ -239,12 +398,27 @@ describe('durability: intent, effect, outcome', () => {
         throw new Error('could not save');
       },
     };
-    const applier = new JournalingApplier(failing, journalLedger(journal), () => 't', log, undefined, async () => buffer);
-    await assert.rejects(applier.apply({ path: FILE, content: 'never', isNewFile: false, original: 'old', taskId: 't' }));
+    const applier = new JournalingApplier(
+      failing,
+      journalLedger(journal),
+      () => 't',
+      log,
+      undefined,
+      async () => buffer,
+    );
+    await assert.rejects(
+      applier.apply({ path: FILE, content: 'never', isNewFile: false, original: 'old', taskId: 't' }),
+    );
     assert.deepEqual(await journal.openIntents('t'), []);
     assert.deepEqual(await journal.entries('t'), []);
-    await assert.rejects(applier.apply({ path: FILE, content: 'buffered', isNewFile: false, original: 'old', taskId: 't' }));
-    assert.deepEqual((await journal.entries('t')).map((e) => e.after), ['buffered'], 'Undo can see the change that sits in the editor');
+    await assert.rejects(
+      applier.apply({ path: FILE, content: 'buffered', isNewFile: false, original: 'old', taskId: 't' }),
+    );
+    assert.deepEqual(
+      (await journal.entries('t')).map((e) => e.after),
+      ['buffered'],
+      'Undo can see the change that sits in the editor',
+    );
   });
 
   it('a command: start recorded before it runs, output while it runs, end after', async () => {
@@ -262,7 +436,14 @@ describe('durability: intent, effect, outcome', () => {
       async () => commands,
       log,
     );
-    const res = await runner.run({ command: 'npm test', cwd: '/ws', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c9' });
+    const res = await runner.run({
+      command: 'npm test',
+      cwd: '/ws',
+      timeoutMs: 1000,
+      signal: new AbortController().signal,
+      taskId: 't',
+      toolCallId: 'c9',
+    });
     assert.equal(res.exitCode, 0);
     assert.deepEqual(seen, ['running (interrupted: npm test)']);
     assert.deepEqual(await commands.interrupted('t'), [], 'ended: nothing to report after a restore');
@@ -282,7 +463,15 @@ describe('durability: intent, effect, outcome', () => {
       async () => commands,
       log,
     );
-    const running = runner.run({ command: 'npm run dev', cwd: '/ws', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c10', onStarted: (i) => pidsSeenByCaller.push(i.pid) });
+    const running = runner.run({
+      command: 'npm run dev',
+      cwd: '/ws',
+      timeoutMs: 1000,
+      signal: new AbortController().signal,
+      taskId: 't',
+      toolCallId: 'c10',
+      onStarted: (i) => pidsSeenByCaller.push(i.pid),
+    });
     let open: Awaited<ReturnType<CommandLog['interrupted']>> = [];
     for (let i = 0; i < 200 && open[0]?.pid === undefined; i++) {
       await new Promise((r) => setTimeout(r, 5));
@@ -303,7 +492,10 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(await settleEdits(journal, 't', ws, undefined, { minAgeMs: 60_000 }), []);
     assert.equal((await journal.openIntents('t')).length, 1, 'left to the applier that is still running');
     const later = await settleEdits(journal, 't', ws, undefined, { minAgeMs: 60_000, now: Date.now() + 61_000 });
-    assert.deepEqual(later.map((f) => f.kind === 'edit' && f.outcome), ['applied']);
+    assert.deepEqual(
+      later.map((f) => f.kind === 'edit' && f.outcome),
+      ['applied'],
+    );
     assert.equal((await journal.editSummary('t')).live.length, 1, 'Undo now sees it');
   });
 
@@ -313,8 +505,20 @@ describe('durability: intent, effect, outcome', () => {
     const commands = new CommandLog(path.join(dir, 'commands'), { io });
     const failures: string[] = [];
     let ran = 0;
-    const runner = new RecordingRunner({ run: async () => (ran++, { exitCode: 0, output: '', timedOut: false }) }, async () => commands, log, { failed: (w) => failures.push(w), succeeded() {} });
-    const res = await runner.run({ command: 'ls', cwd: '/ws', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c1' });
+    const runner = new RecordingRunner(
+      { run: async () => (ran++, { exitCode: 0, output: '', timedOut: false }) },
+      async () => commands,
+      log,
+      { failed: (w) => failures.push(w), succeeded() {} },
+    );
+    const res = await runner.run({
+      command: 'ls',
+      cwd: '/ws',
+      timeoutMs: 1000,
+      signal: new AbortController().signal,
+      taskId: 't',
+      toolCallId: 'c1',
+    });
     assert.equal(res.exitCode, 0);
     assert.equal(ran, 1);
     assert.deepEqual(failures, ['the command log']);
@@ -363,8 +567,14 @@ describe('durability: restore reconciles the records with the workspace', () => 
     if (buffer !== undefined) ws.buffers.set(FILE, buffer);
   }
 
-  const lastTool = (h: readonly ChatMessage[]) => [...h].reverse().find((m) => m.role === 'tool') as Extract<ChatMessage, { role: 'tool' }> | undefined;
-  const notes = (m: SessionManager) => m.current.transcript.snapshot().items.filter((i) => i.kind === 'error').map((i) => (i as { message: string }).message).join('\n');
+  const lastTool = (h: readonly ChatMessage[]) =>
+    [...h].reverse().find((m) => m.role === 'tool') as Extract<ChatMessage, { role: 'tool' }> | undefined;
+  const notes = (m: SessionManager) =>
+    m.current.transcript
+      .snapshot()
+      .items.filter((i) => i.kind === 'error')
+      .map((i) => (i as { message: string }).message)
+      .join('\n');
 
   it('killed just after Approve, the edit written: not asked again; marked applied; the model is told so', async () => {
     await crashDuringEdit(true, 'new');
@@ -375,13 +585,20 @@ describe('durability: restore reconciles the records with the workspace', () => 
     const result = lastTool(session.dump().history);
     assert.equal(result?.toolCallId, writeCall.id);
     assert.match(result!.content, /^Applied: .*written before Forge was reloaded/);
-    assert.deepEqual((await journal.entries('t1')).map((e) => [e.before, e.after]), [['old', 'new']], 'Undo sees it');
+    assert.deepEqual(
+      (await journal.entries('t1')).map((e) => [e.before, e.after]),
+      [['old', 'new']],
+      'Undo sees it',
+    );
     assert.deepEqual(await journal.openIntents('t1'), []);
     assert.match(notes(m), /marked applied/);
     // What the model is told next.
     await session.run('continue', '');
     const sent = JSON.stringify(model.requests[0].messages);
-    assert.ok(sent.includes('Applied: this edit of /ws/src/a.ts was written'), 'the next request carries the reconciled result');
+    assert.ok(
+      sent.includes('Applied: this edit of /ws/src/a.ts was written'),
+      'the next request carries the reconciled result',
+    );
     // Saved reconciled: a second restore finds nothing to do.
     await m.flush();
     const again = await reconcileTask((await store.load('t1'))!, { journal, commands, probe: ws });
@@ -394,7 +611,10 @@ describe('durability: restore reconciles the records with the workspace', () => 
     const session = (await m.load('t1'))!;
     assert.equal(ws.disk.get(FILE), 'new');
     assert.match(lastTool(session.dump().history)!.content, /Forge saved it after the reload/);
-    assert.deepEqual((await journal.entries('t1')).map((e) => e.after), ['new']);
+    assert.deepEqual(
+      (await journal.entries('t1')).map((e) => e.after),
+      ['new'],
+    );
   });
 
   it('killed with the edit in the buffer, and the save fails: rolled back, the journal voids it, the model is told', async () => {
@@ -425,7 +645,8 @@ describe('durability: restore reconciles the records with the workspace', () => 
     handle.started(31337);
     handle.output('migrating table users... done\nmigrating table orders...');
     // The batch reaches the disk; then the host dies (no end line).
-    for (let i = 0; i < 1000 && !(await commands.interrupted('t2'))[0]?.outputTail.includes('orders'); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !(await commands.interrupted('t2'))[0]?.outputTail.includes('orders'); i++)
+      await new Promise((r) => setTimeout(r, 10));
     ws.running = true;
     const { manager: m } = manager();
     const session = (await m.load('t2'))!;
@@ -438,9 +659,15 @@ describe('durability: restore reconciles the records with the workspace', () => 
     assert.match(result.content, /Do NOT run it again blindly/);
     assert.match(notes(m), /may still be running/);
     // One notice: what the restore found, and Continue (not a second "reloaded" box).
-    const errors = m.current.transcript.snapshot().items.filter((i) => i.kind === 'error') as Array<{ message: string; actions: string[] }>;
+    const errors = m.current.transcript.snapshot().items.filter((i) => i.kind === 'error') as Array<{
+      message: string;
+      actions: string[];
+    }>;
     assert.equal(errors.length, 1, JSON.stringify(errors));
-    assert.match(errors[0]!.message, /^Forge was reloaded while this task was running\. It checked the disk and the journal:\n- .*may still be running[\s\S]*press Continue to resume\.$/);
+    assert.match(
+      errors[0]!.message,
+      /^Forge was reloaded while this task was running\. It checked the disk and the journal:\n- .*may still be running[\s\S]*press Continue to resume\.$/,
+    );
     assert.deepEqual(errors[0]!.actions, ['continue', 'show_logs']);
     assert.deepEqual(await commands.interrupted('t2'), [], 'reported once');
   });

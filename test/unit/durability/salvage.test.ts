@@ -26,7 +26,17 @@ describe('durability: salvaging a damaged task file', () => {
         updatedAt: 9,
         mode: 'implement',
         status: 'running',
-        snapshot: { version: 1, taskId: 't', mode: 'implement', history: [{ role: 'user', content: 'fix it' }, { role: 'assistant', content: 'on it' }], iterations: 2, pending: { calls: [] } },
+        snapshot: {
+          version: 1,
+          taskId: 't',
+          mode: 'implement',
+          history: [
+            { role: 'user', content: 'fix it' },
+            { role: 'assistant', content: 'on it' },
+          ],
+          iterations: 2,
+          pending: { calls: [] },
+        },
         transcript: { items: [{ id: '1', kind: 'user', text: 'fix it' }] },
       },
     };
@@ -45,7 +55,16 @@ describe('durability: salvaging a damaged task file', () => {
   });
 
   it('says what was archived and where (nothing deleted)', () => {
-    const m = describeNotice({ kind: 'archived', ids: ['a', 'b'], titles: ['Old one', 'Older one'], dir: '/s/history/archive', limit: 1000 });
-    assert.match(m, /archived 2 old task\(s\).*1000.*"Old one", "Older one".*Nothing was deleted: they are in \/s\/history\/archive/);
+    const m = describeNotice({
+      kind: 'archived',
+      ids: ['a', 'b'],
+      titles: ['Old one', 'Older one'],
+      dir: '/s/history/archive',
+      limit: 1000,
+    });
+    assert.match(
+      m,
+      /archived 2 old task\(s\).*1000.*"Old one", "Older one".*Nothing was deleted: they are in \/s\/history\/archive/,
+    );
   });
 });

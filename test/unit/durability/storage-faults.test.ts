@@ -20,12 +20,37 @@ const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unkn
 
 function snapshot(id: string, messages: number): AgentSnapshot {
   const history: AgentSnapshot['history'] = [];
-  for (let i = 0; i < messages; i++) history.push(i % 2 === 0 ? { role: 'user', content: `question ${i} ${'x'.repeat(200)}` } : { role: 'assistant', content: `answer ${i} ${'y'.repeat(200)}` });
-  return { version: 1, taskId: id, mode: 'agent', history, iterations: 3, maxIterations: 25, allowedForTask: [], usage: { inputTokens: 10, outputTokens: 5 }, counters: { runs: 1, approvals: 0 } };
+  for (let i = 0; i < messages; i++)
+    history.push(
+      i % 2 === 0
+        ? { role: 'user', content: `question ${i} ${'x'.repeat(200)}` }
+        : { role: 'assistant', content: `answer ${i} ${'y'.repeat(200)}` },
+    );
+  return {
+    version: 1,
+    taskId: id,
+    mode: 'agent',
+    history,
+    iterations: 3,
+    maxIterations: 25,
+    allowedForTask: [],
+    usage: { inputTokens: 10, outputTokens: 5 },
+    counters: { runs: 1, approvals: 0 },
+  };
 }
 
 function record(id: string, updatedAt: number, messages = 4, title = `Task ${id}`): TaskRecord {
-  return { id, title, createdAt: 1, updatedAt, mode: 'agent', status: 'done', iterations: 3, snapshot: snapshot(id, messages), transcript: { items: [{ id: 'i1', kind: 'user', text: 'hello' }] } };
+  return {
+    id,
+    title,
+    createdAt: 1,
+    updatedAt,
+    mode: 'agent',
+    status: 'done',
+    iterations: 3,
+    snapshot: snapshot(id, messages),
+    transcript: { items: [{ id: 'i1', kind: 'user', text: 'hello' }] },
+  };
 }
 
 async function allFiles(dir: string): Promise<string[]> {
@@ -62,7 +87,11 @@ describe('durability: storage faults', () => {
       await assert.rejects(store.save(record('a', 2, 6, 'while failing')));
       assert.ok(io.failures > 0);
       const files = await allFiles(dir);
-      assert.deepEqual(files.filter((f) => f.endsWith('.tmp')), [], `temp files left: ${files.join(', ')}`);
+      assert.deepEqual(
+        files.filter((f) => f.endsWith('.tmp')),
+        [],
+        `temp files left: ${files.join(', ')}`,
+      );
       assert.equal((await (await TaskStore.open(dir)).load('a'))?.title, 'saved before', 'what was saved is intact');
       io.fault = 'none';
       await store.save(record('a', 3, 8, 'caught up'));
@@ -116,12 +145,23 @@ describe('durability: storage faults', () => {
     const journal = await EditJournal.open(dir, { io });
     io.fault = 'torn';
     io.only = 'logs';
-    await assert.rejects(journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'old', after: 'new', toolCallId: 'c1' }));
+    await assert.rejects(
+      journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'old', after: 'new', toolCallId: 'c1' }),
+    );
     io.fault = 'none';
-    const intent = await journal.beginEdit({ taskId: 't', path: '/ws/b.ts', before: 'b0', after: 'b1', toolCallId: 'c2' });
+    const intent = await journal.beginEdit({
+      taskId: 't',
+      path: '/ws/b.ts',
+      before: 'b0',
+      after: 'b1',
+      toolCallId: 'c2',
+    });
     await journal.commitEdit(intent);
     const reopened = await EditJournal.open(dir);
-    assert.deepEqual((await reopened.entries('t')).map((e) => [e.path, e.after]), [['/ws/b.ts', 'b1']]);
+    assert.deepEqual(
+      (await reopened.entries('t')).map((e) => [e.path, e.after]),
+      [['/ws/b.ts', 'b1']],
+    );
     assert.deepEqual(await reopened.openIntents('t'), [], 'the torn intent is not taken for an edit');
   });
 
@@ -132,10 +172,22 @@ describe('durability: storage faults', () => {
     // From here every blob write fails: beginEdit can only succeed if it has nothing left to store.
     io.fault = 'enospc';
     io.only = 'blobs';
-    const intent = await journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'before text', after: 'after text', toolCallId: 'c1' });
+    const intent = await journal.beginEdit({
+      taskId: 't',
+      path: '/ws/a.ts',
+      before: 'before text',
+      after: 'after text',
+      toolCallId: 'c1',
+    });
     await journal.commitEdit(intent);
-    assert.deepEqual((await journal.entries('t')).map((e) => [e.before, e.after]), [['before text', 'after text']]);
-    await assert.rejects(journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'after text', after: 'not staged', toolCallId: 'c2' }), /no space/);
+    assert.deepEqual(
+      (await journal.entries('t')).map((e) => [e.before, e.after]),
+      [['before text', 'after text']],
+    );
+    await assert.rejects(
+      journal.beginEdit({ taskId: 't', path: '/ws/a.ts', before: 'after text', after: 'not staged', toolCallId: 'c2' }),
+      /no space/,
+    );
   });
 
   it('Undo names the files whose journal contents are missing (instead of "no edits left")', async () => {
@@ -147,7 +199,11 @@ describe('durability: storage faults', () => {
     const summary = await reopened.editSummary('t');
     assert.equal(summary.live.length, 2, 'the edits still count');
     assert.deepEqual(summary.missing.map((m) => m.path).sort(), ['/ws/a.ts', '/ws/b.ts']);
-    const undo = await reopened.undoTask('t', { read: async () => 'a1', write: async () => undefined, remove: async () => undefined });
+    const undo = await reopened.undoTask('t', {
+      read: async () => 'a1',
+      write: async () => undefined,
+      remove: async () => undefined,
+    });
     assert.equal(undo.conflicts.length, 2);
     assert.match(undo.conflicts[0].reason, /missing from the journal/);
   });
@@ -176,7 +232,10 @@ describe('durability: storage faults', () => {
     assert.equal(notices.length, 1);
     const n = notices[0] as Extract<StoreNotice, { kind: 'damaged' }>;
     assert.equal(n.recovered?.messages, 7);
-    assert.ok(n.keptAt && (await fsp.readFile(n.keptAt, 'utf8')) === text.slice(0, cut), 'the damaged file is kept as it was');
+    assert.ok(
+      n.keptAt && (await fsp.readFile(n.keptAt, 'utf8')) === text.slice(0, cut),
+      'the damaged file is kept as it was',
+    );
     const message = describeNotice(n);
     assert.match(message, /"Refactor the parser" is damaged/);
     assert.match(message, /7 message\(s\)/);
@@ -224,8 +283,17 @@ describe('durability: storage faults', () => {
     });
     const restored = await manager.restoreLatest();
     assert.equal(restored?.id, 'older');
-    const notes = restored!.transcript.snapshot().items.filter((i) => i.kind === 'error').map((i) => (i as { message: string }).message);
-    assert.ok(notes.some((m) => /"Newest task" is damaged.*Nothing of it could be recovered.*kept as/s.test(m)), JSON.stringify(notes));
-    assert.deepEqual((await manager.history()).map((t) => t.id), ['older']);
+    const notes = restored!.transcript
+      .snapshot()
+      .items.filter((i) => i.kind === 'error')
+      .map((i) => (i as { message: string }).message);
+    assert.ok(
+      notes.some((m) => /"Newest task" is damaged.*Nothing of it could be recovered.*kept as/s.test(m)),
+      JSON.stringify(notes),
+    );
+    assert.deepEqual(
+      (await manager.history()).map((t) => t.id),
+      ['older'],
+    );
   });
 });

@@ -20,7 +20,9 @@ interface Result {
 
 /** Starts each job in its own process, releases them together, and collects their results. */
 async function runTogether(jobs: unknown[]): Promise<Result[]> {
-  const children: ChildProcess[] = jobs.map(() => fork(WRITER, [], { execArgv: ['--require', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const children: ChildProcess[] = jobs.map(() =>
+    fork(WRITER, [], { execArgv: ['--require', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+  );
   const results = children.map(
     (child) =>
       new Promise<Result>((resolve, reject) => {
@@ -65,7 +67,8 @@ describe('durability: two processes writing at once', function () {
     const store = await MemoryStore.open(new NodeMemoryFileIO(), file, 'workspace');
     const items = await store.list();
     const ids = new Set(items.map((i) => i.id));
-    for (const id of [...(a.ids as string[]), ...(b.ids as string[])]) assert.ok(ids.has(id), `learning ${id} was lost`);
+    for (const id of [...(a.ids as string[]), ...(b.ids as string[])])
+      assert.ok(ids.has(id), `learning ${id} was lost`);
     assert.equal(items.length, 2 * count);
     assert.equal(store.corruptLines.length, 0, 'no torn or interleaved lines');
     assert.deepEqual((await fsp.readdir(path.dirname(file))).sort(), ['memory.jsonl'], 'no lock or temp file left');
@@ -104,7 +107,14 @@ describe('durability: task leases', () => {
   it('refuses a live lease, takes over an expired one, and the old holder learns it lost the task', async () => {
     let now = 1_000_000;
     const lost: string[] = [];
-    const a = new TaskLeases(dir, { owner: 'A', label: 'window A', heartbeatMs: 0, ttlMs: 30_000, now: () => now, onLost: (id) => lost.push(id) });
+    const a = new TaskLeases(dir, {
+      owner: 'A',
+      label: 'window A',
+      heartbeatMs: 0,
+      ttlMs: 30_000,
+      now: () => now,
+      onLost: (id) => lost.push(id),
+    });
     const b = new TaskLeases(dir, { owner: 'B', heartbeatMs: 0, ttlMs: 30_000, now: () => now });
     assert.deepEqual(await a.acquire('t1'), { ok: true });
     const refused = await b.acquire('t1');
@@ -129,7 +139,10 @@ describe('durability: task leases', () => {
 
   it('a lease whose process is gone (this machine) is taken over at once; a torn lease file protects nothing', async () => {
     const a = new TaskLeases(dir, { owner: 'A', heartbeatMs: 0, pidAlive: () => false });
-    await fsp.writeFile(path.join(dir, 't2.json'), JSON.stringify({ owner: 'crashed', pid: 999_999, host: os.hostname(), at: Date.now() }));
+    await fsp.writeFile(
+      path.join(dir, 't2.json'),
+      JSON.stringify({ owner: 'crashed', pid: 999_999, host: os.hostname(), at: Date.now() }),
+    );
     assert.equal((await a.acquire('t2')).ok, true);
     await fsp.writeFile(path.join(dir, 't3.json'), '{"owner":"half');
     assert.equal((await a.acquire('t3')).ok, true);

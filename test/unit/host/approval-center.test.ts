@@ -5,9 +5,14 @@ import type { Proposal, ProposalOutcome } from '../../../src/host/edits/diff-app
 
 /** A fake diff surface: records proposals; accept/reject settle them like the real DiffApproval. */
 class FakeDiff implements EditProposalSurface {
-  readonly open = new Map<string, { proposal: Proposal; settle: (o: ProposalOutcome) => void; current: string; shown: boolean }>();
+  readonly open = new Map<
+    string,
+    { proposal: Proposal; settle: (o: ProposalOutcome) => void; current: string; shown: boolean }
+  >();
   propose(proposal: Proposal, _signal?: AbortSignal, opts: { open?: boolean } = {}): Promise<ProposalOutcome> {
-    return new Promise((settle) => this.open.set(proposal.id, { proposal, settle, current: proposal.proposed, shown: opts.open !== false }));
+    return new Promise((settle) =>
+      this.open.set(proposal.id, { proposal, settle, current: proposal.proposed, shown: opts.open !== false }),
+    );
   }
   async accept(id: string): Promise<boolean> {
     const p = this.open.get(id);
@@ -26,18 +31,32 @@ class FakeDiff implements EditProposalSurface {
 }
 
 const req = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
-  id: 'r1', taskId: 't1', toolCallId: 'c1', toolName: 'execute_command', risk: 'execute', args: { command: 'ls' },
-  preview: { kind: 'command', command: 'ls' }, ...over,
+  id: 'r1',
+  taskId: 't1',
+  toolCallId: 'c1',
+  toolName: 'execute_command',
+  risk: 'execute',
+  args: { command: 'ls' },
+  preview: { kind: 'command', command: 'ls' },
+  ...over,
 });
 const editReq = (id = 'e1') =>
-  req({ id, toolName: 'write_file', risk: 'write', preview: { kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', isNewFile: false } });
+  req({
+    id,
+    toolName: 'write_file',
+    risk: 'write',
+    preview: { kind: 'edit', path: '/w/a.ts', original: 'a', proposed: 'b', isNewFile: false },
+  });
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('host/ApprovalCenter', () => {
   it('keeps a request pending until a surface resolves it', async () => {
     const c = new ApprovalCenter();
     const p = c.request(req(), new AbortController().signal);
-    assert.deepStrictEqual(c.pending().map((r) => r.id), ['r1']);
+    assert.deepStrictEqual(
+      c.pending().map((r) => r.id),
+      ['r1'],
+    );
     assert.strictEqual(await c.resolve('r1', { kind: 'reject', reason: 'no' }), true);
     assert.deepStrictEqual(await p, { kind: 'reject', reason: 'no' });
     assert.strictEqual(await c.resolve('r1', { kind: 'approve' }), false, 'second answer is ignored');
@@ -49,7 +68,11 @@ describe('host/ApprovalCenter', () => {
     await c.resolve('r1', { kind: 'approve', scope: 'task' });
     assert.deepStrictEqual(await first, { kind: 'approve', scope: 'task' });
     void c.request(req({ id: 'r2' }), new AbortController().signal);
-    assert.deepStrictEqual(c.pending().map((r) => r.id), ['r2'], 'the grant lives in the task state (core Policy), not here');
+    assert.deepStrictEqual(
+      c.pending().map((r) => r.id),
+      ['r2'],
+      'the grant lives in the task state (core Policy), not here',
+    );
   });
 
   it('rejects with the abort reason and forgets the request when the signal fires', async () => {
@@ -71,7 +94,9 @@ describe('host/ApprovalCenter', () => {
     diff.open.get('e1')!.current = 'b, edited';
     assert.ok(await c.resolve('e1', { kind: 'approve', scope: 'task' }));
     assert.deepStrictEqual(await p, {
-      kind: 'approve', scope: 'task', editedContent: 'b, edited',
+      kind: 'approve',
+      scope: 'task',
+      editedContent: 'b, edited',
       edit: { path: '/w/a.ts', original: 'a', content: 'b, edited', isNewFile: false },
     });
   });
@@ -80,16 +105,25 @@ describe('host/ApprovalCenter', () => {
     const diff = new FakeDiff();
     const c = new ApprovalCenter({ diff });
     const p = c.request(editReq(), new AbortController().signal);
-    const note = 'The user reviewed your change to a.ts hunk by hunk: ... Hunk #2 (original line 4; proposed line 4), reason: no';
-    diff.open.get('e1')!.settle({ kind: 'accept', content: 'a+first hunk only', edited: false, review: { note, rejected: 1, total: 2 } });
+    const note =
+      'The user reviewed your change to a.ts hunk by hunk: ... Hunk #2 (original line 4; proposed line 4), reason: no';
+    diff.open
+      .get('e1')!
+      .settle({ kind: 'accept', content: 'a+first hunk only', edited: false, review: { note, rejected: 1, total: 2 } });
     assert.deepStrictEqual(await p, {
-      kind: 'approve', scope: 'once', editedContent: 'a+first hunk only',
-      edit: { path: '/w/a.ts', original: 'a', content: 'a+first hunk only', isNewFile: false }, reviewNote: note,
+      kind: 'approve',
+      scope: 'once',
+      editedContent: 'a+first hunk only',
+      edit: { path: '/w/a.ts', original: 'a', content: 'a+first hunk only', isNewFile: false },
+      reviewNote: note,
     });
     const q = c.request(editReq('e2'), new AbortController().signal);
     await tick();
     diff.open.get('e2')!.settle({ kind: 'reject', reason: 'The user rejected every hunk (2) of your change to a.ts' });
-    assert.deepStrictEqual(await q, { kind: 'reject', reason: 'The user rejected every hunk (2) of your change to a.ts' });
+    assert.deepStrictEqual(await q, {
+      kind: 'reject',
+      reason: 'The user rejected every hunk (2) of your change to a.ts',
+    });
   });
 
   it('settles when the diff editor answers first (title button / keybinding)', async () => {
@@ -108,9 +142,13 @@ describe('host/ApprovalCenter', () => {
     const p = c.request(editReq(), new AbortController().signal);
     assert.strictEqual(diff.open.get('e1')?.shown, false);
     await c.resolve('e1', { kind: 'approve', scope: 'once' });
-    assert.deepStrictEqual(await p, { kind: 'approve', scope: 'once', edit: { path: '/w/a.ts', original: 'a', content: 'b', isNewFile: false } });
+    assert.deepStrictEqual(await p, {
+      kind: 'approve',
+      scope: 'once',
+      edit: { path: '/w/a.ts', original: 'a', content: 'b', isNewFile: false },
+    });
   });
-  it('refuses an approved edit when the file changed while the proposal waited (the user\'s changes are not clobbered)', async () => {
+  it("refuses an approved edit when the file changed while the proposal waited (the user's changes are not clobbered)", async () => {
     const disk = new Map<string, string | undefined>([['/w/a.ts', 'a']]);
     const events: string[] = [];
     const diff = new FakeDiff();
@@ -127,12 +165,20 @@ describe('host/ApprovalCenter', () => {
     assert.ok(await diff.accept('e2'));
     const decision = await stale;
     assert.strictEqual(decision.kind, 'reject');
-    assert.match(decision.kind === 'reject' ? decision.reason ?? '' : '', /changed/);
+    assert.match(decision.kind === 'reject' ? (decision.reason ?? '') : '', /changed/);
     assert.deepStrictEqual(events, ['approve', 'reject']);
     assert.deepStrictEqual(c.pending(), []);
     // A new file that appeared meanwhile (panel answer, no diff).
     const plain = new ApprovalCenter({ readCurrent: async () => 'someone else wrote this' });
-    const created = plain.request(req({ id: 'n1', toolName: 'write_file', risk: 'write', preview: { kind: 'edit', path: '/w/new.ts', original: '', proposed: 'x', isNewFile: true } }), new AbortController().signal);
+    const created = plain.request(
+      req({
+        id: 'n1',
+        toolName: 'write_file',
+        risk: 'write',
+        preview: { kind: 'edit', path: '/w/new.ts', original: '', proposed: 'x', isNewFile: true },
+      }),
+      new AbortController().signal,
+    );
     assert.ok(await plain.resolve('n1', { kind: 'approve' }));
     assert.strictEqual((await created).kind, 'reject');
   });

@@ -41,14 +41,19 @@ describe('host/TaskSession saves what a crash must not lose at once', () => {
   it('the user message when the run starts, and a pending approval when it is asked (not after the debounce)', async () => {
     const saved: TaskRecord[] = [];
     const approver = new ScriptedApprover(['hang']);
-    const model = new ScriptedModel([{ events: callsTurn(['write_file', { path: 'a.txt', content: 'x' }]), delayMs: 100 }]);
+    const model = new ScriptedModel([
+      { events: callsTurn(['write_file', { path: 'a.txt', content: 'x' }]), delayMs: 100 },
+    ]);
     const s = TaskSession.create({
       ...deps([], saved, { saveDelayMs: 60_000 }),
       makeAgent: () => new Agent({ model, tools: [fakeWriteTool()], approver, clock: new FakeClock() }),
     });
     void s.run('send', 'write a.txt please');
     await new Promise((r) => setTimeout(r, 30));
-    assert.ok(saved.some((r) => JSON.stringify(r.snapshot).includes('write a.txt please')), 'the message is on disk before the model answered');
+    assert.ok(
+      saved.some((r) => JSON.stringify(r.snapshot).includes('write a.txt please')),
+      'the message is on disk before the model answered',
+    );
     for (let i = 0; i < 100 && approver.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 30));
     const last = saved.at(-1)!;
@@ -63,34 +68,81 @@ describe('host/TaskSession restored with a pending approval', () => {
     const model = new ScriptedModel([callsTurn(['write_file', { path: 'a.txt', content: 'x' }]), doneTurn('ok')]);
     const first = TaskSession.create({
       ...deps([], saved),
-      makeAgent: () => new Agent({ model, tools: [fakeWriteTool()], approver: new ScriptedApprover(['hang']), clock: new FakeClock() }),
+      makeAgent: () =>
+        new Agent({
+          model,
+          tools: [fakeWriteTool()],
+          approver: new ScriptedApprover(['hang']),
+          clock: new FakeClock(),
+        }),
     });
     void first.run('send', 'write a.txt');
-    for (let i = 0; i < 100 && !saved.some((r) => (r.snapshot as { pending?: unknown }).pending); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && !saved.some((r) => (r.snapshot as { pending?: unknown }).pending); i++)
+      await new Promise((r) => setTimeout(r, 10));
     const record = structuredClone([...saved].reverse().find((r) => (r.snapshot as { pending?: unknown }).pending)!);
     first.dispose();
     // The window crashed here; a new one restores the record and asks again.
     const approver = new ScriptedApprover([{ kind: 'approve' }]);
-    const restored = TaskSession.restore({ ...deps([], []), makeAgent: (snap) => Agent.restore(snap!, { model, tools: [fakeWriteTool()], approver, clock: new FakeClock() }) }, record);
-    const cardsOf = () => restored.transcript.snapshot().items.filter((it) => it.kind === 'tool' || it.kind === 'approval');
-    assert.deepStrictEqual(cardsOf().map((it) => `${it.kind}:${it.status}`), ['tool:pending'], 'the old approval card is gone; the tool card waits');
+    const restored = TaskSession.restore(
+      {
+        ...deps([], []),
+        makeAgent: (snap) =>
+          Agent.restore(snap!, { model, tools: [fakeWriteTool()], approver, clock: new FakeClock() }),
+      },
+      record,
+    );
+    const cardsOf = () =>
+      restored.transcript.snapshot().items.filter((it) => it.kind === 'tool' || it.kind === 'approval');
+    assert.deepStrictEqual(
+      cardsOf().map((it) => `${it.kind}:${it.status}`),
+      ['tool:pending'],
+      'the old approval card is gone; the tool card waits',
+    );
     await restored.run('resume', '');
     const cards = cardsOf();
     const tools = cards.filter((it) => it.kind === 'tool' && (it as { name: string }).name === 'write_file');
     assert.strictEqual(tools.length, 1, `one tool card: ${JSON.stringify(cards.map((c) => [c.kind, c.status]))}`);
     assert.strictEqual(tools[0]!.status, 'done');
     assert.match((tools[0] as { argsSummary: string }).argsSummary, /a\.txt/, 'the card keeps its arguments');
-    assert.deepStrictEqual(cards.filter((it) => it.kind === 'approval').map((it) => it.status), ['approved']);
+    assert.deepStrictEqual(
+      cards.filter((it) => it.kind === 'approval').map((it) => it.status),
+      ['approved'],
+    );
   });
 });
 
 describe('host/restoreTranscript', () => {
   it('a card the crash left running shows the result the restore settled it with; others read cancelled', () => {
-    const tool = (id: string, callId: string) => ({ id, ts: 1, kind: 'tool', toolCallId: callId, name: 'execute_command', argsText: '', argsSummary: '', status: 'running', startedAt: 1, resultTruncated: false });
+    const tool = (id: string, callId: string) => ({
+      id,
+      ts: 1,
+      kind: 'tool',
+      toolCallId: callId,
+      name: 'execute_command',
+      argsText: '',
+      argsSummary: '',
+      status: 'running',
+      startedAt: 1,
+      resultTruncated: false,
+    });
     const saved = { taskId: 't', items: [tool('i1', 'c1'), tool('i2', 'c2')], status: { state: 'running' } } as never;
-    const snapshot = { taskId: 't', history: [{ role: 'tool', toolCallId: 'c1', toolName: 'execute_command', content: 'Interrupted: Forge was reloaded while this command was running', isError: true }] } as never;
+    const snapshot = {
+      taskId: 't',
+      history: [
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          toolName: 'execute_command',
+          content: 'Interrupted: Forge was reloaded while this command was running',
+          isError: true,
+        },
+      ],
+    } as never;
     const items = restoreTranscript(saved, snapshot).items as { status: string; result?: string }[];
-    assert.deepStrictEqual(items.map((i) => i.status), ['interrupted', 'cancelled']);
+    assert.deepStrictEqual(
+      items.map((i) => i.status),
+      ['interrupted', 'cancelled'],
+    );
     assert.match(items[0]!.result!, /Interrupted: Forge was reloaded/);
   });
 });
@@ -107,7 +159,11 @@ describe('host/TaskSession agent rebuilds', () => {
     await first;
     await s.run('send', 'two');
     assert.strictEqual(built, 2, 'the agent was rebuilt (from its snapshot) before the second run');
-    assert.strictEqual(s.dump().history.filter((m) => m.role === 'user').length, 2, 'the conversation survived the rebuild');
+    assert.strictEqual(
+      s.dump().history.filter((m) => m.role === 'user').length,
+      2,
+      'the conversation survived the rebuild',
+    );
   });
 });
 
@@ -167,7 +223,10 @@ describe('host/SessionManager history order', () => {
     await settle();
     const mine = saves.filter((r) => r.id === record.id);
     assert.ok(mine.length > 0, 'the task was saved on switch');
-    assert.deepStrictEqual(mine.map((r) => r.updatedAt), mine.map(() => 1_000));
+    assert.deepStrictEqual(
+      mine.map((r) => r.updatedAt),
+      mine.map(() => 1_000),
+    );
   });
 
   it('a run in the old task does bump it', async () => {

@@ -7,11 +7,13 @@ function actions(over: Partial<SlashActions> = {}) {
   const log: string[] = [];
   let mode: ModeName = 'agent';
   let running = false;
-  const registry = new SlashCommandRegistry([{
-    id: 'custom',
-    list: async () => [{ name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'custom' }],
-    expand: async (name, args) => (name === 'review' ? `Review ${args.argv[0]} carefully` : undefined),
-  }]);
+  const registry = new SlashCommandRegistry([
+    {
+      id: 'custom',
+      list: async () => [{ name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'custom' }],
+      expand: async (name, args) => (name === 'review' ? `Review ${args.argv[0]} carefully` : undefined),
+    },
+  ]);
   const a: SlashActions = {
     registry,
     notice: (text, level) => log.push(`${level}: ${text}`),
@@ -19,9 +21,15 @@ function actions(over: Partial<SlashActions> = {}) {
     stop: () => log.push('stop'),
     newTask: () => log.push('new'),
     mode: () => mode,
-    setMode: (m) => { mode = m; log.push(`mode ${m}`); },
+    setMode: (m) => {
+      mode = m;
+      log.push(`mode ${m}`);
+    },
     selectModel: async () => void log.push('model picker'),
-    compact: async () => { log.push('compact'); return { beforeTokens: 9000, afterTokens: 1200 }; },
+    compact: async () => {
+      log.push('compact');
+      return { beforeTokens: 9000, afterTokens: 1200 };
+    },
     undo: async () => log.push('undo'),
     send: async (prompt) => log.push(`send ${prompt}`),
     ...over,
@@ -60,7 +68,14 @@ describe('host slash commands', () => {
     assert.match(t.log.at(-1)!, /^error: Forge is working on this task/);
     t.setRunning(false);
     for (const c of ['/new', '/model', '/undo', '/compact']) await runSlashCommand(c, t.a, signal);
-    assert.deepEqual(t.log.slice(3), ['new', 'model picker', 'undo', 'info: Compacting the conversation…', 'compact', 'info: Compacted: 9000 → 1200 tokens (estimated).']);
+    assert.deepEqual(t.log.slice(3), [
+      'new',
+      'model picker',
+      'undo',
+      'info: Compacting the conversation…',
+      'compact',
+      'info: Compacted: 9000 → 1200 tokens (estimated).',
+    ]);
     await runSlashCommand('/help', t.a, signal);
     assert.match(t.log.at(-1)!, /`\/mode <mode>`[\s\S]*`\/review <file>` — Review a file/);
   });
@@ -78,7 +93,11 @@ describe('host slash commands', () => {
     const t = actions({ compact: async () => undefined });
     await runSlashCommand('/compact', t.a, signal);
     assert.match(t.log.at(-1)!, /Nothing to compact yet/);
-    const f = actions({ compact: async () => { throw new Error('model down'); } });
+    const f = actions({
+      compact: async () => {
+        throw new Error('model down');
+      },
+    });
     await runSlashCommand('/compact', f.a, signal);
     assert.equal(f.log.at(-1), 'error: Compaction failed: model down');
   });

@@ -25,7 +25,10 @@ describe('node: AuditFileSink', () => {
     trail.note('world', { taskId: 't1', n: 2 });
     await trail.flush();
     const got = (await lines(sink.file)).map((l) => JSON.parse(l));
-    assert.deepEqual(got, [{ v: 1, ts: 5, taskId: 't1', n: 1, kind: 'hello' }, { v: 1, ts: 5, taskId: 't1', n: 2, kind: 'world' }]);
+    assert.deepEqual(got, [
+      { v: 1, ts: 5, taskId: 't1', n: 1, kind: 'hello' },
+      { v: 1, ts: 5, taskId: 't1', n: 2, kind: 'world' },
+    ]);
     assert.equal((await fsp.stat(sink.file)).mode & 0o077, 0, 'the log is private to the user');
   });
 
@@ -40,7 +43,13 @@ describe('node: AuditFileSink', () => {
     assert.equal(newest.at(-1), 59);
     const older = (await lines(sink.rotatedFile(1))).map((l) => JSON.parse(l).i as number);
     assert.equal(older.at(-1), newest[0] - 1, 'rotation loses no line between the live file and the previous one');
-    assert.equal(await fsp.access(sink.rotatedFile(3)).then(() => true, () => false), false);
+    assert.equal(
+      await fsp.access(sink.rotatedFile(3)).then(
+        () => true,
+        () => false,
+      ),
+      false,
+    );
   });
 
   it('concurrent appends (one sink, and two sinks on the same folder like two windows) never tear or lose lines', async () => {
@@ -54,8 +63,15 @@ describe('node: AuditFileSink', () => {
     await Promise.all(writes);
     const got = (await lines(a.file)).map((l) => JSON.parse(l) as { i: number });
     assert.equal(got.length, 200);
-    assert.deepEqual(got.map((g) => g.i).sort((x, y) => x - y), Array.from({ length: 200 }, (_, i) => i));
+    assert.deepEqual(
+      got.map((g) => g.i).sort((x, y) => x - y),
+      Array.from({ length: 200 }, (_, i) => i),
+    );
     const fromA = got.filter((g) => g.i % 2).map((g) => g.i);
-    assert.deepEqual(fromA, [...fromA].sort((x, y) => x - y), 'one sink keeps its own order');
+    assert.deepEqual(
+      fromA,
+      [...fromA].sort((x, y) => x - y),
+      'one sink keeps its own order',
+    );
   });
 });

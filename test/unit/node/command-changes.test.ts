@@ -6,7 +6,15 @@ import * as path from 'node:path';
 import { changedFiles, fingerprint, watchCommandChanges } from '../../../src/node/command-changes';
 import type { CommandRunner, RunRequest } from '../../../src/core/workspace/types';
 
-const req = (over: Partial<RunRequest> = {}): RunRequest => ({ command: 'x', cwd: '/', timeoutMs: 1000, signal: new AbortController().signal, taskId: 't', toolCallId: 'c1', ...over });
+const req = (over: Partial<RunRequest> = {}): RunRequest => ({
+  command: 'x',
+  cwd: '/',
+  timeoutMs: 1000,
+  signal: new AbortController().signal,
+  taskId: 't',
+  toolCallId: 'c1',
+  ...over,
+});
 
 function fakeRunner(effect: () => Promise<void>): CommandRunner {
   return {
@@ -30,15 +38,21 @@ describe('node: command changes', () => {
 
   it('outside git: a bounded walk sees created, modified and deleted files; skips node_modules', async () => {
     const seen: unknown[][] = [];
-    const runner = watchCommandChanges(fakeRunner(async () => {
-      await fsp.writeFile(path.join(ws, 'new.txt'), 'n');
-      await fsp.writeFile(path.join(ws, 'src', 'a.ts'), 'a changed, longer');
-      await fsp.rm(path.join(ws, 'keep.txt'));
-      await fsp.mkdir(path.join(ws, 'node_modules'));
-      await fsp.writeFile(path.join(ws, 'node_modules', 'x.js'), 'x');
-    }), () => [ws], (...a) => seen.push(a));
+    const runner = watchCommandChanges(
+      fakeRunner(async () => {
+        await fsp.writeFile(path.join(ws, 'new.txt'), 'n');
+        await fsp.writeFile(path.join(ws, 'src', 'a.ts'), 'a changed, longer');
+        await fsp.rm(path.join(ws, 'keep.txt'));
+        await fsp.mkdir(path.join(ws, 'node_modules'));
+        await fsp.writeFile(path.join(ws, 'node_modules', 'x.js'), 'x');
+      }),
+      () => [ws],
+      (...a) => seen.push(a),
+    );
     await runner.run(req());
-    assert.deepEqual(seen, [['t', 'c1', [path.join(ws, 'keep.txt'), path.join(ws, 'new.txt'), path.join(ws, 'src', 'a.ts')].sort(), 0]]);
+    assert.deepEqual(seen, [
+      ['t', 'c1', [path.join(ws, 'keep.txt'), path.join(ws, 'new.txt'), path.join(ws, 'src', 'a.ts')].sort(), 0],
+    ]);
     assert.ok(runner.containment, 'containment is forwarded');
   });
 
@@ -60,7 +74,11 @@ describe('node: command changes', () => {
   it('gives up (reports nothing) past its bounds, and does nothing without a task and tool call', async () => {
     assert.equal(await fingerprint([ws], { maxFiles: 1 }), undefined);
     let calls = 0;
-    const runner = watchCommandChanges(fakeRunner(async () => fsp.writeFile(path.join(ws, 'n'), '1')), () => [ws], () => calls++);
+    const runner = watchCommandChanges(
+      fakeRunner(async () => fsp.writeFile(path.join(ws, 'n'), '1')),
+      () => [ws],
+      () => calls++,
+    );
     await runner.run(req({ toolCallId: undefined }));
     assert.equal(calls, 0);
   });

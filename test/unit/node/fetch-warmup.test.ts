@@ -9,7 +9,9 @@ describe('host/fetch-warmup', () => {
     assert.equal(typeof ms, 'number', 'the warm-up request went through');
     assert.ok(ms! >= 0);
     // No server left behind: the process has no listening handle from it.
-    const servers = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h) => h?.constructor?.name === 'Server');
+    const servers = (process as unknown as { _getActiveHandles(): unknown[] })
+      ._getActiveHandles()
+      .filter((h) => h?.constructor?.name === 'Server');
     assert.equal(servers.length, 0);
   });
 });

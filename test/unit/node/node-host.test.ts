@@ -12,13 +12,23 @@ describe('node: NodeWorkspaceFs + DiskEditApplier through the tools', () => {
     ws = mkdtempSync(path.join(tmpdir(), 'forge-node-'));
   });
   afterEach(() => rmSync(ws, { recursive: true, force: true }));
-  const tools = () => createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new NodeCommandRunner(), applier: new DiskEditApplier(), sandbox: { trusted: true } });
+  const tools = () =>
+    createWorkspaceTools({
+      fs: new NodeWorkspaceFs([ws]),
+      runner: new NodeCommandRunner(),
+      applier: new DiskEditApplier(),
+      sandbox: { trusted: true },
+    });
 
   it('apply_diff writes atomically (no temp file left), keeps the file mode and CRLF', async () => {
     const f = path.join(ws, 'run.sh');
     writeFileSync(f, '#!/bin/sh\r\necho one\r\n');
     chmodSync(f, 0o755);
-    const r = await call(byName(tools(), 'apply_diff'), { path: 'run.sh', blocks: [{ search: 'echo one', replace: 'echo two\necho three' }] }, ctx());
+    const r = await call(
+      byName(tools(), 'apply_diff'),
+      { path: 'run.sh', blocks: [{ search: 'echo one', replace: 'echo two\necho three' }] },
+      ctx(),
+    );
     assert.equal(r.isError, undefined, r.content);
     assert.equal(readFileSync(f, 'utf8'), '#!/bin/sh\r\necho two\r\necho three\r\n');
     assert.equal(statSync(f).mode & 0o777, 0o755);

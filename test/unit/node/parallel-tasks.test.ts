@@ -21,8 +21,16 @@ const allow = { request: async () => ({ kind: 'approve' as const }) };
 /** An Agent working in the worktree: writes `file` with `content`, then completes. Each model turn waits a little. */
 function agentFor(wt: TaskWorktree, file: string, content: string): Agent {
   const fs = new NodeWorkspaceFs([wt.path]);
-  const tools = createWorkspaceTools({ fs, runner: new NodeCommandRunner(), applier: new DiskEditApplier(), sandbox: { trusted: true } });
-  const model = new ScriptedModel([{ events: callsTurn(['write_file', { path: file, content }]), delayMs: 20 }, { events: doneTurn(`wrote ${file}`), delayMs: 20 }]);
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new NodeCommandRunner(),
+    applier: new DiskEditApplier(),
+    sandbox: { trusted: true },
+  });
+  const model = new ScriptedModel([
+    { events: callsTurn(['write_file', { path: file, content }]), delayMs: 20 },
+    { events: doneTurn(`wrote ${file}`), delayMs: 20 },
+  ]);
   return new Agent({ model, tools, approver: allow });
 }
 
@@ -72,7 +80,10 @@ describe('parallel tasks in git worktrees', () => {
       assert.equal(t.report?.reason, 'done');
       assert.deepEqual(seen.get(t.id)?.slice(0, 3), ['queued', 'starting', 'running']);
     }
-    assert.deepEqual(tasks.map((t) => t.worktree!.branch), ['forge/task-one', 'forge/task-two', 'forge/task-three']);
+    assert.deepEqual(
+      tasks.map((t) => t.worktree!.branch),
+      ['forge/task-one', 'forge/task-two', 'forge/task-three'],
+    );
     assert.deepEqual(tasks[2].changes, [{ path: 'shared.txt', status: 'modified' }]);
     assert.equal(readFileSync(path.join(repo, 'shared.txt'), 'utf8'), 'base\n', 'user tree untouched');
     assert.equal((await sh(repo, 'status', '--porcelain')).trim(), '');
@@ -85,7 +96,10 @@ describe('parallel tasks in git worktrees', () => {
     assert.equal(readFileSync(path.join(repo, 'one.txt'), 'utf8'), '1\n');
     assert.equal(readFileSync(path.join(repo, 'two.txt'), 'utf8'), '2\n');
     assert.equal(readFileSync(path.join(repo, 'shared.txt'), 'utf8'), 'changed by three\n');
-    assert.deepEqual(par.list().map((t) => t.status), ['merged', 'merged', 'applied']);
+    assert.deepEqual(
+      par.list().map((t) => t.status),
+      ['merged', 'merged', 'applied'],
+    );
   });
 
   it('two tasks editing the same lines: the second merge stops on the conflict and says where', async () => {
@@ -103,7 +117,10 @@ describe('parallel tasks in git worktrees', () => {
     assert.equal(second.ok, false);
     assert.deepEqual(second.conflicts, ['shared.txt']);
     assert.equal(par.get(b)?.status, 'ready', 'still waiting for a decision');
-    assert.match(readFileSync(path.join(repo, 'shared.txt'), 'utf8'), /<<<<<<<[\s\S]*alpha[\s\S]*beta|<<<<<<<[\s\S]*beta[\s\S]*alpha/);
+    assert.match(
+      readFileSync(path.join(repo, 'shared.txt'), 'utf8'),
+      /<<<<<<<[\s\S]*alpha[\s\S]*beta|<<<<<<<[\s\S]*beta[\s\S]*alpha/,
+    );
     await sh(repo, 'merge', '--abort');
     await par.discard(b);
     assert.equal(par.get(b)?.status, 'discarded');
@@ -111,10 +128,20 @@ describe('parallel tasks in git worktrees', () => {
 
   it('after a reload, the worktrees left behind come back as tasks ready for review', async () => {
     const wts = path.join(tmp, 'wts');
-    const before = new ParallelTasks({ repo, maxTasks: () => 1, worktreeDir: wts, makeAgent: (wt) => agentFor(wt, 'kept.txt', 'kept\n') });
+    const before = new ParallelTasks({
+      repo,
+      maxTasks: () => 1,
+      worktreeDir: wts,
+      makeAgent: (wt) => agentFor(wt, 'kept.txt', 'kept\n'),
+    });
     before.start('survive a reload');
     await before.whenIdle();
-    const after = new ParallelTasks({ repo, maxTasks: () => 1, worktreeDir: wts, makeAgent: () => assert.fail('no new run') });
+    const after = new ParallelTasks({
+      repo,
+      maxTasks: () => 1,
+      worktreeDir: wts,
+      makeAgent: () => assert.fail('no new run'),
+    });
     const adopted = await after.adoptExisting();
     assert.equal(adopted.length, 1);
     assert.equal(adopted[0].status, 'ready');
@@ -132,8 +159,16 @@ describe('parallel tasks in git worktrees', () => {
       worktreeDir: path.join(tmp, 'wts'),
       makeAgent: (wt) => {
         const fs = new NodeWorkspaceFs([wt.path]);
-        const tools = createWorkspaceTools({ fs, runner: new NodeCommandRunner(), applier: new DiskEditApplier(), sandbox: { trusted: true } });
-        const model = new ScriptedModel([callsTurn(['write_file', { path: 'partial.txt', content: 'half\n' }]), { events: [], hang: 'honour' }]);
+        const tools = createWorkspaceTools({
+          fs,
+          runner: new NodeCommandRunner(),
+          applier: new DiskEditApplier(),
+          sandbox: { trusted: true },
+        });
+        const model = new ScriptedModel([
+          callsTurn(['write_file', { path: 'partial.txt', content: 'half\n' }]),
+          { events: [], hang: 'honour' },
+        ]);
         return new Agent({ model, tools, approver: allow });
       },
       onChange: (t) => {

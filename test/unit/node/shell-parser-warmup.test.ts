@@ -8,8 +8,17 @@ import * as path from 'node:path';
 
 const CHILD = path.join(__dirname, 'fixtures', 'warmup-child.ts');
 
-function warmInFreshProcess(cacheDir: string): { via: string; loaded: boolean; loadedAfter: boolean; steps: Record<string, number>; words: string[]; globalsRestored: boolean } {
-  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', CHILD, cacheDir], { encoding: 'utf8', timeout: 30_000 }));
+function warmInFreshProcess(cacheDir: string): {
+  via: string;
+  loaded: boolean;
+  loadedAfter: boolean;
+  steps: Record<string, number>;
+  words: string[];
+  globalsRestored: boolean;
+} {
+  return JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', CHILD, cacheDir], { encoding: 'utf8', timeout: 30_000 }),
+  );
 }
 
 describe('shell parser warm-up', () => {
@@ -20,7 +29,8 @@ describe('shell parser warm-up', () => {
       const first = warmInFreshProcess(cacheDir);
       assert.strictEqual(first.via, 'compiled');
       assert.ok(first.loaded && first.loadedAfter);
-      for (const step of ['compile', 'init', 'firstParse', 'createCache']) assert.ok(step in first.steps, `step ${step}: ${JSON.stringify(first.steps)}`);
+      for (const step of ['compile', 'init', 'firstParse', 'createCache'])
+        assert.ok(step in first.steps, `step ${step}: ${JSON.stringify(first.steps)}`);
       const caches = fs.readdirSync(cacheDir);
       assert.strictEqual(caches.length, 1);
       assert.match(caches[0]!, /^mvdan-sh\.[0-9a-f]{16}\.v8cache$/);

@@ -4,7 +4,17 @@ import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  applyToWorkingTree, baseText, commitTaskWork, createTaskWorktree, discardTaskWorktree, git, listTaskWorktrees, mergeTaskBranch, repoRoot, taskChanges, taskSlug,
+  applyToWorkingTree,
+  baseText,
+  commitTaskWork,
+  createTaskWorktree,
+  discardTaskWorktree,
+  git,
+  listTaskWorktrees,
+  mergeTaskBranch,
+  repoRoot,
+  taskChanges,
+  taskSlug,
 } from '../../../src/node/worktrees';
 
 async function sh(cwd: string, ...args: string[]): Promise<string> {
@@ -51,11 +61,14 @@ describe('worktrees: parallel tasks in git worktrees', () => {
     assert.equal(readFileSync(path.join(repo, 'a.txt'), 'utf8'), 'one\ntwo\nthree\n', 'the user tree is untouched');
     assert.equal((await sh(repo, 'status', '--porcelain')).trim(), '');
     const changes = await taskChanges(wt);
-    assert.deepEqual(changes.sort((x, y) => x.path.localeCompare(y.path)), [
-      { path: 'a.txt', status: 'modified' },
-      { path: 'b.txt', status: 'deleted' },
-      { path: 'new.txt', status: 'added' },
-    ]);
+    assert.deepEqual(
+      changes.sort((x, y) => x.path.localeCompare(y.path)),
+      [
+        { path: 'a.txt', status: 'modified' },
+        { path: 'b.txt', status: 'deleted' },
+        { path: 'new.txt', status: 'added' },
+      ],
+    );
     assert.equal(await baseText(wt, 'a.txt'), 'one\ntwo\nthree\n');
     assert.equal(await baseText(wt, 'new.txt'), undefined);
     const listed = await listTaskWorktrees(repo);
@@ -101,7 +114,10 @@ describe('worktrees: parallel tasks in git worktrees', () => {
     assert.equal(stopped.ok, false);
     assert.deepEqual(stopped.conflicts, ['a.txt']);
     const text = readFileSync(path.join(repo, 'a.txt'), 'utf8');
-    assert.ok(text.includes('<<<<<<<') && text.includes('USER') && text.includes('TASK'), 'both sides left for the user');
+    assert.ok(
+      text.includes('<<<<<<<') && text.includes('USER') && text.includes('TASK'),
+      'both sides left for the user',
+    );
     await sh(repo, 'merge', '--abort');
   });
 

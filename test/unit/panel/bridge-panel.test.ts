@@ -2,21 +2,30 @@
 import { strict as assert } from 'node:assert';
 import { PanelBridge } from '../../../src/panel/bridge';
 import type { WebviewHandlers } from '../../../src/panel/webview-handlers';
-import { actionToMessage, parseHostMessage, parseWebviewMessage, type HostMessage } from '../../../src/protocol/messages';
+import {
+  actionToMessage,
+  parseHostMessage,
+  parseWebviewMessage,
+  type HostMessage,
+} from '../../../src/protocol/messages';
 import { fakeHandlers } from './fake-handlers';
 
 function setup(given: Partial<WebviewHandlers> = {}) {
   const calls: unknown[][] = [];
   const noop = () => undefined;
   const warnings: string[] = [];
-  const bridge = new PanelBridge(fakeHandlers(given), { info: noop, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) });
+  const bridge = new PanelBridge(fakeHandlers(given), {
+    info: noop,
+    warn: (m) => warnings.push(m),
+    error: (m) => warnings.push(m),
+  });
   const sent: HostMessage[] = [];
   const conn = bridge.connect((m) => sent.push(m));
   conn.receive({ type: 'ready' });
   return { bridge, conn, sent, calls, warnings };
 }
 
-describe('panel bridge: the panel\'s own messages', () => {
+describe("panel bridge: the panel's own messages", () => {
   it('routes delete_task, set_mode, check_provider and save_provider to their handlers', () => {
     const calls: unknown[][] = [];
     const { conn, warnings } = setup({
@@ -30,7 +39,8 @@ describe('panel bridge: the panel\'s own messages', () => {
     conn.receive({ type: 'check_provider', provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' });
     conn.receive({ type: 'save_provider', provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant' });
     assert.deepEqual(calls, [
-      ['delete', 'task-1'], ['mode', 'plan'],
+      ['delete', 'task-1'],
+      ['mode', 'plan'],
       ['check', { type: 'check_provider', provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' }],
       ['save', { type: 'save_provider', provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: 'sk-ant' }],
     ]);
@@ -58,7 +68,13 @@ describe('panel bridge: the panel\'s own messages', () => {
 
   it('snapshots carry the modes and the current mode; a mode change is posted', () => {
     const { bridge, sent } = setup();
-    bridge.setModes([{ id: 'agent', label: 'Agent' }, { id: 'plan', label: 'Plan' }], 'agent');
+    bridge.setModes(
+      [
+        { id: 'agent', label: 'Agent' },
+        { id: 'plan', label: 'Plan' },
+      ],
+      'agent',
+    );
     const snap = bridge.snapshot();
     assert.deepEqual([snap.modes?.length, snap.mode], [2, 'agent']);
     bridge.setMode('plan');
@@ -69,6 +85,9 @@ describe('panel bridge: the panel\'s own messages', () => {
 
   it('Retry continues the task; "Set up a model" asks for the model picker outside the panel', () => {
     assert.equal(actionToMessage('retry', () => 'r1').type, 'continue');
-    assert.deepEqual(actionToMessage('setup_model', () => 'r1'), { type: 'select_model' });
+    assert.deepEqual(
+      actionToMessage('setup_model', () => 'r1'),
+      { type: 'select_model' },
+    );
   });
 });

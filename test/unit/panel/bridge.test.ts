@@ -18,7 +18,10 @@ function setup() {
       signals.set(requestId, signal);
       return new Promise<void>((r) => resolvers.set(requestId, r));
     },
-    continue: ({ requestId }, signal) => { calls.push(['continue', requestId]); signals.set(requestId, signal); },
+    continue: ({ requestId }, signal) => {
+      calls.push(['continue', requestId]);
+      signals.set(requestId, signal);
+    },
     stop: ({ requestId }) => void calls.push(['stop', requestId]),
     approval_decision: ({ requestId, decision }) => void calls.push(['approval', requestId, decision]),
     new_task: () => void calls.push(['new_task']),
@@ -34,7 +37,10 @@ function setup() {
   const logger = { info: () => {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
   const bridge = new PanelBridge(handlers, logger, { flushIntervalMs: 16 });
   const sent: HostMessage[] = [];
-  const conn = bridge.connect((m) => { sent.push(m); return Promise.resolve(true); });
+  const conn = bridge.connect((m) => {
+    sent.push(m);
+    return Promise.resolve(true);
+  });
   return { bridge, conn, sent, calls, warnings, signals, resolvers };
 }
 
@@ -77,7 +83,11 @@ describe('panel bridge', () => {
     conn.receive({ type: 'stop', requestId: 'r1' });
     assert.equal(signals.get('r1')!.aborted, true);
     assert.deepEqual(calls, [
-      ['send', 'go', 'r1'], ['approval', 'ap', { kind: 'reject', reason: 'no' }], ['open_file', 'src/a.ts', 2], ['model', 'm1'], ['stop', 'r1'],
+      ['send', 'go', 'r1'],
+      ['approval', 'ap', { kind: 'reject', reason: 'no' }],
+      ['open_file', 'src/a.ts', 2],
+      ['model', 'm1'],
+      ['stop', 'r1'],
     ]);
     resolvers.get('r1')!();
     await new Promise((r) => setImmediate(r));
@@ -127,7 +137,12 @@ describe('panel html', () => {
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, new RegExp(`script-src 'nonce-${nonce.replace(/[+/]/g, '\\$&')}'(;|$)`));
     assert.doesNotMatch(csp, /unsafe-eval|unsafe-inline/);
-    const html = buildWebviewHtml({ cspSource: 'https://x', scriptUri: 'https://x/main.js', styleUri: 'https://x/main.css', nonce });
+    const html = buildWebviewHtml({
+      cspSource: 'https://x',
+      scriptUri: 'https://x/main.js',
+      styleUri: 'https://x/main.css',
+      nonce,
+    });
     assert.equal((html.match(/<script/g) ?? []).length, 1);
     assert.ok(html.includes(`nonce="${nonce}" src="https://x/main.js"`));
   });

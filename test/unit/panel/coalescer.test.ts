@@ -33,7 +33,9 @@ describe('panel delta coalescing', () => {
     const batches: PatchOp[][] = [];
     const c = new PatchCoalescer((ops) => batches.push(ops), { intervalMs: 16, scheduler: sched });
     const t = new Transcript();
-    t.subscribe((ch) => { if (ch.kind === 'ops') c.push(ch.ops); });
+    t.subscribe((ch) => {
+      if (ch.kind === 'ops') c.push(ch.ops);
+    });
     t.apply({ type: 'run_start', runId: 'r', taskId: 't', mode: 'm', maxIterations: 5, userMessage: '' });
     for (let i = 0; i < 1000; i++) t.apply({ type: 'text_delta', runId: 'r', delta: `w${i} ` });
     assert.equal(batches.length, 0, 'nothing is posted before the interval elapses');
@@ -44,7 +46,8 @@ describe('panel delta coalescing', () => {
     assert.equal(appended.length, 1, 'the deltas folded into the append');
     const first = appended[0]!;
     assert.ok(first.op === 'append' && first.item.kind === 'assistant');
-    if (first.op === 'append' && first.item.kind === 'assistant') assert.ok(first.item.text.startsWith('w0 w1 ') && first.item.text.endsWith('w999 '));
+    if (first.op === 'append' && first.item.kind === 'assistant')
+      assert.ok(first.item.text.startsWith('w0 w1 ') && first.item.text.endsWith('w999 '));
     assert.equal(batches[0]!.filter((o) => o.op === 'delta').length, 0);
 
     for (let i = 0; i < 500; i++) t.apply({ type: 'text_delta', runId: 'r', delta: 'x' });
@@ -58,11 +61,28 @@ describe('panel delta coalescing', () => {
     const batches: PatchOp[][] = [];
     const c = new PatchCoalescer((ops) => batches.push(ops), { scheduler: sched });
     const tool = (status: 'running' | 'done') => ({
-      id: 'i9', ts: 0, kind: 'tool' as const, toolCallId: 'c', name: 'n', argsText: '', argsSummary: '', status, resultTruncated: false,
+      id: 'i9',
+      ts: 0,
+      kind: 'tool' as const,
+      toolCallId: 'c',
+      name: 'n',
+      argsText: '',
+      argsSummary: '',
+      status,
+      resultTruncated: false,
     });
-    c.push([{ op: 'update', item: tool('running') }, { op: 'progress', progress: { iteration: 1, maxIterations: 5, inputTokens: 1, outputTokens: 1, elapsedMs: 1 } }]);
-    c.push([{ op: 'update', item: tool('done') }, { op: 'progress', progress: { iteration: 2, maxIterations: 5, inputTokens: 2, outputTokens: 2, elapsedMs: 2 } }]);
-    c.push([{ op: 'status', status: { state: 'running' } }, { op: 'status', status: { state: 'idle' } }]);
+    c.push([
+      { op: 'update', item: tool('running') },
+      { op: 'progress', progress: { iteration: 1, maxIterations: 5, inputTokens: 1, outputTokens: 1, elapsedMs: 1 } },
+    ]);
+    c.push([
+      { op: 'update', item: tool('done') },
+      { op: 'progress', progress: { iteration: 2, maxIterations: 5, inputTokens: 2, outputTokens: 2, elapsedMs: 2 } },
+    ]);
+    c.push([
+      { op: 'status', status: { state: 'running' } },
+      { op: 'status', status: { state: 'idle' } },
+    ]);
     sched.advance(16);
     assert.deepEqual(batches[0], [
       { op: 'update', item: tool('done') },
@@ -93,7 +113,10 @@ describe('panel delta coalescing', () => {
     const batches: PatchOp[][] = [];
     const c = new PatchCoalescer((ops) => batches.push(ops), { scheduler: new FakeScheduler() });
     const item = { id: 'a', ts: 0, kind: 'assistant' as const, text: 'he', streaming: true };
-    c.push([{ op: 'append', item }, { op: 'delta', id: 'a', field: 'text', delta: 'llo' }]);
+    c.push([
+      { op: 'append', item },
+      { op: 'delta', id: 'a', field: 'text', delta: 'llo' },
+    ]);
     c.flush();
     assert.equal(item.text, 'he');
     assert.deepEqual(batches[0], [{ op: 'append', item: { ...item, text: 'hello' } }]);

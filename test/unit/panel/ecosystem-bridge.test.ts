@@ -14,13 +14,19 @@ describe('panel bridge: ecosystem strip', () => {
     const sent: HostMessage[] = [];
     const conn = bridge.connect((m) => sent.push(m));
     conn.receive({ type: 'ready' });
-    assert.deepEqual(sent.map((m) => m.type), ['state', 'ecosystem']);
+    assert.deepEqual(
+      sent.map((m) => m.type),
+      ['state', 'ecosystem'],
+    );
     assert.deepEqual(sent[1], { type: 'ecosystem', ecosystem });
   });
 
   it('routes actions to the host handler; forged ones are dropped', () => {
     const seen: unknown[] = [];
-    const bridge = new PanelBridge(fakeHandlers({ ecosystem_action: ({ action, display }) => void seen.push([action, display]) }), logger);
+    const bridge = new PanelBridge(
+      fakeHandlers({ ecosystem_action: ({ action, display }) => void seen.push([action, display]) }),
+      logger,
+    );
     const conn = bridge.connect(() => true);
     conn.receive({ type: 'ecosystem_action', action: 'open_rule', display: 'AGENTS.md' });
     conn.receive({ type: 'ecosystem_action', action: 'run_anything', display: 'x' });

@@ -4,7 +4,12 @@ import { buildWebviewHtml, contentSecurityPolicy, makeNonce, parseRestoredPanelS
 describe('panel html: the webview document', () => {
   it('nonces the one script and stylesheet, and the CSP allows only that nonce', () => {
     const nonce = makeNonce();
-    const html = buildWebviewHtml({ cspSource: 'vscode-resource:', scriptUri: 'https://x/main.js', styleUri: 'https://x/main.css', nonce });
+    const html = buildWebviewHtml({
+      cspSource: 'vscode-resource:',
+      scriptUri: 'https://x/main.js',
+      styleUri: 'https://x/main.css',
+      nonce,
+    });
     assert.ok(html.includes(`script-src 'nonce-${nonce}'`));
     assert.ok(html.includes(`<script type="module" nonce="${nonce}" src="https://x/main.js">`));
     assert.ok(html.includes("default-src 'none'"));
@@ -19,7 +24,12 @@ describe('panel html: the webview document', () => {
   });
 
   it('escapes attribute values so a URI cannot break out of the tag', () => {
-    const html = buildWebviewHtml({ cspSource: 'c', scriptUri: '"><script>alert(1)</script>', styleUri: 's', nonce: 'n' });
+    const html = buildWebviewHtml({
+      cspSource: 'c',
+      scriptUri: '"><script>alert(1)</script>',
+      styleUri: 's',
+      nonce: 'n',
+    });
     assert.ok(!html.includes('"><script>alert(1)'));
     assert.ok(contentSecurityPolicy('c', 'n').includes("connect-src 'none'"));
   });
@@ -28,7 +38,9 @@ describe('panel html: the webview document', () => {
 describe('panel html: restored editor-tab state is only a validated hint', () => {
   it('keeps well-typed fields', () => {
     assert.deepEqual(parseRestoredPanelState({ taskId: 'task-1a2b', scrollTop: 120, stick: false, anchorId: 'i3' }), {
-      taskId: 'task-1a2b', scrollTop: 120, stick: false,
+      taskId: 'task-1a2b',
+      scrollTop: 120,
+      stick: false,
     });
   });
 
@@ -51,6 +63,8 @@ describe('panel html: restored editor-tab state is only a validated hint', () =>
   it('ignores inherited properties (prototype tricks)', () => {
     const forged = Object.create({ taskId: 'inherited', stick: true });
     assert.deepEqual(parseRestoredPanelState(forged), {});
-    assert.deepEqual(parseRestoredPanelState(JSON.parse('{"__proto__": {"taskId": "p"}, "stick": true}')), { stick: true });
+    assert.deepEqual(parseRestoredPanelState(JSON.parse('{"__proto__": {"taskId": "p"}, "stick": true}')), {
+      stick: true,
+    });
   });
 });

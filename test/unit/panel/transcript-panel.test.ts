@@ -8,9 +8,27 @@ import { titleOf } from '../../../src/host/session/session-title';
 
 const R = 'run-1';
 const usage = { inputTokens: 100, outputTokens: 10 };
-const report = (over: Partial<RunReport> = {}): RunReport => ({ runId: R, taskId: 't1', reason: 'done', detail: 'ok', iterations: 1, steps: [], usage, elapsedMs: 10, ...over });
-const start = (userMessage: string, maxIterations = 25): AgentEvent => ({ type: 'run_start', runId: R, taskId: 't1', mode: 'agent', maxIterations, userMessage });
-const of = <K extends TranscriptItem['kind']>(t: Transcript, kind: K) => t.getItems().filter((i): i is Extract<TranscriptItem, { kind: K }> => i.kind === kind);
+const report = (over: Partial<RunReport> = {}): RunReport => ({
+  runId: R,
+  taskId: 't1',
+  reason: 'done',
+  detail: 'ok',
+  iterations: 1,
+  steps: [],
+  usage,
+  elapsedMs: 10,
+  ...over,
+});
+const start = (userMessage: string, maxIterations = 25): AgentEvent => ({
+  type: 'run_start',
+  runId: R,
+  taskId: 't1',
+  mode: 'agent',
+  maxIterations,
+  userMessage,
+});
+const of = <K extends TranscriptItem['kind']>(t: Transcript, kind: K) =>
+  t.getItems().filter((i): i is Extract<TranscriptItem, { kind: K }> => i.kind === kind);
 
 function clocked() {
   let now = 1000;
@@ -24,24 +42,59 @@ describe('panel transcript for the panel', () => {
     t.apply(start('go'));
     t.apply({ type: 'tool_call_start', runId: R, id: 'c1', name: 'execute_command' });
     t.apply({ type: 'tool_call_end', runId: R, id: 'c1', name: 'execute_command', args: { command: 'make' } });
-    t.apply({ type: 'approval_requested', runId: R, request: { id: 'a1', taskId: 't1', toolCallId: 'c1', toolName: 'execute_command', risk: 'execute', args: { command: 'make' } } });
+    t.apply({
+      type: 'approval_requested',
+      runId: R,
+      request: {
+        id: 'a1',
+        taskId: 't1',
+        toolCallId: 'c1',
+        toolName: 'execute_command',
+        risk: 'execute',
+        args: { command: 'make' },
+      },
+    });
     advance(30_000); // the user reads the card
     t.apply({ type: 'approval_resolved', runId: R, requestId: 'a1', decision: { kind: 'approve', scope: 'once' } });
     assert.equal(of(t, 'tool')[0]!.startedAt, 31_000, 'the live ticker starts at the approval');
     advance(1_200);
-    t.apply({ type: 'tool_result', runId: R, id: 'c1', name: 'execute_command', content: '$ make\nExit code: 2 (1.2 s)\nboom', isError: false, latencyMs: 31_200 });
+    t.apply({
+      type: 'tool_result',
+      runId: R,
+      id: 'c1',
+      name: 'execute_command',
+      content: '$ make\nExit code: 2 (1.2 s)\nboom',
+      isError: false,
+      latencyMs: 31_200,
+    });
     const tool = of(t, 'tool')[0]!;
     assert.equal(tool.durationMs, 1_200);
     assert.equal(tool.exitCode, 2);
   });
 
-  it('a tool without approval keeps the loop\'s latency; a command killed by a signal has exit code null', () => {
+  it("a tool without approval keeps the loop's latency; a command killed by a signal has exit code null", () => {
     const { t } = clocked();
     t.apply(start('go'));
     t.apply({ type: 'tool_call_start', runId: R, id: 'c1', name: 'execute_command' });
-    t.apply({ type: 'tool_result', runId: R, id: 'c1', name: 'execute_command', content: '$ sleep 9\nKilled by signal SIGTERM after 1.0 s.\n(no output)', isError: false, latencyMs: 1000 });
+    t.apply({
+      type: 'tool_result',
+      runId: R,
+      id: 'c1',
+      name: 'execute_command',
+      content: '$ sleep 9\nKilled by signal SIGTERM after 1.0 s.\n(no output)',
+      isError: false,
+      latencyMs: 1000,
+    });
     t.apply({ type: 'tool_call_start', runId: R, id: 'c2', name: 'read_file' });
-    t.apply({ type: 'tool_result', runId: R, id: 'c2', name: 'read_file', content: 'Exit code: 3', isError: false, latencyMs: 7 });
+    t.apply({
+      type: 'tool_result',
+      runId: R,
+      id: 'c2',
+      name: 'read_file',
+      content: 'Exit code: 3',
+      isError: false,
+      latencyMs: 7,
+    });
     const [cmd, read] = of(t, 'tool');
     assert.equal(cmd!.exitCode, null);
     assert.equal(cmd!.durationMs, 1000);
@@ -87,15 +140,26 @@ describe('panel transcript for the panel', () => {
     t.addError('No chat model is available.', ['setup_model'], 'setup');
     t.addError('Something else.');
     assert.equal(t.clearSetupErrors(), true);
-    assert.deepEqual(of(t, 'error').map((e) => e.message), ['Something else.']);
+    assert.deepEqual(
+      of(t, 'error').map((e) => e.message),
+      ['Something else.'],
+    );
     assert.equal(changes.at(-1), 'reset');
     assert.equal(t.clearSetupErrors(), false);
   });
 
   it('task titles are short and derived, not the raw first message', () => {
-    assert.equal(titleOf('Please add a login form to the settings page. It should validate emails and show errors inline.'), 'Add a login form to the settings page');
-    assert.equal(titleOf('hi, can you fix the failing test in `src/parser.test.ts`?'), 'Fix the failing test in src/parser.test.ts?');
-    const long = titleOf('refactor the whole configuration loading code so that every provider reads its settings through one function');
+    assert.equal(
+      titleOf('Please add a login form to the settings page. It should validate emails and show errors inline.'),
+      'Add a login form to the settings page',
+    );
+    assert.equal(
+      titleOf('hi, can you fix the failing test in `src/parser.test.ts`?'),
+      'Fix the failing test in src/parser.test.ts?',
+    );
+    const long = titleOf(
+      'refactor the whole configuration loading code so that every provider reads its settings through one function',
+    );
     assert.ok(long.length <= 61 && long.endsWith('…'), long);
     assert.equal(titleOf('```ts\nconst a = 1;\n```\nwhat does this do'), 'What does this do');
     assert.equal(titleOf('   '), 'New task');

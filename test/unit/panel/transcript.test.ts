@@ -6,13 +6,31 @@ import { Transcript } from '../../../src/panel/transcript';
 const R = 'run-1';
 const usage = { inputTokens: 1200, outputTokens: 300 };
 function report(over: Partial<RunReport> = {}): RunReport {
-  return { runId: R, taskId: 't1', reason: 'done', detail: 'All fixed.', iterations: 2, steps: [], usage, costUsd: 0.0123, elapsedMs: 4200, ...over };
+  return {
+    runId: R,
+    taskId: 't1',
+    reason: 'done',
+    detail: 'All fixed.',
+    iterations: 2,
+    steps: [],
+    usage,
+    costUsd: 0.0123,
+    elapsedMs: 4200,
+    ...over,
+  };
 }
 
 /** A realistic run: thinking, text, a tool call that needs approval, a result, then done. */
 function runEvents(): AgentEvent[] {
   return [
-    { type: 'run_start', runId: R, taskId: 't1', mode: 'implement', maxIterations: 25, userMessage: 'Fix the bug in a.ts' },
+    {
+      type: 'run_start',
+      runId: R,
+      taskId: 't1',
+      mode: 'implement',
+      maxIterations: 25,
+      userMessage: 'Fix the bug in a.ts',
+    },
     { type: 'step_start', runId: R, iteration: 1, maxIterations: 25 },
     { type: 'thinking_delta', runId: R, delta: 'Let me ' },
     { type: 'thinking_delta', runId: R, delta: 'look.' },
@@ -23,22 +41,42 @@ function runEvents(): AgentEvent[] {
     { type: 'tool_call_args_delta', runId: R, id: 'call_1', delta: '"content":"x"}' },
     { type: 'tool_call_end', runId: R, id: 'call_1', name: 'write_file', args: { path: 'a.ts', content: 'x' } },
     {
-      type: 'approval_requested', runId: R, request: {
-        id: 'ap-1', taskId: 't1', toolCallId: 'call_1', toolName: 'write_file', risk: 'write', args: { path: 'a.ts' },
+      type: 'approval_requested',
+      runId: R,
+      request: {
+        id: 'ap-1',
+        taskId: 't1',
+        toolCallId: 'call_1',
+        toolName: 'write_file',
+        risk: 'write',
+        args: { path: 'a.ts' },
         preview: { kind: 'edit', path: 'a.ts', original: 'a\nb\nc\n', proposed: 'a\nB\nc\nd\n', isNewFile: false },
       },
     },
     { type: 'approval_resolved', runId: R, requestId: 'ap-1', decision: { kind: 'approve', scope: 'task' } },
     { type: 'tool_progress', runId: R, id: 'call_1', chunk: 'writing…' },
     { type: 'tool_result', runId: R, id: 'call_1', name: 'write_file', content: 'ok', isError: false, latencyMs: 42 },
-    { type: 'iteration', runId: R, iteration: 1, maxIterations: 25, usage, costUsd: 0.01, elapsedMs: 2000, contextTokens: 1500, contextWindow: 128000 },
+    {
+      type: 'iteration',
+      runId: R,
+      iteration: 1,
+      maxIterations: 25,
+      usage,
+      costUsd: 0.01,
+      elapsedMs: 2000,
+      contextTokens: 1500,
+      contextWindow: 128000,
+    },
     { type: 'step_end', runId: R, step: { iteration: 1, latencyMs: 10, toolCalls: [] } },
     { type: 'memory_learned', runId: R, memories: [{ id: 'm1', content: 'Tests live in test/', type: 'semantic' }] },
     { type: 'run_end', runId: R, report: report() },
   ];
 }
 
-function item<K extends TranscriptItem['kind']>(items: readonly TranscriptItem[], kind: K): Extract<TranscriptItem, { kind: K }>[] {
+function item<K extends TranscriptItem['kind']>(
+  items: readonly TranscriptItem[],
+  kind: K,
+): Extract<TranscriptItem, { kind: K }>[] {
   return items.filter((i): i is Extract<TranscriptItem, { kind: K }> => i.kind === kind);
 }
 
@@ -48,18 +86,35 @@ describe('panel transcript folding', () => {
     t.beginRequest('req-1');
     for (const e of runEvents()) t.apply(e);
     const items = t.getItems();
-    assert.deepEqual(items.map((i) => i.kind), ['user', 'thinking', 'assistant', 'tool', 'approval', 'memory', 'run_end']);
+    assert.deepEqual(
+      items.map((i) => i.kind),
+      ['user', 'thinking', 'assistant', 'tool', 'approval', 'memory', 'run_end'],
+    );
     assert.equal(item(items, 'user')[0]!.text, 'Fix the bug in a.ts');
-    assert.deepEqual(item(items, 'thinking')[0], { id: 'i2', ts: 1000, kind: 'thinking', text: 'Let me look.', streaming: false });
+    assert.deepEqual(item(items, 'thinking')[0], {
+      id: 'i2',
+      ts: 1000,
+      kind: 'thinking',
+      text: 'Let me look.',
+      streaming: false,
+    });
     assert.equal(item(items, 'assistant')[0]!.text, 'I will edit **a.ts**.');
     const tool = item(items, 'tool')[0]!;
     assert.equal(tool.status, 'done');
-    assert.equal(tool.durationMs, 0, 'counted from the approval (the test clock stands still), not the 42 ms that include the wait');
+    assert.equal(
+      tool.durationMs,
+      0,
+      'counted from the approval (the test clock stands still), not the 42 ms that include the wait',
+    );
     assert.equal(tool.argsSummary, 'a.ts');
     assert.equal(tool.argsText, JSON.stringify({ path: 'a.ts', content: 'x' }, null, 2));
     assert.equal(tool.progress, 'writing…');
     assert.equal(tool.result, 'ok');
-    assert.deepEqual(tool.edit, { path: 'a.ts', isNewFile: false, added: 2, removed: 1, requestId: 'ap-1' }, 'the approved edit is on the row');
+    assert.deepEqual(
+      tool.edit,
+      { path: 'a.ts', isNewFile: false, added: 2, removed: 1, requestId: 'ap-1' },
+      'the approved edit is on the row',
+    );
     const ap = item(items, 'approval')[0]!;
     assert.equal(ap.status, 'approved_task');
     assert.equal(ap.summary, 'Edit a.ts');
@@ -82,7 +137,9 @@ describe('panel transcript folding', () => {
   it('emits ops that the webview protocol accepts and that replay to the same items', () => {
     const t = new Transcript({ now: () => 5 });
     const all: PatchOp[] = [];
-    t.subscribe((c) => { if (c.kind === 'ops') all.push(...c.ops); });
+    t.subscribe((c) => {
+      if (c.kind === 'ops') all.push(...c.ops);
+    });
     for (const e of runEvents()) t.apply(e);
     assert.ok(parseHostMessage({ type: 'patch', seq: 1, ops: all }).ok);
     // replay like the webview does
@@ -102,7 +159,12 @@ describe('panel transcript folding', () => {
     t.beginRequest('req-7');
     const ev = runEvents();
     for (const e of ev.slice(0, 11)) t.apply(e);
-    assert.deepEqual(t.snapshot().status, { state: 'awaiting_approval', runId: R, requestId: 'req-7', mode: 'implement' });
+    assert.deepEqual(t.snapshot().status, {
+      state: 'awaiting_approval',
+      runId: R,
+      requestId: 'req-7',
+      mode: 'implement',
+    });
     assert.equal(item(t.getItems(), 'tool')[0]!.status, 'awaiting_approval');
     t.apply(ev[11]!);
     assert.equal(t.snapshot().status.state, 'running');
@@ -114,7 +176,15 @@ describe('panel transcript folding', () => {
     const ev = runEvents();
     for (const e of ev.slice(0, 11)) t.apply(e);
     t.apply({ type: 'approval_resolved', runId: R, requestId: 'ap-1', decision: { kind: 'reject', reason: 'no' } });
-    t.apply({ type: 'tool_result', runId: R, id: 'call_1', name: 'write_file', content: 'rejected by user', isError: true, latencyMs: 1 });
+    t.apply({
+      type: 'tool_result',
+      runId: R,
+      id: 'call_1',
+      name: 'write_file',
+      content: 'rejected by user',
+      isError: true,
+      latencyMs: 1,
+    });
     assert.equal(item(t.getItems(), 'tool')[0]!.status, 'rejected');
     assert.equal(item(t.getItems(), 'approval')[0]!.reason, 'no');
     t.apply({ type: 'tool_call_start', runId: R, id: 'call_2', name: 'execute_command' });
@@ -129,14 +199,27 @@ describe('panel transcript folding', () => {
   it('suggests setting an API key on auth errors', () => {
     const t = new Transcript();
     t.apply(runEvents()[0]!);
-    t.apply({ type: 'run_end', runId: R, report: report({ reason: 'error', detail: 'OpenAI returned 401 Unauthorized: check your API key.' }) });
+    t.apply({
+      type: 'run_end',
+      runId: R,
+      report: report({ reason: 'error', detail: 'OpenAI returned 401 Unauthorized: check your API key.' }),
+    });
     assert.equal(item(t.getItems(), 'run_end')[0]!.actions[0], 'set_api_key');
   });
 
   it('caps tool output and keeps the full-output handle', () => {
     const t = new Transcript({ resultPreviewChars: 10 });
     t.apply({ type: 'tool_call_start', runId: R, id: 'c', name: 'read_file' });
-    t.apply({ type: 'tool_result', runId: R, id: 'c', name: 'read_file', content: 'x'.repeat(100), isError: false, latencyMs: 3, fullOutputRef: 'out-1' });
+    t.apply({
+      type: 'tool_result',
+      runId: R,
+      id: 'c',
+      name: 'read_file',
+      content: 'x'.repeat(100),
+      isError: false,
+      latencyMs: 3,
+      fullOutputRef: 'out-1',
+    });
     const tool = item(t.getItems(), 'tool')[0]!;
     assert.equal(tool.result, 'x'.repeat(10));
     assert.equal(tool.resultTruncated, true);
@@ -148,21 +231,37 @@ describe('panel transcript folding', () => {
     for (const run of ['r1', 'r2']) {
       t.apply({ type: 'run_start', runId: run, taskId: 't', mode: 'm', maxIterations: 5, userMessage: 'go' });
       t.apply({ type: 'tool_call_start', runId: run, id: 'call_0', name: 'list_files' });
-      t.apply({ type: 'tool_result', runId: run, id: 'call_0', name: 'list_files', content: run, isError: false, latencyMs: 1 });
+      t.apply({
+        type: 'tool_result',
+        runId: run,
+        id: 'call_0',
+        name: 'list_files',
+        content: run,
+        isError: false,
+        latencyMs: 1,
+      });
     }
     const tools = item(t.getItems(), 'tool');
     assert.equal(tools.length, 2);
-    assert.deepEqual(tools.map((x) => x.result), ['r1', 'r2']);
+    assert.deepEqual(
+      tools.map((x) => x.result),
+      ['r1', 'r2'],
+    );
   });
 
   it('reset replaces the items, notifies listeners and keeps ids unique', () => {
     const t = new Transcript();
     let resets = 0;
-    t.subscribe((c) => { if (c.kind === 'reset') resets++; });
+    t.subscribe((c) => {
+      if (c.kind === 'reset') resets++;
+    });
     t.reset({ items: [{ id: 'i41', ts: 1, kind: 'user', text: 'old' }], taskId: 'old' });
     assert.equal(resets, 1);
     t.apply({ type: 'run_start', runId: R, taskId: 'old', mode: 'm', maxIterations: 5, userMessage: 'new' });
-    assert.deepEqual(t.getItems().map((i) => i.id), ['i41', 'i42']);
+    assert.deepEqual(
+      t.getItems().map((i) => i.id),
+      ['i41', 'i42'],
+    );
   });
 
   it('records errors with actions', () => {
@@ -179,9 +278,23 @@ describe('panel approval card paths', () => {
     t.beginRequest('req-1');
     t.apply({ type: 'run_start', runId: R, taskId: 't1', mode: 'agent', maxIterations: 25, userMessage: 'edit' });
     t.apply({
-      type: 'approval_requested', runId: R, request: {
-        id: 'ap-9', taskId: 't1', toolCallId: 'c9', toolName: 'apply_diff', risk: 'write', args: {},
-        preview: { kind: 'edit', path: '/home/me/proj/src/a.ts', displayPath: 'src/a.ts', original: 'a\n', proposed: 'b\n', isNewFile: false },
+      type: 'approval_requested',
+      runId: R,
+      request: {
+        id: 'ap-9',
+        taskId: 't1',
+        toolCallId: 'c9',
+        toolName: 'apply_diff',
+        risk: 'write',
+        args: {},
+        preview: {
+          kind: 'edit',
+          path: '/home/me/proj/src/a.ts',
+          displayPath: 'src/a.ts',
+          original: 'a\n',
+          proposed: 'b\n',
+          isNewFile: false,
+        },
       },
     });
     const card = item(t.getItems(), 'approval')[0]!;

@@ -23,9 +23,14 @@ describe('protocol/commands: the palette table against package.json', () => {
   });
 
   it('every menu item and keybinding runs a declared command', () => {
-    const menus = Object.values(manifest.contributes.menus ?? {}).flat().flatMap((m) => (m.command ? [m.command] : []));
+    const menus = Object.values(manifest.contributes.menus ?? {})
+      .flat()
+      .flatMap((m) => (m.command ? [m.command] : []));
     const keys = (manifest.contributes.keybindings ?? []).map((k) => k.command);
     const ids = new Set<string>(COMMAND_IDS);
-    assert.deepEqual([...menus, ...keys].filter((c) => !ids.has(c)), []);
+    assert.deepEqual(
+      [...menus, ...keys].filter((c) => !ids.has(c)),
+      [],
+    );
   });
 });

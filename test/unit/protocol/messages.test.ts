@@ -47,8 +47,22 @@ describe('protocol: webview -> host', () => {
     ['extra keys', { type: 'new_task', command: 'rm -rf /' }],
     ['approve without scope', { type: 'approval_decision', requestId: 'a', decision: { kind: 'approve' } }],
     ['forged decision kind', { type: 'approval_decision', requestId: 'a', decision: { kind: 'approve_all' } }],
-    ['smuggled editedContent', { type: 'approval_decision', requestId: 'a', decision: { kind: 'approve', scope: 'once', editedContent: 'evil' } }],
-    ['oversized reject reason', { type: 'approval_decision', requestId: 'a', decision: { kind: 'reject', reason: 'r'.repeat(LIMITS.rejectReason + 1) } }],
+    [
+      'smuggled editedContent',
+      {
+        type: 'approval_decision',
+        requestId: 'a',
+        decision: { kind: 'approve', scope: 'once', editedContent: 'evil' },
+      },
+    ],
+    [
+      'oversized reject reason',
+      {
+        type: 'approval_decision',
+        requestId: 'a',
+        decision: { kind: 'reject', reason: 'r'.repeat(LIMITS.rejectReason + 1) },
+      },
+    ],
     ['negative line', { type: 'open_file', path: 'a', line: -1 }],
     ['host message type', { type: 'state', snapshot: {} }],
   ];
@@ -66,8 +80,14 @@ describe('protocol: webview -> host', () => {
   });
 
   it('maps actions to messages', () => {
-    assert.deepEqual(actionToMessage('continue', () => 'r9'), { type: 'continue', requestId: 'r9' });
-    assert.deepEqual(actionToMessage('set_api_key', () => 'x'), { type: 'set_api_key' });
+    assert.deepEqual(
+      actionToMessage('continue', () => 'r9'),
+      { type: 'continue', requestId: 'r9' },
+    );
+    assert.deepEqual(
+      actionToMessage('set_api_key', () => 'x'),
+      { type: 'set_api_key' },
+    );
     for (const a of ['continue', 'new_task', 'set_api_key', 'select_model', 'open_settings', 'show_logs'] as const) {
       assert.ok(parseWebviewMessage(actionToMessage(a, () => 'r1')).ok, a);
     }
@@ -81,8 +101,17 @@ describe('protocol: host -> webview', () => {
       { id: 'i1', ts: 1, kind: 'user', text: 'hi' },
       { id: 'i2', ts: 2, kind: 'assistant', text: '**yo**', streaming: false },
       {
-        id: 'i3', ts: 3, kind: 'tool', toolCallId: 'call_1', name: 'read_file', argsText: '{}', argsSummary: 'a.ts',
-        status: 'done', durationMs: 12, result: 'content', resultTruncated: false,
+        id: 'i3',
+        ts: 3,
+        kind: 'tool',
+        toolCallId: 'call_1',
+        name: 'read_file',
+        argsText: '{}',
+        argsSummary: 'a.ts',
+        status: 'done',
+        durationMs: 12,
+        result: 'content',
+        resultTruncated: false,
       },
     ],
     status: { state: 'idle' },
@@ -97,12 +126,17 @@ describe('protocol: host -> webview', () => {
 
   it('accepts a patch of every op', () => {
     const r = parseHostMessage({
-      type: 'patch', seq: 4, ops: [
+      type: 'patch',
+      seq: 4,
+      ops: [
         { op: 'append', item: { id: 'i4', ts: 4, kind: 'thinking', text: '', streaming: true } },
         { op: 'delta', id: 'i4', field: 'text', delta: 'hmm' },
         { op: 'end_stream', id: 'i4' },
         { op: 'update', item: snapshot.items[2] },
-        { op: 'progress', progress: { iteration: 2, maxIterations: 25, inputTokens: 10, outputTokens: 5, elapsedMs: 100 } },
+        {
+          op: 'progress',
+          progress: { iteration: 2, maxIterations: 25, inputTokens: 10, outputTokens: 5, elapsedMs: 100 },
+        },
         { op: 'status', status: { state: 'running', runId: 'run1', requestId: 'req1' } },
       ],
     });

@@ -13,14 +13,29 @@ import { runCachingTask, sourceText, type CachingTaskResult } from '../../suppor
 import { collect, collectError, modelFor } from './helpers';
 
 const marked = (blocks: any[]) => blocks.filter((b) => b?.cache_control);
-const allBlocks = (body: any): any[] => [...(body.tools ?? []), ...(body.system ?? []), ...body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))];
+const allBlocks = (body: any): any[] => [
+  ...(body.tools ?? []),
+  ...(body.system ?? []),
+  ...body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])),
+];
 
 function layers(iteration: number, extra: Partial<Parameters<typeof buildSystemLayers>[0]> = {}): SystemLayer[] {
-  return buildSystemLayers({ mode: getMode('agent'), iteration, maxIterations: 10, warnRatio: 0.8, environment: `Time: t${iteration}`, ...extra });
+  return buildSystemLayers({
+    mode: getMode('agent'),
+    iteration,
+    maxIterations: 10,
+    warnRatio: 0.8,
+    environment: `Time: t${iteration}`,
+    ...extra,
+  });
 }
 
 const TOOLS: ToolSpec[] = [
-  { name: 'read_file', description: `Read a file. ${sourceText(6000, 99)}`, inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  {
+    name: 'read_file',
+    description: `Read a file. ${sourceText(6000, 99)}`,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
 ];
 
 describe('prompt caching: per-step text after the cached prefix', () => {
@@ -55,11 +70,17 @@ describe('prompt caching: per-step text after the cached prefix', () => {
       const stablePrefix = old.steps[1].usage.cacheReadTokens!;
       for (const s of old.steps.slice(1)) {
         assert.equal(s.usage.cacheReadTokens, stablePrefix, `step ${s.iteration}`);
-        assert.ok(s.usage.cacheWriteTokens! >= s.usage.inputTokens - stablePrefix - 200, `step ${s.iteration} rewrote its history`);
+        assert.ok(
+          s.usage.cacheWriteTokens! >= s.usage.inputTokens - stablePrefix - 200,
+          `step ${s.iteration} rewrote its history`,
+        );
       }
       // Whether it costs a little more or a little less than no caching at all depends on how big the stable prefix
       // (the tool catalogue) is; either way it saves next to nothing, and far more than the per-step layout pays.
-      assert.ok(old.costUsd > old.uncachedCostUsd * 0.9, `the miss-every-step layout saves next to nothing ($${old.costUsd.toFixed(4)} vs $${old.uncachedCostUsd.toFixed(4)} uncached)`);
+      assert.ok(
+        old.costUsd > old.uncachedCostUsd * 0.9,
+        `the miss-every-step layout saves next to nothing ($${old.costUsd.toFixed(4)} vs $${old.uncachedCostUsd.toFixed(4)} uncached)`,
+      );
       assert.ok(old.costUsd > cached.costUsd * 2, 'and costs over twice the per-step layout');
     });
 
@@ -69,20 +90,32 @@ describe('prompt caching: per-step text after the cached prefix', () => {
       for (const [i, s] of cached.report.steps.entries()) {
         const u = s.usage!;
         const uncached = u.inputTokens - (u.cacheReadTokens ?? 0) - (u.cacheWriteTokens ?? 0);
-        const expected = (uncached * 3 + (u.cacheReadTokens ?? 0) * 0.3 + (u.cacheWriteTokens ?? 0) * 3.75 + u.outputTokens * 15) / 1e6;
+        const expected =
+          (uncached * 3 + (u.cacheReadTokens ?? 0) * 0.3 + (u.cacheWriteTokens ?? 0) * 3.75 + u.outputTokens * 15) /
+          1e6;
         assert.ok(Math.abs(s.costUsd! - expected) < 1e-12, `step ${i + 1}: ${s.costUsd} vs ${expected}`);
       }
       assert.ok(Math.abs(cached.report.costUsd! - cached.costUsd) < 1e-12, 'the run total is the sum of the steps');
-      assert.ok(cached.costUsd < cached.uncachedCostUsd * 0.3, `cached $${cached.costUsd.toFixed(4)} vs uncached $${cached.uncachedCostUsd.toFixed(4)}`);
+      assert.ok(
+        cached.costUsd < cached.uncachedCostUsd * 0.3,
+        `cached $${cached.costUsd.toFixed(4)} vs uncached $${cached.uncachedCostUsd.toFixed(4)}`,
+      );
     });
 
     it('requests: tools -> system -> history cached, per-step text last and never stored, pairing and thinking valid', () => {
       const bodies = cached.requests as any[];
       assert.equal(bodies.length, 20);
       for (const [i, body] of bodies.entries()) {
-        assert.deepEqual(Object.keys(body).filter((k) => ['tools', 'system', 'messages'].includes(k)), ['tools', 'system', 'messages']);
+        assert.deepEqual(
+          Object.keys(body).filter((k) => ['tools', 'system', 'messages'].includes(k)),
+          ['tools', 'system', 'messages'],
+        );
         const system = JSON.stringify(body.system);
-        assert.doesNotMatch(system, /Iteration|Environment|Time:/, `step ${i + 1}: nothing per-step in the system prompt`);
+        assert.doesNotMatch(
+          system,
+          /Iteration|Environment|Time:/,
+          `step ${i + 1}: nothing per-step in the system prompt`,
+        );
         const final = body.messages.at(-1);
         const step = final.content.at(-1);
         assert.equal(final.role, 'user');
@@ -93,12 +126,16 @@ describe('prompt caching: per-step text after the cached prefix', () => {
         assert.ok(final.content.at(-2).cache_control, 'the block right before it is the history breakpoint');
         // Tool results first in their turn; the text after them.
         const kinds = final.content.map((b: any) => b.type);
-        assert.deepEqual(kinds, [...kinds].sort((a: string, b: string) => Number(a !== 'tool_result') - Number(b !== 'tool_result')));
+        assert.deepEqual(
+          kinds,
+          [...kinds].sort((a: string, b: string) => Number(a !== 'tool_result') - Number(b !== 'tool_result')),
+        );
         assert.ok(marked(allBlocks(body)).length <= 4);
         assert.ok(body.system.at(-1).cache_control, 'the stable system prefix is a breakpoint');
         // Earlier steps' per-step text is gone: only the final turn carries one.
         assert.equal(JSON.stringify(body.messages.slice(0, -1)).includes(STEP_CONTEXT_HEADER), false);
-        for (const m of body.messages.filter((m: any) => m.role === 'assistant')) assert.equal(m.content[0].type, 'thinking');
+        for (const m of body.messages.filter((m: any) => m.role === 'assistant'))
+          assert.equal(m.content[0].type, 'thinking');
       }
       // From 80% of the limit the wrap-up warning rides in the per-step text.
       assert.match(bodies[15].messages.at(-1).content.at(-1).text, /Iteration 16 of 20: only 4 iteration\(s\) left/);
@@ -107,7 +144,11 @@ describe('prompt caching: per-step text after the cached prefix', () => {
         const prev = bodies[i - 1].messages;
         const cur = bodies[i].messages;
         const prevHistory = [...prev.slice(0, -1), { ...prev.at(-1), content: prev.at(-1).content.slice(0, -1) }];
-        assert.equal(canonicalJson(cur.slice(0, prevHistory.length)).startsWith(canonicalJson(prevHistory).slice(0, -2)), true, `request ${i + 1}`);
+        assert.equal(
+          canonicalJson(cur.slice(0, prevHistory.length)).startsWith(canonicalJson(prevHistory).slice(0, -2)),
+          true,
+          `request ${i + 1}`,
+        );
       }
     });
   });
@@ -125,7 +166,10 @@ describe('prompt caching: per-step text after the cached prefix', () => {
       assert.doesNotMatch(body.messages[0].content, /Iteration|Environment/, 'the system message is stable');
       assert.ok(['user', 'tool'].includes(body.messages.at(-1).role));
       assert.ok(body.messages.at(-1).content.includes(STEP_CONTEXT_HEADER));
-      assert.equal(body.messages.slice(0, -1).some((m: any) => String(m.content ?? '').includes(STEP_CONTEXT_HEADER)), false);
+      assert.equal(
+        body.messages.slice(0, -1).some((m: any) => String(m.content ?? '').includes(STEP_CONTEXT_HEADER)),
+        false,
+      );
     }
     const old = await runCachingTask({ provider: 'openai', layout: 'old-layout' });
     assert.ok(old.readShareAfterStep2 < 0.3, `old layout: ${old.readShareAfterStep2.toFixed(3)}`);
@@ -134,10 +178,18 @@ describe('prompt caching: per-step text after the cached prefix', () => {
   describe('adapters', () => {
     const history: ChatMessage[] = [
       { role: 'user', content: 'Fix the bug.' },
-      { role: 'assistant', content: 'Reading.', thinking: [{ text: 'Look first.', signature: 's1' }], toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'a' }, rawArgs: '{"path":"a"}' }] },
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        thinking: [{ text: 'Look first.', signature: 's1' }],
+        toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'a' }, rawArgs: '{"path":"a"}' }],
+      },
       { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'A' },
     ];
-    const request = (messages: ChatMessage[], system = layers(3)): Pick<ModelRequest, 'system' | 'messages' | 'tools'> => ({ system, messages, tools: TOOLS });
+    const request = (
+      messages: ChatMessage[],
+      system = layers(3),
+    ): Pick<ModelRequest, 'system' | 'messages' | 'tools'> => ({ system, messages, tools: TOOLS });
 
     it('anthropic: breakpoints on the stable system and the last history block; per-step text after the tool results', () => {
       const p = toAnthropicPrompt(request(history));
@@ -146,7 +198,10 @@ describe('prompt caching: per-step text after the cached prefix', () => {
       const final = p.messages.at(-1)!;
       assert.equal(final.role, 'user');
       const content = final.content as any[];
-      assert.deepEqual(content.map((b) => b.type), ['tool_result', 'text']);
+      assert.deepEqual(
+        content.map((b) => b.type),
+        ['tool_result', 'text'],
+      );
       assert.ok(content[0].cache_control);
       assert.match(content[1].text, /Environment:\nIteration: 3\/10\nTime: t3/);
       assert.equal(marked([...p.tools, ...p.system, ...p.messages.flatMap((m) => m.content as any[])]).length, 2);
@@ -154,25 +209,54 @@ describe('prompt caching: per-step text after the cached prefix', () => {
 
     it('anthropic: a turn after a text-only reply, a first step, and an assistant-last history stay valid', () => {
       const first = toAnthropicPrompt(request([{ role: 'user', content: 'Go.' }], layers(1)));
-      assert.deepEqual((first.messages[0].content as any[]).map((b) => [b.type, !!b.cache_control]), [['text', true], ['text', false]]);
-      const assistantLast = toAnthropicPrompt(request([{ role: 'user', content: 'Go.' }, { role: 'assistant', content: 'Partial [interrupted]' }]));
+      assert.deepEqual(
+        (first.messages[0].content as any[]).map((b) => [b.type, !!b.cache_control]),
+        [
+          ['text', true],
+          ['text', false],
+        ],
+      );
+      const assistantLast = toAnthropicPrompt(
+        request([
+          { role: 'user', content: 'Go.' },
+          { role: 'assistant', content: 'Partial [interrupted]' },
+        ]),
+      );
       assert.equal(assistantLast.messages.length, 3);
-      assert.ok((assistantLast.messages[1].content as any[])[0].cache_control, 'the breakpoint may sit on an assistant block');
-      const thinkingOnly = toAnthropicPrompt(request([{ role: 'user', content: 'Go.' }, { role: 'assistant', content: '', thinking: [{ text: 't', signature: 's' }], toolCalls: [] }]));
+      assert.ok(
+        (assistantLast.messages[1].content as any[])[0].cache_control,
+        'the breakpoint may sit on an assistant block',
+      );
+      const thinkingOnly = toAnthropicPrompt(
+        request([
+          { role: 'user', content: 'Go.' },
+          { role: 'assistant', content: '', thinking: [{ text: 't', signature: 's' }], toolCalls: [] },
+        ]),
+      );
       const blocks = thinkingOnly.messages.flatMap((m) => m.content as any[]);
       assert.equal(marked(blocks.filter((b) => b.type === 'thinking')).length, 0, 'never on a thinking block');
     });
 
     it('anthropic: a step with many parallel calls also marks the previous breakpoint (beyond the ~20-block lookback)', async () => {
-      const calls = Array.from({ length: 12 }, (_, i) => ({ id: `p${i}`, name: 'read_file', args: { path: `f${i}` }, rawArgs: '{}' }));
+      const calls = Array.from({ length: 12 }, (_, i) => ({
+        id: `p${i}`,
+        name: 'read_file',
+        args: { path: `f${i}` },
+        rawArgs: '{}',
+      }));
       const wide: ChatMessage[] = [
         ...history,
         { role: 'assistant', content: 'Reading all.', toolCalls: calls },
-        ...calls.map((c): ChatMessage => ({ role: 'tool', toolCallId: c.id, toolName: 'read_file', content: sourceText(400, 7) })),
+        ...calls.map((c): ChatMessage => ({
+          role: 'tool',
+          toolCallId: c.id,
+          toolName: 'read_file',
+          content: sourceText(400, 7),
+        })),
       ];
       const p = toAnthropicPrompt(request(wide));
       assert.equal(marked(p.messages.flatMap((m) => m.content as any[])).length, 2);
-      assert.ok((p.messages[2].content as any[])[0].cache_control, 'the previous step\'s breakpoint');
+      assert.ok((p.messages[2].content as any[])[0].cache_control, "the previous step's breakpoint");
       // Against the simulated cache: the wide step reads the earlier prefix; without that mark it would not.
       const sim = new CacheSim();
       const body = (pr: ReturnType<typeof toAnthropicPrompt>) => ({ model: 'claude-sonnet-4-6', ...pr });
@@ -190,21 +274,41 @@ describe('prompt caching: per-step text after the cached prefix', () => {
     it('openai: stable system message; per-step text appended to the final tool or user message only', () => {
       const msgs = toOpenAIMessages(request(history));
       assert.doesNotMatch(String(msgs[0].content), /Iteration|Time:/);
-      assert.deepEqual(msgs.map((m) => m.role), ['system', 'user', 'assistant', 'tool']);
+      assert.deepEqual(
+        msgs.map((m) => m.role),
+        ['system', 'user', 'assistant', 'tool'],
+      );
       assert.ok(String(msgs.at(-1)!.content).startsWith(`A\n\n${STEP_CONTEXT_HEADER}`));
       assert.match(String(msgs.at(-1)!.content), /Iteration: 3\/10/);
-      const assistantLast = toOpenAIMessages(request([{ role: 'user', content: 'Go.' }, { role: 'assistant', content: 'Partial' }]));
-      assert.deepEqual(assistantLast.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+      const assistantLast = toOpenAIMessages(
+        request([
+          { role: 'user', content: 'Go.' },
+          { role: 'assistant', content: 'Partial' },
+        ]),
+      );
+      assert.deepEqual(
+        assistantLast.map((m) => m.role),
+        ['system', 'user', 'assistant', 'user'],
+      );
       const first = toOpenAIMessages(request([{ role: 'user', content: 'Go.' }], layers(1)));
-      assert.deepEqual(first.map((m) => m.role), ['system', 'user']);
+      assert.deepEqual(
+        first.map((m) => m.role),
+        ['system', 'user'],
+      );
       assert.ok(String(first[1].content).startsWith(`Go.\n\n${STEP_CONTEXT_HEADER}`));
     });
 
     it('memory stays in the system prompt (constant within a run); warnings and environment are per step', () => {
       const l = layers(9, { memoryText: 'Use pnpm.', stagnationWarning: 'Warning: stuck.' });
-      assert.deepEqual(l.filter((x) => x.perStep).map((x) => x.id), ['iteration-warning', 'stagnation-warning', 'environment']);
+      assert.deepEqual(
+        l.filter((x) => x.perStep).map((x) => x.id),
+        ['iteration-warning', 'stagnation-warning', 'environment'],
+      );
       const p = toAnthropicPrompt(request(history, l));
-      assert.deepEqual(p.system.map((b) => b.text.slice(0, 9)), [l[0].text.slice(0, 9), l[1].text.slice(0, 9), 'Use pnpm.']);
+      assert.deepEqual(
+        p.system.map((b) => b.text.slice(0, 9)),
+        [l[0].text.slice(0, 9), l[1].text.slice(0, 9), 'Use pnpm.'],
+      );
       assert.ok(p.system[1].cache_control, 'the breakpoint stays on the last stable layer, shared across tasks');
       const step = (p.messages.at(-1)!.content as any[]).at(-1).text;
       assert.match(step, /Iteration 9 of 10[\s\S]*Warning: stuck\.[\s\S]*Environment:/);
@@ -219,12 +323,17 @@ describe('prompt caching: per-step text after the cached prefix', () => {
     after(async () => srv.close());
     beforeEach(() => srv.reset());
 
-    const big = (system: SystemLayer[]) => ({ system, tools: TOOLS, messages: [{ role: 'user' as const, content: 'hi' }] });
+    const big = (system: SystemLayer[]) => ({
+      system,
+      tools: TOOLS,
+      messages: [{ role: 'user' as const, content: 'hi' }],
+    });
 
     it('anthropic: the same prefix is written once and read back; a changed system prompt misses', async () => {
       const model = modelFor(srv, 'anthropic');
       srv.script([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
-      const usage = async (system: SystemLayer[]) => (await collect(model, big(system))).find((e) => e.type === 'usage')!;
+      const usage = async (system: SystemLayer[]) =>
+        (await collect(model, big(system))).find((e) => e.type === 'usage')!;
       const stable = [{ id: 'role', text: 'You are Forge.', stable: true }];
       const u1 = await usage(stable);
       const u2 = await usage(stable);
@@ -248,27 +357,55 @@ describe('prompt caching: per-step text after the cached prefix', () => {
     it('anthropic: more than 4 breakpoints, or a tool_use without its tool_result, is a 400 like the API', async () => {
       const sim = new CacheSim();
       const text = (t: string) => ({ type: 'text', text: t, cache_control: { type: 'ephemeral' } });
-      const five = sim.usageFor('anthropic', { model: 'm', system: [text('a'), text('b'), text('c')], messages: [{ role: 'user', content: [text('d'), text('e')] }] }, 1);
+      const five = sim.usageFor(
+        'anthropic',
+        {
+          model: 'm',
+          system: [text('a'), text('b'), text('c')],
+          messages: [{ role: 'user', content: [text('d'), text('e')] }],
+        },
+        1,
+      );
       assert.ok(!five.ok && /maximum of 4/.test(five.message));
-      const unpaired = sim.usageFor('anthropic', {
-        model: 'm',
-        messages: [
-          { role: 'user', content: 'go' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
-          { role: 'user', content: [{ type: 'text', text: 'ctx' }, { type: 'tool_result', tool_use_id: 't1', content: 'r' }] },
-        ],
-      }, 1);
+      const unpaired = sim.usageFor(
+        'anthropic',
+        {
+          model: 'm',
+          messages: [
+            { role: 'user', content: 'go' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'ctx' },
+                { type: 'tool_result', tool_use_id: 't1', content: 'r' },
+              ],
+            },
+          ],
+        },
+        1,
+      );
       assert.ok(!unpaired.ok && /tool_result/.test(unpaired.message));
       srv.script([{ text: 'never' }]);
       const { error } = await collectError(modelFor(srv, 'anthropic'), {
-        messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'x', args: {}, rawArgs: '{}' }] }, { role: 'user', content: 'no result' }],
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'x', args: {}, rawArgs: '{}' }] },
+          { role: 'user', content: 'no result' },
+        ],
       });
       assert.equal(error.status, 400);
     });
 
     it('openai: prompts from 1,024 tokens are cached in 128-token steps; a changed start misses', () => {
       const sim = new CacheSim();
-      const body = (first: string, more = '') => ({ model: 'gpt-4.1', messages: [{ role: 'system', content: first }, { role: 'user', content: sourceText(6000, 1) + more }] });
+      const body = (first: string, more = '') => ({
+        model: 'gpt-4.1',
+        messages: [
+          { role: 'system', content: first },
+          { role: 'user', content: sourceText(6000, 1) + more },
+        ],
+      });
       const a = sim.usageFor('openai', body('stable'), 1);
       const b = sim.usageFor('openai', body('stable', sourceText(2000, 2)), 1);
       const c = sim.usageFor('openai', body('changed', sourceText(2000, 2)), 1);
@@ -276,7 +413,10 @@ describe('prompt caching: per-step text after the cached prefix', () => {
       assert.ok(a.ok && b.ok && c.ok && short.ok);
       assert.equal(a.usage.cacheReadTokens, 0);
       assert.ok(b.usage.cacheReadTokens! >= 1024 && b.usage.cacheReadTokens! % 128 === 0);
-      assert.ok(b.usage.cacheReadTokens! > a.record.totalTokens - 128 - 1 - 10, 'all but the last partial block and the changed tail');
+      assert.ok(
+        b.usage.cacheReadTokens! > a.record.totalTokens - 128 - 1 - 10,
+        'all but the last partial block and the changed tail',
+      );
       assert.equal(c.usage.cacheReadTokens, 0);
       assert.equal(short.usage.cacheReadTokens, 0);
     });

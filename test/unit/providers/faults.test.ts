@@ -89,7 +89,10 @@ for (const provider of PROVIDERS) {
       let error: any;
       try {
         for await (const ev of modelFor(srv, provider).stream({
-          system: [], messages: [{ role: 'user', content: 'x' }], tools: [], signal: ac.signal,
+          system: [],
+          messages: [{ role: 'user', content: 'x' }],
+          tools: [],
+          signal: ac.signal,
         })) {
           if (ev.type === 'text') {
             seen.push(ev.delta);

@@ -8,7 +8,10 @@ export async function collect(model: Model, request: Partial<ModelRequest> = {})
   return events;
 }
 
-export async function collectError(model: Model, request: Partial<ModelRequest> = {}): Promise<{ events: ModelEvent[]; error: any }> {
+export async function collectError(
+  model: Model,
+  request: Partial<ModelRequest> = {},
+): Promise<{ events: ModelEvent[]; error: any }> {
   const events: ModelEvent[] = [];
   try {
     for await (const ev of model.stream(baseRequest(request))) events.push(ev);
@@ -41,6 +44,7 @@ export function modelFor(srv: LlmServer, provider: 'openai' | 'anthropic', extra
 }
 
 export const text = (events: ModelEvent[]) => events.flatMap((e) => (e.type === 'text' ? [e.delta] : [])).join('');
-export const thinking = (events: ModelEvent[]) => events.flatMap((e) => (e.type === 'thinking' ? [e.delta] : [])).join('');
+export const thinking = (events: ModelEvent[]) =>
+  events.flatMap((e) => (e.type === 'thinking' ? [e.delta] : [])).join('');
 export const ofType = <T extends ModelEvent['type']>(events: ModelEvent[], type: T) =>
   events.filter((e): e is Extract<ModelEvent, { type: T }> => e.type === type);

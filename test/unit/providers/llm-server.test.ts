@@ -14,7 +14,10 @@ describe('loopback LLM server', () => {
   beforeEach(() => srv.reset());
 
   it('is scripted over HTTP (POST /__script) and reports requests (GET /__requests)', async () => {
-    const res = await fetch(`${srv.url}/__script`, { method: 'POST', body: JSON.stringify([{ text: 'from another process' }]) });
+    const res = await fetch(`${srv.url}/__script`, {
+      method: 'POST',
+      body: JSON.stringify([{ text: 'from another process' }]),
+    });
     assert.deepEqual(await res.json(), { pending: 1 });
     const events = await collect(modelFor(srv, 'anthropic'));
     assert.equal(text(events), 'from another process');
@@ -62,8 +65,15 @@ describe('loopback LLM server', () => {
     assert.equal(r1.choices[0].message.content, 'summary');
     assert.equal(r1.usage?.prompt_tokens, 5);
     const an = new Anthropic({ apiKey: 'k', baseURL: srv.anthropicBaseUrl, maxRetries: 0 });
-    const r2 = await an.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'sum' }] });
-    assert.deepEqual(r2.content.map((b) => b.type), ['text', 'tool_use']);
+    const r2 = await an.messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'sum' }],
+    });
+    assert.deepEqual(
+      r2.content.map((b) => b.type),
+      ['text', 'tool_use'],
+    );
     assert.equal(r2.stop_reason, 'tool_use');
     assert.equal(srv.requests[1].stream, false);
   });

@@ -17,7 +17,11 @@ describe('an 8k-window local model compacts at 90% and goes on', () => {
   let ollama: FakeLocalServer;
   before(async () => {
     llm = await startLlmServer({ chunkBytes: 11 });
-    ollama = await startFakeLocalServer({ flavour: 'ollama', models: [{ id: 'qwen2.5-coder:7b', contextLength: 32768, numCtx: 8192, arch: 'qwen2' }], upstream: llm });
+    ollama = await startFakeLocalServer({
+      flavour: 'ollama',
+      models: [{ id: 'qwen2.5-coder:7b', contextLength: 32768, numCtx: 8192, arch: 'qwen2' }],
+      upstream: llm,
+    });
   });
   after(async () => {
     await ollama.close();
@@ -26,21 +30,46 @@ describe('an 8k-window local model compacts at 90% and goes on', () => {
 
   async function run(contextWindowOverride?: number) {
     llm.reset();
-    const built = await createEndpointModel({ provider: 'openai-compatible', model: 'qwen2.5-coder:7b', baseUrl: ollama.baseUrl, contextWindowOverride });
+    const built = await createEndpointModel({
+      provider: 'openai-compatible',
+      model: 'qwen2.5-coder:7b',
+      baseUrl: ollama.baseUrl,
+      contextWindowOverride,
+    });
     const files: Record<string, string> = {};
     for (let i = 1; i <= 6; i++) files[`/ws/src/f${i}.ts`] = `export const f${i} = ${i};\n`;
     const fs = new MemoryFs(['/ws'], files);
-    const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true } });
-    const agent = new Agent({ model: built.model, tools, approver: new ScriptedApprover(), clock: new FakeClock(), taskId: 't1' });
+    const tools = createWorkspaceTools({
+      fs,
+      runner: new FakeCommandRunner(),
+      applier: new FsEditApplier(fs),
+      sandbox: { trusted: true },
+    });
+    const agent = new Agent({
+      model: built.model,
+      tools,
+      approver: new ScriptedApprover(),
+      clock: new FakeClock(),
+      taskId: 't1',
+    });
     const events: AgentEvent[] = [];
     agent.on((e) => events.push(e));
     // Prompt sizes as the server reports them: 1.2k .. 7.5k tokens; 7.5k >= 0.9 * 8192 = 7373.
     const prompts = [1200, 2400, 3600, 4800, 6000, 7500];
-    const reads: LlmTurn[] = prompts.map((p, i) => ({ toolCalls: [{ name: 'read_file', args: { path: `src/f${i + 1}.ts` } }], usage: { inputTokens: p, outputTokens: 20 } }));
+    const reads: LlmTurn[] = prompts.map((p, i) => ({
+      toolCalls: [{ name: 'read_file', args: { path: `src/f${i + 1}.ts` } }],
+      usage: { inputTokens: p, outputTokens: 20 },
+    }));
     llm.script([
       ...reads,
-      { text: '## Goal\nsum the files\n## Decisions\nnone\n## Files touched\nsrc/f1.ts..f6.ts\n## Open errors\nnone\n## Next steps\nfinish', usage: { inputTokens: 900, outputTokens: 60 } },
-      { toolCalls: [{ name: 'task_completion', args: { result: 'sum is 21' } }], usage: { inputTokens: 1500, outputTokens: 10 } },
+      {
+        text: '## Goal\nsum the files\n## Decisions\nnone\n## Files touched\nsrc/f1.ts..f6.ts\n## Open errors\nnone\n## Next steps\nfinish',
+        usage: { inputTokens: 900, outputTokens: 60 },
+      },
+      {
+        toolCalls: [{ name: 'task_completion', args: { result: 'sum is 21' } }],
+        usage: { inputTokens: 1500, outputTokens: 10 },
+      },
     ]);
     const report = await agent.send('read src/f1.ts .. src/f6.ts and add the numbers');
     return { built, agent, events, report };

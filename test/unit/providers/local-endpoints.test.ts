@@ -10,7 +10,12 @@ import {
 } from '../../../src/providers/endpoint-discovery';
 import { createEndpointModel } from '../../../src/providers/local-model';
 import { startLlmServer, type LlmServer } from '../../support/llm-server';
-import { closedPort, startFakeLocalServer, type FakeLocalServer, type FakeLocalServerOptions } from '../../support/llm-server/ollama-wire';
+import {
+  closedPort,
+  startFakeLocalServer,
+  type FakeLocalServer,
+  type FakeLocalServerOptions,
+} from '../../support/llm-server/ollama-wire';
 
 describe('local endpoints: context windows, connection check, detection', () => {
   let llm: LlmServer;
@@ -30,7 +35,10 @@ describe('local endpoints: context windows, connection check, detection', () => 
 
   describe('context window discovery', () => {
     it('Ollama: num_ctx in the Modelfile wins over the trained length', async () => {
-      const s = await fake({ flavour: 'ollama', models: [{ id: 'qwen2.5-coder:7b', contextLength: 32768, numCtx: 8192, arch: 'qwen2' }] });
+      const s = await fake({
+        flavour: 'ollama',
+        models: [{ id: 'qwen2.5-coder:7b', contextLength: 32768, numCtx: 8192, arch: 'qwen2' }],
+      });
       const w = await discoverContextWindow({ baseUrl: s.baseUrl, model: 'qwen2.5-coder:7b' });
       assert.deepEqual([w?.tokens, w?.flavour, w?.provisional], [8192, 'ollama', undefined]);
       assert.match(w!.source, /num_ctx/);
@@ -38,7 +46,10 @@ describe('local endpoints: context windows, connection check, detection', () => 
     });
 
     it('Ollama: a loaded model reports its runtime context (api/ps)', async () => {
-      const s = await fake({ flavour: 'ollama', models: [{ id: 'llama3.1:8b', contextLength: 131072, loadedContext: 16384 }] });
+      const s = await fake({
+        flavour: 'ollama',
+        models: [{ id: 'llama3.1:8b', contextLength: 131072, loadedContext: 16384 }],
+      });
       const w = await discoverContextWindow({ baseUrl: s.baseUrl, model: 'llama3.1:8b' });
       assert.equal(w?.tokens, 16384);
       assert.match(w!.source, /api\/ps/);
@@ -60,7 +71,13 @@ describe('local endpoints: context windows, connection check, detection', () => 
     });
 
     it('LM Studio: loaded_context_length, else max_context_length', async () => {
-      const s = await fake({ flavour: 'lmstudio', models: [{ id: 'qwen/qwen3-8b', contextLength: 40960, loadedContext: 8192 }, { id: 'google/gemma-3-4b', contextLength: 131072 }] });
+      const s = await fake({
+        flavour: 'lmstudio',
+        models: [
+          { id: 'qwen/qwen3-8b', contextLength: 40960, loadedContext: 8192 },
+          { id: 'google/gemma-3-4b', contextLength: 131072 },
+        ],
+      });
       const loaded = await discoverContextWindow({ baseUrl: s.baseUrl, model: 'qwen/qwen3-8b' });
       assert.deepEqual([loaded?.tokens, loaded?.flavour], [8192, 'lmstudio']);
       const idle = await discoverContextWindow({ baseUrl: s.baseUrl, model: 'google/gemma-3-4b' });
@@ -74,16 +91,28 @@ describe('local endpoints: context windows, connection check, detection', () => 
     });
 
     it('OpenRouter-shaped list: context_length (cached per endpoint + model)', async () => {
-      const s = await fake({ flavour: 'openrouter', models: [{ id: 'meta-llama/llama-3.1-8b-instruct', contextLength: 131072 }] });
+      const s = await fake({
+        flavour: 'openrouter',
+        models: [{ id: 'meta-llama/llama-3.1-8b-instruct', contextLength: 131072 }],
+      });
       const cache = new ContextWindowCache();
-      assert.equal((await cache.get({ baseUrl: s.baseUrl, model: 'meta-llama/llama-3.1-8b-instruct' }))?.tokens, 131072);
+      assert.equal(
+        (await cache.get({ baseUrl: s.baseUrl, model: 'meta-llama/llama-3.1-8b-instruct' }))?.tokens,
+        131072,
+      );
       const before = s.seen.length;
-      assert.equal((await cache.get({ baseUrl: s.baseUrl, model: 'meta-llama/llama-3.1-8b-instruct' }))?.tokens, 131072);
+      assert.equal(
+        (await cache.get({ baseUrl: s.baseUrl, model: 'meta-llama/llama-3.1-8b-instruct' }))?.tokens,
+        131072,
+      );
       assert.equal(s.seen.length, before, 'second lookup served from the cache');
     });
 
     it('llama.cpp: the runtime n_ctx from /props beats the trained n_ctx_train', async () => {
-      const s = await fake({ flavour: 'llamacpp', models: [{ id: 'model.gguf', contextLength: 131072, loadedContext: 8192 }] });
+      const s = await fake({
+        flavour: 'llamacpp',
+        models: [{ id: 'model.gguf', contextLength: 131072, loadedContext: 8192 }],
+      });
       const w = await discoverContextWindow({ baseUrl: s.baseUrl, model: 'model.gguf' });
       assert.deepEqual([w?.tokens, w?.flavour], [8192, 'llamacpp']);
     });
@@ -97,8 +126,16 @@ describe('local endpoints: context windows, connection check, detection', () => 
     });
 
     it('forge.contextWindow overrides what the server says', async () => {
-      const s = await fake({ flavour: 'ollama', models: [{ id: 'qwen2.5-coder:7b', contextLength: 32768, numCtx: 8192 }] });
-      const built = await createEndpointModel({ provider: 'openai-compatible', model: 'qwen2.5-coder:7b', baseUrl: s.baseUrl, contextWindowOverride: 20000 });
+      const s = await fake({
+        flavour: 'ollama',
+        models: [{ id: 'qwen2.5-coder:7b', contextLength: 32768, numCtx: 8192 }],
+      });
+      const built = await createEndpointModel({
+        provider: 'openai-compatible',
+        model: 'qwen2.5-coder:7b',
+        baseUrl: s.baseUrl,
+        contextWindowOverride: 20000,
+      });
       assert.deepEqual([built.model.info.contextWindow, built.contextWindow.source], [20000, 'forge.contextWindow']);
     });
   });
@@ -108,7 +145,12 @@ describe('local endpoints: context windows, connection check, detection', () => 
       const port = await closedPort();
       const r = await checkEndpoint({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'x' });
       assert.equal(r.problem, 'refused');
-      assert.match(r.message!, new RegExp(`Nothing is listening at http://127\\.0\\.0\\.1:${port}/v1; is the OpenAI-compatible server running\\?`));
+      assert.match(
+        r.message!,
+        new RegExp(
+          `Nothing is listening at http://127\\.0\\.0\\.1:${port}/v1; is the OpenAI-compatible server running\\?`,
+        ),
+      );
     });
 
     it('names Ollama / LM Studio when the URL is on their default port', async () => {
@@ -117,7 +159,10 @@ describe('local endpoints: context windows, connection check, detection', () => 
         throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
       };
       const ollama = await checkEndpoint({ baseUrl: 'http://127.0.0.1:11434/v1', fetch: refuse });
-      assert.equal(ollama.message, 'Nothing is listening at http://127.0.0.1:11434/v1; is Ollama running? (start it with "ollama serve")');
+      assert.equal(
+        ollama.message,
+        'Nothing is listening at http://127.0.0.1:11434/v1; is Ollama running? (start it with "ollama serve")',
+      );
       const lms = await checkEndpoint({ baseUrl: 'http://127.0.0.1:1234/v1', fetch: refuse });
       assert.match(lms.message!, /is LM Studio's server started\?/);
     });
@@ -126,7 +171,12 @@ describe('local endpoints: context windows, connection check, detection', () => 
       const s = await fake({ flavour: 'ollama', models: [{ id: 'llama3.1:8b' }] });
       const r = await checkEndpoint({ baseUrl: s.url, model: 'llama3.1:8b' });
       assert.equal(r.problem, 'wrong_base_url');
-      assert.match(r.message!, new RegExp(`Wrong base URL: ${s.url}/models is not there \\(HTTP 404\\); it should end in /v1 \\(e\\.g\\. ${s.url}/v1\\)`));
+      assert.match(
+        r.message!,
+        new RegExp(
+          `Wrong base URL: ${s.url}/models is not there \\(HTTP 404\\); it should end in /v1 \\(e\\.g\\. ${s.url}/v1\\)`,
+        ),
+      );
     });
 
     it('model missing: lists the models that exist', async () => {
@@ -134,7 +184,10 @@ describe('local endpoints: context windows, connection check, detection', () => 
       const r = await checkEndpoint({ baseUrl: s.baseUrl, model: 'llama3.2' });
       assert.equal(r.problem, 'model_missing');
       assert.match(r.message!, /has no model "llama3\.2"\. Available: llama3\.1:8b, qwen2\.5-coder:7b\./);
-      assert.deepEqual(r.models.map((m) => m.id), ['llama3.1:8b', 'qwen2.5-coder:7b']);
+      assert.deepEqual(
+        r.models.map((m) => m.id),
+        ['llama3.1:8b', 'qwen2.5-coder:7b'],
+      );
     });
 
     it('an Ollama name without :latest matches the listed one', async () => {
@@ -144,7 +197,11 @@ describe('local endpoints: context windows, connection check, detection', () => 
 
     it('a timeout is reported as such', async () => {
       const hang: typeof fetch = (_u, init) =>
-        new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
+        new Promise((_r, reject) =>
+          init?.signal?.addEventListener('abort', () =>
+            reject(Object.assign(new Error('aborted'), { name: 'AbortError' })),
+          ),
+        );
       const r = await checkEndpoint({ baseUrl: 'http://127.0.0.1:9/v1', fetch: hang, timeoutMs: 50 });
       assert.equal(r.problem, 'timeout');
       assert.match(r.message!, /did not answer within 50 ms/);
@@ -180,7 +237,11 @@ describe('local endpoints: context windows, connection check, detection', () => 
 
     it('a port that never answers is given up after the probe timeout', async () => {
       const hang: typeof fetch = (_u, init) =>
-        new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
+        new Promise((_r, reject) =>
+          init?.signal?.addEventListener('abort', () =>
+            reject(Object.assign(new Error('aborted'), { name: 'AbortError' })),
+          ),
+        );
       const t0 = Date.now();
       assert.deepEqual(await detectLocalServers({ fetch: hang, timeoutMs: 100 }), []);
       assert.ok(Date.now() - t0 < 600);

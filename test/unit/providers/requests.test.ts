@@ -8,7 +8,12 @@ const TOOLS: ToolSpec[] = [
   {
     name: 'read_file',
     description: 'Read a file',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+      additionalProperties: false,
+    },
   },
 ];
 
@@ -60,14 +65,26 @@ describe('request bodies Forge sends', () => {
       { role: 'tool', tool_call_id: 'call_1', content: 'Error: ENOENT: a.ts' },
       { role: 'user', content: 'Try b.ts' },
     ]);
-    assert.deepEqual(b.tools, [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: TOOLS[0].inputSchema } }]);
+    assert.deepEqual(b.tools, [
+      {
+        type: 'function',
+        function: { name: 'read_file', description: 'Read a file', parameters: TOOLS[0].inputSchema },
+      },
+    ]);
   });
 
   it('openai-compatible: max_tokens, no tools key when there are no tools, custom headers', async () => {
     srv.script([{ text: 'ok' }]);
-    await collect(modelFor(srv, 'openai', { provider: 'openai-compatible', model: 'qwen2.5-coder', headers: { 'x-title': 'Forge' } }), {
-      maxOutputTokens: 300,
-    });
+    await collect(
+      modelFor(srv, 'openai', {
+        provider: 'openai-compatible',
+        model: 'qwen2.5-coder',
+        headers: { 'x-title': 'Forge' },
+      }),
+      {
+        maxOutputTokens: 300,
+      },
+    );
     const { body, headers } = srv.requests[0];
     assert.equal(body.max_tokens, 300);
     assert.equal(body.max_completion_tokens, undefined);
@@ -77,7 +94,13 @@ describe('request bodies Forge sends', () => {
 
   it('anthropic: system blocks with cache_control on the last stable layer, thinking signature, tool_result', async () => {
     srv.script([{ text: 'ok' }]);
-    await collect(modelFor(srv, 'anthropic'), { system: SYSTEM, messages: HISTORY, tools: TOOLS, thinkingBudgetTokens: 2048, maxOutputTokens: 1000 });
+    await collect(modelFor(srv, 'anthropic'), {
+      system: SYSTEM,
+      messages: HISTORY,
+      tools: TOOLS,
+      thinkingBudgetTokens: 2048,
+      maxOutputTokens: 1000,
+    });
     const req = srv.requests[0];
     assert.equal(req.path, '/v1/messages');
     assert.ok(req.headers['anthropic-version'], 'anthropic-version header sent');
@@ -113,7 +136,14 @@ describe('request bodies Forge sends', () => {
   });
 
   it('anthropic: a streamed thinking signature round-trips into the next request', async () => {
-    srv.script([{ thinking: 'Plan: read.', thinkingSignature: 'sig-round', toolCalls: [{ id: 'toolu_9', name: 'read_file', args: { path: 'x' } }] }, { text: 'ok' }]);
+    srv.script([
+      {
+        thinking: 'Plan: read.',
+        thinkingSignature: 'sig-round',
+        toolCalls: [{ id: 'toolu_9', name: 'read_file', args: { path: 'x' } }],
+      },
+      { text: 'ok' },
+    ]);
     const model = modelFor(srv, 'anthropic');
     const events = await collect(model, { thinkingBudgetTokens: 1024 });
     // Rebuild the assistant turn the way the loop does: thinking text + the signature that closes the block.

@@ -29,7 +29,9 @@ for (const provider of PROVIDERS) {
 
     it('streams a tool call split over many 7-byte CRLF TCP chunks', async () => {
       srv.configure({ chunkBytes: 7, eol: '\r\n' });
-      srv.script([{ text: 'Writing.', toolCalls: [{ id: 'call_w', name: 'write_file', args: WRITE_ARGS }], deltaSize: 5 }]);
+      srv.script([
+        { text: 'Writing.', toolCalls: [{ id: 'call_w', name: 'write_file', args: WRITE_ARGS }], deltaSize: 5 },
+      ]);
       const events = await collect(modelFor(srv, provider));
       const start = ofType(events, 'tool_call_start');
       assert.deepEqual(start, [{ type: 'tool_call_start', id: 'call_w', name: 'write_file' }]);
@@ -49,10 +51,23 @@ for (const provider of PROVIDERS) {
     });
 
     it('streams two tool calls in order', async () => {
-      srv.script([{ toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'a' } }, { id: 'c2', name: 'list_files', args: {} }] }]);
+      srv.script([
+        {
+          toolCalls: [
+            { id: 'c1', name: 'read_file', args: { path: 'a' } },
+            { id: 'c2', name: 'list_files', args: {} },
+          ],
+        },
+      ]);
       const events = await collect(modelFor(srv, provider));
       const ends = ofType(events, 'tool_call_end');
-      assert.deepEqual(ends.map((e) => [e.id, e.name, e.args]), [['c1', 'read_file', { path: 'a' }], ['c2', 'list_files', {}]]);
+      assert.deepEqual(
+        ends.map((e) => [e.id, e.name, e.args]),
+        [
+          ['c1', 'read_file', { path: 'a' }],
+          ['c2', 'list_files', {}],
+        ],
+      );
     });
 
     it('reports thinking deltas', async () => {
@@ -60,7 +75,10 @@ for (const provider of PROVIDERS) {
       const events = await collect(modelFor(srv, provider));
       assert.equal(thinking(events), 'Let me think about this.');
       if (provider === 'anthropic') {
-        assert.ok(events.some((e) => e.type === 'thinking' && e.signature === 'sig-xyz'), 'signature surfaced');
+        assert.ok(
+          events.some((e) => e.type === 'thinking' && e.signature === 'sig-xyz'),
+          'signature surfaced',
+        );
       }
       assert.equal(text(events), 'Done.');
     });
@@ -72,7 +90,8 @@ for (const provider of PROVIDERS) {
       assert.deepEqual(usage, { inputTokens: 5000, outputTokens: 200, cacheReadTokens: 4000 });
       const model = provider === 'openai' ? 'gpt-4o' : 'claude-sonnet-4-6';
       const cost = costOf(usage, priceFor(provider, model)!);
-      const expected = provider === 'openai' ? (1000 * 2.5 + 4000 * 1.25 + 200 * 10) / 1e6 : (1000 * 3 + 4000 * 0.3 + 200 * 15) / 1e6;
+      const expected =
+        provider === 'openai' ? (1000 * 2.5 + 4000 * 1.25 + 200 * 10) / 1e6 : (1000 * 3 + 4000 * 0.3 + 200 * 15) / 1e6;
       assert.ok(Math.abs(cost - expected) < 1e-12, `${cost} vs ${expected}`);
     });
   });

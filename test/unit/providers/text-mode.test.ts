@@ -6,7 +6,11 @@ import { startLlmServer, type LlmServer } from '../../support/llm-server';
 import { collect, modelFor, ofType, text, thinking } from './helpers';
 
 const TOOLS: ToolSpec[] = [
-  { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+  {
+    name: 'read_file',
+    description: 'Read a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+  },
 ];
 
 describe('text-mode tool calls through the OpenAI adapter', () => {
@@ -51,7 +55,11 @@ describe('text-mode tool calls through the OpenAI adapter', () => {
       ],
       messages: [
         { role: 'user', content: 'read a' },
-        { role: 'assistant', content: 'Reading.', toolCalls: [{ id: 'x1', name: 'read_file', args: { path: '</tool>' }, rawArgs: '' }] },
+        {
+          role: 'assistant',
+          content: 'Reading.',
+          toolCalls: [{ id: 'x1', name: 'read_file', args: { path: '</tool>' }, rawArgs: '' }],
+        },
         { role: 'tool', toolCallId: 'x1', toolName: 'read_file', content: 'no such file', isError: true },
       ],
     });
@@ -62,9 +70,13 @@ describe('text-mode tool calls through the OpenAI adapter', () => {
       { role: 'user', content: 'read a' },
       {
         role: 'assistant',
-        content: 'Reading.\n<tool>{"server_name":"local","tool_name":"read_file","arguments":{"path":"<\\/tool>"}}</tool>',
+        content:
+          'Reading.\n<tool>{"server_name":"local","tool_name":"read_file","arguments":{"path":"<\\/tool>"}}</tool>',
       },
-      { role: 'user', content: '<tool_result tool_name="read_file" id="x1" status="error">\nno such file\n</tool_result>' },
+      {
+        role: 'user',
+        content: '<tool_result tool_name="read_file" id="x1" status="error">\nno such file\n</tool_result>',
+      },
     ]);
     assert.equal(TEXT_MODE_LAYER_ID, 'text-mode-tools');
   });

@@ -9,10 +9,17 @@ class LanguageModelTextPart {
   constructor(public value: string) {}
 }
 class LanguageModelToolCallPart {
-  constructor(public callId: string, public name: string, public input: object) {}
+  constructor(
+    public callId: string,
+    public name: string,
+    public input: object,
+  ) {}
 }
 class LanguageModelToolResultPart {
-  constructor(public callId: string, public content: unknown[]) {}
+  constructor(
+    public callId: string,
+    public content: unknown[],
+  ) {}
 }
 class LanguageModelThinkingPart {
   constructor(public value: string | string[]) {}
@@ -27,7 +34,10 @@ class LanguageModelError extends Error {
   static NotFound(m?: string) {
     return new LanguageModelError(m, 'NotFound');
   }
-  constructor(message?: string, readonly code = '') {
+  constructor(
+    message?: string,
+    readonly code = '',
+  ) {
     super(message);
     this.name = 'LanguageModelError';
   }
@@ -35,7 +45,10 @@ class LanguageModelError extends Error {
 class CancellationError extends Error {}
 class CancellationTokenSource {
   private listeners: Array<() => void> = [];
-  token = { isCancellationRequested: false, onCancellationRequested: (l: () => void) => (this.listeners.push(l), { dispose() {} }) };
+  token = {
+    isCancellationRequested: false,
+    onCancellationRequested: (l: () => void) => (this.listeners.push(l), { dispose() {} }),
+  };
   cancel() {
     if (this.token.isCancellationRequested) return;
     this.token.isCancellationRequested = true;
@@ -44,7 +57,10 @@ class CancellationTokenSource {
   dispose() {}
 }
 const Role = { User: 1, Assistant: 2 };
-const msg = (role: number) => (content: string | unknown[]) => ({ role, content: typeof content === 'string' ? [new LanguageModelTextPart(content)] : content });
+const msg = (role: number) => (content: string | unknown[]) => ({
+  role,
+  content: typeof content === 'string' ? [new LanguageModelTextPart(content)] : content,
+});
 const fakeVscode = {
   LanguageModelTextPart,
   LanguageModelToolCallPart,
@@ -95,11 +111,30 @@ describe('vscode-lm adapter: conversions', () => {
         { role: 'user', content: 'Thanks' },
       ],
     }) as any[];
-    assert.deepStrictEqual(out.map((m) => m.role), [1, 1, 2, 1, 1]);
+    assert.deepStrictEqual(
+      out.map((m) => m.role),
+      [1, 1, 2, 1, 1],
+    );
     assert.strictEqual(out[0].content[0].value, 'You are Forge.\n\nWorkspace: /w');
-    assert.deepStrictEqual(parts(out[2]), [['LanguageModelTextPart', 'Reading both.'], ['LanguageModelToolCallPart', 'read_file'], ['LanguageModelToolCallPart', 'read_file']]);
-    assert.deepStrictEqual(out[2].content.slice(1).map((p: any) => [p.callId, p.input]), [['c1', { path: 'a' }], ['c2', { path: 'b' }]]);
-    assert.deepStrictEqual(out[3].content.map((p: any) => [p.callId, p.content[0].value]), [['c1', 'A'], ['c2', 'Error: no such file']]);
+    assert.deepStrictEqual(parts(out[2]), [
+      ['LanguageModelTextPart', 'Reading both.'],
+      ['LanguageModelToolCallPart', 'read_file'],
+      ['LanguageModelToolCallPart', 'read_file'],
+    ]);
+    assert.deepStrictEqual(
+      out[2].content.slice(1).map((p: any) => [p.callId, p.input]),
+      [
+        ['c1', { path: 'a' }],
+        ['c2', { path: 'b' }],
+      ],
+    );
+    assert.deepStrictEqual(
+      out[3].content.map((p: any) => [p.callId, p.content[0].value]),
+      [
+        ['c1', 'A'],
+        ['c2', 'Error: no such file'],
+      ],
+    );
     assert.strictEqual(out[4].content[0].value, 'Thanks');
   });
 
@@ -109,29 +144,59 @@ describe('vscode-lm adapter: conversions', () => {
       messages: [
         { role: 'user', content: 'Go' },
         { role: 'assistant', content: '' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'x', args: ['not', 'an', 'object'], rawArgs: '["not"]' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'c1', name: 'x', args: ['not', 'an', 'object'], rawArgs: '["not"]' }],
+        },
         { role: 'tool', toolCallId: 'c1', toolName: 'x', content: '' },
       ],
     }) as any[];
-    assert.deepStrictEqual(out.map((m) => m.role), [1, 2, 1]);
+    assert.deepStrictEqual(
+      out.map((m) => m.role),
+      [1, 2, 1],
+    );
     assert.deepStrictEqual(out[1].content[0].input, {});
     assert.strictEqual(out[2].content[0].content[0].value, '(no output)');
   });
 
   it('tool schemas: object schemas without $schema; a description is never empty', () => {
     const tools = lm.toLmTools([
-      { name: 'read_file', description: 'Read a file', inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        inputSchema: {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          type: 'object',
+          properties: { path: { type: 'string' } },
+          required: ['path'],
+        },
+      },
       { name: 'no_args', description: '', inputSchema: { properties: {} } },
     ]);
-    assert.deepStrictEqual(tools[0], { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } });
-    assert.deepStrictEqual(tools[1], { name: 'no_args', description: 'no_args', inputSchema: { properties: {}, type: 'object' } });
+    assert.deepStrictEqual(tools[0], {
+      name: 'read_file',
+      description: 'Read a file',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    });
+    assert.deepStrictEqual(tools[1], {
+      name: 'no_args',
+      description: 'no_args',
+      inputSchema: { properties: {}, type: 'object' },
+    });
   });
 
   it('a tool call part becomes start / one delta / end; non-object input carries a parse error', () => {
     const [start, delta, end] = lm.toolCallEvents('c1', 'read_file', { path: 'a' });
     assert.deepStrictEqual(start, { type: 'tool_call_start', id: 'c1', name: 'read_file' });
     assert.deepStrictEqual(delta, { type: 'tool_call_delta', id: 'c1', argsDelta: '{"path":"a"}' });
-    assert.deepStrictEqual(end, { type: 'tool_call_end', id: 'c1', name: 'read_file', args: { path: 'a' }, rawArgs: '{"path":"a"}' });
+    assert.deepStrictEqual(end, {
+      type: 'tool_call_end',
+      id: 'c1',
+      name: 'read_file',
+      args: { path: 'a' },
+      rawArgs: '{"path":"a"}',
+    });
     const bad = lm.toolCallEvents('c2', 'read_file', ['a'])[2] as any;
     assert.strictEqual(bad.args, undefined);
     assert.match(bad.parseError, /must be a JSON object, got an array/);
@@ -155,7 +220,10 @@ describe('vscode-lm adapter: errors', () => {
   const chat = { id: 'gpt-4o', name: 'GPT-4o', vendor: 'copilot' };
   it('LanguageModelError codes become non-retryable errors that say what to do, never API-key advice', () => {
     const cases: Array<[Error, RegExp]> = [
-      [LanguageModelError.NoPermissions('consent declined'), /did not give Forge access to the chat model "GPT-4o" \(copilot\).*Manage Language Model Access.*consent declined/s],
+      [
+        LanguageModelError.NoPermissions('consent declined'),
+        /did not give Forge access to the chat model "GPT-4o" \(copilot\).*Manage Language Model Access.*consent declined/s,
+      ],
       [LanguageModelError.Blocked('quota'), /"GPT-4o" \(copilot\) refused requests from Forge.*Select Model/s],
       [LanguageModelError.NotFound('gone'), /"GPT-4o" \(copilot\) was not found.*Select Model/s],
     ];
@@ -179,7 +247,11 @@ describe('vscode-lm adapter: errors', () => {
     ac.abort();
     assert.strictEqual(lm.toModelErrorFromLm(new Error('x'), ac.signal).kind, 'aborted');
     assert.strictEqual(lm.toModelErrorFromLm(new CancellationError()).kind, 'aborted');
-    const gone = lm.toModelErrorFromLm(new Error('Chat provider for model copilot/gpt-4o is not registered.'), undefined, chat);
+    const gone = lm.toModelErrorFromLm(
+      new Error('Chat provider for model copilot/gpt-4o is not registered.'),
+      undefined,
+      chat,
+    );
     assert.strictEqual(gone.kind, 'bad_request');
     assert.match(gone.message, /not found.*Select Model/s);
     assert.strictEqual(lm.toModelErrorFromLm(new Error('429 Too Many Requests')).kind, 'rate_limit');
@@ -202,7 +274,12 @@ describe('vscode-lm adapter: stream', () => {
       version: '1',
       maxInputTokens: 0,
       countTokens: async (v: any) => {
-        const text = typeof v === 'string' ? v : v.content.map((p: any) => p.value ?? JSON.stringify(p.input ?? p.content?.map((c: any) => c.value))).join('');
+        const text =
+          typeof v === 'string'
+            ? v
+            : v.content
+                .map((p: any) => p.value ?? JSON.stringify(p.input ?? p.content?.map((c: any) => c.value)))
+                .join('');
         counted.push(typeof v === 'string' ? 'string' : 'message');
         return Math.ceil(text.length / 4);
       },
@@ -219,7 +296,10 @@ describe('vscode-lm adapter: stream', () => {
     };
     return { chat, counted };
   }
-  const request = (signal: AbortSignal, messages: ModelRequest['messages'] = [{ role: 'user', content: 'hello there' }]): ModelRequest => ({
+  const request = (
+    signal: AbortSignal,
+    messages: ModelRequest['messages'] = [{ role: 'user', content: 'hello there' }],
+  ): ModelRequest => ({
     system: [{ id: 's', text: 'system prompt', stable: true }],
     messages,
     tools: [{ name: 'read_file', description: 'Read', inputSchema: { type: 'object' } }],
@@ -232,11 +312,19 @@ describe('vscode-lm adapter: stream', () => {
   }
 
   it('text, thinking and tool calls in order; usage from countTokens (tools included); the fallback window', async () => {
-    const { chat } = fakeChat([new LanguageModelThinkingPart('hmm'), new LanguageModelTextPart('Hi'), new LanguageModelTextPart(''), new LanguageModelToolCallPart('c1', 'read_file', { path: 'a' })]);
+    const { chat } = fakeChat([
+      new LanguageModelThinkingPart('hmm'),
+      new LanguageModelTextPart('Hi'),
+      new LanguageModelTextPart(''),
+      new LanguageModelToolCallPart('c1', 'read_file', { path: 'a' }),
+    ]);
     const model = new lm.VscodeLmModel(chat as any);
     assert.strictEqual(model.info.contextWindow, lm.FALLBACK_CONTEXT_WINDOW);
     const events = await collect(model.stream(request(new AbortController().signal)));
-    assert.deepStrictEqual(events.map((e) => e.type), ['thinking', 'text', 'tool_call_start', 'tool_call_delta', 'tool_call_end', 'usage', 'finish']);
+    assert.deepStrictEqual(
+      events.map((e) => e.type),
+      ['thinking', 'text', 'tool_call_start', 'tool_call_delta', 'tool_call_end', 'usage', 'finish'],
+    );
     const usage = events.find((e) => e.type === 'usage') as any;
     // 'system prompt' (13 -> 4) + 'hello there' (11 -> 3) + the tool definitions' JSON.
     const toolsJson = JSON.stringify([{ name: 'read_file', description: 'Read', inputSchema: { type: 'object' } }]);
@@ -250,13 +338,24 @@ describe('vscode-lm adapter: stream', () => {
     const model = new lm.VscodeLmModel(chat as any);
     await collect(model.stream(request(new AbortController().signal)));
     const first = counted.filter((c) => c === 'message').length;
-    await collect(model.stream(request(new AbortController().signal, [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }])));
+    await collect(
+      model.stream(
+        request(new AbortController().signal, [
+          { role: 'user', content: 'hello there' },
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: 'more' },
+        ]),
+      ),
+    );
     assert.strictEqual(first, 2);
     assert.strictEqual(counted.filter((c) => c === 'message').length, 4, 'only the two new messages were counted');
   });
 
   it('a stream that ends quietly after cancellation is an abort, not a finished turn', async () => {
-    const { chat } = fakeChat([new LanguageModelTextPart('a'), new LanguageModelTextPart('b'), new LanguageModelTextPart('c')], { endQuietlyOnCancel: true });
+    const { chat } = fakeChat(
+      [new LanguageModelTextPart('a'), new LanguageModelTextPart('b'), new LanguageModelTextPart('c')],
+      { endQuietlyOnCancel: true },
+    );
     const model = new lm.VscodeLmModel(chat as any);
     const ac = new AbortController();
     const seen: ModelEvent[] = [];
@@ -283,6 +382,9 @@ describe('vscode-lm adapter: stream', () => {
       }),
     };
     const model = new lm.VscodeLmModel(chat as any);
-    await assert.rejects(collect(model.stream(request(new AbortController().signal))), (e: any) => e instanceof ModelError && /Manage Language Model Access/.test(e.message));
+    await assert.rejects(
+      collect(model.stream(request(new AbortController().signal))),
+      (e: any) => e instanceof ModelError && /Manage Language Model Access/.test(e.message),
+    );
   });
 });

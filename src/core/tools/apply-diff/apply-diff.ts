@@ -59,8 +59,7 @@ interface BlockFailure {
 }
 
 type ApplyDiffResult =
-  | { ok: true; content: string; applied: AppliedBlock[] }
-  | { ok: false; failures: BlockFailure[]; message: string };
+  { ok: true; content: string; applied: AppliedBlock[] } | { ok: false; failures: BlockFailure[]; message: string };
 
 interface ApplyDiffOptions {
   /** Yield to the event loop when a slice of work ran longer than this. Default 8 ms. */
@@ -123,7 +122,8 @@ function strippedVariant(search: string, replace: string, hint: number | undefin
     const has = rl.map((l) => PREFIX.test(l));
     if (has.every(Boolean)) v.replace = rl.map((l) => l.replace(PREFIX, '')).join('\n');
     else if (has.some(Boolean) && rl.some((l, i) => !has[i] && l.trim() !== '')) {
-      v.replaceProblem = 'its search carries read_file line-number prefixes ("12 | ") but only some replace lines do, so which ones are real content cannot be told';
+      v.replaceProblem =
+        'its search carries read_file line-number prefixes ("12 | ") but only some replace lines do, so which ones are real content cannot be told';
     }
   }
   return v;
@@ -133,7 +133,11 @@ function lf(s: string): string {
   return s.includes('\r') ? s.replace(/\r\n/g, '\n') : s;
 }
 
-export async function applyDiff(content: string, blocks: SearchReplaceBlock[], options: ApplyDiffOptions = {}): Promise<ApplyDiffResult> {
+export async function applyDiff(
+  content: string,
+  blocks: SearchReplaceBlock[],
+  options: ApplyDiffOptions = {},
+): Promise<ApplyDiffResult> {
   const sliceMs = options.sliceMs ?? 8;
   let sliceStart = performance.now();
   const pause: Pause = async () => {
@@ -159,28 +163,41 @@ export async function applyDiff(content: string, blocks: SearchReplaceBlock[], o
       search = search.slice(0, -1);
       if (replace.endsWith('\n')) replace = replace.slice(0, -1);
     }
-    const hint = typeof block.startLine === 'number' && Number.isInteger(block.startLine) && block.startLine >= 1 ? block.startLine : undefined;
+    const hint =
+      typeof block.startLine === 'number' && Number.isInteger(block.startLine) && block.startLine >= 1
+        ? block.startLine
+        : undefined;
     if (search.trim() === '') {
       if (file.text.trim() === '') job.done = { index, start: 0, end: file.text.length, text: replace, match: 'exact' };
-      else job.done = { index, kind: 'empty-search', message: `${label}: the search text is empty. Copy the exact lines to replace from the file (use write_file to replace a whole file).` };
+      else
+        job.done = {
+          index,
+          kind: 'empty-search',
+          message: `${label}: the search text is empty. Copy the exact lines to replace from the file (use write_file to replace a whole file).`,
+        };
       continue;
     }
     job.variants.push(prepareVariant(search, replace, false, hint));
     const s = strippedVariant(search, replace, hint);
     if (s && s.search.trim() !== '') job.variants.push(s);
-    for (const v of job.variants) if (v.search.length < MIN_SCAN_SEARCH) native.push(v);
-    else if (!scanned.has(v.search)) scanned.set(v.search, { text: v.search, hits: [], cap: MAX_OCCURRENCES });
+    for (const v of job.variants)
+      if (v.search.length < MIN_SCAN_SEARCH) native.push(v);
+      else if (!scanned.has(v.search)) scanned.set(v.search, { text: v.search, hits: [], cap: MAX_OCCURRENCES });
   }
 
   // 1. Exact: one jumping pass for the long searches, the native search for the others.
   let sample: string | undefined;
-  if (scanned.size > 0) await scanAll(file.text, [...scanned.values()], pause, (sample = sampleOf(file.text)), file.bytes);
-  for (const job of jobs) for (const v of job.variants) if (v.search.length >= MIN_SCAN_SEARCH) v.exact = scanned.get(v.search)!.hits.slice();
+  if (scanned.size > 0)
+    await scanAll(file.text, [...scanned.values()], pause, (sample = sampleOf(file.text)), file.bytes);
+  for (const job of jobs)
+    for (const v of job.variants) if (v.search.length >= MIN_SCAN_SEARCH) v.exact = scanned.get(v.search)!.hits.slice();
   await searchNatively(file.text, native, pause);
 
   // 2. Tolerant, for the blocks whose every reading failed exactly (and for the written search whenever the
   // stripped one is to be considered: real content wins over a guessed prefix).
-  const tolerant = jobs.filter((j) => !j.done && j.variants[0]!.exact.length === 0).flatMap((j) => j.variants.filter((v) => v.exact.length === 0));
+  const tolerant = jobs
+    .filter((j) => !j.done && j.variants[0]!.exact.length === 0)
+    .flatMap((j) => j.variants.filter((v) => v.exact.length === 0));
   if (tolerant.length > 0) await matchTolerant(file, tolerant, pause, sample ?? sampleOf(file.text));
 
   // 3. Decide each block.
@@ -244,7 +261,12 @@ export async function searchNatively(text: string, variants: Variant[], pause: P
   for (const v of variants) total += v.search.length;
   if (variants.length < 2 || total > MAX_ALTERNATION_CHARS) {
     for (const v of variants) {
-      for (let i = text.indexOf(v.search); i >= 0 && v.exact.length < MAX_OCCURRENCES; i = text.indexOf(v.search, i + 1)) v.exact.push(i);
+      for (
+        let i = text.indexOf(v.search);
+        i >= 0 && v.exact.length < MAX_OCCURRENCES;
+        i = text.indexOf(v.search, i + 1)
+      )
+        v.exact.push(i);
       await pause();
     }
     return;
@@ -277,9 +299,19 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
   const raw = job.variants[0]!;
   // The search as written wins whenever it matches anything: prefixes are stripped only from a search that matches nowhere.
   let v = raw;
-  if (raw.exact.length === 0 && raw.tolerant.length === 0 && job.variants[1] && (job.variants[1].exact.length > 0 || job.variants[1].tolerant.length > 0)) {
+  if (
+    raw.exact.length === 0 &&
+    raw.tolerant.length === 0 &&
+    job.variants[1] &&
+    (job.variants[1].exact.length > 0 || job.variants[1].tolerant.length > 0)
+  ) {
     v = job.variants[1];
-    if (v.replaceProblem) return { index, kind: 'line-numbers', message: `${label}: ${v.replaceProblem}. Send the replace text without line-number prefixes.` };
+    if (v.replaceProblem)
+      return {
+        index,
+        kind: 'line-numbers',
+        message: `${label}: ${v.replaceProblem}. Send the replace text without line-number prefixes.`,
+      };
   }
   const extra = v.stripped ? { strippedLineNumbers: true } : {};
 
@@ -294,7 +326,15 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
       settled = true;
     }
     const at = v.exact[pick]!;
-    return deletionAware(file, { index, start: at, end: at + v.search.length, text: v.replace, match: 'exact', ...(settled ? { settledByHint: true } : {}), ...extra });
+    return deletionAware(file, {
+      index,
+      start: at,
+      end: at + v.search.length,
+      text: v.replace,
+      match: 'exact',
+      ...(settled ? { settledByHint: true } : {}),
+      ...extra,
+    });
   }
 
   if (v.tolerant.length > 0) {
@@ -307,7 +347,8 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
         return { startLine: s + 1, endLine: s + n };
       });
       const s = settle(ranges, v.hint, v.tolerant.length >= MAX_OCCURRENCES);
-      if (s === undefined) return ambiguous(index, label, ranges, v.tolerant.length >= MAX_OCCURRENCES, ' (ignoring indentation)', v.hint);
+      if (s === undefined)
+        return ambiguous(index, label, ranges, v.tolerant.length >= MAX_OCCURRENCES, ' (ignoring indentation)', v.hint);
       pick = s;
       settled = true;
     }
@@ -322,7 +363,13 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
       fileLines.push(file.text.slice(from, lineEnd));
     }
     let nearby: string[] | undefined;
-    const re = reindent(v.tLines!, fileLines, v.replace === '' ? [] : v.replace.split('\n'), () => (nearby ??= file.linesAround(at, 400, 400)), start);
+    const re = reindent(
+      v.tLines!,
+      fileLines,
+      v.replace === '' ? [] : v.replace.split('\n'),
+      () => (nearby ??= file.linesAround(at, 400, 400)),
+      start,
+    );
     if (!re.ok) {
       return {
         index,
@@ -330,7 +377,15 @@ async function decide(file: FileModel, job: Job, pause: Pause): Promise<Region |
         message: `${label}: the search matches ${rangeText({ startLine: start + 1, endLine: end + 1 })} only when indentation is ignored, and the replacement cannot be re-indented safely: ${re.reason}. Copy the lines with their exact indentation from read_file.`,
       };
     }
-    return deletionAware(file, { index, start: at, end: lineEnd, text: re.text, match: 'tolerant', ...(settled ? { settledByHint: true } : {}), ...extra });
+    return deletionAware(file, {
+      index,
+      start: at,
+      end: lineEnd,
+      text: re.text,
+      match: 'tolerant',
+      ...(settled ? { settledByHint: true } : {}),
+      ...extra,
+    });
   }
 
   // Not found: name the closest candidate (for the search as written).
@@ -358,7 +413,14 @@ function settle(ranges: LineRange[], hint: number | undefined, capped: boolean):
   return found;
 }
 
-function ambiguous(index: number, label: string, ranges: LineRange[], capped: boolean, how = '', hint?: number): BlockFailure {
+function ambiguous(
+  index: number,
+  label: string,
+  ranges: LineRange[],
+  capped: boolean,
+  how = '',
+  hint?: number,
+): BlockFailure {
   const shown = ranges.slice(0, MAX_REPORTED_MATCHES).map(rangeText).join(', ');
   const count = capped ? `${ranges.length}+` : `${ranges.length}`;
   const hintText =
@@ -407,7 +469,10 @@ async function closestCandidate(file: FileModel, v: Variant, pause: Pause): Prom
       starts.set(s, (starts.get(s) ?? 0) + 1);
     }
   }
-  let candidates = [...starts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([s]) => s);
+  let candidates = [...starts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([s]) => s);
   if (candidates.length === 0) {
     // No line matches even loosely: rank windows by how much their first and last lines resemble the search's.
     const first = bigrams(ns[0]!);

@@ -160,7 +160,7 @@ export class FileModel {
     let starts = new Int32Array(Math.max(16, (n >> 5) + 16));
     let line = 0;
     let start = 0;
-    for (let done = false; !done; ) {
+    for (let done = false; !done;) {
       const stop = line + CHUNK_LINES * 8;
       while (line < stop) {
         if (line + 2 >= starts.length) {
@@ -222,7 +222,17 @@ export function normEquals(s: string, from: number, to: number, norm: string): b
 function isWs(c: number): boolean {
   if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
   if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** Hash of normalizeLine(s.slice(from, to)) computed without building it (same whitespace as JS's \s and trim). */
@@ -253,4 +263,3 @@ export function normalizeLine(line: string): string {
 export function leadingWs(line: string): string {
   return /^[ \t]*/.exec(line)![0];
 }
-

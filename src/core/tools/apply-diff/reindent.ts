@@ -23,7 +23,13 @@ type Reindent = { ok: true; text: string } | { ok: false; reason: string };
  * style (tabs or spaces; the file's own whitespace wherever a level already appears in the matched lines).
  * Anything that does not fit is refused with the reason, never applied with mixed indentation.
  */
-export function reindent(searchLines: string[], fileLines: string[], replaceLines: string[], nearby: () => string[], startLine: number): Reindent {
+export function reindent(
+  searchLines: string[],
+  fileLines: string[],
+  replaceLines: string[],
+  nearby: () => string[],
+  startLine: number,
+): Reindent {
   const pairs: { s: number; f: number; fws: string; line: number }[] = [];
   let identical = true;
   for (let j = 0; j < searchLines.length; j++) {
@@ -47,7 +53,8 @@ export function reindent(searchLines: string[], fileLines: string[], replaceLine
       spaces++;
     }
   }
-  let style: 'tab' | 'space' | 'mixed' = tabs && spaces ? 'mixed' : tabs ? 'tab' : spaces ? 'space' : fileStyle(nearby());
+  let style: 'tab' | 'space' | 'mixed' =
+    tabs && spaces ? 'mixed' : tabs ? 'tab' : spaces ? 'space' : fileStyle(nearby());
 
   // Fit file = a * search + b.
   let lo = pairs[0]!;
@@ -66,10 +73,17 @@ export function reindent(searchLines: string[], fileLines: string[], replaceLine
     a = unitS && unitF ? unitF / unitS : 1;
   }
   const b = lo.f - a * lo.s;
-  if (!(a > 0)) return { ok: false, reason: `the nesting of the search lines does not follow the file's (lines ${lo.line} and ${hi.line})` };
+  if (!(a > 0))
+    return {
+      ok: false,
+      reason: `the nesting of the search lines does not follow the file's (lines ${lo.line} and ${hi.line})`,
+    };
   for (const p of pairs) {
     if (Math.abs(a * p.s + b - p.f) > 1e-9) {
-      return { ok: false, reason: `the search's indentation does not map onto the file's consistently (line ${p.line} is indented ${p.f} columns in the file; the rest of the search implies ${fmt(a * p.s + b)})` };
+      return {
+        ok: false,
+        reason: `the search's indentation does not map onto the file's consistently (line ${p.line} is indented ${p.f} columns in the file; the rest of the search implies ${fmt(a * p.s + b)})`,
+      };
     }
   }
   const known = new Map<number, string>();
@@ -87,17 +101,27 @@ export function reindent(searchLines: string[], fileLines: string[], replaceLine
     const t = a * cols(ws) + b;
     const target = Math.round(t);
     if (Math.abs(t - target) > 1e-9 || target < 0) {
-      return { ok: false, reason: `replacement line ${k + 1} is indented ${cols(ws)} columns, which falls between the file's levels (${fmt(t)} columns)` };
+      return {
+        ok: false,
+        reason: `replacement line ${k + 1} is indented ${cols(ws)} columns, which falls between the file's levels (${fmt(t)} columns)`,
+      };
     }
     let indent = known.get(target);
     if (indent === undefined) {
       if (style === 'tab') {
-        if (target % TAB_COLS !== 0) return { ok: false, reason: `replacement line ${k + 1} would need tabs and spaces mixed in a tab-indented file` };
+        if (target % TAB_COLS !== 0)
+          return {
+            ok: false,
+            reason: `replacement line ${k + 1} would need tabs and spaces mixed in a tab-indented file`,
+          };
         indent = '\t'.repeat(target / TAB_COLS);
       } else if (style === 'space') {
         indent = ' '.repeat(target);
       } else {
-        return { ok: false, reason: `the matched lines mix tabs and spaces, and replacement line ${k + 1} needs a level none of them has` };
+        return {
+          ok: false,
+          reason: `the matched lines mix tabs and spaces, and replacement line ${k + 1} needs a level none of them has`,
+        };
       }
     }
     out.push(indent + line.slice(ws.length));
@@ -152,4 +176,3 @@ function fileUnit(lines: string[]): number {
   for (const [d, c] of counts) if (c > bestCount) [best, bestCount] = [d, c];
   return best;
 }
-

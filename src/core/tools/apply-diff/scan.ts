@@ -169,7 +169,13 @@ function plan(patterns: ScanPattern[], live: number[], sample: string): Plan {
  * Every occurrence of every pattern (up to its cap), each pattern's hits in order. Patterns shorter than
  * MIN_SCAN_CHARS are not allowed. `sample` is sampleOf(text) (shared with other estimates).
  */
-export async function scanAll(text: string, patterns: ScanPattern[], pause: Pause, sample = sampleOf(text), hold = new TextBytes(text)): Promise<void> {
+export async function scanAll(
+  text: string,
+  patterns: ScanPattern[],
+  pause: Pause,
+  sample = sampleOf(text),
+  hold = new TextBytes(text),
+): Promise<void> {
   const n = text.length;
   const live: number[] = [];
   for (let p = 0; p < patterns.length; p++) {
@@ -187,7 +193,15 @@ export async function scanAll(text: string, patterns: ScanPattern[], pause: Paus
   }
 }
 
-async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan; live: number[] }, last: Float64Array, pause: Pause, sample: string, hold: TextBytes): Promise<void> {
+async function scanLoop(
+  text: string,
+  patterns: ScanPattern[],
+  state: { pl: Plan; live: number[] },
+  last: Float64Array,
+  pause: Pause,
+  sample: string,
+  hold: TextBytes,
+): Promise<void> {
   const n = text.length;
   let i = state.pl.m - 1;
   // Steps allowed before giving up on jumps (a few times what a plain pass would take).
@@ -199,7 +213,21 @@ async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan
     // The chunk holding the window end, as bytes when they are its characters (loaded again after a pause: another
     // scan may have taken the buffer).
     const end = hold.load(i);
-    if (hold.oneByte) i = scanBytes(text, hold.bytes(), hold.view(), hold.base, patterns, state.pl, last, i, stop, end, state.pl.b, state.pl.shift);
+    if (hold.oneByte)
+      i = scanBytes(
+        text,
+        hold.bytes(),
+        hold.view(),
+        hold.base,
+        patterns,
+        state.pl,
+        last,
+        i,
+        stop,
+        end,
+        state.pl.b,
+        state.pl.shift,
+      );
     else i = scanSlice(text, patterns, state.pl, last, i, stop, end);
     budget -= sliceSteps;
     sinceYield += sliceSteps;
@@ -207,7 +235,12 @@ async function scanLoop(text: string, patterns: ScanPattern[], state: { pl: Plan
       // The text defeats the jumps: one native search per pattern for what is left.
       for (const p of state.live) {
         const pat = patterns[p]!;
-        for (let at = text.indexOf(pat.text, last[p]! + 1); at >= 0 && pat.hits.length < pat.cap; at = text.indexOf(pat.text, at + 1)) pat.hits.push(at);
+        for (
+          let at = text.indexOf(pat.text, last[p]! + 1);
+          at >= 0 && pat.hits.length < pat.cap;
+          at = text.indexOf(pat.text, at + 1)
+        )
+          pat.hits.push(at);
         await pause();
       }
       return;
@@ -240,7 +273,15 @@ let sliceRebuild = false;
 
 /** Up to `stop` steps of the scan from window end `i`, while it is before `upTo` (a plain function, so the hot loop
  * is optimised). */
-function scanSlice(text: string, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, stop: number, upTo: number): number {
+function scanSlice(
+  text: string,
+  patterns: ScanPattern[],
+  pl: Plan,
+  last: Float64Array,
+  i: number,
+  stop: number,
+  upTo: number,
+): number {
   const { b, shift } = pl;
   let steps = 0;
   let rebuild = false;
@@ -266,7 +307,20 @@ function scanSlice(text: string, patterns: ScanPattern[], pl: Plan, last: Float6
 
 /** scanSlice over the loaded chunk's bytes (the same steps): character x is byte x - base, up to window end `upTo`
  * (the chunk's end). */
-function scanBytes(text: string, bytes: Uint8Array, view: DataView, base: number, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, stop: number, upTo: number, b: number, shift: Uint16Array): number {
+function scanBytes(
+  text: string,
+  bytes: Uint8Array,
+  view: DataView,
+  base: number,
+  patterns: ScanPattern[],
+  pl: Plan,
+  last: Float64Array,
+  i: number,
+  stop: number,
+  upTo: number,
+  b: number,
+  shift: Uint16Array,
+): number {
   let steps = 0;
   let rebuild = false;
   // In buffer positions.
@@ -305,7 +359,15 @@ function scanBytes(text: string, bytes: Uint8Array, view: DataView, base: number
 
 /** The comparisons where the window (ending at `i`) could be some pattern's: their cost in steps, or -1 when a
  * pattern reached its cap. (Out of the hot loop, so that loop's optimised code never meets unseen code.) */
-function compareAt(text: string, patterns: ScanPattern[], pl: Plan, last: Float64Array, i: number, bytes: Uint8Array | undefined, base: number): number {
+function compareAt(
+  text: string,
+  patterns: ScanPattern[],
+  pl: Plan,
+  last: Float64Array,
+  i: number,
+  bytes: Uint8Array | undefined,
+  base: number,
+): number {
   const group = pl.ends.get(bytes ? gramOfBytes(bytes, i - base, pl.b) : gram(text, i, pl.b));
   if (!group) return 0;
   const ws = i - pl.m + 1;

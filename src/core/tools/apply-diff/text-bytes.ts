@@ -73,36 +73,107 @@ function wasmBytes(): Uint8Array<ArrayBuffer> {
   const i32 = (v: number) => (v < 64 ? [0x41, v] : [0x41, (v & 0x7f) | 0x80, v >> 7]); // v < 8192
   const simd = (op: number) => [0xfd, op];
   const round = (offset: number) => [
-    ...get(3), ...get(0), ...simd(0x00), 4, offset, // v128.load offset=K
-    ...simd(0x0c), ...LF, ...simd(0x23), // i8x16.eq
-    ...simd(0x71), ...set(3), // i8x16.sub, acc
+    ...get(3),
+    ...get(0),
+    ...simd(0x00),
+    4,
+    offset, // v128.load offset=K
+    ...simd(0x0c),
+    ...LF,
+    ...simd(0x23), // i8x16.eq
+    ...simd(0x71),
+    ...set(3), // i8x16.sub, acc
   ];
   const lane = (k: number) => [...get(5), ...simd(0x1b), k]; // i32x4.extract_lane of $sums
   const body = [
-    3, 1, 0x7b, 1, 0x7f, 1, 0x7b, // locals: $acc v128 (3); $q i32 (4); $sums v128 (5)
-    0x02, 0x40, 0x03, 0x40, // block $done, loop $block
-    ...get(0), ...get(1), 0x4f, 0x0d, 1, // br_if $done (p >= end)
-    ...get(1), ...get(0), ...i32(1024), 0x6a, ...get(0), ...i32(1024), 0x6a, ...get(1), 0x4b, 0x1b, ...set(4), // q = min
-    ...simd(0x0c), ...new Array<number>(16).fill(0), ...set(3), // acc = 0
-    0x02, 0x40, 0x03, 0x40, // block $filled, loop $round
-    ...get(0), ...get(4), 0x4f, 0x0d, 1, // br_if $filled (p >= q)
-    ...round(0), ...round(16), ...round(32), ...round(48),
-    ...get(0), ...i32(64), 0x6a, ...set(0), // p += 64
-    0x0c, 0, 0x0b, 0x0b, // br $round, end, end
+    3,
+    1,
+    0x7b,
+    1,
+    0x7f,
+    1,
+    0x7b, // locals: $acc v128 (3); $q i32 (4); $sums v128 (5)
+    0x02,
+    0x40,
+    0x03,
+    0x40, // block $done, loop $block
+    ...get(0),
+    ...get(1),
+    0x4f,
+    0x0d,
+    1, // br_if $done (p >= end)
+    ...get(1),
+    ...get(0),
+    ...i32(1024),
+    0x6a,
+    ...get(0),
+    ...i32(1024),
+    0x6a,
+    ...get(1),
+    0x4b,
+    0x1b,
+    ...set(4), // q = min
+    ...simd(0x0c),
+    ...new Array<number>(16).fill(0),
+    ...set(3), // acc = 0
+    0x02,
+    0x40,
+    0x03,
+    0x40, // block $filled, loop $round
+    ...get(0),
+    ...get(4),
+    0x4f,
+    0x0d,
+    1, // br_if $filled (p >= q)
+    ...round(0),
+    ...round(16),
+    ...round(32),
+    ...round(48),
+    ...get(0),
+    ...i32(64),
+    0x6a,
+    ...set(0), // p += 64
+    0x0c,
+    0,
+    0x0b,
+    0x0b, // br $round, end, end
     ...get(2), // address
-    ...get(3), ...simd(0x7d), ...simd(0x7f), // extadd_pairwise i8->i16 (u), i16->i32 (u)
+    ...get(3),
+    ...simd(0x7d),
+    ...simd(0x7f), // extadd_pairwise i8->i16 (u), i16->i32 (u)
     ...set(5),
-    ...lane(0), ...lane(1), 0x6a, ...lane(2), 0x6a, ...lane(3), 0x6a,
-    0x36, 2, 0, // i32.store
-    ...get(2), ...i32(4), 0x6a, ...set(2), // out += 4
-    0x0c, 0, 0x0b, 0x0b, // br $block, end, end
+    ...lane(0),
+    ...lane(1),
+    0x6a,
+    ...lane(2),
+    0x6a,
+    ...lane(3),
+    0x6a,
+    0x36,
+    2,
+    0, // i32.store
+    ...get(2),
+    ...i32(4),
+    0x6a,
+    ...set(2), // out += 4
+    0x0c,
+    0,
+    0x0b,
+    0x0b, // br $block, end, end
     0x0b,
   ];
   const leb = (v: number) => (v < 128 ? [v] : [(v & 0x7f) | 0x80, v >> 7]); // v < 16384
   const name = (s: string) => [s.length, ...Array.from(s, (ch) => ch.charCodeAt(0))];
   const section = (id: number, content: number[]) => [id, ...leb(content.length), ...content];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    1,
+    0,
+    0,
+    0,
     ...section(1, [1, 0x60, 3, 0x7f, 0x7f, 0x7f, 0]), // type: (i32, i32, i32) -> ()
     ...section(3, [1, 0]), // function 0 has type 0
     ...section(5, [1, 0, 1]), // one memory, 1 page
@@ -244,7 +315,8 @@ export class TextBytes {
   private countWithIndexOf(start: number, end: number): void {
     const before = this.before;
     let j = start >> BLOCK_BITS;
-    for (let s = start; s < end; s += BLOCK, j++) before[j + 1] = before[j]! + countByIndexOf(this.text, s, Math.min(end, s + BLOCK));
+    for (let s = start; s < end; s += BLOCK, j++)
+      before[j + 1] = before[j]! + countByIndexOf(this.text, s, Math.min(end, s + BLOCK));
     this.counted = j;
   }
 }

@@ -6,7 +6,16 @@
 // frequency estimated on a sample of the file) is found by one jumping pass for all blocks (scan.ts), and
 // only around its hits are lines compared, without building them. Slow path, for the other blocks and for words that
 // prove common: hash every line with whitespace ignored and look each block's rarest line up in that index.
-import { CHUNK_LINES, MAX_OCCURRENCES, normalizeLine, normEquals, normHash, type FileModel, type Pause, type Variant } from './file-model';
+import {
+  CHUNK_LINES,
+  MAX_OCCURRENCES,
+  normalizeLine,
+  normEquals,
+  normHash,
+  type FileModel,
+  type Pause,
+  type Variant,
+} from './file-model';
 import { scanAll, type ScanPattern } from './scan';
 
 /** Shortest word the fast path anchors on. */

@@ -11,14 +11,20 @@ const applyDiffInput = z.object({
   blocks: z
     .array(
       z.object({
-        search: z.string().describe('Exact lines currently in the file (copied from read_file, without line-number prefixes). Must match one place.'),
+        search: z
+          .string()
+          .describe(
+            'Exact lines currently in the file (copied from read_file, without line-number prefixes). Must match one place.',
+          ),
         replace: z.string().describe('The lines that replace them. Empty string deletes them.'),
         startLine: z
           .number()
           .int()
           .min(1)
           .optional()
-          .describe('Optional: the line number (as read_file showed it) where the search starts. Only used to choose when the search matches several places.'),
+          .describe(
+            'Optional: the line number (as read_file showed it) where the search starts. Only used to choose when the search matches several places.',
+          ),
       }),
     )
     .min(1)
@@ -30,7 +36,8 @@ type Input = z.infer<typeof applyDiffInput>;
 const DIFF_TARGET = {
   mustExist: true,
   messages: {
-    missing: (shown: string) => `File not found: ${shown}. apply_diff edits existing files; use write_file to create one.`,
+    missing: (shown: string) =>
+      `File not found: ${shown}. apply_diff edits existing files; use write_file to create one.`,
     dir: (shown: string) => `${shown} is a directory.`,
     binary: (shown: string) => `${shown} is a binary file; apply_diff only edits text.`,
   },
@@ -65,22 +72,48 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const c = await compute(sandbox, input, ctx);
       if ('error' in c) return { kind: 'generic', summary: c.error!.content };
       if (!c.result.ok) return { kind: 'generic', summary: c.result.message };
-      return { kind: 'edit', path: c.abs, displayPath: sandbox.display(c.abs), original: c.original, proposed: c.result.content, isNewFile: false };
+      return {
+        kind: 'edit',
+        path: c.abs,
+        displayPath: sandbox.display(c.abs),
+        original: c.original,
+        proposed: c.result.content,
+        isNewFile: false,
+      };
     },
     async execute(input, ctx): Promise<ToolResult> {
       // Approved from a preview: the blocks are matched again in memory against the text that was shown (for the
       // report), the file is not read again; the applier refuses if it changed since.
       const ok = approvedEdit(ctx);
       const c = ok
-        ? { abs: ok.path, shown: sandbox.display(ok.path), original: ok.original, result: await applyDiff(ok.original, input.blocks, { signal: ctx.signal }) }
+        ? {
+            abs: ok.path,
+            shown: sandbox.display(ok.path),
+            original: ok.original,
+            result: await applyDiff(ok.original, input.blocks, { signal: ctx.signal }),
+          }
         : await compute(sandbox, input, ctx);
       if ('error' in c) return c.error!;
       if (!c.result.ok) return errorResult(c.result.message, { failures: c.result.failures });
       const { content, userEdited } = ok
-        ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote }
+        ? {
+            content: ok.content,
+            userEdited:
+              ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote,
+          }
         : acceptedContent(ctx, c.result.content);
       ctx.signal.throwIfAborted();
-      await applier.apply({ path: c.abs, content, isNewFile: false, original: c.original, taskId: ctx.taskId, toolCallId: ctx.toolCallId }, ctx.signal);
+      await applier.apply(
+        {
+          path: c.abs,
+          content,
+          isNewFile: false,
+          original: c.original,
+          taskId: ctx.taskId,
+          toolCallId: ctx.toolCallId,
+        },
+        ctx.signal,
+      );
       const { added, removed } = await lineChangeCountsPaced(c.original, content, ctx.signal);
       const applied: AppliedBlock[] = c.result.applied;
       const which = (f: (a: AppliedBlock) => boolean | undefined) => applied.filter(f).map((a) => a.index + 1);
@@ -88,11 +121,22 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const hinted = which((a) => a.settledByHint);
       const stripped = which((a) => a.strippedLineNumbers);
       let text = `Applied ${c.result.applied.length} block(s) to ${c.shown} (+${added} -${removed} lines).`;
-      if (tolerant.length) text += ` Block(s) ${tolerant.join(', ')} matched after ignoring indentation; the replacement was re-indented to fit.`;
-      if (hinted.length) text += ` Block(s) ${hinted.join(', ')} matched several places; startLine chose the one at ${applied.filter((a) => a.settledByHint).map((a) => `line ${a.startLine}`).join(', ')}.`;
-      if (stripped.length) text += ` Block(s) ${stripped.join(', ')} carried read_file line-number prefixes; they were removed (send text without them).`;
-      if (userEdited) text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
-      return { content: text, effects: { edited: [c.shown] }, data: { path: c.shown, applied: c.result.applied, added, removed, userEdited } };
+      if (tolerant.length)
+        text += ` Block(s) ${tolerant.join(', ')} matched after ignoring indentation; the replacement was re-indented to fit.`;
+      if (hinted.length)
+        text += ` Block(s) ${hinted.join(', ')} matched several places; startLine chose the one at ${applied
+          .filter((a) => a.settledByHint)
+          .map((a) => `line ${a.startLine}`)
+          .join(', ')}.`;
+      if (stripped.length)
+        text += ` Block(s) ${stripped.join(', ')} carried read_file line-number prefixes; they were removed (send text without them).`;
+      if (userEdited)
+        text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
+      return {
+        content: text,
+        effects: { edited: [c.shown] },
+        data: { path: c.shown, applied: c.result.applied, added, removed, userEdited },
+      };
     },
   };
 }

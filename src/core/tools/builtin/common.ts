@@ -14,7 +14,9 @@ const SLICE_MS = 8;
 
 /** Lets the event loop run (timers, I/O, the UI's messages) before the caller continues. */
 function yieldToLoop(): Promise<void> {
-  return new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+  return new Promise<void>((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
 }
 
 /**
@@ -24,7 +26,10 @@ function yieldToLoop(): Promise<void> {
 export class Pacer {
   private last = performance.now();
   private n = 0;
-  constructor(private readonly signal?: AbortSignal, private readonly sliceMs = SLICE_MS) {}
+  constructor(
+    private readonly signal?: AbortSignal,
+    private readonly sliceMs = SLICE_MS,
+  ) {}
 
   /** True when a pause is due (checked on the clock every 64 calls). */
   due(): boolean {
@@ -65,7 +70,7 @@ export async function decodeTextPaced(bytes: Uint8Array, signal?: AbortSignal, k
   const rest = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
   const parts: string[] = [];
   const pacer = new Pacer(signal);
-  for (let at = 0; at < bytes.byteLength; ) {
+  for (let at = 0; at < bytes.byteLength;) {
     let end = Math.min(bytes.byteLength, at + DECODE_CHUNK);
     if (end < bytes.byteLength) {
       let cut = end;
@@ -144,16 +149,24 @@ export async function checkEditTarget(
   sandbox: WorkspaceSandbox,
   input: string,
   signal: AbortSignal,
-  opts: { mustExist: boolean; messages: { missing: (shown: string) => string; dir: (shown: string) => string; binary: (shown: string) => string } },
+  opts: {
+    mustExist: boolean;
+    messages: { missing: (shown: string) => string; dir: (shown: string) => string; binary: (shown: string) => string };
+  },
   read: 'head' | 'whole',
   maxBytes: number = EDIT_MAX_FILE_BYTES,
-): Promise<{ ok: true; abs: string; shown: string; exists: boolean; bytes?: Uint8Array } | { ok: false; result: ToolResult }> {
+): Promise<
+  { ok: true; abs: string; shown: string; exists: boolean; bytes?: Uint8Array } | { ok: false; result: ToolResult }
+> {
   const r = await resolveOrRefuse(sandbox, input, 'write');
   if (!r.ok) return r;
   const { abs } = r.path;
   const shown = sandbox.display(abs);
   const st = await sandbox.fs.stat(abs);
-  if (!st) return opts.mustExist ? { ok: false, result: errorResult(opts.messages.missing(shown)) } : { ok: true, abs, shown, exists: false };
+  if (!st)
+    return opts.mustExist
+      ? { ok: false, result: errorResult(opts.messages.missing(shown)) }
+      : { ok: true, abs, shown, exists: false };
   if (st.type === 'dir') return { ok: false, result: errorResult(opts.messages.dir(shown)) };
   if (st.size > maxBytes) {
     return {
@@ -165,12 +178,19 @@ export async function checkEditTarget(
       ),
     };
   }
-  const bytes = read === 'head' && sandbox.fs.readFileHead ? (await sandbox.fs.readFileHead(abs, BINARY_SAMPLE, signal)).data : await sandbox.fs.readFile(abs, signal);
+  const bytes =
+    read === 'head' && sandbox.fs.readFileHead
+      ? (await sandbox.fs.readFileHead(abs, BINARY_SAMPLE, signal)).data
+      : await sandbox.fs.readFile(abs, signal);
   if (isBinary(bytes)) return { ok: false, result: errorResult(opts.messages.binary(shown)) };
   return { ok: true, abs, shown, exists: true, ...(read === 'whole' ? { bytes } : {}) };
 }
 
-export async function resolveOrRefuse(sandbox: WorkspaceSandbox, input: string, access: 'read' | 'write' | 'list'): Promise<Resolved> {
+export async function resolveOrRefuse(
+  sandbox: WorkspaceSandbox,
+  input: string,
+  access: 'read' | 'write' | 'list',
+): Promise<Resolved> {
   const r: PathResolution = await sandbox.resolve(input, access);
   if (r.ok) return { ok: true, path: r };
   return { ok: false, result: errorResult(`Refused: ${r.reason}`, { refused: r.code }) };

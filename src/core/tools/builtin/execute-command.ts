@@ -13,9 +13,20 @@ const COMMAND_OUTPUT_CHARS = 16_000;
 
 // Only these fields exist: extra keys a model adds (e.g. "safe": true) are stripped by zod and never read.
 const executeCommandInput = z.object({
-  command: z.string().min(1).describe('Shell command line to run (sh on Unix, cmd/PowerShell default shell on Windows).'),
+  command: z
+    .string()
+    .min(1)
+    .describe('Shell command line to run (sh on Unix, cmd/PowerShell default shell on Windows).'),
   cwd: z.string().optional().describe('Working folder relative to the workspace root. Default: the root.'),
-  timeoutSeconds: z.number().int().min(1).max(COMMAND_MAX_TIMEOUT_S).optional().describe(`Kill the command after this long. Default: the user setting (${COMMAND_DEFAULT_TIMEOUT_S} unless changed).`),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(COMMAND_MAX_TIMEOUT_S)
+    .optional()
+    .describe(
+      `Kill the command after this long. Default: the user setting (${COMMAND_DEFAULT_TIMEOUT_S} unless changed).`,
+    ),
 });
 
 const UNCONTAINED: Containment = { kind: 'none', network: 'on', summary: 'no sandbox' };
@@ -38,7 +49,12 @@ export function createExecuteCommandTool(
   const check = (command: string, grants?: ReadonlySet<string>) => {
     // A sandbox whose secret scan did not finish may leave a secret readable: the rules then judge as without one.
     const c = containment();
-    const options: CommandCheckOptions = { sandboxed: c.kind !== 'none' && !c.secretScan, grants, roots: sandbox.roots(), home: opts.home };
+    const options: CommandCheckOptions = {
+      sandboxed: c.kind !== 'none' && !c.secretScan,
+      grants,
+      roots: sandbox.roots(),
+      home: opts.home,
+    };
     const key = JSON.stringify([command, options.sandboxed, options.roots, grants ? [...grants].sort() : null]);
     let verdict = verdicts.get(key);
     if (!verdict) {
@@ -52,7 +68,8 @@ export function createExecuteCommandTool(
     const r = await resolveOrRefuse(sandbox, cwd ?? '.', 'list');
     if (!r.ok) return r;
     const st = await sandbox.fs.stat(r.path.abs);
-    if (st?.type !== 'dir') return { ok: false as const, result: errorResult(`cwd ${cwd} is not a folder in the workspace.`) };
+    if (st?.type !== 'dir')
+      return { ok: false as const, result: errorResult(`cwd ${cwd} is not a folder in the workspace.`) };
     return r;
   };
   return {
@@ -71,7 +88,10 @@ export function createExecuteCommandTool(
         command: input.command,
         cwd: input.cwd,
         ...(keys.length > 0 ? { grant: keys.join(', ') } : {}),
-        containment: c.kind === 'none' ? `Runs WITHOUT a sandbox, with your full rights${c.reason ? ` (${c.reason})` : ''}` : `Runs contained (${c.summary})`,
+        containment:
+          c.kind === 'none'
+            ? `Runs WITHOUT a sandbox, with your full rights${c.reason ? ` (${c.reason})` : ''}`
+            : `Runs contained (${c.summary})`,
       };
     },
     // The parsed command line decides, never the model's claim: allow-listed commands run without a question,
@@ -94,14 +114,25 @@ export function createExecuteCommandTool(
       return check(input.command).grantKeys ?? [];
     },
     async precheck() {
-      if (!sandbox.trusted) return errorResult('Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.', { refused: 'untrusted' });
+      if (!sandbox.trusted)
+        return errorResult(
+          'Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.',
+          { refused: 'untrusted' },
+        );
       return undefined;
     },
     async execute(input, ctx): Promise<ToolResult> {
-      if (!sandbox.trusted) return errorResult('Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.', { refused: 'untrusted' });
+      if (!sandbox.trusted)
+        return errorResult(
+          'Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.',
+          { refused: 'untrusted' },
+        );
       const verdict = check(input.command);
       if (verdict.action === 'deny') {
-        return errorResult(`Refused: ${verdict.reason}${verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : ''} The command was not run.`, { refused: 'command-rule', verdict: { action: verdict.action, reason: verdict.reason, part: verdict.part } });
+        return errorResult(
+          `Refused: ${verdict.reason}${verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : ''} The command was not run.`,
+          { refused: 'command-rule', verdict: { action: verdict.action, reason: verdict.reason, part: verdict.part } },
+        );
       }
       const cwd = await resolveCwd(input.cwd);
       if (!cwd.ok) return cwd.result;
@@ -118,20 +149,33 @@ export function createExecuteCommandTool(
         toolCallId: ctx.toolCallId,
       });
       if (res.sandboxFailed) {
-        return errorResult(`${res.output}\nThe command was NOT run. Tell the user; do not try to work around the sandbox.`, { sandboxFailed: true });
+        return errorResult(
+          `${res.output}\nThe command was NOT run. Tell the user; do not try to work around the sandbox.`,
+          { sandboxFailed: true },
+        );
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const lines: string[] = [`$ ${input.command}`];
-      if (res.timedOut) lines.push(`Timed out after ${timeoutS} s; the process was killed. Use a longer timeoutSeconds or a non-watching variant of the command.`);
+      if (res.timedOut)
+        lines.push(
+          `Timed out after ${timeoutS} s; the process was killed. Use a longer timeoutSeconds or a non-watching variant of the command.`,
+        );
       else if (res.aborted) lines.push('Stopped by the user before it finished.');
-      else if (res.interrupted) lines.push(`Interrupted by the user with Ctrl+C in the terminal after ${seconds} s${res.exitCode !== null ? ` (exit code ${res.exitCode})` : ''}.`);
+      else if (res.interrupted)
+        lines.push(
+          `Interrupted by the user with Ctrl+C in the terminal after ${seconds} s${res.exitCode !== null ? ` (exit code ${res.exitCode})` : ''}.`,
+        );
       else if (res.exitCode === null) lines.push(`Killed by signal ${res.signal ?? 'unknown'} after ${seconds} s.`);
       else lines.push(`Exit code: ${res.exitCode} (${seconds} s)`);
       lines.push(res.output.trim() ? res.output.replace(/\s+$/, '') : '(no output)');
       const contained = res.containment ?? { contained: false, summary: containment().summary };
       lines.push(contained.contained ? `[Ran contained: ${contained.summary}.]` : `[Ran without a sandbox.]`);
-      if (res.fileChanges?.length) lines.push(`[Files the command changed: ${describeChanges(res.fileChanges, sandbox.roots())}.]`);
-      if (contained.blocked?.length) lines.push(`[The sandbox blocked ${contained.blocked.join('; ')}. If the task needs this, explain it to the user instead of working around it.]`);
+      if (res.fileChanges?.length)
+        lines.push(`[Files the command changed: ${describeChanges(res.fileChanges, sandbox.roots())}.]`);
+      if (contained.blocked?.length)
+        lines.push(
+          `[The sandbox blocked ${contained.blocked.join('; ')}. If the task needs this, explain it to the user instead of working around it.]`,
+        );
       if (res.truncated) {
         const size = res.totalChars !== undefined ? ` (${formatBytes(res.totalChars)} in total)` : '';
         lines.push(
@@ -144,7 +188,17 @@ export function createExecuteCommandTool(
         content: lines.join('\n'),
         isError: res.timedOut || undefined,
         effects: { command: input.command },
-        data: { exitCode: res.exitCode, contained: contained.contained, blocked: contained.blocked ?? [], timedOut: res.timedOut, aborted: res.aborted ?? false, interrupted: res.interrupted ?? false, truncated: res.truncated ?? false, fullOutputRef: res.fullOutputRef, verdict: verdict.action },
+        data: {
+          exitCode: res.exitCode,
+          contained: contained.contained,
+          blocked: contained.blocked ?? [],
+          timedOut: res.timedOut,
+          aborted: res.aborted ?? false,
+          interrupted: res.interrupted ?? false,
+          truncated: res.truncated ?? false,
+          fullOutputRef: res.fullOutputRef,
+          verdict: verdict.action,
+        },
       };
     },
   };
@@ -169,10 +223,13 @@ const readCommandOutputInput = z.object({
   endLine: z.number().int().min(1).optional().describe('Last line (inclusive). Default startLine + 499.'),
 });
 
-export function createReadCommandOutputTool(runner: Required<Pick<CommandRunner, 'readOutput'>>): Tool<typeof readCommandOutputInput> {
+export function createReadCommandOutputTool(
+  runner: Required<Pick<CommandRunner, 'readOutput'>>,
+): Tool<typeof readCommandOutputInput> {
   return {
     name: 'read_command_output',
-    description: 'Page through the full output of an earlier execute_command whose output was shortened. At most 500 lines per call.',
+    description:
+      'Page through the full output of an earlier execute_command whose output was shortened. At most 500 lines per call.',
     input: readCommandOutputInput,
     risk: 'read',
     async execute(input) {
@@ -183,13 +240,17 @@ export function createReadCommandOutputTool(runner: Required<Pick<CommandRunner,
       try {
         page = await runner.readOutput(input.ref, start, end);
       } catch {
-        return errorResult(`No saved output for ref ${JSON.stringify(input.ref)}; it may have expired. Run the command again.`);
+        return errorResult(
+          `No saved output for ref ${JSON.stringify(input.ref)}; it may have expired. Run the command again.`,
+        );
       }
-      if (page.lines.length === 0) return { content: `The output has ${page.totalLines} lines; nothing at ${start}-${end}.` };
+      if (page.lines.length === 0)
+        return { content: `The output has ${page.totalLines} lines; nothing at ${start}-${end}.` };
       const last = start + page.lines.length - 1;
       const width = String(last).length;
       const body = page.lines.map((l, i) => `${String(start + i).padStart(width)} | ${l}`).join('\n');
-      const more = last < page.totalLines ? `\n[${page.totalLines - last} more lines; continue with startLine=${last + 1}.]` : '';
+      const more =
+        last < page.totalLines ? `\n[${page.totalLines - last} more lines; continue with startLine=${last + 1}.]` : '';
       return { content: `Output lines ${start}-${last} of ${page.totalLines}:\n${body}${more}` };
     },
   };

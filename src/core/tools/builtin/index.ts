@@ -46,7 +46,7 @@ const COMMAND_LIMIT_GRACE_S = 15;
 /** A tool's limit in seconds: the setting (per tool, then "*", or one number), else the default. */
 export function toolTimeoutSeconds(name: string, setting: ToolTimeoutSetting | undefined): number {
   const fallback = TOOL_TIMEOUT_DEFAULTS_S[name] ?? 60;
-  const v = typeof setting === 'number' ? setting : setting?.[name] ?? setting?.['*'];
+  const v = typeof setting === 'number' ? setting : (setting?.[name] ?? setting?.['*']);
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
@@ -58,14 +58,21 @@ export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
     createApplyDiffTool(sandbox, deps.applier),
     createListFilesTool(sandbox),
     createSearchFilesTool(sandbox, deps.search),
-    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands), { defaultTimeoutSeconds: deps.commandDefaultTimeoutSeconds, home: deps.home }),
+    createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands), {
+      defaultTimeoutSeconds: deps.commandDefaultTimeoutSeconds,
+      home: deps.home,
+    }),
   ] as Tool[];
   const { runner } = deps;
-  if (runner.readOutput) tools.push(createReadCommandOutputTool({ readOutput: runner.readOutput.bind(runner) }) as Tool);
+  if (runner.readOutput)
+    tools.push(createReadCommandOutputTool({ readOutput: runner.readOutput.bind(runner) }) as Tool);
   const commandDefaultS = deps.commandDefaultTimeoutSeconds ?? COMMAND_DEFAULT_TIMEOUT_S;
   for (const tool of tools) {
     if (tool.name === 'execute_command') {
-      tool.timeoutMs = (input: unknown) => (((input as { timeoutSeconds?: number } | undefined)?.timeoutSeconds ?? commandDefaultS) + COMMAND_LIMIT_GRACE_S) * 1000;
+      tool.timeoutMs = (input: unknown) =>
+        (((input as { timeoutSeconds?: number } | undefined)?.timeoutSeconds ?? commandDefaultS) +
+          COMMAND_LIMIT_GRACE_S) *
+        1000;
     } else {
       tool.timeoutMs = toolTimeoutSeconds(tool.name, deps.toolTimeoutSeconds) * 1000;
     }

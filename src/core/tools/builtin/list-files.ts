@@ -11,7 +11,13 @@ const COUNT_LIMIT = 50_000;
 const listFilesInput = z.object({
   path: z.string().optional().describe('Folder relative to the workspace root. Default: the root.'),
   recursive: z.boolean().optional().describe('List sub-folders too (breadth first). Default false.'),
-  maxEntries: z.number().int().min(1).max(LIST_HARD_MAX).optional().describe(`Cap on entries returned. Default ${LIST_DEFAULT_MAX}.`),
+  maxEntries: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIST_HARD_MAX)
+    .optional()
+    .describe(`Cap on entries returned. Default ${LIST_DEFAULT_MAX}.`),
 });
 
 export function createListFilesTool(sandbox: WorkspaceSandbox): Tool<typeof listFilesInput> {
@@ -37,7 +43,10 @@ export function createListFilesTool(sandbox: WorkspaceSandbox): Tool<typeof list
       let omitted = 0;
       let countCapped = false;
       const prefix = start.rel ? start.rel.length + 1 : 0;
-      walking: for await (const batch of walkBatches(sandbox, start, { recursive: input.recursive ?? false, signal: ctx.signal })) {
+      walking: for await (const batch of walkBatches(sandbox, start, {
+        recursive: input.recursive ?? false,
+        signal: ctx.signal,
+      })) {
         for (const e of batch) {
           if (entries.length < max) entries.push(e.rel.slice(prefix) + (e.type === 'dir' ? '/' : ''));
           else if (++omitted >= COUNT_LIMIT) {
@@ -47,10 +56,14 @@ export function createListFilesTool(sandbox: WorkspaceSandbox): Tool<typeof list
         }
       }
       entries.sort();
-      const lines = [`${shown === '.' ? 'Workspace root' : shown + '/'}: ${entries.length + omitted}${countCapped ? '+' : ''} entries${omitted ? `, showing ${entries.length}` : ''}`];
+      const lines = [
+        `${shown === '.' ? 'Workspace root' : shown + '/'}: ${entries.length + omitted}${countCapped ? '+' : ''} entries${omitted ? `, showing ${entries.length}` : ''}`,
+      ];
       lines.push(...(entries.length ? entries : ['(empty)']));
       if (omitted) {
-        lines.push(`[${omitted}${countCapped ? '+' : ''} more entries omitted. List a sub-folder, use recursive=false, or raise maxEntries (max ${LIST_HARD_MAX}).]`);
+        lines.push(
+          `[${omitted}${countCapped ? '+' : ''} more entries omitted. List a sub-folder, use recursive=false, or raise maxEntries (max ${LIST_HARD_MAX}).]`,
+        );
       }
       return { content: lines.join('\n'), data: { entries, omitted, countCapped } };
     },

@@ -33,7 +33,8 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       if (!st) return errorResult(`File not found: ${shown}. Use list_files or search_files to find the right path.`);
       if (st.type === 'dir') return errorResult(`${shown} is a directory. Use list_files to see its contents.`);
       // Checked before the open: reading a FIFO waits for a writer forever, a device never ends.
-      if (st.type !== 'file') return errorResult(`${shown} is not a regular file (a FIFO, device or socket); its contents are not read.`);
+      if (st.type !== 'file')
+        return errorResult(`${shown} is not a regular file (a FIFO, device or socket); its contents are not read.`);
       if (st.size > READ_MAX_FILE_BYTES) {
         return errorResult(
           `${shown} is ${formatBytes(st.size)}, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap on files it loads. ` +
@@ -44,10 +45,17 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       }
       const bytes = await sandbox.fs.readFile(abs, ctx.signal);
       if (bytes.byteLength > READ_MAX_FILE_BYTES) {
-        return errorResult(`${shown} grew to ${formatBytes(bytes.byteLength)} while being read, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap. Use search_files to find the lines you need.`, { errorClass: 'tool', tooLarge: true, size: bytes.byteLength, capBytes: READ_MAX_FILE_BYTES });
+        return errorResult(
+          `${shown} grew to ${formatBytes(bytes.byteLength)} while being read, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap. Use search_files to find the lines you need.`,
+          { errorClass: 'tool', tooLarge: true, size: bytes.byteLength, capBytes: READ_MAX_FILE_BYTES },
+        );
       }
       if (isBinary(bytes)) {
-        return { content: `${shown} is a binary file (${formatBytes(bytes.byteLength)}); its contents are not shown.`, effects: { read: [shown] }, data: { binary: true, size: bytes.byteLength } };
+        return {
+          content: `${shown} is a binary file (${formatBytes(bytes.byteLength)}); its contents are not shown.`,
+          effects: { read: [shown] },
+          data: { binary: true, size: bytes.byteLength },
+        };
       }
       // Lines are found in the bytes (a newline is one byte in UTF-8 and never part of another character): one
       // pass counts them and finds where startLine and the last line that can be shown begin, pausing for the
@@ -68,7 +76,8 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       const total = empty ? 0 : newlines + (bytes[bytes.byteLength - 1] === 10 ? 0 : 1);
       if (total === 0) return { content: `${shown} is empty.`, effects: { read: [shown] }, data: { totalLines: 0 } };
       if (start > total) return errorResult(`${shown} has only ${total} lines; startLine ${start} is past the end.`);
-      if (input.endLine !== undefined && input.endLine < start) return errorResult(`endLine (${input.endLine}) is before startLine (${start}).`);
+      if (input.endLine !== undefined && input.endLine < start)
+        return errorResult(`endLine (${input.endLine}) is before startLine (${start}).`);
       const text = await decodeTextPaced(bytes.subarray(startAt, Math.max(startAt, stopAt)), ctx.signal, startAt > 0);
       const wantedEnd = Math.min(input.endLine ?? total, total);
       const width = String(wantedEnd).length;
@@ -84,7 +93,8 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
         if (line.endsWith('\r') && at + line.length === lineEnd) line = line.slice(0, -1);
         const fullLength = lineEnd - at - (text.charCodeAt(lineEnd - 1) === 13 ? 1 : 0);
         at = nl < 0 ? text.length : nl + 1;
-        if (fullLength > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… (${fullLength - MAX_LINE_CHARS} more characters on this line)`;
+        if (fullLength > MAX_LINE_CHARS)
+          line = `${line.slice(0, MAX_LINE_CHARS)}… (${fullLength - MAX_LINE_CHARS} more characters on this line)`;
         const row = `${String(n).padStart(width)} | ${line}`;
         if (chars + row.length > READ_MAX_CHARS && out.length > 0) break;
         out.push(row);

@@ -29,8 +29,17 @@ interface SearchToolOptions {
 const searchFilesInput = z.object({
   pattern: z.string().min(1).describe('Regular expression (JavaScript syntax), matched line by line.'),
   path: z.string().optional().describe('Folder or file to search, relative to the workspace root. Default: the root.'),
-  glob: z.string().optional().describe('Only files matching this glob, relative to path (e.g. "*.ts", "src/**/*.test.ts").'),
-  maxResults: z.number().int().min(1).max(SEARCH_HARD_MAX).optional().describe(`Matches to return. Default ${SEARCH_DEFAULT_MAX}.`),
+  glob: z
+    .string()
+    .optional()
+    .describe('Only files matching this glob, relative to path (e.g. "*.ts", "src/**/*.test.ts").'),
+  maxResults: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_HARD_MAX)
+    .optional()
+    .describe(`Matches to return. Default ${SEARCH_DEFAULT_MAX}.`),
   caseSensitive: z.boolean().optional().describe('Default false.'),
   contextLines: z.number().int().min(0).max(5).optional().describe('Lines of context around each match. Default 1.'),
 });
@@ -46,14 +55,21 @@ function readableFilter(sandbox: WorkspaceSandbox): (abs: string) => Promise<boo
   return (abs) => {
     let v = verdicts.get(abs);
     if (!v) {
-      v = sandbox.resolve(abs, 'read').then((r) => r.ok, () => false);
+      v = sandbox.resolve(abs, 'read').then(
+        (r) => r.ok,
+        () => false,
+      );
       verdicts.set(abs, v);
     }
     return v;
   };
 }
 
-export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: SearchBackend, opts: SearchToolOptions = {}): Tool<typeof searchFilesInput> {
+export function createSearchFilesTool(
+  sandbox: WorkspaceSandbox,
+  backend?: SearchBackend,
+  opts: SearchToolOptions = {},
+): Tool<typeof searchFilesInput> {
   return {
     name: 'search_files',
     description:
@@ -70,7 +86,9 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
         try {
           regex = new RegExp(input.pattern, input.caseSensitive ? '' : 'i');
         } catch {
-          return errorResult(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${(e as Error).message}. Escape special characters such as ( [ { . * + ? with a backslash.`);
+          return errorResult(
+            `Invalid regular expression ${JSON.stringify(input.pattern)}: ${(e as Error).message}. Escape special characters such as ( [ { . * + ? with a backslash.`,
+          );
         }
       }
       const r = await resolveOrRefuse(sandbox, input.path ?? '.', 'read');
@@ -109,7 +127,18 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
         result = { ...raw, matches: kept, totalMatches: raw.totalMatches - (raw.matches.length - kept.length) };
       } else {
         try {
-          result = await jsSearch(sandbox, start, st.type === 'file', regex, input, max, context, ctx.signal, admit, opts.regexStuckMs ?? REGEX_STUCK_MS);
+          result = await jsSearch(
+            sandbox,
+            start,
+            st.type === 'file',
+            regex,
+            input,
+            max,
+            context,
+            ctx.signal,
+            admit,
+            opts.regexStuckMs ?? REGEX_STUCK_MS,
+          );
         } catch (e) {
           if (!(e instanceof RegexStuckError) || ctx.signal.aborted) throw e;
           return errorResult(
@@ -120,7 +149,14 @@ export function createSearchFilesTool(sandbox: WorkspaceSandbox, backend?: Searc
           );
         }
       }
-      return { content: format(sandbox, result, max, input), data: { totalMatches: result.totalMatches, returned: result.matches.length, totalIsLowerBound: !!result.incomplete } };
+      return {
+        content: format(sandbox, result, max, input),
+        data: {
+          totalMatches: result.totalMatches,
+          returned: result.matches.length,
+          totalIsLowerBound: !!result.incomplete,
+        },
+      };
     },
   };
 }
@@ -180,7 +216,15 @@ async function jsSearch(
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   // Decoding, line splitting and the user's regex run in a worker that Stop, the time limit or a stuck pattern kill.
-  const scanner = new RegexScanner({ source: regex.source, flags: regex.flags, prefilterFlags: wholeTextFlags(regex), context, max, stuckMs, signal: stop.signal });
+  const scanner = new RegexScanner({
+    source: regex.source,
+    flags: regex.flags,
+    prefilterFlags: wholeTextFlags(regex),
+    context,
+    max,
+    stuckMs,
+    signal: stop.signal,
+  });
 
   const scan = async (abs: string, rel: string): Promise<FileScan> => {
     const none = { rel, matches: [], count: 0 };
@@ -248,9 +292,12 @@ function clip(s: string): string {
 function format(sandbox: WorkspaceSandbox, result: SearchResult, max: number, input: Input): string {
   const files = new Set(result.matches.map((m) => m.path));
   const total = `${result.totalMatches}${result.incomplete ? '+' : ''}`;
-  if (result.matches.length === 0) return `No matches for /${input.pattern}/${input.glob ? ` in files matching ${input.glob}` : ''}.`;
+  if (result.matches.length === 0)
+    return `No matches for /${input.pattern}/${input.glob ? ` in files matching ${input.glob}` : ''}.`;
   const partial = result.matches.length < result.totalMatches || result.incomplete;
-  const lines = [`Found ${total} matches${partial ? `, showing the first ${result.matches.length} in ${files.size} files` : ` in ${files.size} files`}.`];
+  const lines = [
+    `Found ${total} matches${partial ? `, showing the first ${result.matches.length} in ${files.size} files` : ` in ${files.size} files`}.`,
+  ];
   // Per file, merge matches and context so overlapping windows print each line once.
   const byFile = new Map<string, Map<number, { text: string; match: boolean }>>();
   // One display path per file, not per match (a thousand matches come from a handful of files).
@@ -260,9 +307,14 @@ function format(sandbox: WorkspaceSandbox, result: SearchResult, max: number, in
     if (p === undefined) shown.set(m.path, (p = sandbox.display(m.path)));
     let rows = byFile.get(p);
     if (!rows) byFile.set(p, (rows = new Map()));
-    (m.before ?? []).forEach((t, k) => rows!.has(m.line - m.before!.length + k) || rows!.set(m.line - m.before!.length + k, { text: t, match: false }));
+    (m.before ?? []).forEach(
+      (t, k) =>
+        rows!.has(m.line - m.before!.length + k) || rows!.set(m.line - m.before!.length + k, { text: t, match: false }),
+    );
     rows.set(m.line, { text: m.text, match: true });
-    (m.after ?? []).forEach((t, k) => rows!.has(m.line + 1 + k) || rows!.set(m.line + 1 + k, { text: t, match: false }));
+    (m.after ?? []).forEach(
+      (t, k) => rows!.has(m.line + 1 + k) || rows!.set(m.line + 1 + k, { text: t, match: false }),
+    );
   }
   for (const [p, rows] of byFile) {
     let prev = -1;
@@ -276,7 +328,9 @@ function format(sandbox: WorkspaceSandbox, result: SearchResult, max: number, in
   const advice = `Narrow with path/glob or a more specific pattern, or raise maxResults (max ${max > SEARCH_HARD_MAX ? max : SEARCH_HARD_MAX}).`;
   if (result.incomplete) {
     const more = result.totalMatches - result.matches.length;
-    lines.push(`[${more > 0 ? `${more}+` : 'Possibly'} more matches not shown: the search stopped counting early, so ${total} is a lower bound. ${advice}]`);
+    lines.push(
+      `[${more > 0 ? `${more}+` : 'Possibly'} more matches not shown: the search stopped counting early, so ${total} is a lower bound. ${advice}]`,
+    );
   } else if (result.matches.length < result.totalMatches) {
     lines.push(`[${result.totalMatches - result.matches.length} more matches not shown. ${advice}]`);
   }

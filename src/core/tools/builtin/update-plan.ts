@@ -50,12 +50,24 @@ export interface Plan {
 /** Validates and normalises a plan from any source (the model, the panel, a saved task). Throws a readable error. */
 export function normalizePlan(input: unknown, updatedBy: Plan['updatedBy'], now: number): Plan {
   const parsed = updatePlanInput.safeParse(input);
-  if (!parsed.success) throw new Error(parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new Error(
+      parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; '),
+    );
   const { goal, steps } = parsed.data;
   let current = parsed.data.currentStep ?? 0;
   if (current > steps.length) current = 0;
   if (!current) current = steps.findIndex((s) => s.status === 'in_progress') + 1;
-  return { goal: goal.trim(), steps: steps.map((s) => ({ text: s.text.trim(), status: s.status })), currentStep: current, updatedAt: now, updatedBy };
+  return {
+    goal: goal.trim(),
+    steps: steps.map((s) => ({ text: s.text.trim(), status: s.status })),
+    currentStep: current,
+    updatedAt: now,
+    updatedBy,
+  };
 }
 
 /** A plan restored from disk (or undefined when it does not parse): never throws. */
@@ -63,7 +75,11 @@ export function planFromUnknown(value: unknown): Plan | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const v = value as Partial<Plan>;
   try {
-    const plan = normalizePlan({ goal: v.goal, steps: v.steps, ...(v.currentStep ? { currentStep: v.currentStep } : {}) }, v.updatedBy === 'user' ? 'user' : 'model', typeof v.updatedAt === 'number' ? v.updatedAt : 0);
+    const plan = normalizePlan(
+      { goal: v.goal, steps: v.steps, ...(v.currentStep ? { currentStep: v.currentStep } : {}) },
+      v.updatedBy === 'user' ? 'user' : 'model',
+      typeof v.updatedAt === 'number' ? v.updatedAt : 0,
+    );
     return plan;
   } catch {
     return undefined;
@@ -74,7 +90,9 @@ const MARK: Record<PlanStepStatus, string> = { pending: '[ ]', in_progress: '[>]
 
 /** The plan as the model reads it in the per-step context (and compaction's facts). */
 export function planText(plan: Plan, opts: { editedByUser?: boolean } = {}): string {
-  const lines = plan.steps.map((s, i) => `${i + 1}. ${MARK[s.status]} ${s.text}${plan.currentStep === i + 1 ? '   <- current' : ''}`);
+  const lines = plan.steps.map(
+    (s, i) => `${i + 1}. ${MARK[s.status]} ${s.text}${plan.currentStep === i + 1 ? '   <- current' : ''}`,
+  );
   const done = plan.steps.filter((s) => s.status === 'done' || s.status === 'skipped').length;
   const head = opts.editedByUser
     ? 'Current plan (the USER edited it since your last update_plan: follow their version, and keep it up to date with update_plan):'
@@ -94,7 +112,13 @@ export const updatePlanTool: Tool<typeof updatePlanInput> = {
   async execute(input) {
     const plan = normalizePlan(input, 'model', Date.now());
     const done = plan.steps.filter((s) => s.status === 'done').length;
-    const current = plan.currentStep ? ` Current step: ${plan.currentStep}. ${plan.steps[plan.currentStep - 1].text}` : '';
-    return { content: `Plan updated (${done}/${plan.steps.length} done).${current}`, data: plan, effects: { observed: `plan:${JSON.stringify(plan.steps)}:${plan.currentStep}` } };
+    const current = plan.currentStep
+      ? ` Current step: ${plan.currentStep}. ${plan.steps[plan.currentStep - 1].text}`
+      : '';
+    return {
+      content: `Plan updated (${done}/${plan.steps.length} done).${current}`,
+      data: plan,
+      effects: { observed: `plan:${JSON.stringify(plan.steps)}:${plan.currentStep}` },
+    };
   },
 };

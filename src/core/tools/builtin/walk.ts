@@ -89,7 +89,10 @@ export function byName(a: { name: string }, b: { name: string }): number {
  * Synchronous equivalent of sandbox.isHidden() for one walk: the secret patterns and the root's ignore
  * file are compiled once instead of a .forgeignore stat per entry. Kept in step with WorkspaceSandbox by a test.
  */
-export async function hiddenMatcher(sandbox: WorkspaceSandbox, root: string): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
+export async function hiddenMatcher(
+  sandbox: WorkspaceSandbox,
+  root: string,
+): Promise<(rel: string, isDir: boolean) => 'secret' | 'ignored' | undefined> {
   // The sandbox's own reading of the file (mtime-cached; confined: a FIFO or a link out is not used), compiled
   // afresh for this walk.
   const text = await sandbox.forgeIgnoreText(root).catch(() => undefined);
@@ -153,7 +156,11 @@ function ignoredByGit(levels: Level[], rel: string, isDir: boolean): boolean {
  * Walks from a resolved folder. A start reached through a symbolic link is walked where it really lives (see
  * WorkspaceSandbox.canonical), so that folder's .forgeignore rules apply; callers slice `rel` against the same.
  */
-export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, opts: WalkOptions): AsyncGenerator<WalkEntry> {
+export async function* walk(
+  sandbox: WorkspaceSandbox,
+  resolved: ResolvedPath,
+  opts: WalkOptions,
+): AsyncGenerator<WalkEntry> {
   const pacer = new Pacer(opts.signal);
   for await (const batch of walkBatches(sandbox, resolved, opts)) {
     for (const e of batch) {
@@ -167,7 +174,11 @@ export async function* walk(sandbox: WorkspaceSandbox, resolved: ResolvedPath, o
  * walk() in batches of up to BATCH entries (same entries, same order): a consumer that handles entries without
  * awaiting (list_files) pays one promise per batch instead of one per entry.
  */
-export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: ResolvedPath, opts: WalkOptions): AsyncGenerator<WalkEntry[]> {
+export async function* walkBatches(
+  sandbox: WorkspaceSandbox,
+  resolved: ResolvedPath,
+  opts: WalkOptions,
+): AsyncGenerator<WalkEntry[]> {
   const fs = sandbox.fs;
   const start = await sandbox.canonical(resolved);
   const p = start.root.includes('\\') ? nodePath.win32 : nodePath.posix;
@@ -186,9 +197,12 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
     if (fs.readRegularFile) {
       const read = (f: string) => fs.readRegularFile!(f, GITIGNORE_MAX_BYTES, signal);
       // A link in the last component is refused by that read: read it at its real path instead.
-      bytes = (await read(file).catch(async (e: { code?: string }) => (e?.code === 'ELOOP' ? read(await fs.realpath(file)) : undefined)).catch(() => undefined))?.data;
-    }
-    else if (listedFile) bytes = await fs.readFile(file, signal).catch(() => undefined);
+      bytes = (
+        await read(file)
+          .catch(async (e: { code?: string }) => (e?.code === 'ELOOP' ? read(await fs.realpath(file)) : undefined))
+          .catch(() => undefined)
+      )?.data;
+    } else if (listedFile) bytes = await fs.readFile(file, signal).catch(() => undefined);
     else {
       const read = await readRegular(fs, file, GITIGNORE_MAX_BYTES, signal).catch(() => undefined);
       bytes = read?.ok ? read.data : undefined;
@@ -201,7 +215,10 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
   const segments = start.rel ? start.rel.split('/') : [];
   if (!opts.noGitignore) {
     for (let i = 0; i < segments.length; i++) {
-      const lvl = await compile(p.join(start.root, ...segments.slice(0, i), '.gitignore'), segments.slice(0, i).join('/'));
+      const lvl = await compile(
+        p.join(start.root, ...segments.slice(0, i), '.gitignore'),
+        segments.slice(0, i).join('/'),
+      );
       if (lvl) initial.push(lvl);
     }
   }
@@ -297,7 +314,9 @@ export async function* walkBatches(sandbox: WorkspaceSandbox, resolved: Resolved
       const batch: Entry[] = [];
       for (let k = i; k < names.length && k < i + BATCH; k++) {
         const name = names[k]!;
-        batch.push(new Entry(dir.abs, name, p.sep, dir.rel ? `${dir.rel}/${name}` : name, dirs[k] === 1 ? 'dir' : 'file'));
+        batch.push(
+          new Entry(dir.abs, name, p.sep, dir.rel ? `${dir.rel}/${name}` : name, dirs[k] === 1 ? 'dir' : 'file'),
+        );
       }
       yield batch;
     }

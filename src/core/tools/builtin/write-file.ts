@@ -127,7 +127,7 @@ export async function lineChangeCountsPaced(before: string, after: string, signa
   const pacer = new Pacer(signal);
   const tokens = async (text: string) => {
     const out: string[] = [];
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       // Slice ends fall after a newline so no line is cut in two.
       let to = Math.min(text.length, at + TOKEN_SLICE);
       const nl = to < text.length ? text.indexOf('\n', to - 1) : -1;
@@ -157,7 +157,9 @@ export function approvedEdit(ctx: ToolContext): ApprovedEdit | undefined {
 /** The content the user accepted: their edit of the proposed side wins over the model's proposal. */
 export function acceptedContent(ctx: ToolContext, proposed: string): { content: string; userEdited: boolean } {
   const edited = ctx.approval?.kind === 'approve' ? ctx.approval.editedContent : undefined;
-  return edited !== undefined && edited !== proposed ? { content: edited, userEdited: true } : { content: proposed, userEdited: false };
+  return edited !== undefined && edited !== proposed
+    ? { content: edited, userEdited: true }
+    : { content: proposed, userEdited: false };
 }
 
 interface Current {
@@ -199,7 +201,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
   return {
     name: 'write_file',
     description:
-      'Create a file or replace a file\'s entire content. Prefer apply_diff for changing part of an existing file. ' +
+      "Create a file or replace a file's entire content. Prefer apply_diff for changing part of an existing file. " +
       'Always pass the complete content. The user reviews the change as a diff and may edit it before accepting.',
     input: writeFileInput,
     risk: 'write',
@@ -209,22 +211,65 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
     async preview(input, ctx): Promise<ApprovalPreview> {
       const cur = await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return { kind: 'generic', summary: cur.content };
-      return { kind: 'edit', path: cur.abs, displayPath: sandbox.display(cur.abs), original: cur.original, proposed: matchEol(cur.original, input.content), isNewFile: !cur.exists };
+      return {
+        kind: 'edit',
+        path: cur.abs,
+        displayPath: sandbox.display(cur.abs),
+        original: cur.original,
+        proposed: matchEol(cur.original, input.content),
+        isNewFile: !cur.exists,
+      };
     },
     async execute(input, ctx) {
       // Approved from a preview: write what was shown (the applier refuses if the file changed since).
       const ok = approvedEdit(ctx);
-      const cur = ok ? { abs: ok.path, shown: sandbox.display(ok.path), original: ok.original, exists: !ok.isNewFile } : await loadCurrent(sandbox, input.path, ctx);
+      const cur = ok
+        ? { abs: ok.path, shown: sandbox.display(ok.path), original: ok.original, exists: !ok.isNewFile }
+        : await loadCurrent(sandbox, input.path, ctx);
       if ('content' in cur) return cur;
-      const { content, userEdited } = ok ? { content: ok.content, userEdited: ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote } : acceptedContent(ctx, matchEol(cur.original, input.content));
+      const { content, userEdited } = ok
+        ? {
+            content: ok.content,
+            userEdited:
+              ctx.approval?.kind === 'approve' && ctx.approval.editedContent !== undefined && !ctx.approval.reviewNote,
+          }
+        : acceptedContent(ctx, matchEol(cur.original, input.content));
       ctx.signal.throwIfAborted();
-      await applier.apply({ path: cur.abs, content, isNewFile: !cur.exists, original: cur.exists ? cur.original : undefined, taskId: ctx.taskId, toolCallId: ctx.toolCallId }, ctx.signal);
+      await applier.apply(
+        {
+          path: cur.abs,
+          content,
+          isNewFile: !cur.exists,
+          original: cur.exists ? cur.original : undefined,
+          taskId: ctx.taskId,
+          toolCallId: ctx.toolCallId,
+        },
+        ctx.signal,
+      );
       // The edit is on disk: counting its lines must not fail the call, and must not hold the host.
-      const { added, removed, approximate } = await lineChangeCountsPaced(cur.original, content).catch(() => ({ added: 0, removed: 0, approximate: true }));
+      const { added, removed, approximate } = await lineChangeCountsPaced(cur.original, content).catch(() => ({
+        added: 0,
+        removed: 0,
+        approximate: true,
+      }));
       const about = approximate ? '~' : '';
-      let text = cur.exists ? `Wrote ${cur.shown} (+${about}${added} -${about}${removed} lines).` : `Created ${cur.shown} (${added} lines).`;
-      if (userEdited) text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
-      return { content: text, effects: { edited: [cur.shown] }, data: { path: cur.shown, created: !cur.exists, added, removed, userEdited, ...(approximate ? { approximateCounts: true } : {}) } };
+      let text = cur.exists
+        ? `Wrote ${cur.shown} (+${about}${added} -${about}${removed} lines).`
+        : `Created ${cur.shown} (${added} lines).`;
+      if (userEdited)
+        text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
+      return {
+        content: text,
+        effects: { edited: [cur.shown] },
+        data: {
+          path: cur.shown,
+          created: !cur.exists,
+          added,
+          removed,
+          userEdited,
+          ...(approximate ? { approximateCounts: true } : {}),
+        },
+      };
     },
   };
 }

@@ -15,7 +15,10 @@ class MemorySink implements AuditSink {
     this.text += lines;
   }
   records(): Record<string, unknown>[] {
-    return this.text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return this.text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 }
 
@@ -27,7 +30,11 @@ const commandTool: Tool = {
   input: z.object({ command: z.string() }),
   risk: 'execute',
   async execute() {
-    return { content: 'ok\nExit code: 3', isError: true, data: { exitCode: 3, contained: true, blocked: [], timedOut: false } };
+    return {
+      content: 'ok\nExit code: 3',
+      isError: true,
+      data: { exitCode: 3, contained: true, blocked: [], timedOut: false },
+    };
   },
 };
 
@@ -35,7 +42,10 @@ describe('core/audit AuditTrail', () => {
   it('records tool calls with an args digest (never the args), decisions with who decided, commands, model calls and the run', async () => {
     const sink = new MemorySink();
     const trail = new AuditTrail(sink, { now: () => 1000 });
-    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'once' }, { kind: 'reject', reason: `no, my key is ${SECRET}` }]);
+    const approver = new ScriptedApprover([
+      { kind: 'approve', scope: 'once' },
+      { kind: 'reject', reason: `no, my key is ${SECRET}` },
+    ]);
     const h = harness(
       [
         callsTurn(['read_file', { path: 'a.ts' }]),
@@ -56,15 +66,21 @@ describe('core/audit AuditTrail', () => {
     assert.equal(kinds[0], 'run_start');
     assert.equal(kinds.at(-1), 'run_end');
     const calls = recs.filter((r) => r.kind === 'tool_call');
-    assert.deepEqual(calls.map((c) => c.tool), ['read_file', 'execute_command', 'write_file', 'task_completion']);
+    assert.deepEqual(
+      calls.map((c) => c.tool),
+      ['read_file', 'execute_command', 'write_file', 'task_completion'],
+    );
     assert.equal(calls[0].argsSha256, digestArgs({ path: 'a.ts' }));
     const decisions = recs.filter((r) => r.kind === 'decision');
-    assert.deepEqual(decisions.map((d) => [d.tool, d.outcome, d.by]), [
-      ['read_file', 'allow', 'policy'],
-      ['execute_command', 'approve', 'user'],
-      ['write_file', 'reject', 'user'],
-      ['task_completion', 'allow', 'policy'],
-    ]);
+    assert.deepEqual(
+      decisions.map((d) => [d.tool, d.outcome, d.by]),
+      [
+        ['read_file', 'allow', 'policy'],
+        ['execute_command', 'approve', 'user'],
+        ['write_file', 'reject', 'user'],
+        ['task_completion', 'allow', 'policy'],
+      ],
+    );
     assert.match(String(decisions[2].reason), /\[REDACTED\]/);
     const cmd = recs.find((r) => r.kind === 'command')!;
     assert.equal(cmd.exitCode, 3);
@@ -80,27 +96,55 @@ describe('core/audit AuditTrail', () => {
     const sink = new MemorySink();
     const trail = new AuditTrail(sink);
     const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }]);
-    const h = harness([callsTurn(['write_file', { path: 'a', content: '1' }]), callsTurn(['write_file', { path: 'b', content: '2' }]), doneTurn()], { tools: [fakeWriteTool()] }, approver);
+    const h = harness(
+      [
+        callsTurn(['write_file', { path: 'a', content: '1' }]),
+        callsTurn(['write_file', { path: 'b', content: '2' }]),
+        doneTurn(),
+      ],
+      { tools: [fakeWriteTool()] },
+      approver,
+    );
     h.agent.on((e) => trail.onEvent('t', e));
     await h.agent.send('go');
     const h2 = harness(
-      [callsTurn(['write_file', { path: 'c', content: '3' }]), callsTurn(['write_file', { path: 'd', content: '4' }]), doneTurn()],
+      [
+        callsTurn(['write_file', { path: 'c', content: '3' }]),
+        callsTurn(['write_file', { path: 'd', content: '4' }]),
+        doneTurn(),
+      ],
       { tools: [fakeWriteTool()] },
-      new ScriptedApprover([{ kind: 'approve', auto: 'setting' }, { kind: 'approve', auto: 'task_grant' }]),
+      new ScriptedApprover([
+        { kind: 'approve', auto: 'setting' },
+        { kind: 'approve', auto: 'task_grant' },
+      ]),
     );
     h2.agent.on((e) => trail.onEvent('t2', e));
     await h2.agent.send('go');
     await trail.flush();
-    const d = sink.records().filter((r) => r.kind === 'decision' && r.tool === 'write_file').map((r) => [r.outcome, r.by, r.scope]);
-    assert.deepEqual(d, [['approve', 'user', 'task'], ['allow', 'task_grant', undefined], ['approve', 'auto', 'once'], ['approve', 'task_grant', 'once']]);
+    const d = sink
+      .records()
+      .filter((r) => r.kind === 'decision' && r.tool === 'write_file')
+      .map((r) => [r.outcome, r.by, r.scope]);
+    assert.deepEqual(d, [
+      ['approve', 'user', 'task'],
+      ['allow', 'task_grant', undefined],
+      ['approve', 'auto', 'once'],
+      ['approve', 'task_grant', 'once'],
+    ]);
   });
 
   it('model calls besides the steps (a compaction summary) are model calls too, with their source and usage', async () => {
     const sink = new MemorySink();
     const trail = new AuditTrail(sink);
-    const summarizer = new ScriptedModel([[...textTurn('## Goal\ng').slice(0, 1), usage(400, 40), { type: 'finish', reason: 'stop' }]]);
+    const summarizer = new ScriptedModel([
+      [...textTurn('## Goal\ng').slice(0, 1), usage(400, 40), { type: 'finish', reason: 'stop' }],
+    ]);
     const turns = Array.from({ length: 5 }, (_, i) => callsTurn(['read_file', { path: `f${i}.ts` }]));
-    turns.push([...call('read_file', { path: 'last.ts' }), usage(1850, 10), { type: 'finish', reason: 'tool_calls' }], doneTurn());
+    turns.push(
+      [...call('read_file', { path: 'last.ts' }), usage(1850, 10), { type: 'finish', reason: 'tool_calls' }],
+      doneTurn(),
+    );
     const h = harness(turns, { summarizer, config: { contextWindow: 2000 } });
     h.agent.on((e) => trail.onEvent('t', e));
     await h.agent.send('read');
@@ -119,7 +163,13 @@ describe('core/audit AuditTrail', () => {
       [...doneTurn('a.ts is fine'), usage(60, 6)],
       doneTurn('all good'),
     ]);
-    const deps: AgentDeps = { model, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 't' };
+    const deps: AgentDeps = {
+      model,
+      approver: new ScriptedApprover(),
+      clock: new FakeClock(),
+      tools: [fakeReadTool()],
+      taskId: 't',
+    };
     let history: () => readonly ChatMessage[] = () => [];
     deps.tools.push(createDelegateTool(deps, () => history()) as never);
     const h = harness([], deps);
@@ -132,11 +182,17 @@ describe('core/audit AuditTrail', () => {
     assert.deepEqual(
       nested.filter((r) => r.toolCallId === 'child-read').map((r) => r.kind),
       ['tool_call', 'decision', 'tool_result'],
-      'the child read is audited like the parent\'s own calls',
+      "the child read is audited like the parent's own calls",
     );
     assert.equal(nested.find((r) => r.kind === 'tool_call')?.tool, 'read_file');
-    assert.deepEqual(nested.filter((r) => String(r.kind).startsWith('sub_agent')).map((r) => r.kind), ['sub_agent_start', 'sub_agent_end']);
-    assert.ok(nested.filter((r) => r.kind === 'model_call').every((r) => r.nested === true), "the child's model calls are marked nested (their spend is in the parent's)");
+    assert.deepEqual(
+      nested.filter((r) => String(r.kind).startsWith('sub_agent')).map((r) => r.kind),
+      ['sub_agent_start', 'sub_agent_end'],
+    );
+    assert.ok(
+      nested.filter((r) => r.kind === 'model_call').every((r) => r.nested === true),
+      "the child's model calls are marked nested (their spend is in the parent's)",
+    );
     // The parent's run is not ended by the child's end.
     assert.deepEqual(recs.filter((r) => r.kind === 'run_end').length, 1);
     assert.ok(recs.some((r) => r.kind === 'tool_result' && r.toolCallId === 'd1' && r.parentCallId === undefined));
@@ -146,7 +202,16 @@ describe('core/audit AuditTrail', () => {
     const sink = new MemorySink();
     const trail = new AuditTrail(sink);
     trail.fileWritten({ taskId: 't', path: '/w/a.ts', before: null, after: `token=${SECRET}`, toolCallId: 'c1' });
-    trail.restored({ taskId: 't', action: 'restore', checkpoint: 2, restored: ['/w/a.ts'], deleted: [], conflicts: [{ path: '/w/b.ts', reason: 'modified since the task edited it' }], skipped: ['/w/b.ts'], rewoundMessages: 4 });
+    trail.restored({
+      taskId: 't',
+      action: 'restore',
+      checkpoint: 2,
+      restored: ['/w/a.ts'],
+      deleted: [],
+      conflicts: [{ path: '/w/b.ts', reason: 'modified since the task edited it' }],
+      skipped: ['/w/b.ts'],
+      rewoundMessages: 4,
+    });
     await trail.flush();
     const [w, r] = sink.records();
     assert.equal(w.kind, 'file_write');
@@ -157,7 +222,10 @@ describe('core/audit AuditTrail', () => {
     assert.deepEqual(r.skipped, ['/w/b.ts']);
     assert.equal(r.rewoundMessages, 4);
     const logs: string[] = [];
-    const broken = new AuditTrail({ append: () => Promise.reject(new Error('disk full')) }, { log: (m) => logs.push(m) });
+    const broken = new AuditTrail(
+      { append: () => Promise.reject(new Error('disk full')) },
+      { log: (m) => logs.push(m) },
+    );
     broken.note('x', {});
     await broken.flush();
     assert.match(logs[0], /disk full/);

@@ -1,6 +1,12 @@
 import * as assert from 'node:assert/strict';
 import {
-  completeSlash, expandTemplate, helpText, parsePromptFile, parseSlash, SlashCommandRegistry, splitArgs,
+  completeSlash,
+  expandTemplate,
+  helpText,
+  parsePromptFile,
+  parseSlash,
+  SlashCommandRegistry,
+  splitArgs,
   type SlashCommandSource,
 } from '../../../../src/core/commands/slash';
 import { PromptFileCommands } from '../../../../src/core/commands/prompt-files';
@@ -26,23 +32,45 @@ describe('core/commands slash parsing', () => {
 
   it('expands $ARGUMENTS, $1..$9 and $$; appends the arguments when the template has no placeholder', () => {
     const args = { raw: 'src/a.ts "the parser"', argv: ['src/a.ts', 'the parser'] };
-    assert.equal(expandTemplate('Review $1 focusing on $2 ($3). All: $ARGUMENTS. Cost $$5', args), 'Review src/a.ts focusing on the parser (). All: src/a.ts "the parser". Cost $5');
-    assert.equal(expandTemplate('Explain the build.\n', args), 'Explain the build.\n\nArguments: src/a.ts "the parser"');
+    assert.equal(
+      expandTemplate('Review $1 focusing on $2 ($3). All: $ARGUMENTS. Cost $$5', args),
+      'Review src/a.ts focusing on the parser (). All: src/a.ts "the parser". Cost $5',
+    );
+    assert.equal(
+      expandTemplate('Explain the build.\n', args),
+      'Explain the build.\n\nArguments: src/a.ts "the parser"',
+    );
     assert.equal(expandTemplate('Explain the build.', { raw: '', argv: [] }), 'Explain the build.');
-    assert.equal(expandTemplate('$10', { raw: 'x', argv: ['x'] }), '$10\n\nArguments: x', '$10 is not $1 followed by 0');
+    assert.equal(
+      expandTemplate('$10', { raw: 'x', argv: ['x'] }),
+      '$10\n\nArguments: x',
+      '$10 is not $1 followed by 0',
+    );
   });
 
   it('reads frontmatter: description and argument-hint (quoted or not), body after it', () => {
-    const f = parsePromptFile('---\ndescription: "Review a file"\nargument-hint: <file> [focus]\nother: x\n---\nReview $1.\n');
+    const f = parsePromptFile(
+      '---\ndescription: "Review a file"\nargument-hint: <file> [focus]\nother: x\n---\nReview $1.\n',
+    );
     assert.deepEqual(f, { description: 'Review a file', argumentHint: '<file> [focus]', body: 'Review $1.' });
     assert.deepEqual(parsePromptFile('Just a prompt'), { body: 'Just a prompt' });
     assert.equal(parsePromptFile('---\r\nargument_hint: [n]\r\n---\r\nbody').argumentHint, '[n]');
   });
 
   it('completes by prefix first, then substring', () => {
-    const cmds = [{ name: 'model', description: '', source: 'builtin' }, { name: 'mode', description: '', source: 'builtin' }, { name: 'commit', description: '', source: 'custom' }];
-    assert.deepEqual(completeSlash('mo', cmds).map((c) => c.name), ['model', 'mode']);
-    assert.deepEqual(completeSlash('m', cmds).map((c) => c.name), ['model', 'mode', 'commit']);
+    const cmds = [
+      { name: 'model', description: '', source: 'builtin' },
+      { name: 'mode', description: '', source: 'builtin' },
+      { name: 'commit', description: '', source: 'custom' },
+    ];
+    assert.deepEqual(
+      completeSlash('mo', cmds).map((c) => c.name),
+      ['model', 'mode'],
+    );
+    assert.deepEqual(
+      completeSlash('m', cmds).map((c) => c.name),
+      ['model', 'mode', 'commit'],
+    );
     assert.equal(completeSlash('', cmds).length, 3);
   });
 });
@@ -50,7 +78,8 @@ describe('core/commands slash parsing', () => {
 describe('core/commands registry and prompt files', () => {
   const fs = () =>
     new MemoryFs(['/ws'], {
-      '/ws/.forge/commands/review.md': '---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully. Notes: $ARGUMENTS',
+      '/ws/.forge/commands/review.md':
+        '---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully. Notes: $ARGUMENTS',
       '/ws/.forge/commands/explain.md': 'Explain how the build works.\nSecond line.',
       '/ws/.forge/commands/git/pr.md': 'Write a PR description for $1',
       '/ws/.forge/commands/help.md': 'shadowing a built-in never works',
@@ -64,14 +93,21 @@ describe('core/commands registry and prompt files', () => {
     const names = list.map((c) => c.name);
     assert.deepEqual(names.slice(0, 7), ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help']);
     assert.deepEqual(names.slice(7), ['explain', 'git:pr', 'review']);
-    assert.deepEqual(list.find((c) => c.name === 'review'), { name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'custom' });
+    assert.deepEqual(
+      list.find((c) => c.name === 'review'),
+      { name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'custom' },
+    );
     assert.equal(list.find((c) => c.name === 'explain')?.description, 'Explain how the build works.');
     assert.match(helpText(list), /`\/review <file>` — Review a file/);
   });
 
   it('resolves built-ins, expands prompt files, and says so for unknown commands', async () => {
     const reg = new SlashCommandRegistry([new PromptFileCommands(fs())]);
-    assert.deepEqual(await reg.resolve('/mode plan'), { kind: 'builtin', name: 'mode', args: { raw: 'plan', argv: ['plan'] } });
+    assert.deepEqual(await reg.resolve('/mode plan'), {
+      kind: 'builtin',
+      name: 'mode',
+      args: { raw: 'plan', argv: ['plan'] },
+    });
     const r = await reg.resolve('/review src/a.ts be strict');
     assert.equal(r?.kind, 'prompt');
     assert.equal(r?.kind === 'prompt' && r.prompt, 'Review src/a.ts carefully. Notes: src/a.ts be strict');
@@ -79,7 +115,10 @@ describe('core/commands registry and prompt files', () => {
     assert.equal(pr?.kind === 'prompt' && pr.prompt, 'Write a PR description for 42');
     const unknown = await reg.resolve('/reveiw x');
     assert.equal(unknown?.kind, 'unknown');
-    assert.match(unknown?.kind === 'unknown' ? unknown.message : '', /Unknown command \/reveiw\. Did you mean \/review\?.*nothing was sent/);
+    assert.match(
+      unknown?.kind === 'unknown' ? unknown.message : '',
+      /Unknown command \/reveiw\. Did you mean \/review\?.*nothing was sent/,
+    );
     assert.equal(await reg.resolve('hello'), undefined);
   });
 
@@ -104,7 +143,11 @@ describe('core/commands registry and prompt files', () => {
 
   it('a workspace without .forge/commands has only built-ins; a failing source is logged, not fatal', async () => {
     const logs: string[] = [];
-    const broken: SlashCommandSource = { id: 'mcp', list: () => Promise.reject(new Error('server down')), expand: () => Promise.resolve(undefined) };
+    const broken: SlashCommandSource = {
+      id: 'mcp',
+      list: () => Promise.reject(new Error('server down')),
+      expand: () => Promise.resolve(undefined),
+    };
     const reg = new SlashCommandRegistry([new PromptFileCommands(new MemoryFs(['/empty']))], (m) => logs.push(m));
     reg.addSource(broken);
     assert.equal((await reg.list()).length, 7);
@@ -116,7 +159,8 @@ describe('core/commands registry and prompt files', () => {
     const remove = reg.addSource({
       id: 'mcp',
       list: async () => [{ name: 'everything:simple_prompt', description: 'A simple prompt', source: 'mcp' }],
-      expand: async (name, args) => (name === 'everything:simple_prompt' ? `simple prompt with ${args.raw}` : undefined),
+      expand: async (name, args) =>
+        name === 'everything:simple_prompt' ? `simple prompt with ${args.raw}` : undefined,
     });
     assert.equal((await reg.list()).at(-1)?.name, 'everything:simple_prompt');
     const r = await reg.resolve('/everything:simple_prompt hi');

@@ -15,7 +15,10 @@ describe('core/context tokens', () => {
     ];
     assert.equal(contextTokens({ inputTokens: 5000, messageCount: 1 }, history, { system: [], tools: [] }), 5000 + 100);
     // Without an anchor everything is estimated (system + tools + messages).
-    assert.equal(contextTokens(undefined, history, { system: [{ id: 's', stable: true, text: 'z'.repeat(40) }], tools: [] }), 10 + estimateMessagesTokens(history));
+    assert.equal(
+      contextTokens(undefined, history, { system: [{ id: 's', stable: true, text: 'z'.repeat(40) }], tools: [] }),
+      10 + estimateMessagesTokens(history),
+    );
   });
 });
 
@@ -54,7 +57,10 @@ describe('core/context compaction', () => {
 
   it('does not compact below the threshold', async () => {
     const summarizer = new ScriptedModel([]);
-    const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], { summarizer, config: { contextWindow: 100_000 } });
+    const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], {
+      summarizer,
+      config: { contextWindow: 100_000 },
+    });
     await h.agent.send('t');
     assert.equal(summarizer.requests.length, 0);
     assert.equal(h.ofType('compaction').length, 0);
@@ -62,7 +68,11 @@ describe('core/context compaction', () => {
 
   it('a failing summariser yields a warning, not a crash', async () => {
     const summarizer = new ScriptedModel([{ error: new Error('summariser down') }]);
-    const turns = Array.from({ length: 6 }, (_, i) => [...call('read_file', { path: `f${i}.ts` }), usage(1900, 1), { type: 'finish' as const, reason: 'tool_calls' as const }]);
+    const turns = Array.from({ length: 6 }, (_, i) => [
+      ...call('read_file', { path: `f${i}.ts` }),
+      usage(1900, 1),
+      { type: 'finish' as const, reason: 'tool_calls' as const },
+    ]);
     const h = harness([...turns, doneTurn()], { summarizer, config: { contextWindow: 2000 } });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'done');
@@ -99,10 +109,17 @@ describe('core/context tool output cap', () => {
   it('the model sees the capped output and can page the rest with read_output', async () => {
     const big = Array.from({ length: 3000 }, (_, i) => `line ${i}`).join('\n');
     const tool = fakeReadTool([], async () => ({ content: big }));
-    const h = harness([callsTurn(['read_file', { path: 'huge.log' }]), callsTurn(['read_output', { ref: 'out-1', offset: 600, limit: 300 }]), doneTurn()], {
-      tools: [tool],
-      config: { toolOutputCapChars: 1000 },
-    });
+    const h = harness(
+      [
+        callsTurn(['read_file', { path: 'huge.log' }]),
+        callsTurn(['read_output', { ref: 'out-1', offset: 600, limit: 300 }]),
+        doneTurn(),
+      ],
+      {
+        tools: [tool],
+        config: { toolOutputCapChars: 1000 },
+      },
+    );
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'done');
     const first = h.model.requests[1].messages.at(-1)!.content;

@@ -6,7 +6,13 @@ import * as z from 'zod';
 import { InMemoryOutputStore } from '../../../../src/core/context/output-store';
 import { resolveConfig } from '../../../../src/core/loop/config';
 import type { StepToolCall } from '../../../../src/core/loop/model-step';
-import { DEFAULT_TOOL_TIMEOUT_MS, runToolCall, toolTimeLimitMs, withTimeLimit, type ToolRunContext } from '../../../../src/core/loop/tool-runner';
+import {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  runToolCall,
+  toolTimeLimitMs,
+  withTimeLimit,
+  type ToolRunContext,
+} from '../../../../src/core/loop/tool-runner';
 import { getEventListeners } from 'node:events';
 import { getMode } from '../../../../src/core/modes';
 import { Policy } from '../../../../src/core/safety/policy';
@@ -35,17 +41,24 @@ function waitFor(pred: () => boolean): Promise<void> {
 describe('bounded tools: time limits in the loop', () => {
   it('a tool that ignores its signal is abandoned at its limit with a "timed out" error result', async () => {
     let seen: AbortSignal | undefined;
-    const stuck = tool('stuck', (_i, ctx) => {
-      seen = ctx.signal;
-      return new Promise(() => undefined); // never settles, never looks at the signal
-    }, { timeoutMs: 80 });
+    const stuck = tool(
+      'stuck',
+      (_i, ctx) => {
+        seen = ctx.signal;
+        return new Promise(() => undefined); // never settles, never looks at the signal
+      },
+      { timeoutMs: 80 },
+    );
     const h = harness([callsTurn(['stuck', {}]), doneTurn()], { tools: [stuck] });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'done');
     assert.equal(seen!.aborted, true, 'the call was told to stop');
     const result = h.ofType('tool_result')[0]!;
     assert.equal(result.isError, true);
-    assert.match(result.content, /^stuck timed out after 0\.1 s \(its time limit\) and was stopped\. It may still be running in the background/);
+    assert.match(
+      result.content,
+      /^stuck timed out after 0\.1 s \(its time limit\) and was stopped\. It may still be running in the background/,
+    );
     assert.equal(result.errorClass, 'timeout');
     const call = report.steps[0]!.toolCalls[0]!;
     assert.equal(call.errorClass, 'timeout');
@@ -54,8 +67,15 @@ describe('bounded tools: time limits in the loop', () => {
   });
 
   it('a tool that honours its signal ends at the limit the same way; a write tool is told to check its effect', async () => {
-    const honest = tool('honest', (_i, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { timeoutMs: 100, risk: 'write' });
-    const h = harness([callsTurn(['honest', {}]), doneTurn()], { tools: [honest], config: { policy: { byTool: { honest: 'allow' } } } });
+    const honest = tool(
+      'honest',
+      (_i, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+      { timeoutMs: 100, risk: 'write' },
+    );
+    const h = harness([callsTurn(['honest', {}]), doneTurn()], {
+      tools: [honest],
+      config: { policy: { byTool: { honest: 'allow' } } },
+    });
     await h.agent.send('t');
     const result = h.ofType('tool_result')[0]!;
     assert.match(result.content, /honest timed out after 0\.1 s/);
@@ -64,10 +84,14 @@ describe('bounded tools: time limits in the loop', () => {
 
   it('Stop ends a tool that ignores its signal within 1 s, however long its limit', async () => {
     let started = false;
-    const stuck = tool('stuck', () => {
-      started = true;
-      return new Promise(() => undefined);
-    }, { timeoutMs: 3_600_000 });
+    const stuck = tool(
+      'stuck',
+      () => {
+        started = true;
+        return new Promise(() => undefined);
+      },
+      { timeoutMs: 3_600_000 },
+    );
     const h = harness([callsTurn(['stuck', {}])], { tools: [stuck] });
     const p = h.agent.send('t');
     await waitFor(() => started);
@@ -81,8 +105,18 @@ describe('bounded tools: time limits in the loop', () => {
 
   it('per-tool limits: declared, per call (a command: its own timeout plus grace), the default, none for delegate_task', () => {
     const fs = new MemoryFs(['/ws'], {});
-    const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' }, commandDefaultTimeoutSeconds: 100 });
-    const limit = (name: string, args: unknown = {}) => toolTimeLimitMs(tools.find((t) => t.name === name)!, args);
+    const tools = createWorkspaceTools({
+      fs,
+      runner: new FakeCommandRunner(),
+      applier: new FsEditApplier(fs),
+      sandbox: { trusted: true, platform: 'posix' },
+      commandDefaultTimeoutSeconds: 100,
+    });
+    const limit = (name: string, args: unknown = {}) =>
+      toolTimeLimitMs(
+        tools.find((t) => t.name === name)!,
+        args,
+      );
     assert.equal(limit('read_file'), 30_000);
     assert.equal(limit('write_file'), 30_000);
     assert.equal(limit('apply_diff'), 30_000);
@@ -91,8 +125,20 @@ describe('bounded tools: time limits in the loop', () => {
     assert.equal(limit('execute_command', { command: 'x' }), 115_000);
     assert.equal(limit('execute_command', { command: 'x', timeoutSeconds: 600 }), 615_000);
     assert.equal(toolTimeLimitMs(fakeReadTool(), {}), DEFAULT_TOOL_TIMEOUT_MS);
-    assert.equal(toolTimeLimitMs(tool('delegate_task', async () => ({ content: '' })), {}), 0);
-    assert.equal(toolTimeLimitMs(tool('x', async () => ({ content: '' }), { timeoutMs: 0 }), {}), 0);
+    assert.equal(
+      toolTimeLimitMs(
+        tool('delegate_task', async () => ({ content: '' })),
+        {},
+      ),
+      0,
+    );
+    assert.equal(
+      toolTimeLimitMs(
+        tool('x', async () => ({ content: '' }), { timeoutMs: 0 }),
+        {},
+      ),
+      0,
+    );
   });
 
   it('forge.toolTimeoutSeconds raises the limits: one number, or per tool with "*" for the rest', () => {
@@ -102,9 +148,27 @@ describe('bounded tools: time limits in the loop', () => {
     assert.equal(toolTimeoutSeconds('read_file', { search_files: 600, '*': 90 }), 90);
     assert.equal(toolTimeoutSeconds('list_files', { search_files: 600 }), 60);
     const fs = new MemoryFs(['/ws'], {});
-    const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' }, toolTimeoutSeconds: { search_files: 600 } });
-    assert.equal(toolTimeLimitMs(tools.find((t) => t.name === 'search_files')!, {}), 600_000);
-    assert.equal(toolTimeLimitMs(tools.find((t) => t.name === 'read_file')!, {}), 30_000);
+    const tools = createWorkspaceTools({
+      fs,
+      runner: new FakeCommandRunner(),
+      applier: new FsEditApplier(fs),
+      sandbox: { trusted: true, platform: 'posix' },
+      toolTimeoutSeconds: { search_files: 600 },
+    });
+    assert.equal(
+      toolTimeLimitMs(
+        tools.find((t) => t.name === 'search_files')!,
+        {},
+      ),
+      600_000,
+    );
+    assert.equal(
+      toolTimeLimitMs(
+        tools.find((t) => t.name === 'read_file')!,
+        {},
+      ),
+      30_000,
+    );
   });
 });
 
@@ -112,13 +176,17 @@ describe('bounded tools: transient I/O errors and error classes', () => {
   const errno = (code: string) => Object.assign(new Error(`${code}: resource busy or locked, open '/ws/a'`), { code });
 
   it('classifies busy / try-again / out-of-handles errors as transient (EPERM only on Windows), others not', () => {
-    for (const code of ['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ETXTBSY']) assert.equal(isTransientError(errno(code), 'linux'), true, code);
+    for (const code of ['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ETXTBSY'])
+      assert.equal(isTransientError(errno(code), 'linux'), true, code);
     assert.equal(isTransientError(errno('EPERM'), 'win32'), true);
     assert.equal(isTransientError(errno('EPERM'), 'linux'), false);
     assert.equal(isTransientError(errno('ENOENT'), 'linux'), false);
     assert.equal(isTransientError(new TransientToolError('x')), true);
     // vscode.FileSystemError carries the errno in its message only.
-    assert.equal(isTransientError(Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'Unknown' }), 'linux'), true);
+    assert.equal(
+      isTransientError(Object.assign(new Error('EBUSY: resource busy or locked'), { code: 'Unknown' }), 'linux'),
+      true,
+    );
     assert.equal(classifyThrown(errno('ECONNREFUSED')), 'network');
     assert.equal(classifyThrown(new TypeError('fetch failed')), 'network');
     assert.equal(classifyThrown(new Error('boom')), 'tool');
@@ -156,15 +224,34 @@ describe('bounded tools: transient I/O errors and error classes', () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
     });
     const broken = tool('broken', async () => ({ content: 'it broke', isError: true }));
-    const refusing = tool('refusing', async () => ({ content: 'Refused: secret', isError: true, data: { refused: 'secret' } }));
+    const refusing = tool('refusing', async () => ({
+      content: 'Refused: secret',
+      isError: true,
+      data: { refused: 'secret' },
+    }));
     const writer = tool('writer', async () => ({ content: 'written' }), { risk: 'write' });
     const slow = tool('slow', () => new Promise(() => undefined), { timeoutMs: 30 });
     const h = harness(
       [
-        callsTurn(['net', {}], ['broken', {}], ['refusing', {}], ['net', { path: 42 }], ['writer', {}], ['slow', {}], ['nope', {}]),
+        callsTurn(
+          ['net', {}],
+          ['broken', {}],
+          ['refusing', {}],
+          ['net', { path: 42 }],
+          ['writer', {}],
+          ['slow', {}],
+          ['nope', {}],
+        ),
         doneTurn(),
       ],
-      { tools: [net, broken, refusing, writer, slow], config: { policy: { byTool: { writer: 'deny' } }, maxConsecutiveToolErrors: 100, errorRate: { threshold: 1, minCalls: 100 } } },
+      {
+        tools: [net, broken, refusing, writer, slow],
+        config: {
+          policy: { byTool: { writer: 'deny' } },
+          maxConsecutiveToolErrors: 100,
+          errorRate: { threshold: 1, minCalls: 100 },
+        },
+      },
     );
     const report = await h.agent.send('t');
     const classes = report.steps[0]!.toolCalls.map((c) => [c.name, c.errorClass]);
@@ -177,19 +264,42 @@ describe('bounded tools: transient I/O errors and error classes', () => {
       ['slow', 'timeout'],
       ['nope', 'validation'],
     ]);
-    assert.deepEqual(h.ofType('tool_result').filter((e) => e.isError).map((e) => e.errorClass), classes.map((c) => c[1]));
+    assert.deepEqual(
+      h
+        .ofType('tool_result')
+        .filter((e) => e.isError)
+        .map((e) => e.errorClass),
+      classes.map((c) => c[1]),
+    );
     assertHistoryConsistent(h.agent.history);
   });
 
   it('the class is added to the tool result data (object data kept, other data wrapped)', async () => {
-    const refusing = tool('refusing', async () => ({ content: 'Refused: secret', isError: true, data: { refused: 'secret' } }));
+    const refusing = tool('refusing', async () => ({
+      content: 'Refused: secret',
+      isError: true,
+      data: { refused: 'secret' },
+    }));
     const plain = tool('plain', async () => ({ content: 'no', isError: true, data: 'text' }));
     const fine = tool('fine', async () => ({ content: 'yes', data: { n: 1 } }));
     const registry = new ToolRegistry([refusing, plain, fine]);
     const ctx: ToolRunContext = {
-      runId: 'r', taskId: 't', signal: new AbortController().signal, clock: new FakeClock(), config: resolveConfig(), registry, policy: new Policy(),
-      approver: { request: async () => ({ kind: 'approve' }) }, outputStore: new InMemoryOutputStore(), mode: getMode('agent'), allowedForTask: new Set(),
-      history: [], iteration: 1, emit: () => undefined, nextApprovalId: () => 'a', setPending: () => undefined,
+      runId: 'r',
+      taskId: 't',
+      signal: new AbortController().signal,
+      clock: new FakeClock(),
+      config: resolveConfig(),
+      registry,
+      policy: new Policy(),
+      approver: { request: async () => ({ kind: 'approve' }) },
+      outputStore: new InMemoryOutputStore(),
+      mode: getMode('agent'),
+      allowedForTask: new Set(),
+      history: [],
+      iteration: 1,
+      emit: () => undefined,
+      nextApprovalId: () => 'a',
+      setPending: () => undefined,
     };
     const run = (name: string) => runToolCall(ctx, { id: name, name, args: {}, rawArgs: '{}' } as StepToolCall, []);
     assert.deepEqual((await run('refusing')).result.data, { refused: 'secret', errorClass: 'permission' });
@@ -200,7 +310,10 @@ describe('bounded tools: transient I/O errors and error classes', () => {
   it('a time-limited call leaves nothing registered on the run signal (hundreds of calls in one run retain nothing)', async () => {
     const run = new AbortController();
     for (let i = 0; i < 300; i++) await withTimeLimit(run.signal, 60_000, async (signal) => (signal.aborted ? -1 : i));
-    await assert.rejects(withTimeLimit(run.signal, 60_000, () => Promise.reject(new Error('tool failed'))), /tool failed/);
+    await assert.rejects(
+      withTimeLimit(run.signal, 60_000, () => Promise.reject(new Error('tool failed'))),
+      /tool failed/,
+    );
     assert.equal(getEventListeners(run.signal, 'abort').length, 0);
     // Still linked while a call runs: Stop reaches the call's signal.
     let seen: AbortSignal | undefined;

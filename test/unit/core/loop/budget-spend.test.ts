@@ -15,7 +15,10 @@ import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/l
 import { call, callsTurn, doneTurn, FakeClock, ScriptedModel, textTurn, usage } from '../../../support/scripted-model';
 import { fakeReadTool, harness, ScriptedApprover } from '../../../support/loop-harness';
 
-const turn = (name: string, args: unknown, inputTokens: number, outputTokens: number): LlmTurn => ({ toolCalls: [{ name, args }], usage: { inputTokens, outputTokens } });
+const turn = (name: string, args: unknown, inputTokens: number, outputTokens: number): LlmTurn => ({
+  toolCalls: [{ name, args }],
+  usage: { inputTokens, outputTokens },
+});
 /** $1 per million tokens, in and out: easy sums. */
 const flatPrice = (u: Usage) => (u.inputTokens + u.outputTokens) / 1e6;
 
@@ -33,8 +36,20 @@ describe('run spend: reflection and sub-agents over the real OpenAI SDK', () => 
 
   async function setup(config: AgentDeps['config'] = {}) {
     const model = createModel({ provider: 'openai', model: 'gpt-4o', baseUrl: srv.openaiBaseUrl, apiKey: 'k' });
-    const memory = await openForgeMemory({ workspaceRoot: dir, workspaceFs: new NodeWorkspaceFs([dir]), reflection: { budgetUsd: 0.05 } });
-    const deps: AgentDeps = { model, memory, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 'p', config: { price: flatPrice, ...config } };
+    const memory = await openForgeMemory({
+      workspaceRoot: dir,
+      workspaceFs: new NodeWorkspaceFs([dir]),
+      reflection: { budgetUsd: 0.05 },
+    });
+    const deps: AgentDeps = {
+      model,
+      memory,
+      approver: new ScriptedApprover(),
+      clock: new FakeClock(),
+      tools: [fakeReadTool()],
+      taskId: 'p',
+      config: { price: flatPrice, ...config },
+    };
     let history: () => readonly ChatMessage[] = () => [];
     deps.tools.push(createDelegateTool(deps, () => history()) as never);
     const agent = new Agent(deps);
@@ -65,12 +80,22 @@ describe('run spend: reflection and sub-agents over the real OpenAI SDK', () => 
     // The task's totals too.
     assert.deepEqual(agent.dump().usage, { inputTokens: 300, outputTokens: 26 });
     // The run-end card shows the breakdown.
-    const end = transcript.getItems().find((i) => i.kind === 'run_end') as { spend?: { source: string; tokens: number }[]; inputTokens: number };
+    const end = transcript.getItems().find((i) => i.kind === 'run_end') as {
+      spend?: { source: string; tokens: number }[];
+      inputTokens: number;
+    };
     assert.equal(end.inputTokens, 300);
-    assert.deepEqual(end.spend?.map((l) => [l.source, l.tokens]), [['steps', 238], ['reflection', 33], ['sub_agents', 55]]);
+    assert.deepEqual(
+      end.spend?.map((l) => [l.source, l.tokens]),
+      [
+        ['steps', 238],
+        ['reflection', 33],
+        ['sub_agents', 55],
+      ],
+    );
   });
 
-  it('a sub-agent gets only what is left of the parent\'s token budget, and its spend trips the parent\'s breaker', async () => {
+  it("a sub-agent gets only what is left of the parent's token budget, and its spend trips the parent's breaker", async () => {
     srv.script([
       turn('delegate_task', { task: 'read everything' }, 100, 10), // parent: 110
       turn('read_file', { path: 'a.ts' }, 850, 50), // sub-agent: 900 >= 1000 - 110 = 890 -> its breaker
@@ -83,19 +108,28 @@ describe('run spend: reflection and sub-agents over the real OpenAI SDK', () => 
     assert.equal(srv.requests.length, 2, 'the parent never took another step, and no reflection ran over budget');
     assert.deepEqual(report.spend?.sub_agents?.usage, { inputTokens: 850, outputTokens: 50 });
     const toolResult = agent.history.find((m) => m.role === 'tool')!;
-    assert.match(toolResult.content, /The sub-task ended without finishing \(breaker\): Token budget reached: 900 of 890/);
+    assert.match(
+      toolResult.content,
+      /The sub-task ended without finishing \(breaker\): Token budget reached: 900 of 890/,
+    );
   });
 });
 
 describe('run spend (scripted)', () => {
   it('compaction summaries count against the run (steps + compaction = total)', async () => {
-    const summarizer = new ScriptedModel([[...textTurn('## Goal\ng\n## Next steps\nn').slice(0, 1), usage(400, 40), { type: 'finish', reason: 'stop' }]]);
+    const summarizer = new ScriptedModel([
+      [...textTurn('## Goal\ng\n## Next steps\nn').slice(0, 1), usage(400, 40), { type: 'finish', reason: 'stop' }],
+    ]);
     const turns = Array.from({ length: 6 }, (_, i) => callsTurn(['read_file', { path: `f${i}.ts` }]));
     turns[5] = [...call('read_file', { path: 'f5.ts' }), usage(1850, 10), { type: 'finish', reason: 'tool_calls' }];
     const h = harness([...turns, doneTurn()], { summarizer, config: { contextWindow: 2000, price: flatPrice } });
     const report = await h.agent.send('Read all the files');
     assert.equal(h.ofType('compaction').length, 1);
-    assert.deepEqual(report.spend?.compaction, { usage: { inputTokens: 400, outputTokens: 40 }, costUsd: 440e-6, calls: 1 });
+    assert.deepEqual(report.spend?.compaction, {
+      usage: { inputTokens: 400, outputTokens: 40 },
+      costUsd: 440e-6,
+      calls: 1,
+    });
     const steps = report.spend!.steps!.usage;
     assert.equal(report.usage.inputTokens, steps.inputTokens + 400);
     assert.equal(report.usage.outputTokens, steps.outputTokens + 40);
@@ -105,9 +139,19 @@ describe('run spend (scripted)', () => {
     const reflections: string[] = [];
     const memory = {
       recall: async () => ({ items: [], promptText: '' }),
-      reflect: async (input: { trigger: string; model: import('../../../../src/core/model/types').Model; signal: AbortSignal }) => {
+      reflect: async (input: {
+        trigger: string;
+        model: import('../../../../src/core/model/types').Model;
+        signal: AbortSignal;
+      }) => {
         reflections.push(input.trigger);
-        for await (const _ of input.model.stream({ system: [], messages: [{ role: 'user', content: 'reflect' }], tools: [], signal: input.signal })) void _;
+        for await (const _ of input.model.stream({
+          system: [],
+          messages: [{ role: 'user', content: 'reflect' }],
+          tools: [],
+          signal: input.signal,
+        }))
+          void _;
         return [];
       },
     };

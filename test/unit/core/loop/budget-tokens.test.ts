@@ -9,7 +9,10 @@ import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/l
 import { callsTurn, doneTurn, FakeClock, text } from '../../../support/scripted-model';
 import { fakeReadTool, harness, ScriptedApprover } from '../../../support/loop-harness';
 
-const read = (path: string): LlmTurn => ({ toolCalls: [{ name: 'read_file', args: { path } }], usage: { inputTokens: 120, outputTokens: 20 } });
+const read = (path: string): LlmTurn => ({
+  toolCalls: [{ name: 'read_file', args: { path } }],
+  usage: { inputTokens: 120, outputTokens: 20 },
+});
 
 describe('token budget (real OpenAI SDK, unknown price)', () => {
   let srv: LlmServer;
@@ -21,12 +24,26 @@ describe('token budget (real OpenAI SDK, unknown price)', () => {
 
   it('stops a run on a model with no price: warns at 80%, trips at 100%, tokens only in the report', async () => {
     srv.script([read('a.ts'), read('b.ts'), read('c.ts'), read('d.ts'), read('e.ts')]);
-    const model = createModel({ provider: 'openai-compatible', model: 'llama3', baseUrl: srv.openaiBaseUrl, apiKey: 'k' });
+    const model = createModel({
+      provider: 'openai-compatible',
+      model: 'llama3',
+      baseUrl: srv.openaiBaseUrl,
+      apiKey: 'k',
+    });
     const clock = new FakeClock();
     const agent = new Agent({
-      model, tools: [fakeReadTool()], approver: new ScriptedApprover(), clock, taskId: 't1',
+      model,
+      tools: [fakeReadTool()],
+      approver: new ScriptedApprover(),
+      clock,
+      taskId: 't1',
       // The host's price function: undefined for a model without a price. A cost budget cannot stop this run.
-      config: { maxTokens: 330, maxCostUsd: 0.01, price: () => undefined, stagnation: { identicalCalls: 9, noProgressIterations: 9, repeatedErrors: 9 } },
+      config: {
+        maxTokens: 330,
+        maxCostUsd: 0.01,
+        price: () => undefined,
+        stagnation: { identicalCalls: 9, noProgressIterations: 9, repeatedErrors: 9 },
+      },
     });
     const events: AgentEvent[] = [];
     agent.on((e) => events.push(e));
@@ -38,18 +55,26 @@ describe('token budget (real OpenAI SDK, unknown price)', () => {
     assert.equal(srv.requests.length, 3, '140 tokens a step: warned at 280 (>= 80%), stopped at 420');
     assert.equal(report.usage.inputTokens + report.usage.outputTokens, 420);
     assert.equal(report.costUsd, undefined);
-    const budget = events.filter((e): e is Extract<AgentEvent, { type: 'warning' }> => e.type === 'warning' && e.kind === 'budget');
+    const budget = events.filter(
+      (e): e is Extract<AgentEvent, { type: 'warning' }> => e.type === 'warning' && e.kind === 'budget',
+    );
     assert.equal(budget.length, 1);
     assert.equal(budget[0].message, '280 tokens used: 84% of the 330 token budget.');
     const types = events.map((e) => (e.type === 'warning' ? `warning:${e.kind}` : e.type));
     assert.ok(types.indexOf('warning:budget') < types.lastIndexOf('step_start'), 'warned before the last step');
-    for (const e of events) if (e.type === 'iteration') assert.equal(e.costUsd, undefined, 'no cost while streaming either');
+    for (const e of events)
+      if (e.type === 'iteration') assert.equal(e.costUsd, undefined, 'no cost while streaming either');
     // The panel's run-end card and progress carry tokens, no cost.
     const end = transcript.getItems().find((i) => i.kind === 'run_end')!;
     assert.equal((end as { costUsd?: number }).costUsd, undefined);
     assert.equal(transcript.snapshot().progress?.costUsd, undefined);
     // Continue gets a fresh allowance (the budget is per run, like cost and time).
-    srv.script([{ toolCalls: [{ name: 'task_completion', args: { result: 'ok' } }], usage: { inputTokens: 100, outputTokens: 5 } }]);
+    srv.script([
+      {
+        toolCalls: [{ name: 'task_completion', args: { result: 'ok' } }],
+        usage: { inputTokens: 100, outputTokens: 5 },
+      },
+    ]);
     assert.equal((await agent.continueRun()).reason, 'done');
   });
 });
@@ -67,7 +92,10 @@ describe('token budget (scripted)', () => {
 
   it('a step without provider usage is estimated, so the budget still counts it', async () => {
     const long = 'x'.repeat(4000); // ~1000 tokens of output
-    const h = harness([[text(long), ...callsTurn(['read_file', { path: 'a' }]).filter((e) => e.type !== 'usage')], doneTurn()], { config: { maxTokens: 900 } });
+    const h = harness(
+      [[text(long), ...callsTurn(['read_file', { path: 'a' }]).filter((e) => e.type !== 'usage')], doneTurn()],
+      { config: { maxTokens: 900 } },
+    );
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'breaker');
     assert.equal(report.steps[0].usageEstimated, true);
@@ -75,7 +103,9 @@ describe('token budget (scripted)', () => {
   });
 
   it('a stopped run on a model with no price reports no cost at all (never $0)', async () => {
-    const h = harness([{ events: [text('thinking about it')], hang: 'honour' }], { config: { price: () => undefined } });
+    const h = harness([{ events: [text('thinking about it')], hang: 'honour' }], {
+      config: { price: () => undefined },
+    });
     h.agent.on((e) => {
       if (e.type === 'text_delta') setImmediate(() => h.agent.stop());
     });

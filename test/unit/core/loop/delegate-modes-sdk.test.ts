@@ -13,32 +13,55 @@ import { FakeClock } from '../../../support/scripted-model';
 import { assertHistoryConsistent, ScriptedApprover } from '../../../support/loop-harness';
 
 type Provider = 'openai' | 'anthropic';
-const call = (name: string, args: unknown, usage = { inputTokens: 100, outputTokens: 10 }): LlmTurn => ({ toolCalls: [{ name, args }], usage });
+const call = (name: string, args: unknown, usage = { inputTokens: 100, outputTokens: 10 }): LlmTurn => ({
+  toolCalls: [{ name, args }],
+  usage,
+});
 
 /** Everything the request carried as text (system prompt, messages), in either wire format. */
 function requestText(body: any): string {
   return JSON.stringify([body.system ?? '', body.messages ?? []]);
 }
 
-function setup(srv: LlmServer, provider: Provider, mode: 'agent' | 'plan' | 'review' = 'agent', maxIterations?: number) {
+function setup(
+  srv: LlmServer,
+  provider: Provider,
+  mode: 'agent' | 'plan' | 'review' = 'agent',
+  maxIterations?: number,
+) {
   const fs = new MemoryFs(['/ws'], {
     '/ws/package.json': '{ "name": "demo-app", "scripts": { "test": "mocha" } }',
     '/ws/src/a.ts': 'export const a = 1;\n',
     '/ws/test/a.test.ts': 'it("works")',
   });
   const git = new FakeCommandRunner((req) =>
-    /status --porcelain/.test(req.command) ? { exitCode: 0, output: ' M src/a.ts\n' }
-      : /--stat/.test(req.command) ? { exitCode: 0, output: ' src/a.ts | 2 +-' }
+    /status --porcelain/.test(req.command)
+      ? { exitCode: 0, output: ' M src/a.ts\n' }
+      : /--stat/.test(req.command)
+        ? { exitCode: 0, output: ' src/a.ts | 2 +-' }
         : { exitCode: 0, output: 'diff --git a/src/a.ts b/src/a.ts\n-export const a = 0;\n+export const a = 1;\n' },
   );
-  const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true } });
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier: new FsEditApplier(fs),
+    sandbox: { trusted: true },
+  });
   const model =
     provider === 'openai'
       ? createModel({ provider: 'openai-compatible', model: 'gpt-4.1', baseUrl: srv.openaiBaseUrl, apiKey: 'k' })
       : createModel({ provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrl: srv.anthropicBaseUrl, apiKey: 'k' });
   const deps: AgentDeps = {
-    model, tools, approver: new ScriptedApprover(), clock: new FakeClock(), taskId: 't1',
-    config: { mode, ...(maxIterations ? { maxIterations } : {}), modeContext: createModeContextGatherer({ fs, sandbox: { trusted: true }, runner: git }) },
+    model,
+    tools,
+    approver: new ScriptedApprover(),
+    clock: new FakeClock(),
+    taskId: 't1',
+    config: {
+      mode,
+      ...(maxIterations ? { maxIterations } : {}),
+      modeContext: createModeContextGatherer({ fs, sandbox: { trusted: true }, runner: git }),
+    },
   };
   let agent: Agent | undefined;
   deps.tools = [...tools, createDelegateTool({ ...deps }, () => agent?.history ?? []) as never];
@@ -77,12 +100,19 @@ for (const provider of ['openai', 'anthropic'] as Provider[]) {
       assert.doesNotMatch(JSON.stringify(srv.requests[1].body.tools ?? []), /delegate_task/, 'no recursion');
       // The parent's next request carries the helper's answer as the tool result.
       assert.match(requestText(srv.requests[3].body), /The change to a is correct\./);
-      assert.equal(report.iterations, 4, '2 own steps + the helper\'s 2');
+      assert.equal(report.iterations, 4, "2 own steps + the helper's 2");
       assert.equal(report.spend?.sub_agents?.usage.inputTokens, 500);
       assert.equal(report.usage.inputTokens, 700);
       const nested = events.filter((e): e is Extract<AgentEvent, { type: 'sub_agent' }> => e.type === 'sub_agent');
       assert.ok(nested.some((e) => e.event.type === 'mode_context'));
-      assert.ok(nested.some((e) => e.event.type === 'tool_result' && e.event.name === 'read_file' && /export const a = 1/.test(e.event.content)));
+      assert.ok(
+        nested.some(
+          (e) =>
+            e.event.type === 'tool_result' &&
+            e.event.name === 'read_file' &&
+            /export const a = 1/.test(e.event.content),
+        ),
+      );
       assertHistoryConsistent(agent.history);
     });
 
@@ -108,7 +138,12 @@ for (const provider of ['openai', 'anthropic'] as Provider[]) {
       const report = await running;
       assert.equal(report.reason, 'stopped');
       const childEnd = events.find((e) => e.type === 'sub_agent' && e.event.type === 'run_end');
-      assert.ok(childEnd && childEnd.type === 'sub_agent' && childEnd.event.type === 'run_end' && childEnd.event.report.reason === 'stopped');
+      assert.ok(
+        childEnd &&
+          childEnd.type === 'sub_agent' &&
+          childEnd.event.type === 'run_end' &&
+          childEnd.event.report.reason === 'stopped',
+      );
       assertHistoryConsistent(agent.history);
     });
   });

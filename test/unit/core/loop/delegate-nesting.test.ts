@@ -7,7 +7,14 @@ import { assertHistoryConsistent, fakeReadTool, harness, ScriptedApprover } from
 
 function withDelegate(turns: ConstructorParameters<typeof ScriptedModel>[0], config: AgentDeps['config'] = {}) {
   const model = new ScriptedModel(turns);
-  const deps: AgentDeps = { model, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 'p', config };
+  const deps: AgentDeps = {
+    model,
+    approver: new ScriptedApprover(),
+    clock: new FakeClock(),
+    tools: [fakeReadTool()],
+    taskId: 'p',
+    config,
+  };
   let agentHistory: () => readonly import('../../../../src/core/model/types').ChatMessage[] = () => [];
   deps.tools.push(createDelegateTool(deps, () => agentHistory()) as never);
   const h = harness([], deps);
@@ -52,7 +59,10 @@ describe('core/loop delegate_task: nesting, iterations, spend', () => {
       { maxIterations: 4 },
     );
     const report = await h.agent.send('investigate');
-    const childEnd = h.ofType('sub_agent').map((e) => e.event).find((e) => e.type === 'run_end') as Extract<AgentEvent, { type: 'run_end' }>;
+    const childEnd = h
+      .ofType('sub_agent')
+      .map((e) => e.event)
+      .find((e) => e.type === 'run_end') as Extract<AgentEvent, { type: 'run_end' }>;
     assert.equal(childEnd.report.reason, 'max_iterations');
     assert.equal(childEnd.report.iterations, 3);
     // 1 (own step) + 3 (child) = the limit: the parent stops without another model call.
@@ -65,10 +75,13 @@ describe('core/loop delegate_task: nesting, iterations, spend', () => {
   });
 
   it('refuses to delegate when no iterations are left', async () => {
-    const h = withDelegate([
-      callsTurn(['delegate_task', { task: 'a' }]),
-      // child uses its single remaining iteration... then the parent has none left
-    ], { maxIterations: 1 });
+    const h = withDelegate(
+      [
+        callsTurn(['delegate_task', { task: 'a' }]),
+        // child uses its single remaining iteration... then the parent has none left
+      ],
+      { maxIterations: 1 },
+    );
     const report = await h.agent.send('x');
     const result = h.ofType('tool_result').find((e) => e.name === 'delegate_task');
     assert.equal(report.reason, 'max_iterations');
@@ -90,9 +103,15 @@ describe('core/loop delegate_task: nesting, iterations, spend', () => {
     assert.equal(refused.isError, true);
     assert.match(refused.content, /more rights than this task's plan mode\. Use one of: plan, review/);
     assert.equal(ok.isError, false);
-    const childStart = h.ofType('sub_agent').map((e) => e.event).find((e) => e.type === 'run_start') as Extract<AgentEvent, { type: 'run_start' }>;
+    const childStart = h
+      .ofType('sub_agent')
+      .map((e) => e.event)
+      .find((e) => e.type === 'run_start') as Extract<AgentEvent, { type: 'run_start' }>;
     assert.equal(childStart.mode, 'plan');
-    assert.equal(h.model.requests[2].tools.some((t) => t.name === 'write_file' || t.name === 'execute_command'), false);
+    assert.equal(
+      h.model.requests[2].tools.some((t) => t.name === 'write_file' || t.name === 'execute_command'),
+      false,
+    );
   });
 
   it("Stop cancels the child's model call and ends both runs as stopped; the history stays consistent", async () => {
@@ -102,7 +121,10 @@ describe('core/loop delegate_task: nesting, iterations, spend', () => {
     h.agent.stop();
     const report = await running;
     assert.equal(report.reason, 'stopped');
-    const childEnd = h.ofType('sub_agent').map((e) => e.event).find((e) => e.type === 'run_end') as Extract<AgentEvent, { type: 'run_end' }> | undefined;
+    const childEnd = h
+      .ofType('sub_agent')
+      .map((e) => e.event)
+      .find((e) => e.type === 'run_end') as Extract<AgentEvent, { type: 'run_end' }> | undefined;
     assert.equal(childEnd?.report.reason, 'stopped');
     assertHistoryConsistent(h.agent.history);
   });

@@ -9,8 +9,14 @@ import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/l
 import { doneTurn, FakeClock, ScriptedModel, text } from '../../../support/scripted-model';
 import { assertHistoryConsistent, fakeReadTool, harness, ScriptedApprover } from '../../../support/loop-harness';
 
-const read = (path: string): LlmTurn => ({ toolCalls: [{ name: 'read_file', args: { path } }], usage: { inputTokens: 120, outputTokens: 20 } });
-const done = (result = 'all good'): LlmTurn => ({ toolCalls: [{ name: 'task_completion', args: { result } }], usage: { inputTokens: 150, outputTokens: 10 } });
+const read = (path: string): LlmTurn => ({
+  toolCalls: [{ name: 'read_file', args: { path } }],
+  usage: { inputTokens: 120, outputTokens: 20 },
+});
+const done = (result = 'all good'): LlmTurn => ({
+  toolCalls: [{ name: 'task_completion', args: { result } }],
+  usage: { inputTokens: 150, outputTokens: 10 },
+});
 
 describe('provider fallback (real SDKs, loopback server)', () => {
   let primary: LlmServer;
@@ -31,13 +37,30 @@ describe('provider fallback (real SDKs, loopback server)', () => {
   function setup(primaryProvider: 'anthropic' | 'openai', fallback = true) {
     const model =
       primaryProvider === 'anthropic'
-        ? createModel({ provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrl: primary.anthropicBaseUrl, apiKey: 'k' })
+        ? createModel({
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-6',
+            baseUrl: primary.anthropicBaseUrl,
+            apiKey: 'k',
+          })
         : createModel({ provider: 'openai', model: 'gpt-4.1', baseUrl: primary.openaiBaseUrl, apiKey: 'k' });
-    const fallbackModel = createModel({ provider: 'openai-compatible', model: 'llama3', baseUrl: backup.openaiBaseUrl, apiKey: 'k' });
+    const fallbackModel = createModel({
+      provider: 'openai-compatible',
+      model: 'llama3',
+      baseUrl: backup.openaiBaseUrl,
+      apiKey: 'k',
+    });
     const clock = new FakeClock();
     const agent = new Agent({
-      model, tools: [fakeReadTool()], approver: new ScriptedApprover(), clock, taskId: 't1',
-      config: { ...(fallback ? { fallbackModel: () => fallbackModel } : {}), price: (u, info) => (info?.model === 'llama3' ? undefined : (u.inputTokens + u.outputTokens) / 1e6) },
+      model,
+      tools: [fakeReadTool()],
+      approver: new ScriptedApprover(),
+      clock,
+      taskId: 't1',
+      config: {
+        ...(fallback ? { fallbackModel: () => fallbackModel } : {}),
+        price: (u, info) => (info?.model === 'llama3' ? undefined : (u.inputTokens + u.outputTokens) / 1e6),
+      },
     });
     const events: AgentEvent[] = [];
     agent.on((e) => events.push(e));
@@ -45,7 +68,10 @@ describe('provider fallback (real SDKs, loopback server)', () => {
     return { agent, clock, events, warnings };
   }
 
-  for (const [provider, status] of [['anthropic', 529], ['openai', 503]] as const) {
+  for (const [provider, status] of [
+    ['anthropic', 529],
+    ['openai', 503],
+  ] as const) {
     it(`${provider}: repeated ${status} -> retries spent -> the fallback finishes the run, announced once`, async () => {
       primary.script([1, 2, 3, 4].map(() => ({ fault: 'http', status }) as LlmTurn));
       backup.script([read('src/a.ts'), done('via fallback')]);
@@ -58,10 +84,21 @@ describe('provider fallback (real SDKs, loopback server)', () => {
       assert.equal(backup.requests.length, 2, 'the rest of the run stayed on the fallback');
       const announced = warnings().filter((w) => w.kind === 'fallback');
       assert.equal(announced.length, 1);
-      assert.match(announced[0].message, new RegExp(`keeps failing \\(overloaded ${status}\\); switched to the fallback model openai-compatible:llama3 for the rest of this run`));
-      assert.match(warnings().find((w) => w.kind === 'retry')!.message, new RegExp(`^Model overloaded \\(${status}\\)`));
+      assert.match(
+        announced[0].message,
+        new RegExp(
+          `keeps failing \\(overloaded ${status}\\); switched to the fallback model openai-compatible:llama3 for the rest of this run`,
+        ),
+      );
+      assert.match(
+        warnings().find((w) => w.kind === 'retry')!.message,
+        new RegExp(`^Model overloaded \\(${status}\\)`),
+      );
       assert.equal(report.fallback?.to, 'openai-compatible:llama3');
-      assert.deepEqual(report.steps.map((s) => s.model), ['openai-compatible:llama3', 'openai-compatible:llama3']);
+      assert.deepEqual(
+        report.steps.map((s) => s.model),
+        ['openai-compatible:llama3', 'openai-compatible:llama3'],
+      );
       assert.equal(report.costUsd, undefined, 'the fallback has no known price: tokens only');
       assert.equal(report.usage.inputTokens, 270);
       assertHistoryConsistent(agent.history);
@@ -94,8 +131,19 @@ describe('provider fallback (real SDKs, loopback server)', () => {
     await dead.close();
     backup.script([done('fallback reached')]);
     const model = createModel({ provider: 'openai', model: 'gpt-4.1', baseUrl: url, apiKey: 'k' });
-    const fallbackModel = createModel({ provider: 'openai-compatible', model: 'llama3', baseUrl: backup.openaiBaseUrl, apiKey: 'k' });
-    const agent = new Agent({ model, tools: [fakeReadTool()], approver: new ScriptedApprover(), clock: new FakeClock(), config: { fallbackModel } });
+    const fallbackModel = createModel({
+      provider: 'openai-compatible',
+      model: 'llama3',
+      baseUrl: backup.openaiBaseUrl,
+      apiKey: 'k',
+    });
+    const agent = new Agent({
+      model,
+      tools: [fakeReadTool()],
+      approver: new ScriptedApprover(),
+      clock: new FakeClock(),
+      config: { fallbackModel },
+    });
     const report = await agent.send('go');
     assert.equal(report.detail, 'fallback reached');
     assert.match(report.fallback!.reason, /^network/);
@@ -115,7 +163,9 @@ describe('provider fallback (scripted models)', () => {
   it('a stream that stalls on every retry falls back too', async () => {
     const stall = () => ({ events: [text('…')], hang: 'honour' as const });
     const fallback = new ScriptedModel([doneTurn('fallback')], { provider: 'backup', model: 'b1' });
-    const h = harness([stall(), stall(), stall(), stall()], { config: { streamIdleTimeoutMs: 1000, fallbackModel: fallback } });
+    const h = harness([stall(), stall(), stall(), stall()], {
+      config: { streamIdleTimeoutMs: 1000, fallbackModel: fallback },
+    });
     h.agent.on((e) => {
       if (e.type === 'text_delta') setImmediate(() => h.clock.advance(1000));
     });
@@ -134,7 +184,7 @@ describe('provider fallback (scripted models)', () => {
     assert.equal(h.ofType('warning').filter((w) => w.kind === 'fallback').length, 1);
   });
 
-  it('a rate limit (the user\'s own quota) does not switch providers', async () => {
+  it("a rate limit (the user's own quota) does not switch providers", async () => {
     const err = () => ({ error: new ModelError('rate_limit', 'slow down', { status: 429 }) });
     const fallback = new ScriptedModel([doneTurn()], { provider: 'backup', model: 'b1' });
     const h = harness([err(), err(), err(), err()], { config: { fallbackModel: fallback } });

@@ -38,7 +38,11 @@ describe('core/loop approval and policy', () => {
   it('allow for this task: the second call is not asked, and it survives dump/restore', async () => {
     const writes: Parameters<typeof fakeWriteTool>[0] = [];
     const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }]);
-    const h = harness([writeA(), callsTurn(['write_file', { path: 'b.ts', content: 'B' }]), doneTurn()], { tools: [fakeWriteTool(writes)] }, approver);
+    const h = harness(
+      [writeA(), callsTurn(['write_file', { path: 'b.ts', content: 'B' }]), doneTurn()],
+      { tools: [fakeWriteTool(writes)] },
+      approver,
+    );
     await h.agent.send('t');
     assert.equal(approver.requests.length, 1);
     assert.equal(writes.length, 2);
@@ -48,7 +52,11 @@ describe('core/loop approval and policy', () => {
   it('deny by policy: error result, tool not run; repeated denials trip the guardrail', async () => {
     const writes: Parameters<typeof fakeWriteTool>[0] = [];
     const approver = new ScriptedApprover();
-    const h = harness([writeA(), writeA(), writeA(), doneTurn()], { tools: [fakeWriteTool(writes)], config: { policy: { byTool: { write_file: 'deny' } } } }, approver);
+    const h = harness(
+      [writeA(), writeA(), writeA(), doneTurn()],
+      { tools: [fakeWriteTool(writes)], config: { policy: { byTool: { write_file: 'deny' } } } },
+      approver,
+    );
     const report = await h.agent.send('t');
     assert.equal(writes.length, 0);
     assert.equal(approver.requests.length, 0);
@@ -59,7 +67,14 @@ describe('core/loop approval and policy', () => {
 
   it('per-risk allow skips approval', async () => {
     const approver = new ScriptedApprover();
-    const h = harness([writeA(), doneTurn()], { tools: [fakeWriteTool()], config: { policy: { byRisk: { read: 'allow', write: 'allow', execute: 'ask', network: 'ask' } } } }, approver);
+    const h = harness(
+      [writeA(), doneTurn()],
+      {
+        tools: [fakeWriteTool()],
+        config: { policy: { byRisk: { read: 'allow', write: 'allow', execute: 'ask', network: 'ask' } } },
+      },
+      approver,
+    );
     await h.agent.send('t');
     assert.equal(approver.requests.length, 0);
   });
@@ -78,7 +93,10 @@ describe('core/loop approval and policy', () => {
     const approver = new ScriptedApprover([{ kind: 'approve' }]);
     const h = harness([callsTurn(['run', { cmd: 'ls' }]), doneTurn()], { tools: [tool] }, approver);
     await h.agent.send('t');
-    assert.deepEqual(approver.requests[0].preview, { kind: 'generic', summary: 'run (preview unavailable: no terminal)' });
+    assert.deepEqual(approver.requests[0].preview, {
+      kind: 'generic',
+      summary: 'run (preview unavailable: no terminal)',
+    });
     assert.equal(h.model.requests[1].messages.at(-1)!.content, 'ran');
   });
 });
@@ -95,10 +113,15 @@ describe('core/loop parallel tool calls', () => {
       active--;
       return { content: `got ${p}`, effects: { read: [p] } };
     });
-    const h = harness([callsTurn(['read_file', { path: '1' }], ['read_file', { path: '2' }], ['read_file', { path: '3' }]), doneTurn()], { tools: [tool] });
+    const h = harness(
+      [callsTurn(['read_file', { path: '1' }], ['read_file', { path: '2' }], ['read_file', { path: '3' }]), doneTurn()],
+      { tools: [tool] },
+    );
     await h.agent.send('t');
     assert.equal(maxActive, 3);
-    const results = h.agent.history.filter((m) => m.role === 'tool' && m.toolName === 'read_file').map((m) => m.content);
+    const results = h.agent.history
+      .filter((m) => m.role === 'tool' && m.toolName === 'read_file')
+      .map((m) => m.content);
     assert.deepEqual(results, ['got 1', 'got 2', 'got 3']);
   });
 
@@ -114,7 +137,17 @@ describe('core/loop parallel tool calls', () => {
       active--;
       return { content: p, effects: { read: [p] } };
     });
-    const h = harness([callsTurn(['read_file', { path: '1' }], ['write_file', { path: 'w', content: '' }], ['read_file', { path: '2' }]), doneTurn()], { tools: [tool, fakeWriteTool()] });
+    const h = harness(
+      [
+        callsTurn(
+          ['read_file', { path: '1' }],
+          ['write_file', { path: 'w', content: '' }],
+          ['read_file', { path: '2' }],
+        ),
+        doneTurn(),
+      ],
+      { tools: [tool, fakeWriteTool()] },
+    );
     await h.agent.send('t');
     assert.equal(maxActive, 1);
     assert.deepEqual(order, ['1', '2']);
@@ -122,7 +155,9 @@ describe('core/loop parallel tool calls', () => {
 
   it('calls after a loop-control call in the same step are skipped', async () => {
     const reads: string[] = [];
-    const h = harness([callsTurn(['task_completion', { result: 'done early' }], ['read_file', { path: 'late' }])], { tools: [fakeReadTool(reads)] });
+    const h = harness([callsTurn(['task_completion', { result: 'done early' }], ['read_file', { path: 'late' }])], {
+      tools: [fakeReadTool(reads)],
+    });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'done');
     assert.deepEqual(reads, []);

@@ -6,7 +6,9 @@ import { assertHistoryConsistent, fakeReadTool, harness } from '../../../support
 describe('core/loop basics', () => {
   it('happy path: read a file, then task_completion', async () => {
     const reads: string[] = [];
-    const h = harness([callsTurn(['read_file', { path: 'a.ts' }]), doneTurn('All good')], { tools: [fakeReadTool(reads)] });
+    const h = harness([callsTurn(['read_file', { path: 'a.ts' }]), doneTurn('All good')], {
+      tools: [fakeReadTool(reads)],
+    });
     const report = await h.agent.send('Check a.ts');
     assert.equal(report.reason, 'done');
     assert.equal(report.detail, 'All good');
@@ -20,7 +22,13 @@ describe('core/loop basics', () => {
     assert.equal(report.costUsd, undefined);
     // The model saw the tool result in its second request, and the tool specs.
     const second = h.model.requests[1].messages;
-    assert.deepEqual(second.at(-1), { role: 'tool', toolCallId: second.at(-2)!.role === 'assistant' ? (second.at(-2) as { toolCalls: { id: string }[] }).toolCalls[0].id : '', toolName: 'read_file', content: 'content of a.ts' });
+    assert.deepEqual(second.at(-1), {
+      role: 'tool',
+      toolCallId:
+        second.at(-2)!.role === 'assistant' ? (second.at(-2) as { toolCalls: { id: string }[] }).toolCalls[0].id : '',
+      toolName: 'read_file',
+      content: 'content of a.ts',
+    });
     assert.ok(h.model.requests[0].tools.some((t) => t.name === 'read_file'));
     assert.ok(h.model.requests[0].tools.some((t) => t.name === 'task_completion'));
     assertHistoryConsistent(h.agent.history);
@@ -33,13 +41,30 @@ describe('core/loop basics', () => {
 
   it('emits streaming events in order', async () => {
     const h = harness([
-      [{ type: 'thinking', delta: 'hmm' }, text('Let me '), text('look.'), ...call('read_file', { path: 'x' }, 'c1'), usage(10, 5), { type: 'finish', reason: 'tool_calls' }],
+      [
+        { type: 'thinking', delta: 'hmm' },
+        text('Let me '),
+        text('look.'),
+        ...call('read_file', { path: 'x' }, 'c1'),
+        usage(10, 5),
+        { type: 'finish', reason: 'tool_calls' },
+      ],
       doneTurn(),
     ]);
     await h.agent.send('go');
     const types = h.events.map((e) => e.type);
     assert.deepEqual(types.slice(0, 11), [
-      'run_start', 'step_start', 'thinking_delta', 'text_delta', 'text_delta', 'tool_call_start', 'tool_call_args_delta', 'tool_call_end', 'tool_decision', 'tool_result', 'step_end',
+      'run_start',
+      'step_start',
+      'thinking_delta',
+      'text_delta',
+      'text_delta',
+      'tool_call_start',
+      'tool_call_args_delta',
+      'tool_call_end',
+      'tool_decision',
+      'tool_result',
+      'step_end',
     ]);
     assert.equal(types.at(-1), 'run_end');
     assert.ok(types.includes('iteration'));
@@ -61,7 +86,11 @@ describe('core/loop basics', () => {
   });
 
   it('a text-only reply after a tool call gets one reminder; a second one ends as converse', async () => {
-    const h = harness([callsTurn(['read_file', { path: 'a' }]), textTurn('Hello!'), textTurn('Hi again, how can I help?')]);
+    const h = harness([
+      callsTurn(['read_file', { path: 'a' }]),
+      textTurn('Hello!'),
+      textTurn('Hi again, how can I help?'),
+    ]);
     const report = await h.agent.send('hi');
     assert.equal(report.reason, 'converse');
     assert.equal(report.detail, 'Hi again, how can I help?');
@@ -72,14 +101,23 @@ describe('core/loop basics', () => {
   });
 
   it('a tool call after the reminder resets it', async () => {
-    const h = harness([callsTurn(['read_file', { path: 'a' }]), textTurn('thinking aloud'), callsTurn(['read_file', { path: 'a' }]), textTurn('again'), doneTurn()]);
+    const h = harness([
+      callsTurn(['read_file', { path: 'a' }]),
+      textTurn('thinking aloud'),
+      callsTurn(['read_file', { path: 'a' }]),
+      textTurn('again'),
+      doneTurn(),
+    ]);
     const report = await h.agent.send('task');
     assert.equal(report.reason, 'done');
     assert.equal(h.model.requests.length, 5);
   });
 
   it('ask_question ends the run with reason asked; the next message resumes the conversation', async () => {
-    const h = harness([callsTurn(['ask_question', { question: 'Which DB?', choices: ['pg', 'sqlite'] }]), doneTurn('used pg')]);
+    const h = harness([
+      callsTurn(['ask_question', { question: 'Which DB?', choices: ['pg', 'sqlite'] }]),
+      doneTurn('used pg'),
+    ]);
     const report = await h.agent.send('add a database');
     assert.equal(report.reason, 'asked');
     assert.match(report.detail, /Which DB\?/);
@@ -101,7 +139,10 @@ describe('core/loop basics', () => {
 
   it('validation error is fed back with the zod issue, then the model fixes the call', async () => {
     const reads: string[] = [];
-    const h = harness([callsTurn(['read_file', { path: 42 }]), callsTurn(['read_file', { path: 'ok.ts' }]), doneTurn()], { tools: [fakeReadTool(reads)] });
+    const h = harness(
+      [callsTurn(['read_file', { path: 42 }]), callsTurn(['read_file', { path: 'ok.ts' }]), doneTurn()],
+      { tools: [fakeReadTool(reads)] },
+    );
     const report = await h.agent.send('read');
     assert.equal(report.reason, 'done');
     const toolMsg = h.model.requests[1].messages.at(-1)!;
@@ -116,7 +157,18 @@ describe('core/loop basics', () => {
 
   it('unparseable JSON arguments produce a precise error result', async () => {
     const h = harness([
-      [{ type: 'tool_call_start', id: 'b1', name: 'read_file' }, { type: 'tool_call_end', id: 'b1', name: 'read_file', args: undefined, rawArgs: '{"path": ', parseError: 'Unexpected end of JSON input' }, { type: 'finish', reason: 'tool_calls' }],
+      [
+        { type: 'tool_call_start', id: 'b1', name: 'read_file' },
+        {
+          type: 'tool_call_end',
+          id: 'b1',
+          name: 'read_file',
+          args: undefined,
+          rawArgs: '{"path": ',
+          parseError: 'Unexpected end of JSON input',
+        },
+        { type: 'finish', reason: 'tool_calls' },
+      ],
       doneTurn(),
     ]);
     await h.agent.send('x');
@@ -129,7 +181,10 @@ describe('core/loop basics', () => {
     const report = await h.agent.send('x');
     assert.equal(report.reason, 'done');
     const toolMsg = h.model.requests[1].messages.at(-1)!;
-    assert.match(toolMsg.content, /Unknown tool "delete_everything"\. Available tools: read_file, task_completion, ask_question, converse, update_plan, read_output\./);
+    assert.match(
+      toolMsg.content,
+      /Unknown tool "delete_everything"\. Available tools: read_file, task_completion, ask_question, converse, update_plan, read_output\./,
+    );
   });
 
   it('tool progress chunks are emitted as tool_progress events', async () => {
@@ -140,7 +195,10 @@ describe('core/loop basics', () => {
     });
     const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], { tools: [tool] });
     await h.agent.send('t');
-    assert.deepEqual(h.ofType('tool_progress').map((e) => e.chunk), ['50%', '100%']);
+    assert.deepEqual(
+      h.ofType('tool_progress').map((e) => e.chunk),
+      ['50%', '100%'],
+    );
     assert.equal(h.ofType('tool_progress')[0].id, h.ofType('tool_call_end')[0].id);
   });
 
@@ -155,7 +213,11 @@ describe('core/loop basics', () => {
 
   it('a thrown (non-transient) tool error becomes an error result the model sees', async () => {
     const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], {
-      tools: [fakeReadTool([], async () => { throw new Error('EACCES'); })],
+      tools: [
+        fakeReadTool([], async () => {
+          throw new Error('EACCES');
+        }),
+      ],
     });
     const report = await h.agent.send('x');
     assert.equal(report.reason, 'done');

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { CANCELLED_RESULT } from '../../../../src/core/context/history';
 import { callsTurn, doneTurn, text } from '../../../support/scripted-model';
 import { ModelError } from '../../../../src/core/model/errors';
-import { assertHistoryConsistent, fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../../../support/loop-harness';
+import {
+  assertHistoryConsistent,
+  fakeReadTool,
+  fakeWriteTool,
+  harness,
+  ScriptedApprover,
+} from '../../../support/loop-harness';
 
 function waitFor(pred: () => boolean): Promise<void> {
   return new Promise((resolve) => {
@@ -61,7 +67,11 @@ describe('core/loop cancellation', () => {
 
   it('stop while waiting for approval ends the run; the approval call is cancelled', async () => {
     const approver = new ScriptedApprover(['hang']);
-    const h = harness([callsTurn(['write_file', { path: 'a', content: 'x' }])], { tools: [fakeReadTool(), fakeWriteTool()] }, approver);
+    const h = harness(
+      [callsTurn(['write_file', { path: 'a', content: 'x' }])],
+      { tools: [fakeReadTool(), fakeWriteTool()] },
+      approver,
+    );
     const p = h.agent.send('t');
     await waitFor(() => h.ofType('approval_requested').length > 0);
     h.agent.stop();
@@ -74,7 +84,8 @@ describe('core/loop cancellation', () => {
 
   it('stop during a retry backoff ends the run', async () => {
     const h = harness([{ error: new ModelError('server', 'down') }, doneTurn()]);
-    h.clock.sleep = (_ms, signal) => new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new Error('aborted'))));
+    h.clock.sleep = (_ms, signal) =>
+      new Promise((_, reject) => signal!.addEventListener('abort', () => reject(new Error('aborted'))));
     const p = h.agent.send('t');
     await waitFor(() => h.ofType('warning').length > 0);
     h.agent.stop();

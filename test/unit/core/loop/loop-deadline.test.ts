@@ -4,7 +4,13 @@ import { TIME_BUDGET_RESULT } from '../../../../src/core/loop/deadline';
 import type { RunReport } from '../../../../src/core/loop/events';
 import type { Model, ModelEvent } from '../../../../src/core/model/types';
 import { callsTurn, doneTurn, FakeClock, text } from '../../../support/scripted-model';
-import { assertHistoryConsistent, fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../../../support/loop-harness';
+import {
+  assertHistoryConsistent,
+  fakeReadTool,
+  fakeWriteTool,
+  harness,
+  ScriptedApprover,
+} from '../../../support/loop-harness';
 
 function waitFor(pred: () => boolean): Promise<void> {
   return new Promise((resolve) => {
@@ -29,7 +35,10 @@ describe('core/loop wall-time deadline', () => {
       signals.push(ctx.signal);
       return new Promise(() => undefined);
     });
-    const h = harness([callsTurn(['read_file', { path: 'a' }], ['read_file', { path: 'b' }])], { tools: [hanging], config: { maxWallTimeMs: 60_000 } });
+    const h = harness([callsTurn(['read_file', { path: 'a' }], ['read_file', { path: 'b' }])], {
+      tools: [hanging],
+      config: { maxWallTimeMs: 60_000 },
+    });
     const run = track(h.agent.send('t'));
     await waitFor(() => signals.length === 2);
     h.clock.advance(59_999);
@@ -42,9 +51,15 @@ describe('core/loop wall-time deadline', () => {
     assert.equal(report.reason, 'breaker');
     assert.match(report.detail, /^Time budget reached: ran 60 s of 60 s allowed; cut off while running tool read_file/);
     assert.match(report.detail, /2 unfinished tool calls were cut off\. Continue/);
-    assert.ok(signals.every((s) => s.aborted), 'the tools were told to stop');
+    assert.ok(
+      signals.every((s) => s.aborted),
+      'the tools were told to stop',
+    );
     const results = h.agent.history.filter((m) => m.role === 'tool');
-    assert.deepEqual(results.map((r) => r.content), [TIME_BUDGET_RESULT, TIME_BUDGET_RESULT]);
+    assert.deepEqual(
+      results.map((r) => r.content),
+      [TIME_BUDGET_RESULT, TIME_BUDGET_RESULT],
+    );
     assertHistoryConsistent(h.agent.history);
     assert.equal(h.clock.pendingTimers, 0, 'no timer outlives the run');
     assert.equal(h.agent.running, false);
@@ -64,7 +79,10 @@ describe('core/loop wall-time deadline', () => {
     h.clock.advance(30_000);
     await waitFor(() => run.report !== undefined);
     assert.equal(run.report!.reason, 'breaker');
-    assert.match(run.report!.detail, /Time budget reached: ran 30 s of 30 s allowed; cut off while waiting for the model's reply \(step 1\)\. Continue/);
+    assert.match(
+      run.report!.detail,
+      /Time budget reached: ran 30 s of 30 s allowed; cut off while waiting for the model's reply \(step 1\)\. Continue/,
+    );
     assert.equal(h.model.requests[0].signal.aborted, true, 'the signal reached the model');
     assert.equal(h.agent.history.at(-1)!.content, 'Partial answer\n[interrupted by the time budget]');
     assert.equal(run.report!.steps[0].error, 'stopped');
@@ -80,7 +98,13 @@ describe('core/loop wall-time deadline', () => {
     let streams = 0;
     let trickled = 0;
     const model: Model = {
-      info: { provider: 'scripted', model: 'trickle', contextWindow: 100_000, maxOutputTokens: 4096, nativeTools: true },
+      info: {
+        provider: 'scripted',
+        model: 'trickle',
+        contextWindow: 100_000,
+        maxOutputTokens: 4096,
+        nativeTools: true,
+      },
       async *stream(): AsyncIterable<ModelEvent> {
         if (++streams > 1) {
           yield* doneTurn('ok');
@@ -97,7 +121,10 @@ describe('core/loop wall-time deadline', () => {
     const h = harness([], { model, clock, config: { maxWallTimeMs: 10_000 } });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'breaker');
-    assert.match(report.detail, /Time budget reached: ran 10 s of 10 s allowed; cut off while waiting for the model's reply/);
+    assert.match(
+      report.detail,
+      /Time budget reached: ran 10 s of 10 s allowed; cut off while waiting for the model's reply/,
+    );
     assert.ok(trickled >= 10 && trickled <= 11, `stopped at the deadline (${trickled} chunks)`);
     assert.match(h.agent.history.at(-1)!.content, /^\.{9,11}\n\[interrupted by the time budget\]$/);
     assert.equal((await h.agent.continueRun()).reason, 'done');
@@ -106,13 +133,20 @@ describe('core/loop wall-time deadline', () => {
 
   it('the deadline also ends a wait for approval; the pending approval is dropped', async () => {
     const approver = new ScriptedApprover(['hang']);
-    const h = harness([callsTurn(['write_file', { path: 'a', content: 'x' }])], { tools: [fakeReadTool(), fakeWriteTool()], config: { maxWallTimeMs: 5_000 } }, approver);
+    const h = harness(
+      [callsTurn(['write_file', { path: 'a', content: 'x' }])],
+      { tools: [fakeReadTool(), fakeWriteTool()], config: { maxWallTimeMs: 5_000 } },
+      approver,
+    );
     const run = track(h.agent.send('t'));
     await waitFor(() => h.ofType('approval_requested').length > 0);
     h.clock.advance(5_000);
     await waitFor(() => run.report !== undefined);
     assert.equal(run.report!.reason, 'breaker');
-    assert.match(run.report!.detail, /cut off while waiting for approval of write_file\. 1 unfinished tool call was cut off\./);
+    assert.match(
+      run.report!.detail,
+      /cut off while waiting for approval of write_file\. 1 unfinished tool call was cut off\./,
+    );
     assert.equal(approver.signals[0].aborted, true);
     assert.equal(h.agent.dump().pending, undefined);
     assert.equal(h.agent.history.at(-1)!.content, TIME_BUDGET_RESULT);
@@ -121,7 +155,10 @@ describe('core/loop wall-time deadline', () => {
 
   it('a stop before the deadline still reports stopped; finished runs leave no timer behind', async () => {
     const hanging = fakeReadTool([], () => new Promise(() => undefined));
-    const h = harness([callsTurn(['read_file', { path: 'a' }])], { tools: [hanging], config: { maxWallTimeMs: 60_000 } });
+    const h = harness([callsTurn(['read_file', { path: 'a' }])], {
+      tools: [hanging],
+      config: { maxWallTimeMs: 60_000 },
+    });
     const p = h.agent.send('t');
     await waitFor(() => h.clock.pendingTimers === 1 && h.ofType('tool_call_end').length > 0);
     h.agent.stop();
@@ -137,7 +174,11 @@ describe('core/loop wall-time deadline', () => {
 
   it('with the real clock, a hanging tool ends the run at the deadline', async () => {
     const hanging = fakeReadTool([], () => new Promise(() => undefined));
-    const h = harness([callsTurn(['read_file', { path: 'a' }])], { tools: [hanging], clock: systemClock as FakeClock, config: { maxWallTimeMs: 40 } });
+    const h = harness([callsTurn(['read_file', { path: 'a' }])], {
+      tools: [hanging],
+      clock: systemClock as FakeClock,
+      config: { maxWallTimeMs: 40 },
+    });
     const t0 = Date.now();
     const report = await h.agent.send('t');
     const took = Date.now() - t0;

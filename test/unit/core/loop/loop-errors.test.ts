@@ -80,7 +80,11 @@ describe('core/loop errors and retries', () => {
   it('stream cut mid tool call: the partial turn is discarded and the step retried', async () => {
     const h = harness([
       {
-        events: [text('Reading '), { type: 'tool_call_start', id: 'p1', name: 'read_file' }, { type: 'tool_call_delta', id: 'p1', argsDelta: '{"pa' }],
+        events: [
+          text('Reading '),
+          { type: 'tool_call_start', id: 'p1', name: 'read_file' },
+          { type: 'tool_call_delta', id: 'p1', argsDelta: '{"pa' },
+        ],
         error: new ModelError('stream', 'stream cut'),
       },
       [text('Reading '), ...call('read_file', { path: 'a' }, 'c2'), { type: 'finish', reason: 'tool_calls' }],

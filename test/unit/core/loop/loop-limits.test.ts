@@ -25,7 +25,10 @@ describe('core/loop limits and breakers', () => {
     assert.equal(h.ofType('warning').filter((w) => w.kind === 'iteration_limit').length, 1);
     // Stable layers come before dynamic ones.
     const stable = h.model.requests[3].system.map((l) => l.stable);
-    assert.deepEqual(stable, [...stable].sort((a, b) => Number(b) - Number(a)));
+    assert.deepEqual(
+      stable,
+      [...stable].sort((a, b) => Number(b) - Number(a)),
+    );
 
     h.model.push(...reading(2, 10), doneTurn('finished'));
     const more = await h.agent.continueRun(3);
@@ -68,20 +71,38 @@ describe('core/loop limits and breakers', () => {
   });
 
   it('a tool outside the mode is hidden from the model and refused; repeated attempts trip the guardrail', async () => {
-    const write: Tool = { name: 'write_file', description: 'w', risk: 'write', input: z.object({ path: z.string() }), execute: async () => ({ content: 'wrote' }) };
-    const h = harness([callsTurn(['write_file', { path: 'a' }]), callsTurn(['write_file', { path: 'b' }]), callsTurn(['write_file', { path: 'c' }])], {
-      tools: [fakeReadTool(), write],
-      config: { mode: 'plan' },
-    });
+    const write: Tool = {
+      name: 'write_file',
+      description: 'w',
+      risk: 'write',
+      input: z.object({ path: z.string() }),
+      execute: async () => ({ content: 'wrote' }),
+    };
+    const h = harness(
+      [
+        callsTurn(['write_file', { path: 'a' }]),
+        callsTurn(['write_file', { path: 'b' }]),
+        callsTurn(['write_file', { path: 'c' }]),
+      ],
+      {
+        tools: [fakeReadTool(), write],
+        config: { mode: 'plan' },
+      },
+    );
     const report = await h.agent.send('plan it');
-    assert.equal(h.model.requests[0].tools.some((t) => t.name === 'write_file'), false);
+    assert.equal(
+      h.model.requests[0].tools.some((t) => t.name === 'write_file'),
+      false,
+    );
     assert.match(h.model.requests[1].messages.at(-1)!.content, /not available in Plan mode/);
     assert.equal(report.reason, 'guardrail');
     assert.match(report.detail, /not available in this mode 3 times/);
   });
 
   it('cost budget breaker trips once the priced cost reaches the budget', async () => {
-    const h = harness(reading(10), { config: { price: (u) => (u.inputTokens + u.outputTokens) / 1000, maxCostUsd: 0.4 } });
+    const h = harness(reading(10), {
+      config: { price: (u) => (u.inputTokens + u.outputTokens) / 1000, maxCostUsd: 0.4 },
+    });
     const report = await h.agent.send('t');
     // Each step costs 0.11 USD: after 3 steps 0.33 (>= 80%: warning), after 4 steps 0.44 >= 0.4: trip.
     assert.equal(report.reason, 'breaker');
@@ -117,7 +138,9 @@ describe('core/loop limits and breakers', () => {
 
   it('error-rate breaker: more than half of at least 6 calls failed', async () => {
     let n = 0;
-    const flaky = fakeReadTool([], async (p) => (n++ % 3 === 2 ? { content: p, effects: { read: [p] } } : { content: `err ${p}`, isError: true }));
+    const flaky = fakeReadTool([], async (p) =>
+      n++ % 3 === 2 ? { content: p, effects: { read: [p] } } : { content: `err ${p}`, isError: true },
+    );
     const h = harness(reading(10), { tools: [flaky] });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'breaker');

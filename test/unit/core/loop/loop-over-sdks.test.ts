@@ -12,15 +12,32 @@ import { ScriptedApprover, assertHistoryConsistent } from '../../../support/loop
 
 type Provider = 'openai' | 'anthropic';
 
-const read = (path: string): LlmTurn => ({ toolCalls: [{ name: 'read_file', args: { path } }], usage: { inputTokens: 120, outputTokens: 20 } });
-const done = (result = 'all good'): LlmTurn => ({ toolCalls: [{ name: 'task_completion', args: { result } }], usage: { inputTokens: 150, outputTokens: 10 } });
+const read = (path: string): LlmTurn => ({
+  toolCalls: [{ name: 'read_file', args: { path } }],
+  usage: { inputTokens: 120, outputTokens: 20 },
+});
+const done = (result = 'all good'): LlmTurn => ({
+  toolCalls: [{ name: 'task_completion', args: { result } }],
+  usage: { inputTokens: 150, outputTokens: 10 },
+});
 
 function setup(srv: LlmServer, provider: Provider, opts: { nativeTools?: boolean } = {}) {
   const fs = new MemoryFs(['/ws'], { '/ws/src/a.ts': 'export const a = 1;\n', '/ws/.env': 'SECRET=1' });
-  const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true } });
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier: new FsEditApplier(fs),
+    sandbox: { trusted: true },
+  });
   const model =
     provider === 'openai'
-      ? createModel({ provider: 'openai-compatible', model: 'gpt-4.1', baseUrl: srv.openaiBaseUrl, apiKey: 'k', nativeTools: opts.nativeTools })
+      ? createModel({
+          provider: 'openai-compatible',
+          model: 'gpt-4.1',
+          baseUrl: srv.openaiBaseUrl,
+          apiKey: 'k',
+          nativeTools: opts.nativeTools,
+        })
       : createModel({ provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrl: srv.anthropicBaseUrl, apiKey: 'k' });
   const clock = new FakeClock();
   const approver = new ScriptedApprover();
@@ -38,7 +55,8 @@ function lastToolResults(srv: LlmServer): string[] {
   const out: string[] = [];
   for (const m of msgs) {
     if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-    for (const b of m.content) if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : JSON.stringify(b.content));
+    for (const b of m.content)
+      if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : JSON.stringify(b.content));
   }
   return out;
 }
@@ -162,9 +180,14 @@ describe('loop over the OpenAI SDK in XML text mode (no native tools)', () => {
 
   it('detects calls split across chunks, runs them, and a malformed call becomes a precise error', async () => {
     srv.script([
-      { text: '<thinking>look first</thinking><tool>{"server_name": "local", "tool_name": "read_file", "arguments": {"path": "src/a.ts"}}</tool>', deltaSize: 3 },
+      {
+        text: '<thinking>look first</thinking><tool>{"server_name": "local", "tool_name": "read_file", "arguments": {"path": "src/a.ts"}}</tool>',
+        deltaSize: 3,
+      },
       { text: '<tool>{"server_name": "local", "tool_name": "read_file", "arguments": {"path": </tool>', deltaSize: 4 },
-      { text: '<tool>{"server_name": "local", "tool_name": "task_completion", "arguments": {"result": "read it"}}</tool>' },
+      {
+        text: '<tool>{"server_name": "local", "tool_name": "task_completion", "arguments": {"result": "read it"}}</tool>',
+      },
     ]);
     const { agent, events } = setup(srv, 'openai', { nativeTools: false });
     const report = await agent.send('read a');

@@ -10,7 +10,11 @@ import { fakeWriteTool, harness } from '../../../support/loop-harness';
 const STAG = { identicalCalls: 3, noProgressIterations: 4, repeatedErrors: 3 };
 
 /** A read-only tool without effects (like list_files / search_files): its answer comes from `answer`. */
-function infoTool(name: string, input: z.ZodType, answer: (args: Record<string, unknown>, n: number) => string): Tool & { calls: unknown[] } {
+function infoTool(
+  name: string,
+  input: z.ZodType,
+  answer: (args: Record<string, unknown>, n: number) => string,
+): Tool & { calls: unknown[] } {
   const calls: unknown[] = [];
   return {
     name,
@@ -32,7 +36,11 @@ const rangeInput = z.object({ path: z.string(), startLine: z.number().int().opti
 
 const listing = (args: Record<string, unknown>) => {
   const p = String(args.path ?? '.').replace(/\/$/, '') || '.';
-  return p === 'src' ? 'src/: 2 entries\na.ts\nb.ts' : p === 'test' ? 'test/: 1 entries\na.test.ts' : 'Workspace root: 3 entries\npackage.json\nsrc/\ntest/';
+  return p === 'src'
+    ? 'src/: 2 entries\na.ts\nb.ts'
+    : p === 'test'
+      ? 'test/: 1 entries\na.test.ts'
+      : 'Workspace root: 3 entries\npackage.json\nsrc/\ntest/';
 };
 
 function stagnationWarnings(h: ReturnType<typeof harness>) {
@@ -56,7 +64,11 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
   });
 
   it('alternating search_files: warn, then stop (default thresholds)', async () => {
-    const search = infoTool('search_files', searchInput, (a) => (a.pattern === 'foo' ? 'Found 1 matches in 1 files.\nsrc/a.ts:3: foo()' : 'Found 1 matches in 1 files.\nsrc/b.ts:9: bar()'));
+    const search = infoTool('search_files', searchInput, (a) =>
+      a.pattern === 'foo'
+        ? 'Found 1 matches in 1 files.\nsrc/a.ts:3: foo()'
+        : 'Found 1 matches in 1 files.\nsrc/b.ts:9: bar()',
+    );
     const turns = Array.from({ length: 20 }, (_, i) => callsTurn(['search_files', { pattern: i % 2 ? 'bar' : 'foo' }]));
     const h = harness([...turns, doneTurn('never')], { tools: [search] });
     const report = await h.agent.send('t');
@@ -83,7 +95,9 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
       const order = n % 2 ? rows : [...rows].reverse();
       return `Found 3 matches in 3 files.\n${order.join('\n')}`;
     });
-    const turns = Array.from({ length: 10 }, (_, i) => callsTurn(['search_files', { pattern: ['foo', 'fo+', 'f.o'][i % 3] }]));
+    const turns = Array.from({ length: 10 }, (_, i) =>
+      callsTurn(['search_files', { pattern: ['foo', 'fo+', 'f.o'][i % 3] }]),
+    );
     const h = harness([...turns, doneTurn('never')], { tools: [search], config: { stagnation: STAG } });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'stagnation');
@@ -91,8 +105,14 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
   });
 
   it('pages of command output already read: alternating pages warn, then stop', async () => {
-    const page = infoTool('read_command_output', pageInput, (a) => `Output lines ${a.startLine ?? 1}-${Number(a.startLine ?? 1) + 1} of 4:\n1 | x\n2 | y`);
-    const turns = Array.from({ length: 12 }, (_, i) => callsTurn(['read_command_output', { ref: 'cmd-1', startLine: i % 2 ? 3 : 1 }]));
+    const page = infoTool(
+      'read_command_output',
+      pageInput,
+      (a) => `Output lines ${a.startLine ?? 1}-${Number(a.startLine ?? 1) + 1} of 4:\n1 | x\n2 | y`,
+    );
+    const turns = Array.from({ length: 12 }, (_, i) =>
+      callsTurn(['read_command_output', { ref: 'cmd-1', startLine: i % 2 ? 3 : 1 }]),
+    );
     const h = harness([...turns, doneTurn('never')], { tools: [page], config: { stagnation: STAG } });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'stagnation');
@@ -101,7 +121,11 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
 
   it('a listing that changed (a file appeared) is progress', async () => {
     // The workspace grows between calls (another process, a command): each listing is new information.
-    const list = infoTool('list_files', listInput, (_a, n) => `src/: ${n} entries\n${Array.from({ length: n }, (_, k) => `f${k}.ts`).join('\n')}`);
+    const list = infoTool(
+      'list_files',
+      listInput,
+      (_a, n) => `src/: ${n} entries\n${Array.from({ length: n }, (_, k) => `f${k}.ts`).join('\n')}`,
+    );
     const turns = Array.from({ length: 10 }, (_, i) => callsTurn(['list_files', { path: i % 2 ? 'src' : 'src/' }]));
     const h = harness([...turns, doneTurn('finished')], { tools: [list], config: { stagnation: STAG } });
     const report = await h.agent.send('t');
@@ -139,15 +163,22 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
       risk: 'read',
       async execute(input: unknown) {
         const { path, startLine = 1 } = input as { path: string; startLine?: number };
-        return { content: `${path} (5000 lines), showing lines ${startLine}-${startLine + 99}\n${startLine} | line ${startLine}`, effects: { read: [path] } };
+        return {
+          content: `${path} (5000 lines), showing lines ${startLine}-${startLine + 99}\n${startLine} | line ${startLine}`,
+          effects: { read: [path] },
+        };
       },
     };
-    const pages = Array.from({ length: 8 }, (_, i) => callsTurn(['read_file', { path: 'big.ts', startLine: 1 + i * 100 }]));
+    const pages = Array.from({ length: 8 }, (_, i) =>
+      callsTurn(['read_file', { path: 'big.ts', startLine: 1 + i * 100 }]),
+    );
     const h = harness([...pages, doneTurn('finished')], { tools: [read], config: { stagnation: STAG } });
     assert.equal((await h.agent.send('t')).reason, 'done');
     assert.equal(stagnationWarnings(h).length, 0);
 
-    const again = Array.from({ length: 12 }, (_, i) => callsTurn(['read_file', { path: 'big.ts', startLine: i % 2 ? 101 : 1 }]));
+    const again = Array.from({ length: 12 }, (_, i) =>
+      callsTurn(['read_file', { path: 'big.ts', startLine: i % 2 ? 101 : 1 }]),
+    );
     const h2 = harness([...again, doneTurn('never')], { tools: [read], config: { stagnation: STAG } });
     const report = await h2.agent.send('t');
     assert.equal(report.reason, 'stagnation');
@@ -163,7 +194,10 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
       ...Array.from({ length: 4 }, (_, i) => callsTurn(['list_files', { path: i % 2 ? 'test' : 'src' }])),
       doneTurn('finished'),
     ];
-    const h = harness(turns, { tools: [list, fakeWriteTool(writes)], config: { stagnation: { ...STAG, noProgressIterations: 5 } } });
+    const h = harness(turns, {
+      tools: [list, fakeWriteTool(writes)],
+      config: { stagnation: { ...STAG, noProgressIterations: 5 } },
+    });
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'done');
     assert.equal(writes.length, 1);
@@ -172,7 +206,14 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
 
   it('a tool can name what it observed (effects.observed): volatile text around it does not count', () => {
     const d = new StagnationDetector({ identicalCalls: 9, noProgressIterations: 2, repeatedErrors: 9 });
-    const obs = (n: number) => ({ name: 'fetch_status', args: { n }, isError: false, ran: true, content: `status ok at ${n} ms`, effects: { observed: 'status-ok' } });
+    const obs = (n: number) => ({
+      name: 'fetch_status',
+      args: { n },
+      isError: false,
+      ran: true,
+      content: `status ok at ${n} ms`,
+      effects: { observed: 'status-ok' },
+    });
     d.observeIteration([obs(1)]);
     d.observeIteration([obs(2)]);
     assert.equal(d.detect(), undefined);
@@ -183,7 +224,14 @@ describe('core/loop stagnation: calls that bring nothing new', () => {
 
   it('a repeated command is still judged by its command line, not its (timed) output', () => {
     const d = new StagnationDetector({ identicalCalls: 9, noProgressIterations: 3, repeatedErrors: 9 });
-    const run = (cmd: string, n: number) => ({ name: 'execute_command', args: { command: cmd }, isError: false, ran: true, content: `$ ${cmd}\nExit code: 0 (${n}.0 s)`, effects: { command: cmd } });
+    const run = (cmd: string, n: number) => ({
+      name: 'execute_command',
+      args: { command: cmd },
+      isError: false,
+      ran: true,
+      content: `$ ${cmd}\nExit code: 0 (${n}.0 s)`,
+      effects: { command: cmd },
+    });
     d.observeIteration([run('npm test', 1)]);
     d.observeIteration([run('npm run lint', 2)]);
     for (let i = 3; i < 6; i++) d.observeIteration([run(i % 2 ? 'npm test' : 'npm run lint', i)]);

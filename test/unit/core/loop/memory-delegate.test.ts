@@ -6,7 +6,17 @@ import { callsTurn, doneTurn, FakeClock, ScriptedModel } from '../../../support/
 import { fakeReadTool, harness, ScriptedApprover } from '../../../support/loop-harness';
 
 function item(id: string, content: string): MemoryItem {
-  return { id, type: 'procedural', content, context: 'c', confidence: 0.9, tags: [], scope: 'workspace', createdAt: '2024-01-01', accessCount: 0 };
+  return {
+    id,
+    type: 'procedural',
+    content,
+    context: 'c',
+    confidence: 0.9,
+    tags: [],
+    scope: 'workspace',
+    createdAt: '2024-01-01',
+    accessCount: 0,
+  };
 }
 
 class FakeMemory implements MemoryPort {
@@ -28,8 +38,14 @@ describe('core/loop memory', () => {
   it('recalls at run start (dynamic layer), reflects at the end and after a tool error', async () => {
     const memory = new FakeMemory();
     let n = 0;
-    const tool = fakeReadTool([], async (p) => (n++ === 0 ? { content: 'boom', isError: true } : { content: p, effects: { read: [p] } }));
-    const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], { memory, tools: [tool], config: { contextWindow: 10_000 } });
+    const tool = fakeReadTool([], async (p) =>
+      n++ === 0 ? { content: 'boom', isError: true } : { content: p, effects: { read: [p] } },
+    );
+    const h = harness([callsTurn(['read_file', { path: 'a' }]), doneTurn()], {
+      memory,
+      tools: [tool],
+      config: { contextWindow: 10_000 },
+    });
     const report = await h.agent.send('install deps');
     assert.equal(report.reason, 'done');
     // perceive budget = 10% of the 10k window; memories get 60% of it (the 60/30/10 split).
@@ -39,12 +55,19 @@ describe('core/loop memory', () => {
     assert.equal(memLayer?.text, 'Learned before: Use pnpm, not npm.');
     assert.equal(memLayer?.stable, false);
     assert.ok(layers.findIndex((l) => l.id === 'memory') > layers.findIndex((l) => l.stable));
-    assert.deepEqual(h.ofType('memory_recalled')[0].memories, [{ id: 'm1', content: 'Use pnpm, not npm', type: 'procedural' }]);
-    assert.deepEqual(memory.reflections.map((r) => r.trigger), ['tool_error', 'run_end']);
+    assert.deepEqual(h.ofType('memory_recalled')[0].memories, [
+      { id: 'm1', content: 'Use pnpm, not npm', type: 'procedural' },
+    ]);
+    assert.deepEqual(
+      memory.reflections.map((r) => r.trigger),
+      ['tool_error', 'run_end'],
+    );
     assert.equal(memory.reflections[1].report, report);
     // The run's model, behind the meter that books reflection usage on the run.
     assert.equal(memory.reflections[1].model.info, h.model.info);
-    assert.deepEqual(h.ofType('memory_learned')[0].memories, [{ id: 'm2', content: 'Tests live in test/', type: 'procedural' }]);
+    assert.deepEqual(h.ofType('memory_learned')[0].memories, [
+      { id: 'm2', content: 'Tests live in test/', type: 'procedural' },
+    ]);
     // memory_learned comes before run_end so the UI can show it with the report.
     const types = h.events.map((e) => e.type);
     assert.ok(types.indexOf('memory_learned') < types.indexOf('run_end'));
@@ -62,15 +85,30 @@ describe('core/loop memory', () => {
 
 describe('core/loop delegate', () => {
   it('delegate() runs a sub-agent on a forked history and returns its result', async () => {
-    const model = new ScriptedModel([callsTurn(['read_file', { path: 'mod.ts' }]), doneTurn('mod.ts exports 3 functions')]);
-    const deps: AgentDeps = { model, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 'parent' };
-    const history = [{ role: 'user' as const, content: 'parent task' }, { role: 'assistant' as const, content: 'working on it' }];
+    const model = new ScriptedModel([
+      callsTurn(['read_file', { path: 'mod.ts' }]),
+      doneTurn('mod.ts exports 3 functions'),
+    ]);
+    const deps: AgentDeps = {
+      model,
+      approver: new ScriptedApprover(),
+      clock: new FakeClock(),
+      tools: [fakeReadTool()],
+      taskId: 'parent',
+    };
+    const history = [
+      { role: 'user' as const, content: 'parent task' },
+      { role: 'assistant' as const, content: 'working on it' },
+    ];
     const { report, result } = await delegate(deps, 'Inspect mod.ts', { history, maxIterations: 4, mode: 'review' });
     assert.equal(report.reason, 'done');
     assert.equal(result, 'mod.ts exports 3 functions');
     assert.equal(report.taskId.startsWith('parent-sub-'), true);
     const first = model.requests[0];
-    assert.deepEqual(first.messages.map((m) => m.content), ['parent task', 'working on it', 'Inspect mod.ts']);
+    assert.deepEqual(
+      first.messages.map((m) => m.content),
+      ['parent task', 'working on it', 'Inspect mod.ts'],
+    );
     assert.match(first.system.map((l) => l.text).join('\n'), /Review mode/);
     assert.match(first.system.map((l) => l.text).join('\n'), /Iteration: 1\/4/);
     assert.equal(history.length, 2, 'the parent history is not modified');
@@ -85,7 +123,13 @@ describe('core/loop delegate', () => {
       // parent again:
       doneTurn('finished'),
     ]);
-    const deps: AgentDeps = { model, approver: new ScriptedApprover(), clock: new FakeClock(), tools: [fakeReadTool()], taskId: 'p' };
+    const deps: AgentDeps = {
+      model,
+      approver: new ScriptedApprover(),
+      clock: new FakeClock(),
+      tools: [fakeReadTool()],
+      taskId: 'p',
+    };
     let parentHistory: () => readonly import('../../../../src/core/model/types').ChatMessage[] = () => [];
     deps.tools.push(createDelegateTool(deps, () => parentHistory()) as never);
     const h = harness([], { ...deps });
@@ -96,8 +140,14 @@ describe('core/loop delegate', () => {
     assert.equal(toolResult.role, 'tool');
     assert.equal(toolResult.content, 'config is in config.json');
     // The child did not see the delegate tool, nor the parent's dangling delegate call.
-    assert.equal(model.requests[1].tools.some((t) => t.name === 'delegate_task'), false);
-    assert.deepEqual(model.requests[1].messages.map((m) => m.role), ['user', 'user']);
+    assert.equal(
+      model.requests[1].tools.some((t) => t.name === 'delegate_task'),
+      false,
+    );
+    assert.deepEqual(
+      model.requests[1].messages.map((m) => m.role),
+      ['user', 'user'],
+    );
   });
 
   it('aborting the parent signal stops the sub-agent', async () => {

@@ -5,7 +5,11 @@ import { assertHistoryConsistent, fakeWriteTool, harness, ScriptedApprover } fro
 describe('core/loop rewinding to a checkpoint and notes', () => {
   it('rewindToToolCall keeps the step with its results and drops everything after; the history stays valid', async () => {
     const h = harness(
-      [{ events: callsTurn(['write_file', { path: 'a', content: '1' }]) }, callsTurn(['write_file', { path: 'b', content: '2' }]), doneTurn()],
+      [
+        { events: callsTurn(['write_file', { path: 'a', content: '1' }]) },
+        callsTurn(['write_file', { path: 'b', content: '2' }]),
+        doneTurn(),
+      ],
       { tools: [fakeWriteTool()] },
       new ScriptedApprover([{ kind: 'approve' }, { kind: 'approve' }]),
     );
@@ -24,7 +28,10 @@ describe('core/loop rewinding to a checkpoint and notes', () => {
     const h = harness([doneTurn(), doneTurn()]);
     h.agent.addNote('The user restored the files to checkpoint 1.');
     await h.agent.send('next');
-    assert.equal(h.model.requests[0].messages.at(-1)!.content, '[Forge] The user restored the files to checkpoint 1.\n\nnext');
+    assert.equal(
+      h.model.requests[0].messages.at(-1)!.content,
+      '[Forge] The user restored the files to checkpoint 1.\n\nnext',
+    );
     assert.equal(h.ofType('run_start')[0].userMessage, 'next', 'the panel shows what the user typed');
     await h.agent.send('again');
     assert.equal(h.model.requests[1].messages.filter((m) => m.role === 'user').at(-1)!.content, 'again');

@@ -9,14 +9,22 @@ import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/l
 import { FakeClock } from '../../../support/scripted-model';
 import { assertHistoryConsistent, fakeReadTool, ScriptedApprover } from '../../../support/loop-harness';
 
-const done = (result = 'all good'): LlmTurn => ({ toolCalls: [{ name: 'task_completion', args: { result } }], usage: { inputTokens: 150, outputTokens: 10 } });
+const done = (result = 'all good'): LlmTurn => ({
+  toolCalls: [{ name: 'task_completion', args: { result } }],
+  usage: { inputTokens: 150, outputTokens: 10 },
+});
 
 /** Records the AbortSignal each SDK call was given. */
 function recordingSignals(model: Model): { model: Model; signals: AbortSignal[] } {
   const signals: AbortSignal[] = [];
   return {
     signals,
-    model: { get info() { return model.info; }, stream: (r: ModelRequest) => (signals.push(r.signal), model.stream(r)) },
+    model: {
+      get info() {
+        return model.info;
+      },
+      stream: (r: ModelRequest) => (signals.push(r.signal), model.stream(r)),
+    },
   };
 }
 
@@ -34,10 +42,22 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const base =
         provider === 'openai'
           ? createModel({ provider: 'openai-compatible', model: 'llama3', baseUrl: srv.openaiBaseUrl, apiKey: 'k' })
-          : createModel({ provider: 'anthropic', model: 'claude-sonnet-4-6', baseUrl: srv.anthropicBaseUrl, apiKey: 'k' });
+          : createModel({
+              provider: 'anthropic',
+              model: 'claude-sonnet-4-6',
+              baseUrl: srv.anthropicBaseUrl,
+              apiKey: 'k',
+            });
       const { model, signals } = recordingSignals(base);
       const clock = new FakeClock();
-      const agent = new Agent({ model, tools: [fakeReadTool()], approver: new ScriptedApprover(), clock, taskId: 't1', config: { streamIdleTimeoutMs: 90_000 } });
+      const agent = new Agent({
+        model,
+        tools: [fakeReadTool()],
+        approver: new ScriptedApprover(),
+        clock,
+        taskId: 't1',
+        config: { streamIdleTimeoutMs: 90_000 },
+      });
       const events: AgentEvent[] = [];
       let advanced = false;
       agent.on((e) => {
@@ -57,11 +77,16 @@ for (const provider of ['openai', 'anthropic'] as const) {
       assert.equal(signals[0].aborted, true, 'the SDK call of the stalled attempt got the abort');
       assert.equal(signals[1].aborted, false);
       assert.deepEqual(clock.sleeps, [1000]);
-      const retries = events.filter((e): e is Extract<AgentEvent, { type: 'warning' }> => e.type === 'warning' && e.kind === 'retry');
+      const retries = events.filter(
+        (e): e is Extract<AgentEvent, { type: 'warning' }> => e.type === 'warning' && e.kind === 'retry',
+      );
       assert.match(retries[0].message, /^Model stream stalled; retry 1\/3 in 1 s/);
       assert.equal(new Set(retries.map((w) => w.key)).size, 1);
       assertHistoryConsistent(agent.history);
-      assert.ok(!agent.history.some((m) => m.role === 'assistant' && m.content.includes('Let me look')), 'the stalled partial left nothing behind');
+      assert.ok(
+        !agent.history.some((m) => m.role === 'assistant' && m.content.includes('Let me look')),
+        'the stalled partial left nothing behind',
+      );
     });
   });
 }

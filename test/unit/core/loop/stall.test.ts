@@ -8,7 +8,12 @@ import { callsTurn, doneTurn, text, usage } from '../../../support/scripted-mode
 import { harness } from '../../../support/loop-harness';
 
 /** Advances the fake clock by `ms` once, right after the first event of `type` (the model is then silent). */
-function advanceAfter(h: ReturnType<typeof harness>, ms: number, type: AgentEvent['type'] = 'text_delta', times = 1): void {
+function advanceAfter(
+  h: ReturnType<typeof harness>,
+  ms: number,
+  type: AgentEvent['type'] = 'text_delta',
+  times = 1,
+): void {
   let left = times;
   h.agent.on((e) => {
     if (e.type === type && left > 0) {
@@ -20,17 +25,22 @@ function advanceAfter(h: ReturnType<typeof harness>, ms: number, type: AgentEven
 
 describe('core/loop stalled streams', () => {
   it('text then silence: the attempt is aborted after the idle timeout, retried with backoff, then succeeds', async () => {
-    const h = harness([{ events: [text('Let me look')], hang: 'honour' }, doneTurn('ok')], { config: { streamIdleTimeoutMs: 90_000 } });
+    const h = harness([{ events: [text('Let me look')], hang: 'honour' }, doneTurn('ok')], {
+      config: { streamIdleTimeoutMs: 90_000 },
+    });
     advanceAfter(h, 90_000);
     const report = await h.agent.send('t');
     assert.equal(report.reason, 'done');
     assert.equal(h.model.requests.length, 2);
-    assert.equal(h.model.requests[0].signal.aborted, true, 'the stalled attempt\'s request was aborted');
+    assert.equal(h.model.requests[0].signal.aborted, true, "the stalled attempt's request was aborted");
     assert.equal(h.model.requests[1].signal.aborted, false);
-    assert.deepEqual(h.clock.sleeps, [1000], 'the loop\'s model backoff');
+    assert.deepEqual(h.clock.sleeps, [1000], "the loop's model backoff");
     const warnings = h.ofType('warning').filter((w) => w.kind === 'retry');
     assert.equal(new Set(warnings.map((w) => w.key)).size, 1, 'one line');
-    assert.match(warnings[0].message, /^Model stream stalled; retry 1\/3 in 1 s \(the model stream went silent for 90 s\)/);
+    assert.match(
+      warnings[0].message,
+      /^Model stream stalled; retry 1\/3 in 1 s \(the model stream went silent for 90 s\)/,
+    );
     assert.match(warnings.at(-1)!.message, /^Model stream stalled; recovered on retry 1\/3/);
     assert.equal(report.steps.length, 1);
     assert.equal(report.steps[0].error, undefined);
@@ -38,7 +48,9 @@ describe('core/loop stalled streams', () => {
 
   it('a stream that keeps delivering is never a stall, however long it takes in total', async () => {
     const events = Array.from({ length: 20 }, (_, i) => text(`chunk ${i} `));
-    const h = harness([{ events: [...events, ...doneTurn('slow but fine')] }], { config: { streamIdleTimeoutMs: 10_000 } });
+    const h = harness([{ events: [...events, ...doneTurn('slow but fine')] }], {
+      config: { streamIdleTimeoutMs: 10_000 },
+    });
     h.agent.on((e) => {
       if (e.type === 'text_delta') h.clock.advance(9_000); // 20 x 9 s = 180 s in total, never 10 s idle
     });
@@ -93,15 +105,13 @@ describe('core/loop stalled streams', () => {
   });
 
   it('the transcript shows all retries of a step as one warning item, updated in place', async () => {
-    const h = harness(
-      [
-        { error: new ModelError('overloaded', 'Overloaded', { status: 529 }) },
-        { error: new ModelError('overloaded', 'Overloaded', { status: 529 }) },
-        callsTurn(['read_file', { path: 'a' }]),
-        { error: new ModelError('server', 'boom', { status: 500 }) },
-        doneTurn(),
-      ],
-    );
+    const h = harness([
+      { error: new ModelError('overloaded', 'Overloaded', { status: 529 }) },
+      { error: new ModelError('overloaded', 'Overloaded', { status: 529 }) },
+      callsTurn(['read_file', { path: 'a' }]),
+      { error: new ModelError('server', 'boom', { status: 500 }) },
+      doneTurn(),
+    ]);
     const transcript = new Transcript({ now: () => 0 });
     h.agent.on((e) => transcript.apply(e));
     await h.agent.send('t');

@@ -16,7 +16,8 @@ function commandLike(ran: string[]): Tool<typeof input> {
     input,
     risk: 'execute',
     taskGrant: (i) => (i.hazard ? [] : [i.program]),
-    policy: (i, grants) => (!i.hazard && grants?.has(i.program) ? { action: 'allow', reason: `granted: ${i.program}` } : undefined),
+    policy: (i, grants) =>
+      !i.hazard && grants?.has(i.program) ? { action: 'allow', reason: `granted: ${i.program}` } : undefined,
     async execute(i) {
       ran.push(i.program);
       return { content: `ran ${i.program}` };
@@ -27,28 +28,54 @@ function commandLike(ran: string[]): Tool<typeof input> {
 describe('core/loop task grants (Always for this task)', () => {
   it('grants only what the tool names: the same program runs unasked, another program and a hazard still ask', async () => {
     const ran: string[] = [];
-    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }, { kind: 'approve' }, { kind: 'approve' }]);
-    const h = harness([
-      callsTurn(['run', { program: 'git commit' }]),
-      callsTurn(['run', { program: 'git commit' }], ['run', { program: 'curl' }], ['run', { program: 'git commit', hazard: true }]),
-      doneTurn(),
-    ], { tools: [commandLike(ran) as unknown as Tool] }, approver);
+    const approver = new ScriptedApprover([
+      { kind: 'approve', scope: 'task' },
+      { kind: 'approve' },
+      { kind: 'approve' },
+    ]);
+    const h = harness(
+      [
+        callsTurn(['run', { program: 'git commit' }]),
+        callsTurn(
+          ['run', { program: 'git commit' }],
+          ['run', { program: 'curl' }],
+          ['run', { program: 'git commit', hazard: true }],
+        ),
+        doneTurn(),
+      ],
+      { tools: [commandLike(ran) as unknown as Tool] },
+      approver,
+    );
     assert.equal((await h.agent.send('t')).reason, 'done');
-    assert.deepEqual(approver.requests.map((r) => (r.args as { program: string }).program), ['git commit', 'curl', 'git commit']);
+    assert.deepEqual(
+      approver.requests.map((r) => (r.args as { program: string }).program),
+      ['git commit', 'curl', 'git commit'],
+    );
     assert.deepEqual(ran, ['git commit', 'git commit', 'curl', 'git commit']);
-    assert.deepEqual([...h.agent.dump().allowedForTask], ['run:git commit'], 'stored as tool:key, so it survives a reload');
+    assert.deepEqual(
+      [...h.agent.dump().allowedForTask],
+      ['run:git commit'],
+      'stored as tool:key, so it survives a reload',
+    );
   });
 
   it('a tool without taskGrant is still granted whole, by name', async () => {
     const writes: { path: string; content: string }[] = [];
     const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }]);
-    const h = harness([
-      callsTurn(['write_file', { path: 'a', content: '1' }]),
-      callsTurn(['write_file', { path: 'b', content: '2' }]),
-      doneTurn(),
-    ], { tools: [fakeWriteTool(writes)] }, approver);
+    const h = harness(
+      [
+        callsTurn(['write_file', { path: 'a', content: '1' }]),
+        callsTurn(['write_file', { path: 'b', content: '2' }]),
+        doneTurn(),
+      ],
+      { tools: [fakeWriteTool(writes)] },
+      approver,
+    );
     await h.agent.send('t');
     assert.equal(approver.requests.length, 1);
-    assert.deepEqual(writes.map((w) => w.path), ['a', 'b']);
+    assert.deepEqual(
+      writes.map((w) => w.path),
+      ['a', 'b'],
+    );
   });
 });

@@ -1,6 +1,15 @@
 // Core MCP logic without servers: names, untrusted text, schema checks, result mapping, config, prompts.
 import * as assert from 'node:assert/strict';
-import { isAutoApproved, literalSecrets, parseMcpConfig, parseEnvFile, resolveSpec, stripJsonComments, inputIdsOf, describeOrigin } from '../../../../src/core/mcp/config';
+import {
+  isAutoApproved,
+  literalSecrets,
+  parseMcpConfig,
+  parseEnvFile,
+  resolveSpec,
+  stripJsonComments,
+  inputIdsOf,
+  describeOrigin,
+} from '../../../../src/core/mcp/config';
 import { mcpToolName, MAX_TOOL_NAME } from '../../../../src/core/mcp/names';
 import { promptResultToText, toPromptInfos } from '../../../../src/core/mcp/prompts';
 import { mapCallToolResult, MAX_RESULT_CHARS } from '../../../../src/core/mcp/results';
@@ -20,7 +29,10 @@ describe('mcp core: tool names', () => {
   it('sanitises, caps at 64 and keeps two lossy names apart', () => {
     const a = mcpToolName('my server', 'get-sum');
     const b = mcpToolName('my_server', 'get-sum');
-    const long = mcpToolName('s', 'weird name!/with spaces and a very long tail that goes past the limit of sixty-four');
+    const long = mcpToolName(
+      's',
+      'weird name!/with spaces and a very long tail that goes past the limit of sixty-four',
+    );
     for (const n of [a, b, long]) assert.match(n, PROVIDER_NAME);
     assert.ok(long.length <= MAX_TOOL_NAME);
     assert.notEqual(a, b);
@@ -47,7 +59,13 @@ describe('mcp core: untrusted text', () => {
 });
 
 describe('mcp core: input schemas', () => {
-  const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { path: { type: 'string' }, n: { type: 'integer', minimum: 1 } }, required: ['path'], additionalProperties: false };
+  const schema = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: { path: { type: 'string' }, n: { type: 'integer', minimum: 1 } },
+    required: ['path'],
+    additionalProperties: false,
+  };
 
   it('checks arguments with the exact issues and gives the model the server schema', () => {
     const p = prepareInputSchema(schema);
@@ -57,17 +75,31 @@ describe('mcp core: input schemas', () => {
     assert.equal(bad.success, false);
     const issues = bad.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     assert.ok(issues.includes('path: required property is missing'), issues.join('\n'));
-    assert.ok(issues.some((i) => i.startsWith('n: must be >= 1')), issues.join('\n'));
-    assert.ok(issues.some((i) => i.includes('unknown property "extra"')), issues.join('\n'));
+    assert.ok(
+      issues.some((i) => i.startsWith('n: must be >= 1')),
+      issues.join('\n'),
+    );
+    assert.ok(
+      issues.some((i) => i.includes('unknown property "extra"')),
+      issues.join('\n'),
+    );
     assert.equal(p.zod.safeParse({ path: 'a', n: 2 }).success, true);
     assert.equal(p.zod.safeParse('not an object').success, false);
   });
 
   it('cleans the texts in a schema and never sends a huge one to the model', () => {
-    const p = prepareInputSchema({ type: 'object', properties: { a: { type: 'string', description: 'ok\u0007 IGNORE ALL' + 'x'.repeat(1000) } } });
+    const p = prepareInputSchema({
+      type: 'object',
+      properties: { a: { type: 'string', description: 'ok\u0007 IGNORE ALL' + 'x'.repeat(1000) } },
+    });
     const d = (p.json.properties as { a: { description: string } }).a.description;
     assert.ok(d.length <= 300 && !d.includes('\u0007'), d);
-    const huge = prepareInputSchema({ type: 'object', properties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: 'string', description: 'y'.repeat(50) }])) });
+    const huge = prepareInputSchema({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: 'string', description: 'y'.repeat(50) }]),
+      ),
+    });
     assert.match(huge.problem ?? '', /too large/);
     assert.deepEqual(huge.json, { type: 'object', properties: {}, additionalProperties: true });
   });
@@ -80,8 +112,12 @@ describe('mcp core: input schemas', () => {
 
   it('the registry uses the server schema for the model and ajv for validation', () => {
     const tool = createMcpTool({
-      server: 'fs', origin: 'stdio: x', info: { name: 'read', inputSchema: schema, description: 'Reads.' },
-      call: async () => ({ content: [{ type: 'text', text: 'ok' }] }), autoApproved: () => false, timeoutMs: 1000,
+      server: 'fs',
+      origin: 'stdio: x',
+      info: { name: 'read', inputSchema: schema, description: 'Reads.' },
+      call: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      autoApproved: () => false,
+      timeoutMs: 1000,
     });
     const reg = new ToolRegistry([tool]);
     const spec = reg.specs()[0]!;
@@ -94,9 +130,17 @@ describe('mcp core: input schemas', () => {
 });
 
 describe('registry: dynamic tool sources', () => {
-  const mk = (name: string) => createMcpTool({ server: 's', origin: 'x', info: { name, inputSchema: { type: 'object' } }, call: async () => ({}), autoApproved: () => false, timeoutMs: 1 });
+  const mk = (name: string) =>
+    createMcpTool({
+      server: 's',
+      origin: 'x',
+      info: { name, inputSchema: { type: 'object' } },
+      call: async () => ({}),
+      autoApproved: () => false,
+      timeoutMs: 1,
+    });
 
-  it('replaces a source\'s tools, sorted after the built-ins, and skips a clash', () => {
+  it("replaces a source's tools, sorted after the built-ins, and skips a clash", () => {
     const builtin = { ...mk('b'), name: 'read_file' };
     const reg = new ToolRegistry([builtin]);
     assert.deepEqual(reg.setSourceTools('mcp', [mk('zeta'), mk('alpha')]), []);
@@ -113,8 +157,12 @@ describe('mcp core: approval', () => {
   it('asks by default, allows with forge.mcp.autoApprove, and shows the hints as unverified', async () => {
     let allowed = false;
     const tool = createMcpTool({
-      server: 'srv', origin: 'stdio: node x', info: { name: 'del', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
-      call: async () => ({ content: [] }), autoApproved: () => allowed, timeoutMs: 1000,
+      server: 'srv',
+      origin: 'stdio: node x',
+      info: { name: 'del', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+      call: async () => ({ content: [] }),
+      autoApproved: () => allowed,
+      timeoutMs: 1000,
     });
     const policy = new Policy();
     assert.equal(policy.decide(tool, new Set(), {}), 'ask', 'a read-only hint is not trusted');
@@ -146,7 +194,10 @@ describe('mcp core: results', () => {
   });
 
   it('keeps isError, uses structured content when there is no content, and refuses garbage', () => {
-    assert.equal(mapCallToolResult('s', 't', { content: [{ type: 'text', text: 'bad' }], isError: true }).isError, true);
+    assert.equal(
+      mapCallToolResult('s', 't', { content: [{ type: 'text', text: 'bad' }], isError: true }).isError,
+      true,
+    );
     assert.match(mapCallToolResult('s', 't', { content: [], structuredContent: { a: 1 } }).content, /"a": 1/);
     const bad = mapCallToolResult('s', 't', { content: 'nope' });
     assert.equal(bad.isError, true);
@@ -175,25 +226,39 @@ describe('mcp core: configuration', () => {
 
   it('parses mcp.json with comments; reports unsupported types', () => {
     const parsed = parseMcpConfig(JSON.parse(stripJsonComments(text)), '.vscode/mcp.json');
-    assert.deepEqual(parsed.servers.map((s) => `${s.name}:${s.type}`), ['fs:stdio', 'web:http', 'off:stdio']);
+    assert.deepEqual(
+      parsed.servers.map((s) => `${s.name}:${s.type}`),
+      ['fs:stdio', 'web:http', 'off:stdio'],
+    );
     assert.equal(parsed.servers[2]!.disabled, true);
     assert.equal(parsed.inputs[0]!.password, true);
     assert.match(parsed.problems[0]!, /"old" has type "sse"/);
     assert.deepEqual(inputIdsOf(parsed.servers[0]!), ['token']);
-    assert.equal(describeOrigin(parsed.servers[1]!), 'http: https://example.invalid/mcp', 'no query string (secrets) in the origin');
+    assert.equal(
+      describeOrigin(parsed.servers[1]!),
+      'http: https://example.invalid/mcp',
+      'no query string (secrets) in the origin',
+    );
   });
 
   it('resolves inputs, env and workspace variables', async () => {
     const parsed = parseMcpConfig(JSON.parse(stripJsonComments(text)), 'settings');
     const asked: string[] = [];
-    const ctx = { env: (n: string) => (n === 'HOME' ? '/home/u' : undefined), workspaceFolder: '/ws', input: async (id: string) => (asked.push(id), 's3cret') };
+    const ctx = {
+      env: (n: string) => (n === 'HOME' ? '/home/u' : undefined),
+      workspaceFolder: '/ws',
+      input: async (id: string) => (asked.push(id), 's3cret'),
+    };
     const fs = await resolveSpec(parsed.servers[0]!, ctx);
     assert.ok(fs.type === 'stdio');
     assert.deepEqual(fs.args, ['-y', 'server', '/ws']);
     assert.deepEqual(fs.env, { TOKEN: 's3cret', HOME_DIR: '/home/u' });
     const web = await resolveSpec(parsed.servers[1]!, ctx);
     assert.equal(web.type === 'http' && web.headers.Authorization, 'Bearer s3cret');
-    await assert.rejects(resolveSpec(parsed.servers[0]!, { ...ctx, input: async () => undefined }), /no value for \$\{input:token\}/);
+    await assert.rejects(
+      resolveSpec(parsed.servers[0]!, { ...ctx, input: async () => undefined }),
+      /no value for \$\{input:token\}/,
+    );
   });
 
   it('reads forge.mcp.autoApprove per server and per tool', () => {
@@ -207,26 +272,43 @@ describe('mcp core: configuration', () => {
   });
 
   it('flags literal secrets in env and headers', () => {
-    const parsed = parseMcpConfig({ servers: {
-      a: { command: 'x', env: { GITHUB_TOKEN: 'ghp_literal', API_KEY: '${input:key}', DEBUG: '1' } },
-      b: { type: 'http', url: 'http://h', headers: { Authorization: 'Bearer abc', 'X-Trace': 'on' } },
-    } }, 'settings');
+    const parsed = parseMcpConfig(
+      {
+        servers: {
+          a: { command: 'x', env: { GITHUB_TOKEN: 'ghp_literal', API_KEY: '${input:key}', DEBUG: '1' } },
+          b: { type: 'http', url: 'http://h', headers: { Authorization: 'Bearer abc', 'X-Trace': 'on' } },
+        },
+      },
+      'settings',
+    );
     assert.deepEqual(parsed.servers.map(literalSecrets), [['GITHUB_TOKEN'], ['Authorization']]);
   });
 
   it('parses env files', () => {
-    assert.deepEqual(parseEnvFile('# c\nA=1\nexport B="two words"\nC=3 # note\nbad line'), { A: '1', B: 'two words', C: '3' });
+    assert.deepEqual(parseEnvFile('# c\nA=1\nexport B="two words"\nC=3 # note\nbad line'), {
+      A: '1',
+      B: 'two words',
+      C: '3',
+    });
   });
 });
 
 describe('mcp core: prompts', () => {
   it('lists prompts as slash-command candidates and turns a result into text', () => {
-    const infos = toPromptInfos('every thing', [{ name: 'simple-prompt', description: 'A\u0007 prompt', arguments: [{ name: 'city', required: true }] }, { bad: 1 }]);
+    const infos = toPromptInfos('every thing', [
+      { name: 'simple-prompt', description: 'A\u0007 prompt', arguments: [{ name: 'city', required: true }] },
+      { bad: 1 },
+    ]);
     assert.equal(infos.length, 1);
     assert.equal(infos[0]!.command, 'mcp.every_thing.simple-prompt');
     assert.equal(infos[0]!.description, 'A prompt');
     assert.deepEqual(infos[0]!.arguments, [{ name: 'city', required: true }]);
-    const text = promptResultToText({ messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }, { role: 'assistant', content: { type: 'text', text: 'Yo' } }] });
+    const text = promptResultToText({
+      messages: [
+        { role: 'user', content: { type: 'text', text: 'Hi' } },
+        { role: 'assistant', content: { type: 'text', text: 'Yo' } },
+      ],
+    });
     assert.equal(text, 'User: Hi\n\nAssistant: Yo');
   });
 });

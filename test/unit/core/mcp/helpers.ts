@@ -26,7 +26,11 @@ export function testManager(specs: McpServerSpec[], opts: Partial<McpManagerOpti
   const logs: string[] = [];
   const allowed = new Set<string>();
   const manager = new McpManager({
-    log: { debug: (m) => logs.push(`debug ${m}`), info: (m) => logs.push(`info ${m}`), warn: (m) => logs.push(`warn ${m}`) },
+    log: {
+      debug: (m) => logs.push(`debug ${m}`),
+      info: (m) => logs.push(`info ${m}`),
+      warn: (m) => logs.push(`warn ${m}`),
+    },
     resolve: async (s) => s,
     baseEnv: () => scrubEnv(process.env).env,
     cwd: ROOT,
@@ -63,7 +67,10 @@ export async function freePort(): Promise<number> {
 /** Starts server-everything in Streamable HTTP mode; resolves once it listens. */
 export async function startEverythingHttp(fixedPort?: number): Promise<{ url: string; child: ChildProcess }> {
   const port = fixedPort ?? (await freePort());
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...scrubEnv(process.env).env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...scrubEnv(process.env).env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer) => {

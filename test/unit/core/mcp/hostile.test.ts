@@ -82,7 +82,11 @@ describe('mcp: hostile server', function () {
 
   it('Stop during a hanging MCP call ends the run promptly with a consistent history', async () => {
     t.allowed.add('hostile/hang');
-    const h = harness([callsTurn(['mcp__hostile__hang', {}]), doneTurn('never')], { tools: [], toolSources: [t.manager.toolSource], clock: systemClock as never });
+    const h = harness([callsTurn(['mcp__hostile__hang', {}]), doneTurn('never')], {
+      tools: [],
+      toolSources: [t.manager.toolSource],
+      clock: systemClock as never,
+    });
     const run = h.agent.send('hang please');
     await waitFor(() => h.events.some((e) => e.type === 'tool_call_end'), 'the call to start');
     await new Promise((r) => setTimeout(r, 100));
@@ -104,7 +108,10 @@ describe('mcp: hostile server', function () {
     assert.equal(r.isError, true);
     assert.match(r.content, /closed the connection|Connection closed/i);
     await waitFor(() => t.manager.status()[0]!.state === 'running', 'the restart');
-    assert.ok(t.logs.some((l) => /exited unexpectedly/.test(l)), t.logs.join('\n'));
+    assert.ok(
+      t.logs.some((l) => /exited unexpectedly/.test(l)),
+      t.logs.join('\n'),
+    );
     const echo = await byName(tools, 'mcp__hostile__echo').execute({ text: 'back' }, ctx());
     assert.match(echo.content, /echo: back/);
   });
@@ -124,11 +131,14 @@ describe('mcp: hostile server', function () {
 
   it('in the loop: a crash and a hang become tool results, the history stays consistent', async () => {
     t.allowed.add('hostile/crash').add('hostile/hang');
-    const h = harness([callsTurn(['mcp__hostile__crash', {}]), callsTurn(['mcp__hostile__hang', {}]), doneTurn('recovered')], {
-      tools: [],
-      toolSources: [t.manager.toolSource],
-      clock: systemClock as never,
-    });
+    const h = harness(
+      [callsTurn(['mcp__hostile__crash', {}]), callsTurn(['mcp__hostile__hang', {}]), doneTurn('recovered')],
+      {
+        tools: [],
+        toolSources: [t.manager.toolSource],
+        clock: systemClock as never,
+      },
+    );
     const report = await h.agent.send('try the hostile tools');
     assert.equal(report.reason, 'done');
     const results = h.agent.history.filter((m) => m.role === 'tool');
@@ -143,15 +153,24 @@ describe('mcp: a server that cannot start', function () {
   this.timeout(30_000);
 
   it('leaves its tools out with a logged reason, backs off, and starts again on Restart', async () => {
-    const t = testManager([stdio('ghost', ['-e', 'process.exit(7)']), { name: 'nothing', source: 'test', type: 'stdio', command: 'forge-no-such-command-xyz', args: [], env: {} }]);
+    const t = testManager([
+      stdio('ghost', ['-e', 'process.exit(7)']),
+      { name: 'nothing', source: 'test', type: 'stdio', command: 'forge-no-such-command-xyz', args: [], env: {} },
+    ]);
     try {
       assert.deepEqual(await t.manager.loadTools(new AbortController().signal), []);
       const states = t.manager.status().map((s) => `${s.name}:${s.state}`);
       assert.deepEqual(states, ['ghost:error', 'nothing:error']);
-      assert.ok(t.logs.some((l) => /warn mcp ghost: could not start/.test(l)), t.logs.join('\n'));
+      assert.ok(
+        t.logs.some((l) => /warn mcp ghost: could not start/.test(l)),
+        t.logs.join('\n'),
+      );
       const before = t.logs.length;
       assert.deepEqual(await t.manager.loadTools(new AbortController().signal), []);
-      assert.ok(t.logs.slice(before).some((l) => /next try in \d+ s, or use Restart/.test(l)), t.logs.slice(before).join('\n'));
+      assert.ok(
+        t.logs.slice(before).some((l) => /next try in \d+ s, or use Restart/.test(l)),
+        t.logs.slice(before).join('\n'),
+      );
       await assert.rejects(t.manager.connection('ghost')!.restart(), /could not start/);
     } finally {
       await t.manager.dispose();

@@ -15,8 +15,23 @@ import { byName, ctx, HOSTILE } from './helpers';
 type Stdio = Extract<McpServerSpec, { type: 'stdio' }>;
 type Http = Extract<McpServerSpec, { type: 'http' }>;
 
-const base: Stdio = { name: 'srv', source: '.vscode/mcp.json', type: 'stdio', command: 'node', args: ['server.js'], env: { A: '1' }, envFile: '.env', cwd: '/ws' };
-const web: Http = { name: 'srv', source: '.vscode/mcp.json', type: 'http', url: 'https://mcp.example.invalid/x', headers: { Authorization: 'Bearer ${input:tok}' } };
+const base: Stdio = {
+  name: 'srv',
+  source: '.vscode/mcp.json',
+  type: 'stdio',
+  command: 'node',
+  args: ['server.js'],
+  env: { A: '1' },
+  envFile: '.env',
+  cwd: '/ws',
+};
+const web: Http = {
+  name: 'srv',
+  source: '.vscode/mcp.json',
+  type: 'http',
+  url: 'https://mcp.example.invalid/x',
+  headers: { Authorization: 'Bearer ${input:tok}' },
+};
 
 class MapStore implements ConsentStore {
   readonly data = new Map<string, unknown>();
@@ -44,20 +59,45 @@ describe('mcp permission: what a workspace server is allowed as', () => {
       ['transport', { ...web, name: 'srv' }],
       ['name', { ...base, name: 'srv2' }],
     ];
-    for (const [what, spec, digest] of changed) assert.notEqual(serverPermissionKey(spec, digest ?? 'sha256:aa'), key, what);
-    assert.equal(serverPermissionKey({ ...base, env: { A: '1' }, source: 'other label' }, 'sha256:aa'), key, 'where it was read is not what runs');
+    for (const [what, spec, digest] of changed)
+      assert.notEqual(serverPermissionKey(spec, digest ?? 'sha256:aa'), key, what);
+    assert.equal(
+      serverPermissionKey({ ...base, env: { A: '1' }, source: 'other label' }, 'sha256:aa'),
+      key,
+      'where it was read is not what runs',
+    );
     const two = { ...base, env: { A: '1', B: '2' } };
-    assert.equal(serverPermissionKey(two, 'x'), serverPermissionKey({ ...base, env: { B: '2', A: '1' } }, 'x'), 'env order does not matter');
+    assert.equal(
+      serverPermissionKey(two, 'x'),
+      serverPermissionKey({ ...base, env: { B: '2', A: '1' } }, 'x'),
+      'env order does not matter',
+    );
 
     const webKey = serverPermissionKey(web);
     assert.notEqual(serverPermissionKey({ ...web, url: 'https://mcp.example.invalid/y' }), webKey, 'url');
-    assert.notEqual(serverPermissionKey({ ...web, headers: { ...web.headers, 'X-Extra': '1' } }), webKey, 'headers gain one');
-    assert.notEqual(serverPermissionKey({ ...web, headers: { Authorization: 'Bearer literal-token-123' } }), webKey, 'header value');
-    assert.ok(!serverPermissionKey({ ...web, headers: { Authorization: 'Bearer literal-token-123' } }).includes('literal-token'), 'no value in clear');
+    assert.notEqual(
+      serverPermissionKey({ ...web, headers: { ...web.headers, 'X-Extra': '1' } }),
+      webKey,
+      'headers gain one',
+    );
+    assert.notEqual(
+      serverPermissionKey({ ...web, headers: { Authorization: 'Bearer literal-token-123' } }),
+      webKey,
+      'header value',
+    );
+    assert.ok(
+      !serverPermissionKey({ ...web, headers: { Authorization: 'Bearer literal-token-123' } }).includes(
+        'literal-token',
+      ),
+      'no value in clear',
+    );
   });
 
   it('the question names what it allows', () => {
-    assert.equal(describePermission({ ...base, env: { NODE_OPTIONS: 'x', A: '1' } }), 'runs "node server.js" in /ws with A, NODE_OPTIONS set and the variables of .env');
+    assert.equal(
+      describePermission({ ...base, env: { NODE_OPTIONS: 'x', A: '1' } }),
+      'runs "node server.js" in /ws with A, NODE_OPTIONS set and the variables of .env',
+    );
     assert.equal(describePermission(web), 'connects to https://mcp.example.invalid/x with the headers Authorization');
   });
 
@@ -68,7 +108,12 @@ describe('mcp permission: what a workspace server is allowed as', () => {
       writeFileSync(path.join(dir, '.env'), 'TOKEN=abc\n');
     });
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
-    const consent = (store: ConsentStore) => new McpServerConsent(store, () => dir, () => ({ env: () => undefined, workspaceFolder: dir }));
+    const consent = (store: ConsentStore) =>
+      new McpServerConsent(
+        store,
+        () => dir,
+        () => ({ env: () => undefined, workspaceFolder: dir }),
+      );
     const spec = (): Stdio => ({ ...base, cwd: '${workspaceFolder}', envFile: '.env' });
 
     it('allowed once, then asked again when the env, the envFile content or the command changes', async () => {
@@ -78,7 +123,11 @@ describe('mcp permission: what a workspace server is allowed as', () => {
       assert.equal(first.state, 'ask');
       await c.allow(first.key);
       assert.equal((await c.check(spec())).state, 'allowed');
-      assert.equal((await c.check({ ...spec(), env: { A: '1', NODE_OPTIONS: '--require ./x.js' } })).state, 'ask', 'env gained NODE_OPTIONS');
+      assert.equal(
+        (await c.check({ ...spec(), env: { A: '1', NODE_OPTIONS: '--require ./x.js' } })).state,
+        'ask',
+        'env gained NODE_OPTIONS',
+      );
       assert.equal((await c.check({ ...spec(), args: ['evil.js'] })).state, 'ask', 'args');
       writeFileSync(path.join(dir, '.env'), 'TOKEN=abc\nNODE_OPTIONS=--require ./x.js\n');
       assert.equal((await c.check(spec())).state, 'ask', 'the envFile gained a line');
@@ -115,18 +164,38 @@ describe('mcp permission: what a workspace server is allowed as', () => {
       const ws = mkdtempSync(path.join(tmpdir(), 'forge-mcp-cli-'));
       try {
         mkdirSync(path.join(ws, '.vscode'));
-        writeFileSync(path.join(ws, '.vscode', 'mcp.json'), JSON.stringify({ servers: { hostile: { type: 'stdio', command: process.execPath, args: [HOSTILE], envFile: '.env' } } }));
+        writeFileSync(
+          path.join(ws, '.vscode', 'mcp.json'),
+          JSON.stringify({
+            servers: { hostile: { type: 'stdio', command: process.execPath, args: [HOSTILE], envFile: '.env' } },
+          }),
+        );
         writeFileSync(path.join(ws, '.env'), 'CONFIGURED_VAR=one\n');
         const prompts: string[] = [];
         const manager = (await createCliMcp({
-          workspace: ws, allow: [], env: { PATH: process.env.PATH }, log: { info: () => undefined, warn: () => undefined, debug: () => undefined },
-          ask: async (prompt) => { prompts.push(prompt); return 'y'; },
+          workspace: ws,
+          allow: [],
+          env: { PATH: process.env.PATH },
+          log: { info: () => undefined, warn: () => undefined, debug: () => undefined },
+          ask: async (prompt) => {
+            prompts.push(prompt);
+            return 'y';
+          },
         }))!;
         try {
-          const env = async () => (await byName(await manager.loadTools(new AbortController().signal), 'mcp__hostile__env').execute({}, ctx())).content.split('\n');
+          const env = async () =>
+            (
+              await byName(await manager.loadTools(new AbortController().signal), 'mcp__hostile__env').execute(
+                {},
+                ctx(),
+              )
+            ).content.split('\n');
           assert.ok((await env()).includes('CONFIGURED_VAR'));
           assert.equal(prompts.length, 1);
-          assert.match(prompts[0]!, /runs ".*hostile-server\.cjs" in .* with the variables of \.env outside the sandbox/);
+          assert.match(
+            prompts[0]!,
+            /runs ".*hostile-server\.cjs" in .* with the variables of \.env outside the sandbox/,
+          );
           await manager.connection('hostile')!.restart();
           assert.equal(prompts.length, 1, 'the same configuration is not asked again');
           writeFileSync(path.join(ws, '.env'), 'CONFIGURED_VAR=one\nOTHER_VAR=two\n');

@@ -10,7 +10,16 @@ import { systemClock } from '../../../../src/core/loop/config';
 import { ToolRegistry } from '../../../../src/core/tools/registry';
 import { callsTurn, doneTurn } from '../../../support/scripted-model';
 import { harness } from '../../../support/loop-harness';
-import { byName, ctx, EVERYTHING, FILESYSTEM, startEverythingHttp, stdio, testManager, type TestManager } from './helpers';
+import {
+  byName,
+  ctx,
+  EVERYTHING,
+  FILESYSTEM,
+  startEverythingHttp,
+  stdio,
+  testManager,
+  type TestManager,
+} from './helpers';
 
 describe('mcp: server-everything over stdio', function () {
   this.timeout(60_000);
@@ -22,7 +31,8 @@ describe('mcp: server-everything over stdio', function () {
     assert.equal(t.manager.status()[0]!.state, 'stopped', 'nothing starts before the first listing');
     const tools = await t.manager.loadTools(new AbortController().signal);
     const names = tools.map((x) => x.name);
-    for (const n of ['mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__everything__get-tiny-image']) assert.ok(names.includes(n), names.join(', '));
+    for (const n of ['mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__everything__get-tiny-image'])
+      assert.ok(names.includes(n), names.join(', '));
     for (const n of names) assert.match(n, /^[a-zA-Z0-9_-]{1,64}$/);
     assert.equal(t.manager.status()[0]!.state, 'running');
     assert.ok(t.manager.status()[0]!.tools!.includes('echo'));
@@ -130,7 +140,10 @@ describe('mcp: server-everything over Streamable HTTP', function () {
     assert.match(failed.content, /MCP server "everything-http" failed while running echo/);
     assert.equal(t.manager.status()[0]!.state, 'crashed');
     child = (await startEverythingHttp(Number(url.port))).child;
-    const again = await byName(await t.manager.loadTools(new AbortController().signal), 'mcp__everything-http__echo').execute({ message: 'back again' }, ctx());
+    const again = await byName(
+      await t.manager.loadTools(new AbortController().signal),
+      'mcp__everything-http__echo',
+    ).execute({ message: 'back again' }, ctx());
     assert.match(again.content, /back again/);
   });
 });
@@ -153,7 +166,10 @@ describe('mcp: server-filesystem over stdio', function () {
     const tools = await t.manager.loadTools(new AbortController().signal);
     const list = await byName(tools, 'mcp__files__list_directory').execute({ path: dir }, ctx());
     assert.match(list.content, /notes\.txt/);
-    const read = await byName(tools, 'mcp__files__read_text_file').execute({ path: path.join(dir, 'notes.txt') }, ctx());
+    const read = await byName(tools, 'mcp__files__read_text_file').execute(
+      { path: path.join(dir, 'notes.txt') },
+      ctx(),
+    );
     assert.match(read.content, /pelican/);
   });
 

@@ -29,7 +29,8 @@ function commandTool(commands: string[]): Tool {
     async execute(input) {
       const { command } = input as { command: string };
       commands.push(command);
-      if (/^npm\b/.test(command)) return { content: `${NPM_FAILURE}\nexit code 1`, isError: true, effects: { command } };
+      if (/^npm\b/.test(command))
+        return { content: `${NPM_FAILURE}\nexit code 1`, isError: true, effects: { command } };
       if (command === 'pnpm test') return { content: '42 passing\nexit code 0', effects: { command } };
       return { content: `unknown command: ${command}`, isError: true, effects: { command } };
     },
@@ -42,11 +43,20 @@ function commandTool(commands: string[]): Tool {
  */
 function decide(body: any): LlmTurn {
   const messages: any[] = body.messages ?? [];
-  const system = messages.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content))
+    .join('\n');
   const conversation = JSON.stringify(messages.filter((m) => m.role !== 'system'));
   if (system.includes('reflection step of Forge')) {
     const sawFailure = conversation.includes('npm is not supported');
-    const learning = { type: 'procedural', content: LEARNING, context: 'running the test suite', confidence: 0.9, tags: ['tests', 'pnpm'] };
+    const learning = {
+      type: 'procedural',
+      content: LEARNING,
+      context: 'running the test suite',
+      confidence: 0.9,
+      tags: ['tests', 'pnpm'],
+    };
     return { text: sawFailure ? `Learned:\n\`\`\`json\n${JSON.stringify([learning])}\n\`\`\`` : '[]' };
   }
   const last = messages[messages.length - 1];
@@ -54,7 +64,14 @@ function decide(body: any): LlmTurn {
     return { toolCalls: [{ name: 'task_completion', args: { result: 'All tests pass.' } }] };
   }
   if (last?.role === 'tool' && String(last.content).includes('not supported')) {
-    return { toolCalls: [{ name: 'ask_question', args: { question: 'npm test fails: npm is not supported here. How should I run the tests?' } }] };
+    return {
+      toolCalls: [
+        {
+          name: 'ask_question',
+          args: { question: 'npm test fails: npm is not supported here. How should I run the tests?' },
+        },
+      ],
+    };
   }
   const command = system.includes('pnpm test') ? 'pnpm test' : 'npm test';
   return { text: 'Running the tests.', toolCalls: [{ name: 'execute_command', args: { command } }] };
@@ -87,8 +104,18 @@ describe('memory/effect: a learning from run 1 changes run 2 (real loop, real SD
   });
 
   async function newAgent(commands: string[], events: AgentEvent[]): Promise<{ agent: Agent; memory: ForgeMemory }> {
-    const memory = await openForgeMemory({ workspaceRoot: dir, workspaceFs: new NodeWorkspaceFs([dir]), reflection: { budgetUsd: 0.05 } });
-    const model = createModel({ provider: 'openai', model: 'gpt-4o', apiKey: 'test-key', baseUrl: srv.openaiBaseUrl, fetch: conditionalFetch(srv) });
+    const memory = await openForgeMemory({
+      workspaceRoot: dir,
+      workspaceFs: new NodeWorkspaceFs([dir]),
+      reflection: { budgetUsd: 0.05 },
+    });
+    const model = createModel({
+      provider: 'openai',
+      model: 'gpt-4o',
+      apiKey: 'test-key',
+      baseUrl: srv.openaiBaseUrl,
+      fetch: conditionalFetch(srv),
+    });
     const agent = new Agent({ model, tools: [commandTool(commands)], approver: approveAll, memory });
     agent.on((e) => events.push(e));
     return { agent, memory };
@@ -104,11 +131,19 @@ describe('memory/effect: a learning from run 1 changes run 2 (real loop, real SD
     assert.deepEqual(commands1, ['npm test']);
     const firstAgentRequest = JSON.stringify(srv.requests[0].body);
     assert.ok(!firstAgentRequest.includes(LEARNING), 'nothing learned yet in run 1');
-    const learned = events1.filter((e): e is Extract<AgentEvent, { type: 'memory_learned' }> => e.type === 'memory_learned');
-    assert.ok(learned.some((e) => e.memories.some((m) => m.content === LEARNING)), 'memory_learned event emitted');
+    const learned = events1.filter(
+      (e): e is Extract<AgentEvent, { type: 'memory_learned' }> => e.type === 'memory_learned',
+    );
+    assert.ok(
+      learned.some((e) => e.memories.some((m) => m.content === LEARNING)),
+      'memory_learned event emitted',
+    );
 
     const file = await fsp.readFile(path.join(dir, WORKSPACE_MEMORY_FILE), 'utf8');
-    const lines = file.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = file
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 1, 'tool-error and run-end reflections merged into one memory');
     assert.equal(lines[0].content, LEARNING);
 
@@ -122,8 +157,13 @@ describe('memory/effect: a learning from run 1 changes run 2 (real loop, real SD
     const agentRequests = srv.requests.filter((r) => !JSON.stringify(r.body).includes('reflection step of Forge'));
     const systemText = agentRequests[0].body.messages.find((m: any) => m.role === 'system').content as string;
     assert.ok(systemText.includes(LEARNING), `the learning is in run 2's system prompt:\n${systemText}`);
-    const recalled = events2.find((e): e is Extract<AgentEvent, { type: 'memory_recalled' }> => e.type === 'memory_recalled');
-    assert.deepEqual(recalled?.memories.map((m) => m.content), [LEARNING]);
+    const recalled = events2.find(
+      (e): e is Extract<AgentEvent, { type: 'memory_recalled' }> => e.type === 'memory_recalled',
+    );
+    assert.deepEqual(
+      recalled?.memories.map((m) => m.content),
+      [LEARNING],
+    );
     assert.deepEqual(commands2, ['pnpm test'], 'the model followed the learning');
     assert.equal(report2.reason, 'done');
 

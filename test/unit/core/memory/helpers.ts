@@ -6,7 +6,13 @@ export type Reply = string | Error | ((req: ModelRequest) => string);
 
 /** A Model that answers each stream() call with the next scripted reply, in two text chunks. */
 export class ScriptedReflectionModel implements Model {
-  readonly info = { provider: 'fake', model: 'fake-1', contextWindow: 100_000, maxOutputTokens: 4096, nativeTools: true };
+  readonly info = {
+    provider: 'fake',
+    model: 'fake-1',
+    contextWindow: 100_000,
+    maxOutputTokens: 4096,
+    nativeTools: true,
+  };
   readonly requests: ModelRequest[] = [];
   constructor(
     private readonly replies: Reply[],
@@ -27,7 +33,11 @@ export class ScriptedReflectionModel implements Model {
   }
 }
 
-export function report(reason: TerminationReason, iterations: number, opts: { toolError?: string; runId?: string } = {}): RunReport {
+export function report(
+  reason: TerminationReason,
+  iterations: number,
+  opts: { toolError?: string; runId?: string } = {},
+): RunReport {
   return {
     runId: opts.runId ?? 'run-1',
     taskId: 'task-1',
@@ -37,9 +47,20 @@ export function report(reason: TerminationReason, iterations: number, opts: { to
     steps: Array.from({ length: iterations }, (_, i) => ({
       iteration: i + 1,
       latencyMs: 10,
-      toolCalls: opts.toolError && i === 0
-        ? [{ id: 'c1', name: 'execute_command', args: {}, latencyMs: 5, resultChars: 10, error: opts.toolError, attempts: 1 }]
-        : [],
+      toolCalls:
+        opts.toolError && i === 0
+          ? [
+              {
+                id: 'c1',
+                name: 'execute_command',
+                args: {},
+                latencyMs: 5,
+                resultChars: 10,
+                error: opts.toolError,
+                attempts: 1,
+              },
+            ]
+          : [],
     })),
     usage: { inputTokens: 100, outputTokens: 50 },
     elapsedMs: 100,
@@ -51,9 +72,17 @@ export const HISTORY: ChatMessage[] = [
   {
     role: 'assistant',
     content: 'Running tests.',
-    toolCalls: [{ id: 'c1', name: 'execute_command', args: { command: 'npm test' }, rawArgs: '{"command":"npm test"}' }],
+    toolCalls: [
+      { id: 'c1', name: 'execute_command', args: { command: 'npm test' }, rawArgs: '{"command":"npm test"}' },
+    ],
   },
-  { role: 'tool', toolCallId: 'c1', toolName: 'execute_command', content: 'ERR: this repo uses pnpm (npm is not supported)', isError: true },
+  {
+    role: 'tool',
+    toolCallId: 'c1',
+    toolName: 'execute_command',
+    content: 'ERR: this repo uses pnpm (npm is not supported)',
+    isError: true,
+  },
 ];
 
 export const GOOD_LEARNING = {

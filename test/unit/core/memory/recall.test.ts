@@ -46,12 +46,18 @@ describe('memory/rankMemories', () => {
     const low = mem('Lint with eslint --fix', { confidence: 0.3 });
     const high = mem('Lint with eslint --fix', { confidence: 0.95 });
     const r1 = rankMemories([low, high], 'lint the code', { now: NOW });
-    assert.deepEqual(r1.map((r) => r.item.id), [high.id, low.id]);
+    assert.deepEqual(
+      r1.map((r) => r.item.id),
+      [high.id, low.id],
+    );
 
     const old = mem('Format with prettier', { createdAt: daysAgo(200) });
     const fresh = mem('Format with prettier', { createdAt: daysAgo(200), lastUsedAt: daysAgo(1) });
     const r2 = rankMemories([old, fresh], 'format files', { now: NOW });
-    assert.deepEqual(r2.map((r) => r.item.id), [fresh.id, old.id]);
+    assert.deepEqual(
+      r2.map((r) => r.item.id),
+      [fresh.id, old.id],
+    );
     assert.ok(r2[0].recency > r2[1].recency);
   });
 
@@ -77,12 +83,19 @@ describe('memory/rankMemories', () => {
 
 describe('memory/recall and budget', () => {
   it('splits the prompt budget 60/30/10', () => {
-    assert.deepEqual(memoryBudget(10_000, 2_000), { total: 8_000, memory: 4_800, conversation: 2_400, environment: 800 });
+    assert.deepEqual(memoryBudget(10_000, 2_000), {
+      total: 8_000,
+      memory: 4_800,
+      conversation: 2_400,
+      environment: 800,
+    });
     assert.equal(memoryBudget(100, 500).memory, 0);
   });
 
   it('never exceeds the token budget', () => {
-    const items = Array.from({ length: 30 }, (_, i) => mem(`Tests for module ${i} need the flag --runInBand ${'x'.repeat(i * 7)}`));
+    const items = Array.from({ length: 30 }, (_, i) =>
+      mem(`Tests for module ${i} need the flag --runInBand ${'x'.repeat(i * 7)}`),
+    );
     const ranked = rankMemories(items, 'run the tests', { now: NOW });
     for (const budget of [0, 10, 60, 150, 400]) {
       const res = fillRecall(ranked, budget);
@@ -100,9 +113,23 @@ describe('memory/recall and budget', () => {
     const global = await MemoryStore.open(io, '/home/global.jsonl', 'global', { now });
     await workspace.add([
       { type: 'procedural', content: 'Run tests with pnpm test', context: '', confidence: 0.9, tags: ['tests'] },
-      { type: 'episodic', content: 'Last time the tests hung on the database container', context: '', confidence: 0.9, tags: [] },
+      {
+        type: 'episodic',
+        content: 'Last time the tests hung on the database container',
+        context: '',
+        confidence: 0.9,
+        tags: [],
+      },
     ]);
-    await global.add([{ type: 'semantic', content: 'Mocha tests need --exit when handles leak', context: '', confidence: 0.6, tags: [] }]);
+    await global.add([
+      {
+        type: 'semantic',
+        content: 'Mocha tests need --exit when handles leak',
+        context: '',
+        confidence: 0.6,
+        tags: [],
+      },
+    ]);
     const memory = new ForgeMemory({ workspace, global, reflector: new Reflector({ budgetUsd: 0 }), now });
     const res = await memory.recall('make the tests pass', 2_000);
     assert.deepEqual(res.items.map((i) => i.type).sort(), ['procedural', 'semantic']);

@@ -10,7 +10,10 @@ import {
 import type { ReflectionInput } from '../../../../src/core/memory';
 import { collectLog, GOOD_LEARNING, HISTORY, report, ScriptedReflectionModel } from './helpers';
 
-async function setup(replies: ConstructorParameters<typeof ScriptedReflectionModel>[0], reflectorOpts: Partial<ConstructorParameters<typeof Reflector>[0]> = {}) {
+async function setup(
+  replies: ConstructorParameters<typeof ScriptedReflectionModel>[0],
+  reflectorOpts: Partial<ConstructorParameters<typeof Reflector>[0]> = {},
+) {
   const io = new InMemoryFileIO();
   const workspace = await MemoryStore.open(io, '/ws/.forge/memory.jsonl', 'workspace');
   const global = await MemoryStore.open(io, '/global/memory.jsonl', 'global');
@@ -29,13 +32,22 @@ async function setup(replies: ConstructorParameters<typeof ScriptedReflectionMod
 }
 
 describe('memory/Reflector', () => {
-  for (const [reason, iterations] of [['done', 3], ['error', 1], ['stagnation', 6], ['asked', 4], ['breaker', 2]] as const) {
+  for (const [reason, iterations] of [
+    ['done', 3],
+    ['error', 1],
+    ['stagnation', 6],
+    ['asked', 4],
+    ['breaker', 2],
+  ] as const) {
     it(`stores learnings after a run that ended "${reason}"`, async () => {
       const s = await setup([JSON.stringify([GOOD_LEARNING])]);
       const stored = await s.memory.reflect(s.input(report(reason, iterations)));
       assert.equal(stored.length, 1);
       assert.equal(stored[0].content, GOOD_LEARNING.content);
-      assert.deepEqual((await s.workspace.list()).map((i) => i.content), [GOOD_LEARNING.content]);
+      assert.deepEqual(
+        (await s.workspace.list()).map((i) => i.content),
+        [GOOD_LEARNING.content],
+      );
       const req = s.model.requests[0];
       assert.deepEqual(req.tools, [], 'reflection gets no tools');
       assert.equal(req.system[0].text, REFLECTION_SYSTEM_PROMPT);
@@ -65,7 +77,10 @@ describe('memory/Reflector', () => {
       const stored = await s.memory.reflect(s.input(report('error', 3)));
       assert.deepEqual(stored, []);
       assert.deepEqual(await s.workspace.list(), []);
-      assert.ok(s.lines.some((l) => logPattern.test(l)), s.lines.join('\n'));
+      assert.ok(
+        s.lines.some((l) => logPattern.test(l)),
+        s.lines.join('\n'),
+      );
     });
   }
 
@@ -92,7 +107,11 @@ describe('memory/Reflector', () => {
 
   it('respects the per-run budget: a second reflection is refused once the first spent it', async () => {
     const price = (u: { inputTokens: number; outputTokens: number }) => (u.inputTokens + u.outputTokens) * 1e-5; // 1100 tok -> $0.011
-    const s = await setup([JSON.stringify([GOOD_LEARNING]), JSON.stringify([GOOD_LEARNING])], { budgetUsd: 0.011, price, maxOutputTokens: 10 });
+    const s = await setup([JSON.stringify([GOOD_LEARNING]), JSON.stringify([GOOD_LEARNING])], {
+      budgetUsd: 0.011,
+      price,
+      maxOutputTokens: 10,
+    });
     assert.equal((await s.memory.reflect({ ...s.input(undefined, 'tool_error'), runId: 'r1' })).length, 1);
     assert.equal((await s.memory.reflect(s.input(report('error', 3, { runId: 'r1' })))).length, 0);
     assert.equal(s.model.requests.length, 1, 'the model was not called again');
@@ -103,7 +122,10 @@ describe('memory/Reflector', () => {
 
   it('shares one budget between a tool-error reflection (signal only) and the run-end one (same signal + runId)', async () => {
     // each call costs $0.02 (reported or projected); the budget of $0.03 allows one per run
-    const s = await setup([JSON.stringify([GOOD_LEARNING]), JSON.stringify([GOOD_LEARNING])], { budgetUsd: 0.03, price: () => 0.02 });
+    const s = await setup([JSON.stringify([GOOD_LEARNING]), JSON.stringify([GOOD_LEARNING])], {
+      budgetUsd: 0.03,
+      price: () => 0.02,
+    });
     const signal = new AbortController().signal;
     assert.equal((await s.memory.reflect({ ...s.input(undefined, 'tool_error'), signal })).length, 1);
     assert.equal((await s.memory.reflect({ ...s.input(report('error', 3, { runId: 'rx' })), signal })).length, 0);
@@ -139,14 +161,32 @@ describe('memory/Reflector', () => {
   });
 
   it('routes cross-project learnings to the global store and gives episodes as context', async () => {
-    const globalLesson = { type: 'semantic', content: 'pnpm workspaces need -r to run scripts in all packages', context: '', confidence: 0.8, tags: ['pnpm', 'global'] };
+    const globalLesson = {
+      type: 'semantic',
+      content: 'pnpm workspaces need -r to run scripts in all packages',
+      context: '',
+      confidence: 0.8,
+      tags: ['pnpm', 'global'],
+    };
     const scoped = { ...GOOD_LEARNING, content: 'Git hooks here run lint-staged', scope: 'global' };
-    const episode = { type: 'episodic', content: 'The run on unit tests stalled on a flaky parser test', context: '', confidence: 0.6, tags: ['tests'] };
+    const episode = {
+      type: 'episodic',
+      content: 'The run on unit tests stalled on a flaky parser test',
+      context: '',
+      confidence: 0.6,
+      tags: ['tests'],
+    };
     const s = await setup([JSON.stringify([globalLesson, scoped, episode]), '[]']);
     await s.memory.reflect(s.input(report('done', 3)));
-    assert.deepEqual((await s.global.list()).map((i) => i.content).sort(), [scoped.content, globalLesson.content].sort());
+    assert.deepEqual(
+      (await s.global.list()).map((i) => i.content).sort(),
+      [scoped.content, globalLesson.content].sort(),
+    );
     assert.deepEqual((await s.global.list()).find((i) => i.content === globalLesson.content)!.tags, ['pnpm']);
-    assert.deepEqual((await s.workspace.list()).map((i) => i.type), ['episodic']);
+    assert.deepEqual(
+      (await s.workspace.list()).map((i) => i.type),
+      ['episodic'],
+    );
     await s.memory.reflect(s.input(report('done', 3)));
     const prompt = (s.model.requests[1].messages[0] as { content: string }).content;
     assert.match(prompt, /Earlier episodes[\s\S]*flaky parser test/);

@@ -21,7 +21,16 @@ describe('memory/MemoryStore', () => {
     const lines = text.trimEnd().split('\n');
     assert.equal(lines.length, 1);
     const obj = JSON.parse(lines[0]);
-    assert.deepEqual(Object.keys(obj), ['id', 'type', 'content', 'context', 'tags', 'confidence', 'accessCount', 'createdAt']);
+    assert.deepEqual(Object.keys(obj), [
+      'id',
+      'type',
+      'content',
+      'context',
+      'tags',
+      'confidence',
+      'accessCount',
+      'createdAt',
+    ]);
     assert.deepEqual(obj.tags, ['pnpm', 'tests']);
     const again = await MemoryStore.open(io, FILE, 'workspace');
     assert.deepEqual(await again.list(), await store.list());
@@ -36,7 +45,11 @@ describe('memory/MemoryStore', () => {
       await good.add([learning('Use pnpm for tests')]);
       const before = await fsp.readFile(file, 'utf8');
 
-      const crashing = new NodeMemoryFileIO({ rename: async () => { throw Object.assign(new Error('crash'), { code: 'EIO' }); } });
+      const crashing = new NodeMemoryFileIO({
+        rename: async () => {
+          throw Object.assign(new Error('crash'), { code: 'EIO' });
+        },
+      });
       const store = await MemoryStore.open(crashing, file, 'workspace');
       // A rewrite (additions are appended; removals rewrite the file through temp + rename).
       await assert.rejects(store.remove(store.items[0].id), /crash/);
@@ -71,8 +84,14 @@ describe('memory/MemoryStore', () => {
     io.externalWrite(FILE, ['# my notes', good1, broken, badValue, good2].join('\n') + '\n');
     const { lines, log } = collectLog();
     const store = await MemoryStore.open(io, FILE, 'workspace', { log });
-    assert.deepEqual(store.items.map((i) => i.id), ['a', 'd']);
-    assert.deepEqual(store.corruptLines.map((c) => c.line), [3, 4]);
+    assert.deepEqual(
+      store.items.map((i) => i.id),
+      ['a', 'd'],
+    );
+    assert.deepEqual(
+      store.corruptLines.map((c) => c.line),
+      [3, 4],
+    );
     assert.match(store.corruptLines[1].error, /confidence/);
     assert.equal(lines.length, 2);
     assert.match(lines[0], /memory\.jsonl:3/);
@@ -85,7 +104,11 @@ describe('memory/MemoryStore', () => {
     assert.equal(after[2], badValue);
     assert.equal(JSON.parse(after[3]).id, 'd');
     assert.match(after[4], /brand new lesson/);
-    assert.deepEqual(store.corruptLines.map((c) => c.line), [2, 3], 'line numbers follow the rewrite');
+    assert.deepEqual(
+      store.corruptLines.map((c) => c.line),
+      [2, 3],
+      'line numbers follow the rewrite',
+    );
   });
 
   it('fills defaults for a hand-added line and gives it an id that is stable across reloads', async () => {
@@ -128,11 +151,19 @@ describe('memory/MemoryStore', () => {
     const edited = (await io.read(FILE))!.replace('Lesson one about eslint', 'Lesson one about biome');
     io.externalWrite(FILE, edited + '{"type": "semantic", "content": "User wrote this by hand"}\n');
     const items = await store.list();
-    assert.deepEqual(items.map((i) => i.content), ['Lesson one about biome', 'User wrote this by hand']);
+    assert.deepEqual(
+      items.map((i) => i.content),
+      ['Lesson one about biome', 'User wrote this by hand'],
+    );
     io.externalWrite(FILE, (await io.read(FILE))! + '{"id": "z", "type": "semantic", "content": "Added later"}\n');
     await store.add([learning('Lesson two about vitest')]);
     const contents = (await store.list()).map((i) => i.content);
-    assert.deepEqual(contents, ['Lesson one about biome', 'User wrote this by hand', 'Added later', 'Lesson two about vitest']);
+    assert.deepEqual(contents, [
+      'Lesson one about biome',
+      'User wrote this by hand',
+      'Added later',
+      'Lesson two about vitest',
+    ]);
   });
 
   it('removes by id', async () => {
@@ -142,7 +173,10 @@ describe('memory/MemoryStore', () => {
     await store.add([learning('Lesson about gradle')]);
     assert.equal(await store.remove(a.id), true);
     assert.equal(await store.remove('nope'), false);
-    assert.deepEqual((await MemoryStore.open(io, FILE, 'workspace')).items.map((i) => i.content), ['Lesson about gradle']);
+    assert.deepEqual(
+      (await MemoryStore.open(io, FILE, 'workspace')).items.map((i) => i.content),
+      ['Lesson about gradle'],
+    );
     assert.equal(store.filePath, FILE);
   });
 

@@ -10,7 +10,15 @@ const signal = new AbortController().signal;
 
 function project(): MemoryFs {
   const files: Record<string, string> = {
-    '/ws/package.json': JSON.stringify({ name: 'demo', scripts: { build: 'tsc', test: 'mocha', 'test:e2e': 'playwright test' }, dependencies: { zod: '4' } }, null, 2),
+    '/ws/package.json': JSON.stringify(
+      {
+        name: 'demo',
+        scripts: { build: 'tsc', test: 'mocha', 'test:e2e': 'playwright test' },
+        dependencies: { zod: '4' },
+      },
+      null,
+      2,
+    ),
     '/ws/go.mod': 'module example.com/demo\n\ngo 1.22\n',
     '/ws/.env': 'API_KEY=secret',
     '/ws/src/index.ts': 'export {}',
@@ -70,7 +78,11 @@ describe('core/modes context gatherers', () => {
       '--stat': { exitCode: 0, output: ' src/index.ts | 2000 +++\n 1 file changed' },
       'diff HEAD --no-color --no-ext-diff --unified': { exitCode: 0, output: diff },
     });
-    const ctx = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: git })('review', 1000, signal);
+    const ctx = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: git })(
+      'review',
+      1000,
+      signal,
+    );
     assert.ok(ctx);
     assert.deepEqual(ctx.sources, ['git diff (2 files)']);
     assert.match(ctx.text, /\?\? notes\.md/);
@@ -78,29 +90,61 @@ describe('core/modes context gatherers', () => {
     assert.match(ctx.text, /more characters not shown/);
     assert.ok(ctx.text.length <= 4000);
     for (const c of git.commands) {
-      assert.match(c.command, /^git -c core\.fsmonitor=false -c core\.pager=cat -c diff\.external= --no-pager (status|diff|rev-parse) /);
+      assert.match(
+        c.command,
+        /^git -c core\.fsmonitor=false -c core\.pager=cat -c diff\.external= --no-pager (status|diff|rev-parse) /,
+      );
       assert.equal(c.cwd, '/ws');
     }
     const untrusted = new FakeGit({});
-    const u = await createModeContextGatherer({ fs: project(), sandbox: { trusted: false }, runner: untrusted })('review', 1000, signal);
+    const u = await createModeContextGatherer({ fs: project(), sandbox: { trusted: false }, runner: untrusted })(
+      'review',
+      1000,
+      signal,
+    );
     assert.match(u?.text ?? '', /not trusted/);
     assert.equal(untrusted.commands.length, 0, 'no command runs in an untrusted workspace');
-    const none = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: new FakeGit({}) })('review', 1000, signal);
+    const none = await createModeContextGatherer({
+      fs: project(),
+      sandbox: { trusted: true },
+      runner: new FakeGit({}),
+    })('review', 1000, signal);
     assert.match(none?.text ?? '', /No git repository/);
     // No commit yet: the changes against the index.
-    const fresh = new FakeGit({ 'status': { exitCode: 0, output: 'A  src/index.ts\n' }, 'diff --no-color --no-ext-diff --unified': { exitCode: 0, output: '+new file line' } });
-    const f = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: fresh })('review', 1000, signal);
+    const fresh = new FakeGit({
+      status: { exitCode: 0, output: 'A  src/index.ts\n' },
+      'diff --no-color --no-ext-diff --unified': { exitCode: 0, output: '+new file line' },
+    });
+    const f = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: fresh })(
+      'review',
+      1000,
+      signal,
+    );
     assert.match(f?.text ?? '', /### git diff\n```diff\n\+new file line/);
     assert.ok(fresh.commands.every((c) => !/diff HEAD/.test(c.command)));
-    const clean = await createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, runner: new FakeGit({ 'status': { exitCode: 0, output: '' } }) })('review', 1000, signal);
+    const clean = await createModeContextGatherer({
+      fs: project(),
+      sandbox: { trusted: true },
+      runner: new FakeGit({ status: { exitCode: 0, output: '' } }),
+    })('review', 1000, signal);
     assert.match(clean?.text ?? '', /working tree is clean/);
   });
 
   it('test: test scripts, test files and the last test run', async () => {
     const tracker = new TestRunTracker(() => 1_000_000);
     tracker.observe({ type: 'tool_call_end', id: 'c1', name: 'execute_command', args: { command: 'npm test' } });
-    tracker.observe({ type: 'tool_result', id: 'c1', content: '3 passing\n1 failing\nExit code: 1 (2 s)', isError: true });
-    const gather = createModeContextGatherer({ fs: project(), sandbox: { trusted: true }, lastTestRun: () => tracker.last(), now: () => 1_000_000 + 120_000 });
+    tracker.observe({
+      type: 'tool_result',
+      id: 'c1',
+      content: '3 passing\n1 failing\nExit code: 1 (2 s)',
+      isError: true,
+    });
+    const gather = createModeContextGatherer({
+      fs: project(),
+      sandbox: { trusted: true },
+      lastTestRun: () => tracker.last(),
+      now: () => 1_000_000 + 120_000,
+    });
     const ctx = await gather('test', 2000, signal);
     assert.ok(ctx);
     assert.deepEqual(ctx.sources, ['package.json scripts', '3 test files', 'last test run']);
@@ -112,9 +156,27 @@ describe('core/modes context gatherers', () => {
   });
 
   it('recognises test files and test commands', () => {
-    for (const f of ['a.test.ts', 'src/x.spec.js', 'tests/test_api.py', 'pkg/a_test.go', '__tests__/b.js', 'test/helpers.ts']) assert.ok(isTestFile(f), f);
+    for (const f of [
+      'a.test.ts',
+      'src/x.spec.js',
+      'tests/test_api.py',
+      'pkg/a_test.go',
+      '__tests__/b.js',
+      'test/helpers.ts',
+    ])
+      assert.ok(isTestFile(f), f);
     for (const f of ['src/index.ts', 'contest.ts', 'latest/readme.md']) assert.ok(!isTestFile(f), f);
-    for (const c of ['npm test', 'npm run test -- --grep x', 'pnpm test', 'npx vitest run', 'pytest -q', 'go test ./...', 'cargo test', 'python -m pytest']) assert.ok(isTestCommand(c), c);
+    for (const c of [
+      'npm test',
+      'npm run test -- --grep x',
+      'pnpm test',
+      'npx vitest run',
+      'pytest -q',
+      'go test ./...',
+      'cargo test',
+      'python -m pytest',
+    ])
+      assert.ok(isTestCommand(c), c);
     for (const c of ['npm install', 'ls test', 'cat latest.txt', 'git commit -m test']) assert.ok(!isTestCommand(c), c);
   });
 });
@@ -143,15 +205,29 @@ describe('core/loop mode context in the run', () => {
     assert.deepEqual({ mode: ev.mode, sources: ev.sources }, { mode: 'plan', sources: ['package.json'] });
     h.agent.setMode('agent');
     await h.agent.send('now do it');
-    assert.deepEqual(calls.map((c) => c.mode), ['plan', 'agent']);
+    assert.deepEqual(
+      calls.map((c) => c.mode),
+      ['plan', 'agent'],
+    );
   });
 
   it('a failing gatherer is a warning; the run goes on without the layer', async () => {
     const model = new ScriptedModel([doneTurn('ok')]);
-    const h = harness([], { model, config: { mode: 'review', modeContext: async () => { throw new Error('git exploded'); } } });
+    const h = harness([], {
+      model,
+      config: {
+        mode: 'review',
+        modeContext: async () => {
+          throw new Error('git exploded');
+        },
+      },
+    });
     const report = await h.agent.send('review');
     assert.equal(report.reason, 'done');
     assert.ok(h.ofType('warning').some((w) => /Could not gather the review context: git exploded/.test(w.message)));
-    assert.equal(model.requests[0].system.some((l) => l.id === 'mode-context'), false);
+    assert.equal(
+      model.requests[0].system.some((l) => l.id === 'mode-context'),
+      false,
+    );
   });
 });

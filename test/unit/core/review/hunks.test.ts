@@ -1,6 +1,13 @@
 import * as assert from 'node:assert/strict';
 import {
-  applyHunks, carryDecisions, describeReview, hunkBody, hunkHeader, splitHunks, splitLines, summarizeReview,
+  applyHunks,
+  carryDecisions,
+  describeReview,
+  hunkBody,
+  hunkHeader,
+  splitHunks,
+  splitLines,
+  summarizeReview,
   type HunkDecision,
 } from '../../../../src/core/review/hunks';
 
@@ -9,15 +16,27 @@ const lines = (n: number, eol = '\n') => Array.from({ length: n }, (_, i) => `li
 /** Every subset of hunks applies; all gives the proposal, none the original, and a subset leaves exactly the others to do. */
 function checkAllSubsets(original: string, proposed: string): number {
   const hunks = splitHunks(original, proposed);
-  assert.equal(applyHunks(original, hunks, () => true), proposed, 'all hunks give the proposal');
-  assert.equal(applyHunks(original, hunks, () => false), original, 'no hunk gives the original');
+  assert.equal(
+    applyHunks(original, hunks, () => true),
+    proposed,
+    'all hunks give the proposal',
+  );
+  assert.equal(
+    applyHunks(original, hunks, () => false),
+    original,
+    'no hunk gives the original',
+  );
   const n = Math.min(hunks.length, 10);
   for (let mask = 0; mask < 1 << n; mask++) {
     const merged = applyHunks(original, hunks, (i) => i < n && (mask & (1 << i)) !== 0);
     // What is left between the merge and the proposal is exactly the hunks not taken.
     const rest = splitHunks(merged, proposed);
     const notTaken = hunks.filter((h) => h.index >= n || (mask & (1 << h.index)) === 0);
-    assert.deepEqual(rest.map((h) => [h.removed, h.added]), notTaken.map((h) => [h.removed, h.added]), `mask ${mask}`);
+    assert.deepEqual(
+      rest.map((h) => [h.removed, h.added]),
+      notTaken.map((h) => [h.removed, h.added]),
+      `mask ${mask}`,
+    );
   }
   return hunks.length;
 }
@@ -38,12 +57,21 @@ describe('per-hunk review (core/review/hunks)', () => {
     const proposed = original.replace('line 3\n', 'LINE 3\n').replace('line 15\n', 'line 15\nnew 15b\n');
     const hunks = splitHunks(original, proposed);
     assert.equal(hunks.length, 2);
-    assert.deepEqual(hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines]), [[3, 1, 3, 1], [16, 0, 16, 1]]);
+    assert.deepEqual(
+      hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines]),
+      [
+        [3, 1, 3, 1],
+        [16, 0, 16, 1],
+      ],
+    );
     assert.equal(hunkHeader(hunks[0]!), '@@ -3 +3 @@');
     assert.equal(hunkHeader(hunks[1]!), '@@ -15,0 +16 @@');
     assert.deepEqual(hunkBody(original, hunks[0]!, 1), [' line 2', '-line 3', '+LINE 3', ' line 4']);
     // Reject the first, accept the second.
-    assert.equal(applyHunks(original, hunks, (i) => i === 1), original.replace('line 15\n', 'line 15\nnew 15b\n'));
+    assert.equal(
+      applyHunks(original, hunks, (i) => i === 1),
+      original.replace('line 15\n', 'line 15\nnew 15b\n'),
+    );
     checkAllSubsets(original, proposed);
   });
 
@@ -52,12 +80,16 @@ describe('per-hunk review (core/review/hunks)', () => {
     const proposed = 'A\nb\nC\nd\nE\n';
     assert.equal(checkAllSubsets(original, proposed), 3);
     const hunks = splitHunks(original, proposed);
-    assert.equal(applyHunks(original, hunks, (i) => i !== 1), 'A\nb\nc\nd\nE\n');
+    assert.equal(
+      applyHunks(original, hunks, (i) => i !== 1),
+      'A\nb\nc\nd\nE\n',
+    );
   });
 
   it('handles hunks whose display context overlaps, and insertions and deletions at both ends', () => {
     const original = lines(8);
-    const proposed = 'first\n' + original.replace('line 2\n', '').replace('line 4\n', 'four\n').replace('line 8\n', 'line 8\nlast\n');
+    const proposed =
+      'first\n' + original.replace('line 2\n', '').replace('line 4\n', 'four\n').replace('line 8\n', 'line 8\nlast\n');
     const hunks = splitHunks(original, proposed);
     assert.equal(hunks.length, 4);
     // Context 3 around hunk 2 (line 2 deleted) reaches into hunk 3's lines: the body still shows the original's text.
@@ -86,7 +118,10 @@ describe('per-hunk review (core/review/hunks)', () => {
     checkAllSubsets(added, original);
     const both = 'A\nb\nC';
     assert.equal(checkAllSubsets(original, both), 2);
-    assert.equal(applyHunks(original, splitHunks(original, both), (i) => i === 1), 'a\nb\nC');
+    assert.equal(
+      applyHunks(original, splitHunks(original, both), (i) => i === 1),
+      'a\nb\nC',
+    );
   });
 
   it('treats new files and emptied files as one hunk', () => {
@@ -102,7 +137,10 @@ describe('per-hunk review (core/review/hunks)', () => {
     const hunks = splitHunks(original, proposed, { timeoutMs: 0 });
     assert.equal(hunks.length, 1);
     assert.equal(hunks[0]!.oldStart, 2);
-    assert.equal(applyHunks(original, hunks, () => true), proposed);
+    assert.equal(
+      applyHunks(original, hunks, () => true),
+      proposed,
+    );
   });
 
   it('refuses hunks that do not fit the original', () => {
@@ -112,7 +150,7 @@ describe('per-hunk review (core/review/hunks)', () => {
 
   it('random edits: every subset of hunks merges exactly', () => {
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let round = 0; round < 40; round++) {
       const base = Array.from({ length: 12 }, (_, i) => `l${i}${rnd(3) === 0 ? '\r\n' : '\n'}`);
       const next = [...base];
@@ -136,11 +174,20 @@ describe('per-hunk review (core/review/hunks)', () => {
     const v1 = original.replace('line 3\n', 'three\n').replace('line 15\n', 'fifteen\n');
     const v2 = v1.replace('line 10\n', 'ten\n');
     const h1 = splitHunks(original, v1);
-    const decisions = new Map<number, HunkDecision>([[0, { state: 'rejected', reason: 'keep it' }], [1, { state: 'accepted' }]]);
+    const decisions = new Map<number, HunkDecision>([
+      [0, { state: 'rejected', reason: 'keep it' }],
+      [1, { state: 'accepted' }],
+    ]);
     const h2 = splitHunks(original, v2);
     assert.equal(h2.length, 3);
     const carried = carryDecisions(h1, decisions, h2);
-    assert.deepEqual([...carried.entries()], [[0, { state: 'rejected', reason: 'keep it' }], [2, { state: 'accepted' }]]);
+    assert.deepEqual(
+      [...carried.entries()],
+      [
+        [0, { state: 'rejected', reason: 'keep it' }],
+        [2, { state: 'accepted' }],
+      ],
+    );
   });
 
   it('tells the model which hunks were rejected, where, with their text and the reason', () => {
@@ -155,7 +202,14 @@ describe('per-hunk review (core/review/hunks)', () => {
     assert.match(text, /Hunk #2 \(original after line 15; proposed line 16\), reason: no extra line/);
     assert.match(text, /\+new 15b/);
     assert.match(text, /re-read src\/a\.ts/);
-    const all = summarizeReview(original, hunks, new Map([[0, { state: 'rejected' }], [1, { state: 'rejected' }]]));
+    const all = summarizeReview(
+      original,
+      hunks,
+      new Map([
+        [0, { state: 'rejected' }],
+        [1, { state: 'rejected' }],
+      ]),
+    );
     assert.match(describeReview('src/a.ts', all), /rejected every hunk \(2\) of your change to src\/a\.ts:/);
     assert.match(describeReview('src/a.ts', all), /Nothing of this change was written$/);
     assert.match(describeReview('src/a.ts', all), /original line 3; proposed line 3\), reason: no reason given/);

@@ -2,19 +2,73 @@
 // the assignment and secret checks. Each row asserts the exact action and, for an ask, that the reason names
 // what was judged; hazards must never be grantable (grantKeys []).
 import { strict as assert } from 'node:assert';
-import { checkCommand, DEFAULT_COMMAND_RULES, describeBuiltinCommandRules, withDefaultCommandRules, type CommandCheckOptions, type CommandRules } from '../../../../src/core/safety/commands';
+import {
+  checkCommand,
+  DEFAULT_COMMAND_RULES,
+  describeBuiltinCommandRules,
+  withDefaultCommandRules,
+  type CommandCheckOptions,
+  type CommandRules,
+} from '../../../../src/core/safety/commands';
 
-const GRANT_ALL = ['git diff', 'git log', 'git show', 'git grep', 'git fetch', 'git ls-remote', 'git status', 'npm test', 'npm exec', 'npx tsc', 'tsc', 'date', 'ls', 'cat', 'head', 'grep', 'rg', 'sh', 'bash', 'env', 'xargs', 'find', 'make', 'source', '.', 'cd', 'time', 'script', 'strace', 'export', 'printenv', 'echo', 'alias', 'hash', 'read', 'printf', 'eval'];
+const GRANT_ALL = [
+  'git diff',
+  'git log',
+  'git show',
+  'git grep',
+  'git fetch',
+  'git ls-remote',
+  'git status',
+  'npm test',
+  'npm exec',
+  'npx tsc',
+  'tsc',
+  'date',
+  'ls',
+  'cat',
+  'head',
+  'grep',
+  'rg',
+  'sh',
+  'bash',
+  'env',
+  'xargs',
+  'find',
+  'make',
+  'source',
+  '.',
+  'cd',
+  'time',
+  'script',
+  'strace',
+  'export',
+  'printenv',
+  'echo',
+  'alias',
+  'hash',
+  'read',
+  'printf',
+  'eval',
+];
 const OPTS: CommandCheckOptions = { home: '/home/u', roots: ['/home/u/proj'] };
 
-function expectHazard(cmd: string, reason: RegExp, opts: CommandCheckOptions = OPTS, rules: CommandRules = DEFAULT_COMMAND_RULES) {
+function expectHazard(
+  cmd: string,
+  reason: RegExp,
+  opts: CommandCheckOptions = OPTS,
+  rules: CommandRules = DEFAULT_COMMAND_RULES,
+) {
   const v = checkCommand(cmd, rules, opts);
   assert.equal(v.action, 'ask', `${cmd}: expected ask, got ${v.action} (${v.reason})`);
   assert.match(v.reason, reason, `${cmd}: reason`);
   assert.deepEqual(v.grantKeys, [], `${cmd}: a hazard must not be grantable (${v.reason})`);
   // Even with every conceivable grant, a hazard still asks.
   const all = new Set(GRANT_ALL);
-  assert.equal(checkCommand(cmd, rules, { ...opts, grants: all }).action, 'ask', `${cmd}: grants must not cover a hazard`);
+  assert.equal(
+    checkCommand(cmd, rules, { ...opts, grants: all }).action,
+    'ask',
+    `${cmd}: grants must not cover a hazard`,
+  );
 }
 function expectAllow(cmd: string, opts: CommandCheckOptions = OPTS, rules: CommandRules = DEFAULT_COMMAND_RULES) {
   const v = checkCommand(cmd, rules, opts);
@@ -68,7 +122,15 @@ describe('safety/commands: hostile commands (class 1: environment assignments)',
   for (const [cmd, reason] of cases) it(cmd, () => expectHazard(cmd, reason));
 
   it('allows benign variables', () => {
-    for (const cmd of ['CI=1 git status', 'NODE_ENV=test FORCE_COLOR=0 NO_COLOR=1 git log --oneline -5', 'LC_ALL=C TZ=UTC date', 'export CI=1; git status', 'set -euo pipefail; git status', 'echo $HOME']) expectAllow(cmd);
+    for (const cmd of [
+      'CI=1 git status',
+      'NODE_ENV=test FORCE_COLOR=0 NO_COLOR=1 git log --oneline -5',
+      'LC_ALL=C TZ=UTC date',
+      'export CI=1; git status',
+      'set -euo pipefail; git status',
+      'echo $HOME',
+    ])
+      expectAllow(cmd);
     expectAllow('CI=1 npm test', { ...OPTS, sandboxed: true });
   });
 });
@@ -149,28 +211,103 @@ describe('safety/commands: hostile commands (class 2: options that run programs 
 
   it('keeps the allowed option forms allowed', () => {
     for (const cmd of [
-      'git status', 'git status -sb', 'git --no-pager log --oneline -5', 'git log --oneline --graph --decorate -n 20 -- src',
-      'git diff HEAD~1 -- src/a.ts', 'git diff --stat --cached', 'git diff -U5 main...HEAD', 'git show HEAD~2 --stat',
-      'git show HEAD:src/a.ts', 'git branch', 'git branch -a', 'git branch -vv', 'git branch --list "feat*"', 'git branch --merged main',
-      'git branch --show-current', 'git rev-parse --abbrev-ref HEAD', 'git rev-parse --show-toplevel', 'git ls-files -z src',
-      'git blame -L 10,20 src/a.ts', 'git -C src status', 'ls -la src', 'ls -lhR', 'ls *.ts', 'ls --color=auto', 'pwd', 'echo hello world',
-      'echo -n x', 'cat src/*.ts', 'cat -n package.json', 'head -n 20 src/a.ts', 'head -20 src/a.ts', 'tail -n +5 src/a.ts',
-      'tail -f build.log', 'wc -l src/a.ts', 'wc -l $(git ls-files)', 'grep -n foo src/a.ts', 'grep -rn foo src', 'grep -E "a|b" -i src/a.ts',
-      'grep -C3 -e foo -e bar src/a.ts', 'rg foo src', 'rg -n -i --no-heading foo src test', 'rg -t ts foo src', 'rg -g "*.ts" foo src',
-      'which git', 'true', 'false', 'date', 'date -u +%Y-%m-%d', 'date -d yesterday', 'node --version', 'node -v', 'npm --version',
-      'npm -v', 'npm ls', 'npm ls --depth=0', 'tsc --noEmit', 'tsc --noEmit -p tsconfig.json', 'tsc --version', 'cat .env.example',
-      'command -v git', 'cat package.json | grep version', 'git log --format=%H -1', 'git log --since="2 weeks ago" --author=me',
-    ]) expectAllow(cmd);
+      'git status',
+      'git status -sb',
+      'git --no-pager log --oneline -5',
+      'git log --oneline --graph --decorate -n 20 -- src',
+      'git diff HEAD~1 -- src/a.ts',
+      'git diff --stat --cached',
+      'git diff -U5 main...HEAD',
+      'git show HEAD~2 --stat',
+      'git show HEAD:src/a.ts',
+      'git branch',
+      'git branch -a',
+      'git branch -vv',
+      'git branch --list "feat*"',
+      'git branch --merged main',
+      'git branch --show-current',
+      'git rev-parse --abbrev-ref HEAD',
+      'git rev-parse --show-toplevel',
+      'git ls-files -z src',
+      'git blame -L 10,20 src/a.ts',
+      'git -C src status',
+      'ls -la src',
+      'ls -lhR',
+      'ls *.ts',
+      'ls --color=auto',
+      'pwd',
+      'echo hello world',
+      'echo -n x',
+      'cat src/*.ts',
+      'cat -n package.json',
+      'head -n 20 src/a.ts',
+      'head -20 src/a.ts',
+      'tail -n +5 src/a.ts',
+      'tail -f build.log',
+      'wc -l src/a.ts',
+      'wc -l $(git ls-files)',
+      'grep -n foo src/a.ts',
+      'grep -rn foo src',
+      'grep -E "a|b" -i src/a.ts',
+      'grep -C3 -e foo -e bar src/a.ts',
+      'rg foo src',
+      'rg -n -i --no-heading foo src test',
+      'rg -t ts foo src',
+      'rg -g "*.ts" foo src',
+      'which git',
+      'true',
+      'false',
+      'date',
+      'date -u +%Y-%m-%d',
+      'date -d yesterday',
+      'node --version',
+      'node -v',
+      'npm --version',
+      'npm -v',
+      'npm ls',
+      'npm ls --depth=0',
+      'tsc --noEmit',
+      'tsc --noEmit -p tsconfig.json',
+      'tsc --version',
+      'cat .env.example',
+      'command -v git',
+      'cat package.json | grep version',
+      'git log --format=%H -1',
+      'git log --since="2 weeks ago" --author=me',
+    ])
+      expectAllow(cmd);
   });
 });
 
 describe('safety/commands: hostile commands (class 3: wrappers)', () => {
   it('judges the program a wrapper runs', () => {
-    for (const cmd of ['nice git status', 'nice -n 5 git status', 'nohup git status', 'timeout 5 git status', 'timeout -s KILL 10s git log -1',
-      'stdbuf -oL git log', 'ionice -c 3 git status', 'setsid git status', 'command git status', 'builtin echo x', 'exec git status',
-      'env git status', 'env -i git status', 'env CI=1 git status', 'chronic git status', 'unbuffer git status', 'taskset -c 0 git status',
-      'nice nice git status', 'time git status', 'bash -c "git status"', 'sh -c "ls -la src && git status"', 'eval "git status"',
-      'git ls-files | xargs wc -l', 'env -S "git status"']) expectAllow(cmd);
+    for (const cmd of [
+      'nice git status',
+      'nice -n 5 git status',
+      'nohup git status',
+      'timeout 5 git status',
+      'timeout -s KILL 10s git log -1',
+      'stdbuf -oL git log',
+      'ionice -c 3 git status',
+      'setsid git status',
+      'command git status',
+      'builtin echo x',
+      'exec git status',
+      'env git status',
+      'env -i git status',
+      'env CI=1 git status',
+      'chronic git status',
+      'unbuffer git status',
+      'taskset -c 0 git status',
+      'nice nice git status',
+      'time git status',
+      'bash -c "git status"',
+      'sh -c "ls -la src && git status"',
+      'eval "git status"',
+      'git ls-files | xargs wc -l',
+      'env -S "git status"',
+    ])
+      expectAllow(cmd);
     expectAsk('nice make', ['make']);
     expectAsk('timeout 60 cargo build', ['cargo build']);
     expectAsk('env -i FOO=x sh -c "make"', [], /FOO/);
@@ -197,7 +334,11 @@ describe('safety/commands: hostile commands (class 3: wrappers)', () => {
   });
   it('with a sandbox, read-only programs may take run-time arguments', () => {
     expectAllow('git ls-files | xargs grep -n foo', { ...OPTS, sandboxed: true });
-    expectAllow('find src -name "*.ts" -exec cat {} +', { ...OPTS, sandboxed: true }, withDefaultCommandRules({ allow: ['find'] }));
+    expectAllow(
+      'find src -name "*.ts" -exec cat {} +',
+      { ...OPTS, sandboxed: true },
+      withDefaultCommandRules({ allow: ['find'] }),
+    );
   });
 });
 
@@ -294,13 +435,34 @@ describe('safety/commands: hostile commands (class 5: redirections)', () => {
   ];
   for (const [cmd, reason] of cases) it(cmd, () => expectHazard(cmd, reason));
   it('allows fd duplication and the harmless devices', () => {
-    for (const cmd of ['ls 2>&1', 'git status 2>/dev/null', 'git log >/dev/null 2>&1', 'ls 2>&-', 'ls >&2', 'echo x > /dev/stderr', 'cat <<< "x"', 'cat <<EOF\nx\nEOF', 'cat < src/a.ts']) expectAllow(cmd);
+    for (const cmd of [
+      'ls 2>&1',
+      'git status 2>/dev/null',
+      'git log >/dev/null 2>&1',
+      'ls 2>&-',
+      'ls >&2',
+      'echo x > /dev/stderr',
+      'cat <<< "x"',
+      'cat <<EOF\nx\nEOF',
+      'cat < src/a.ts',
+    ])
+      expectAllow(cmd);
   });
 });
 
 describe('safety/commands: sandbox awareness and grants', () => {
   it('runs-workspace-code forms ask without a sandbox, run with one', () => {
-    for (const cmd of ['npm test', 'npm t', 'npm run test', 'npm run lint', 'npm run build', 'npm run typecheck', 'npm run-script lint', 'npx tsc --noEmit', 'npm -s test -- --grep x']) {
+    for (const cmd of [
+      'npm test',
+      'npm t',
+      'npm run test',
+      'npm run lint',
+      'npm run build',
+      'npm run typecheck',
+      'npm run-script lint',
+      'npx tsc --noEmit',
+      'npm -s test -- --grep x',
+    ]) {
       const v = checkCommand(cmd, DEFAULT_COMMAND_RULES, OPTS);
       assert.equal(v.action, 'ask', cmd);
       assert.match(v.reason, /no OS sandbox/);
@@ -317,17 +479,31 @@ describe('safety/commands: sandbox awareness and grants', () => {
     const v = checkCommand('git commit -m x && make', DEFAULT_COMMAND_RULES, OPTS);
     assert.equal(v.action, 'ask');
     assert.deepEqual(v.grantKeys, ['git commit', 'make']);
-    const partial = checkCommand('git commit -m x && make', DEFAULT_COMMAND_RULES, { ...OPTS, grants: new Set(['git commit']) });
+    const partial = checkCommand('git commit -m x && make', DEFAULT_COMMAND_RULES, {
+      ...OPTS,
+      grants: new Set(['git commit']),
+    });
     assert.equal(partial.action, 'ask');
     assert.deepEqual(partial.grantKeys, ['make']);
-    const full = checkCommand('git commit -m x && make', DEFAULT_COMMAND_RULES, { ...OPTS, grants: new Set(['git commit', 'make']) });
+    const full = checkCommand('git commit -m x && make', DEFAULT_COMMAND_RULES, {
+      ...OPTS,
+      grants: new Set(['git commit', 'make']),
+    });
     assert.equal(full.action, 'allow');
     assert.match(full.reason, /granted for this task: git commit, make/i);
-    assert.deepEqual(checkCommand('git --no-pager -C src commit -am x', DEFAULT_COMMAND_RULES, OPTS).grantKeys, ['git commit']);
+    assert.deepEqual(checkCommand('git --no-pager -C src commit -am x', DEFAULT_COMMAND_RULES, OPTS).grantKeys, [
+      'git commit',
+    ]);
     assert.deepEqual(checkCommand('cargo build --release', DEFAULT_COMMAND_RULES, OPTS).grantKeys, ['cargo build']);
-    assert.deepEqual(checkCommand('python3 -m pytest -q', DEFAULT_COMMAND_RULES, OPTS).grantKeys, ['python3 -m pytest']);
+    assert.deepEqual(checkCommand('python3 -m pytest -q', DEFAULT_COMMAND_RULES, OPTS).grantKeys, [
+      'python3 -m pytest',
+    ]);
     assert.deepEqual(checkCommand('/usr/bin/make', DEFAULT_COMMAND_RULES, OPTS).grantKeys, ['/usr/bin/make']);
-    assert.deepEqual(checkCommand('./git commit', DEFAULT_COMMAND_RULES, OPTS).grantKeys, ['./git commit'], 'a program by path is not the program of that name');
+    assert.deepEqual(
+      checkCommand('./git commit', DEFAULT_COMMAND_RULES, OPTS).grantKeys,
+      ['./git commit'],
+      'a program by path is not the program of that name',
+    );
     // A grant of "git commit" does not cover git push, nor ./git commit.
     const g = { ...OPTS, grants: new Set(['git commit']) };
     assert.equal(checkCommand('git push origin x', DEFAULT_COMMAND_RULES, g).action, 'ask');
@@ -335,7 +511,10 @@ describe('safety/commands: sandbox awareness and grants', () => {
     // Grants never cover hazards, and deny wins over grants.
     assert.equal(checkCommand('git -c core.pager=evil commit', DEFAULT_COMMAND_RULES, g).action, 'ask');
     assert.equal(checkCommand('git commit -m x > /tmp/o', DEFAULT_COMMAND_RULES, g).action, 'ask');
-    assert.equal(checkCommand('git push --force', DEFAULT_COMMAND_RULES, { ...OPTS, grants: new Set(['git push']) }).action, 'deny');
+    assert.equal(
+      checkCommand('git push --force', DEFAULT_COMMAND_RULES, { ...OPTS, grants: new Set(['git push']) }).action,
+      'deny',
+    );
   });
 
   it('non-literal programs or subcommands give no key', () => {
@@ -359,7 +538,14 @@ describe('safety/commands: sandbox awareness and grants', () => {
   it('describes the built-in forms by class', () => {
     const d = describeBuiltinCommandRules();
     assert.ok(d.readOnly.includes('git status') && d.readOnly.includes('tsc --noEmit') && d.readOnly.includes('cat'));
-    assert.deepEqual(d.runsWorkspaceCode.sort(), ['npm run build', 'npm run lint', 'npm run test', 'npm run typecheck', 'npm test', 'npx tsc --noEmit']);
+    assert.deepEqual(d.runsWorkspaceCode.sort(), [
+      'npm run build',
+      'npm run lint',
+      'npm run test',
+      'npm run typecheck',
+      'npm test',
+      'npx tsc --noEmit',
+    ]);
     for (const f of [...d.readOnly, ...d.runsWorkspaceCode]) assert.ok(DEFAULT_COMMAND_RULES.allow.includes(f), f);
     assert.equal(d.readOnly.length + d.runsWorkspaceCode.length, DEFAULT_COMMAND_RULES.allow.length);
   });

@@ -52,17 +52,29 @@ describe('safety/commands: checkCommand', () => {
 
   it('allows only commands whose every part is allow-listed', () => {
     assert.equal(checkCommand('git status && npm test', DEFAULT_COMMAND_RULES, { sandboxed: true }).action, 'allow');
-    assert.equal(checkCommand('git status && npm test').action, 'ask', 'without a sandbox npm test runs the workspace scripts unconfined');
+    assert.equal(
+      checkCommand('git status && npm test').action,
+      'ask',
+      'without a sandbox npm test runs the workspace scripts unconfined',
+    );
     assert.equal(checkCommand('cat package.json | grep version').action, 'allow');
     const v = checkCommand('git status && make install');
     assert.equal(v.action, 'ask');
     assert.equal(v.part, 'make install');
-    assert.equal(checkCommand('npm test > out.txt', DEFAULT_COMMAND_RULES, { sandboxed: true }).action, 'ask', 'writing a file is not auto-allowed');
+    assert.equal(
+      checkCommand('npm test > out.txt', DEFAULT_COMMAND_RULES, { sandboxed: true }).action,
+      'ask',
+      'writing a file is not auto-allowed',
+    );
     assert.equal(checkCommand('$CMD --x').action, 'ask', 'dynamic command names cannot be allowed');
     assert.equal(checkCommand('cat .env').action, 'ask', 'secret file argument');
     assert.equal(checkCommand('make', { allow: ['make'], deny: [] }).action, 'allow');
     assert.equal(checkCommand('npm run dev', { allow: ['npm run *'] }).action, 'allow');
-    assert.equal(checkCommand('/tmp/evil/git status', DEFAULT_COMMAND_RULES).action, 'ask', 'allow rules need the exact command word');
+    assert.equal(
+      checkCommand('/tmp/evil/git status', DEFAULT_COMMAND_RULES).action,
+      'ask',
+      'allow rules need the exact command word',
+    );
   });
 
   it('asks (or denies, if configured) when the command cannot be parsed', () => {
@@ -83,7 +95,15 @@ describe('safety/commands: checkCommand', () => {
   it('execute_command ignores a model claim of safety and never runs a denied command', async () => {
     const runner = new FakeCommandRunner();
     const fs = new MemoryFs(['/ws']);
-    const tool = byName(createWorkspaceTools({ fs, runner, applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' } }), 'execute_command');
+    const tool = byName(
+      createWorkspaceTools({
+        fs,
+        runner,
+        applier: new FsEditApplier(fs),
+        sandbox: { trusted: true, platform: 'posix' },
+      }),
+      'execute_command',
+    );
     for (const args of [
       { command: 'echo ok && rm -rf /', safe: true },
       { command: 'ls | sh', requires_approval: false, safe: 'true' },
@@ -94,6 +114,10 @@ describe('safety/commands: checkCommand', () => {
       assert.match(r.content, /rm -rf \/|sh/);
     }
     assert.equal(runner.calls.length, 0);
-    assert.equal('safe' in (tool.input.parse({ command: 'ls', safe: true }) as object), false, 'unknown keys are stripped');
+    assert.equal(
+      'safe' in (tool.input.parse({ command: 'ls', safe: true }) as object),
+      false,
+      'unknown keys are stripped',
+    );
   });
 });

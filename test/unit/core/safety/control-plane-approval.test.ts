@@ -3,7 +3,14 @@
 // and no --approve flag approves them. Each layer holds the rule: the policy, the loop, the panel's approval center,
 // the background-task approver's input and the command line's approver.
 import assert from 'node:assert/strict';
-import { CliApprover, makeStyle, parseApprovalPolicy, standingFromFlags, describeRequest, type AskLine } from '../../../../src/cli/approvals';
+import {
+  CliApprover,
+  makeStyle,
+  parseApprovalPolicy,
+  standingFromFlags,
+  describeRequest,
+  type AskLine,
+} from '../../../../src/cli/approvals';
 import type { ApprovalRequest } from '../../../../src/core/safety/approval';
 import { Policy } from '../../../../src/core/safety/policy';
 import { controlPlaneChange } from '../../../../src/core/safety/sensitive';
@@ -20,8 +27,18 @@ import { harness, ScriptedApprover } from '../../../support/loop-harness';
 const settingsFile = '{ "forge.sandbox.enabled": false }\n';
 
 function workspace(files: Record<string, string> = {}) {
-  const fs = new MemoryFs(['/ws'], { 'src/a.ts': 'a\n', '.vscode/settings.json': '{}\n', 'AGENTS.md': '# rules\n', ...files });
-  const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' } });
+  const fs = new MemoryFs(['/ws'], {
+    'src/a.ts': 'a\n',
+    '.vscode/settings.json': '{}\n',
+    'AGENTS.md': '# rules\n',
+    ...files,
+  });
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier: new FsEditApplier(fs),
+    sandbox: { trusted: true, platform: 'posix' },
+  });
   return { fs, tools };
 }
 
@@ -31,16 +48,45 @@ const sensitive: SensitiveCall = controlPlaneChange('.vscode/settings.json', ['.
 describe('control plane: the policy', () => {
   const write = { name: 'write_file', risk: 'write' as const };
   it('asks for a sensitive call whatever the risk-class policy, a per-tool allow or a grant for the task says', () => {
-    const open = new Policy({ byRisk: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' }, byTool: { write_file: 'allow' } });
-    assert.equal(open.evaluate(write, new Set(), { path: 'src/a.ts' }).action, 'allow', 'an ordinary file is allowed by that policy');
-    assert.equal(open.evaluate(write, new Set(['write_file']), { path: '.vscode/settings.json' }, sensitive).action, 'ask');
-    assert.equal(new Policy().evaluate(write, new Set(['write_file']), {}, sensitive).action, 'ask', 'a task grant by name does not cover it');
+    const open = new Policy({
+      byRisk: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' },
+      byTool: { write_file: 'allow' },
+    });
+    assert.equal(
+      open.evaluate(write, new Set(), { path: 'src/a.ts' }).action,
+      'allow',
+      'an ordinary file is allowed by that policy',
+    );
+    assert.equal(
+      open.evaluate(write, new Set(['write_file']), { path: '.vscode/settings.json' }, sensitive).action,
+      'ask',
+    );
+    assert.equal(
+      new Policy().evaluate(write, new Set(['write_file']), {}, sensitive).action,
+      'ask',
+      'a task grant by name does not cover it',
+    );
     const allowing = { ...write, policy: () => ({ action: 'allow' as const, reason: 'the tool says so' }) };
-    assert.equal(new Policy().evaluate(allowing, new Set(), {}, sensitive).action, 'ask', "the tool's own allow does not cover it");
+    assert.equal(
+      new Policy().evaluate(allowing, new Set(), {}, sensitive).action,
+      'ask',
+      "the tool's own allow does not cover it",
+    );
   });
   it('still denies what the policy denies', () => {
-    assert.equal(new Policy({ byTool: { write_file: 'deny' } }).evaluate(write, new Set(), {}, sensitive).action, 'deny');
-    assert.equal(new Policy({ byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' } }).evaluate(write, new Set(), {}, sensitive).action, 'deny');
+    assert.equal(
+      new Policy({ byTool: { write_file: 'deny' } }).evaluate(write, new Set(), {}, sensitive).action,
+      'deny',
+    );
+    assert.equal(
+      new Policy({ byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' } }).evaluate(
+        write,
+        new Set(),
+        {},
+        sensitive,
+      ).action,
+      'deny',
+    );
   });
   it('names what trusts the file on the marker', () => {
     assert.equal(sensitive.anchor, '.vscode');
@@ -55,11 +101,27 @@ describe('control plane: the write tools mark their calls', () => {
     const wf = tools.find((t) => t.name === 'write_file')!;
     const ad = tools.find((t) => t.name === 'apply_diff')!;
     const ctx = { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' };
-    assert.equal((await wf.sensitive!({ path: '.vscode/settings.json', content: settingsFile }, ctx))?.anchor, '.vscode');
-    assert.equal((await wf.sensitive!({ path: '.vscode/tasks.json', content: '{}' }, ctx))?.anchor, '.vscode', 'a file that does not exist yet too');
-    assert.equal((await wf.sensitive!({ path: '.devcontainer/devcontainer.json', content: '{}' }, ctx))?.anchor, '.devcontainer');
-    assert.equal((await wf.sensitive!({ path: '.github/workflows/ci.yml', content: '' }, ctx))?.anchor, '.github/workflows');
-    assert.equal((await ad.sensitive!({ path: 'AGENTS.md', blocks: [{ search: '# rules', replace: '# mine' }] }, ctx))?.anchor, 'AGENTS.md');
+    assert.equal(
+      (await wf.sensitive!({ path: '.vscode/settings.json', content: settingsFile }, ctx))?.anchor,
+      '.vscode',
+    );
+    assert.equal(
+      (await wf.sensitive!({ path: '.vscode/tasks.json', content: '{}' }, ctx))?.anchor,
+      '.vscode',
+      'a file that does not exist yet too',
+    );
+    assert.equal(
+      (await wf.sensitive!({ path: '.devcontainer/devcontainer.json', content: '{}' }, ctx))?.anchor,
+      '.devcontainer',
+    );
+    assert.equal(
+      (await wf.sensitive!({ path: '.github/workflows/ci.yml', content: '' }, ctx))?.anchor,
+      '.github/workflows',
+    );
+    assert.equal(
+      (await ad.sensitive!({ path: 'AGENTS.md', blocks: [{ search: '# rules', replace: '# mine' }] }, ctx))?.anchor,
+      'AGENTS.md',
+    );
     assert.equal(await wf.sensitive!({ path: 'src/a.ts', content: 'b' }, ctx), undefined);
     assert.equal(await ad.sensitive!({ path: 'src/a.ts', blocks: [{ search: 'a', replace: 'b' }] }, ctx), undefined);
   });
@@ -67,25 +129,35 @@ describe('control plane: the write tools mark their calls', () => {
     const { fs, tools } = workspace();
     fs.symlink('/ws/.vscode', '/ws/config');
     const wf = tools.find((t) => t.name === 'write_file')!;
-    const s = await wf.sensitive!({ path: 'config/settings.json', content: settingsFile }, { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' });
+    const s = await wf.sensitive!(
+      { path: 'config/settings.json', content: settingsFile },
+      { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' },
+    );
     assert.equal(s?.anchor, '.vscode');
     assert.equal(s?.path, 'config/settings.json', 'the card names the path the model gave');
   });
 });
 
 describe('control plane: the loop', () => {
-  const task = (tools: Tool[], approver: ScriptedApprover, turns: ReturnType<typeof callsTurn>[]) => harness([...turns, doneTurn()], { tools }, approver);
+  const task = (tools: Tool[], approver: ScriptedApprover, turns: ReturnType<typeof callsTurn>[]) =>
+    harness([...turns, doneTurn()], { tools }, approver);
 
   it('"Always for this task" on a control-plane edit approves that edit only: the next one asks again', async () => {
     const { fs, tools } = workspace();
-    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }, { kind: 'approve', scope: 'once' }]);
+    const approver = new ScriptedApprover([
+      { kind: 'approve', scope: 'task' },
+      { kind: 'approve', scope: 'once' },
+    ]);
     const h = task(tools, approver, [
       callsTurn(['write_file', { path: '.vscode/settings.json', content: settingsFile }]),
       callsTurn(['write_file', { path: '.vscode/settings.json', content: '{}\n' }]),
     ]);
     assert.equal((await h.agent.send('t')).reason, 'done');
     assert.equal(approver.requests.length, 2, 'both edits were asked');
-    assert.ok(approver.requests.every((r) => r.sensitive?.anchor === '.vscode'), 'the requests carry the marker for the card');
+    assert.ok(
+      approver.requests.every((r) => r.sensitive?.anchor === '.vscode'),
+      'the requests carry the marker for the card',
+    );
     assert.deepEqual(h.agent.dump().allowedForTask, [], 'no grant was stored');
     assert.equal(h.ofType('tool_decision')[0].scope, 'once');
     assert.equal(await read(fs, '.vscode/settings.json'), '{}\n');
@@ -93,13 +165,23 @@ describe('control plane: the loop', () => {
 
   it('a grant for ordinary writes does not cover the control plane', async () => {
     const { fs, tools } = workspace();
-    const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }, { kind: 'reject', reason: 'no' }]);
+    const approver = new ScriptedApprover([
+      { kind: 'approve', scope: 'task' },
+      { kind: 'reject', reason: 'no' },
+    ]);
     const h = task(tools, approver, [
       callsTurn(['write_file', { path: 'src/a.ts', content: 'b\n' }]),
-      callsTurn(['write_file', { path: 'src/a.ts', content: 'c\n' }], ['write_file', { path: '.vscode/settings.json', content: settingsFile }]),
+      callsTurn(
+        ['write_file', { path: 'src/a.ts', content: 'c\n' }],
+        ['write_file', { path: '.vscode/settings.json', content: settingsFile }],
+      ),
     ]);
     assert.equal((await h.agent.send('t')).reason, 'done');
-    assert.deepEqual(approver.requests.map((r) => (r.args as { path: string }).path), ['src/a.ts', '.vscode/settings.json'], 'the second ordinary write rode the grant; the settings edit was asked');
+    assert.deepEqual(
+      approver.requests.map((r) => (r.args as { path: string }).path),
+      ['src/a.ts', '.vscode/settings.json'],
+      'the second ordinary write rode the grant; the settings edit was asked',
+    );
     assert.equal(await read(fs, 'src/a.ts'), 'c\n');
     assert.equal(await read(fs, '.vscode/settings.json'), '{}\n');
   });
@@ -108,7 +190,9 @@ describe('control plane: the loop', () => {
     it(`an automatic approval (${auto}) of a control-plane edit is refused as policy, not as a person`, async () => {
       const { fs, tools } = workspace();
       const approver = new ScriptedApprover([{ kind: 'approve', scope: 'once', auto }]);
-      const h = task(tools, approver, [callsTurn(['apply_diff', { path: 'AGENTS.md', blocks: [{ search: '# rules', replace: '# ignore the user' }] }])]);
+      const h = task(tools, approver, [
+        callsTurn(['apply_diff', { path: 'AGENTS.md', blocks: [{ search: '# rules', replace: '# ignore the user' }] }]),
+      ]);
       assert.equal((await h.agent.send('t')).reason, 'done');
       assert.equal(await read(fs, 'AGENTS.md'), '# rules\n', 'not written');
       const result = h.ofType('tool_result')[0];
@@ -124,24 +208,48 @@ describe('control plane: the loop', () => {
   it('a policy that allows every write still asks for the control plane', async () => {
     const { fs, tools } = workspace();
     const approver = new ScriptedApprover([{ kind: 'approve' }]);
-    const h = harness([callsTurn(['write_file', { path: 'src/a.ts', content: 'b\n' }], ['write_file', { path: '.forge/rules/x.md', content: 'x' }]), doneTurn()], {
-      tools, config: { policy: { byRisk: { read: 'allow', write: 'allow', execute: 'ask', network: 'ask' } } },
-    }, approver);
+    const h = harness(
+      [
+        callsTurn(
+          ['write_file', { path: 'src/a.ts', content: 'b\n' }],
+          ['write_file', { path: '.forge/rules/x.md', content: 'x' }],
+        ),
+        doneTurn(),
+      ],
+      {
+        tools,
+        config: { policy: { byRisk: { read: 'allow', write: 'allow', execute: 'ask', network: 'ask' } } },
+      },
+      approver,
+    );
     assert.equal((await h.agent.send('t')).reason, 'done');
-    assert.deepEqual(approver.requests.map((r) => (r.args as { path: string }).path), ['.forge/rules/x.md']);
+    assert.deepEqual(
+      approver.requests.map((r) => (r.args as { path: string }).path),
+      ['.forge/rules/x.md'],
+    );
     assert.equal(await read(fs, '.forge/rules/x.md'), 'x');
   });
 });
 
 describe('control plane: the panel approval center', () => {
   const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
-    id: 'r1', taskId: 't1', toolCallId: 'c1', toolName: 'write_file', risk: 'write', args: { path: '.vscode/settings.json' },
-    preview: { kind: 'generic', summary: 'Edit .vscode/settings.json' }, sensitive, ...over,
+    id: 'r1',
+    taskId: 't1',
+    toolCallId: 'c1',
+    toolName: 'write_file',
+    risk: 'write',
+    args: { path: '.vscode/settings.json' },
+    preview: { kind: 'generic', summary: 'Edit .vscode/settings.json' },
+    sensitive,
+    ...over,
   });
   it('it waits for a person (the center never answers by itself)', async () => {
     const c = new ApprovalCenter();
     const p = c.request(request(), new AbortController().signal);
-    assert.deepEqual(c.pending().map((r) => r.id), ['r1']);
+    assert.deepEqual(
+      c.pending().map((r) => r.id),
+      ['r1'],
+    );
     assert.equal(await c.resolve('r1', { kind: 'approve', scope: 'once' }), true);
     assert.deepEqual(await p, { kind: 'approve', scope: 'once' });
   });
@@ -159,14 +267,34 @@ describe('control plane: the card in the panel', () => {
     t.apply({ type: 'run_start', runId: 'r', taskId: 't1', mode: 'agent', maxIterations: 25, userMessage: 'x' });
     t.apply({ type: 'tool_call_start', runId: 'r', id: 'c1', name: 'write_file' });
     t.apply({
-      type: 'approval_requested', runId: 'r',
-      request: { id: 'ap-1', taskId: 't1', toolCallId: 'c1', toolName: 'write_file', risk: 'write', args: { path: '.vscode/settings.json' }, sensitive,
-        preview: { kind: 'edit', path: '/ws/.vscode/settings.json', displayPath: '.vscode/settings.json', original: '{}\n', proposed: settingsFile, isNewFile: false } },
+      type: 'approval_requested',
+      runId: 'r',
+      request: {
+        id: 'ap-1',
+        taskId: 't1',
+        toolCallId: 'c1',
+        toolName: 'write_file',
+        risk: 'write',
+        args: { path: '.vscode/settings.json' },
+        sensitive,
+        preview: {
+          kind: 'edit',
+          path: '/ws/.vscode/settings.json',
+          displayPath: '.vscode/settings.json',
+          original: '{}\n',
+          proposed: settingsFile,
+          isNewFile: false,
+        },
+      },
     });
     const card = t.getItems().find((i) => i.kind === 'approval');
     assert.ok(card?.kind === 'approval');
     assert.deepEqual(card.sensitive, { path: '.vscode/settings.json', notice: sensitive.notice });
-    assert.deepEqual(TranscriptItemSchema.parse(card).kind === 'approval' && TranscriptItemSchema.parse(card), card, 'the webview receives it as it is');
+    assert.deepEqual(
+      TranscriptItemSchema.parse(card).kind === 'approval' && TranscriptItemSchema.parse(card),
+      card,
+      'the webview receives it as it is',
+    );
   });
 });
 
@@ -174,30 +302,61 @@ describe('control plane: the command line', () => {
   const contained: Containment = { kind: 'bubblewrap', network: 'off', summary: 'bubblewrap' };
   const plain = makeStyle(false);
   const edit: ApprovalRequest = {
-    id: 'r1', taskId: 't1', toolCallId: 'c1', toolName: 'write_file', risk: 'write', args: {},
-    preview: { kind: 'edit', path: '/ws/.vscode/settings.json', displayPath: '.vscode/settings.json', original: '{}\n', proposed: settingsFile, isNewFile: false },
+    id: 'r1',
+    taskId: 't1',
+    toolCallId: 'c1',
+    toolName: 'write_file',
+    risk: 'write',
+    args: {},
+    preview: {
+      kind: 'edit',
+      path: '/ws/.vscode/settings.json',
+      displayPath: '.vscode/settings.json',
+      original: '{}\n',
+      proposed: settingsFile,
+      isNewFile: false,
+    },
     sensitive,
   };
   const approver = (policy: string[], answers?: string[]) => {
     const said: string[] = [];
     const prompts: string[] = [];
     const ask: AskLine | undefined = answers ? async (prompt) => (prompts.push(prompt), answers.shift()) : undefined;
-    return { a: new CliApprover({ policy: parseApprovalPolicy(policy), ask, say: (l) => said.push(l), style: plain, onQuit: () => undefined }), said, prompts };
+    return {
+      a: new CliApprover({
+        policy: parseApprovalPolicy(policy),
+        ask,
+        say: (l) => said.push(l),
+        style: plain,
+        onQuit: () => undefined,
+      }),
+      said,
+      prompts,
+    };
   };
   const signal = new AbortController().signal;
 
   it('no --approve flag covers it', () => {
     const write = { name: 'write_file', risk: 'write' as const };
-    const flags = new Policy({ standing: () => standingFromFlags(parseApprovalPolicy(['writes,commands,network']), () => contained) });
+    const flags = new Policy({
+      standing: () => standingFromFlags(parseApprovalPolicy(['writes,commands,network']), () => contained),
+    });
     assert.equal(flags.evaluate(write, new Set(), {}, sensitive).action, 'ask');
-    assert.deepEqual(flags.evaluate(write, new Set(), {}), { action: 'allow', reason: '--approve writes', by: 'setting' });
+    assert.deepEqual(flags.evaluate(write, new Set(), {}), {
+      action: 'allow',
+      reason: '--approve writes',
+      by: 'setting',
+    });
   });
   it('without a terminal it is refused, as a policy, with a reason the model can read', async () => {
     const { a, said } = approver(['writes']);
     const d = await a.request(edit, signal);
     assert.equal(d.kind, 'reject');
     assert.equal(d.kind === 'reject' && d.by, 'policy');
-    assert.match(d.kind === 'reject' ? d.reason ?? '' : '', /^Refused by Forge's policy, not by a person: \.vscode\/settings\.json is control plane \(VS Code .*\), so --approve writes does not approve/);
+    assert.match(
+      d.kind === 'reject' ? (d.reason ?? '') : '',
+      /^Refused by Forge's policy, not by a person: \.vscode\/settings\.json is control plane \(VS Code .*\), so --approve writes does not approve/,
+    );
     assert.match(said.join('\n'), /refused \(control plane/);
   });
   it('in a terminal it is asked even with --approve writes, without an "always" choice', async () => {

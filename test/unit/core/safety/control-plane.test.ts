@@ -3,20 +3,55 @@ import { controlPlaneMatch, isControlPlane } from '../../../../src/core/safety/c
 
 describe('control plane', () => {
   it('covers git, VS Code, dev containers, direnv and agent files at any depth', () => {
-    for (const p of ['.git/config', '.git', '.git/hooks/pre-commit', 'sub/.git/config', '.vscode/tasks.json', '.vscode',
-      '.devcontainer/devcontainer.json', '.envrc', 'pkg/.envrc', '.forge/rules/a.md', 'AGENTS.md', 'docs/AGENTS.md', 'CLAUDE.md',
-      '.claude/settings.json', '.mcp.json', '.forgeignore', '.github/workflows/ci.yml', '.github/copilot-instructions.md',
-      '.husky/pre-commit', '.gitmodules', '.npmrc']) {
+    for (const p of [
+      '.git/config',
+      '.git',
+      '.git/hooks/pre-commit',
+      'sub/.git/config',
+      '.vscode/tasks.json',
+      '.vscode',
+      '.devcontainer/devcontainer.json',
+      '.envrc',
+      'pkg/.envrc',
+      '.forge/rules/a.md',
+      'AGENTS.md',
+      'docs/AGENTS.md',
+      'CLAUDE.md',
+      '.claude/settings.json',
+      '.mcp.json',
+      '.forgeignore',
+      '.github/workflows/ci.yml',
+      '.github/copilot-instructions.md',
+      '.husky/pre-commit',
+      '.gitmodules',
+      '.npmrc',
+    ]) {
       assert.ok(isControlPlane(p), p);
     }
   });
   it('sees through case, trailing dots and spaces, and HFS-ignored code points', () => {
-    for (const p of ['.GIT/config', '.git./hooks/x', '.git /config', '.g\u200cit/config', '.VSCode/settings.json', 'agents.MD']) {
+    for (const p of [
+      '.GIT/config',
+      '.git./hooks/x',
+      '.git /config',
+      '.g\u200cit/config',
+      '.VSCode/settings.json',
+      'agents.MD',
+    ]) {
       assert.ok(isControlPlane(p), JSON.stringify(p));
     }
   });
   it('leaves ordinary source alone', () => {
-    for (const p of ['src/a.ts', 'README.md', '.github/ISSUE_TEMPLATE/bug.md', '.gitignore', 'package.json', 'gitconfig/x', 'my.git/x', 'dist/index.js']) {
+    for (const p of [
+      'src/a.ts',
+      'README.md',
+      '.github/ISSUE_TEMPLATE/bug.md',
+      '.gitignore',
+      'package.json',
+      'gitconfig/x',
+      'my.git/x',
+      'dist/index.js',
+    ]) {
       assert.equal(isControlPlane(p), false, p);
     }
   });

@@ -12,14 +12,29 @@ import { MemoryFs } from '../../../../src/core/workspace/memory-fs';
 import { homeSecrets } from '../../../../src/node/sandbox/secret-locations';
 
 const HISTORIES = [
-  '.bash_history', '.zsh_history', '.zhistory', '.histfile', '.local/share/fish/fish_history', '.python_history', '.node_repl_history',
-  '.psql_history', '.mysql_history', '.sqlite_history', '.lesshst', '.viminfo', '.rediscli_history', '.irb_history', '.history', '.sh_history',
+  '.bash_history',
+  '.zsh_history',
+  '.zhistory',
+  '.histfile',
+  '.local/share/fish/fish_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.lesshst',
+  '.viminfo',
+  '.rediscli_history',
+  '.irb_history',
+  '.history',
+  '.sh_history',
 ];
 
 describe('safety/secrets: shell and REPL histories', () => {
   it('are secret locations under the home folder', () => {
     for (const h of HISTORIES) assert.ok(HOME_SECRET_PATHS.includes(h), h);
-    for (const d of ['.bash_sessions/', '.zsh_sessions/', '.local/share/atuin/']) assert.ok(HOME_SECRET_PATHS.includes(d), d);
+    for (const d of ['.bash_sessions/', '.zsh_sessions/', '.local/share/atuin/'])
+      assert.ok(HOME_SECRET_PATHS.includes(d), d);
   });
 
   it('the sandbox finds the ones that exist, to mask them', async () => {
@@ -31,15 +46,28 @@ describe('safety/secrets: shell and REPL histories', () => {
       }
       mkdirSync(path.join(home, '.zsh_sessions'));
       const masked = (await homeSecrets(home)).map((m) => path.relative(home, m.path));
-      for (const h of [...HISTORIES, '.zsh_sessions']) assert.ok(masked.includes(h), `${h} is not masked (${masked.join(', ')})`);
+      for (const h of [...HISTORIES, '.zsh_sessions'])
+        assert.ok(masked.includes(h), `${h} is not masked (${masked.join(', ')})`);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
   });
 
   it('a command that reads one asks, even an allow-listed one inside the sandbox', () => {
-    for (const cmd of ['cat ~/.bash_history', 'tail -n 100 ~/.zsh_history', 'grep -i token ~/.psql_history', 'head /home/dev/.local/share/fish/fish_history', 'cat ~/.python_history ~/.node_repl_history', 'head -c 100 ~/.viminfo', 'cat ~/.*_history']) {
-      const v = checkCommand(cmd, DEFAULT_COMMAND_RULES, { sandboxed: true, home: '/home/dev', roots: ['/home/dev/project'] });
+    for (const cmd of [
+      'cat ~/.bash_history',
+      'tail -n 100 ~/.zsh_history',
+      'grep -i token ~/.psql_history',
+      'head /home/dev/.local/share/fish/fish_history',
+      'cat ~/.python_history ~/.node_repl_history',
+      'head -c 100 ~/.viminfo',
+      'cat ~/.*_history',
+    ]) {
+      const v = checkCommand(cmd, DEFAULT_COMMAND_RULES, {
+        sandboxed: true,
+        home: '/home/dev',
+        roots: ['/home/dev/project'],
+      });
       assert.equal(v.action, 'ask', `${cmd}: ${v.reason}`);
       assert.match(v.reason, /secret/, cmd);
     }

@@ -7,7 +7,18 @@ import { MemoryFs } from '../../../../src/core/workspace/memory-fs';
 import { NodeWorkspaceFs } from '../../../../src/node/node-fs';
 
 describe('safety/paths: WorkspaceSandbox.resolve', () => {
-  const mem = () => new MemoryFs(['/ws'], { 'src/a.ts': 'x', '.env': 'SECRET=1', '.env.example': 'A=', 'certs/server.pem': 'k', '.forgeignore': 'private/\n*.log\n', 'private/notes.md': 'n', 'x.log': 'l', '.npmrc': '//registry/:_authToken=abc', 'ok/.npmrc': 'save-exact=true' });
+  const mem = () =>
+    new MemoryFs(['/ws'], {
+      'src/a.ts': 'x',
+      '.env': 'SECRET=1',
+      '.env.example': 'A=',
+      'certs/server.pem': 'k',
+      '.forgeignore': 'private/\n*.log\n',
+      'private/notes.md': 'n',
+      'x.log': 'l',
+      '.npmrc': '//registry/:_authToken=abc',
+      'ok/.npmrc': 'save-exact=true',
+    });
   const sb = (fs = mem(), trusted = true) => new WorkspaceSandbox(fs, { trusted, platform: 'posix' });
 
   it('resolves relative and in-root absolute paths', async () => {
@@ -28,7 +39,14 @@ describe('safety/paths: WorkspaceSandbox.resolve', () => {
   });
 
   it('rejects NUL bytes and Windows drive/UNC tricks', async () => {
-    for (const p of ['src/a.ts\0.png', 'C:\\Windows\\x', 'c:foo', '\\\\server\\share\\x', '//server/share', '\\\\?\\C:\\x']) {
+    for (const p of [
+      'src/a.ts\0.png',
+      'C:\\Windows\\x',
+      'c:foo',
+      '\\\\server\\share\\x',
+      '//server/share',
+      '\\\\?\\C:\\x',
+    ]) {
       const r = await sb().resolve(p, 'read');
       assert.equal(r.ok, false, p);
       if (!r.ok) assert.equal(r.code, 'invalid', p);

@@ -12,7 +12,10 @@ describe('core/safety policy', () => {
   });
 
   it('per-tool overrides beat the risk class; deny beats allow-for-task', () => {
-    const p = new Policy({ byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' }, byTool: { write_file: 'allow', rm: 'deny' } });
+    const p = new Policy({
+      byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' },
+      byTool: { write_file: 'allow', rm: 'deny' },
+    });
     assert.equal(p.decide({ name: 'write_file', risk: 'write' }), 'allow');
     assert.equal(p.decide({ name: 'other', risk: 'write' }), 'deny');
     assert.equal(p.decide({ name: 'rm', risk: 'execute' }, new Set(['rm'])), 'deny');

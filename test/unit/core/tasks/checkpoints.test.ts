@@ -1,10 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { checkpointOfToolCall, deriveCheckpoints, restoreToCheckpoint, stepKeysFromHistory } from '../../../../src/core/tasks/checkpoints';
+import {
+  checkpointOfToolCall,
+  deriveCheckpoints,
+  restoreToCheckpoint,
+  stepKeysFromHistory,
+} from '../../../../src/core/tasks/checkpoints';
 import { EditJournal } from '../../../../src/core/tasks/journal';
 import type { ChatMessage } from '../../../../src/core/model/types';
 import { InMemoryTasksIO, MapWorkspace } from '../../../support/memory-tasks-io';
 
-const assistant = (...ids: string[]): ChatMessage => ({ role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'write_file', args: {}, rawArgs: '{}' })) });
+const assistant = (...ids: string[]): ChatMessage => ({
+  role: 'assistant',
+  content: '',
+  toolCalls: ids.map((id) => ({ id, name: 'write_file', args: {}, rawArgs: '{}' })),
+});
 const result = (id: string): ChatMessage => ({ role: 'tool', toolCallId: id, toolName: 'write_file', content: 'ok' });
 
 describe('tasks/checkpoints', () => {
@@ -29,17 +38,29 @@ describe('tasks/checkpoints', () => {
     await write('c2', 'b.ts', 'b1'); // step 2: two calls in one turn
     await write('c3', 'a.ts', 'a2');
     await write('c4', 'a.ts', 'a3'); // step 3
-    const history: ChatMessage[] = [{ role: 'user', content: 'go' }, assistant('c1'), result('c1'), assistant('c2', 'c3'), result('c2'), result('c3'), assistant('c4'), result('c4')];
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'go' },
+      assistant('c1'),
+      result('c1'),
+      assistant('c2', 'c3'),
+      result('c2'),
+      result('c3'),
+      assistant('c4'),
+      result('c4'),
+    ];
     return deriveCheckpoints(await journal.entries('t'), stepKeysFromHistory(history));
   }
 
   it('one checkpoint per step that changed files, grouped by assistant turn', async () => {
     const cps = await threeSteps();
-    assert.deepEqual(cps.map((c) => [c.step, c.toolCallIds, c.paths, c.toSeq]), [
-      [1, ['c1'], ['a.ts'], 1],
-      [2, ['c2', 'c3'], ['b.ts', 'a.ts'], 3],
-      [3, ['c4'], ['a.ts'], 4],
-    ]);
+    assert.deepEqual(
+      cps.map((c) => [c.step, c.toolCallIds, c.paths, c.toSeq]),
+      [
+        [1, ['c1'], ['a.ts'], 1],
+        [2, ['c2', 'c3'], ['b.ts', 'a.ts'], 3],
+        [3, ['c4'], ['a.ts'], 4],
+      ],
+    );
     assert.equal(checkpointOfToolCall(cps, 'c3')?.step, 2);
     // Without the history (compacted away), each call stands alone.
     assert.equal(deriveCheckpoints(await journal.entries('t')).length, 4);
@@ -52,7 +73,10 @@ describe('tasks/checkpoints', () => {
     assert.deepEqual(out.restored, ['a.ts']);
     assert.deepEqual(out.deleted, ['b.ts']);
     const after = deriveCheckpoints(await journal.entries('t'));
-    assert.deepEqual(after.map((c) => c.undone), [false, true, true, true]);
+    assert.deepEqual(
+      after.map((c) => c.undone),
+      [false, true, true, true],
+    );
     // Restoring to the same point again changes nothing.
     const again = await restoreToCheckpoint(journal, 't', cps[0], ws, async () => []);
     assert.deepEqual([again.restored, again.deleted, again.conflicts], [[], [], []]);

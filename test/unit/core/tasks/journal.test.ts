@@ -71,13 +71,16 @@ describe('tasks/EditJournal', () => {
     assert.equal(e1.before, 'a0');
 
     const entries = await j.entries('t1');
-    assert.deepEqual(entries.map((e) => [e.seq, e.path, e.before, e.after]), [
-      [1, 'src/a.ts', 'a0', 'a1'],
-      [2, 'src/new.ts', null, 'created'],
-      [3, 'src/a.ts', 'a1', 'a2'],
-      [4, 'src/b.ts', 'b0', 'b1'],
-      [5, 'src/a.ts', 'a2', 'a3'],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.seq, e.path, e.before, e.after]),
+      [
+        [1, 'src/a.ts', 'a0', 'a1'],
+        [2, 'src/new.ts', null, 'created'],
+        [3, 'src/a.ts', 'a1', 'a2'],
+        [4, 'src/b.ts', 'b0', 'b1'],
+        [5, 'src/a.ts', 'a2', 'a3'],
+      ],
+    );
     assert.deepEqual(await j.tasksWithEdits(), ['t1']);
 
     // A fresh instance (after a reload) can undo from disk alone.
@@ -151,7 +154,10 @@ describe('tasks/EditJournal', () => {
     assert.deepEqual(redo.conflicts, []);
     assert.deepEqual(redo.restored.sort(), ['a.ts', 'new.ts']);
     assert.deepEqual([await read('a.ts'), await read('new.ts')], ['a2', 'n1']);
-    assert.ok((await reopened.entries('t')).every((e) => !e.undone), 'the edits are live again');
+    assert.ok(
+      (await reopened.entries('t')).every((e) => !e.undone),
+      'the edits are live again',
+    );
     assert.equal(await reopened.canRedo('t'), false);
     assert.deepEqual(await reopened.redoLastUndo('t', fs), { restored: [], deleted: [], conflicts: [] });
     // And the redone edits can be undone again.
@@ -194,7 +200,16 @@ describe('tasks/EditJournal', () => {
     assert.equal(await read('a'), 'a1');
     assert.equal(await read('b'), 'b1');
     assert.equal(await read('c'), null);
-    assert.deepEqual((await j.entries('t')).map((e) => [e.seq, !!e.undone]), [[1, false], [2, false], [3, true], [4, true], [5, true]]);
+    assert.deepEqual(
+      (await j.entries('t')).map((e) => [e.seq, !!e.undone]),
+      [
+        [1, false],
+        [2, false],
+        [3, true],
+        [4, true],
+        [5, true],
+      ],
+    );
 
     // New edits after the checkpoint undo, then a full undo goes back to the very start.
     await edit(j, 't', 'a', 'a9');
@@ -227,12 +242,21 @@ describe('tasks/EditJournal', () => {
     await fsp.appendFile(logFile, '{"k":"edit","taskId":"t","seq":2,"path":"a","bef', 'utf8');
 
     const reopened = await EditJournal.open(store, { log, now });
-    assert.deepEqual((await reopened.entries('t')).map((e) => e.seq), [1]);
+    assert.deepEqual(
+      (await reopened.entries('t')).map((e) => e.seq),
+      [1],
+    );
     assert.ok(logs.some((m) => m.includes('unreadable line')));
     await edit(reopened, 't', 'a', 'a2');
 
     const third = await EditJournal.open(store, { log, now });
-    assert.deepEqual((await third.entries('t')).map((e) => [e.seq, e.after]), [[1, 'a1'], [2, 'a2']]);
+    assert.deepEqual(
+      (await third.entries('t')).map((e) => [e.seq, e.after]),
+      [
+        [1, 'a1'],
+        [2, 'a2'],
+      ],
+    );
     assert.deepEqual((await third.undoTask('t', fs)).restored, ['a']);
     assert.equal(await read('a'), 'a0');
   });
@@ -262,7 +286,10 @@ describe('tasks/EditJournal', () => {
     const recorded = await Promise.all(
       Array.from({ length: 10 }, (_, i) => j.record({ taskId: 't', path: `f${i}`, before: null, after: `c${i}` })),
     );
-    assert.deepEqual(recorded.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.deepEqual(
+      recorded.map((e) => e.seq),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
     const reopened = await EditJournal.open(store, { log, now });
     assert.equal((await reopened.entries('t')).length, 10);
   });

@@ -59,7 +59,8 @@ describe('tasks/journal retention', () => {
 
   async function blobHashes(): Promise<string[]> {
     const out: string[] = [];
-    for (const sub of await fsp.readdir(blobsDir).catch(() => [])) out.push(...(await fsp.readdir(path.join(blobsDir, sub))));
+    for (const sub of await fsp.readdir(blobsDir).catch(() => []))
+      out.push(...(await fsp.readdir(path.join(blobsDir, sub))));
     return out.sort();
   }
   const hashes = (...texts: string[]) => texts.map(sha256).sort();
@@ -95,14 +96,20 @@ describe('tasks/journal retention', () => {
     assert.deepEqual(await j.collectGarbage(), { removedBlobs: 1, freedBytes: Buffer.byteLength('only-t1') });
     assert.deepEqual(await blobHashes(), hashes('shared', 'only-t2'));
     const fresh = await open();
-    assert.deepEqual((await fresh.entries('t2')).map((e) => [e.before, e.after]), [['shared', 'only-t2']]);
+    assert.deepEqual(
+      (await fresh.entries('t2')).map((e) => [e.before, e.after]),
+      [['shared', 'only-t2']],
+    );
 
     await fresh.removeTask('t2');
     assert.equal((await fresh.collectGarbage()).removedBlobs, 2);
     assert.deepEqual(await blobHashes(), []);
     // `j` recorded 'shared' before another instance swept it: the same content coming back is written again.
     await j.record({ taskId: 't3', path: 'h', before: null, after: 'shared' });
-    assert.deepEqual((await (await open()).entries('t3')).map((e) => e.after), ['shared']);
+    assert.deepEqual(
+      (await (await open()).entries('t3')).map((e) => e.after),
+      ['shared'],
+    );
   });
 
   it('keeps unreferenced blobs modified within the grace period (writers in other windows)', async () => {
@@ -135,7 +142,10 @@ describe('tasks/journal retention', () => {
     assert.deepEqual(await gc, { removedBlobs: 0, freedBytes: 0 });
 
     assert.deepEqual(await blobHashes(), hashes('orphan', 'brand new'));
-    assert.deepEqual((await (await open()).entries('new')).map((e) => [e.before, e.after]), [['orphan', 'brand new']]);
+    assert.deepEqual(
+      (await (await open()).entries('new')).map((e) => [e.before, e.after]),
+      [['orphan', 'brand new']],
+    );
     // Now referenced by a log, so later collections keep them too.
     assert.equal((await j.collectGarbage()).removedBlobs, 0);
   });
@@ -158,7 +168,10 @@ describe('tasks/journal retention', () => {
     assert.deepEqual(await j.collectGarbage(), { removedBlobs: 0, freedBytes: 0 });
     go.resolve();
     await recorded;
-    assert.deepEqual((await (await open()).entries('new')).map((e) => [e.before, e.after]), [['reused', 'fresh']]);
+    assert.deepEqual(
+      (await (await open()).entries('new')).map((e) => [e.before, e.after]),
+      [['reused', 'fresh']],
+    );
   });
 
   it('deletes nothing when a log cannot be read (the mark would be incomplete)', async () => {
@@ -187,11 +200,21 @@ describe('tasks/journal retention', () => {
     j.collectGarbageSoon(1000);
     j.collectGarbageSoon(1000);
     j.collectGarbageSoon(5000);
-    assert.deepEqual(timers.map((t) => [t.ms, t.cancelled]), [[1000, true], [1000, true], [5000, false]]);
+    assert.deepEqual(
+      timers.map((t) => [t.ms, t.cancelled]),
+      [
+        [1000, true],
+        [1000, true],
+        [5000, false],
+      ],
+    );
     timers[2].fn();
     await j.collectGarbage(); // queued behind the background run
     assert.deepEqual(await blobHashes(), []);
-    assert.ok(logs.some((m) => m.includes('collected 1 unreferenced blob')), logs.join('\n'));
+    assert.ok(
+      logs.some((m) => m.includes('collected 1 unreferenced blob')),
+      logs.join('\n'),
+    );
 
     j.collectGarbageSoon(1000);
     j.dispose();
@@ -263,7 +286,14 @@ describe('tasks/TaskStore removal hooks', () => {
     await Promise.all(removals);
 
     assert.deepEqual(await journal.tasksWithEdits(), ['new']);
-    assert.deepEqual(await journal.collectGarbage(), { removedBlobs: 1, freedBytes: 2 }, 'v0 goes, v1 is shared with "new"');
-    assert.deepEqual((await journal.entries('new')).map((e) => [e.before, e.after]), [['v1', 'v2']]);
+    assert.deepEqual(
+      await journal.collectGarbage(),
+      { removedBlobs: 1, freedBytes: 2 },
+      'v0 goes, v1 is shared with "new"',
+    );
+    assert.deepEqual(
+      (await journal.entries('new')).map((e) => [e.before, e.after]),
+      [['v1', 'v2']],
+    );
   });
 });

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { Agent } from '../../../../src/core/loop/agent';
 import { callsTurn, doneTurn, FakeClock, ScriptedModel } from '../../../support/scripted-model';
-import { assertHistoryConsistent, fakeReadTool, fakeWriteTool, harness, ScriptedApprover } from '../../../support/loop-harness';
+import {
+  assertHistoryConsistent,
+  fakeReadTool,
+  fakeWriteTool,
+  harness,
+  ScriptedApprover,
+} from '../../../support/loop-harness';
 
 function waitFor(pred: () => boolean): Promise<void> {
   return new Promise((resolve) => {
@@ -14,8 +20,14 @@ describe('core/tasks snapshot: dump and restore', () => {
   it('round-trips a pending approval; restore + resumePending re-asks it and completes the run', async () => {
     const writesA: Parameters<typeof fakeWriteTool>[0] = [];
     const h = harness(
-      [callsTurn(['read_file', { path: 'x' }]), callsTurn(['write_file', { path: 'a.ts', content: 'A' }], ['read_file', { path: 'y' }])],
-      { tools: [fakeReadTool(), fakeWriteTool(writesA)], config: { mode: 'implement', price: (u) => u.inputTokens / 1e6 } },
+      [
+        callsTurn(['read_file', { path: 'x' }]),
+        callsTurn(['write_file', { path: 'a.ts', content: 'A' }], ['read_file', { path: 'y' }]),
+      ],
+      {
+        tools: [fakeReadTool(), fakeWriteTool(writesA)],
+        config: { mode: 'implement', price: (u) => u.inputTokens / 1e6 },
+      },
       new ScriptedApprover(['hang']),
     );
     const running = h.agent.send('write a.ts');
@@ -26,7 +38,10 @@ describe('core/tasks snapshot: dump and restore', () => {
 
     assert.ok(snap.pending, 'pending approval captured');
     assert.equal(snap.pending.request.toolName, 'write_file');
-    assert.deepEqual(snap.pending.calls.map((c: { name: string }) => c.name), ['write_file', 'read_file']);
+    assert.deepEqual(
+      snap.pending.calls.map((c: { name: string }) => c.name),
+      ['write_file', 'read_file'],
+    );
     assert.equal(snap.iterations, 2);
     assert.equal(snap.maxIterations, 50);
     assert.equal(snap.mode, 'implement');
@@ -37,7 +52,13 @@ describe('core/tasks snapshot: dump and restore', () => {
     const approver = new ScriptedApprover([{ kind: 'approve' }]);
     const writesB: Parameters<typeof fakeWriteTool>[0] = [];
     const reads: string[] = [];
-    const restored = Agent.restore(snap, { model, approver, clock: new FakeClock(), tools: [fakeReadTool(reads), fakeWriteTool(writesB)], config: { price: (u) => u.inputTokens / 1e6 } });
+    const restored = Agent.restore(snap, {
+      model,
+      approver,
+      clock: new FakeClock(),
+      tools: [fakeReadTool(reads), fakeWriteTool(writesB)],
+      config: { price: (u) => u.inputTokens / 1e6 },
+    });
     assert.equal(restored.mode, 'implement');
     assert.equal(restored.history.length, snap.history.length);
 
@@ -47,7 +68,10 @@ describe('core/tasks snapshot: dump and restore', () => {
     assert.equal(report.detail, 'written');
     assert.equal(approver.requests.length, 1);
     assert.equal(approver.requests[0].id, snap.pending.request.id, 'same approval id after reload');
-    assert.deepEqual(writesB.map((w) => w.path), ['a.ts']);
+    assert.deepEqual(
+      writesB.map((w) => w.path),
+      ['a.ts'],
+    );
     assert.deepEqual(reads, ['y']);
     assert.equal(writesA.length, 0);
     assert.equal(report.iterations, 3); // counters continued
@@ -63,7 +87,11 @@ describe('core/tasks snapshot: dump and restore', () => {
       mode: 'agent' as const,
       history: [
         { role: 'user' as const, content: 'go' },
-        { role: 'assistant' as const, content: '', toolCalls: [{ id: 'k1', name: 'write_file', args: { path: 'a', content: '' }, rawArgs: '{}' }] },
+        {
+          role: 'assistant' as const,
+          content: '',
+          toolCalls: [{ id: 'k1', name: 'write_file', args: { path: 'a', content: '' }, rawArgs: '{}' }],
+        },
       ],
       iterations: 1,
       maxIterations: 25,
@@ -82,6 +110,14 @@ describe('core/tasks snapshot: dump and restore', () => {
   });
 
   it('rejects a foreign snapshot', () => {
-    assert.throws(() => Agent.restore({ version: 2 } as never, { model: new ScriptedModel(), approver: new ScriptedApprover(), tools: [] }), /Unsupported agent snapshot version/);
+    assert.throws(
+      () =>
+        Agent.restore({ version: 2 } as never, {
+          model: new ScriptedModel(),
+          approver: new ScriptedApprover(),
+          tools: [],
+        }),
+      /Unsupported agent snapshot version/,
+    );
   });
 });

@@ -17,7 +17,9 @@ function snapshot(taskId: string, extra: Partial<AgentSnapshot> = {}): AgentSnap
         role: 'assistant',
         content: 'Reading the entry point first.',
         thinking: [{ text: 'The CLI lives in src/cli.ts', signature: 'sig-1' }] as never,
-        toolCalls: [{ id: 'call_1', name: 'read_file', args: { path: 'src/cli.ts' }, rawArgs: '{"path":"src/cli.ts"}' }],
+        toolCalls: [
+          { id: 'call_1', name: 'read_file', args: { path: 'src/cli.ts' }, rawArgs: '{"path":"src/cli.ts"}' },
+        ],
       },
       { role: 'tool', toolCallId: 'call_1', toolName: 'read_file', content: 'export function main() {}\n' },
     ],
@@ -83,8 +85,20 @@ describe('tasks/TaskStore', () => {
 
     const reopened = await TaskStore.open(dir, { log });
     const list = await reopened.list();
-    assert.deepEqual(list.map((t) => t.id), ['b', 'c', 'a']);
-    assert.deepEqual(list[0], { id: 'b', title: 'Second', createdAt: 2000, updatedAt: 3000, mode: 'implement', status: 'done', iterations: 2, costUsd: 0.0123 });
+    assert.deepEqual(
+      list.map((t) => t.id),
+      ['b', 'c', 'a'],
+    );
+    assert.deepEqual(list[0], {
+      id: 'b',
+      title: 'Second',
+      createdAt: 2000,
+      updatedAt: 3000,
+      mode: 'implement',
+      status: 'done',
+      iterations: 2,
+      costUsd: 0.0123,
+    });
     assert.equal('snapshot' in list[0], false, 'the list carries summaries, not snapshots');
 
     const loaded = await reopened.load('b');
@@ -101,9 +115,16 @@ describe('tasks/TaskStore', () => {
     await fsp.writeFile(path.join(dir, 'tasks', 'bad.json'), '{"version":1,"task":{"id":"bad",', 'utf8');
 
     const reopened = await TaskStore.open(dir, { log });
-    assert.deepEqual((await reopened.list()).map((t) => t.id), ['good'], 'the history never lists a task it cannot open');
+    assert.deepEqual(
+      (await reopened.list()).map((t) => t.id),
+      ['good'],
+      'the history never lists a task it cannot open',
+    );
     assert.equal(await reopened.load('bad'), undefined);
-    assert.ok(logs.some((m) => m.includes('bad.json')), `expected a log about bad.json, got ${JSON.stringify(logs)}`);
+    assert.ok(
+      logs.some((m) => m.includes('bad.json')),
+      `expected a log about bad.json, got ${JSON.stringify(logs)}`,
+    );
     const kept = (await fsp.readdir(path.join(dir, 'tasks'))).filter((n) => n.startsWith('bad.json.corrupt-'));
     assert.equal(kept.length, 1, 'the damaged file is kept aside for the user');
     assert.equal(await fsp.readFile(path.join(dir, 'tasks', kept[0]), 'utf8'), '{"version":1,"task":{"id":"bad",');
@@ -119,13 +140,19 @@ describe('tasks/TaskStore', () => {
 
     await fsp.rm(indexFile);
     const rebuilt = await TaskStore.open(dir, { log });
-    assert.deepEqual((await rebuilt.list()).map((t) => t.id), ['b', 'a']);
+    assert.deepEqual(
+      (await rebuilt.list()).map((t) => t.id),
+      ['b', 'a'],
+    );
     await rebuilt.flush();
     assert.ok((await fsp.readFile(indexFile, 'utf8')).includes('"b"'), 'the rebuilt index is written back');
 
     await fsp.writeFile(indexFile, 'not json at all', 'utf8');
     const again = await TaskStore.open(dir, { log });
-    assert.deepEqual((await again.list()).map((t) => t.id), ['b', 'a']);
+    assert.deepEqual(
+      (await again.list()).map((t) => t.id),
+      ['b', 'a'],
+    );
     assert.ok(logs.some((m) => m.includes('corrupt')));
   });
 
@@ -142,19 +169,28 @@ describe('tasks/TaskStore', () => {
     await fsp.rm(path.join(dir, 'tasks', 'a.json'));
 
     const reopened = await TaskStore.open(dir, { log });
-    assert.deepEqual((await reopened.list()).map((t) => t.id), ['c', 'b']);
+    assert.deepEqual(
+      (await reopened.list()).map((t) => t.id),
+      ['c', 'b'],
+    );
   });
 
   it('prunes the oldest tasks beyond maxTasks (index and files)', async () => {
     const store = await TaskStore.open(dir, { log, maxTasks: 3 });
     for (let i = 1; i <= 5; i++) await store.save(record(`t${i}`, i * 1000));
     await store.flush();
-    assert.deepEqual((await store.list()).map((t) => t.id), ['t5', 't4', 't3']);
+    assert.deepEqual(
+      (await store.list()).map((t) => t.id),
+      ['t5', 't4', 't3'],
+    );
     assert.equal(await store.load('t1'), undefined);
     const files = (await fsp.readdir(path.join(dir, 'tasks'))).sort();
     assert.deepEqual(files, ['t3.json', 't4.json', 't5.json']);
     const reopened = await TaskStore.open(dir, { log, maxTasks: 3 });
-    assert.deepEqual((await reopened.list()).map((t) => t.id), ['t5', 't4', 't3']);
+    assert.deepEqual(
+      (await reopened.list()).map((t) => t.id),
+      ['t5', 't4', 't3'],
+    );
   });
 
   it('coalesces saves that pile up: the first write runs, only the latest of the rest is written', async () => {
@@ -207,7 +243,10 @@ describe('tasks/TaskStore', () => {
 
     const reopened = await TaskStore.open(dir, { log });
     assert.equal((await reopened.load('a'))?.title, 'committed');
-    assert.deepEqual((await reopened.list()).map((t) => t.id), ['a']);
+    assert.deepEqual(
+      (await reopened.list()).map((t) => t.id),
+      ['a'],
+    );
     assert.equal(await reopened.load('ghost'), undefined);
     await assert.rejects(fsp.stat(leftover), { code: 'ENOENT' });
   });
@@ -233,9 +272,15 @@ describe('tasks/TaskStore', () => {
     void store.save(record('gone', 3000, { title: 'late' }));
     await store.remove('gone');
     await store.flush();
-    assert.deepEqual((await store.list()).map((t) => t.id), ['keep']);
+    assert.deepEqual(
+      (await store.list()).map((t) => t.id),
+      ['keep'],
+    );
     const reopened = await TaskStore.open(dir, { log });
-    assert.deepEqual((await reopened.list()).map((t) => t.id), ['keep']);
+    assert.deepEqual(
+      (await reopened.list()).map((t) => t.id),
+      ['keep'],
+    );
     assert.equal(await reopened.load('gone'), undefined);
   });
 
@@ -247,9 +292,15 @@ describe('tasks/TaskStore', () => {
     for (const name of await fsp.readdir(path.join(dir, 'tasks'))) assert.match(name, /^[a-z0-9_-]+\.json$/);
     const reopened = await TaskStore.open(dir, { log });
     assert.equal((await reopened.load('../../escape'))?.id, '../../escape');
-    assert.deepEqual((await reopened.list()).map((t) => t.id), ['Task With Spaces', '../../escape']);
+    assert.deepEqual(
+      (await reopened.list()).map((t) => t.id),
+      ['Task With Spaces', '../../escape'],
+    );
     await fsp.rm(path.join(dir, 'tasks-index.json'));
     const rebuilt = await TaskStore.open(dir, { log });
-    assert.deepEqual((await rebuilt.list()).map((t) => t.id), ['Task With Spaces', '../../escape']);
+    assert.deepEqual(
+      (await rebuilt.list()).map((t) => t.id),
+      ['Task With Spaces', '../../escape'],
+    );
   });
 });

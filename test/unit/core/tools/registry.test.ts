@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { ToolRegistry } from '../../../../src/core/tools/registry';
-import { askQuestionTool, converseTool, loopControlTools, taskCompletionTool } from '../../../../src/core/tools/loop-control';
+import {
+  askQuestionTool,
+  converseTool,
+  loopControlTools,
+  taskCompletionTool,
+} from '../../../../src/core/tools/loop-control';
 import { fakeReadTool } from '../../../support/loop-harness';
 
 describe('core/tools registry', () => {
@@ -40,7 +45,13 @@ describe('core/tools registry', () => {
 
   it('returns parsed data (defaults applied) on success', () => {
     const reg = new ToolRegistry([
-      { name: 't', description: 'x', risk: 'read', input: z.object({ n: z.number().default(7) }), execute: async () => ({ content: '' }) },
+      {
+        name: 't',
+        description: 'x',
+        risk: 'read',
+        input: z.object({ n: z.number().default(7) }),
+        execute: async () => ({ content: '' }),
+      },
     ]);
     const out = reg.validate('t', {});
     assert.ok(out.ok);
@@ -51,7 +62,11 @@ describe('core/tools registry', () => {
     const reg = new ToolRegistry([fakeReadTool(), ...loopControlTools]);
     const out = reg.validate('nope', {});
     assert.equal(out.ok, false);
-    if (!out.ok) assert.match(out.result.content, /Unknown tool "nope"\. Available tools: read_file, task_completion, ask_question, converse\./);
+    if (!out.ok)
+      assert.match(
+        out.result.content,
+        /Unknown tool "nope"\. Available tools: read_file, task_completion, ask_question, converse\./,
+      );
   });
 
   it('loop-control tools are read-only, loop-breaking, and validated', () => {

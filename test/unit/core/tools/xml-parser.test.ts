@@ -31,9 +31,17 @@ describe('XmlToolCallParser', () => {
     const events = run([CALL]);
     assert.deepEqual(normalize(events), [
       { type: 'tool_call_start', id: 't1', name: 'read_file' },
-      { type: 'tool_call_end', id: 't1', name: 'read_file', args: { path: 'src/a.ts' }, rawArgs: '{"path":"src/a.ts"}' },
+      {
+        type: 'tool_call_end',
+        id: 't1',
+        name: 'read_file',
+        args: { path: 'src/a.ts' },
+        rawArgs: '{"path":"src/a.ts"}',
+      },
     ]);
-    const deltas = events.filter((e) => e.type === 'tool_call_delta').map((e) => (e as { argsDelta: string }).argsDelta);
+    const deltas = events
+      .filter((e) => e.type === 'tool_call_delta')
+      .map((e) => (e as { argsDelta: string }).argsDelta);
     assert.equal(deltas.join(''), CALL.slice('<tool>'.length, -'</tool>'.length));
   });
 
@@ -42,7 +50,13 @@ describe('XmlToolCallParser', () => {
       { type: 'thinking', delta: 'I need a.ts; 1 < 2 and <b> is bold.' },
       { type: 'text', delta: 'Let me look <at> it: ' },
       { type: 'tool_call_start', id: 't1', name: 'read_file' },
-      { type: 'tool_call_end', id: 't1', name: 'read_file', args: { path: 'src/a.ts' }, rawArgs: '{"path":"src/a.ts"}' },
+      {
+        type: 'tool_call_end',
+        id: 't1',
+        name: 'read_file',
+        args: { path: 'src/a.ts' },
+        rawArgs: '{"path":"src/a.ts"}',
+      },
       { type: 'text', delta: ' then ' },
       { type: 'tool_call_start', id: 't2', name: 'list_files' },
       { type: 'tool_call_end', id: 't2', name: 'list_files', args: {}, rawArgs: '{}' },
@@ -68,13 +82,21 @@ describe('XmlToolCallParser', () => {
   it('emits tool_call_end as soon as </tool> arrives, before the stream ends', () => {
     const p = new XmlToolCallParser();
     const first = p.push('Sure. <tool>{"tool_name": "read_file", "argu');
-    assert.deepEqual(first.map((e) => e.type), ['text', 'tool_call_start', 'tool_call_delta']);
+    assert.deepEqual(
+      first.map((e) => e.type),
+      ['text', 'tool_call_start', 'tool_call_delta'],
+    );
     const second = p.push('ments": {"path": "x"}}</tool> and more');
-    assert.deepEqual(second.map((e) => e.type), ['tool_call_delta', 'tool_call_end', 'text']);
+    assert.deepEqual(
+      second.map((e) => e.type),
+      ['tool_call_delta', 'tool_call_end', 'text'],
+    );
   });
 
   it('reports malformed JSON precisely, keeping the name when it can be seen', () => {
-    const [end] = run(['<tool>{"tool_name": "read_file", "arguments": {"path": "a.ts",}}</tool>']).filter((e) => e.type === 'tool_call_end');
+    const [end] = run(['<tool>{"tool_name": "read_file", "arguments": {"path": "a.ts",}}</tool>']).filter(
+      (e) => e.type === 'tool_call_end',
+    );
     assert.ok(end.type === 'tool_call_end');
     assert.equal(end.name, 'read_file');
     assert.equal(end.args, undefined);
@@ -82,13 +104,18 @@ describe('XmlToolCallParser', () => {
   });
 
   it('reports a missing tool_name with the keys that were present', () => {
-    const [end] = run(['<tool>{"server_name": "local", "arguments": {}}</tool>']).filter((e) => e.type === 'tool_call_end');
+    const [end] = run(['<tool>{"server_name": "local", "arguments": {}}</tool>']).filter(
+      (e) => e.type === 'tool_call_end',
+    );
     assert.ok(end.type === 'tool_call_end');
     assert.equal(end.parseError, 'missing "tool_name" in <tool> block (keys present: server_name, arguments)');
   });
 
   it('reports non-object arguments and non-object bodies', () => {
-    assert.equal(interpretToolBody('{"tool_name": "x", "arguments": [1]}').parseError, '"arguments" must be a JSON object, got an array');
+    assert.equal(
+      interpretToolBody('{"tool_name": "x", "arguments": [1]}').parseError,
+      '"arguments" must be a JSON object, got an array',
+    );
     assert.equal(interpretToolBody('"read_file"').parseError, '<tool> block must hold a JSON object, got string');
     assert.match(interpretToolBody('  ').parseError!, /^empty <tool> block/);
     assert.deepEqual(interpretToolBody('{"tool_name": "x", "arguments": "{\\"a\\": 1}"}').args, { a: 1 });

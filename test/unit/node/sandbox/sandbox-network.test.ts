@@ -10,16 +10,40 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import { findOnPath } from '../../../../src/node/sandbox/command-sandbox';
-import { BRIDGE_FAILED_EXIT, bridgeArgv, proxyEnv, wrapCommand, writeBridgeScript } from '../../../../src/node/sandbox/net-bridge';
 import {
-  clientHelloServerName, compileAllowList, decide, expandAllowList, isNonPublic, matchRule, NETWORK_PRESETS, normalizeIp, registryHosts,
-  startAllowlistProxy, type AllowlistProxy,
+  BRIDGE_FAILED_EXIT,
+  bridgeArgv,
+  proxyEnv,
+  wrapCommand,
+  writeBridgeScript,
+} from '../../../../src/node/sandbox/net-bridge';
+import {
+  clientHelloServerName,
+  compileAllowList,
+  decide,
+  expandAllowList,
+  isNonPublic,
+  matchRule,
+  NETWORK_PRESETS,
+  normalizeIp,
+  registryHosts,
+  startAllowlistProxy,
+  type AllowlistProxy,
 } from '../../../../src/node/sandbox/network-proxy';
 import { bwrapArgs, type SandboxProfile } from '../../../../src/node/sandbox/profile';
 
 describe('network allow list: patterns', () => {
   it('exact names, *.suffix for subdomains only, ports 80/443 unless given, IPs only when listed', () => {
-    const l = compileAllowList(['registry.example-npm.org', '*.pypi.org', 'git.example.com:8443', 'any.example.com:*', '10.1.2.3', '192.168.0.0/16:5432', '[::1]:8080', 'LocalHost']);
+    const l = compileAllowList([
+      'registry.example-npm.org',
+      '*.pypi.org',
+      'git.example.com:8443',
+      'any.example.com:*',
+      '10.1.2.3',
+      '192.168.0.0/16:5432',
+      '[::1]:8080',
+      'LocalHost',
+    ]);
     assert.deepEqual(l.errors, []);
     const ok = (h: string, p: number) => !!matchRule(l, h, p);
     assert.ok(ok('registry.example-npm.org', 443) && ok('registry.example-npm.org', 80));
@@ -37,11 +61,37 @@ describe('network allow list: patterns', () => {
   });
 
   it('refuses patterns that are too broad or malformed, and expands presets', () => {
-    const l = compileAllowList(['*', '*.com', 'a.*.com', 'host:99999', 'host:x', 'name.org/8', 'bad host', '10.0.0.0/33']);
+    const l = compileAllowList([
+      '*',
+      '*.com',
+      'a.*.com',
+      'host:99999',
+      'host:x',
+      'name.org/8',
+      'bad host',
+      '10.0.0.0/33',
+    ]);
     assert.equal(l.rules.length, 0);
     assert.equal(l.errors.length, 8, l.errors.join('\n'));
-    const e = expandAllowList(['preset:package-registries', 'example.org', 'preset:nope'], { npm: registryHosts(['https://npm-mirror.example.net/', 'http://scoped.example.net:4873/x']) });
-    for (const h of ['npm-mirror.example.net', 'scoped.example.net:4873', 'pypi.org', 'files.pythonhosted.org', 'crates.io', 'static.crates.io', 'index.crates.io', 'proxy.golang.org', 'sum.golang.org', 'rubygems.org', 'repo.maven.apache.org', 'api.nuget.org', 'example.org']) assert.ok(e.patterns.includes(h), h);
+    const e = expandAllowList(['preset:package-registries', 'example.org', 'preset:nope'], {
+      npm: registryHosts(['https://npm-mirror.example.net/', 'http://scoped.example.net:4873/x']),
+    });
+    for (const h of [
+      'npm-mirror.example.net',
+      'scoped.example.net:4873',
+      'pypi.org',
+      'files.pythonhosted.org',
+      'crates.io',
+      'static.crates.io',
+      'index.crates.io',
+      'proxy.golang.org',
+      'sum.golang.org',
+      'rubygems.org',
+      'repo.maven.apache.org',
+      'api.nuget.org',
+      'example.org',
+    ])
+      assert.ok(e.patterns.includes(h), h);
     assert.ok(!e.patterns.includes('github.com'), 'GitHub is its own preset');
     assert.ok(NETWORK_PRESETS.github!.includes('codeload.github.com'));
     assert.match(e.errors[0]!, /preset:nope: unknown preset/);
@@ -51,10 +101,28 @@ describe('network allow list: patterns', () => {
     assert.equal(normalizeIp('::ffff:127.0.0.1'), '127.0.0.1');
     assert.equal(normalizeIp('::ffff:7f00:1'), '127.0.0.1');
     assert.equal(normalizeIp('[::1]'), '::1');
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.3.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '224.0.0.1']) assert.ok(isNonPublic(a), a);
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.3.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a00:1',
+      '224.0.0.1',
+    ])
+      assert.ok(isNonPublic(a), a);
     for (const a of ['93.184.216.34', '2606:4700::1111', '8.8.8.8']) assert.ok(!isNonPublic(a), a);
     const l = compileAllowList(['*.example.com']);
-    const never = async () => { throw new Error('must not resolve'); };
+    const never = async () => {
+      throw new Error('must not resolve');
+    };
     for (const h of ['2130706433', '0x7f000001', '127.1', 'a.0x7f']) {
       const d = await decide(l, h, 80, never);
       assert.equal(d.ok, false, h);
@@ -89,10 +157,23 @@ describe('network allow list: patterns', () => {
 
   it('proxy variables and the wrapper', () => {
     const env = proxyEnv(4000);
-    for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'npm_config_proxy', 'npm_config_https_proxy']) assert.equal(env[k], 'http://127.0.0.1:4000', k);
+    for (const k of [
+      'HTTP_PROXY',
+      'HTTPS_PROXY',
+      'http_proxy',
+      'https_proxy',
+      'npm_config_proxy',
+      'npm_config_https_proxy',
+    ])
+      assert.equal(env[k], 'http://127.0.0.1:4000', k);
     assert.equal(env.ALL_PROXY, undefined);
     assert.match(env.NO_PROXY!, /localhost/);
-    const w = wrapCommand(`echo 'it''s' "$HOME"`, { socketPath: '/s/p.sock', scriptPath: '/s/b.js', nodePath: '/opt/VS Code/code', port: 4000 });
+    const w = wrapCommand(`echo 'it''s' "$HOME"`, {
+      socketPath: '/s/p.sock',
+      scriptPath: '/s/b.js',
+      nodePath: '/opt/VS Code/code',
+      port: 4000,
+    });
     assert.match(w, /ELECTRON_RUN_AS_NODE=1 NODE_OPTIONS= '\/opt\/VS Code\/code' \/s\/b\.js \/s\/p\.sock 4000/);
     assert.match(w, /exec \/bin\/sh -c 'echo '\\''it'\\'''\\''s'\\'' "\$HOME"'$/);
     const a = bridgeArgv('make test', { socketPath: '/s/p.sock', scriptPath: '/s/b.js', nodePath: '/n' });
@@ -129,9 +210,21 @@ describe('network allow list: the proxy', function () {
     portA = await listen(allowed);
     portB = await listen(other);
     portR = await listen(rawServer);
-    const names: Record<string, string> = { 'allowed.test': '127.0.0.1', 'denied.test': '127.0.0.1', 'rebind.test': '127.0.0.1', 'tls.test': '127.0.0.1' };
+    const names: Record<string, string> = {
+      'allowed.test': '127.0.0.1',
+      'denied.test': '127.0.0.1',
+      'rebind.test': '127.0.0.1',
+      'tls.test': '127.0.0.1',
+    };
     proxy = await startAllowlistProxy({
-      allowedHosts: [`allowed.test:${portA}`, `127.0.0.1:${portA}`, `rebind.test:${portB}`, `tls.test:${portR}`, `127.0.0.1:${portR}`, 'bad pattern'],
+      allowedHosts: [
+        `allowed.test:${portA}`,
+        `127.0.0.1:${portA}`,
+        `rebind.test:${portB}`,
+        `tls.test:${portR}`,
+        `127.0.0.1:${portR}`,
+        'bad pattern',
+      ],
       socketPath: path.join(dir, 'net', 'proxy.sock'),
       resolve: async (h) => {
         const ip = names[h];
@@ -150,11 +243,14 @@ describe('network allow list: the proxy', function () {
 
   const viaProxy = (url: string, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string; phrase: string }>((resolve, reject) => {
-      const q = http.request({ socketPath: proxy.socketPath, path: url, headers: { host: new URL(url).host, ...headers } }, (r) => {
-        let body = '';
-        r.on('data', (d) => (body += d));
-        r.on('end', () => resolve({ status: r.statusCode!, body, phrase: r.statusMessage ?? '' }));
-      });
+      const q = http.request(
+        { socketPath: proxy.socketPath, path: url, headers: { host: new URL(url).host, ...headers } },
+        (r) => {
+          let body = '';
+          r.on('data', (d) => (body += d));
+          r.on('end', () => resolve({ status: r.statusCode!, body, phrase: r.statusMessage ?? '' }));
+        },
+      );
       q.on('error', reject);
       q.end();
     });
@@ -172,13 +268,21 @@ describe('network allow list: the proxy', function () {
     const d = await viaProxy(`http://denied.test:${portB}/`);
     assert.equal(d.status, 403);
     assert.equal(d.phrase, 'Blocked by Forge network allow list');
-    assert.match(d.body, new RegExp(`blocked by Forge's network allow list: denied\\.test \\(not on the allow list\\)`));
+    assert.match(
+      d.body,
+      new RegExp(`blocked by Forge's network allow list: denied\\.test \\(not on the allow list\\)`),
+    );
     assert.doesNotMatch(d.body, /hunter2/);
     assert.match((await viaProxy(`http://127.0.0.1:${portB}/`)).body, /IP addresses are reached only when listed/);
     assert.match((await viaProxy(`http://rebind.test:${portB}/`)).body, /private or local address \(127\.0\.0\.1\)/);
     assert.match((await viaProxy(`http://allowed.test:${portB}/`)).body, new RegExp(`port ${portB} is not allowed`));
     assert.match((await viaProxy('ftp://allowed.test/')).body, /only http:\/\//);
-    assert.deepEqual(proxy.denied, [`denied.test:${portB}`, `127.0.0.1:${portB}`, `rebind.test:${portB}`, `allowed.test:${portB}`]);
+    assert.deepEqual(proxy.denied, [
+      `denied.test:${portB}`,
+      `127.0.0.1:${portB}`,
+      `rebind.test:${portB}`,
+      `allowed.test:${portB}`,
+    ]);
     assert.equal(proxy.takeDenied().length, 4);
     assert.equal(proxy.denied.length, 0);
   });
@@ -218,11 +322,21 @@ describe('network allow list: the proxy', function () {
     const s = net.connect(proxy.socketPath);
     s.write('\x00\x01garbage\r\n\r\n');
     await readAll(s);
-    const limited = await startAllowlistProxy({ allowedHosts: [`allowed.test:${portR}`, `127.0.0.1:${portR}`], socketPath: path.join(dir, 'lim', 'p.sock'), maxConnections: 1, resolve: async () => '127.0.0.1' });
+    const limited = await startAllowlistProxy({
+      allowedHosts: [`allowed.test:${portR}`, `127.0.0.1:${portR}`],
+      socketPath: path.join(dir, 'lim', 'p.sock'),
+      maxConnections: 1,
+      resolve: async () => '127.0.0.1',
+    });
     try {
       const hold = net.createServer(() => undefined);
       const portH = await listen(hold);
-      const l2 = await startAllowlistProxy({ allowedHosts: [`h.test:${portH}`, `127.0.0.1:${portH}`], socketPath: path.join(dir, 'lim', 'q.sock'), maxConnections: 1, resolve: async () => '127.0.0.1' });
+      const l2 = await startAllowlistProxy({
+        allowedHosts: [`h.test:${portH}`, `127.0.0.1:${portH}`],
+        socketPath: path.join(dir, 'lim', 'q.sock'),
+        maxConnections: 1,
+        resolve: async () => '127.0.0.1',
+      });
       const first = await connectVia(l2.socketPath, `h.test:${portH}`);
       assert.match(first.head, /^HTTP\/1\.1 200/);
       const second = await connectVia(l2.socketPath, `h.test:${portH}`);
@@ -269,7 +383,8 @@ describe('network allow list: sandboxed commands under bubblewrap, for real', fu
     proxy = await startAllowlistProxy({
       allowedHosts: [`allowed.test:${portA}`, `127.0.0.1:${portA}`],
       socketPath: path.join(netDir, 'proxy.sock'),
-      resolve: async (h) => (h.endsWith('.test') ? '127.0.0.1' : Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' }))),
+      resolve: async (h) =>
+        h.endsWith('.test') ? '127.0.0.1' : Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })),
     });
     script = await writeBridgeScript(path.join(dir, 'net', 'bin'));
     // userns as CommandSandbox's probe would find it.
@@ -292,18 +407,43 @@ describe('network allow list: sandboxed commands under bubblewrap, for real', fu
    * script are bound back, read-only.
    */
   function args(): string[] {
-    const profile: SandboxProfile = { writable: [ws], tmpDir: path.join(dir, 'tmp'), masked: [], network: 'off', env: { PATH: '/usr/bin:/bin', HOME: ws }, cwd: ws };
+    const profile: SandboxProfile = {
+      writable: [ws],
+      tmpDir: path.join(dir, 'tmp'),
+      masked: [],
+      network: 'off',
+      env: { PATH: '/usr/bin:/bin', HOME: ws },
+      cwd: ws,
+    };
     const a = bwrapArgs(profile, features);
-    const extra = ['--tmpfs', path.join(dir, 'net'), '--ro-bind', netDir, netDir, '--ro-bind', path.dirname(script), path.dirname(script)];
+    const extra = [
+      '--tmpfs',
+      path.join(dir, 'net'),
+      '--ro-bind',
+      netDir,
+      netDir,
+      '--ro-bind',
+      path.dirname(script),
+      path.dirname(script),
+    ];
     return [...a.slice(0, -1), ...extra, '--'];
   }
   const bridge = () => ({ socketPath: proxy.socketPath, scriptPath: script, nodePath: process.execPath });
   const sandboxed = (argv: string[]) =>
     new Promise<{ code: number; out: string; ms: number }>((resolve) => {
       const t0 = performance.now();
-      execFile(bwrap, [...args(), ...argv], { env: { PATH: '/usr/bin:/bin' }, timeout: 20_000 }, (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: String(stdout) + String(stderr), ms: performance.now() - t0 });
-      });
+      execFile(
+        bwrap,
+        [...args(), ...argv],
+        { env: { PATH: '/usr/bin:/bin' }, timeout: 20_000 },
+        (err, stdout, stderr) => {
+          resolve({
+            code: err ? ((err as { code?: number }).code ?? 1) : 0,
+            out: String(stdout) + String(stderr),
+            ms: performance.now() - t0,
+          });
+        },
+      );
     });
   const run = (command: string) => sandboxed(['/bin/sh', '-c', wrapCommand(command, bridge())]);
 
@@ -311,8 +451,8 @@ describe('network allow list: sandboxed commands under bubblewrap, for real', fu
     proxy.takeDenied();
     const r = await run(
       `echo "proxy=$HTTP_PROXY"; curl -sS http://allowed.test:${portA}/in; echo; curl -sS http://denied.test:${portB}/; ` +
-      `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${portA}/direct || echo DIRECT-FAILED; ` +
-      `curl -sS https://denied.test/ || echo TUNNEL-REFUSED`,
+        `curl -sS --noproxy '*' --max-time 3 http://127.0.0.1:${portA}/direct || echo DIRECT-FAILED; ` +
+        `curl -sS https://denied.test/ || echo TUNNEL-REFUSED`,
     );
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /proxy=http:\/\/127\.0\.0\.1:\d+/);
@@ -327,18 +467,36 @@ describe('network allow list: sandboxed commands under bubblewrap, for real', fu
   });
 
   it('argv form (command as "$1"), exit status and quoting preserved, the forwarder dies with the command', async () => {
-    const r = await sandboxed(bridgeArgv(`curl -sS "http://allowed.test:${portA}/a'b"; echo; for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done | grep -c '^[^ ]*node [^ ]*[f]orge-net-bridge'; exit 7`, bridge()));
+    const r = await sandboxed(
+      bridgeArgv(
+        `curl -sS "http://allowed.test:${portA}/a'b"; echo; for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done | grep -c '^[^ ]*node [^ ]*[f]orge-net-bridge'; exit 7`,
+        bridge(),
+      ),
+    );
     assert.equal(r.code, 7, r.out);
     assert.match(r.out, /hello-allowed \/a'b\n1\n/, r.out);
     const name = path.basename(script);
-    const left = execFileSync('sh', ['-c', `pgrep -af '[${name[0]}]${name.slice(1)}' || true`]).toString().trim();
+    const left = execFileSync('sh', ['-c', `pgrep -af '[${name[0]}]${name.slice(1)}' || true`])
+      .toString()
+      .trim();
     assert.equal(left, '', `left behind: ${left}`);
   });
 
   it('without the proxy the forwarder answers 502; without Node the command does not run', async () => {
-    const gone = await sandboxed(['/bin/sh', '-c', wrapCommand(`curl -sS http://allowed.test:${portA}/`, { ...bridge(), socketPath: path.join(netDir, 'nothing.sock') })]);
+    const gone = await sandboxed([
+      '/bin/sh',
+      '-c',
+      wrapCommand(`curl -sS http://allowed.test:${portA}/`, {
+        ...bridge(),
+        socketPath: path.join(netDir, 'nothing.sock'),
+      }),
+    ]);
     assert.match(gone.out, /Forge's network proxy is not running/);
-    const noNode = await sandboxed(['/bin/sh', '-c', wrapCommand('echo SHOULD-NOT-RUN', { ...bridge(), nodePath: '/nonexistent/node' })]);
+    const noNode = await sandboxed([
+      '/bin/sh',
+      '-c',
+      wrapCommand('echo SHOULD-NOT-RUN', { ...bridge(), nodePath: '/nonexistent/node' }),
+    ]);
     assert.equal(noNode.code, BRIDGE_FAILED_EXIT);
     assert.doesNotMatch(noNode.out, /SHOULD-NOT-RUN/);
     assert.match(noNode.out, /network proxy could not start/);
@@ -354,7 +512,9 @@ describe('network allow list: sandboxed commands under bubblewrap, for real', fu
     }
     const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
     const extra = med(wrapped) - med(plain);
-    console.log(`      bwrap + sh: ${med(plain).toFixed(0)} ms median; with the network bridge: ${med(wrapped).toFixed(0)} ms (+${extra.toFixed(0)} ms, node ${process.version})`);
+    console.log(
+      `      bwrap + sh: ${med(plain).toFixed(0)} ms median; with the network bridge: ${med(wrapped).toFixed(0)} ms (+${extra.toFixed(0)} ms, node ${process.version})`,
+    );
     assert.ok(extra < 1500, `bridge start-up ${extra} ms`);
   });
 });
@@ -414,7 +574,12 @@ function captureClientHello(servername: string): Promise<Buffer> {
       });
     });
     server.listen(0, '127.0.0.1', () => {
-      const t = tls.connect({ host: '127.0.0.1', port: (server.address() as net.AddressInfo).port, servername, rejectUnauthorized: false });
+      const t = tls.connect({
+        host: '127.0.0.1',
+        port: (server.address() as net.AddressInfo).port,
+        servername,
+        rejectUnauthorized: false,
+      });
       t.on('error', () => undefined);
     });
   });

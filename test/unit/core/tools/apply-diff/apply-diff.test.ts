@@ -2,7 +2,17 @@ import { strict as assert } from 'node:assert';
 import { applyDiff, searchNatively } from '../../../../../src/core/tools/apply-diff/apply-diff';
 
 describe('tools/apply-diff: applyDiff', () => {
-  const src = ['function a() {', '  const x = 1;', '  return x;', '}', '', 'function b() {', '  return 2;', '}', ''].join('\n');
+  const src = [
+    'function a() {',
+    '  const x = 1;',
+    '  return x;',
+    '}',
+    '',
+    'function b() {',
+    '  return 2;',
+    '}',
+    '',
+  ].join('\n');
 
   it('applies an exact unique match and keeps everything else byte for byte', async () => {
     const r = await applyDiff(src, [{ search: '  const x = 1;\n', replace: '  const x = 42;\n' }]);
@@ -13,10 +23,15 @@ describe('tools/apply-diff: applyDiff', () => {
 
   it('matches ignoring indentation and re-indents the replacement to the file', async () => {
     const file = 'class A {\n    run() {\n        if (ok) {\n            go();\n        }\n    }\n}\n';
-    const r = await applyDiff(file, [{ search: 'if (ok) {\n    go();\n}', replace: 'if (ok) {\n    go();\n    stop();\n}' }]);
+    const r = await applyDiff(file, [
+      { search: 'if (ok) {\n    go();\n}', replace: 'if (ok) {\n    go();\n    stop();\n}' },
+    ]);
     assert.ok(r.ok, !r.ok ? r.message : '');
     assert.equal(r.applied[0]!.match, 'tolerant');
-    assert.equal(r.content, 'class A {\n    run() {\n        if (ok) {\n            go();\n            stop();\n        }\n    }\n}\n');
+    assert.equal(
+      r.content,
+      'class A {\n    run() {\n        if (ok) {\n            go();\n            stop();\n        }\n    }\n}\n',
+    );
   });
 
   it('converts the replacement to tabs when the file is tab-indented', async () => {
@@ -76,7 +91,10 @@ describe('tools/apply-diff: applyDiff', () => {
   });
 
   it('rejects overlapping blocks and empty searches', async () => {
-    const o = await applyDiff(src, [{ search: '  const x = 1;\n  return x;', replace: 'a' }, { search: '  return x;\n}', replace: 'b' }]);
+    const o = await applyDiff(src, [
+      { search: '  const x = 1;\n  return x;', replace: 'a' },
+      { search: '  return x;\n}', replace: 'b' },
+    ]);
     assert.ok(!o.ok && o.failures.some((f) => f.kind === 'overlap'));
     const e = await applyDiff(src, [{ search: '', replace: 'x' }]);
     assert.ok(!e.ok && e.failures[0]!.kind === 'empty-search');
@@ -87,7 +105,9 @@ describe('tools/apply-diff: applyDiff', () => {
   describe('re-indentation of the whole block', () => {
     it('a block quoted with 2-space indentation into 4-space code comes out 4-space throughout (the issue)', async () => {
       const file = 'class A {\n    run() {\n        if (ok) {\n            go();\n        }\n    }\n}\n';
-      const r = await applyDiff(file, [{ search: 'if (ok) {\n  go();\n}', replace: 'if (ok) {\n  go();\n  if (more) {\n    again();\n  }\n}' }]);
+      const r = await applyDiff(file, [
+        { search: 'if (ok) {\n  go();\n}', replace: 'if (ok) {\n  go();\n  if (more) {\n    again();\n  }\n}' },
+      ]);
       assert.ok(r.ok, !r.ok ? r.message : '');
       assert.equal(r.applied[0]!.match, 'tolerant');
       assert.equal(
@@ -100,19 +120,30 @@ describe('tools/apply-diff: applyDiff', () => {
       const file = 'function f() {\n  if (a) {\n    for (const x of xs) {\n      use(x);\n    }\n  }\n}\n';
       // Quoted at base 6 instead of 2, same 2-space unit.
       const r = await applyDiff(file, [
-        { search: '      if (a) {\n        for (const x of xs) {\n          use(x);\n        }\n      }', replace: '      if (a) {\n        for (const x of xs) {\n          use(x);\n          log(x);\n        }\n      }\n      done();' },
+        {
+          search: '      if (a) {\n        for (const x of xs) {\n          use(x);\n        }\n      }',
+          replace:
+            '      if (a) {\n        for (const x of xs) {\n          use(x);\n          log(x);\n        }\n      }\n      done();',
+        },
       ]);
       assert.ok(r.ok, !r.ok ? r.message : '');
-      assert.equal(r.content, 'function f() {\n  if (a) {\n    for (const x of xs) {\n      use(x);\n      log(x);\n    }\n  }\n  done();\n}\n');
+      assert.equal(
+        r.content,
+        'function f() {\n  if (a) {\n    for (const x of xs) {\n      use(x);\n      log(x);\n    }\n  }\n  done();\n}\n',
+      );
     });
 
     it('converts a space-indented block into a tab-indented file, and a tab-indented block into a space file', async () => {
       const tabs = 'fn() {\n\tif (a) {\n\t\tb();\n\t}\n}\n';
-      const r1 = await applyDiff(tabs, [{ search: 'if (a) {\n  b();\n}', replace: 'if (a) {\n  b();\n  if (c) {\n    d();\n  }\n}' }]);
+      const r1 = await applyDiff(tabs, [
+        { search: 'if (a) {\n  b();\n}', replace: 'if (a) {\n  b();\n  if (c) {\n    d();\n  }\n}' },
+      ]);
       assert.ok(r1.ok, !r1.ok ? r1.message : '');
       assert.equal(r1.content, 'fn() {\n\tif (a) {\n\t\tb();\n\t\tif (c) {\n\t\t\td();\n\t\t}\n\t}\n}\n');
       const spaces = 'fn() {\n    if (a) {\n        b();\n    }\n}\n';
-      const r2 = await applyDiff(spaces, [{ search: '\tif (a) {\n\t\tb();\n\t}', replace: '\tif (a) {\n\t\tb();\n\t\tc();\n\t}' }]);
+      const r2 = await applyDiff(spaces, [
+        { search: '\tif (a) {\n\t\tb();\n\t}', replace: '\tif (a) {\n\t\tb();\n\t\tc();\n\t}' },
+      ]);
       assert.ok(r2.ok, !r2.ok ? r2.message : '');
       assert.equal(r2.content, 'fn() {\n    if (a) {\n        b();\n        c();\n    }\n}\n');
       assert.ok(!/\t/.test(r2.content));
@@ -127,11 +158,15 @@ describe('tools/apply-diff: applyDiff', () => {
       assert.match(flat.message, /cannot be re-indented safely/);
       assert.match(flat.message, /No changes were made/);
       // A replacement line between two of the file's levels (3 columns in a 2-to-4 mapping gives 6 + half a level).
-      const odd = await applyDiff('x {\n    y {\n        z();\n    }\n}\n', [{ search: 'y {\n  z();\n}', replace: 'y {\n  z();\n   w();\n}' }]);
+      const odd = await applyDiff('x {\n    y {\n        z();\n    }\n}\n', [
+        { search: 'y {\n  z();\n}', replace: 'y {\n  z();\n   w();\n}' },
+      ]);
       assert.ok(odd.ok, !odd.ok ? odd.message : ''); // 3 columns * 2 = 6 columns past the base: representable in spaces
       assert.equal(odd.content, 'x {\n    y {\n        z();\n          w();\n    }\n}\n');
       // In a tab file the same half level cannot be rendered without mixing tabs and spaces: refused.
-      const tabOdd = await applyDiff('x {\n\ty {\n\t\tz();\n\t}\n}\n', [{ search: 'y {\n    z();\n}', replace: 'y {\n    z();\n      w();\n}' }]);
+      const tabOdd = await applyDiff('x {\n\ty {\n\t\tz();\n\t}\n}\n', [
+        { search: 'y {\n    z();\n}', replace: 'y {\n    z();\n      w();\n}' },
+      ]);
       assert.ok(!tabOdd.ok);
       assert.equal(tabOdd.failures[0]!.kind, 'indentation');
       assert.match(tabOdd.message, /tabs and spaces/);
@@ -139,7 +174,18 @@ describe('tools/apply-diff: applyDiff', () => {
   });
 
   describe('line hint (startLine)', () => {
-    const dup = ['function a() {', '  x();', '}', 'function b() {', '  y();', '}', 'function c() {', '  x();', '}', ''].join('\n');
+    const dup = [
+      'function a() {',
+      '  x();',
+      '}',
+      'function b() {',
+      '  y();',
+      '}',
+      'function c() {',
+      '  x();',
+      '}',
+      '',
+    ].join('\n');
 
     it('without a hint, a block that matches twice is refused as ambiguous and the file untouched', async () => {
       const r = await applyDiff(dup, [{ search: '  x();', replace: '  z();' }]);
@@ -172,7 +218,9 @@ describe('tools/apply-diff: applyDiff', () => {
       const file = 'if (a) {\n    go();\n}\nif (a) {\n        go();\n}\n';
       const none = await applyDiff(file, [{ search: 'if (a) {\n  go();\n}', replace: 'if (a) {\n  stop();\n}' }]);
       assert.ok(!none.ok && none.failures[0]!.kind === 'ambiguous');
-      const r = await applyDiff(file, [{ search: 'if (a) {\n  go();\n}', replace: 'if (a) {\n  stop();\n}', startLine: 4 }]);
+      const r = await applyDiff(file, [
+        { search: 'if (a) {\n  go();\n}', replace: 'if (a) {\n  stop();\n}', startLine: 4 },
+      ]);
       assert.ok(r.ok, !r.ok ? r.message : '');
       assert.equal(r.content, 'if (a) {\n    go();\n}\nif (a) {\n        stop();\n}\n');
     });
@@ -221,7 +269,9 @@ describe('tools/apply-diff: applyDiff', () => {
     });
 
     it('refuses a replace with prefixes on only some lines (which ones are content cannot be told)', async () => {
-      const r = await applyDiff(file, [{ search: '9 | line 9\n10 | line 10', replace: '9 | line 9\nnew line\n10 | line 10' }]);
+      const r = await applyDiff(file, [
+        { search: '9 | line 9\n10 | line 10', replace: '9 | line 9\nnew line\n10 | line 10' },
+      ]);
       assert.ok(!r.ok);
       assert.equal(r.failures[0]!.kind, 'line-numbers');
     });
@@ -234,22 +284,35 @@ describe('tools/apply-diff: applyDiff', () => {
         { search: 'function b() {\n  const y = 2;\n  return y;\n}', replace: 'gone' },
       ]);
       assert.ok(!r.ok);
-      assert.deepEqual(r.failures.map((f) => [f.index, f.kind]), [[1, 'not-found']]);
+      assert.deepEqual(
+        r.failures.map((f) => [f.index, f.kind]),
+        [[1, 'not-found']],
+      );
     });
 
     it('finds exact blocks of every shape: mid-line start and end, common middle lines, repeats past the first', async () => {
       const lines = Array.from({ length: 3000 }, (_, i) => (i % 3 === 2 ? '  }' : `  call(${i}); // ${i % 7}`));
       const f = lines.join('\n') + '\n';
       // Starts and ends mid-line, middle lines whole.
-      const r = await applyDiff(f, [{ search: `(10); // 3\n  }\n  call(12); // 5\n  call(13`, replace: `(10); // X\n  }\n  call(12); // Y\n  call(13` }]);
+      const r = await applyDiff(f, [
+        {
+          search: `(10); // 3\n  }\n  call(12); // 5\n  call(13`,
+          replace: `(10); // X\n  }\n  call(12); // Y\n  call(13`,
+        },
+      ]);
       assert.ok(r.ok, !r.ok ? r.message : '');
-      assert.equal(r.content, f.replace('call(10); // 3', 'call(10); // X').replace('call(12); // 5', 'call(12); // Y'));
+      assert.equal(
+        r.content,
+        f.replace('call(10); // 3', 'call(10); // X').replace('call(12); // 5', 'call(12); // Y'),
+      );
       // A 3-line block whose middle line ("  }") is everywhere, repeated twice far apart: ambiguous.
       const g = f + 'tail\n  call(0); // 0\n  call(1); // 1\n';
       const amb = await applyDiff(g, [{ search: '  call(0); // 0\n  call(1); // 1', replace: 'x' }]);
       assert.ok(!amb.ok && amb.failures[0]!.kind === 'ambiguous');
       assert.match(amb.message, /lines 1-2, lines 3002-3003/);
-      const amb3 = await applyDiff(f + '  call(3); // 3\n  call(4); // 4\n  }\n  call(6); // 6\n', [{ search: '  call(3); // 3\n  call(4); // 4\n  }\n  call(6); // 6', replace: 'x' }]);
+      const amb3 = await applyDiff(f + '  call(3); // 3\n  call(4); // 4\n  }\n  call(6); // 6\n', [
+        { search: '  call(3); // 3\n  call(4); // 4\n  }\n  call(6); // 6', replace: 'x' },
+      ]);
       assert.ok(!amb3.ok && amb3.failures[0]!.kind === 'ambiguous');
     });
 
@@ -264,7 +327,14 @@ describe('tools/apply-diff: applyDiff', () => {
         { search: 'unique tail', replace: 'u' },
       ]);
       assert.ok(!amb.ok);
-      assert.deepEqual(amb.failures.map((x) => [x.index, x.kind]), [[0, 'ambiguous'], [1, 'ambiguous'], [3, 'ambiguous']]);
+      assert.deepEqual(
+        amb.failures.map((x) => [x.index, x.kind]),
+        [
+          [0, 'ambiguous'],
+          [1, 'ambiguous'],
+          [3, 'ambiguous'],
+        ],
+      );
       assert.match(amb.message, /Block 1 of 5: the search text matches 2 places \(line 1, line 1\)/);
       assert.match(amb.message, /Block 2 of 5: the search text matches 2 places \(line 2, line 3\)/);
       assert.match(amb.message, /Block 4 of 5: the search text matches 50\+ places/);
@@ -275,35 +345,58 @@ describe('tools/apply-diff: applyDiff', () => {
       ]);
       assert.ok(ok.ok, !ok.ok ? ok.message : '');
       assert.equal(ok.content, 'ababa\nFB\nF\n' + 'common;\n'.repeat(60) + 'u\n');
-      assert.deepEqual(ok.applied.map((a) => [a.startLine, a.endLine]), [[2, 3], [65, 65], [4, 4]]);
+      assert.deepEqual(
+        ok.applied.map((a) => [a.startLine, a.endLine]),
+        [
+          [2, 3],
+          [65, 65],
+          [4, 4],
+        ],
+      );
     });
 
     it('the one-pass native search finds exactly what a search per block finds (random texts, regex characters)', async () => {
       let seed = 7;
-      const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+      const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
       const alphabet = ['a', 'b', '.', '*', '(', ')', '\n', '$', '\\', '|', '[', ']'];
       for (let round = 0; round < 200; round++) {
-        const text = Array.from({ length: 200 + rnd(400) }, () => alphabet[rnd(4) === 0 ? rnd(alphabet.length) : rnd(2)]).join('');
+        const text = Array.from(
+          { length: 200 + rnd(400) },
+          () => alphabet[rnd(4) === 0 ? rnd(alphabet.length) : rnd(2)],
+        ).join('');
         const searches = Array.from({ length: 2 + rnd(4) }, () => {
           const at = rnd(text.length - 8);
           return rnd(5) === 0 ? 'zz' + text.slice(at, at + 1 + rnd(6)) : text.slice(at, at + 1 + rnd(6));
         });
-        const variants = searches.map((search) => ({ search, replace: '', lines: search.split('\n'), stripped: false, exact: [] as number[], tolerant: [] as number[] }));
+        const variants = searches.map((search) => ({
+          search,
+          replace: '',
+          lines: search.split('\n'),
+          stripped: false,
+          exact: [] as number[],
+          tolerant: [] as number[],
+        }));
         await searchNatively(text, variants, async () => {});
         for (const v of variants) {
           const want: number[] = [];
-          for (let i = text.indexOf(v.search); i >= 0 && want.length < 50; i = text.indexOf(v.search, i + 1)) want.push(i);
+          for (let i = text.indexOf(v.search); i >= 0 && want.length < 50; i = text.indexOf(v.search, i + 1))
+            want.push(i);
           assert.deepEqual(v.exact, want, `round ${round}: ${JSON.stringify(v.search)} in ${JSON.stringify(text)}`);
         }
       }
     });
 
     it('yields to the event loop while it works (a large file with a miss)', async () => {
-      const lines = Array.from({ length: 60_000 }, (_, i) => `    const value${i} = compute(${i}, "item-${i}"); // line ${i}`);
+      const lines = Array.from(
+        { length: 60_000 },
+        (_, i) => `    const value${i} = compute(${i}, "item-${i}"); // line ${i}`,
+      );
       const big = lines.join('\n') + '\n';
       let ticks = 0;
       const timer = setInterval(() => ticks++, 0);
-      const r = await applyDiff(big, [{ search: 'qqq zzz no such thing\nwhatsoever here', replace: 'x' }], { sliceMs: 1 });
+      const r = await applyDiff(big, [{ search: 'qqq zzz no such thing\nwhatsoever here', replace: 'x' }], {
+        sliceMs: 1,
+      });
       clearInterval(timer);
       assert.ok(!r.ok);
       assert.ok(ticks > 0, 'the event loop never ran');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { CHUNK, MARGIN, TextBytes } from '../../../../../src/core/tools/apply-diff/text-bytes';
 
 function rng(seed: number) {
-  return (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  return (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
 }
 
 /** Newlines before each offset, the slow way. */
@@ -14,14 +14,19 @@ function prefixLines(text: string): Int32Array {
 
 describe('tools/text-bytes: a text as bytes a chunk at a time, and its newline counts', () => {
   const rnd = rng(11);
-  const asciiText = (n: number) => Array.from({ length: n }, () => ['a', 'b', '\n', ' ', 'xyz'][rnd(5)]).join('').slice(0, n);
+  const asciiText = (n: number) =>
+    Array.from({ length: n }, () => ['a', 'b', '\n', ' ', 'xyz'][rnd(5)])
+      .join('')
+      .slice(0, n);
 
   it('counts the newlines before any offset, at chunk and block edges, for lengths around the chunk size', () => {
     for (const n of [0, 1, 15, 1023, 1024, 1025, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 1000]) {
       const text = asciiText(n);
       const want = prefixLines(text);
       const tb = new TextBytes(text);
-      const offsets = [0, n, n - 1, 1, 1023, 1024, 1025, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK].filter((x) => x >= 0 && x <= n);
+      const offsets = [0, n, n - 1, 1, 1023, 1024, 1025, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK].filter(
+        (x) => x >= 0 && x <= n,
+      );
       for (let k = 0; k < 50; k++) offsets.push(rnd(n + 1));
       for (const at of offsets) assert.equal(tb.linesBefore(at), want[at], `length ${n}, offset ${at}`);
       assert.equal(tb.count(0, n), want[n]);
@@ -41,7 +46,8 @@ describe('tools/text-bytes: a text as bytes a chunk at a time, and its newline c
     assert.equal(tb.load(2 * CHUNK + 10), text.length);
     assert.equal(tb.oneByte, true);
     bytes = tb.bytes();
-    for (const x of [2 * CHUNK - MARGIN, 2 * CHUNK, text.length - 1]) assert.equal(bytes[x - tb.base], text.charCodeAt(x), `offset ${x}`);
+    for (const x of [2 * CHUNK - MARGIN, 2 * CHUNK, text.length - 1])
+      assert.equal(bytes[x - tb.base], text.charCodeAt(x), `offset ${x}`);
     // A wide character in the margin alone makes the chunk's bytes unusable too.
     const edge = asciiText(CHUNK - 3) + '中' + asciiText(CHUNK);
     const te = new TextBytes(edge);
@@ -52,7 +58,10 @@ describe('tools/text-bytes: a text as bytes a chunk at a time, and its newline c
   });
 
   it('a Latin-1 chunk (é, ü, ©, no-break space) is held as bytes equal to its character codes, and counted', () => {
-    const latin = Array.from({ length: CHUNK + 3000 }, () => ['a', 'é', '\n', 'ü', '©', '\u00a0', '\u00ff'][rnd(7)]).join('');
+    const latin = Array.from(
+      { length: CHUNK + 3000 },
+      () => ['a', 'é', '\n', 'ü', '©', '\u00a0', '\u00ff'][rnd(7)],
+    ).join('');
     const tb = new TextBytes(latin);
     tb.load(5);
     assert.equal(tb.oneByte, true);
@@ -69,7 +78,8 @@ describe('tools/text-bytes: a text as bytes a chunk at a time, and its newline c
     text = text.slice(0, CHUNK - 1) + '😀' + text.slice(CHUNK - 1);
     const want = prefixLines(text);
     const tb = new TextBytes(text);
-    for (const at of [CHUNK - 1, CHUNK, CHUNK + 1, text.length, 12345, 2 * CHUNK + 77]) assert.equal(tb.linesBefore(at), want[at], `offset ${at}`);
+    for (const at of [CHUNK - 1, CHUNK, CHUNK + 1, text.length, 12345, 2 * CHUNK + 77])
+      assert.equal(tb.linesBefore(at), want[at], `offset ${at}`);
   });
 
   it('two texts taking the buffer from each other still read their own bytes and counts', () => {

@@ -16,7 +16,12 @@ function setup(files: Record<string, string>) {
     return read(p);
   };
   const applier = new FsEditApplier(fs);
-  const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier, sandbox: { trusted: true, platform: 'posix' } });
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier,
+    sandbox: { trusted: true, platform: 'posix' },
+  });
   return { fs, applier, t: (n: string): Tool => byName(tools, n), reads: () => reads };
 }
 
@@ -28,7 +33,10 @@ describe('tools: an approved edit is written as previewed (no second read or dif
     const p = await tool.preview!(tool.input.parse(args), ctx());
     assert.ok(p.kind === 'edit');
     const before = reads();
-    const approval: ApprovalDecision = { kind: 'approve', edit: { path: p.path, original: p.original, content: p.proposed, isNewFile: false } };
+    const approval: ApprovalDecision = {
+      kind: 'approve',
+      edit: { path: p.path, original: p.original, content: p.proposed, isNewFile: false },
+    };
     const r = await call(tool, args, ctx({ approval }));
     assert.equal(reads(), before, 'no read at execute time');
     assert.equal(fs.get('a.ts'), 'let a = 1;\nlet b = 3;\n');
@@ -43,7 +51,9 @@ describe('tools: an approved edit is written as previewed (no second read or dif
     assert.ok(p.kind === 'edit');
     const before = reads();
     const approval: ApprovalDecision = {
-      kind: 'approve', editedContent: 'A\nb\nc\n', reviewNote: 'hunk #2 rejected',
+      kind: 'approve',
+      editedContent: 'A\nb\nc\n',
+      reviewNote: 'hunk #2 rejected',
       edit: { path: p.path, original: p.original, content: 'A\nb\nc\n', isNewFile: false },
     };
     const r = await call(tool, { path: 'w.txt', content: 'A\nb\nC\n' }, ctx({ approval }));
@@ -55,8 +65,14 @@ describe('tools: an approved edit is written as previewed (no second read or dif
 
   it('the loop appends the review note (rejected hunks) to the tool result the model sees', async () => {
     const writes: Parameters<typeof fakeWriteTool>[0] = [];
-    const approver = new ScriptedApprover([{ kind: 'approve', reviewNote: 'Hunk #2 (original line 3; proposed line 3), reason: keep c' }]);
-    const h = harness([callsTurn(['write_file', { path: 'a.ts', content: 'A' }]), doneTurn()], { tools: [fakeWriteTool(writes)] }, approver);
+    const approver = new ScriptedApprover([
+      { kind: 'approve', reviewNote: 'Hunk #2 (original line 3; proposed line 3), reason: keep c' },
+    ]);
+    const h = harness(
+      [callsTurn(['write_file', { path: 'a.ts', content: 'A' }]), doneTurn()],
+      { tools: [fakeWriteTool(writes)] },
+      approver,
+    );
     await h.agent.send('t');
     const result = h.model.requests[1]!.messages.at(-1)!;
     assert.equal(result.role, 'tool');

@@ -19,7 +19,12 @@ const CATASTROPHIC = '(a+)+$';
 const evilLine = 'a'.repeat(40) + '!';
 
 function tools(fs: WorkspaceFs) {
-  return createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' } });
+  return createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier: new FsEditApplier(fs),
+    sandbox: { trusted: true, platform: 'posix' },
+  });
 }
 
 async function noWorkers(): Promise<void> {
@@ -33,12 +38,17 @@ describe('bounded tools: search_files regex in a killable worker', () => {
 
   it('a catastrophic pattern on a long line ends at the stuck-pattern limit with a clear result; the worker is killed', async () => {
     const fs = new MemoryFs(['/ws'], { 'ok.txt': 'aaa\n', 'evil.txt': `x\n${evilLine}\n` });
-    const search = createSearchFilesTool(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }), undefined, { regexStuckMs: 300 });
+    const search = createSearchFilesTool(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }), undefined, {
+      regexStuckMs: 300,
+    });
     const t0 = Date.now();
     const r = await call(search, { pattern: CATASTROPHIC, contextLines: 0 });
     assert.ok(Date.now() - t0 < 5000);
     assert.equal(r.isError, true);
-    assert.match(r.content, /^Search stopped: the pattern \/\(a\+\)\+\$\/ ran for 0 s on one file \(evil\.txt\) without finishing\. It most likely backtracks catastrophically/);
+    assert.match(
+      r.content,
+      /^Search stopped: the pattern \/\(a\+\)\+\$\/ ran for 0 s on one file \(evil\.txt\) without finishing\. It most likely backtracks catastrophically/,
+    );
     assert.deepEqual(r.data, { errorClass: 'tool', regexTimedOut: true, file: 'evil.txt' });
     await noWorkers();
   });
@@ -94,7 +104,10 @@ describe('bounded tools: size caps', () => {
     const fs = new MemoryFs(['/ws'], { 'huge.log': new Uint8Array(READ_MAX_FILE_BYTES + 1) });
     const r = await call(byName(tools(fs), 'read_file'), { path: 'huge.log', startLine: 1, endLine: 10 });
     assert.equal(r.isError, true);
-    assert.match(r.content, /^huge\.log is 20\.0 MB, over read_file's 20\.0 MB cap on files it loads\. Find the lines you need with search_files/);
+    assert.match(
+      r.content,
+      /^huge\.log is 20\.0 MB, over read_file's 20\.0 MB cap on files it loads\. Find the lines you need with search_files/,
+    );
     assert.match(r.content, /sed -n 100,200p/);
     assert.equal((r.data as { capBytes: number }).capBytes, READ_MAX_FILE_BYTES);
   });
@@ -103,16 +116,24 @@ describe('bounded tools: size caps', () => {
     const fs = new MemoryFs(['/ws'], { 'big.txt': 'x'.repeat(EDIT_MAX_FILE_BYTES + 1) });
     const ts = tools(fs);
     for (const name of ['write_file', 'apply_diff']) {
-      const args = name === 'write_file' ? { path: 'big.txt', content: 'y' } : { path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] };
+      const args =
+        name === 'write_file'
+          ? { path: 'big.txt', content: 'y' }
+          : { path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] };
       const tool = byName(ts, name);
       const pre = await tool.precheck!(tool.input.parse(args), ctx());
-      assert.match(pre!.content, /big\.txt is 10\.0 MB, over the 10\.0 MB cap on files Forge edits\. Do not rewrite it whole: read the part you need with read_file startLine\/endLine/, name);
+      assert.match(
+        pre!.content,
+        /big\.txt is 10\.0 MB, over the 10\.0 MB cap on files Forge edits\. Do not rewrite it whole: read the part you need with read_file startLine\/endLine/,
+        name,
+      );
     }
   });
 });
 
 describe('bounded tools: write_file change count', () => {
-  const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `line ${i} ${tag} ${'x'.repeat(i % 40)}`).join('\n') + '\n';
+  const lines = (n: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => `line ${i} ${tag} ${'x'.repeat(i % 40)}`).join('\n') + '\n';
 
   it('every line of a 10,000-line file changed: counted without an unbounded diff (approximate past the time limit)', async () => {
     const before = lines(10_000, 'old');
@@ -123,7 +144,11 @@ describe('bounded tools: write_file change count', () => {
     assert.deepEqual({ added: paced.added, removed: paced.removed }, { added: 10_000, removed: 10_000 });
 
     const fs = new MemoryFs(['/ws'], { 'big.ts': before });
-    const r = await call(byName(tools(fs), 'write_file'), { path: 'big.ts', content: after }, ctx({ approval: approved() }));
+    const r = await call(
+      byName(tools(fs), 'write_file'),
+      { path: 'big.ts', content: after },
+      ctx({ approval: approved() }),
+    );
     assert.match(r.content, /^Wrote big\.ts \(\+~?10000 -~?10000 lines\)\./);
   });
 
@@ -143,7 +168,10 @@ describe('bounded tools: the event loop keeps turning', () => {
     for (let i = 0; i < 30_000; i++) files[`dir/f${i}.txt`] = '';
     const fs = new MemoryFs(['/ws'], files);
     const ts = tools(fs);
-    for (const [name, args] of [['read_file', { path: 'big.txt', startLine: 499_990 }], ['list_files', { path: 'dir', maxEntries: 10 }]] as const) {
+    for (const [name, args] of [
+      ['read_file', { path: 'big.txt', startLine: 499_990 }],
+      ['list_files', { path: 'dir', maxEntries: 10 }],
+    ] as const) {
       let turns = 0;
       let running = true;
       const spin = () => {

@@ -22,8 +22,18 @@ describe('tools/decodeTextPaced: slices decoded on their own', () => {
 
   it('multi-megabyte text with multi-byte characters and invalid bytes around the slice ends, a BOM, U+FEFF inside', async () => {
     let seed = 9;
-    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
-    const pieces = [enc('é'), enc('日本'), enc('😀'), enc('a'), enc('\n'), enc('\uFEFF'), new Uint8Array([0xe6, 0x97]), new Uint8Array([0xff]), enc('xyz ')];
+    const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    const pieces = [
+      enc('é'),
+      enc('日本'),
+      enc('😀'),
+      enc('a'),
+      enc('\n'),
+      enc('\uFEFF'),
+      new Uint8Array([0xe6, 0x97]),
+      new Uint8Array([0xff]),
+      enc('xyz '),
+    ];
     const parts: Uint8Array[] = [enc('\uFEFF')];
     for (let n = 0; n < 1_000_000; n++) parts.push(pieces[rnd(pieces.length)]!);
     const bytes = join(parts);

@@ -29,8 +29,15 @@ function findRipgrep(): string | undefined {
     process.env.FORGE_BENCH_RG,
     path.join(repo, 'node_modules/@vscode/ripgrep/bin', exe),
     path.join(repo, '.cache/real-vscode/cs/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep/bin', exe),
-    path.join(repo, `.cache/real-vscode/cs/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep-universal/bin/${process.platform}-${process.arch}`, exe),
-    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, exe)),
+    path.join(
+      repo,
+      `.cache/real-vscode/cs/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep-universal/bin/${process.platform}-${process.arch}`,
+      exe,
+    ),
+    ...(process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((d) => path.join(d, exe)),
   ].filter((p): p is string => !!p);
   return candidates.find((p) => {
     try {
@@ -45,7 +52,9 @@ function findRipgrep(): string | undefined {
 const RG = findRipgrep();
 function rg(): string {
   if (!RG) {
-    assert.fail('No ripgrep binary: the ripgrep backend cannot be tested. Install ripgrep (e.g. apt-get install ripgrep), run node scripts/setup-real-vscode.mjs, or set FORGE_RG=/path/to/rg.');
+    assert.fail(
+      'No ripgrep binary: the ripgrep backend cannot be tested. Install ripgrep (e.g. apt-get install ripgrep), run node scripts/setup-real-vscode.mjs, or set FORGE_RG=/path/to/rg.',
+    );
   }
   return RG;
 }
@@ -62,11 +71,27 @@ function tools(sandbox: WorkspaceSandbox, search?: SearchBackend) {
   };
 }
 
-const GIT_VARIANTS = ['.git/config', '.GIT/config', '.Git/hooks/pre-commit', 'sub/.git/config', 'sub/.GiT/HEAD', './.git/../.git/HEAD', 'src/../.git/HEAD', '.git', '.GIT', '/ws/.git/config', '/ws/.GIT/objects/ab', '.g\u200cit/config', '.git/new-file'];
+const GIT_VARIANTS = [
+  '.git/config',
+  '.GIT/config',
+  '.Git/hooks/pre-commit',
+  'sub/.git/config',
+  'sub/.GiT/HEAD',
+  './.git/../.git/HEAD',
+  'src/../.git/HEAD',
+  '.git',
+  '.GIT',
+  '/ws/.git/config',
+  '/ws/.GIT/objects/ab',
+  '.g\u200cit/config',
+  '.git/new-file',
+];
 
 describe('file safety: .git in any letter case', () => {
-  const mem = () => new MemoryFs(['/ws'], { '.git/config': '[core]', '.git/HEAD': 'ref', 'sub/.git/config': 'x', 'src/a.ts': 'a' });
-  const sb = (opts: Partial<SandboxOptions> = {}) => new WorkspaceSandbox(mem(), { trusted: true, platform: 'posix', ...opts });
+  const mem = () =>
+    new MemoryFs(['/ws'], { '.git/config': '[core]', '.git/HEAD': 'ref', 'sub/.git/config': 'x', 'src/a.ts': 'a' });
+  const sb = (opts: Partial<SandboxOptions> = {}) =>
+    new WorkspaceSandbox(mem(), { trusted: true, platform: 'posix', ...opts });
 
   for (const access of ['read', 'write', 'list'] as const) {
     it(`refuses every variant for ${access}, telling the model to use git commands`, async () => {
@@ -116,15 +141,30 @@ describe('file safety: .git in any letter case', () => {
 
 describe('file safety: secrets and .forgeignore, any letter case', () => {
   const files = {
-    '.env': 'K=1', '.forgeignore': 'private/\n*.log\nsrc/hidden.ts\n', 'private/notes.md': 'n', 'x.log': 'l', 'src/hidden.ts': 'h', 'src/a.ts': 'a',
-    '.NPMRC': '//r/:_authToken=abc', 'keys/Id_Rsa': 'k', 'certs/SERVER.PEM': 'k', '.ssh/config': 'Host x',
+    '.env': 'K=1',
+    '.forgeignore': 'private/\n*.log\nsrc/hidden.ts\n',
+    'private/notes.md': 'n',
+    'x.log': 'l',
+    'src/hidden.ts': 'h',
+    'src/a.ts': 'a',
+    '.NPMRC': '//r/:_authToken=abc',
+    'keys/Id_Rsa': 'k',
+    'certs/SERVER.PEM': 'k',
+    '.ssh/config': 'Host x',
   };
   const sb = () => new WorkspaceSandbox(new MemoryFs(['/ws'], files), { trusted: true, platform: 'posix' });
 
   it('case variants of secret names and ignored paths are refused (the ignore matcher ignores case)', async () => {
     for (const [p, code] of [
-      ['.ENV', 'secret'], ['.Env.Local', 'secret'], ['keys/Id_Rsa', 'secret'], ['certs/SERVER.PEM', 'secret'], ['.NPMRC', 'secret'], ['.SSH/config', 'secret'],
-      ['PRIVATE/notes.md', 'ignored'], ['X.LOG', 'ignored'], ['SRC/Hidden.ts', 'ignored'],
+      ['.ENV', 'secret'],
+      ['.Env.Local', 'secret'],
+      ['keys/Id_Rsa', 'secret'],
+      ['certs/SERVER.PEM', 'secret'],
+      ['.NPMRC', 'secret'],
+      ['.SSH/config', 'secret'],
+      ['PRIVATE/notes.md', 'ignored'],
+      ['X.LOG', 'ignored'],
+      ['SRC/Hidden.ts', 'ignored'],
     ] as const) {
       for (const access of ['read', 'write'] as const) {
         const r = await sb().resolve(p, access);
@@ -145,26 +185,60 @@ describe('file safety: secrets and .forgeignore, any letter case', () => {
   });
 
   it('list_files hides secret and ignored names (an .npmrc only when it holds a token), recursive or not', async () => {
-    const t = tools(new WorkspaceSandbox(new MemoryFs(['/ws'], { ...files, 'ok/.npmrc': 'save-exact=true', '.GIT/config': 'x', 'sub/.Git/HEAD': 'x' }), { trusted: true, platform: 'posix' }));
+    const t = tools(
+      new WorkspaceSandbox(
+        new MemoryFs(['/ws'], { ...files, 'ok/.npmrc': 'save-exact=true', '.GIT/config': 'x', 'sub/.Git/HEAD': 'x' }),
+        { trusted: true, platform: 'posix' },
+      ),
+    );
     for (const recursive of [false, true]) {
       const entries = ((await call(t.list, { recursive })).data as { entries: string[] }).entries;
-      for (const gone of ['.env', '.NPMRC', 'private/', 'x.log', 'src/hidden.ts', 'keys/Id_Rsa', 'certs/SERVER.PEM', '.ssh/', '.GIT/', 'sub/.Git/']) {
+      for (const gone of [
+        '.env',
+        '.NPMRC',
+        'private/',
+        'x.log',
+        'src/hidden.ts',
+        'keys/Id_Rsa',
+        'certs/SERVER.PEM',
+        '.ssh/',
+        '.GIT/',
+        'sub/.Git/',
+      ]) {
         assert.ok(!entries.includes(gone), `${recursive} ${gone}: ${entries.join(' ')}`);
       }
-      assert.ok(entries.includes('.forgeignore') && entries.includes(recursive ? 'src/a.ts' : 'src/'), entries.join(' '));
-      if (recursive) assert.ok(entries.includes('ok/.npmrc') && entries.includes('keys/') && entries.includes('sub/'), entries.join(' '));
+      assert.ok(
+        entries.includes('.forgeignore') && entries.includes(recursive ? 'src/a.ts' : 'src/'),
+        entries.join(' '),
+      );
+      if (recursive)
+        assert.ok(
+          entries.includes('ok/.npmrc') && entries.includes('keys/') && entries.includes('sub/'),
+          entries.join(' '),
+        );
     }
   });
 });
 
 describe('file safety: symlinks and multi-root', () => {
-  it('a link into .git (file or folder) is refused; walking a linked folder applies the target folder\'s rules', async () => {
-    const fs = new MemoryFs(['/ws'], { '.git/config': 'needle git', '.forgeignore': 'src/hidden.ts\n', 'src/hidden.ts': 'needle hidden', 'src/a.ts': 'needle a' });
+  it("a link into .git (file or folder) is refused; walking a linked folder applies the target folder's rules", async () => {
+    const fs = new MemoryFs(['/ws'], {
+      '.git/config': 'needle git',
+      '.forgeignore': 'src/hidden.ts\n',
+      'src/hidden.ts': 'needle hidden',
+      'src/a.ts': 'needle a',
+    });
     fs.symlink('/ws/.git/config', '/ws/gitconfig.txt');
     fs.symlink('/ws/.git', '/ws/gitdir');
     fs.symlink('/ws/src', '/ws/alias');
     const sandbox = new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' });
-    for (const [p, access] of [['gitconfig.txt', 'read'], ['gitconfig.txt', 'write'], ['gitdir/config', 'read'], ['gitdir', 'list'], ['alias/hidden.ts', 'read']] as const) {
+    for (const [p, access] of [
+      ['gitconfig.txt', 'read'],
+      ['gitconfig.txt', 'write'],
+      ['gitdir/config', 'read'],
+      ['gitdir', 'list'],
+      ['alias/hidden.ts', 'read'],
+    ] as const) {
       const r = await sandbox.resolve(p, access);
       assert.equal(r.ok, false, `${access} ${p}`);
     }
@@ -178,8 +252,13 @@ describe('file safety: symlinks and multi-root', () => {
     assert.doesNotMatch(all.content, /needle (hidden|git)/);
   });
 
-  it('multi-root: a link from one folder into another is judged by the other folder\'s .forgeignore and .git', async () => {
-    const fs = new MemoryFs(['/w/app', '/w/lib'], { '/w/lib/.forgeignore': 'private/\n', '/w/lib/private/k.txt': 'k', '/w/lib/.git/config': 'c', '/w/lib/ok.ts': 'ok' });
+  it("multi-root: a link from one folder into another is judged by the other folder's .forgeignore and .git", async () => {
+    const fs = new MemoryFs(['/w/app', '/w/lib'], {
+      '/w/lib/.forgeignore': 'private/\n',
+      '/w/lib/private/k.txt': 'k',
+      '/w/lib/.git/config': 'c',
+      '/w/lib/ok.ts': 'ok',
+    });
     fs.symlink('/w/lib/private/k.txt', '/w/app/k.txt');
     fs.symlink('/w/lib/.git/config', '/w/app/cfg');
     fs.symlink('/w/lib/ok.ts', '/w/app/ok.ts');
@@ -189,7 +268,8 @@ describe('file safety: symlinks and multi-root', () => {
     const c = await sandbox.resolve('cfg', 'read');
     assert.ok(!c.ok && c.code === 'git-internal', JSON.stringify(c));
     assert.ok((await sandbox.resolve('ok.ts', 'read')).ok);
-    for (const p of ['lib/.GIT/config', 'lib/private/k.txt', '/w/lib/.git']) assert.equal((await sandbox.resolve(p, 'read')).ok, false, p);
+    for (const p of ['lib/.GIT/config', 'lib/private/k.txt', '/w/lib/.git'])
+      assert.equal((await sandbox.resolve(p, 'read')).ok, false, p);
   });
 });
 
@@ -240,7 +320,8 @@ describe('file safety: search_files never returns text from a refused file, on b
     ['ripgrep', () => new RipgrepSearch(rg())],
   ];
   const sandbox = () => new WorkspaceSandbox(new NodeWorkspaceFs([tree.ws]), { trusted: true });
-  const FORBIDDEN = /needle-env|context-env|env-prod|npmrc-token|needle key|needle pem|git-config|GIT-head|Git-hook|needle private|anchored|needle log|nested-build|outside/;
+  const FORBIDDEN =
+    /needle-env|context-env|env-prod|npmrc-token|needle key|needle pem|git-config|GIT-head|Git-hook|needle private|anchored|needle log|nested-build|outside/;
 
   for (const [name, backend] of backends) {
     it(`${name}: only readable files, with exact totals, whatever the glob`, async () => {
@@ -249,7 +330,8 @@ describe('file safety: search_files never returns text from a refused file, on b
         const r = await call(t.search, { pattern: 'needle|TOKEN', contextLines: 2, ...(glob ? { glob } : {}) });
         assert.doesNotMatch(r.content, FORBIDDEN, `${glob}: ${r.content}`);
         if (!glob || glob === '*' || glob === '**' || glob === '**/*') {
-          for (const f of tree.allowed) assert.match(r.content, new RegExp(f.replace(/\./g, '\\.') + ':'), `${glob}: ${r.content}`);
+          for (const f of tree.allowed)
+            assert.match(r.content, new RegExp(f.replace(/\./g, '\\.') + ':'), `${glob}: ${r.content}`);
           assert.equal((r.data as { totalMatches: number }).totalMatches, 3, `${glob}: ${r.content}`);
         }
       }
@@ -262,14 +344,29 @@ describe('file safety: search_files never returns text from a refused file, on b
       assert.ok(d.totalMatches <= 3, JSON.stringify(d));
       if (name === 'ripgrep') assert.deepEqual(d, { totalMatches: 3, returned: 1, totalIsLowerBound: false });
       // A pattern that matches only inside refused files finds nothing at all.
-      const only = await call(t.search, { pattern: 'needle-env|npmrc-token|git-config|GIT-head|needle anchored|nested-build|needle key', contextLines: 5 });
+      const only = await call(t.search, {
+        pattern: 'needle-env|npmrc-token|git-config|GIT-head|needle anchored|nested-build|needle key',
+        contextLines: 5,
+      });
       assert.match(only.content, /^No matches/, only.content);
       assert.equal((only.data as { totalMatches: number }).totalMatches, 0);
     });
 
     it(`${name}: searching a refused path is refused; a linked folder is searched under its target's rules`, async () => {
       const t = tools(sandbox(), backend());
-      for (const p of ['.git', '.GIT', 'sub/.Git', 'private', 'PRIVATE/deep', 'outdir', 'leak.txt', 'env-link.txt', 'git-link.txt', '.env', 'src/anchored.ts']) {
+      for (const p of [
+        '.git',
+        '.GIT',
+        'sub/.Git',
+        'private',
+        'PRIVATE/deep',
+        'outdir',
+        'leak.txt',
+        'env-link.txt',
+        'git-link.txt',
+        '.env',
+        'src/anchored.ts',
+      ]) {
         const r = await call(t.search, { pattern: 'needle', path: p });
         assert.match(r.content, /^Refused: /, `${p}: ${r.content}`);
       }
@@ -283,19 +380,34 @@ describe('file safety: search_files never returns text from a refused file, on b
     const backend = new RipgrepSearch(rg());
     const asked: string[] = [];
     const q = {
-      pattern: 'needle', caseSensitive: false, paths: [path.join(tree.ws, 'src')], contextLines: 1, maxResults: 10, signal: new AbortController().signal,
+      pattern: 'needle',
+      caseSensitive: false,
+      paths: [path.join(tree.ws, 'src')],
+      contextLines: 1,
+      maxResults: 10,
+      signal: new AbortController().signal,
       admit: async (p: string) => {
         asked.push(p);
         return !p.endsWith('anchored.ts');
       },
     };
     const r = await backend.search(q);
-    assert.deepEqual(r.matches.map((m) => path.relative(tree.ws, m.path)), ['src/ok.ts']);
+    assert.deepEqual(
+      r.matches.map((m) => path.relative(tree.ws, m.path)),
+      ['src/ok.ts'],
+    );
     assert.equal(r.totalMatches, 1);
     assert.deepEqual(asked.map((p) => path.relative(tree.ws, p)).sort(), ['src/anchored.ts', 'src/ok.ts']);
     // Anchored .forgeignore patterns reach rg itself (it runs in the ignore file's folder, with relative paths).
-    const withIgnore = await backend.search({ ...q, admit: undefined, ignoreFiles: [path.join(tree.ws, '.forgeignore')] });
-    assert.deepEqual(withIgnore.matches.map((m) => m.path), [path.join(tree.ws, 'src', 'ok.ts')]);
+    const withIgnore = await backend.search({
+      ...q,
+      admit: undefined,
+      ignoreFiles: [path.join(tree.ws, '.forgeignore')],
+    });
+    assert.deepEqual(
+      withIgnore.matches.map((m) => m.path),
+      [path.join(tree.ws, 'src', 'ok.ts')],
+    );
     // .git in any letter case is never entered, even when the caller's glob would whitelist it.
     const git = await backend.search({ ...q, admit: undefined, paths: [tree.ws], glob: '**' });
     assert.doesNotMatch(git.matches.map((m) => m.path).join('\n'), /\.git\//i);
@@ -304,7 +416,24 @@ describe('file safety: search_files never returns text from a refused file, on b
   it('list_files on the real tree shows no refused name', async () => {
     const t = tools(sandbox());
     const entries = ((await call(t.list, { recursive: true, maxEntries: 5000 })).data as { entries: string[] }).entries;
-    for (const gone of ['.env', '.Env.production', '.npmrc', 'keys/id_ed25519', 'certs/Server.PEM', '.git/', '.GIT/', 'sub/.Git/', 'private/', 'src/anchored.ts', 'app.LOG', 'pkg/build/', 'leak.txt', 'outdir/', 'env-link.txt', 'git-link.txt']) {
+    for (const gone of [
+      '.env',
+      '.Env.production',
+      '.npmrc',
+      'keys/id_ed25519',
+      'certs/Server.PEM',
+      '.git/',
+      '.GIT/',
+      'sub/.Git/',
+      'private/',
+      'src/anchored.ts',
+      'app.LOG',
+      'pkg/build/',
+      'leak.txt',
+      'outdir/',
+      'env-link.txt',
+      'git-link.txt',
+    ]) {
       assert.ok(!entries.includes(gone), `${gone}: ${entries.join(' ')}`);
     }
     for (const kept of ['src/ok.ts', 'ok/.npmrc', 'README.md']) assert.ok(entries.includes(kept), kept);
@@ -312,9 +441,16 @@ describe('file safety: search_files never returns text from a refused file, on b
 });
 
 describe('file safety: edits refused before anyone is asked (precheck)', () => {
-  const files = () => ({ 'a.txt': 'a\n', '.env': 'K=1', '.git/config': '[core]', 'img.png': new Uint8Array([0x89, 0x50, 0, 0, 1]), 'dir/x.txt': 'x', '.forgeignore': 'private/\n' });
+  const files = () => ({
+    'a.txt': 'a\n',
+    '.env': 'K=1',
+    '.git/config': '[core]',
+    'img.png': new Uint8Array([0x89, 0x50, 0, 0, 1]),
+    'dir/x.txt': 'x',
+    '.forgeignore': 'private/\n',
+  });
 
-  it('write_file and apply_diff precheck return execute()\'s own refusal, and nothing for a fine target', async () => {
+  it("write_file and apply_diff precheck return execute()'s own refusal, and nothing for a fine target", async () => {
     const fs = new MemoryFs(['/ws'], files());
     const t = tools(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }));
     const cases: [Tool, unknown, RegExp][] = [
@@ -339,9 +475,18 @@ describe('file safety: edits refused before anyone is asked (precheck)', () => {
       assert.deepEqual(pre, exec, 'the same refusal as execute()');
     }
     assert.equal(await t.write.precheck!(t.write.input.parse({ path: 'new/b.txt', content: 'b' }), ctx()), undefined);
-    assert.equal(await t.diff.precheck!(t.diff.input.parse({ path: 'a.txt', blocks: [{ search: 'nope', replace: 'b' }] }), ctx()), undefined, 'no diff is computed in precheck');
-    const untrusted = tools(new WorkspaceSandbox(new MemoryFs(['/ws'], files()), { trusted: false, platform: 'posix' }));
-    assert.match((await untrusted.write.precheck!(untrusted.write.input.parse({ path: 'a.txt', content: 'b' }), ctx()))!.content, /not trusted/);
+    assert.equal(
+      await t.diff.precheck!(t.diff.input.parse({ path: 'a.txt', blocks: [{ search: 'nope', replace: 'b' }] }), ctx()),
+      undefined,
+      'no diff is computed in precheck',
+    );
+    const untrusted = tools(
+      new WorkspaceSandbox(new MemoryFs(['/ws'], files()), { trusted: false, platform: 'posix' }),
+    );
+    assert.match(
+      (await untrusted.write.precheck!(untrusted.write.input.parse({ path: 'a.txt', content: 'b' }), ctx()))!.content,
+      /not trusted/,
+    );
   });
 
   it('precheck reads only the head of a big file', async () => {
@@ -355,7 +500,10 @@ describe('file safety: edits refused before anyone is asked (precheck)', () => {
       readFileHead: (p: string, n: number) => mem.readFileHead(p, n),
     });
     const t = tools(new WorkspaceSandbox(counting, { trusted: true, platform: 'posix' }));
-    assert.equal(await t.diff.precheck!(t.diff.input.parse({ path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] }), ctx()), undefined);
+    assert.equal(
+      await t.diff.precheck!(t.diff.input.parse({ path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] }), ctx()),
+      undefined,
+    );
     assert.equal(whole, 0);
   });
 
@@ -378,7 +526,14 @@ describe('file safety: edits refused before anyone is asked (precheck)', () => {
     await h.agent.send('go');
     assert.equal(approver.requests.length, 1, 'only the fine write was asked about');
     assert.equal(approver.requests[0]!.toolName, 'write_file');
-    assert.deepEqual(approver.requests[0]!.preview, { kind: 'edit', path: '/ws/a.txt', displayPath: 'a.txt', original: 'a\n', proposed: 'b\n', isNewFile: false });
+    assert.deepEqual(approver.requests[0]!.preview, {
+      kind: 'edit',
+      path: '/ws/a.txt',
+      displayPath: 'a.txt',
+      original: 'a\n',
+      proposed: 'b\n',
+      isNewFile: false,
+    });
     const results = h.ofType('tool_result').map((e) => e.content);
     assert.match(results[0]!, /^Wrote a\.txt/);
     assert.match(results[1]!, /^Refused: .*secret/);

@@ -8,7 +8,13 @@ import { approved, byName, call, ctx } from '../../../../support/tool-context';
 function setup(files: Record<string, string | Uint8Array>, opts: { trusted?: boolean; search?: SearchBackend } = {}) {
   const fs = new MemoryFs(['/ws'], files);
   const applier = new FsEditApplier(fs);
-  const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier, search: opts.search, sandbox: { trusted: opts.trusted ?? true, platform: 'posix' } });
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier,
+    search: opts.search,
+    sandbox: { trusted: opts.trusted ?? true, platform: 'posix' },
+  });
   const t = (n: string): Tool => byName(tools, n);
   return { fs, applier, t };
 }
@@ -38,7 +44,10 @@ describe('tools/read_file', () => {
     assert.match(r.content, /Call read_file with startLine=\d+ to continue/);
   });
   it('detects binary files (NUL bytes, invalid UTF-8) and explains', async () => {
-    const { t } = setup({ 'img.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]), 'latin.bin': new Uint8Array(Array.from({ length: 200 }, (_, i) => 0x80 + (i % 100))) });
+    const { t } = setup({
+      'img.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]),
+      'latin.bin': new Uint8Array(Array.from({ length: 200 }, (_, i) => 0x80 + (i % 100))),
+    });
     for (const p of ['img.png', 'latin.bin']) {
       const r = await call(t('read_file'), { path: p });
       assert.match(r.content, /binary file/, p);
@@ -64,7 +73,14 @@ describe('tools/write_file', () => {
     const { t, fs } = setup({ 'a.txt': 'one\ntwo\n' });
     const w = t('write_file');
     const p = await w.preview!(w.input.parse({ path: 'a.txt', content: 'one\n2\nthree\n' }), ctx());
-    assert.deepEqual(p, { kind: 'edit', path: '/ws/a.txt', displayPath: 'a.txt', original: 'one\ntwo\n', proposed: 'one\n2\nthree\n', isNewFile: false });
+    assert.deepEqual(p, {
+      kind: 'edit',
+      path: '/ws/a.txt',
+      displayPath: 'a.txt',
+      original: 'one\ntwo\n',
+      proposed: 'one\n2\nthree\n',
+      isNewFile: false,
+    });
     const r = await call(w, { path: 'a.txt', content: 'one\n2\nthree\n' }, ctx({ approval: approved() }));
     assert.equal(fs.get('a.txt'), 'one\n2\nthree\n');
     assert.match(r.content, /\+2 -1 lines/);
@@ -98,7 +114,9 @@ describe('tools/apply_diff (tool)', () => {
     const tool = t('apply_diff');
     const args = { path: 'a.ts', blocks: [{ search: 'let b = 2;', replace: 'let b = 3;' }] };
     const p = await tool.preview!(tool.input.parse(args), ctx());
-    assert.ok(p.kind === 'edit' && p.proposed === 'let a = 1;\nlet b = 3;\n' && p.original === 'let a = 1;\nlet b = 2;\n');
+    assert.ok(
+      p.kind === 'edit' && p.proposed === 'let a = 1;\nlet b = 3;\n' && p.original === 'let a = 1;\nlet b = 2;\n',
+    );
     const r = await call(tool, args, ctx({ approval: approved('let a = 1;\nlet b = 4;\n') }));
     assert.equal(fs.get('a.ts'), 'let a = 1;\nlet b = 4;\n');
     assert.equal(applier.applied.length, 1);
@@ -107,7 +125,13 @@ describe('tools/apply_diff (tool)', () => {
   });
   it('leaves the file untouched and reports when a block fails', async () => {
     const { t, fs, applier } = setup({ 'a.ts': 'let a = 1;\nlet b = 2;\n' });
-    const r = await call(t('apply_diff'), { path: 'a.ts', blocks: [{ search: 'let a = 1;', replace: 'x' }, { search: 'let c = 2;', replace: 'y' }] });
+    const r = await call(t('apply_diff'), {
+      path: 'a.ts',
+      blocks: [
+        { search: 'let a = 1;', replace: 'x' },
+        { search: 'let c = 2;', replace: 'y' },
+      ],
+    });
     assert.equal(r.isError, true);
     assert.match(r.content, /Closest candidate: line 2/);
     assert.equal(fs.get('a.ts'), 'let a = 1;\nlet b = 2;\n');
@@ -119,8 +143,17 @@ describe('tools/list_files', () => {
   const files = {
     '.gitignore': 'dist/\n*.log\n',
     '.forgeignore': 'secret-stuff/\n',
-    'src/a.ts': '', 'src/b.ts': '', 'src/gen/.gitignore': '*.gen.ts\n!keep.gen.ts\n', 'src/gen/x.gen.ts': '', 'src/gen/keep.gen.ts': '', 'src/gen/y.ts': '',
-    'dist/out.js': '', 'debug.log': '', 'node_modules/m/index.js': '', 'secret-stuff/k.txt': '', 'README.md': '',
+    'src/a.ts': '',
+    'src/b.ts': '',
+    'src/gen/.gitignore': '*.gen.ts\n!keep.gen.ts\n',
+    'src/gen/x.gen.ts': '',
+    'src/gen/keep.gen.ts': '',
+    'src/gen/y.ts': '',
+    'dist/out.js': '',
+    'debug.log': '',
+    'node_modules/m/index.js': '',
+    'secret-stuff/k.txt': '',
+    'README.md': '',
   };
   it('lists one level, folders with a slash, honouring ignores', async () => {
     const { t } = setup(files);
@@ -132,7 +165,8 @@ describe('tools/list_files', () => {
     const r = await call(t('list_files'), { recursive: true });
     const entries = (r.data as { entries: string[] }).entries;
     assert.ok(entries.includes('src/gen/keep.gen.ts') && entries.includes('src/gen/y.ts'));
-    for (const gone of ['src/gen/x.gen.ts', 'dist/', 'debug.log', 'node_modules/', 'secret-stuff/']) assert.ok(!entries.includes(gone), gone);
+    for (const gone of ['src/gen/x.gen.ts', 'dist/', 'debug.log', 'node_modules/', 'secret-stuff/'])
+      assert.ok(!entries.includes(gone), gone);
     const sub = await call(t('list_files'), { path: 'src/gen' });
     assert.deepEqual((sub.data as { entries: string[] }).entries, ['.gitignore', 'keep.gen.ts', 'y.ts']);
   });
@@ -151,7 +185,10 @@ describe('tools/search_files', () => {
     'src/a.ts': 'import x from "y";\nfunction foo() {\n  return bar();\n}\n',
     'src/b.js': 'const FOO = 1;\nfoo();\n',
     'src/c.ts': Array.from({ length: 50 }, (_, i) => `foo${i}`).join('\n'),
-    '.env': 'foo=secret', 'bin.dat': new Uint8Array([102, 111, 111, 0, 1]), 'dist/foo.js': 'foo', '.gitignore': 'dist/\n',
+    '.env': 'foo=secret',
+    'bin.dat': new Uint8Array([102, 111, 111, 0, 1]),
+    'dist/foo.js': 'foo',
+    '.gitignore': 'dist/\n',
   };
   it('finds regex matches with context, as path:line: text', async () => {
     const { t } = setup(files);
@@ -186,7 +223,13 @@ describe('tools/search_files', () => {
     const backend: SearchBackend = {
       async search(q) {
         seen = q;
-        return { matches: [{ path: '/ws/src/a.ts', line: 2, text: 'function foo() {' }, { path: '/ws/.env', line: 1, text: 'foo=secret' }], totalMatches: 2 };
+        return {
+          matches: [
+            { path: '/ws/src/a.ts', line: 2, text: 'function foo() {' },
+            { path: '/ws/.env', line: 1, text: 'foo=secret' },
+          ],
+          totalMatches: 2,
+        };
       },
     };
     const { t } = setup({ ...files, '.forgeignore': 'x/\n' }, { search: backend });

@@ -7,7 +7,12 @@ import { byName, call } from '../../../../support/tool-context';
 // the whole file and splitting it gives, whatever the encoding details (BOM, U+FEFF inside, CRLF, invalid UTF-8).
 function tool(bytes: Uint8Array) {
   const fs = new MemoryFs(['/ws'], { 'f.txt': bytes });
-  const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' } });
+  const tools = createWorkspaceTools({
+    fs,
+    runner: new FakeCommandRunner(),
+    applier: new FsEditApplier(fs),
+    sandbox: { trusted: true, platform: 'posix' },
+  });
   return byName(tools, 'read_file');
 }
 
@@ -41,7 +46,13 @@ describe('tools/read_file: lines found in the bytes, only the shown ones decoded
     'feff inside': enc('one\n\uFEFFtwo starts with U+FEFF\nthree'),
     crlf: enc('α\r\nβ\r\nγ δ\r\nlast without newline'),
     'non-ascii': enc('日本語\n😀 emoji line\nnaïve café\n'),
-    'invalid utf-8': cat(enc('good\n'.repeat(12)), new Uint8Array([0xe6, 0x97, 0x0a]), enc('after a cut character\n'), new Uint8Array([0xff, 0x41, 0x0a]), enc('end')),
+    'invalid utf-8': cat(
+      enc('good\n'.repeat(12)),
+      new Uint8Array([0xe6, 0x97, 0x0a]),
+      enc('after a cut character\n'),
+      new Uint8Array([0xff, 0x41, 0x0a]),
+      enc('end'),
+    ),
   };
   for (const [name, bytes] of Object.entries(files)) {
     it(`${name}: every range matches decoding the whole file`, async () => {
@@ -51,7 +62,10 @@ describe('tools/read_file: lines found in the bytes, only the shown ones decoded
         for (const end of [start, start + 1, total]) {
           const r = await call(t, { path: 'f.txt', startLine: start, endLine: end });
           const want = reference(bytes, start, end);
-          const rows = r.content.split('\n').slice(1).filter((l) => !l.startsWith('['));
+          const rows = r.content
+            .split('\n')
+            .slice(1)
+            .filter((l) => !l.startsWith('['));
           assert.deepEqual(rows, want.rows, `${name} ${start}-${end}`);
           assert.match(r.content, new RegExp(`^f\\.txt \\(${want.total} lines\\)`));
         }
@@ -67,7 +81,9 @@ describe('tools/read_file: lines found in the bytes, only the shown ones decoded
   });
 
   it('the last page of a big file shows the same lines as decoding it whole', async () => {
-    const text = Array.from({ length: 30_000 }, (_, i) => `${i}: ${'é'.repeat(i % 40)} ${i % 3 === 0 ? '\r' : ''}`).join('\n') + '\n';
+    const text =
+      Array.from({ length: 30_000 }, (_, i) => `${i}: ${'é'.repeat(i % 40)} ${i % 3 === 0 ? '\r' : ''}`).join('\n') +
+      '\n';
     const bytes = enc(text);
     const r = await call(tool(bytes), { path: 'f.txt', startLine: 28_001 });
     const want = reference(bytes, 28_001, 30_000);

@@ -3,7 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../../../../../src/core/tools/builtin';
-import { byName as byEntryName, hiddenMatcher, sortPaced, walk, type WalkEntry } from '../../../../../src/core/tools/builtin/walk';
+import {
+  byName as byEntryName,
+  hiddenMatcher,
+  sortPaced,
+  walk,
+  type WalkEntry,
+} from '../../../../../src/core/tools/builtin/walk';
 import { Pacer } from '../../../../../src/core/tools/builtin/common';
 import { WorkspaceSandbox, type ResolvedPath } from '../../../../../src/core/safety/paths';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../../src/core/workspace/memory-fs';
@@ -14,7 +20,11 @@ import { byName, call } from '../../../../support/tool-context';
 /** Counts calls and delays readDir by a per-path pseudo-random amount, so read-ahead finishes out of order. */
 class SlowFs implements WorkspaceFs {
   readonly calls: Record<string, number> = {};
-  constructor(private readonly inner: WorkspaceFs, private readonly jitter = true, readonly head = true) {
+  constructor(
+    private readonly inner: WorkspaceFs,
+    private readonly jitter = true,
+    readonly head = true,
+  ) {
     if (!head) this.readFileHead = undefined;
   }
   private count(name: string): void {
@@ -40,7 +50,13 @@ class SlowFs implements WorkspaceFs {
   }
   async readDir(p: string): Promise<DirEntry[]> {
     this.count('readDir');
-    if (this.jitter) await new Promise((r) => setTimeout(r, [...p].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 7, 0)));
+    if (this.jitter)
+      await new Promise((r) =>
+        setTimeout(
+          r,
+          [...p].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 7, 0),
+        ),
+      );
     return this.inner.readDir(p);
   }
   realpath(p: string) {
@@ -51,7 +67,8 @@ class SlowFs implements WorkspaceFs {
 
 function tree(): Record<string, string> {
   const files: Record<string, string> = { '.gitignore': 'dist/\n', 'dist/x.js': 'needle' };
-  for (let d = 0; d < 30; d++) for (let f = 0; f < 5; f++) files[`d${d}/sub/f${f}.txt`] = f === 0 ? `one\nneedle ${d}\ntwo` : 'nothing';
+  for (let d = 0; d < 30; d++)
+    for (let f = 0; f < 5; f++) files[`d${d}/sub/f${f}.txt`] = f === 0 ? `one\nneedle ${d}\ntwo` : 'nothing';
   return files;
 }
 
@@ -90,14 +107,30 @@ describe('tools/walk', () => {
 
   it('agrees with WorkspaceSandbox.isHidden (secrets, extra patterns, .forgeignore, allowSecrets)', async () => {
     const paths: [string, boolean][] = [
-      ['.env', false], ['.env.example', false], ['keys/id_rsa', false], ['keys/id_rsa.pub', false], ['a/b.pem', false], ['.ssh', true],
-      ['build', true], ['build/x.js', false], ['src/app.ts', false], ['src/private.txt', false], ['notes.secret', false], ['x/.aws/credentials', false],
+      ['.env', false],
+      ['.env.example', false],
+      ['keys/id_rsa', false],
+      ['keys/id_rsa.pub', false],
+      ['a/b.pem', false],
+      ['.ssh', true],
+      ['build', true],
+      ['build/x.js', false],
+      ['src/app.ts', false],
+      ['src/private.txt', false],
+      ['notes.secret', false],
+      ['x/.aws/credentials', false],
     ];
-    for (const options of [{}, { allowSecrets: true }, { extraSecretPatterns: ['*.secret'] }, { ignoreFileName: '.aiignore' }]) {
+    for (const options of [
+      {},
+      { allowSecrets: true },
+      { extraSecretPatterns: ['*.secret'] },
+      { ignoreFileName: '.aiignore' },
+    ]) {
       const mem = new MemoryFs(['/ws'], { '.forgeignore': 'build/\nprivate*\n', '.aiignore': 'src/\n' });
       const sandbox = new WorkspaceSandbox(mem, { trusted: true, platform: 'posix', ...options });
       const fast = await hiddenMatcher(sandbox, '/ws');
-      for (const [rel, isDir] of paths) assert.equal(fast(rel, isDir), await sandbox.isHidden('/ws', rel, isDir), `${JSON.stringify(options)} ${rel}`);
+      for (const [rel, isDir] of paths)
+        assert.equal(fast(rel, isDir), await sandbox.isHidden('/ws', rel, isDir), `${JSON.stringify(options)} ${rel}`);
     }
   });
 
@@ -117,8 +150,16 @@ describe('tools/walk', () => {
       symlinkSync(path.join(ws, 'src', 'a.txt'), path.join(ws, 'ok-link.txt'));
       symlinkSync(path.join(ws, '.env'), path.join(ws, 'env-link.txt'));
       const sandbox = new WorkspaceSandbox(new NodeWorkspaceFs([ws]), { trusted: true });
-      assert.deepEqual((await collect(sandbox)).map((e) => `${e.rel}:${e.type}`), ['ok-link.txt:file', 'src:dir', 'src/a.txt:file']);
-      const tools = createWorkspaceTools({ fs: new NodeWorkspaceFs([ws]), runner: new FakeCommandRunner(), applier: new FsEditApplier(new MemoryFs()), sandbox: { trusted: true } });
+      assert.deepEqual(
+        (await collect(sandbox)).map((e) => `${e.rel}:${e.type}`),
+        ['ok-link.txt:file', 'src:dir', 'src/a.txt:file'],
+      );
+      const tools = createWorkspaceTools({
+        fs: new NodeWorkspaceFs([ws]),
+        runner: new FakeCommandRunner(),
+        applier: new FsEditApplier(new MemoryFs()),
+        sandbox: { trusted: true },
+      });
       const r = await call(byName(tools, 'search_files'), { pattern: 'needle', contextLines: 0 });
       assert.match(r.content, /ok-link\.txt:1: needle inside/);
       assert.doesNotMatch(r.content, /outside|secret/);
@@ -131,7 +172,12 @@ describe('tools/walk', () => {
 describe('tools/list_files counting', () => {
   it('counts entries beyond the cap across sub-folders (exact when under the count limit)', async () => {
     const fs = new MemoryFs(['/ws'], tree());
-    const tools = createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' } });
+    const tools = createWorkspaceTools({
+      fs,
+      runner: new FakeCommandRunner(),
+      applier: new FsEditApplier(fs),
+      sandbox: { trusted: true, platform: 'posix' },
+    });
     const r = await call(byName(tools, 'list_files'), { recursive: true, maxEntries: 20 });
     const data = r.data as { entries: string[]; omitted: number; countCapped: boolean };
     // .gitignore + 30 dirs + 30 sub dirs + 150 files (dist/ is ignored).
@@ -144,7 +190,15 @@ describe('tools/list_files counting', () => {
 
 describe('tools/search_files (JS fallback)', () => {
   const setup = (fs: WorkspaceFs) =>
-    byName(createWorkspaceTools({ fs, runner: new FakeCommandRunner(), applier: new FsEditApplier(fs), sandbox: { trusted: true, platform: 'posix' } }), 'search_files');
+    byName(
+      createWorkspaceTools({
+        fs,
+        runner: new FakeCommandRunner(),
+        applier: new FsEditApplier(fs),
+        sandbox: { trusted: true, platform: 'posix' },
+      }),
+      'search_files',
+    );
 
   it('stops at maxResults and says the total is a lower bound', async () => {
     const slow = new SlowFs(new MemoryFs(['/ws'], tree()));
@@ -154,7 +208,10 @@ describe('tools/search_files (JS fallback)', () => {
     assert.match(r.content, /^Found 3\+ matches, showing the first 3 in 3 files\./);
     assert.match(r.content, /lower bound/);
     // Walk order (d0, d1, d10, ...), and the stop left most files unread.
-    assert.match(r.content, /d0\/sub\/f0\.txt:2: needle 0\n--\nd1\/sub\/f0\.txt:2: needle 1\n--\nd10\/sub\/f0\.txt:2: needle 10/);
+    assert.match(
+      r.content,
+      /d0\/sub\/f0\.txt:2: needle 0\n--\nd1\/sub\/f0\.txt:2: needle 1\n--\nd10\/sub\/f0\.txt:2: needle 10/,
+    );
     assert.ok((slow.calls.readFileHead ?? 0) < 60, `read ${slow.calls.readFileHead} files`);
   });
 
@@ -169,7 +226,11 @@ describe('tools/search_files (JS fallback)', () => {
     const mid = 'y'.repeat(100 * 1024) + '\nneedle mid\n'; // over the head read, under the cap
     const bin = new Uint8Array([110, 101, 101, 100, 108, 101, 0, 1, 2]);
     for (const head of [true, false]) {
-      const fs = new SlowFs(new MemoryFs(['/ws'], { 'big.txt': big, 'mid.txt': mid, 'bin.dat': bin, 'a.txt': 'needle a\n' }), false, head);
+      const fs = new SlowFs(
+        new MemoryFs(['/ws'], { 'big.txt': big, 'mid.txt': mid, 'bin.dat': bin, 'a.txt': 'needle a\n' }),
+        false,
+        head,
+      );
       const r = await call(setup(fs), { pattern: 'needle', contextLines: 0 });
       assert.equal((r.data as { totalMatches: number }).totalMatches, 2, r.content);
       assert.match(r.content, /a\.txt:1: needle a/);
@@ -178,14 +239,24 @@ describe('tools/search_files (JS fallback)', () => {
       // One stat for the start path; per file only when the head read could not take it whole (big, mid); and
       // per file with a match (a.txt, mid.txt), read_file's verdict checks the .forgeignore is unchanged; and the
       // walk's one .forgeignore probe.
-      assert.equal(fs.calls.stat ?? 0, (head ? 3 : 5) + 2 + 1, 'stat only for files the head read could not finish, and one per file with matches');
+      assert.equal(
+        fs.calls.stat ?? 0,
+        (head ? 3 : 5) + 2 + 1,
+        'stat only for files the head read could not finish, and one per file with matches',
+      );
     }
   });
 
   it('checks lookaround patterns line by line (no whole-text shortcut)', async () => {
-    const r = await call(setup(new MemoryFs(['/ws'], { 'a.txt': 'foo\nbar\n' })), { pattern: 'foo(?![\\s\\S])', contextLines: 0 });
+    const r = await call(setup(new MemoryFs(['/ws'], { 'a.txt': 'foo\nbar\n' })), {
+      pattern: 'foo(?![\\s\\S])',
+      contextLines: 0,
+    });
     assert.match(r.content, /a\.txt:1: foo/);
-    const anchored = await call(setup(new MemoryFs(['/ws'], { 'a.txt': 'x\r\nfoo\r\ny' })), { pattern: '^foo$', contextLines: 0 });
+    const anchored = await call(setup(new MemoryFs(['/ws'], { 'a.txt': 'x\r\nfoo\r\ny' })), {
+      pattern: '^foo$',
+      contextLines: 0,
+    });
     assert.match(anchored.content, /a\.txt:2: foo/);
   });
 
@@ -199,7 +270,7 @@ describe('tools/search_files (JS fallback)', () => {
 
   it('sortPaced orders like the native sort (stable, any length around the run size) and pauses on big arrays', async () => {
     let seed = 3;
-    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
     for (const n of [0, 1, 5, 4096, 4097, 9000, 20_000]) {
       const items = Array.from({ length: n }, (_, i) => ({ name: `n${rnd(n >> 2 || 1)}`, i }));
       const want = items.slice().sort(byEntryName);
@@ -210,7 +281,11 @@ describe('tools/search_files (JS fallback)', () => {
     // With a zero slice every check pauses: the event loop runs while 20,000 items are sorted.
     let ticks = 0;
     const timer = setInterval(() => ticks++, 0);
-    await sortPaced(Array.from({ length: 20_000 }, (_, i) => ({ name: String(20_000 - i) })), byEntryName, new Pacer(undefined, 0));
+    await sortPaced(
+      Array.from({ length: 20_000 }, (_, i) => ({ name: String(20_000 - i) })),
+      byEntryName,
+      new Pacer(undefined, 0),
+    );
     clearInterval(timer);
     assert.ok(ticks > 0, 'the event loop never ran');
   });
