@@ -18,6 +18,7 @@ import type { AgentEvent, AgentEventListener, RunReport } from './events';
 import { CONTINUE_NUDGE, isPriced, Run, type RunDeps } from './run';
 import { meteredModel } from './spend';
 import { fromSnapshot, initialState, toSnapshot, type AgentState } from './state';
+import { SteerInbox, type SteerMessage } from './steering';
 import { addCost, addUsage } from './usage';
 
 export interface AgentDeps {
@@ -51,6 +52,9 @@ export class Agent {
   private controller?: AbortController;
   private current?: Promise<RunReport>;
   private compacting = false;
+  /** What the user typed while the run works (steering), delivered at its next step boundary. */
+  private readonly inbox = new SteerInbox();
+  private steerCount = 0;
 
   constructor(deps: AgentDeps) {
     this.config = resolveConfig(deps.config);
@@ -119,11 +123,12 @@ export class Agent {
     this.assertIdle();
     const notes = this.state.notes?.length ? `${this.state.notes.join('\n')}\n\n` : '';
     this.state.notes = undefined;
-    this.state.history.push({ role: 'user', content: notes + userMessage });
+    const turnId = `${this.state.taskId}-turn-${this.state.counters.runs + 1}`;
+    this.state.history.push({ role: 'user', content: notes + userMessage, turnId });
     this.state.lastUserMessage = userMessage;
     this.state.iterations = 0;
     this.state.maxIterations = this.limitFor(this.state.mode);
-    return this.start('send', userMessage);
+    return this.start('send', userMessage, turnId);
   }
 
   /**
@@ -177,6 +182,39 @@ export class Agent {
     this.state.pending = undefined;
     this.state.iterations = 0;
     return dropped;
+  }
+
+  /**
+   * The user's words for the run in flight, delivered at its next step boundary without stopping it. Returns the
+   * message's turn id, or undefined when no run is in flight (send it instead).
+   */
+  steer(text: string): string | undefined {
+    if (!this.current || !text.trim()) return undefined;
+    const turnId = `${this.state.taskId}-steer-${this.state.counters.runs}-${++this.steerCount}`;
+    this.inbox.push({ turnId, text });
+    return turnId;
+  }
+
+  /** Steering messages the last run ended without delivering (it stopped, asked or failed first), oldest first. */
+  takeUndelivered(): SteerMessage[] {
+    return this.running ? [] : this.inbox.take();
+  }
+
+  /**
+   * Edit and resend: the conversation goes back to just before the user message `turnId` (it and everything after
+   * it go). Only when idle. Returns the index it was at and the tool calls made from it on (their edits are the
+   * files to restore), or undefined when the message is no longer in the history (compacted into a summary).
+   */
+  rewindToTurn(turnId: string): { dropped: number; toolCallIds: string[] } | undefined {
+    this.assertIdle();
+    const h = this.state.history;
+    const at = h.findIndex((m) => m.role === 'user' && m.turnId === turnId);
+    if (at < 0) return undefined;
+    const removed = h.splice(at);
+    this.state.pending = undefined;
+    this.state.iterations = 0;
+    const toolCallIds = removed.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+    return { dropped: removed.length, toolCallIds };
   }
 
   /** Tells the model, with the next user message, of something that happened outside the conversation. */
@@ -265,7 +303,7 @@ export class Agent {
     }
   }
 
-  private start(kind: 'send' | 'continue' | 'resume', userMessage: string): Promise<RunReport> {
+  private start(kind: 'send' | 'continue' | 'resume', userMessage: string, turnId?: string): Promise<RunReport> {
     const controller = new AbortController();
     this.controller = controller;
     const runId = `${this.state.taskId}-run-${++this.state.counters.runs}`;
@@ -275,6 +313,8 @@ export class Agent {
       userMessage,
       signal: controller.signal,
       emit: (e) => this.emit(e),
+      turnId,
+      inbox: this.inbox,
     });
     const promise = run.execute().finally(() => {
       if (this.controller === controller) this.controller = undefined;

@@ -58,7 +58,18 @@ export interface RunReport {
 }
 
 export type AgentEvent =
-  | { type: 'run_start'; runId: string; taskId: string; mode: string; maxIterations: number; userMessage: string }
+  | {
+      type: 'run_start';
+      runId: string;
+      taskId: string;
+      mode: string;
+      maxIterations: number;
+      userMessage: string;
+      /** The user message's turn id (a send), for edit-and-resend. */
+      turnId?: string;
+    }
+  /** A message the user typed while the run worked joined the conversation at a step boundary (steering). */
+  | { type: 'user_steer'; runId: string; turnId: string; text: string }
   | { type: 'step_start'; runId: string; iteration: number; maxIterations: number }
   | { type: 'text_delta'; runId: string; delta: string }
   | { type: 'thinking_delta'; runId: string; delta: string }

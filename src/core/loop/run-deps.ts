@@ -9,6 +9,7 @@ import type { ToolSource } from '../tools/types';
 import type { AgentConfig, Clock } from './config';
 import type { AgentEvent } from './events';
 import type { OutputStore } from '../context/output-store';
+import type { SteerInbox } from './steering';
 
 export interface RunDeps {
   model: Model;
@@ -31,4 +32,8 @@ export interface RunOptions {
   userMessage: string;
   signal: AbortSignal;
   emit(event: AgentEvent): void;
+  /** The send's user turn id (run_start carries it). */
+  turnId?: string;
+  /** Messages the user typed while this run works, delivered at step boundaries. */
+  inbox?: SteerInbox;
 }

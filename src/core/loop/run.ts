@@ -22,6 +22,8 @@ import { meteredModel, SpendAccount, type SpendPort, type SpendSource } from './
 import { runToolCalls, type CallOutcome, type ToolRunContext } from './tool-runner';
 import { addCost, addUsage, ZERO_USAGE } from './usage';
 import { runTotals } from './run-totals';
+import { ACT_NUDGE, announcesAction } from './narration';
+import { deliverSteers, steerKeepsGoing } from './steering';
 
 export const TEXT_ONLY_REMINDER =
   '[Forge] Your last reply did not call a tool. Continue the task with a tool call, or call task_completion if it is done, ' +
@@ -29,6 +31,9 @@ export const TEXT_ONLY_REMINDER =
 export const CONTINUE_NUDGE = '[Forge] Continue the task from where you left off.';
 
 export type { RunDeps, RunOptions } from './run-deps';
+
+/** Tools that hand control back rather than act: a mode with only these has nothing to nudge towards. */
+const LOOP_CONTROL = new Set(['task_completion', 'ask_question', 'converse', 'read_output', 'update_plan']);
 
 interface Ending {
   reason: TerminationReason;
@@ -61,6 +66,8 @@ export class Run {
   private readonly stagnation: StagnationDetector;
   private stagnationWarning?: string;
   private remindedLastStep = false;
+  /** The model was nudged to act on what it announced (at most once per run). */
+  private nudgedToAct = false;
   /** A tool was called in this run: from then on a text-only reply is a lapse (reminded), not an answer. */
   private calledTools = false;
   private budgetWarned = false;
@@ -125,6 +132,7 @@ export class Run {
       mode: this.state.mode,
       maxIterations: this.state.maxIterations,
       userMessage: this.opts.userMessage,
+      ...(this.opts.turnId ? { turnId: this.opts.turnId } : {}),
     });
     let ending: Ending;
     try {
@@ -387,8 +395,10 @@ export class Run {
 
   private async loop(): Promise<Ending> {
     while (true) {
+      // The step boundary: what the user typed meanwhile joins the conversation before the next model call.
+      deliverSteers(this.opts.inbox, this.state.history, this.opts.runId, (e) => this.emit(e));
       const ending = await this.iterate();
-      if (ending) return ending;
+      if (ending && !steerKeepsGoing(ending.reason, this.opts.inbox)) return ending;
     }
   }
 
@@ -529,6 +539,14 @@ export class Run {
         step.finishReason !== 'length' &&
         tools.some((t) => t.name === 'converse')
       ) {
+        // "I'll look into the failing tests." is not an answer: nudge once to act (an acting mode only).
+        if (!this.nudgedToAct && announcesAction(step.text) && tools.some((t) => !LOOP_CONTROL.has(t.name))) {
+          this.nudgedToAct = true;
+          this.state.history.push({ role: 'user', content: ACT_NUDGE });
+          this.deps.log(`run ${runId}: the reply announced an action but called no tool; nudged to act`);
+          this.endStep(stepReport);
+          return undefined;
+        }
         this.endStep(stepReport);
         return { reason: 'converse', detail: step.text };
       }

@@ -15,7 +15,8 @@ export interface ThinkingBlock {
 }
 
 export type ChatMessage =
-  | { role: 'user'; content: string }
+  /** turnId: a message the user wrote (send or steer), so edit-and-resend can rewind to it. */
+  | { role: 'user'; content: string; turnId?: string }
   | { role: 'assistant'; content: string; thinking?: ThinkingBlock[]; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
 

@@ -71,7 +71,7 @@ describe('core/loop errors and retries', () => {
     assert.match(report.detail, /Invalid API key/);
     assert.match(report.detail, /Forge: Set API Key/);
     assert.equal(h.model.requests.length, 1);
-    assert.deepEqual(h.agent.history, [{ role: 'user', content: 'do it' }]);
+    assert.deepEqual(h.agent.history, [{ role: 'user', content: 'do it', turnId: 'task-1-turn-1' }]);
     assert.equal(report.steps[0].error, 'auth: Invalid API key');
     // The conversation can go on afterwards.
     assert.equal((await h.agent.send('again')).reason, 'done');

@@ -149,7 +149,7 @@ for (const provider of ['openai', 'anthropic'] as Provider[]) {
       assert.equal(report.reason, 'error');
       assert.match(report.detail, /Set API Key/);
       assert.equal(clock.sleeps.length, 0, 'auth errors are not retried');
-      assert.deepEqual(agent.history[0], { role: 'user', content: 'please fix the bug' });
+      assert.deepEqual(agent.history[0], { role: 'user', content: 'please fix the bug', turnId: 't1-turn-1' });
     });
 
     it('stop mid-stream ends the run within 1 s; the conversation can continue', async () => {
