@@ -2,6 +2,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
   RawMessageStreamEvent,
@@ -10,7 +11,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { prefixLayers, stepContextText } from '../core/context/prompt';
 import { ModelError } from '../core/model/errors';
-import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../core/model/types';
+import { sendableMessages } from '../core/model/images';
+import type { FinishReason, ImagePart, Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../core/model/types';
 import { toModelError } from './errors';
 import { parseToolArgs } from './tool-args';
 
@@ -34,6 +36,11 @@ function toAnthropicSystem(request: Pick<ModelRequest, 'system'>): TextBlockPara
   return prefixLayers(request.system).map((l) => ({ type: 'text', text: l.text }));
 }
 
+/** An image as a base64 image block (images without bytes were replaced by text before this). */
+function imageBlock(img: ImagePart): ImageBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data ?? '' } };
+}
+
 /** History as Anthropic turns: tool results and a following user text share one user turn; no cache marks. */
 function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): MessageParam[] {
   const out: MessageParam[] = [];
@@ -44,13 +51,16 @@ function toAnthropicMessages(request: Pick<ModelRequest, 'messages'>): MessagePa
     else out.push({ role: 'user', content: blocks });
   };
   for (const m of request.messages) {
-    if (m.role === 'user') pushUser([{ type: 'text', text: m.content || ' ' }]);
+    // Images first, then the words about them (the order Anthropic recommends).
+    if (m.role === 'user') pushUser([...(m.images ?? []).map(imageBlock), { type: 'text', text: m.content || ' ' }]);
     else if (m.role === 'tool') {
       pushUser([
         {
           type: 'tool_result',
           tool_use_id: m.toolCallId,
-          content: m.content,
+          content: m.images?.length
+            ? [{ type: 'text', text: m.content || ' ' }, ...m.images.map(imageBlock)]
+            : m.content,
           ...(m.isError ? { is_error: true } : {}),
         },
       ]);
@@ -97,11 +107,14 @@ interface AnthropicPrompt {
  * prefix is byte-identical to what this step wrote. Prefixes under the model's minimum cacheable length are
  * ignored by the API; breakpoint 1 covers them as soon as the history grows past it.
  */
-export function toAnthropicPrompt(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): AnthropicPrompt {
+export function toAnthropicPrompt(
+  request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>,
+  takesImages = true,
+): AnthropicPrompt {
   const tools = toAnthropicTools(request);
   const layers = prefixLayers(request.system);
   const system = toAnthropicSystem(request);
-  const messages = toAnthropicMessages(request);
+  const messages = toAnthropicMessages({ messages: sendableMessages(request.messages, takesImages) });
   const marks: Markable[] = [];
 
   const flat: { msg: number; block: Markable }[] = [];
@@ -180,7 +193,7 @@ export class AnthropicModel implements Model {
     let maxTokens = request.maxOutputTokens ?? this.info.maxOutputTokens;
     // max_tokens must exceed the thinking budget.
     if (budget) maxTokens = Math.max(maxTokens, budget + 1024);
-    const prompt = toAnthropicPrompt(request);
+    const prompt = toAnthropicPrompt(request, this.info.images);
     // Key order follows the API's cache order (tools -> system -> messages); only readability depends on it.
     const body: MessageCreateParamsStreaming = {
       model: this.info.model,

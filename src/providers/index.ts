@@ -1,4 +1,5 @@
 // createModel: one entry point from settings to a Model (native tools, or the text-mode wrapper).
+import { modelTakesImages } from '../core/model/images';
 import type { Model, ModelInfo } from '../core/model/types';
 import { withTextModeTools } from '../core/tools/text-mode';
 import { AnthropicModel } from './anthropic';
@@ -16,6 +17,8 @@ export interface ProviderConfig {
   /** false -> tools are described in the prompt and parsed from the text (XML format). Default true. */
   nativeTools?: boolean;
   headers?: Record<string, string>;
+  /** Whether the model takes images; undefined: known from its name (modelTakesImages). */
+  images?: boolean;
   /** Custom fetch (proxies, tests). */
   fetch?: typeof fetch;
 }
@@ -30,6 +33,7 @@ export function createModel(config: ProviderConfig): Model {
     contextWindow: config.contextWindow ?? limits.contextWindow,
     maxOutputTokens: config.maxOutputTokens ?? limits.maxOutputTokens,
     nativeTools: true,
+    images: config.images ?? modelTakesImages(config.model),
   };
   let model: Model;
   switch (config.provider) {

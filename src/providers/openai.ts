@@ -2,13 +2,15 @@
 import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { prefixLayers, stepContextText } from '../core/context/prompt';
 import { ModelError } from '../core/model/errors';
-import type { FinishReason, Model, ModelEvent, ModelInfo, ModelRequest } from '../core/model/types';
+import { sendableMessages } from '../core/model/images';
+import type { FinishReason, ImagePart, Model, ModelEvent, ModelInfo, ModelRequest } from '../core/model/types';
 import { toModelError } from './errors';
 import { parseToolArgs } from './tool-args';
 
@@ -23,6 +25,17 @@ interface OpenAIAdapterOptions {
   fetch?: typeof fetch;
 }
 
+/** Text then images, as chat-completions content parts (images as data URLs). */
+function withImages(text: string, images: readonly ImagePart[]): ChatCompletionContentPart[] {
+  return [
+    ...(text ? [{ type: 'text' as const, text }] : []),
+    ...images.map((i) => ({
+      type: 'image_url' as const,
+      image_url: { url: `data:${i.mediaType};base64,${i.data ?? ''}` },
+    })),
+  ];
+}
+
 /**
  * OpenAI caches automatically: the longest previously seen prefix (tools, then messages) in 128-token steps from
  * 1,024 tokens. So nothing that varies goes early: the system message holds the stable layers only, and the
@@ -30,16 +43,29 @@ interface OpenAIAdapterOptions {
  * the final user or tool message. The next step's prefix is then byte-identical to this one's up to where this
  * step's text began.
  */
-export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'messages'>): ChatCompletionMessageParam[] {
+export function toOpenAIMessages(
+  request: Pick<ModelRequest, 'system' | 'messages'>,
+  takesImages = true,
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
+  // A tool message holds text only: the images of a run of tool results follow it as one user message.
+  let toolImages: ImagePart[] = [];
+  const flushToolImages = () => {
+    if (toolImages.length)
+      out.push({ role: 'user', content: withImages('The images the tool results above returned:', toolImages) });
+    toolImages = [];
+  };
   const system = prefixLayers(request.system)
     .map((l) => l.text)
     .join('\n\n');
   if (system) out.push({ role: 'system', content: system });
-  for (const m of request.messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+  for (const m of sendableMessages(request.messages, takesImages)) {
+    if (m.role !== 'tool') flushToolImages();
+    if (m.role === 'user')
+      out.push({ role: 'user', content: m.images?.length ? withImages(m.content, m.images) : m.content });
     else if (m.role === 'tool') {
       out.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content });
+      if (m.images?.length) toolImages.push(...m.images);
     } else if (m.toolCalls?.length) {
       out.push({
         role: 'assistant',
@@ -52,6 +78,7 @@ export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'message
       });
     } else out.push({ role: 'assistant', content: m.content });
   }
+  flushToolImages();
   const step = stepContextText(request.system);
   if (step) {
     // Appended to the final user or tool message: the prefix match is by tokens, so this caches exactly like a
@@ -60,6 +87,8 @@ export function toOpenAIMessages(request: Pick<ModelRequest, 'system' | 'message
     const final = out[out.length - 1];
     if ((final?.role === 'user' || final?.role === 'tool') && typeof final.content === 'string') {
       out[out.length - 1] = { ...final, content: `${final.content}\n\n${step}` } as ChatCompletionMessageParam;
+    } else if (final?.role === 'user' && Array.isArray(final.content)) {
+      out[out.length - 1] = { ...final, content: [...final.content, { type: 'text', text: step }] };
     } else out.push({ role: 'user', content: step });
   }
   return out;
@@ -109,7 +138,7 @@ export class OpenAIModel implements Model {
     if (signal.aborted) throw new ModelError('aborted', `${this.info.provider}: request aborted`);
     const body: ChatCompletionCreateParamsStreaming = {
       model: this.info.model,
-      messages: toOpenAIMessages(request),
+      messages: toOpenAIMessages(request, this.info.images),
       stream: true,
       stream_options: { include_usage: true },
     };

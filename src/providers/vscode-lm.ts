@@ -5,7 +5,17 @@
 // tokenizer), counted alongside the request and cached per message across steps.
 import * as vscode from 'vscode';
 import { ModelError } from '../core/model/errors';
-import type { ChatMessage, Model, ModelEvent, ModelInfo, ModelRequest, ToolSpec, Usage } from '../core/model/types';
+import { sendableMessages } from '../core/model/images';
+import type {
+  ChatMessage,
+  ImagePart,
+  Model,
+  ModelEvent,
+  ModelInfo,
+  ModelRequest,
+  ToolSpec,
+  Usage,
+} from '../core/model/types';
 
 export interface VscodeLmSelector {
   /** A model id or family (forge.model); empty = first available. */
@@ -91,6 +101,7 @@ export class VscodeLmModel implements Model {
       contextWindow: chat.maxInputTokens > 0 ? chat.maxInputTokens : FALLBACK_CONTEXT_WINDOW,
       maxOutputTokens: 8_192,
       nativeTools: true,
+      images: lmTakesImages(chat),
     };
     this.counter = new TokenCounter(chat);
   }
@@ -100,7 +111,7 @@ export class VscodeLmModel implements Model {
     const cts = new vscode.CancellationTokenSource();
     const onAbort = () => cts.cancel();
     request.signal.addEventListener('abort', onAbort, { once: true });
-    const messages = toLmMessages(request);
+    const messages = toLmMessages({ ...request, messages: sendableMessages(request.messages, this.info.images) });
     const tools = toLmTools(request.tools);
     // Counted while the model answers: the input side does not depend on the reply.
     const inputTokens = this.countInput(messages, tools, cts.token);
@@ -228,6 +239,33 @@ export function toLmTools(tools: readonly ToolSpec[]): vscode.LanguageModelChatT
   });
 }
 
+type DataPartClass = { image(data: Uint8Array, mimeType: string): unknown };
+
+/** vscode.LanguageModelDataPart where this VS Code has it (finalized after the @types this builds against). */
+function dataPartClass(): DataPartClass | undefined {
+  const c = (vscode as unknown as { LanguageModelDataPart?: DataPartClass }).LanguageModelDataPart;
+  return typeof c?.image === 'function' ? c : undefined;
+}
+
+/**
+ * Whether a chat model takes images: it says so (capabilities.supportsImageToText) and this VS Code can send
+ * them (LanguageModelDataPart).
+ */
+export function lmTakesImages(chat: vscode.LanguageModelChat): boolean {
+  const caps = (chat as { capabilities?: { supportsImageToText?: boolean } }).capabilities;
+  return !!caps?.supportsImageToText && !!dataPartClass();
+}
+
+/** Image parts as vscode.lm data parts (none where this VS Code has no LanguageModelDataPart). */
+function lmImageParts(images: readonly ImagePart[] | undefined): vscode.LanguageModelTextPart[] {
+  const DataPart = dataPartClass();
+  if (!DataPart || !images?.length) return [];
+  // Typed as text parts for the 1.95 typings; at run time they are LanguageModelDataPart.
+  return images.map(
+    (i) => DataPart.image(Buffer.from(i.data ?? '', 'base64'), i.mediaType) as vscode.LanguageModelTextPart,
+  );
+}
+
 /** A stable key for a message's content (role + parts), for the token count cache. */
 function messageKey(m: vscode.LanguageModelChatMessage): string {
   const parts = (m.content as unknown[]).map((p) => {
@@ -235,6 +273,8 @@ function messageKey(m: vscode.LanguageModelChatMessage): string {
     if (p instanceof vscode.LanguageModelToolCallPart) return ['c', p.callId, p.name, p.input];
     if (p instanceof vscode.LanguageModelToolResultPart)
       return ['r', p.callId, p.content.map((c) => (c instanceof vscode.LanguageModelTextPart ? c.value : '?'))];
+    const data = p as { mimeType?: unknown; data?: Uint8Array };
+    if (typeof data.mimeType === 'string' && data.data) return ['d', data.mimeType, data.data.byteLength];
     return ['?'];
   });
   return JSON.stringify([m.role, parts]);
@@ -253,20 +293,30 @@ export function toLmMessages(request: Pick<ModelRequest, 'system' | 'messages'>)
     .join('\n\n');
   if (system) out.push(vscode.LanguageModelChatMessage.User(system));
   let toolResults: vscode.LanguageModelToolResultPart[] = [];
+  let toolImages: ImagePart[] = [];
   const flushResults = () => {
-    if (toolResults.length) out.push(vscode.LanguageModelChatMessage.User(toolResults));
+    // The images tool results returned go after the results, in the same user message.
+    const parts = [...toolResults, ...lmImageParts(toolImages)] as vscode.LanguageModelToolResultPart[];
+    if (parts.length) out.push(vscode.LanguageModelChatMessage.User(parts));
     toolResults = [];
+    toolImages = [];
   };
   for (const m of request.messages as ChatMessage[]) {
     if (m.role === 'tool') {
       const body = m.content || '(no output)';
       const text = m.isError ? `Error: ${body}` : body;
       toolResults.push(new vscode.LanguageModelToolResultPart(m.toolCallId, [new vscode.LanguageModelTextPart(text)]));
+      if (m.images?.length) toolImages.push(...m.images);
       continue;
     }
     flushResults();
     if (m.role === 'user') {
-      out.push(vscode.LanguageModelChatMessage.User(m.content));
+      const images = lmImageParts(m.images);
+      out.push(
+        vscode.LanguageModelChatMessage.User(
+          images.length ? [...images, new vscode.LanguageModelTextPart(m.content)] : m.content,
+        ),
+      );
     } else {
       const parts: (vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart)[] = [];
       if (m.content) parts.push(new vscode.LanguageModelTextPart(m.content));

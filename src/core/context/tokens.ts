@@ -1,4 +1,5 @@
 // Token accounting: anchored on what the provider reported for the last request, estimated (chars/4) after it.
+import { imageTokens, imagesOf } from '../model/images';
 import type { ChatMessage, SystemLayer, ToolSpec } from '../model/types';
 
 const CHARS_PER_TOKEN = 4;
@@ -13,7 +14,9 @@ function estimateMessageTokens(message: ChatMessage): number {
     for (const call of message.toolCalls ?? []) chars += call.name.length + call.rawArgs.length + 16;
     for (const block of message.thinking ?? []) chars += block.text.length;
   }
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+  // An image costs what its pixels do, not its base64 length.
+  const images = imagesOf(message).reduce((n, i) => n + imageTokens(i.width, i.height), 0);
+  return Math.ceil(chars / CHARS_PER_TOKEN) + images;
 }
 
 export function estimateMessagesTokens(messages: readonly ChatMessage[]): number {

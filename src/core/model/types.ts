@@ -14,11 +14,31 @@ export interface ThinkingBlock {
   signature?: string;
 }
 
+/** An image in a user message or a tool result (see images.ts for the caps). */
+export interface ImagePart {
+  mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  /** sha256 of the bytes: the image store's key, so a saved task holds only this. */
+  sha256: string;
+  /** The bytes, base64; absent in a saved task until read back from the image store. */
+  data?: string;
+  width?: number;
+  height?: number;
+  /** File name or label, for people and for a model that gets a placeholder instead. */
+  name?: string;
+}
+
 export type ChatMessage =
   /** turnId: a message the user wrote (send or steer), so edit-and-resend can rewind to it. */
-  | { role: 'user'; content: string; turnId?: string }
+  | { role: 'user'; content: string; turnId?: string; images?: ImagePart[] }
   | { role: 'assistant'; content: string; thinking?: ThinkingBlock[]; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
+  | {
+      role: 'tool';
+      toolCallId: string;
+      toolName: string;
+      content: string;
+      isError?: boolean;
+      images?: ImagePart[];
+    };
 
 /** A system prompt layer. Stable layers come first so provider prompt caches hit. */
 export interface SystemLayer {
@@ -77,6 +97,8 @@ export interface ModelInfo {
   maxOutputTokens: number;
   /** false -> the loop describes tools in the prompt and the XML text format is parsed from the text stream. */
   nativeTools: boolean;
+  /** true: the model takes images (user attachments, read_file on an image); absent or false: it gets text. */
+  images?: boolean;
 }
 
 export interface Model {

@@ -63,6 +63,7 @@ function toTextModeMessages(messages: ChatMessage[], serverName = 'local'): Chat
       return {
         role: 'user',
         content: `<tool_result tool_name="${escapeAttr(m.toolName)}" id="${escapeAttr(m.toolCallId)}" status="${status}">\n${m.content}\n</tool_result>`,
+        ...(m.images?.length ? { images: m.images } : {}),
       };
     }
     return m;

@@ -56,6 +56,7 @@ describe('createModel', () => {
       contextWindow: 128_000,
       maxOutputTokens: 8_192,
       nativeTools: true,
+      images: false, // a coder model's name says nothing of vision
     });
     assert.equal(
       createModel({ provider: 'openai', model: 'x', apiKey: 'k', contextWindow: 32_000 }).info.contextWindow,
