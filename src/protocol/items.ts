@@ -139,6 +139,11 @@ export const ToolItemSchema = z.object({
       added: Count,
       removed: Count,
       requestId: Id,
+      /** Hunks the user rejected in a per-hunk review: not written; the row names them with their reasons. */
+      rejectedHunks: z
+        .array(z.object({ n: Count, reason: z.string().max(LIMITS.rejectReason).optional() }))
+        .max(200)
+        .optional(),
     })
     .optional(),
   /** A command's exit code (null: killed by a signal); absent for other tools. */

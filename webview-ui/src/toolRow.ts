@@ -55,6 +55,13 @@ function commandLine(t: Tool): HTMLElement | null {
   return command ? h('pre', { class: 'command-line' }, `$ ${command}`) : null;
 }
 
+/** What a per-hunk review left out of the file, on the row itself: "Hunk 2 not written (rejected: too broad)". */
+function rejectedNote(hunks: NonNullable<NonNullable<Tool['edit']>['rejectedHunks']>): HTMLElement {
+  const one = (x: { n: number; reason?: string }) => `hunk ${x.n}${x.reason ? ` (“${x.reason}”)` : ''}`;
+  const text = `Not written: ${hunks.map(one).join(', ')}, rejected in review`;
+  return h('span', { class: 'tool-note' }, icon('circle-slash'), h('span', {}, text));
+}
+
 export function renderTool(t: Tool): HTMLElement {
   const live = t.status === 'running' || t.status === 'pending';
   const [verb, glyph] = toolVerb(t.name);
@@ -96,9 +103,10 @@ export function renderTool(t: Tool): HTMLElement {
         h('span', { class: 'removed' }, `−${e.removed}`),
       )
     : h('span', { class: 'tool-args' }, t.argsSummary);
+  const note = e?.rejectedHunks?.length ? rejectedNote(e.rejectedHunks) : null;
   const summary = h(
     'summary',
-    { class: 'tool-head', title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
+    { class: `tool-head${note ? ' has-note' : ''}`, title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
     icon('chevron-right', undefined, 'chev'),
     icon(glyph, undefined, 'tool-icon'),
     h('span', { class: 'tool-name' }, e ? (e.isNewFile ? 'Created' : 'Edited') : verb),
@@ -106,6 +114,7 @@ export function renderTool(t: Tool): HTMLElement {
     ...meta,
     h('span', { class: `tool-status status-${t.status}${quiet ? ' sr-only' : ''}` }, statusText),
     icon(statusIcon, undefined, `tool-status-icon status-${t.status}${live ? ' codicon-modifier-spin' : ''}`),
+    note,
   );
   const output = t.result !== undefined ? (isCommand ? commandOutput(t.result) : t.result) : t.progress;
   const body = h(

@@ -1,7 +1,7 @@
 // Tool cards and approval cards: a tool call's card from its first streamed byte to its result, and the
 // approval asked for it. Call and request ids are per run (a model's "call_1" repeats across runs).
 import type { AgentEvent } from '../../core/loop/events';
-import { LIMITS, type ItemOf, type PatchOp } from '../../protocol/messages';
+import { LIMITS, type HunkView, type ItemOf, type PatchOp } from '../../protocol/messages';
 import { approvalSummary, cap, prettyArgs, previewView, safeId, summarizeArgs, tail } from '../itemFormat';
 import type { TranscriptItems } from './items';
 
@@ -132,6 +132,7 @@ export class ToolCards {
                 added: p.added,
                 removed: p.removed,
                 requestId: item.requestId,
+                ...rejectedHunks(p.hunks),
               },
             }
           : {};
@@ -154,8 +155,11 @@ export class ToolCards {
     const durationMs = approved !== undefined ? Math.min(e.latencyMs, this.now() - approved) : e.latencyMs;
     const exit = item.name === 'execute_command' ? /^Exit code: (-?\d+)/m.exec(e.content) : null;
     const killed = item.name === 'execute_command' && /^Killed by signal/m.test(e.content);
+    // The row counts what was written (the tool's own figures: a per-hunk review writes less than the proposal).
+    const written = item.edit && !e.isError ? writtenCounts(e.data) : undefined;
     this.items.update(ops, {
       ...item,
+      ...(written && item.edit ? { edit: { ...item.edit, ...written } } : {}),
       status: keep ? item.status : e.isError ? 'error' : 'done',
       durationMs: Math.max(0, durationMs),
       ...(exit ? { exitCode: Number(exit[1]) } : killed ? { exitCode: null } : {}),
@@ -249,4 +253,19 @@ export class ToolCards {
     const item = id === undefined ? undefined : this.items.get(id);
     return item?.kind === 'approval' ? item : undefined;
   }
+}
+
+/** The hunks a per-hunk review rejected, numbered as the card showed them, with the user's reasons. */
+function rejectedHunks(hunks: HunkView[] | undefined): { rejectedHunks?: { n: number; reason?: string }[] } {
+  const rejected = (hunks ?? []).filter((h) => h.state === 'rejected');
+  if (!rejected.length) return {};
+  return { rejectedHunks: rejected.map((h) => ({ n: h.index + 1, ...(h.reason ? { reason: h.reason } : {}) })) };
+}
+
+/** The line counts an edit tool reports for what it wrote (`data.added` / `data.removed`), when it reports them. */
+function writtenCounts(data: unknown): { added: number; removed: number } | undefined {
+  const d = data as { added?: unknown; removed?: unknown } | undefined;
+  return typeof d?.added === 'number' && typeof d.removed === 'number'
+    ? { added: d.added, removed: d.removed }
+    : undefined;
 }
