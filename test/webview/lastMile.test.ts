@@ -1,6 +1,7 @@
 // Issue 26, the panel's last mile, in the built webview (Chromium, real CSP): what a newcomer tripped over.
 import { strict as assert } from 'node:assert';
-import { patch, state, tool } from './fixtures';
+import type { HunkView, ItemOf } from '../../src/protocol/messages';
+import { approval, patch, state, tool } from './fixtures';
 import { usePanel, type PanelPage } from './harness';
 
 describe('webview last mile (issue 26)', function () {
@@ -32,5 +33,46 @@ describe('webview last mile (issue 26)', function () {
     const note = head.locator('.tool-note');
     assert.ok(await note.isVisible(), 'the note is on the collapsed row');
     assert.match(await note.innerText(), /Not written: hunk 2 \(“keep the old name”\), rejected in review/);
+  });
+
+  it('a multi-hunk card: one Reject, hunks placed by line, Approve in view after a toggle', async () => {
+    const body = Array.from({ length: 12 }, (_, i) => `+added line ${i}`).join('\n');
+    const hunk = (index: number, st: HunkView['state'] = 'pending'): HunkView => ({
+      index,
+      header: `@@ -${index * 40 + 25} +${index * 40 + 26},12 @@`,
+      body,
+      oldStart: index * 40 + 25,
+      oldLines: 0,
+      newStart: index * 40 + 26,
+      newLines: 12,
+      state: st,
+    });
+    const card = (states: HunkView['state'][]) => {
+      const a = approval('a1', 'req-1');
+      const prev = a.preview as Extract<ItemOf<'approval'>['preview'], { kind: 'edit' }>;
+      return { ...a, preview: { ...prev, hunks: states.map((st, i) => hunk(i, st)) } } as ItemOf<'approval'>;
+    };
+    await p.page.setViewportSize({ width: 300, height: 600 });
+    await p.host(state({ status: { state: 'awaiting_approval', runId: 'r1' } }));
+    await p.host(patch({ op: 'append', item: card(['pending', 'pending', 'pending']) }));
+    const c = p.page.locator('[data-id="a1"]');
+    const rejects = await c
+      .locator('button, vscode-button')
+      .evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()).filter((t) => /reject/i.test(t)));
+    assert.deepEqual(rejects, ['Reject all'], 'one button says Reject');
+    assert.equal(await c.locator('.hunk-header').first().innerText(), 'lines 26–37');
+    assert.doesNotMatch(await c.innerText(), /@@/, 'no patch headers for people');
+    // Toggle the first hunk (at the top of the card), as the host confirms it: Approve stays in view.
+    await c.locator('.hunk[data-index="0"] button.hunk-rejected').click();
+    await p.host(patch({ op: 'update', item: card(['rejected', 'pending', 'pending']) }));
+    const approve = c.locator('vscode-button[data-act="approve"]');
+    assert.equal(await approve.innerText(), 'Write 2 of 3 hunks');
+    const box = await approve.boundingBox();
+    const view = await p.page.locator('.transcript').boundingBox();
+    assert.ok(box && view, 'both laid out');
+    assert.ok(
+      box.y >= view.y && box.y + box.height <= view.y + view.height + 1,
+      `Approve in view: button ${box.y}-${box.y + box.height}, transcript ${view.y}-${view.y + view.height}`,
+    );
   });
 });

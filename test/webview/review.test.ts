@@ -52,8 +52,8 @@ describe('webview per-hunk review and completion block (Chromium)', function () 
       'true',
     );
     assert.match(
-      await eventuallyText(p.page.locator('[data-id="a1"] .hunk-summary'), /2 reviewed · 1 rejected/),
-      /2 reviewed · 1 rejected/,
+      await eventuallyText(p.page.locator('[data-id="a1"] .hunk-summary'), /2 reviewed · 1 dropped/),
+      /2 reviewed · 1 dropped/,
     );
     await p.clearPosted();
     const reason = p.page.locator('.hunk[data-index="1"] input.hunk-reason');

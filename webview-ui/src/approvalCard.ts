@@ -3,7 +3,7 @@
 // +4 −1" reopens the change; "rejected" is the user's choice, not an error).
 import type { ItemOf } from '../../src/protocol/messages';
 import { button, h } from './dom';
-import { renderHunkList } from './hunkReview';
+import { hunkPlace, renderHunkList } from './hunkReview';
 import { icon } from './icons';
 
 type Approval = ItemOf<'approval'>;
@@ -92,12 +92,16 @@ function pendingCard(a: Approval): HTMLElement {
       'div',
       { class: 'actions' },
       button(
-        'Approve',
+        approveLabel(p),
         { 'data-act': 'approve', 'data-request-id': a.requestId, title: 'Approve once (Ctrl+Enter)' },
         'primary',
       ),
       alwaysButton(a),
-      button('Reject', { 'data-act': 'reject', 'data-request-id': a.requestId, title: 'Reject (Ctrl+Backspace)' }),
+      button(p?.kind === 'edit' && p.hunks?.length ? 'Reject all' : 'Reject', {
+        'data-act': 'reject',
+        'data-request-id': a.requestId,
+        title: 'Reject (Ctrl+Backspace)',
+      }),
     ),
     h(
       'div',
@@ -108,6 +112,15 @@ function pendingCard(a: Approval): HTMLElement {
     ),
   );
   return card;
+}
+
+/** With hunks, the primary button says what it writes: "Write 2 of 3 hunks", or that it sends the reasons. */
+function approveLabel(p: Approval['preview']): string {
+  const hunks = p?.kind === 'edit' ? (p.hunks ?? []) : [];
+  const dropped = hunks.filter((x) => x.state === 'rejected').length;
+  if (!dropped) return 'Approve';
+  if (dropped === hunks.length) return 'Send reasons';
+  return `Write ${hunks.length - dropped} of ${hunks.length} hunks`;
 }
 
 /** "Always for this task" says what it grants: a command's program and subcommand, or nothing beyond this call. */
@@ -133,7 +146,20 @@ function renderDiff(diff: string, truncated: boolean): HTMLElement {
   const pre = h('pre', { class: 'diff' });
   const lines = diff.split('\n');
   for (const line of lines.slice(0, 400)) {
-    const cls = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
+    // "@@ -25 +26,2 @@" is for patch tools: people get where the change is.
+    const at = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (at) {
+      const n = (x: string | undefined) => (x === undefined ? 1 : Number(x));
+      const place = hunkPlace({
+        oldStart: Number(at[1]),
+        oldLines: n(at[2]),
+        newStart: Number(at[3]),
+        newLines: n(at[4]),
+      });
+      pre.append(h('span', { class: 'hunk', title: line }, `⋯ ${place}`), '\n');
+      continue;
+    }
+    const cls = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
     pre.append(h('span', { class: cls }, line), '\n');
   }
   if (truncated || lines.length > 400) pre.append(h('span', { class: 'muted' }, '… (open the diff to see everything)'));

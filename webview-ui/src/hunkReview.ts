@@ -6,7 +6,18 @@ import type { HunkState, HunkView, ItemOf, WebviewMessage } from '../../src/prot
 import { h } from './dom';
 import './review.css';
 
-const STATE_LABEL: Record<HunkState, string> = { pending: 'not reviewed', accepted: 'accepted', rejected: 'rejected' };
+const STATE_LABEL: Record<HunkState, string> = { pending: 'not reviewed', accepted: 'kept', rejected: 'dropped' };
+/** A hunk's toggles say Keep / Drop: "Reject" is the whole card's word, so no card shows it more than once. */
+const TOGGLE_LABEL: Record<'accepted' | 'rejected', [off: string, on: string]> = {
+  accepted: ['Keep', '✓ Kept'],
+  rejected: ['Drop', '✗ Dropped'],
+};
+
+/** Where a hunk is, for people: "line 25", "lines 25–27" of the new file, or "removes lines 9–10". */
+export function hunkPlace(h: Pick<HunkView, 'oldStart' | 'oldLines' | 'newStart' | 'newLines'>): string {
+  const range = (start: number, n: number) => (n <= 1 ? `line ${start}` : `lines ${start}–${start + n - 1}`);
+  return h.newLines === 0 ? `removes ${range(h.oldStart, h.oldLines)}` : range(h.newStart, h.newLines);
+}
 
 function diffBody(body: string): HTMLElement {
   const pre = h('pre', { class: 'diff hunk-diff' });
@@ -17,8 +28,9 @@ function diffBody(body: string): HTMLElement {
   return pre;
 }
 
-function toggle(label: string, a: ItemOf<'approval'>, hunk: HunkView, state: HunkState): HTMLElement {
+function toggle(a: ItemOf<'approval'>, hunk: HunkView, state: 'accepted' | 'rejected'): HTMLElement {
   const on = hunk.state === state;
+  const [label, pressed] = TOGGLE_LABEL[state];
   return h(
     'button',
     {
@@ -32,7 +44,7 @@ function toggle(label: string, a: ItemOf<'approval'>, hunk: HunkView, state: Hun
       'data-state': on ? 'pending' : state,
       title: `${label} hunk ${hunk.index + 1}${on ? ' (press again to clear)' : ''}`,
     },
-    on ? `${state === 'accepted' ? '✓' : '✗'} ${label}ed` : label,
+    on ? pressed : label,
   );
 }
 
@@ -42,8 +54,8 @@ export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]
   const reviewed = hunks.filter((x) => x.state !== 'pending').length;
   const summary =
     rejected === hunks.length
-      ? `All ${hunks.length} hunks rejected: Approve will reject the edit with your reasons.`
-      : `${hunks.length} hunks · ${reviewed} reviewed · ${rejected ? `${rejected} rejected (will not be written)` : 'Approve writes all not rejected'}`;
+      ? `All ${hunks.length} hunks dropped: nothing will be written; the model gets your reasons.`
+      : `${hunks.length} hunks · ${reviewed} reviewed · ${rejected ? `${rejected} dropped (will not be written)` : 'all are written unless dropped'}`;
   const list = h('ol', { class: 'hunk-list', 'aria-label': `Hunks of ${a.summary}` });
   for (const hunk of hunks) {
     const name = `Hunk ${hunk.index + 1} of ${hunks.length}`;
@@ -55,13 +67,13 @@ export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]
           'div',
           { class: 'hunk-head' },
           h('span', { class: 'hunk-name' }, name),
-          h('span', { class: 'hunk-header muted' }, hunk.header),
+          h('span', { class: 'hunk-header muted', title: hunk.header }, hunkPlace(hunk)),
           h('span', { class: `hunk-state state-${hunk.state}`, role: 'status' }, STATE_LABEL[hunk.state]),
           h(
             'span',
             { class: 'hunk-actions', role: 'group', 'aria-label': name },
-            toggle('Accept', a, hunk, 'accepted'),
-            toggle('Reject', a, hunk, 'rejected'),
+            toggle(a, hunk, 'accepted'),
+            toggle(a, hunk, 'rejected'),
           ),
         ),
         diffBody(hunk.body),
@@ -72,7 +84,7 @@ export function renderHunkList(a: ItemOf<'approval'>, hunks: readonly HunkView[]
               value: hunk.reason ?? '',
               maxlength: '2000',
               placeholder: 'Why? (optional, told to the model; Enter saves)',
-              'aria-label': `Reason for rejecting ${name.toLowerCase()}`,
+              'aria-label': `Reason for dropping ${name.toLowerCase()}`,
               'data-request-id': a.requestId,
               'data-index': String(hunk.index),
             })
