@@ -99,9 +99,7 @@ async function run(theme, label) {
     await wv.locator('.plan-panel input.plan-new').fill('Add a changelog entry');
     await wv.locator('.plan-panel input.plan-new').press('Enter');
     await wv.locator('.plan-panel .badge', { hasText: 'edited' }).waitFor({ timeout: 10_000 });
-    await wv
-      .locator('.plan-panel .plan-step', { has: wv.locator('input[value="Add a changelog entry"]') })
-      .waitFor({ timeout: 10_000 });
+    await wv.locator('.plan-panel .plan-step').nth(4).waitFor({ timeout: 10_000 });
     await page.waitForTimeout(300);
     await shot(page, '2-plan-edited', label);
 

@@ -1,6 +1,6 @@
 // Issue 26, the panel's last mile, in the built webview (Chromium, real CSP): what a newcomer tripped over.
 import { strict as assert } from 'node:assert';
-import type { HunkView, ItemOf } from '../../src/protocol/messages';
+import type { HunkView, ItemOf, PlanView } from '../../src/protocol/messages';
 import { approval, patch, state, tool } from './fixtures';
 import { usePanel, type PanelPage } from './harness';
 
@@ -74,5 +74,47 @@ describe('webview last mile (issue 26)', function () {
       box.y >= view.y && box.y + box.height <= view.y + view.height + 1,
       `Approve in view: button ${box.y}-${box.y + box.height}, transcript ${view.y}-${view.y + view.height}`,
     );
+  });
+
+  it('plan steps wrap at 300 and 480 px instead of being cut; a plan update has no transcript row', async () => {
+    const plan: PlanView = {
+      goal: 'Add a --json flag to the command line interface and document it for the people who script it',
+      steps: [
+        { text: 'Read the argument parser and the existing output printers end to end', status: 'done' },
+        { text: 'Add the flag together with a JSON printer that escapes every field', status: 'in_progress' },
+      ],
+      currentStep: 2,
+      updatedBy: 'model',
+      updatedAt: 1,
+    };
+    await p.host(
+      state({
+        taskId: 'task-1',
+        plan,
+        items: [
+          tool('p1', { name: 'update_plan', argsSummary: plan.goal }),
+          tool('p2', { name: 'update_plan', argsSummary: plan.goal, status: 'error', result: 'steps: required' }),
+        ],
+      }),
+    );
+    for (const width of [300, 480]) {
+      await p.page.setViewportSize({ width, height: 700 });
+      const cut = await p.page
+        .locator('.plan-panel .plan-text')
+        .evaluateAll((els) =>
+          els
+            .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+            .map((e) => (e as HTMLTextAreaElement).value),
+        );
+      assert.deepEqual(cut, [], `no step cut at ${width} px`);
+      const lines = await p.page
+        .locator('.plan-panel .plan-text')
+        .first()
+        .evaluate((e) => e.clientHeight / (1.2 * parseFloat(getComputedStyle(e).fontSize)));
+      if (width === 300) assert.ok(lines >= 1.8, `the long step wraps at 300 px (${lines.toFixed(1)} lines high)`);
+    }
+    assert.equal(await p.page.locator('[data-id="p1"]').isHidden(), true, 'a plan update is the plan panel');
+    const failed = p.page.locator('[data-id="p2"] .tool-head');
+    assert.match(await failed.innerText(), /^Plan\b/, 'a failed update keeps its row, named for people');
   });
 });

@@ -86,10 +86,13 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
     await p.page.keyboard.press('Enter');
     assert.equal(await add.inputValue(), '', 'the added step is not left in the box');
     assert.equal(await p.page.locator('.plan-panel .plan-step').count(), 4);
-    const second = p.page.locator('.plan-panel input.plan-text').nth(1);
+    const second = p.page.locator('.plan-panel textarea.plan-text').nth(1);
     await second.fill('Add the flag, with a test');
     await p.host(patch({ op: 'plan', plan: { ...plan, currentStep: 2, updatedBy: 'model' } }));
-    assert.equal(await p.page.locator('.plan-panel input.plan-text').nth(1).inputValue(), 'Add the flag, with a test');
+    assert.equal(
+      await p.page.locator('.plan-panel textarea.plan-text').nth(1).inputValue(),
+      'Add the flag, with a test',
+    );
   });
 
   it('"Restore to here" posts restore_checkpoint; a command\'s changed files and the restore mark render', async () => {

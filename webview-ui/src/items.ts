@@ -8,7 +8,7 @@ import { icon } from './icons';
 import { renderChanges } from './changesBlock';
 import { renderMarkdown } from './markdown';
 import { renderRunEnd } from './runEnd';
-import { HIDDEN_TOOLS, renderTool } from './toolRow';
+import { renderTool, toolRowHidden } from './toolRow';
 import { renderCheckpointMark, toolExtras } from './checkpointView';
 import { decorateNested, renderContextItem } from './nested';
 
@@ -23,11 +23,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
   const el = h('div', { class: `item item-${item.kind}`, 'data-id': item.id });
   // task_completion / converse / ask_question: the run-end block shows them once, rendered.
   // (While one streams its text, its row says so — "Finishing…" — and goes when the run end shows the text.)
-  const live = item.kind === 'tool' && (item.status === 'pending' || item.status === 'running');
-  if (
-    (item.kind === 'tool' && HIDDEN_TOOLS.has(item.name) && !live) ||
-    (item.kind === 'approval' && !approvalShown(item))
-  ) {
+  if ((item.kind === 'tool' && toolRowHidden(item)) || (item.kind === 'approval' && !approvalShown(item))) {
     el.hidden = true;
     return el;
   }

@@ -34,6 +34,9 @@ export class PlanPanel {
         const text = t.value;
         t.value = ''; // added: not a draft to keep
         this.addStep(text);
+      } else if (e.key === 'Enter' && t instanceof HTMLTextAreaElement && t.classList.contains('plan-text')) {
+        e.preventDefault(); // a step is one line of text, wrapped to the width: Enter saves it (change on blur)
+        t.blur();
       }
     });
   }
@@ -99,17 +102,19 @@ export class PlanPanel {
   private draft(): { selector: string; value: string; caret: number | null } | undefined {
     const active = this.el.ownerDocument.activeElement;
     const fresh = this.el.querySelector<HTMLInputElement>('input.plan-new');
-    if (active instanceof HTMLInputElement && this.el.contains(active) && active.type === 'text') {
+    const typing =
+      (active instanceof HTMLInputElement && active.type === 'text') || active instanceof HTMLTextAreaElement;
+    if (typing && this.el.contains(active)) {
       const selector = active.classList.contains('plan-new')
         ? 'input.plan-new'
-        : `input.plan-text[data-index="${active.dataset.index}"]`;
+        : `textarea.plan-text[data-index="${active.dataset.index}"]`;
       return { selector, value: active.value, caret: active.selectionStart };
     }
     return fresh?.value ? { selector: 'input.plan-new', value: fresh.value, caret: null } : undefined;
   }
 
   private restore(d: { selector: string; value: string; caret: number | null }): void {
-    const input = this.el.querySelector<HTMLInputElement>(d.selector);
+    const input = this.el.querySelector<HTMLInputElement | HTMLTextAreaElement>(d.selector);
     if (!input) return;
     input.value = d.value;
     if (d.caret === null) return;
@@ -130,14 +135,15 @@ export class PlanPanel {
       'aria-label': `Step ${i + 1} done`,
     }) as HTMLInputElement;
     box.checked = status === 'done';
-    const input = h('input', {
-      type: 'text',
+    // A textarea that grows with its text: a step wraps at any width instead of being cut mid-word.
+    const input = h('textarea', {
       class: 'plan-text',
-      value: text,
+      rows: '1',
       'data-index': String(i),
       'aria-label': `Step ${i + 1}`,
       maxlength: '500',
-    });
+    }) as HTMLTextAreaElement;
+    input.value = text;
     return h(
       'li',
       { class: `plan-step status-${status}${current ? ' current' : ''}`, 'data-index': String(i) },
@@ -174,10 +180,11 @@ export class PlanPanel {
   private onChange(t: HTMLElement): void {
     const p = this.plan;
     const i = Number(t.dataset.index);
-    if (!p || !(t instanceof HTMLInputElement) || !Number.isInteger(i) || !p.steps[i]) return;
+    const field = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement;
+    if (!p || !field || !Number.isInteger(i) || !p.steps[i]) return;
     const steps = p.steps.map((s) => ({ ...s }));
     let current = p.currentStep;
-    if (t.classList.contains('plan-check')) {
+    if (t instanceof HTMLInputElement && t.classList.contains('plan-check')) {
       steps[i].status = t.checked ? 'done' : 'pending';
       // Ticking off the current step moves "current" to the next step still to do.
       if (t.checked && current === i + 1)

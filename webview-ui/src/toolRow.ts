@@ -18,10 +18,20 @@ const VERBS: Record<string, [label: string, icon: string]> = {
   ask_question: ['Asking', 'question'],
   task_completion: ['Finishing', 'pass'],
   converse: ['Replying', 'comment'],
+  update_plan: ['Plan', 'checklist'],
+  web_fetch: ['Fetch', 'globe'],
 };
 
 /** Loop-control calls end the run: the run-end block shows their text, so no row of their own. */
-export const HIDDEN_TOOLS = new Set(['task_completion', 'converse', 'ask_question']);
+const HIDDEN_TOOLS = new Set(['task_completion', 'converse', 'ask_question']);
+/** Shown elsewhere once they worked: the plan panel is the plan (a failed update keeps its row, with the error). */
+const SHOWN_ELSEWHERE = new Set(['update_plan']);
+
+/** Whether a tool call has no row of its own in the transcript. */
+export function toolRowHidden(t: Tool): boolean {
+  const live = t.status === 'running' || t.status === 'pending';
+  return (HIDDEN_TOOLS.has(t.name) && !live) || (SHOWN_ELSEWHERE.has(t.name) && t.status === 'done');
+}
 
 const STATUS: Record<Tool['status'], [icon: string, text: string]> = {
   pending: ['loading', 'preparing'],
