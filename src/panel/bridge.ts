@@ -150,6 +150,7 @@ export class PanelBridge {
       ...(this.modes ? { modes: this.modes } : {}),
       ...(this.mode ? { mode: this.mode } : {}),
       ...(t.plan ? { plan: t.plan } : {}),
+      ...(t.queue ? { queue: t.queue } : {}),
     };
   }
 

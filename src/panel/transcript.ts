@@ -9,6 +9,7 @@ import {
   type ItemOf,
   type PatchOp,
   type PlanView,
+  type QueuedMessage,
   type Progress,
   type RunStatus,
   type TranscriptItem,
@@ -17,6 +18,7 @@ import { foldChanges, foldHunkReview } from './fold/changes';
 import { foldCheckpointMark, lastCardOf, markRedone, type CheckpointMark } from './fold/checkpoints';
 import { TranscriptItems } from './fold/items';
 import { runEndCard } from './fold/run-end';
+import { cleanQueue, foldSteer } from './fold/steering';
 import { RunNotes } from './fold/run-notes';
 import { StreamedText } from './fold/stream';
 import { foldSubAgentEvent, type NestedFoldHost } from './fold/sub-agent';
@@ -40,6 +42,8 @@ export interface TranscriptState {
   progress?: Progress;
   /** The task's live plan (update_plan / the user's edits). */
   plan?: PlanView;
+  /** Messages waiting above the composer: queued for the run's end, or steering it at its next step. */
+  queue?: QueuedMessage[];
 }
 
 type TranscriptChange = { kind: 'ops'; ops: PatchOp[] } | { kind: 'reset' };
@@ -53,6 +57,7 @@ export class Transcript {
   private status: RunStatus = { state: 'idle' };
   private progress: Progress | undefined;
   private plan: PlanView | undefined;
+  private queue: QueuedMessage[] = [];
   private taskId: string | undefined;
   private pendingRequestId: string | undefined;
   /** What the next run's user message shows as (an editor action's short line instead of its whole prompt). */
@@ -88,6 +93,7 @@ export class Transcript {
       status: { ...this.status },
       progress: this.progress && { ...this.progress },
       ...(this.plan ? { plan: this.plan } : {}),
+      ...(this.queue.length ? { queue: this.queue.slice() } : {}),
     };
   }
 
@@ -101,6 +107,7 @@ export class Transcript {
     this.status = state.status ?? { state: 'idle' };
     this.progress = state.progress;
     this.plan = state.plan;
+    this.queue = cleanQueue(state.queue ?? []);
     this.taskId = state.taskId;
     this.stream.forget();
     this.cards.forgetIds();
@@ -193,6 +200,24 @@ export class Transcript {
     return true;
   }
 
+  /** The messages waiting above the composer changed (queued, edited, removed, a steer typed or handed back). */
+  setQueue(queue: readonly QueuedMessage[]): PatchOp[] {
+    this.queue = cleanQueue(queue);
+    return this.change((ops) => ops.push({ op: 'queue', queue: this.queue.slice() }));
+  }
+
+  get queued(): readonly QueuedMessage[] {
+    return this.queue;
+  }
+
+  /** Edit and resend: the transcript goes back to just before the item `itemId` (false when there is none). */
+  truncateBefore(itemId: string): boolean {
+    const at = this.items.all().findIndex((it) => it.id === itemId);
+    if (at < 0) return false;
+    this.reset({ ...this.snapshot(), items: this.items.all().slice(0, at) });
+    return true;
+  }
+
   apply(e: AgentEvent): PatchOp[] {
     return this.change((ops) => this.fold(ops, e));
   }
@@ -212,6 +237,10 @@ export class Transcript {
         break;
       case 'run_start':
         this.startRun(ops, e);
+        break;
+      case 'user_steer':
+        this.stream.close(ops);
+        this.queue = foldSteer(this.items, ops, this.now, this.queue, e);
         break;
       case 'step_start':
         this.stream.close(ops);
@@ -300,6 +329,7 @@ export class Transcript {
         ts: this.now(),
         kind: 'user',
         text: cap(shown, LIMITS.itemText).text,
+        ...(e.turnId ? { turnId: safeId(e.turnId) } : {}),
       });
     }
     this.setStatus(ops, {

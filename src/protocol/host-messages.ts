@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { ActionSchema, TranscriptItemSchema } from './items';
 import { Count, Id, Label, LIMITS, Preview, Text } from './primitives';
+import { QueueSchema } from './steering';
 import {
   PlanViewSchema,
   ProgressSchema,
@@ -40,6 +41,8 @@ export const PatchOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('status'), status: RunStatusSchema }),
   /** The live plan changed (null: the task has none). */
   z.object({ op: z.literal('plan'), plan: PlanViewSchema.nullable() }),
+  /** The messages waiting above the composer (queued, or steering the run at its next step). */
+  z.object({ op: z.literal('queue'), queue: QueueSchema }),
 ]);
 export type PatchOp = z.infer<typeof PatchOpSchema>;
 

@@ -99,7 +99,15 @@ export type ApprovalPreviewView = z.infer<typeof ApprovalPreviewViewSchema>;
 const base = { id: Id, ts: Ms, parentId: Id.optional() };
 const MemorySchema = z.object({ id: Label, content: Preview, type: Label });
 
-export const UserItemSchema = z.object({ ...base, kind: z.literal('user'), text: Text });
+export const UserItemSchema = z.object({
+  ...base,
+  kind: z.literal('user'),
+  text: Text,
+  /** The message's turn in the conversation: edit-and-resend rewinds to it. */
+  turnId: Id.optional(),
+  /** Typed while a run worked and delivered to it at a step boundary. */
+  steered: z.boolean().optional(),
+});
 export const AssistantItemSchema = z.object({
   ...base,
   kind: z.literal('assistant'),

@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { TranscriptItemSchema } from './items';
 import { Count, Id, Label, LIMITS, Ms } from './primitives';
+import { QueueSchema } from './steering';
 
 // ---------- run status, progress, provider, history ----------
 
@@ -96,5 +97,7 @@ export const SnapshotSchema = z.object({
     .optional(),
   mode: Label.optional(),
   plan: PlanViewSchema.optional(),
+  /** Messages waiting above the composer (protocol/steering.ts). */
+  queue: QueueSchema.optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;

@@ -5,6 +5,7 @@ import { EcosystemActionSchema } from './host-messages';
 import { HunkStateSchema, type Action } from './items';
 import { Count, Id, LIMITS } from './primitives';
 import { PlanStepViewSchema } from './state';
+import { SteeringMessageSchemas } from './steering';
 
 export const ProviderIdSchema = z.enum(['vscode-lm', 'openai', 'anthropic', 'openai-compatible']);
 export type PanelProviderId = z.infer<typeof ProviderIdSchema>;
@@ -90,6 +91,7 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
     action: EcosystemActionSchema,
     display: z.string().min(1).max(LIMITS.path).optional(),
   }),
+  ...SteeringMessageSchemas,
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
 export type WebviewMessageType = WebviewMessage['type'];
@@ -102,6 +104,7 @@ export const RUN_REQUESTS = [
   'send_message',
   'continue',
   'implement_plan',
+  'edit_resend',
 ] as const satisfies readonly WebviewMessageType[];
 
 /** Maps a notice button to the message it posts. `continue` needs a fresh request id. */

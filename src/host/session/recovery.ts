@@ -251,6 +251,25 @@ export class Recovery {
     return outcome;
   }
 
+  /**
+   * Edit and resend with its files: every edit `toolCallIds` made, and everything after them, is undone. A file
+   * the user changed since is asked about, as in a restore. undefined when those calls changed no file.
+   */
+  async restoreBeforeCalls(taskId: string, toolCallIds: readonly string[]): Promise<RestoreReport | undefined> {
+    const ids = new Set(toolCallIds);
+    const mine = (await this.deps.journal.entries(taskId)).filter(
+      (e) => e.toolCallId !== undefined && ids.has(e.toolCallId) && !e.undone,
+    );
+    if (!mine.length) return undefined;
+    const toSeq = Math.min(...mine.map((e) => e.seq)) - 1;
+    const before = { step: 0, toolCallIds: [], paths: [], toSeq, at: 0, undone: false };
+    const outcome = await restoreToCheckpoint(this.deps.journal, taskId, before, this.deps.journalFs, (c) =>
+      this.decide(c, 'ask'),
+    );
+    this.mark(taskId, 'restore', outcome);
+    return outcome;
+  }
+
   /** "Redo" on a restore or undo mark: the edits it took back are put back (the files; a rewound conversation stays). */
   async redoFromPanel(taskId: string | undefined): Promise<void> {
     if (this.restoring) {

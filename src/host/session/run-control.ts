@@ -5,7 +5,7 @@ import type { RunReport } from '../../core/loop/events';
 import type { ForgePanelProvider } from '../../panel/provider';
 import type { Logger } from '../logger';
 import type { ReviewActions } from '../ui/review-actions';
-import type { RunKind } from './task-session';
+import type { RunKind, TaskSession } from './task-session';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from '../wiring/toolkit';
 
@@ -20,6 +20,9 @@ interface RunDeps {
 }
 
 export class RunControl {
+  /** A run this started has ended (the steering queue sends what waits). */
+  onRunEnd?: (session: TaskSession, report: RunReport) => void;
+
   constructor(
     private readonly deps: () => RunDeps,
     private readonly panel: () => ForgePanelProvider | undefined,
@@ -73,6 +76,7 @@ export class RunControl {
     this.review.onRunStart(session.id);
     const report = await session.run(kind, message, signal, display);
     if (report) void this.review.showChanges(session.id);
+    if (report) this.onRunEnd?.(session, report);
     if (report)
       deps.log.info(
         `task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`,

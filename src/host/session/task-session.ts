@@ -195,6 +195,33 @@ export class TaskSession {
     return dropped;
   }
 
+  /** The user's words for the run in flight (steering); its turn id, or undefined when no run is in flight. */
+  steer(text: string): string | undefined {
+    return this.agent.steer(text);
+  }
+
+  /** Steers the last run ended without delivering: they stay in the queue as plain queued messages. */
+  takeUndelivered(): string[] {
+    return this.agent.takeUndelivered().map((m) => m.turnId);
+  }
+
+  /**
+   * Edit and resend: the conversation and the transcript go back to just before the user message `itemId`. Only
+   * when idle. Returns the tool calls made from it on (their edits are the files to restore), or undefined when
+   * the message cannot be found in the conversation any more (compacted into a summary, or an older task).
+   */
+  rewindToMessage(itemId: string): { toolCallIds: string[] } | undefined {
+    if (this.running) return undefined;
+    const item = this.transcript.getItems().find((it) => it.id === itemId);
+    if (item?.kind !== 'user' || !item.turnId) return undefined;
+    const rewound = this.agent.rewindToTurn(item.turnId);
+    if (!rewound) return undefined;
+    this.transcript.truncateBefore(itemId);
+    this.updatedAt = Date.now();
+    void this.save();
+    return { toolCallIds: rewound.toolCallIds };
+  }
+
   dump(): AgentSnapshot {
     return this.agent.dump();
   }
@@ -324,5 +351,7 @@ export function restoreTranscript(
     status: { state: 'idle' },
     progress: saved.progress,
     ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}),
+    // What the user typed is never lost: steers the reload cut off wait in the queue like any queued message.
+    ...(saved.queue?.length ? { queue: saved.queue.map((q) => ({ id: q.id, text: q.text })) } : {}),
   };
 }

@@ -33,6 +33,7 @@ import { hostSlashActions } from './slash-host-actions';
 import { runSlashCommand } from './slash-commands';
 import { historyCommands, historyMessages, TaskHistory } from '../session/task-history';
 import { undoTaskChanges } from '../edits/task-undo';
+import { SteeringActions, steeringMessages } from './steering-actions';
 import type { Toolkit } from '../wiring/toolkit';
 
 const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
@@ -97,6 +98,8 @@ export class Controller {
     const recovery = () => this.deps.recovery;
     this.review = new ReviewActions(current);
     this.runs = new RunControl(current, panel, this.review);
+    const steering = new SteeringActions({ manager, recovery, panel, start: (k, t, s) => this.runs.start(k, t, s) });
+    this.runs.onRunEnd = (session, report) => steering.afterRun(session, report);
     this.history = new TaskHistory(current, panel, () => this.resumeIfPending());
     this.modelSettings = new ModelSettings(current, panel);
     const memory = new MemoryActions(() => this.deps.memory);
@@ -116,6 +119,7 @@ export class Controller {
       ...linkMessages(links),
       ...setupMessages(setup),
       ...recoveryMessages(recovery),
+      ...steeringMessages(steering),
     };
     this.commands = {
       ...this.taskCommands(),

@@ -1,0 +1,31 @@
+// Steering on the wire: messages typed while a run works (queued for when it stops or asks, or steering it at the
+// next step), the queue the panel shows above the composer, and edit-and-resend of an earlier message.
+// Namespace import: `{ z }` would pull every zod locale (~250 KiB) into the webview bundle.
+import * as z from 'zod';
+import { Id, LIMITS } from './primitives';
+
+const UserText = z.string().min(1).max(LIMITS.userText);
+export const MAX_QUEUED = 20;
+
+/** A message waiting: queued (sent when the run stops or asks), or a steer waiting for the next step boundary. */
+export const QueuedMessageSchema = z.object({ id: Id, text: UserText, steer: z.boolean().optional() });
+export type QueuedMessage = z.infer<typeof QueuedMessageSchema>;
+export const QueueSchema = z.array(QueuedMessageSchema).max(MAX_QUEUED);
+
+/** Webview -> host. */
+export const SteeringMessageSchemas = [
+  /** Delivered to the running task at its next step, as the user's words (sent as a message when none runs). */
+  z.strictObject({ type: z.literal('steer_message'), text: UserText }),
+  /** Queued: sent as the next message when the run stops, or as the answer when it asks. */
+  z.strictObject({ type: z.literal('queue_add'), text: UserText }),
+  z.strictObject({ type: z.literal('queue_update'), id: Id, text: UserText }),
+  z.strictObject({ type: z.literal('queue_remove'), id: Id }),
+  /** Edit and resend: the conversation (and, when asked, the files) go back to before `itemId`, then `text` is sent. */
+  z.strictObject({
+    type: z.literal('edit_resend'),
+    requestId: Id,
+    itemId: Id,
+    text: UserText,
+    restoreFiles: z.boolean(),
+  }),
+] as const;
