@@ -138,7 +138,7 @@ interface CliApproverOptions {
 }
 
 const NO_TTY_REFUSAL =
-  'Refused: Forge runs without a terminal and no approval policy covers this call. ' +
+  'Refused by policy (no person was asked): Forge runs without a terminal and no --approve flag covers this call. ' +
   'Re-run with --approve writes,commands-sandboxed (or --yes-contained) to allow it, or run in a terminal to be asked.';
 
 export class CliApprover implements Approver {
@@ -179,7 +179,7 @@ export class CliApprover implements Approver {
       return {
         kind: 'reject',
         by: 'policy',
-        reason: `${NO_TTY_REFUSAL} The user was not asked; do not retry the same call.`,
+        reason: `${NO_TTY_REFUSAL} Do not retry the same call.`,
       };
     }
     say(describeRequest(req, style));

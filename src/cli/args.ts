@@ -42,6 +42,17 @@ export interface CliOptions {
   mcpConfig?: string;
   /** --no-mcp: no MCP server at all. */
   mcp: boolean;
+  /** auto: native tool calls until the server refuses them, then Forge's XML format. */
+  toolCallFormat: 'auto' | 'native' | 'xml';
+  /** Tokens the model's context holds (overrides what the server says); compaction works from it. */
+  contextWindow?: number;
+  /** "<provider>:<model>" used for the rest of a run once the model keeps failing with outages. */
+  fallbackModel?: string;
+  streamIdleTimeoutSeconds?: number;
+  /** json: the task and each next message come as JSON Lines on stdin ({"type":"user","text":"..."}). */
+  inputFormat: 'text' | 'json';
+  /** A JSON Schema file the final result must satisfy (exit 7 when it does not). */
+  outputSchema?: string;
 }
 
 export class UsageError extends Error {
@@ -62,6 +73,13 @@ Model (flags win over the environment):
   --provider <openai|anthropic|openai-compatible>   env FORGE_PROVIDER (default: from the API key found)
   --model <name>                                    env FORGE_MODEL
   --base-url <url>                                  env FORGE_BASE_URL (OpenAI-compatible servers, proxies)
+  --tool-call-format <auto|native|xml>              env FORGE_TOOL_CALL_FORMAT (default auto: native tool calls,
+                                                    Forge's XML format once the server refuses tools)
+  --context-window <tokens>                         env FORGE_CONTEXT_WINDOW (default: what the server says, or
+                                                    the model's known limit); compaction starts at 90% of it
+  --fallback-model <provider:model>                 env FORGE_FALLBACK_MODEL: used once the model keeps failing
+                                                    with outages (e.g. openai-compatible:llama3.1:8b@http://...)
+  --stream-idle-timeout <seconds>                   a silent model stream is retried after this (default 90)
   API keys: OPENAI_API_KEY, ANTHROPIC_API_KEY (or FORGE_API_KEY), from the environment only.
 
 Task:
@@ -70,7 +88,8 @@ Task:
   --max-iterations <n>
   --max-cost <usd>  --max-minutes <n>  --max-tokens <n>   budgets per run (exit 4 when reached)
   --prompt-file <file>   read the task text from a file (- for stdin)
-  --continue             resume the most recent task of this folder
+  --continue             resume the most recent task of this folder (a task stopped at its iteration limit
+                         gets as many iterations again as it ran with, or --max-iterations)
   --task <id>            resume this task
   --worktree             work in a new git worktree on a forge/<task> branch (your files stay untouched;
                          several runs at once do not collide); the branch is committed at the end
@@ -94,13 +113,17 @@ MCP servers (the workspace's .vscode/mcp.json, as in the extension):
   \${input:id} values: FORGE_MCP_INPUT_<ID> in the environment, or asked (hidden) in a terminal.
 
 Output:
-  --json                 JSON Lines of the loop's events on stdout (people's progress stays on stderr)
+  --json                 JSON Lines of the loop's events on stdout (people's progress stays on stderr); the
+                         last line is {"type":"cli_exit",...} with the run report
+  --input-format <text|json>   json: read the task and each next message as JSON Lines on stdin
+                         ({"type":"user","text":"..."}); the run continues with each line (implies --json)
+  --output-schema <file> the final result must be JSON valid against this JSON Schema (exit 7 when not)
   --report <file>        write the run report (JSON) there
   --verbose              show thinking and tool output
   --no-color
 
 Exit codes: 0 done, 1 error, 2 asked a question / needs input, 3 stopped (signal or q), 4 iteration or
-budget limit, 5 breaker or guardrail, 6 stagnation, 64 usage error.`;
+budget limit, 5 breaker or guardrail, 6 stagnation, 7 result not valid against --output-schema, 64 usage error.`;
 
 function parseProvider(v: string, from: string): ProviderName {
   if (v === 'openai' || v === 'anthropic' || v === 'openai-compatible') return v;
@@ -133,6 +156,12 @@ export function parseArgs(
     'prompt-file',
     'mcp',
     'mcp-config',
+    'tool-call-format',
+    'context-window',
+    'fallback-model',
+    'stream-idle-timeout',
+    'input-format',
+    'output-schema',
   ]);
   const BOOL = new Set([
     'worktree',
@@ -218,6 +247,23 @@ export function parseArgs(
   const maxMinutes = positive('max-minutes');
   const maxTokens = positive('max-tokens');
   const promptFile = one('prompt-file');
+  const toolCallFormat = one('tool-call-format') ?? env.FORGE_TOOL_CALL_FORMAT ?? 'auto';
+  if (toolCallFormat !== 'auto' && toolCallFormat !== 'native' && toolCallFormat !== 'xml')
+    throw new UsageError(`--tool-call-format: "${toolCallFormat}" is not auto, native or xml`);
+  const windowRaw = one('context-window') ?? env.FORGE_CONTEXT_WINDOW;
+  const contextWindow = windowRaw === undefined || windowRaw === '' ? undefined : Number(windowRaw);
+  if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow < 1024))
+    throw new UsageError('--context-window needs a whole number of tokens >= 1024');
+  const fallbackModel = one('fallback-model') ?? (env.FORGE_FALLBACK_MODEL || undefined);
+  if (fallbackModel !== undefined && !/^(openai|anthropic|openai-compatible):\S/.test(fallbackModel))
+    throw new UsageError(
+      `--fallback-model: "${fallbackModel}" is not <provider>:<model> (openai, anthropic or openai-compatible)`,
+    );
+  const streamIdleTimeoutSeconds = positive('stream-idle-timeout');
+  const inputFormat = one('input-format') ?? 'text';
+  if (inputFormat !== 'text' && inputFormat !== 'json')
+    throw new UsageError(`--input-format: "${inputFormat}" is not text or json`);
+  const outputSchema = one('output-schema');
   const network = one('network') ?? 'off';
   if (network !== 'off' && network !== 'allowlist' && network !== 'on')
     throw new UsageError(`--network: "${network}" is not off, allowlist or on`);
@@ -236,7 +282,9 @@ export function parseArgs(
   const task = words.join(' ').trim() || undefined;
   if (command === 'run') {
     if (task && promptFile) throw new UsageError('give the task as text or with --prompt-file, not both');
-    if (!task && !promptFile && !continueLast && !taskId)
+    if (inputFormat === 'json' && (task || promptFile))
+      throw new UsageError('--input-format json reads the task from stdin: give no task text or --prompt-file');
+    if (!task && !promptFile && !continueLast && !taskId && inputFormat !== 'json')
       throw new UsageError('forge run needs a task, e.g. forge run "fix the failing test" (or --continue)');
     if (!model) throw new UsageError(`no model: pass --model or set FORGE_MODEL (provider ${provider})`);
     if (provider === 'openai-compatible' && !baseUrl)
@@ -260,7 +308,7 @@ export function parseArgs(
     network,
     allowedHosts: flags.get('allow-host') ?? [],
     sandbox: !bools.has('no-sandbox'),
-    json: bools.has('json'),
+    json: bools.has('json') || inputFormat === 'json',
     continueLast,
     taskId,
     memory: !bools.has('no-memory'),
@@ -275,6 +323,12 @@ export function parseArgs(
       .filter(Boolean),
     mcpConfig: one('mcp-config'),
     mcp: !bools.has('no-mcp'),
+    toolCallFormat,
+    contextWindow,
+    fallbackModel,
+    streamIdleTimeoutSeconds,
+    inputFormat,
+    outputSchema,
   };
 }
 

@@ -12,6 +12,8 @@ import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args
 import { CliApprover, makeStyle, type AskLine } from './approvals';
 import { EXIT, exitCodeFor, jsonLine, JsonLinesWriter, ProgressPrinter } from './output';
 import { plain } from './terminal-safe';
+import { InputError, jsonInputs } from './json-input';
+import { loadOutputSchema, type OutputSchema } from './output-schema';
 import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../node/worktrees';
 import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
 
@@ -126,7 +128,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     return await runTask(opts, io, { err, out, style, log, secrets });
   } catch (e) {
     err(`${style.red('forge: error:')} ${plain(e instanceof Error ? e.message : String(e))}\n`);
-    return EXIT.error;
+    return e instanceof InputError ? EXIT.usage : EXIT.error;
   }
 }
 
@@ -164,6 +166,15 @@ async function readPrompt(file: string, stdin: NodeJS.ReadStream): Promise<strin
 async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<number> {
   const { err, out, style, log, secrets } = sinks;
   if (opts.promptFile) opts = { ...opts, task: await readPrompt(opts.promptFile, io.stdin) };
+  const schema = opts.outputSchema ? await loadOutputSchema(opts.outputSchema) : undefined;
+  // --input-format json: the first line is the task (or the message a --continue resumes with), the rest follow.
+  const inputs = opts.inputFormat === 'json' ? jsonInputs(io.stdin) : undefined;
+  if (inputs) {
+    const first = await inputs.next();
+    if (first.done && !opts.continueLast && !opts.taskId)
+      throw new InputError('--input-format json: no message on stdin');
+    if (!first.done) opts = { ...opts, task: first.value };
+  }
   const root = await resolveRoot(opts.cwd);
   const store = await openTaskStore(root, (m) => log.debug(m));
   let previous: TaskRecord | undefined;
@@ -191,7 +202,11 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     worktree = await createTaskWorktree(root, title, { baseDir: await worktreesDir(root) });
     log.info(`working in ${worktree.path} on branch ${worktree.branch}`);
   }
-  const interactive = !!io.stdin.isTTY && !!io.stderr.isTTY;
+  // --continue keeps the limit the task ran with (stored with it) unless --max-iterations gives another: a task
+  // stopped at its limit of 3 gets 3 more, not the mode's default.
+  const limit = opts.maxIterations ?? storedLimit(previous);
+  opts = { ...opts, maxIterations: limit };
+  const interactive = !inputs && !!io.stdin.isTTY && !!io.stderr.isTTY;
   const askLine = interactive ? makeAsk(io.stdin, io.stderr) : undefined;
   const askHidden = interactive ? makeAskHidden(io.stdin, io.stderr) : undefined;
   const never = new AbortController().signal;
@@ -232,6 +247,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       createdAt: previous?.createdAt ?? Date.now(),
       status: 'running',
       ...(worktree ? { worktree } : {}),
+      ...(limit ? { maxIterations: limit } : {}),
     };
     const save = () =>
       rt.store
@@ -242,7 +258,20 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       progress.on(e);
       if (e.type === 'run_start' || e.type === 'step_end' || e.type === 'approval_requested') void save();
     });
-    if (rt.rules.files.length) log.debug(`project rules: ${rt.rules.files.join(', ')}`);
+    const rules = rt.rules.baseSources();
+    if (rules.length) log.debug(`project rules: ${rules.map((r) => r.display).join(', ')}`);
+    // What the user typed, as the model gets it: `/command args` expanded as the panel does; the schema's ask.
+    const prepare = async (text: string): Promise<string> => {
+      const input = await rt.expand(text);
+      if (input.kind === 'unknown') throw new InputError(input.message);
+      if (input.kind === 'builtin')
+        throw new InputError(
+          `/${input.name} is a command of the Forge panel; on the command line use the flags instead (forge --help)`,
+        );
+      if (input.kind === 'prompt') log.info(`/${input.name}: expanded from .forge/commands`);
+      return schema ? `${input.text}\n\n${schema.instruction}` : input.text;
+    };
+    const firstMessage = opts.task ? await prepare(opts.task) : undefined;
 
     let stops = 0;
     const onSignal = (sig: NodeJS.Signals) => {
@@ -262,10 +291,23 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     let report: RunReport | undefined;
+    let output: { value: unknown } | undefined;
     try {
-      if (!previous) report = await agent.send(opts.task!);
-      else if (opts.task) report = await agent.send(opts.task);
-      else report = (await agent.resumePending()) ?? (await agent.continueRun(opts.maxIterations));
+      if (firstMessage !== undefined) report = await agent.send(firstMessage);
+      else report = (await agent.resumePending()) ?? (await agent.continueRun(limit));
+      if (inputs)
+        for await (const next of inputs) {
+          if (report.reason === 'stopped' || report.reason === 'error') break;
+          meta.status = report.reason;
+          await save();
+          report = await agent.send(await prepare(next));
+        }
+      if (schema && report.reason === 'done') {
+        const checked = await checkOutput(agent, report, schema, progress, style);
+        report = checked.report;
+        if (checked.ok) output = { value: checked.value };
+        else json?.on({ type: 'output_invalid', errors: checked.errors } as never);
+      }
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -278,7 +320,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       await fsp.writeFile(opts.reportFile, JSON.stringify({ task: meta.title, ...report }, null, 2));
     }
     if (worktree) await reportWorktree(worktree, title, report, progress, style);
-    const code = exitCodeFor(report);
+    const code = schema && report.reason === 'done' && !output ? EXIT.invalidOutput : exitCodeFor(report);
     if (code !== EXIT.done)
       progress.line(
         style.dim(
@@ -295,6 +337,8 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
           reason: report.reason,
           taskId: report.taskId,
           ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
+          ...(output ? { output: output.value } : {}),
+          report,
         }),
       );
     return code;
@@ -333,6 +377,39 @@ async function reportWorktree(
       `  review: git diff ${plain(wt.base.slice(0, 12))} ${branch}   take: git merge ${branch}   drop: git worktree remove --force ${where} && git branch -D ${branch}`,
     ),
   );
+}
+
+/**
+ * Validates the final result against --output-schema; a result that does not fit goes back to the model once with
+ * the problems (a second done run is checked again).
+ */
+async function checkOutput(
+  agent: Agent,
+  first: RunReport,
+  schema: OutputSchema,
+  progress: ProgressPrinter,
+  style: ReturnType<typeof makeStyle>,
+): Promise<{ report: RunReport } & ({ ok: true; value: unknown } | { ok: false; errors: string[] })> {
+  let report = first;
+  let checked = schema.check(report.detail);
+  if (!checked.ok) {
+    progress.line(style.yellow(`forge: the result does not fit --output-schema: ${checked.errors.join('; ')}`));
+    report = await agent.send(
+      `The result is not valid against the required JSON Schema: ${checked.errors.join('; ')}. ` +
+        'Call task_completion again with only the corrected JSON value as `result`.',
+    );
+    if (report.reason !== 'done') return { report, ok: false, errors: checked.errors };
+    checked = schema.check(report.detail);
+  }
+  if (!checked.ok)
+    progress.line(style.red(`forge: the result does not fit --output-schema: ${checked.errors.join('; ')}`));
+  return { report, ...checked };
+}
+
+/** The iteration limit a stored task ran with (records are untrusted input: checked). */
+function storedLimit(record: TaskRecord | undefined): number | undefined {
+  const n = (record as { maxIterations?: unknown } | undefined)?.maxIterations;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 10_000 ? n : undefined;
 }
 
 function titleOf(text: string): string {

@@ -1,6 +1,7 @@
 // What the runner prints: readable progress for people on stderr, the loop's typed events as JSON Lines on
 // stdout (--json), and the exit code that says how the run ended.
 import type { AgentEvent, RunReport, TerminationReason } from '../core/loop/events';
+import type { Plan } from '../core/tools/builtin/update-plan';
 import type { Style } from './approvals';
 import { ControlStripper, plain, safeJson, SecretMasker } from './terminal-safe';
 
@@ -12,6 +13,8 @@ export const EXIT = {
   limit: 4,
   breaker: 5,
   stagnation: 6,
+  /** The final result is not valid against --output-schema. */
+  invalidOutput: 7,
   usage: 64,
 } as const;
 
@@ -170,6 +173,9 @@ export class ProgressPrinter {
       case 'warning':
         this.line(s.yellow(`! ${plain(e.message)}`));
         break;
+      case 'plan_updated':
+        this.plan(e.plan);
+        break;
       case 'compaction':
         this.line(s.dim(`context compacted: ${e.beforeTokens} -> ${e.afterTokens} tokens`));
         break;
@@ -212,6 +218,15 @@ export class ProgressPrinter {
   private endThinking(): void {
     const rest = this.thinking.end();
     if (rest) this.o.write(this.o.style.dim(rest));
+  }
+
+  /** The live plan as a checklist, printed again whenever the model changes it (as the panel shows it). */
+  private plan(plan: Plan): void {
+    const s = this.o.style;
+    const mark = { done: s.green('[x]'), in_progress: s.cyan('[>]'), skipped: s.dim('[-]'), pending: '[ ]' };
+    const done = plan.steps.filter((x) => x.status === 'done' || x.status === 'skipped').length;
+    this.line(`${s.bold('plan:')} ${plain(plan.goal)} ${s.dim(`(${done}/${plan.steps.length})`)}`);
+    for (const step of plan.steps.slice(0, 50)) this.line(`  ${mark[step.status]} ${oneLine(plain(step.text), 160)}`);
   }
 
   private report(r: RunReport): void {

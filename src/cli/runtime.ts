@@ -1,15 +1,18 @@
-// Wires the core for one headless run: the Node workspace (fs, edits, commands in the OS sandbox), the model
-// from flags/env, memory and project rules, the task store. Nothing here imports 'vscode' (a test checks the
-// built bundle).
+// Wires the core for one headless run through the builder the extension uses too (src/node/surface/): the model
+// from flags/env (context window, tool-call format with the XML fallback, fallback model), the Node workspace
+// (fs, edits, commands in the OS sandbox), memory, project rules with nested AGENTS.md, `.forge/commands`, the
+// mode's context, delegate_task, the task store. Nothing here imports 'vscode' (a test checks the built bundle).
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Agent, type AgentDeps } from '../core/loop/agent';
+import type { SlashCommandRegistry } from '../core/commands/slash';
+import type { Agent } from '../core/loop/agent';
 import type { AgentConfig } from '../core/loop/config';
 import { openForgeMemory } from '../core/memory';
 import type { MemoryPort } from '../core/memory/port';
-import { costOf, priceFor } from '../core/model/pricing';
-import type { Model, Usage } from '../core/model/types';
+import type { Model, ModelInfo, Usage } from '../core/model/types';
+import { createModeContextGatherer } from '../core/modes/context';
+import { TestRunTracker } from '../core/modes/test-runs';
 import type { Approver } from '../core/safety/approval';
 import { WorkspaceSandbox } from '../core/safety/paths';
 import type { AgentSnapshot } from '../core/tasks/snapshot';
@@ -18,13 +21,21 @@ import { createWorkspaceTools } from '../core/tools/builtin';
 import type { Tool } from '../core/tools/types';
 import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../node';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
+import { buildAgent, createSlashRegistry, expandInput, type ExpandedInput } from '../node/surface/agents';
+import {
+  buildEndpointModel,
+  buildFallbackModel,
+  priceOf,
+  type EndpointModelDeps,
+  type EndpointProvider,
+} from '../node/surface/model';
+import { WorkspaceRules } from '../node/surface/rules';
+import { surfaceConfig, type SurfaceSettings } from '../node/surface/settings';
 import { standingFromFlags } from './approvals';
 import type { TaskWorktree } from '../node/worktrees';
-import { createModel } from '../providers';
-import { isLoopbackUrl, PLACEHOLDER_KEY } from '../providers/endpoint-discovery';
 import { apiKeyFor, type CliOptions } from './args';
+import { CLI_CONTROLS, CLI_MODEL_CONTROLS, CLI_SANDBOX_CONTROLS, cliSurfaceSettings } from './controls';
 import { createCliMcp } from './mcp';
-import { loadProjectRules, type ProjectRules } from './rules';
 
 declare const __FORGE_VERSION__: string | undefined;
 
@@ -43,9 +54,14 @@ interface Runtime {
   runner: NodeCommandRunner;
   sandbox: CommandSandbox;
   memory?: MemoryPort;
-  rules: ProjectRules;
+  rules: WorkspaceRules;
+  slash: SlashCommandRegistry;
   store: TaskStore;
+  /** The run config every Agent of this runtime gets (exposed for the parity test). */
+  config: Partial<AgentConfig>;
   makeAgent(approver: Approver, snapshot?: AgentSnapshot): Agent;
+  /** What the user typed, with `/command args` expanded from .forge/commands (as the panel does). */
+  expand(text: string): Promise<ExpandedInput>;
   dispose(): Promise<void>;
 }
 
@@ -88,6 +104,8 @@ interface RuntimePlace {
 interface RuntimeHooks {
   ask?: (prompt: string, secret: boolean) => Promise<string | undefined>;
   env?: NodeJS.ProcessEnv;
+  /** The model clients' fetch (tests). */
+  fetch?: typeof fetch;
 }
 
 export async function createRuntime(
@@ -97,22 +115,37 @@ export async function createRuntime(
   hooks: RuntimeHooks = {},
 ): Promise<Runtime> {
   const { root, workspace, store } = place;
-  let apiKey = apiKeyFor(opts.provider);
-  if (!apiKey && opts.provider === 'openai-compatible' && isLoopbackUrl(opts.baseUrl)) apiKey = PLACEHOLDER_KEY;
-  if (!apiKey)
-    throw new Error(
-      `no API key: set ${opts.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} (or FORGE_API_KEY) in the environment`,
-    );
-  const model = createModel({ provider: opts.provider, model: opts.model, apiKey, baseUrl: opts.baseUrl });
-  const price = (usage: Usage, info = model.info): number | undefined => {
-    const p = priceFor(info.provider, info.model);
-    return p ? costOf(usage, p) : undefined;
+  const env = hooks.env ?? process.env;
+  const settings = cliSurfaceSettings(opts);
+  const modelDeps: EndpointModelDeps = {
+    apiKey: (provider) => apiKeyFor(provider, env),
+    controls: CLI_MODEL_CONTROLS,
+    ...(hooks.fetch ? { fetch: hooks.fetch } : {}),
+    log: (m) => log.info(m),
+  };
+  const endpoint = settings as SurfaceSettings & { provider: EndpointProvider };
+  const built = await buildEndpointModel(endpoint, modelDeps);
+  if (!built.model) throw new Error(built.problem ?? 'no model');
+  const model = built.model;
+  if (built.warning) log.warn(built.warning);
+  log.debug(
+    `model ${model.info.provider} ${model.info.model}: context window ${built.contextWindow} tokens (${built.contextWindowSource}); tool calls: ${built.toolFormat} (${built.toolFormatReason})`,
+  );
+  const fallback = await buildFallbackModel(settings, modelDeps);
+  if (fallback.problem) throw new Error(`--fallback-model ${settings.fallbackModel}: ${fallback.problem}`);
+  const priced = {
+    get info() {
+      return model.info;
+    },
+    fallback: fallback.model,
+    price: (usage: Usage, info: ModelInfo = model.info) => priceOf(usage, info),
   };
 
   const sandbox = new CommandSandbox({
     settings: () => ({ enabled: opts.sandbox, network: opts.network, allowedHosts: opts.allowedHosts, envAllow: [] }),
     roots: () => [workspace],
     log,
+    controls: CLI_SANDBOX_CONTROLS,
   });
   const containment = await sandbox.ready();
   if (containment.kind === 'none')
@@ -120,11 +153,12 @@ export async function createRuntime(
   else log.debug(`commands run contained: ${containment.summary}`);
   const runner = new NodeCommandRunner({ sandbox });
   const fs = new NodeWorkspaceFs([workspace]);
+  const toolSandbox = { trusted: true, commands: { allow: [], deny: [] }, warn: (m: string) => log.warn(m) };
   const tools = createWorkspaceTools({
     fs,
     runner,
     applier: new DiskEditApplier({ roots: () => [workspace] }),
-    sandbox: { trusted: true, commands: { allow: [], deny: [] }, warn: (m) => log.warn(m) },
+    sandbox: toolSandbox,
     home: os.homedir(),
   });
 
@@ -134,7 +168,7 @@ export async function createRuntime(
       const forge = await openForgeMemory({
         workspaceRoot: root,
         workspaceFs: root === workspace ? fs : new NodeWorkspaceFs([root]),
-        reflection: { budgetUsd: 0.05, price: (u) => price(u) },
+        reflection: { budgetUsd: 0.05, price: (u) => priced.price(u) },
         log: (m) => log.debug(m),
       });
       memory = opts.reflect ? forge : { recall: (t, b) => forge.recall(t, b), reflect: async () => [] };
@@ -142,29 +176,38 @@ export async function createRuntime(
       log.warn(`memory is off: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const rules = await loadProjectRules(fs, (m) => log.warn(m));
+  const rules = new WorkspaceRules(
+    fs,
+    (m) => log.warn(m),
+    (_taskId, r) =>
+      log.info(
+        `rules: now following ${r
+          .sources()
+          .filter((s) => s.kind === 'nested')
+          .map((s) => s.display)
+          .join(', ')}`,
+      ),
+  );
+  await rules.load();
   const mcp = opts.mcp
     ? await createCliMcp({
         workspace,
         ...(opts.mcpConfig ? { configFile: opts.mcpConfig } : {}),
         allow: opts.mcpAllow,
-        env: hooks.env ?? process.env,
+        env,
         ...(hooks.ask ? { ask: hooks.ask } : {}),
         log,
         ...(typeof __FORGE_VERSION__ === 'string' ? { version: __FORGE_VERSION__ } : {}),
       })
     : undefined;
+  const slash = createSlashRegistry(fs, (m) => log.warn(m));
+  const testRuns = new TestRunTracker();
 
   const config: Partial<AgentConfig> = {
-    ...(opts.mode ? { mode: opts.mode } : {}),
-    ...(opts.maxIterations ? { maxIterations: opts.maxIterations } : {}),
-    ...(opts.maxCostUsd ? { maxCostUsd: opts.maxCostUsd } : {}),
-    ...(opts.maxMinutes ? { maxWallTimeMs: opts.maxMinutes * 60_000 } : {}),
-    ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
-    price,
+    ...surfaceConfig(settings, priced, CLI_CONTROLS),
     // --approve, decided in core's Policy exactly as the extension's forge.autoApprove settings are.
     policy: { standing: () => standingFromFlags(opts.approve, () => runner.containment()) },
-    ...(rules.text ? { projectRules: rules.text } : {}),
+    modeContext: createModeContextGatherer({ fs, sandbox: toolSandbox, runner, lastTestRun: () => testRuns.last() }),
     environment: () =>
       [
         `Workspace folder: ${workspace}${workspace !== root ? " (a git worktree of the user's repository; the user reviews its branch when you finish)" : ''}`,
@@ -175,16 +218,21 @@ export async function createRuntime(
   };
   const memoryPort = memory;
   const makeAgent = (approver: Approver, snapshot?: AgentSnapshot): Agent => {
-    const deps: AgentDeps = {
-      model,
-      tools,
-      approver,
-      config,
-      memory: memoryPort,
-      log: (m) => log.debug(m),
-      ...(mcp ? { toolSources: [mcp.toolSource] } : {}),
-    };
-    return snapshot ? Agent.restore(snapshot, deps) : new Agent(deps);
+    const agent = buildAgent(
+      {
+        model,
+        tools,
+        approver,
+        config,
+        memory: memoryPort,
+        log: (m) => log.debug(m),
+        ...(mcp ? { toolSources: [mcp.toolSource] } : {}),
+      },
+      { rules },
+      snapshot,
+    );
+    agent.on((e) => testRuns.observe(e));
+    return agent;
   };
   return {
     root,
@@ -194,8 +242,11 @@ export async function createRuntime(
     sandbox,
     memory,
     rules,
+    slash,
     store,
+    config,
     makeAgent,
+    expand: (text) => expandInput(slash, text),
     dispose: async () => {
       await store.flush();
       await Promise.all([sandbox.dispose(), mcp?.dispose()]);
@@ -209,6 +260,8 @@ export interface TaskMeta {
   status: string;
   /** --worktree: where the task works (kept in the record so --continue goes back there). */
   worktree?: TaskWorktree;
+  /** The iteration limit the task runs with (--continue keeps it). */
+  maxIterations?: number;
 }
 
 /** The worktree a stored record names, if any (records are untrusted input: checked field by field). */
@@ -228,6 +281,7 @@ export function recordOf(agent: Agent, meta: TaskMeta): TaskRecord {
   const snapshot = agent.dump();
   return {
     ...(meta.worktree ? { worktree: meta.worktree } : {}),
+    ...(meta.maxIterations ? { maxIterations: meta.maxIterations } : {}),
     id: agent.taskId,
     title: meta.title,
     createdAt: meta.createdAt,

@@ -3,6 +3,13 @@
 // the user allowed it for that workspace (narrower values always apply).
 import * as vscode from 'vscode';
 import { decideFor, onDidChangeConsent } from './settings-consent';
+import {
+  checkedChoice,
+  checkedNumber,
+  describeAdjustment,
+  NUMBER_SETTINGS,
+  type SettingAdjustment,
+} from './setting-values';
 
 export type ProviderId = 'vscode-lm' | 'openai' | 'anthropic' | 'openai-compatible';
 type ModeId = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
@@ -64,17 +71,13 @@ export interface ForgeSettings {
   toolCallFormat: 'auto' | 'native' | 'xml';
   /** Tokens; 0 = what the server reports (Ollama, LM Studio, vLLM, OpenRouter...) or the known model limits. */
   contextWindow: number;
+  /** Whether the model takes images: auto = what the model or VS Code says, on / off = the user knows better. */
+  imageInput: 'auto' | 'on' | 'off';
 }
 
 const PROVIDERS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
 const MODES: ModeId[] = ['agent', 'plan', 'implement', 'review', 'test', 'deploy'];
 
-function oneOf<T extends string>(value: unknown, allowed: T[], fallback: T): T {
-  return allowed.includes(value as T) ? (value as T) : fallback;
-}
-function num(value: unknown, fallback: number, min = -Infinity): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= min ? value : fallback;
-}
 /** A positive number, or an object of positive numbers by tool name; anything else: undefined (the defaults). */
 function toolTimeouts(value: unknown): number | Record<string, number> | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : undefined;
@@ -95,21 +98,26 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
   const auto = (w.autoApprove ?? {}) as Partial<AutoApproveSettings>;
   const maxIterations = c.get<number | null>('maxIterations');
   const temperature = c.get<number | null>('temperature');
+  const adjustments: SettingAdjustment[] = [];
+  const num = (key: keyof typeof NUMBER_SETTINGS, raw: unknown = c.get(key)) =>
+    checkedNumber(key, raw, NUMBER_SETTINGS[key], adjustments);
+  const oneOf = <T extends string>(key: string, raw: unknown, allowed: T[], fallback: T) =>
+    checkedChoice(key, raw, allowed, fallback, adjustments);
   return {
-    provider: oneOf(c.get('provider'), PROVIDERS, 'vscode-lm'),
+    provider: oneOf('provider', c.get('provider'), PROVIDERS, 'vscode-lm'),
     model: String(c.get('model') ?? '').trim(),
     baseUrl: String(w.baseUrl ?? '').trim(),
     keylessEndpoints: { baseUrl: keyless.includes('baseUrl'), fallbackModel: keyless.includes('fallbackModel') },
-    mode: oneOf(c.get('mode'), MODES, 'agent'),
+    mode: oneOf('mode', c.get('mode'), MODES, 'agent'),
     maxIterations: typeof maxIterations === 'number' && maxIterations >= 1 ? Math.floor(maxIterations) : undefined,
-    costBudgetUsd: num(w.costBudgetUsd, 2, 0),
-    tokenBudget: Math.floor(num(w.tokenBudget, 2_000_000, 0)),
-    streamIdleTimeoutSeconds: num(c.get('streamIdleTimeoutSeconds'), 90, 0),
+    costBudgetUsd: num('costBudgetUsd', w.costBudgetUsd),
+    tokenBudget: num('tokenBudget', w.tokenBudget),
+    streamIdleTimeoutSeconds: num('streamIdleTimeoutSeconds'),
     fallbackModel: String(w.fallbackModel ?? '').trim(),
-    timeBudgetMinutes: num(c.get('timeBudgetMinutes'), 30, 0),
-    maxOutputTokens: num(c.get('maxOutputTokens'), 8192, 1),
+    timeBudgetMinutes: num('timeBudgetMinutes'),
+    maxOutputTokens: num('maxOutputTokens'),
     temperature: typeof temperature === 'number' ? temperature : undefined,
-    thinkingBudgetTokens: num(c.get('thinkingBudgetTokens'), 0, 0),
+    thinkingBudgetTokens: num('thinkingBudgetTokens'),
     autoApprove: {
       read: auto.read !== false,
       write: auto.write === true,
@@ -118,27 +126,29 @@ export function readSettings(scope?: vscode.ConfigurationScope): ForgeSettings {
     },
     commandAllowList: strings(w.commandAllowList),
     commandDenyList: strings(w.commandDenyList),
-    commandTimeoutSeconds: num(c.get('commandTimeoutSeconds'), 120, 1),
+    commandTimeoutSeconds: num('commandTimeoutSeconds'),
     toolTimeoutSeconds: toolTimeouts(c.get('toolTimeoutSeconds')),
-    commandOutputCapChars: num(c.get('commandOutputCapChars'), 20_000, 1000),
+    commandOutputCapChars: num('commandOutputCapChars'),
     useShellIntegration: c.get('terminal.useShellIntegration') === true,
     reflection: {
       enabled: c.get('reflection.enabled') !== false,
-      budgetUsd: num(c.get('reflection.budgetUsd'), 0.05, 0),
+      budgetUsd: num('reflection.budgetUsd'),
     },
     memoryEnabled: c.get('memory.enabled') !== false,
-    historyMaxTasks: Math.floor(num(c.get('history.maxTasks'), 1000, 10)),
+    historyMaxTasks: num('history.maxTasks'),
     showDiffOnProposal: c.get('showDiffOnProposal') !== false,
     sandbox: {
       enabled: w['sandbox.enabled'] !== false,
-      network: oneOf(w['sandbox.network'], ['off', 'allowlist', 'on'], 'off'),
+      network: oneOf('sandbox.network', w['sandbox.network'], ['off', 'allowlist', 'on'], 'off'),
       allowedHosts: strings(w['sandbox.allowedHosts']),
       envAllowList: strings(w['sandbox.envAllowList']),
       enabledBy: sources['sandbox.enabled'] === 'workspace' ? 'workspace' : 'user',
     },
     mcpAutoApprove: w['mcp.autoApprove'],
-    toolCallFormat: oneOf(c.get('toolCallFormat'), ['auto', 'native', 'xml'], 'auto'),
-    contextWindow: Math.floor(num(c.get('contextWindow'), 0, 0)),
+    toolCallFormat: oneOf('toolCallFormat', c.get('toolCallFormat'), ['auto', 'native', 'xml'], 'auto'),
+    contextWindow: num('contextWindow'),
+    adjustments,
+    imageInput: oneOf('imageInput', c.get('imageInput'), ['auto', 'on', 'off'], 'auto'),
   };
 }
 
@@ -157,4 +167,22 @@ export function onSettingsChanged(listener: (settings: ForgeSettings) => void): 
 export function sandboxOffBy(): 'user' | 'workspace' | undefined {
   const s = readSettings().sandbox;
   return s.enabled ? undefined : s.enabledBy;
+}
+
+const reportedAdjustments = new Set<string>();
+
+/**
+ * Tells the user, once per value, about each setting Forge does not use as written (the log keeps every one), with
+ * a button to that setting.
+ */
+export function reportSettingAdjustments(settings: ForgeSettings, log: (message: string) => void): void {
+  for (const a of settings.adjustments) {
+    const text = describeAdjustment(a);
+    log(text);
+    if (reportedAdjustments.has(text)) continue;
+    reportedAdjustments.add(text);
+    void vscode.window.showWarningMessage(`Forge: ${text}`, 'Open Setting').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', `forge.${a.key}`);
+    });
+  }
 }

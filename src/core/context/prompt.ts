@@ -21,9 +21,13 @@ interface PromptInputs {
   planText?: string;
   /** What the mode gathered before the first step (manifests, diff, test files). */
   modeContext?: string;
+  /** Where the agent works, in the surface's words (default: the user's VS Code workspace). */
+  workplace?: string;
 }
 
-const ROLE = `You are Forge, an autonomous coding agent working inside the user's VS Code workspace.
+const role = (
+  workplace = "the user's VS Code workspace",
+) => `You are Forge, an autonomous coding agent working inside ${workplace}.
 Work in small verified steps: look before you change, keep edits minimal and consistent with the code base,
 and check your work (build, tests) when you can. Be concise in text; let tool calls do the work.`;
 
@@ -48,7 +52,7 @@ function iterationWarningText(iteration: number, maxIterations: number): string 
 
 export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
   const layers: SystemLayer[] = [
-    { id: 'role', stable: true, text: `${ROLE}\n\nMode: ${p.mode.label}. ${p.mode.prompt}` },
+    { id: 'role', stable: true, text: `${role(p.workplace)}\n\nMode: ${p.mode.label}. ${p.mode.prompt}` },
     { id: 'tool-rules', stable: true, text: TOOL_RULES },
   ];
   if (p.rulesText && p.rulesText.trim()) layers.push({ id: 'project-rules', stable: true, text: p.rulesText });

@@ -3,6 +3,7 @@ import type { Model, ModelInfo, Usage } from '../model/types';
 import type { ModeName } from '../modes';
 import type { ModeContextGatherer } from '../modes/context';
 import type { PolicyConfig } from '../safety/policy';
+import type { SurfaceControls } from './surface';
 
 export interface Clock {
   now(): number;
@@ -114,6 +115,8 @@ export interface AgentConfig {
   modeContext?: ModeContextGatherer;
   /** The project's rules text (AGENTS.md...) for the stable prompt prefix; read every step (nested rules may join). */
   projectRules?: string | (() => string);
+  /** The surface's own controls, named in messages and the role prompt (default: the extension's). */
+  controls?: SurfaceControls;
 }
 
 const DEFAULT_CONFIG: AgentConfig = {

@@ -90,7 +90,7 @@ export class RunMonitors {
     if (c.maxTokens !== undefined && tokens >= c.maxTokens) {
       return {
         reason: 'breaker',
-        detail: `Token budget reached: ${formatTokenCount(tokens)} of ${formatTokenCount(c.maxTokens)} tokens used (model steps, compaction, reflection and sub-agents). Continue to allow another ${formatTokenCount(c.maxTokens)}, or raise forge.tokenBudget.`,
+        detail: `Token budget reached: ${formatTokenCount(tokens)} of ${formatTokenCount(c.maxTokens)} tokens used (model steps, compaction, reflection and sub-agents). Continue to allow another ${formatTokenCount(c.maxTokens)}, or raise ${c.controls?.tokenBudget ?? 'forge.tokenBudget'}.`,
       };
     }
     return undefined;

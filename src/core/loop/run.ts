@@ -2,6 +2,7 @@
 import { compactHistory } from '../context/compaction';
 import { closeDanglingToolCalls, danglingToolCalls } from '../context/history';
 import { buildSystemLayers } from '../context/prompt';
+import { modelAdvice } from './surface';
 import { contextTokens, estimateTextTokens } from '../context/tokens';
 import { memoryBudget } from '../memory/budget';
 import { isProviderOutage, ModelError } from '../model/errors';
@@ -464,6 +465,7 @@ export class Run {
         planText: this.state.plan
           ? planText(this.state.plan, { editedByUser: this.state.planEditedByUser })
           : undefined,
+        workplace: this.deps.config.controls?.workplace,
         environment:
           typeof this.deps.config.environment === 'function'
             ? this.deps.config.environment()
@@ -512,7 +514,7 @@ export class Run {
       this.endStep(stepReport);
       return {
         reason: 'error',
-        detail: `Model error (${me.kind}${me.status ? ` ${me.status}` : ''}): ${me.message}\n${me.advice}`,
+        detail: `Model error (${me.kind}${me.status ? ` ${me.status}` : ''}): ${me.message}\n${modelAdvice(me, this.deps.config.controls)}`,
       };
     }
     stepReport.latencyMs = this.deps.clock.now() - t0;

@@ -15,7 +15,7 @@ import { mcpCommands } from '../mcp/mcp-commands';
 import { gatedTable, type ReadinessGate } from '../ui/readiness-gate';
 import { rulesCommands } from '../rules/rules-service';
 import type { ApiKeyStore } from '../api-key-store';
-import { onSettingsChanged } from '../settings';
+import { onSettingsChanged, readSettings, reportSettingAdjustments } from '../settings';
 import { consentCommands } from '../settings-consent';
 import type { Initialised } from './controller';
 
@@ -54,10 +54,13 @@ export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
     gate,
     (s) => s.controller.commands,
   );
+  const reportAdjusted = (s = readSettings()) => reportSettingAdjustments(s, (m) => log.warn(m));
+  reportAdjusted();
   context.subscriptions.push(
     registerCommands(commands, log),
     registerFixWithForge(),
     onSettingsChanged((s) => {
+      reportAdjusted(s);
       toolkit.refresh(s);
       // The idle task picks up the new limits, budgets and model window from its next message on.
       void refreshModel().finally(() => manager()?.current.rebuildAgent());

@@ -57,7 +57,26 @@ interface CommandSandboxOptions {
   scanMaxEntries?: number;
   /** Mount write layers with util-linux even where Perl could (tests of that path). */
   noPerl?: boolean;
+  /** How the surface names its sandbox controls in notes (default: the extension's settings). */
+  controls?: SandboxControls;
 }
+
+/** The surface's words for the sandbox's controls ("setting forge.sandbox.network" / "--network"). */
+export interface SandboxControls {
+  /** Containment's summary and reason when the sandbox is turned off. */
+  off: { summary: string; reason: string };
+  network: string;
+  allowedHosts: string;
+}
+
+const SETTINGS_CONTROLS: SandboxControls = {
+  off: {
+    summary: 'no sandbox (turned off in forge.sandbox.enabled)',
+    reason: 'The sandbox is turned off in the setting forge.sandbox.enabled.',
+  },
+  network: 'setting forge.sandbox.network',
+  allowedHosts: 'setting forge.sandbox.allowedHosts',
+};
 
 export interface SandboxPlan {
   contained: boolean;
@@ -98,7 +117,10 @@ export class CommandSandbox {
   private readonly locator: SecretLocator;
   private warnedEnv = new Set<string>();
 
+  private readonly controls: SandboxControls;
+
   constructor(private readonly opts: CommandSandboxOptions) {
+    this.controls = opts.controls ?? SETTINGS_CONTROLS;
     this.platform = opts.platform ?? process.platform;
     this.home = opts.home ?? os.homedir();
     this.locator = new SecretLocator(this.home, undefined, opts.scanMaxEntries);
@@ -144,8 +166,8 @@ export class CommandSandbox {
       return {
         kind: 'none',
         network: 'on',
-        summary: 'no sandbox (turned off in forge.sandbox.enabled)',
-        reason: 'The sandbox is turned off in the setting forge.sandbox.enabled.',
+        summary: this.controls.off.summary,
+        reason: this.controls.off.reason,
       };
     const p = this.probe;
     if (!p)
@@ -327,7 +349,7 @@ export class CommandSandbox {
       await plan.proxy.close().catch(() => undefined);
       if (denied.length)
         notes.unshift(
-          `network connections to ${denied.slice(0, 5).join(', ')}: not on the allow list (setting forge.sandbox.allowedHosts)`,
+          `network connections to ${denied.slice(0, 5).join(', ')}: not on the allow list (${this.controls.allowedHosts})`,
         );
     }
     return notes.slice(0, 5);
@@ -470,7 +492,7 @@ export class CommandSandbox {
         (line.includes(BLOCKED_REASON_PHRASE) ||
           /CONNECT tunnel failed, response 403|Tunnel connection failed: 403/.test(line))
       ) {
-        notes.add('a network connection to a host that is not on the allow list (setting forge.sandbox.allowedHosts)');
+        notes.add(`a network connection to a host that is not on the allow list (${this.controls.allowedHosts})`);
       }
       if (
         plan.profile.network === 'off' &&
@@ -478,7 +500,7 @@ export class CommandSandbox {
           line,
         )
       ) {
-        notes.add('a network connection: the network is off inside the sandbox (setting forge.sandbox.network)');
+        notes.add(`a network connection: the network is off inside the sandbox (${this.controls.network})`);
       }
       if (/No such file|nonexistent|ENOENT/i.test(line)) {
         const hiddenIn = (plan.profile.hiddenDirs ?? []).find((d) => line.includes(d + '/'));

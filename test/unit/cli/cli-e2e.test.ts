@@ -150,7 +150,10 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.ok(events.some((e) => e.type === 'tool_result' && e.name === 'execute_command' && !e.isError));
     assert.equal(events.at(-2).type, 'run_end');
     assert.equal(events.at(-2).report.reason, 'done');
-    assert.deepEqual(events.at(-1), { type: 'cli_exit', code: 0, reason: 'done', taskId: events[0].taskId });
+    const { report, ...exit } = events.at(-1);
+    assert.deepEqual(exit, { type: 'cli_exit', code: 0, reason: 'done', taskId: events[0].taskId });
+    // The last line carries the run report (programs read one line, not the stream).
+    assert.deepEqual(report, events.at(-2).report);
     assert.match(res.stderr, /\+ execute_command node test\.js/);
   });
 
