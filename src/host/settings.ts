@@ -73,6 +73,8 @@ export interface ForgeSettings {
   contextWindow: number;
   /** Whether the model takes images: auto = what the model or VS Code says, on / off = the user knows better. */
   imageInput: 'auto' | 'on' | 'off';
+  /** Settings whose written value is not the one in effect (out of range, not a number, not a choice). */
+  adjustments: SettingAdjustment[];
 }
 
 const PROVIDERS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
