@@ -35,9 +35,12 @@ export function fakeWriteTool(writes: { path: string; content: string; approval?
     description: 'Write a file',
     input: writeInput,
     risk: 'write',
-    async preview(input: unknown) {
+    async prepare(input: unknown) {
       const { path, content } = input as { path: string; content: string };
-      return { kind: 'edit', path, original: '', proposed: content, isNewFile: true };
+      return {
+        kind: 'ready',
+        preview: async () => ({ kind: 'edit', path, original: '', proposed: content, isNewFile: true }),
+      };
     },
     async execute(input: unknown, ctx: ToolContext) {
       const { path, content } = input as { path: string; content: string };

@@ -1,10 +1,10 @@
-// Runs one step's tool calls: parse check -> mode -> validate -> policy -> approval -> execute (retry) -> cap.
+// Runs one step's tool calls: parse check -> mode -> validate -> prepare -> policy -> approval -> execute (retry) -> cap.
 import { capToolOutput, type OutputStore } from '../context/output-store';
 import type { ChatMessage, ToolCall } from '../model/types';
 import { isToolAllowedInMode, type ModeDefinition } from '../modes';
 import type { ApprovalRequest, Approver } from '../safety/approval';
 import { taskGrantEntries, type Policy } from '../safety/policy';
-import { sensitiveRefusal } from '../safety/sensitive';
+import { sensitiveRefusal, uncheckedCall } from '../safety/sensitive';
 import { loopControlText } from '../tools/loop-control';
 import type { ToolRegistry } from '../tools/registry';
 import {
@@ -18,6 +18,7 @@ import {
   ToolError,
   type ApprovalDecision,
   type LoopControl,
+  type PreparedCall,
   type SensitiveCall,
   type Tool,
   type ToolContext,
@@ -55,6 +56,9 @@ export interface ToolRunContext {
   /** The run's iteration count (sub-agents' steps count against it). */
   iterations?: IterationPort;
 }
+
+/** A call its tool prepared and did not refuse. */
+type Ready = Extract<PreparedCall, { kind: 'ready' }>;
 
 export interface CallOutcome {
   call: StepToolCall;
@@ -161,21 +165,20 @@ function availableNames(ctx: ToolRunContext): string[] {
 async function approve(
   ctx: ToolRunContext,
   tool: Tool,
+  prepared: Ready,
   input: unknown,
   call: ToolCall,
   rest: ToolCall[],
   reuse?: ApprovalRequest,
-  sensitive?: SensitiveCall,
 ): Promise<ApprovalDecision> {
+  const { sensitive } = prepared;
   let preview: ApprovalRequest['preview'];
   // A control-plane edit is shown as it is now, never from a stored preview.
   if (reuse?.preview && !sensitive) preview = reuse.preview;
-  else if (tool.preview) {
+  else if (prepared.preview) {
     try {
       // Building the preview loads what execute() would (the file being edited): the same time limit applies.
-      preview = await withTimeLimit(ctx.signal, toolTimeLimitMs(tool, input), (signal) =>
-        tool.preview!(input, { signal, taskId: ctx.taskId, toolCallId: call.id }),
-      );
+      preview = await withTimeLimit(ctx.signal, toolTimeLimitMs(tool, input), prepared.preview);
     } catch (err) {
       if (ctx.signal.aborted) throw new RunAbortedError();
       preview = { kind: 'generic', summary: `${tool.name} (preview unavailable: ${errorText(err)})` };
@@ -204,7 +207,7 @@ async function approve(
   if (sensitive) decision = personOnly(decision, sensitive);
   ctx.emit({ type: 'approval_resolved', runId: ctx.runId, requestId: request.id, decision });
   if (decision.kind === 'approve' && decision.scope === 'task')
-    for (const entry of taskGrantEntries(tool, input)) ctx.allowedForTask.add(entry);
+    for (const entry of taskGrantEntries({ name: tool.name, prepared })) ctx.allowedForTask.add(entry);
   return decision;
 }
 
@@ -226,30 +229,22 @@ function personOnly(decision: ApprovalDecision, sensitive: SensitiveCall): Appro
   return decision.scope === 'task' ? { ...decision, scope: 'once' } : decision;
 }
 
-/** Tool.sensitive for the call; a check that fails counts as sensitive (asked, never automatic). */
-async function sensitivity(
-  ctx: ToolRunContext,
-  tool: Tool,
-  input: unknown,
-  call: ToolCall,
-): Promise<SensitiveCall | undefined> {
-  if (!tool.sensitive) return undefined;
+/**
+ * Tool.prepare for the call. A prepare that fails counts as sensitive (asked of a person, never automatic): what it
+ * would have refused or marked is unknown.
+ */
+async function prepareCall(ctx: ToolRunContext, tool: Tool, input: unknown, call: ToolCall): Promise<PreparedCall> {
+  if (!tool.prepare) return { kind: 'ready' };
   try {
     return await raceAbort(
-      tool.sensitive(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }),
+      tool.prepare(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }),
       ctx.signal,
     );
   } catch (err) {
     if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
     const what =
       typeof (input as { path?: unknown })?.path === 'string' ? String((input as { path: string }).path) : tool.name;
-    return {
-      kind: 'control-plane',
-      path: what,
-      anchor: what,
-      why: `Forge could not check whether it is control plane (${errorText(err)})`,
-      notice: 'may be control plane (the check failed); this edit is never auto-approved',
-    };
+    return { kind: 'ready', sensitive: uncheckedCall(what, err) };
   }
 }
 
@@ -305,41 +300,23 @@ async function executeWithRetry(
   }
 }
 
-/** The tool's own refusal before anything is asked (a secret path, an untrusted workspace); never throws but for abort. */
-async function precheck(
-  ctx: ToolRunContext,
-  tool: Tool,
-  input: unknown,
-  call: ToolCall,
-): Promise<ToolResult | undefined> {
-  if (!tool.precheck) return undefined;
-  try {
-    return await raceAbort(
-      tool.precheck(input, { signal: ctx.signal, taskId: ctx.taskId, toolCallId: call.id }),
-      ctx.signal,
-    );
-  } catch (err) {
-    if (ctx.signal.aborted || err instanceof RunAbortedError) throw new RunAbortedError();
-    return undefined; // a failing check leaves the decision to policy and execute()
-  }
-}
-
 /** policy -> (approval) -> execute with retries. */
 async function decideAndExecute(
   ctx: ToolRunContext,
   tool: Tool,
+  prepared: Ready,
   input: unknown,
   call: StepToolCall,
   rest: ToolCall[],
   reuse: ApprovalRequest | undefined,
 ): Promise<{ kind: CallKind; result: ToolResult; attempts: number }> {
-  const sensitive = await sensitivity(ctx, tool, input, call);
-  const { action, reason: why, by } = ctx.policy.evaluate(tool, ctx.allowedForTask, input, sensitive);
+  const { name, risk } = tool;
+  const { action, reason: why, by } = ctx.policy.decide({ name, risk, prepared }, ctx.allowedForTask);
   let decision: ApprovalDecision | undefined;
   const decided = { type: 'tool_decision', runId: ctx.runId, toolCallId: call.id, toolName: call.name } as const;
   if (action === 'ask') {
     ctx.track?.(call.id, `waiting for approval of ${call.name}`);
-    decision = await approve(ctx, tool, input, call, rest, reuse, sensitive);
+    decision = await approve(ctx, tool, prepared, input, call, rest, reuse);
     ctx.emit(
       decision.kind === 'approve'
         ? {
@@ -443,13 +420,13 @@ export async function runToolCall(
       errorClass = 'validation';
     } else {
       input = validation.input;
-      const refusal = await precheck(ctx, validation.tool, input, call);
-      if (refusal) {
+      const prepared = await prepareCall(ctx, validation.tool, input, call);
+      if (prepared.kind === 'refuse') {
         kind = 'denied';
-        result = { ...refusal, isError: true };
+        result = { ...prepared.result, isError: true };
         errorClass = 'permission';
       } else {
-        const outcome = await decideAndExecute(ctx, validation.tool, input, call, rest, reuse);
+        const outcome = await decideAndExecute(ctx, validation.tool, prepared, input, call, rest, reuse);
         ({ kind, result, attempts } = outcome);
         if (kind === 'denied' || kind === 'rejected') errorClass = 'permission';
         if (validation.tool.loopControl && !result.isError) {
@@ -520,7 +497,7 @@ function parallelizable(ctx: ToolRunContext, calls: readonly StepToolCall[]): bo
       tool.risk === 'read' &&
       !tool.loopControl &&
       isToolAllowedInMode(ctx.mode, tool) &&
-      ctx.policy.decide(tool, ctx.allowedForTask) === 'allow'
+      ctx.policy.decide(tool, ctx.allowedForTask).action === 'allow'
     );
   });
 }

@@ -68,22 +68,26 @@ export function createMcpTool(o: McpToolOptions): Tool & { mcp: { server: string
     risk: 'network',
     timeoutMs: o.timeoutMs,
     mcp: { server: o.server, tool: toolName },
-    policy() {
-      if (o.autoApproved(o.server, toolName))
-        return { action: 'allow', reason: `forge.mcp.autoApprove allows ${o.server}/${toolName}` };
-      return undefined;
-    },
-    async preview(input) {
-      const args = JSON.stringify(input, null, 2) ?? '{}';
-      const hintText = hints.length
-        ? `The server says it is ${hints.join(', ')} (not verified by Forge).`
-        : 'The server gives no hints about what it changes.';
-      const lines = [
-        `MCP tool "${shown}" of server "${o.server}". ${hintText}`,
-        `Arguments:\n${args.length > 4000 ? `${args.slice(0, 4000)}\n...` : args}`,
-        `Server: ${o.origin}`,
-      ];
-      return { kind: 'generic', summary: lines.join('\n') };
+    async prepare(input) {
+      return {
+        kind: 'ready',
+        policyHint: () =>
+          o.autoApproved(o.server, toolName)
+            ? { action: 'allow', reason: `forge.mcp.autoApprove allows ${o.server}/${toolName}` }
+            : undefined,
+        preview: async () => {
+          const args = JSON.stringify(input, null, 2) ?? '{}';
+          const hintText = hints.length
+            ? `The server says it is ${hints.join(', ')} (not verified by Forge).`
+            : 'The server gives no hints about what it changes.';
+          const lines = [
+            `MCP tool "${shown}" of server "${o.server}". ${hintText}`,
+            `Arguments:\n${args.length > 4000 ? `${args.slice(0, 4000)}\n...` : args}`,
+            `Server: ${o.origin}`,
+          ];
+          return { kind: 'generic', summary: lines.join('\n') };
+        },
+      };
     },
     async execute(input, ctx): Promise<ToolResult> {
       let raw: unknown;

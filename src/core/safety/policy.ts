@@ -1,6 +1,7 @@
-// Approval policy: per risk class allow/ask/deny, per-tool overrides, and "allow for this task".
+// The one allow / ask / deny decision: per risk class, per-tool overrides, the tool's prepared call, task grants
+// and standing approvals (settings, --approve flags). Hosts only route the questions it asks.
 import type { PolicyAction } from './approval';
-import type { RiskClass, SensitiveCall, Tool } from '../tools/types';
+import type { PreparedCall, RiskClass } from '../tools/types';
 
 /**
  * What a surface lets run without a question, by risk class, and where that comes from ('forge.autoApprove.write',
@@ -32,55 +33,55 @@ export class Policy {
   }
 
   /**
-   * What to do with a call. A tool the user allowed for this task skips the question, but an explicit
-   * per-tool 'deny' always wins (the user's standing rule beats a one-off click).
+   * Allow / ask / deny for one prepared call, for the extension and the CLI alike (both run it through the loop).
+   * In order: a per-tool 'deny'; the tool's own 'deny'; a sensitive call (asked, unless its risk class is denied);
+   * a grant for this task; the tool's own 'allow'; the per-tool or risk-class policy; a standing approval.
+   * `grants`: the task's allowed set, from the task's state alone.
    */
-  decide(
-    tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>,
-    allowedForTask: ReadonlySet<string> = new Set(),
-    input?: unknown,
-  ): PolicyAction {
-    return this.evaluate(tool, allowedForTask, input).action;
-  }
-
-  /**
-   * decide(), with the tool's own reason when its rule (e.g. a parsed command line) is what denied the call.
-   * `sensitive` (a control-plane edit, from Tool.sensitive): a deny still denies, anything else asks, whatever the
-   * risk-class policy, a per-tool 'allow', the tool's own rule or a grant for this task says.
-   */
-  evaluate(
-    tool: Pick<Tool, 'name' | 'risk' | 'policy' | 'taskGrant'>,
-    allowedForTask: ReadonlySet<string> = new Set(),
-    input?: unknown,
-    sensitive?: SensitiveCall,
-  ): { action: PolicyAction; reason?: string; by: PolicyDecider } {
-    const override = this.config.byTool?.[tool.name];
-    const byRisk = this.config.byRisk[tool.risk] ?? 'ask';
+  decide(call: CallToDecide, grants: ReadonlySet<string> = new Set()): PolicyDecision {
+    const { name, risk } = call;
+    const ready = call.prepared ?? {};
+    const override = this.config.byTool?.[name];
+    const byRisk = this.config.byRisk[risk] ?? 'ask';
     if (override === 'deny') return { action: 'deny', by: 'rule' };
-    const grants = grantsFor(tool.name, allowedForTask);
-    const hint = input !== undefined ? tool.policy?.(input, grants) : undefined;
+    const granted = grantsFor(name, grants);
+    const hint = ready.policyHint?.(granted);
     if (hint?.action === 'deny') return { action: 'deny', reason: hint.reason, by: 'rule' };
-    if (sensitive) {
+    if (ready.sensitive) {
       if (byRisk === 'deny') return { action: 'deny', by: 'policy' };
-      return { action: 'ask', reason: sensitive.notice, by: 'rule' };
+      return { action: 'ask', reason: ready.sensitive.notice, by: 'rule' };
     }
-    // Tools with their own grants (taskGrant) are allowed through policy() above, never wholesale by name.
-    if (!tool.taskGrant && allowedForTask.has(tool.name)) return { action: 'allow', by: 'task_grant' };
+    // Tools with their own grant keys are allowed through policyHint above, never wholesale by name.
+    if (!ready.grantKeys && grants.has(name)) return { action: 'allow', by: 'task_grant' };
     if (hint?.action === 'allow' && byRisk !== 'deny') {
       // Allowed by the tool's own rule, or only thanks to a grant for this task (asked again without the grants).
-      const byGrant = grants.size > 0 && tool.policy?.(input, new Set())?.action !== 'allow';
+      const byGrant = granted.size > 0 && ready.policyHint?.(new Set())?.action !== 'allow';
       return { action: 'allow', by: byGrant ? 'task_grant' : 'rule' };
     }
     const action = override ?? byRisk;
     // MCP tools never ride on a risk class's standing approval: only on one for MCP (the CLI's --approve network);
-    // the extension's forge.mcp.autoApprove allows per server and tool, through their policy() above.
-    if (action === 'ask' && tool.risk !== 'read') {
+    // the extension's forge.mcp.autoApprove allows per server and tool, through their policyHint above.
+    if (action === 'ask' && risk !== 'read') {
       const standing = this.config.standing?.();
-      const source = tool.name.startsWith('mcp__') ? standing?.mcp : standing?.[tool.risk];
+      const source = name.startsWith('mcp__') ? standing?.mcp : standing?.[risk];
       if (source) return { action: 'allow', reason: source, by: 'setting' };
     }
     return { action, by: override ? 'rule' : 'policy' };
   }
+}
+
+/** A call as the policy sees it: the tool's name and risk class, and what its prepare() said (absent: nothing). */
+export interface CallToDecide {
+  name: string;
+  risk: RiskClass;
+  prepared?: Omit<Extract<PreparedCall, { kind: 'ready' }>, 'kind'>;
+}
+
+export interface PolicyDecision {
+  action: PolicyAction;
+  /** The tool's rule, the sensitive call's notice or the standing approval that decided. */
+  reason?: string;
+  by: PolicyDecider;
 }
 
 /**
@@ -89,10 +90,11 @@ export class Policy {
  */
 type PolicyDecider = 'rule' | 'task_grant' | 'setting' | 'policy';
 
-/** How a task grant is stored in the task's allowed set: the tool name, or `tool:key` for a tool's own grants. */
-export function taskGrantEntries(tool: Pick<Tool, 'name' | 'taskGrant'>, input: unknown): string[] {
-  if (!tool.taskGrant) return [tool.name];
-  return tool.taskGrant(input).map((key) => `${tool.name}:${key}`);
+/** How a task grant is stored in the task's allowed set: the tool name, or `tool:key` for a tool's own grant keys. */
+export function taskGrantEntries(call: Pick<CallToDecide, 'name' | 'prepared'>): string[] {
+  const keys = call.prepared?.grantKeys;
+  if (!keys) return [call.name];
+  return keys.map((key) => `${call.name}:${key}`);
 }
 
 function grantsFor(toolName: string, allowed: ReadonlySet<string>): Set<string> {

@@ -27,6 +27,17 @@ export function controlPlaneChange(
   return undefined;
 }
 
+/** A call whose control-plane check failed: treated as control plane (asked of a person, never automatic). */
+export function uncheckedCall(what: string, err: unknown): SensitiveCall {
+  return {
+    kind: 'control-plane',
+    path: what,
+    anchor: what,
+    why: `Forge could not check whether it is control plane (${err instanceof Error ? err.message : String(err)})`,
+    notice: 'may be control plane (the check failed); this edit is never auto-approved',
+  };
+}
+
 /** The card's and the terminal's title line: "Edit .vscode/settings.json — control plane: ...". */
 export function sensitiveTitle(s: SensitiveCall, verb = 'Edit'): string {
   if (s.kind === 'unhidden-secrets') return `Run ${s.path} — ${s.notice}`;

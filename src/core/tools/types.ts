@@ -109,6 +109,37 @@ export interface ToolResult {
   };
 }
 
+/** A tool's own rule on one call (e.g. the parsed command line against the user's allow / deny lists). */
+export interface PolicyHint {
+  action: PolicyAction;
+  reason: string;
+}
+
+/**
+ * One call as its tool describes it before any decision (Tool.prepare): refused outright, never a question for the
+ * user, or ready for the policy. Every field of 'ready' is optional; the cheap ones are values, the costly preview is
+ * built only when the decision is "ask".
+ */
+export type PreparedCall =
+  | { kind: 'refuse'; result: ToolResult }
+  | {
+      kind: 'ready';
+      /** Builds what the approver shows (diff, command line). Called only when the decision is "ask". */
+      preview?: (signal: AbortSignal) => Promise<ApprovalPreview>;
+      /**
+       * The tool's own rule for this call, given the keys this task granted the tool. 'deny' always wins; 'allow'
+       * skips the question unless the user's policy denies the risk class or the tool; undefined: the risk class.
+       */
+      policyHint?: (grants: ReadonlySet<string>) => PolicyHint | undefined;
+      /**
+       * What "Always for this task" grants for this call, as keys policyHint later receives (a command's program
+       * and subcommand). Absent: the tool is granted whole, by name; empty: nothing beyond this call.
+       */
+      grantKeys?: readonly string[];
+      /** A call a person must approve, each time, whatever the policy, settings or grants say (the control plane). */
+      sensitive?: SensitiveCall;
+    };
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
@@ -118,31 +149,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   output?: z.ZodType;
   risk: RiskClass;
   loopControl?: LoopControl;
-  /** Builds what the approver shows (diff, command line). Called only when policy says "ask". */
-  preview?(input: z.infer<S>, ctx: ToolContext): Promise<ApprovalPreview>;
   /**
-   * Per-call policy hint from the tool's own rules on the validated input (e.g. the parsed command line against
-   * the user's allow/deny lists). 'deny' always wins; 'allow' skips the question unless the user's policy denies
-   * the risk class or the tool; undefined falls back to the risk-class policy.
+   * What the tool says about one validated call before anything is decided: a refusal the model reads (a write to a
+   * secret path, a command in an untrusted workspace), or what the policy and the approver need. Absent: ready, with
+   * nothing to add. Core's Policy decides from it (core/safety/policy.ts); a prepare that throws counts as sensitive.
    */
-  policy?(input: z.infer<S>, grants?: ReadonlySet<string>): { action: PolicyAction; reason: string } | undefined;
-  /**
-   * What "Always for this task" grants for this call, as keys the tool's policy() later receives in `grants`
-   * (e.g. a command's program and subcommand). Tools without it are granted whole, by name. An empty array
-   * grants nothing beyond this call.
-   */
-  taskGrant?(input: z.infer<S>): string[];
-  /**
-   * Whether this call is sensitive (it edits the control plane): then it is always asked, of a person, once, whatever
-   * the policy, the settings or the task's grants say. Asked after precheck (the path is known to be usable).
-   */
-  sensitive?(input: z.infer<S>, ctx: ToolContext): Promise<SensitiveCall | undefined>;
-  /**
-   * Refusals known before anything is asked (a write to a secret path, a command in an untrusted workspace):
-   * a result here ends the call before policy and approval, so the user is never asked about a call that
-   * would be refused anyway.
-   */
-  precheck?(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult | undefined>;
+  prepare?(input: z.infer<S>, ctx: ToolContext): Promise<PreparedCall>;
   /**
    * Time limit of one execute() in ms (a number, or per call from the input, e.g. a command's own timeout). The
    * loop aborts the call's signal when it passes and abandons a call that ignores it. Absent: the loop's default

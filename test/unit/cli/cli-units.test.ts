@@ -80,7 +80,8 @@ describe('forge CLI: flags and environment', () => {
 
   it('refuses what it cannot honour, as usage errors', () => {
     assert.throws(() => parseArgs(['run'], {}), UsageError);
-    assert.throws(() => parseArgs(['run', '--mode', 'yolo', 'x'], {}), /unknown mode/);
+    // A name a custom agent could have is checked once the agent files are read (runtime.ts); this one cannot be.
+    assert.throws(() => parseArgs(['run', '--mode', 'yo lo!', 'x'], {}), /unknown mode/);
     assert.throws(() => parseArgs(['run', '--network', 'maybe', 'x'], {}), /not off, allowlist or on/);
     assert.throws(() => parseArgs(['run', '--api-key', 'sk', 'x'], {}), /unknown option --api-key/);
     assert.throws(() => parseArgs(['run', '--provider', 'openai-compatible', '--model', 'm', 'x'], {}), /base-url/);
@@ -128,7 +129,7 @@ describe('forge CLI: approvals', () => {
   it('--approve flags are standing approvals in core Policy; commands-sandboxed only while commands run contained', () => {
     const exec = { name: 'execute_command', risk: 'execute' as const };
     const decide = (flags: string[], c: Containment) =>
-      new Policy({ standing: () => standingFromFlags(parseApprovalPolicy(flags), () => c) }).evaluate(exec);
+      new Policy({ standing: () => standingFromFlags(parseApprovalPolicy(flags), () => c) }).decide(exec);
     assert.deepEqual(decide(['commands-sandboxed'], contained), {
       action: 'allow',
       reason: '--approve commands-sandboxed',

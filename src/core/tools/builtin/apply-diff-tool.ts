@@ -3,7 +3,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import { applyDiff, type AppliedBlock } from '../apply-diff/apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
-import { checkEditTarget, controlPlaneTarget, decodeTextPaced, errorResult } from './common';
+import { checkEditTarget, decodeTextPaced, errorResult, prepareEdit } from './common';
 import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';
 
 const applyDiffInput = z.object({
@@ -61,26 +61,24 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       'Either every block applies or the file is left untouched and you get a report with the closest match.',
     input: applyDiffInput,
     risk: 'write',
-    /** The control plane is always asked, of a person (never a setting or a grant for the task). */
-    sensitive: (input) => controlPlaneTarget(sandbox, input.path),
-    /** Path refusals, a missing, folder or binary target: before anyone is asked, without computing the diff. */
-    async precheck(input, ctx) {
-      const t = await checkEditTarget(sandbox, input.path, ctx.signal, DIFF_TARGET, 'head');
-      return t.ok ? undefined : t.result;
-    },
-    async preview(input, ctx): Promise<ApprovalPreview> {
-      const c = await compute(sandbox, input, ctx);
-      if ('error' in c) return { kind: 'generic', summary: c.error!.content };
-      if (!c.result.ok) return { kind: 'generic', summary: c.result.message };
-      return {
-        kind: 'edit',
-        path: c.abs,
-        displayPath: sandbox.display(c.abs),
-        original: c.original,
-        proposed: c.result.content,
-        isNewFile: false,
-      };
-    },
+    /**
+     * Path refusals, a missing, folder or binary target (without computing the diff); the control plane, always
+     * asked of a person; the diff, computed only when someone is asked.
+     */
+    prepare: (input, ctx) =>
+      prepareEdit(sandbox, input.path, ctx, DIFF_TARGET, async (signal): Promise<ApprovalPreview> => {
+        const c = await compute(sandbox, input, { ...ctx, signal });
+        if ('error' in c) return { kind: 'generic', summary: c.error!.content };
+        if (!c.result.ok) return { kind: 'generic', summary: c.result.message };
+        return {
+          kind: 'edit',
+          path: c.abs,
+          displayPath: sandbox.display(c.abs),
+          original: c.original,
+          proposed: c.result.content,
+          isNewFile: false,
+        };
+      }),
     async execute(input, ctx): Promise<ToolResult> {
       // Approved from a preview: the blocks are matched again in memory against the text that was shown (for the
       // report), the file is not read again; the applier refuses if it changed since.

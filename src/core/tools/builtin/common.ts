@@ -1,7 +1,7 @@
 // Helpers shared by the workspace tools: decoding, binary detection, refusals, result shaping.
 import type { PathResolution, ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
-import { controlPlaneChange } from '../../safety/sensitive';
-import type { SensitiveCall, ToolResult } from '../types';
+import { controlPlaneChange, uncheckedCall } from '../../safety/sensitive';
+import type { ApprovalPreview, PreparedCall, SensitiveCall, ToolContext, ToolResult } from '../types';
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -142,7 +142,7 @@ type Resolved = { ok: true; path: ResolvedPath } | { ok: false; result: ToolResu
 /**
  * Refusals of an edit target that need no diff: path rules for 'write' (secrets, .forgeignore, .git, outside the
  * workspace, untrusted), a folder, a binary file, and (when `mustExist`) a missing file. write_file and apply_diff
- * run it from precheck (before anyone is asked; 'head' reads only the first 64 KB) and again in execute ('whole',
+ * run it from prepare (before anyone is asked; 'head' reads only the first 64 KB) and again in execute ('whole',
  * returning the bytes), where the file may have changed meanwhile.
  */
 export async function checkEditTarget(
@@ -208,13 +208,41 @@ export function dominantEol(text: string): '\n' | '\r\n' {
 }
 
 /**
- * Tool.sensitive for a file the agent would change: control plane as addressed or where it really lives (a symbolic
- * link inside the workspace to .vscode/settings.json is that file). undefined when the path is not usable at all
- * (precheck refuses it).
+ * Whether a file the agent would change is control plane, as addressed or where it really lives (a symbolic link
+ * inside the workspace to .vscode/settings.json is that file). undefined when the path is not usable at all
+ * (prepareEdit refuses it).
  */
 export async function controlPlaneTarget(sandbox: WorkspaceSandbox, input: string): Promise<SensitiveCall | undefined> {
   const r = await sandbox.resolve(input, 'write');
   if (!r.ok) return undefined;
   const real = r.real !== r.abs ? await sandbox.canonical(r) : r;
   return controlPlaneChange(sandbox.display(r.abs), [r.rel, real.rel]);
+}
+
+/**
+ * Tool.prepare of write_file and apply_diff: the target's refusals first (checkEditTarget 'head', no diff computed;
+ * a check that throws leaves them to execute()), then whether it is control plane (a check that throws counts as
+ * control plane). The preview, the costly diff, is built only if the policy asks.
+ */
+export async function prepareEdit(
+  sandbox: WorkspaceSandbox,
+  path: string,
+  ctx: ToolContext,
+  target: Parameters<typeof checkEditTarget>[3],
+  preview: (signal: AbortSignal) => Promise<ApprovalPreview>,
+): Promise<PreparedCall> {
+  try {
+    const t = await checkEditTarget(sandbox, path, ctx.signal, target, 'head');
+    if (!t.ok) return { kind: 'refuse', result: t.result };
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+  }
+  let sensitive: SensitiveCall | undefined;
+  try {
+    sensitive = await controlPlaneTarget(sandbox, path);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    sensitive = uncheckedCall(path, err);
+  }
+  return { kind: 'ready', preview, ...(sensitive ? { sensitive } : {}) };
 }

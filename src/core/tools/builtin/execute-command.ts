@@ -3,7 +3,7 @@ import { checkCommand, DEFAULT_COMMAND_RULES, type CommandRules, type CommandVer
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { CommandCheckOptions } from '../../safety/command-rules';
 import type { CommandFileChange, CommandRunner, Containment } from '../../workspace/types';
-import type { ApprovalPreview, Tool, ToolResult } from '../types';
+import type { ApprovalPreview, PreparedCall, Tool, ToolResult } from '../types';
 import { errorResult, formatBytes, resolveOrRefuse } from './common';
 import { unhiddenSecretsCall } from '../../safety/sensitive';
 
@@ -28,6 +28,12 @@ const executeCommandInput = z.object({
       `Kill the command after this long. Default: the user setting (${COMMAND_DEFAULT_TIMEOUT_S} unless changed).`,
     ),
 });
+
+const untrustedRefusal = () =>
+  errorResult(
+    'Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.',
+    { refused: 'untrusted' },
+  );
 
 const UNCONTAINED: Containment = { kind: 'none', network: 'on', summary: 'no sandbox' };
 
@@ -80,53 +86,43 @@ export function createExecuteCommandTool(
       'pass flags like --yes / --no-watch. Dangerous commands are refused; the user approves others.',
     input: executeCommandInput,
     risk: 'execute',
-    async preview(input): Promise<ApprovalPreview> {
-      const keys = check(input.command).grantKeys ?? [];
+    async prepare(input): Promise<PreparedCall> {
+      if (!sandbox.trusted) return { kind: 'refuse', result: untrustedRefusal() };
+      // "Always for this task" grants the command's programs and subcommands only (e.g. "git commit"), never
+      // every later command; a command with a hazard (secret, environment, redirection) grants nothing.
+      const grantKeys = check(input.command).grantKeys ?? [];
       const c = containment();
       return {
-        kind: 'command',
-        command: input.command,
-        cwd: input.cwd,
-        ...(keys.length > 0 ? { grant: keys.join(', ') } : {}),
-        containment:
-          c.kind === 'none'
-            ? `Runs WITHOUT a sandbox, with your full rights${c.reason ? ` (${c.reason})` : ''}`
-            : `Runs contained (${c.summary})`,
+        kind: 'ready',
+        // The parsed command line decides, never the model's claim: allow-listed commands run without a question,
+        // denied ones are refused before any approval is asked; everything else follows the execute policy.
+        policyHint: (grants) => {
+          const verdict = check(input.command, grants);
+          const where = verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : '';
+          if (verdict.action === 'deny') return { action: 'deny', reason: `${verdict.reason}${where}` };
+          if (verdict.action === 'ask') return undefined;
+          return { action: verdict.action, reason: `${verdict.reason}${where}` };
+        },
+        grantKeys,
+        // Fails closed: while a secret may be unmasked nothing runs without a person, allow list and settings included.
+        ...(c.kind !== 'none' && c.secretScan ? { sensitive: unhiddenSecretsCall(input.command, c.secretScan) } : {}),
+        preview: async (): Promise<ApprovalPreview> => {
+          const now = containment();
+          return {
+            kind: 'command',
+            command: input.command,
+            cwd: input.cwd,
+            ...(grantKeys.length > 0 ? { grant: grantKeys.join(', ') } : {}),
+            containment:
+              now.kind === 'none'
+                ? `Runs WITHOUT a sandbox, with your full rights${now.reason ? ` (${now.reason})` : ''}`
+                : `Runs contained (${now.summary})`,
+          };
+        },
       };
     },
-    // The parsed command line decides, never the model's claim: allow-listed commands run without a question,
-    // denied ones are refused before any approval is asked; everything else follows the execute policy.
-    policy(input, grants) {
-      const verdict = check(input.command, grants);
-      const where = verdict.part && !verdict.reason.includes(verdict.part) ? ` (in \`${verdict.part}\`)` : '';
-      if (verdict.action === 'deny') return { action: 'deny', reason: `${verdict.reason}${where}` };
-      if (verdict.action === 'ask') return undefined;
-      return { action: verdict.action, reason: `${verdict.reason}${where}` };
-    },
-    // Fails closed: while a secret may be unmasked nothing runs without a person, allow list and settings included.
-    async sensitive(input) {
-      const c = containment();
-      return c.kind !== 'none' && c.secretScan ? unhiddenSecretsCall(input.command, c.secretScan) : undefined;
-    },
-    // "Always for this task" grants the command's programs and subcommands only (e.g. "git commit"), never
-    // every later command; a command with a hazard (secret, environment, redirection) grants nothing.
-    taskGrant(input) {
-      return check(input.command).grantKeys ?? [];
-    },
-    async precheck() {
-      if (!sandbox.trusted)
-        return errorResult(
-          'Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.',
-          { refused: 'untrusted' },
-        );
-      return undefined;
-    },
     async execute(input, ctx): Promise<ToolResult> {
-      if (!sandbox.trusted)
-        return errorResult(
-          'Refused: this workspace is not trusted, so Forge cannot run commands. Ask the user to trust the workspace.',
-          { refused: 'untrusted' },
-        );
+      if (!sandbox.trusted) return untrustedRefusal();
       const verdict = check(input.command);
       if (verdict.action === 'deny') {
         return errorResult(

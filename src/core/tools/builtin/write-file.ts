@@ -4,7 +4,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ApprovedEdit, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
-import { checkEditTarget, controlPlaneTarget, decodeTextPaced, dominantEol, Pacer } from './common';
+import { checkEditTarget, decodeTextPaced, dominantEol, Pacer, prepareEdit } from './common';
 
 const writeFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root. Parent folders are created.'),
@@ -178,12 +178,6 @@ const WRITE_TARGET = {
   },
 };
 
-/** Refusals known without the new content (precheck runs this before the user is asked). */
-async function refusal(sandbox: WorkspaceSandbox, path: string, ctx: ToolContext): Promise<ToolResult | undefined> {
-  const t = await checkEditTarget(sandbox, path, ctx.signal, WRITE_TARGET, 'head');
-  return t.ok ? undefined : t.result;
-}
-
 async function loadCurrent(sandbox: WorkspaceSandbox, path: string, ctx: ToolContext): Promise<Current | ToolResult> {
   const t = await checkEditTarget(sandbox, path, ctx.signal, WRITE_TARGET, 'whole');
   if (!t.ok) return t.result;
@@ -205,21 +199,20 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
       'Always pass the complete content. The user reviews the change as a diff and may edit it before accepting.',
     input: writeFileInput,
     risk: 'write',
-    precheck: (input, ctx) => refusal(sandbox, input.path, ctx),
-    /** The control plane is always asked, of a person (never a setting or a grant for the task). */
-    sensitive: (input) => controlPlaneTarget(sandbox, input.path),
-    async preview(input, ctx): Promise<ApprovalPreview> {
-      const cur = await loadCurrent(sandbox, input.path, ctx);
-      if ('content' in cur) return { kind: 'generic', summary: cur.content };
-      return {
-        kind: 'edit',
-        path: cur.abs,
-        displayPath: sandbox.display(cur.abs),
-        original: cur.original,
-        proposed: matchEol(cur.original, input.content),
-        isNewFile: !cur.exists,
-      };
-    },
+    /** Path refusals, a folder or binary target; the control plane, always asked of a person; the diff, lazily. */
+    prepare: (input, ctx) =>
+      prepareEdit(sandbox, input.path, ctx, WRITE_TARGET, async (signal): Promise<ApprovalPreview> => {
+        const cur = await loadCurrent(sandbox, input.path, { ...ctx, signal });
+        if ('content' in cur) return { kind: 'generic', summary: cur.content };
+        return {
+          kind: 'edit',
+          path: cur.abs,
+          displayPath: sandbox.display(cur.abs),
+          original: cur.original,
+          proposed: matchEol(cur.original, input.content),
+          isNewFile: !cur.exists,
+        };
+      }),
     async execute(input, ctx) {
       // Approved from a preview: write what was shown (the applier refuses if the file changed since).
       const ok = approvedEdit(ctx);

@@ -85,9 +85,12 @@ describe('core/loop approval and policy', () => {
       description: 'r',
       risk: 'execute',
       input: z.object({ cmd: z.string() }),
-      preview: async () => {
-        throw new Error('no terminal');
-      },
+      prepare: async () => ({
+        kind: 'ready',
+        preview: async () => {
+          throw new Error('no terminal');
+        },
+      }),
       execute: async () => ({ content: 'ran' }),
     };
     const approver = new ScriptedApprover([{ kind: 'approve' }]);

@@ -1,5 +1,5 @@
-// "Always for this task" grants what the tool says it grants (Tool.taskGrant), not the whole tool: a command's
-// program and subcommand, say. A tool without taskGrant is still granted by name. Grants survive dump/restore.
+// "Always for this task" grants what the tool says it grants (prepare's grantKeys), not the whole tool: a command's
+// program and subcommand, say. A tool without grant keys is still granted by name. Grants survive dump/restore.
 import assert from 'node:assert/strict';
 import * as z from 'zod';
 import type { Tool } from '../../../../src/core/tools/types';
@@ -15,9 +15,12 @@ function commandLike(ran: string[]): Tool<typeof input> {
     description: 'runs a program',
     input,
     risk: 'execute',
-    taskGrant: (i) => (i.hazard ? [] : [i.program]),
-    policy: (i, grants) =>
-      !i.hazard && grants?.has(i.program) ? { action: 'allow', reason: `granted: ${i.program}` } : undefined,
+    prepare: async (i) => ({
+      kind: 'ready',
+      grantKeys: i.hazard ? [] : [i.program],
+      policyHint: (grants) =>
+        !i.hazard && grants.has(i.program) ? { action: 'allow', reason: `granted: ${i.program}` } : undefined,
+    }),
     async execute(i) {
       ran.push(i.program);
       return { content: `ran ${i.program}` };
@@ -59,7 +62,7 @@ describe('core/loop task grants (Always for this task)', () => {
     );
   });
 
-  it('a tool without taskGrant is still granted whole, by name', async () => {
+  it('a tool without grant keys is still granted whole, by name', async () => {
     const writes: { path: string; content: string }[] = [];
     const approver = new ScriptedApprover([{ kind: 'approve', scope: 'task' }]);
     const h = harness(

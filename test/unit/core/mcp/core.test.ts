@@ -18,6 +18,7 @@ import { createMcpTool } from '../../../../src/core/mcp/tool';
 import { cleanUntrusted, describeMcpTool } from '../../../../src/core/mcp/untrusted';
 import { ToolRegistry } from '../../../../src/core/tools/registry';
 import { Policy } from '../../../../src/core/safety/policy';
+import { prepared, previewOf, type Ready } from '../../../support/tool-context';
 
 const PROVIDER_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -165,10 +166,11 @@ describe('mcp core: approval', () => {
       timeoutMs: 1000,
     });
     const policy = new Policy();
-    assert.equal(policy.decide(tool, new Set(), {}), 'ask', 'a read-only hint is not trusted');
+    const decide = async () => policy.decide({ ...tool, prepared: (await prepared(tool, {})) as Ready }).action;
+    assert.equal(await decide(), 'ask', 'a read-only hint is not trusted');
     allowed = true;
-    assert.equal(policy.decide(tool, new Set(), {}), 'allow');
-    const preview = await tool.preview!({}, { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' });
+    assert.equal(await decide(), 'allow');
+    const preview = await previewOf(tool, {}, { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' });
     assert.equal(preview.kind, 'generic');
     assert.match(preview.kind === 'generic' ? preview.summary : '', /says it is read-only \(not verified by Forge\)/);
   });

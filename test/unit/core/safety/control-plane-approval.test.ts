@@ -23,6 +23,7 @@ import { Transcript } from '../../../../src/panel/transcript';
 import { TranscriptItemSchema } from '../../../../src/protocol/items';
 import { callsTurn, doneTurn } from '../../../support/scripted-model';
 import { harness, ScriptedApprover } from '../../../support/loop-harness';
+import { sensitiveOf } from '../../../support/tool-context';
 
 const settingsFile = '{ "forge.sandbox.enabled": false }\n';
 
@@ -52,39 +53,29 @@ describe('control plane: the policy', () => {
       byRisk: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' },
       byTool: { write_file: 'allow' },
     });
+    assert.equal(open.decide(write, new Set()).action, 'allow', 'an ordinary file is allowed by that policy');
+    assert.equal(open.decide({ ...write, prepared: { sensitive } }, new Set(['write_file'])).action, 'ask');
     assert.equal(
-      open.evaluate(write, new Set(), { path: 'src/a.ts' }).action,
-      'allow',
-      'an ordinary file is allowed by that policy',
-    );
-    assert.equal(
-      open.evaluate(write, new Set(['write_file']), { path: '.vscode/settings.json' }, sensitive).action,
-      'ask',
-    );
-    assert.equal(
-      new Policy().evaluate(write, new Set(['write_file']), {}, sensitive).action,
+      new Policy().decide({ ...write, prepared: { sensitive } }, new Set(['write_file'])).action,
       'ask',
       'a task grant by name does not cover it',
     );
-    const allowing = { ...write, policy: () => ({ action: 'allow' as const, reason: 'the tool says so' }) };
-    assert.equal(
-      new Policy().evaluate(allowing, new Set(), {}, sensitive).action,
-      'ask',
-      "the tool's own allow does not cover it",
-    );
+    const allowing = {
+      ...write,
+      prepared: { sensitive, policyHint: () => ({ action: 'allow' as const, reason: 'the tool says so' }) },
+    };
+    assert.equal(new Policy().decide(allowing, new Set()).action, 'ask', "the tool's own allow does not cover it");
   });
   it('still denies what the policy denies', () => {
     assert.equal(
-      new Policy({ byTool: { write_file: 'deny' } }).evaluate(write, new Set(), {}, sensitive).action,
+      new Policy({ byTool: { write_file: 'deny' } }).decide({ ...write, prepared: { sensitive } }).action,
       'deny',
     );
     assert.equal(
-      new Policy({ byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' } }).evaluate(
-        write,
-        new Set(),
-        {},
-        sensitive,
-      ).action,
+      new Policy({ byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' } }).decide({
+        ...write,
+        prepared: { sensitive },
+      }).action,
       'deny',
     );
   });
@@ -102,34 +93,35 @@ describe('control plane: the write tools mark their calls', () => {
     const ad = tools.find((t) => t.name === 'apply_diff')!;
     const ctx = { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' };
     assert.equal(
-      (await wf.sensitive!({ path: '.vscode/settings.json', content: settingsFile }, ctx))?.anchor,
+      (await sensitiveOf(wf, { path: '.vscode/settings.json', content: settingsFile }, ctx))?.anchor,
       '.vscode',
     );
     assert.equal(
-      (await wf.sensitive!({ path: '.vscode/tasks.json', content: '{}' }, ctx))?.anchor,
+      (await sensitiveOf(wf, { path: '.vscode/tasks.json', content: '{}' }, ctx))?.anchor,
       '.vscode',
       'a file that does not exist yet too',
     );
     assert.equal(
-      (await wf.sensitive!({ path: '.devcontainer/devcontainer.json', content: '{}' }, ctx))?.anchor,
+      (await sensitiveOf(wf, { path: '.devcontainer/devcontainer.json', content: '{}' }, ctx))?.anchor,
       '.devcontainer',
     );
     assert.equal(
-      (await wf.sensitive!({ path: '.github/workflows/ci.yml', content: '' }, ctx))?.anchor,
+      (await sensitiveOf(wf, { path: '.github/workflows/ci.yml', content: '' }, ctx))?.anchor,
       '.github/workflows',
     );
     assert.equal(
-      (await ad.sensitive!({ path: 'AGENTS.md', blocks: [{ search: '# rules', replace: '# mine' }] }, ctx))?.anchor,
+      (await sensitiveOf(ad, { path: 'AGENTS.md', blocks: [{ search: '# rules', replace: '# mine' }] }, ctx))?.anchor,
       'AGENTS.md',
     );
-    assert.equal(await wf.sensitive!({ path: 'src/a.ts', content: 'b' }, ctx), undefined);
-    assert.equal(await ad.sensitive!({ path: 'src/a.ts', blocks: [{ search: 'a', replace: 'b' }] }, ctx), undefined);
+    assert.equal(await sensitiveOf(wf, { path: 'src/a.ts', content: 'b' }, ctx), undefined);
+    assert.equal(await sensitiveOf(ad, { path: 'src/a.ts', blocks: [{ search: 'a', replace: 'b' }] }, ctx), undefined);
   });
   it('a symbolic link inside the workspace to a control-plane folder is the control plane', async () => {
     const { fs, tools } = workspace();
     fs.symlink('/ws/.vscode', '/ws/config');
     const wf = tools.find((t) => t.name === 'write_file')!;
-    const s = await wf.sensitive!(
+    const s = await sensitiveOf(
+      wf,
       { path: 'config/settings.json', content: settingsFile },
       { signal: new AbortController().signal, taskId: 't', toolCallId: 'c' },
     );
@@ -341,8 +333,8 @@ describe('control plane: the command line', () => {
     const flags = new Policy({
       standing: () => standingFromFlags(parseApprovalPolicy(['writes,commands,network']), () => contained),
     });
-    assert.equal(flags.evaluate(write, new Set(), {}, sensitive).action, 'ask');
-    assert.deepEqual(flags.evaluate(write, new Set(), {}), {
+    assert.equal(flags.decide({ ...write, prepared: { sensitive } }).action, 'ask');
+    assert.deepEqual(flags.decide(write), {
       action: 'allow',
       reason: '--approve writes',
       by: 'setting',

@@ -5,10 +5,10 @@ import { isToolAllowedInMode, MODES } from '../../../../src/core/modes';
 describe('core/safety policy', () => {
   it('defaults: read allow, write/execute/network ask', () => {
     const p = new Policy();
-    assert.equal(p.decide({ name: 'a', risk: 'read' }), 'allow');
-    assert.equal(p.decide({ name: 'b', risk: 'write' }), 'ask');
-    assert.equal(p.decide({ name: 'c', risk: 'execute' }), 'ask');
-    assert.equal(p.decide({ name: 'd', risk: 'network' }), 'ask');
+    assert.equal(p.decide({ name: 'a', risk: 'read' }).action, 'allow');
+    assert.equal(p.decide({ name: 'b', risk: 'write' }).action, 'ask');
+    assert.equal(p.decide({ name: 'c', risk: 'execute' }).action, 'ask');
+    assert.equal(p.decide({ name: 'd', risk: 'network' }).action, 'ask');
   });
 
   it('per-tool overrides beat the risk class; deny beats allow-for-task', () => {
@@ -16,10 +16,10 @@ describe('core/safety policy', () => {
       byRisk: { read: 'allow', write: 'deny', execute: 'ask', network: 'ask' },
       byTool: { write_file: 'allow', rm: 'deny' },
     });
-    assert.equal(p.decide({ name: 'write_file', risk: 'write' }), 'allow');
-    assert.equal(p.decide({ name: 'other', risk: 'write' }), 'deny');
-    assert.equal(p.decide({ name: 'rm', risk: 'execute' }, new Set(['rm'])), 'deny');
-    assert.equal(p.decide({ name: 'sh', risk: 'execute' }, new Set(['sh'])), 'allow');
+    assert.equal(p.decide({ name: 'write_file', risk: 'write' }).action, 'allow');
+    assert.equal(p.decide({ name: 'other', risk: 'write' }).action, 'deny');
+    assert.equal(p.decide({ name: 'rm', risk: 'execute' }, new Set(['rm'])).action, 'deny');
+    assert.equal(p.decide({ name: 'sh', risk: 'execute' }, new Set(['sh'])).action, 'allow');
   });
 });
 

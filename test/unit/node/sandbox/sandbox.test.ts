@@ -26,7 +26,7 @@ import { CommandSandbox, type SandboxSettings } from '../../../../src/node/sandb
 import { scrubEnv } from '../../../../src/node/sandbox/env';
 import { bwrapArgs, seatbeltProfile, type SandboxProfile } from '../../../../src/node/sandbox/profile';
 import { scanWorkspaceSecrets, SecretLocator } from '../../../../src/node/sandbox/secret-locations';
-import { byName, call, ctx } from '../../../support/tool-context';
+import { byName, call, ctx, prepared, type Ready } from '../../../support/tool-context';
 
 const profile = (over: Partial<SandboxProfile> = {}): SandboxProfile => ({
   writable: ['/w/app'],
@@ -509,10 +509,10 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
     });
     const exec = byName(tools, 'execute_command');
     const autoExecute = new Policy({ byRisk: { read: 'allow', write: 'allow', execute: 'allow', network: 'allow' } });
-    const sensitive = await exec.sensitive!({ command: 'ls' }, ctx());
-    assert.equal(sensitive?.kind, 'unhidden-secrets');
+    const scanning = await prepared(exec, { command: 'ls' }, ctx());
+    assert.equal(scanning.kind === 'ready' && scanning.sensitive?.kind, 'unhidden-secrets');
     assert.equal(
-      autoExecute.evaluate(exec, new Set(['execute_command:ls']), { command: 'ls' }, sensitive).action,
+      autoExecute.decide({ ...exec, prepared: scanning as Ready }, new Set(['execute_command:ls'])).action,
       'ask',
     );
     const complete = byName(
@@ -525,9 +525,10 @@ describe('sandbox: hostile commands under bubblewrap, for real', function () {
       }),
       'execute_command',
     );
-    const none = await complete.sensitive!({ command: 'ls' }, ctx());
+    const none = await prepared(complete, { command: 'ls' }, ctx());
+    assert.ok(none.kind === 'ready' && !none.sensitive);
     assert.equal(
-      new Policy().evaluate(complete, new Set(), { command: 'ls' }, none).action,
+      new Policy().decide({ ...complete, prepared: none as Ready }, new Set()).action,
       'allow',
       'with a complete scan ls runs unasked (the test can fail)',
     );

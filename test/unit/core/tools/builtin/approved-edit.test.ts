@@ -4,7 +4,7 @@ import type { ApprovalDecision, Tool } from '../../../../../src/core/tools/types
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../../src/core/workspace/memory-fs';
 import { callsTurn, doneTurn } from '../../../../support/scripted-model';
 import { fakeWriteTool, harness, ScriptedApprover } from '../../../../support/loop-harness';
-import { byName, call, ctx } from '../../../../support/tool-context';
+import { byName, call, ctx, previewOf } from '../../../../support/tool-context';
 
 /** A workspace whose reads are counted: an approved edit must not read the file again. */
 function setup(files: Record<string, string>) {
@@ -30,7 +30,7 @@ describe('tools: an approved edit is written as previewed (no second read or dif
     const { fs, t, reads } = setup({ 'a.ts': 'let a = 1;\nlet b = 2;\n' });
     const tool = t('apply_diff');
     const args = { path: 'a.ts', blocks: [{ search: 'let b = 2;', replace: 'let b = 3;' }] };
-    const p = await tool.preview!(tool.input.parse(args), ctx());
+    const p = await previewOf(tool, tool.input.parse(args), ctx());
     assert.ok(p.kind === 'edit');
     const before = reads();
     const approval: ApprovalDecision = {
@@ -47,7 +47,7 @@ describe('tools: an approved edit is written as previewed (no second read or dif
   it('write_file writes only the accepted hunks it was given', async () => {
     const { fs, t, reads } = setup({ 'w.txt': 'a\nb\nc\n' });
     const tool = t('write_file');
-    const p = await tool.preview!(tool.input.parse({ path: 'w.txt', content: 'A\nb\nC\n' }), ctx());
+    const p = await previewOf(tool, tool.input.parse({ path: 'w.txt', content: 'A\nb\nC\n' }), ctx());
     assert.ok(p.kind === 'edit');
     const before = reads();
     const approval: ApprovalDecision = {

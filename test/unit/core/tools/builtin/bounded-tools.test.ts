@@ -13,7 +13,7 @@ import { callsTurn, doneTurn } from '../../../../support/scripted-model';
 import { promises as fsp } from 'node:fs';
 import { NodeWorkspaceFs } from '../../../../../src/node/node-fs';
 import { harness } from '../../../../support/loop-harness';
-import { approved, byName, call, ctx } from '../../../../support/tool-context';
+import { approved, byName, call, ctx, refusalOf } from '../../../../support/tool-context';
 
 const CATASTROPHIC = '(a+)+$';
 const evilLine = 'a'.repeat(40) + '!';
@@ -121,7 +121,7 @@ describe('bounded tools: size caps', () => {
           ? { path: 'big.txt', content: 'y' }
           : { path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] };
       const tool = byName(ts, name);
-      const pre = await tool.precheck!(tool.input.parse(args), ctx());
+      const pre = await refusalOf(tool, tool.input.parse(args), ctx());
       assert.match(
         pre!.content,
         /big\.txt is 10\.0 MB, over the 10\.0 MB cap on files Forge edits\. Do not rewrite it whole: read the part you need with read_file startLine\/endLine/,

@@ -17,7 +17,7 @@ import { NodeWorkspaceFs } from '../../../../../src/node/node-fs';
 import { RipgrepSearch } from '../../../../../src/node/ripgrep-search';
 import { callsTurn, doneTurn } from '../../../../support/scripted-model';
 import { harness, ScriptedApprover } from '../../../../support/loop-harness';
-import { call, ctx } from '../../../../support/tool-context';
+import { call, ctx, refusalOf } from '../../../../support/tool-context';
 
 const repo = path.resolve(__dirname, '../../../../..');
 
@@ -440,7 +440,7 @@ describe('file safety: search_files never returns text from a refused file, on b
   });
 });
 
-describe('file safety: edits refused before anyone is asked (precheck)', () => {
+describe('file safety: edits refused before anyone is asked (prepare)', () => {
   const files = () => ({
     'a.txt': 'a\n',
     '.env': 'K=1',
@@ -450,7 +450,7 @@ describe('file safety: edits refused before anyone is asked (precheck)', () => {
     '.forgeignore': 'private/\n',
   });
 
-  it("write_file and apply_diff precheck return execute()'s own refusal, and nothing for a fine target", async () => {
+  it("write_file and apply_diff prepare returns execute()'s own refusal, and nothing for a fine target", async () => {
     const fs = new MemoryFs(['/ws'], files());
     const t = tools(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }));
     const cases: [Tool, unknown, RegExp][] = [
@@ -468,28 +468,28 @@ describe('file safety: edits refused before anyone is asked (precheck)', () => {
     ];
     for (const [tool, args, re] of cases) {
       const input = tool.input.parse(args);
-      const pre = await tool.precheck!(input, ctx());
-      assert.ok(pre, `${tool.name} ${JSON.stringify(args)}: precheck let it through`);
+      const pre = await refusalOf(tool, input, ctx());
+      assert.ok(pre, `${tool.name} ${JSON.stringify(args)}: prepare let it through`);
       assert.match(pre.content, re);
       const exec = await tool.execute(input, ctx());
       assert.deepEqual(pre, exec, 'the same refusal as execute()');
     }
-    assert.equal(await t.write.precheck!(t.write.input.parse({ path: 'new/b.txt', content: 'b' }), ctx()), undefined);
+    assert.equal(await refusalOf(t.write, t.write.input.parse({ path: 'new/b.txt', content: 'b' }), ctx()), undefined);
     assert.equal(
-      await t.diff.precheck!(t.diff.input.parse({ path: 'a.txt', blocks: [{ search: 'nope', replace: 'b' }] }), ctx()),
+      await refusalOf(t.diff, t.diff.input.parse({ path: 'a.txt', blocks: [{ search: 'nope', replace: 'b' }] }), ctx()),
       undefined,
-      'no diff is computed in precheck',
+      'no diff is computed in prepare',
     );
     const untrusted = tools(
       new WorkspaceSandbox(new MemoryFs(['/ws'], files()), { trusted: false, platform: 'posix' }),
     );
     assert.match(
-      (await untrusted.write.precheck!(untrusted.write.input.parse({ path: 'a.txt', content: 'b' }), ctx()))!.content,
+      (await refusalOf(untrusted.write, untrusted.write.input.parse({ path: 'a.txt', content: 'b' }), ctx()))!.content,
       /not trusted/,
     );
   });
 
-  it('precheck reads only the head of a big file', async () => {
+  it('prepare reads only the head of a big file', async () => {
     let whole = 0;
     const mem = new MemoryFs(['/ws'], { 'big.txt': 'x'.repeat(1024 * 1024) });
     const counting: WorkspaceFs = Object.assign(Object.create(mem), {
@@ -501,7 +501,7 @@ describe('file safety: edits refused before anyone is asked (precheck)', () => {
     });
     const t = tools(new WorkspaceSandbox(counting, { trusted: true, platform: 'posix' }));
     assert.equal(
-      await t.diff.precheck!(t.diff.input.parse({ path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] }), ctx()),
+      await refusalOf(t.diff, t.diff.input.parse({ path: 'big.txt', blocks: [{ search: 'x', replace: 'y' }] }), ctx()),
       undefined,
     );
     assert.equal(whole, 0);

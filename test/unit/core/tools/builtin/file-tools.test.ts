@@ -3,7 +3,7 @@ import { createWorkspaceTools } from '../../../../../src/core/tools/builtin';
 import type { Tool } from '../../../../../src/core/tools/types';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../../src/core/workspace/memory-fs';
 import type { SearchBackend, SearchQuery } from '../../../../../src/core/workspace/types';
-import { approved, byName, call, ctx } from '../../../../support/tool-context';
+import { approved, byName, call, ctx, previewOf } from '../../../../support/tool-context';
 
 function setup(files: Record<string, string | Uint8Array>, opts: { trusted?: boolean; search?: SearchBackend } = {}) {
   const fs = new MemoryFs(['/ws'], files);
@@ -72,7 +72,7 @@ describe('tools/write_file', () => {
   it('preview shows original vs proposed; execute writes and summarises', async () => {
     const { t, fs } = setup({ 'a.txt': 'one\ntwo\n' });
     const w = t('write_file');
-    const p = await w.preview!(w.input.parse({ path: 'a.txt', content: 'one\n2\nthree\n' }), ctx());
+    const p = await previewOf(w, w.input.parse({ path: 'a.txt', content: 'one\n2\nthree\n' }), ctx());
     assert.deepEqual(p, {
       kind: 'edit',
       path: '/ws/a.txt',
@@ -89,7 +89,7 @@ describe('tools/write_file', () => {
   it('honours the user-edited content from the approval', async () => {
     const { t, fs } = setup({});
     const w = t('write_file');
-    const p = await w.preview!(w.input.parse({ path: 'src/new.ts', content: 'model\n' }), ctx());
+    const p = await previewOf(w, w.input.parse({ path: 'src/new.ts', content: 'model\n' }), ctx());
     assert.equal(p.kind === 'edit' && p.isNewFile, true);
     const r = await call(w, { path: 'src/new.ts', content: 'model\n' }, ctx({ approval: approved('user\n') }));
     assert.equal(fs.get('src/new.ts'), 'user\n');
@@ -113,7 +113,7 @@ describe('tools/apply_diff (tool)', () => {
     const { t, fs, applier } = setup({ 'a.ts': 'let a = 1;\nlet b = 2;\n' });
     const tool = t('apply_diff');
     const args = { path: 'a.ts', blocks: [{ search: 'let b = 2;', replace: 'let b = 3;' }] };
-    const p = await tool.preview!(tool.input.parse(args), ctx());
+    const p = await previewOf(tool, tool.input.parse(args), ctx());
     assert.ok(
       p.kind === 'edit' && p.proposed === 'let a = 1;\nlet b = 3;\n' && p.original === 'let a = 1;\nlet b = 2;\n',
     );
