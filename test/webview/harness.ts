@@ -67,10 +67,23 @@ const TYPES: Record<string, string> = {
 export interface Harness {
   origin: string;
   context: BrowserContext;
+  /** The theme kind its pages get (default: the dark stand-in, theme.css). */
+  theme?: ThemeKind;
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+/** The four theme kinds, recorded from the real VS Code in themes/<kind>.css (scripts/screenshots/theme-vars.mjs). */
+export const THEME_KINDS = ['light', 'dark', 'hc-dark', 'hc-light'] as const;
+export type ThemeKind = (typeof THEME_KINDS)[number];
+/** The body classes VS Code gives a webview in each theme kind. */
+const BODY_CLASS: Record<ThemeKind, string> = {
+  light: 'vscode-light',
+  dark: 'vscode-dark',
+  'hc-dark': 'vscode-high-contrast',
+  'hc-light': 'vscode-high-contrast vscode-high-contrast-light',
+};
+
+export async function startHarness(opts: { theme?: ThemeKind } = {}): Promise<Harness> {
   await ensureBundle();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -101,7 +114,7 @@ export async function startHarness(): Promise<Harness> {
     }
     const file =
       url.pathname === '/theme.css'
-        ? join(__dirname, 'theme.css')
+        ? join(__dirname, opts.theme ? `themes/${opts.theme}.css` : 'theme.css')
         : url.pathname.startsWith('/dist/webview/')
           ? join(DIST, url.pathname.slice('/dist/webview/'.length))
           : '';
@@ -125,6 +138,7 @@ export async function startHarness(): Promise<Harness> {
   return {
     origin,
     context,
+    ...(opts.theme ? { theme: opts.theme } : {}),
     async close() {
       await context.close();
       await new Promise((r) => server.close(r));
@@ -176,6 +190,8 @@ export async function openPanel(h: Harness, savedState?: unknown): Promise<Panel
     w.__posted = [];
     w.__csp = [];
     w.__state = ${JSON.stringify(savedState ?? null)};
+    const themeClass = ${JSON.stringify(h.theme ? BODY_CLASS[h.theme] : '')};
+    if (themeClass) document.addEventListener('DOMContentLoaded', () => document.body.classList.add(...themeClass.split(' ')));
     document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
     w.acquireVsCodeApi = () => ({
       postMessage: (m) => w.__posted.push(JSON.parse(JSON.stringify(m))),
@@ -211,11 +227,14 @@ export async function openPanel(h: Harness, savedState?: unknown): Promise<Panel
  * Mocha hooks every panel suite shares: one harness per suite, a fresh panel page per test (handed to `use`), and
  * after a passing test no CSP violation and no page error (unless `checkPage` is false).
  */
-export function usePanel(use: (p: PanelPage, h: Harness) => void, opts: { checkPage?: boolean } = {}): void {
+export function usePanel(
+  use: (p: PanelPage, h: Harness) => void,
+  opts: { checkPage?: boolean; theme?: ThemeKind } = {},
+): void {
   let h: Harness;
   let p: PanelPage;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness(opts.theme ? { theme: opts.theme } : {});
   });
   after(async () => {
     await h?.close();
