@@ -7,6 +7,7 @@ import {
   type Action,
   type EcosystemView,
   type HostMessage,
+  type MentionChip,
   type PatchOp,
   type ProviderStatus,
   type Snapshot,
@@ -126,8 +127,12 @@ export class PanelBridge {
     this.post({ type: 'error', message: message.slice(0, 50_000), actions });
   }
 
-  prefill(text: string): void {
-    this.post({ type: 'prefill', text: text.slice(0, 100_000) });
+  prefill(text: string, chips?: MentionChip[]): void {
+    this.post({
+      type: 'prefill',
+      text: text.slice(0, 100_000),
+      ...(chips?.length ? { chips: chips.slice(0, 20) } : {}),
+    });
   }
 
   /** Aborts the signal handed out for a panel request; undefined aborts all of them. */

@@ -1,7 +1,7 @@
 // The vscode half of the panel: the sidebar WebviewView (forge.chatView) and the same UI in an editor tab.
 // All logic lives in PanelBridge; this file only creates webviews, sets their HTML/CSP and wires messages.
 import * as vscode from 'vscode';
-import type { Action, HostMessage, ProviderStatus, TaskSummary } from '../protocol/messages';
+import type { Action, HostMessage, MentionChip, ProviderStatus, TaskSummary } from '../protocol/messages';
 import { PanelBridge, type PanelBridgeOptions, type PanelLogger } from './bridge';
 import { buildWebviewHtml, makeNonce, parseRestoredPanelState } from './html';
 import type { Transcript } from './transcript';
@@ -23,7 +23,7 @@ export class ForgePanelProvider
   /** Every live editor tab (normally one; a reload could restore more than one). */
   private readonly editorPanels = new Set<vscode.WebviewPanel>();
   private view: vscode.WebviewView | undefined;
-  private pendingPrefill: string | undefined;
+  private pendingPrefill: { text: string; chips?: MentionChip[] } | undefined;
   /** Webviews that said `ready` since they were last (re)loaded; hiding a view unloads its content. */
   private readonly readyWebviews = new Set<vscode.Webview>();
   private readonly observers = new Set<PanelObserver>();
@@ -64,13 +64,13 @@ export class ForgePanelProvider
   }
 
   /** Puts text in the input box (Add Selection to Chat) and reveals the panel. */
-  async prefill(text: string): Promise<void> {
+  async prefill(text: string, chips?: MentionChip[]): Promise<void> {
     const target = this.editorPanel ?? this.view;
     const loaded = !!target?.visible && this.readyWebviews.has(target.webview);
     await this.reveal();
     // A hidden webview is (re)loaded by reveal(): deliver the text once it says `ready`, or it would be lost.
-    if (loaded) this.bridge.prefill(text);
-    else this.pendingPrefill = text;
+    if (loaded) this.bridge.prefill(text, chips);
+    else this.pendingPrefill = { text, chips };
   }
 
   /** Shows the sidebar view (or the editor tab if that is open). */
@@ -211,7 +211,7 @@ export class ForgePanelProvider
       if ((raw as { type?: unknown } | null)?.type !== 'ready') return;
       this.readyWebviews.add(webview);
       if (this.pendingPrefill !== undefined) {
-        this.bridge.prefill(this.pendingPrefill);
+        this.bridge.prefill(this.pendingPrefill.text, this.pendingPrefill.chips);
         this.pendingPrefill = undefined;
       }
     });

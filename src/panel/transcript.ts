@@ -7,6 +7,7 @@ import {
   type ChangedFile,
   type HunkView,
   type ItemOf,
+  type MentionChip,
   type PatchOp,
   type PlanView,
   type QueuedMessage,
@@ -62,6 +63,8 @@ export class Transcript {
   private pendingRequestId: string | undefined;
   /** What the next run's user message shows as (an editor action's short line instead of its whole prompt). */
   private pendingDisplay: string | undefined;
+  /** The chips (@-mentions) the next run's user message shows. */
+  private pendingChips: MentionChip[] | undefined;
   private listeners = new Set<TranscriptListener>();
   private readonly now: () => number;
   /** How a sub-agent's events reach the core fold (fold/sub-agent.ts). */
@@ -131,8 +134,9 @@ export class Transcript {
   }
 
   /** The next run's user message is shown as `text` (the model still gets the whole prompt). */
-  displayNextMessageAs(text: string): void {
+  displayNextMessageAs(text: string, chips?: MentionChip[]): void {
     this.pendingDisplay = text;
+    this.pendingChips = chips?.length ? chips.slice(0, 20) : undefined;
   }
 
   /**
@@ -322,7 +326,9 @@ export class Transcript {
     this.cards.startRun();
     this.notes.forgetKeys();
     const shown = this.pendingDisplay ?? e.userMessage;
+    const chips = this.pendingChips;
     this.pendingDisplay = undefined;
+    this.pendingChips = undefined;
     if (e.userMessage.trim() && shown.trim()) {
       this.items.append(ops, {
         id: this.items.nextId(),
@@ -330,6 +336,7 @@ export class Transcript {
         kind: 'user',
         text: cap(shown, LIMITS.itemText).text,
         ...(e.turnId ? { turnId: safeId(e.turnId) } : {}),
+        ...(chips ? { mentions: chips } : {}),
       });
     }
     this.setStatus(ops, {

@@ -3,6 +3,7 @@
 // Namespace import: `{ z }` would pull every zod locale (~250 KiB) into the webview bundle.
 import * as z from 'zod';
 import { ActionSchema, TranscriptItemSchema } from './items';
+import { MAX_MENTIONS, MentionChipSchema, MentionResultsMessageSchema } from './mentions';
 import { Count, Id, Label, LIMITS, Preview, Text } from './primitives';
 import { QueueSchema } from './steering';
 import {
@@ -74,7 +75,12 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   /** A transient banner (not part of the transcript): what failed and what to do. */
   z.object({ type: z.literal('error'), message: Preview, actions: z.array(ActionSchema).max(6).optional() }),
   /** Puts text into the input box (e.g. "Add Selection to Chat") and focuses it. */
-  z.object({ type: z.literal('prefill'), text: z.string().max(LIMITS.userText) }),
+  z.object({
+    type: z.literal('prefill'),
+    text: z.string().max(LIMITS.userText),
+    /** Chips put in the composer with the text (Add Selection to Chat; a message that could not be sent). */
+    chips: z.array(MentionChipSchema).max(MAX_MENTIONS).optional(),
+  }),
   /** Opens a part of the panel (the view title's History button). */
   z.object({ type: z.literal('show'), view: z.enum(['history', 'setup']) }),
   /** The current task's mode changed (mode switch, new task, task loaded). */
@@ -97,5 +103,6 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   /** The answer to a slash command that starts no run (/help, /mode, an unknown command): shown by the input. */
   z.object({ type: z.literal('command_notice'), text: Preview, level: z.enum(['info', 'error']) }),
   z.object({ type: z.literal('ecosystem'), ecosystem: EcosystemSchema }),
+  MentionResultsMessageSchema,
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;

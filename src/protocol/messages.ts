@@ -10,6 +10,7 @@ export * from './items';
 export * from './state';
 export * from './host-messages';
 export * from './webview-messages';
+export * from './mentions';
 export * from './steering';
 
 // ---------- parsing ----------

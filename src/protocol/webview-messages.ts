@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { EcosystemActionSchema } from './host-messages';
 import { HunkStateSchema, type Action } from './items';
+import { MentionListSchema, MentionQueryMessageSchema } from './mentions';
 import { Count, Id, LIMITS } from './primitives';
 import { PlanStepViewSchema } from './state';
 import { SteeringMessageSchemas } from './steering';
@@ -19,7 +20,15 @@ export type PanelApprovalDecision = z.infer<typeof PanelApprovalDecisionSchema>;
 
 export const WebviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send_message'), requestId: Id, text: z.string().min(1).max(LIMITS.userText) }),
+  z.strictObject({
+    type: z.literal('send_message'),
+    requestId: Id,
+    text: z.string().min(1).max(LIMITS.userText),
+    /** @-mentions (chips): resolved and attached by the host. */
+    mentions: MentionListSchema.optional(),
+  }),
+  /** The @ picker's query: files and folders (fuzzy) and the special entries. */
+  MentionQueryMessageSchema,
   /** requestId of the run to stop (RunStatus.requestId); absent = whatever is running. */
   z.strictObject({ type: z.literal('stop'), requestId: Id.optional() }),
   z.strictObject({ type: z.literal('approval_decision'), requestId: Id, decision: PanelApprovalDecisionSchema }),

@@ -8,6 +8,9 @@ import type { ReviewActions } from '../ui/review-actions';
 import type { RunKind, TaskSession } from './task-session';
 import type { SessionManager } from './session-manager';
 import type { Toolkit } from '../wiring/toolkit';
+import type { Mention } from '../../core/mentions/mention';
+import { messageWithContext } from '../../core/mentions/resolve';
+import type { MentionService } from '../mentions/mention-service';
 
 interface RunDeps {
   manager: SessionManager;
@@ -17,6 +20,8 @@ interface RunDeps {
   refreshModel(): Promise<void>;
   /** A sent message as the model gets it (MCP resources the user attached are appended). */
   beforeSend?(text: string): string;
+  /** @-mentions: their chips and their content. */
+  mentions?: Pick<MentionService, 'chip' | 'resolve'>;
 }
 
 export class RunControl {
@@ -29,22 +34,32 @@ export class RunControl {
     private readonly review: Pick<ReviewActions, 'onRunStart' | 'showChanges'>,
   ) {}
 
-  /** Starts a run in the current task. Resolves when it ends (undefined when it could not start). */
-  async start(kind: RunKind, text: string, signal?: AbortSignal, display?: string): Promise<RunReport | undefined> {
+  /**
+   * Starts a run in the current task. Resolves when it ends (undefined when it could not start). `mentions` (chips)
+   * are resolved into labelled context for the model; the transcript shows the text and the chips.
+   */
+  async start(
+    kind: RunKind,
+    text: string,
+    signal?: AbortSignal,
+    display?: string,
+    mentions?: readonly Mention[],
+  ): Promise<RunReport | undefined> {
     const deps = this.deps();
+    const chips = mentions?.length && deps.mentions ? mentions.map((m) => deps.mentions!.chip(m)) : undefined;
     const asked = deps.manager.current;
     if (!deps.model.configured) await deps.refreshModel();
     // Checked after the wait: the user may have switched tasks or sent again meanwhile.
     const session = deps.manager.current;
     if (session !== asked) {
       if (kind === 'send') {
-        void this.panel()?.prefill(text);
+        void this.panel()?.prefill(text, chips);
         session.transcript.addError('The task changed before your message was sent; it is back in the input box.');
       }
       return undefined;
     }
     if (session.running) {
-      if (kind === 'send') void this.panel()?.prefill(text);
+      if (kind === 'send') void this.panel()?.prefill(text, chips);
       session.transcript.addError(
         `Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`,
       );
@@ -57,12 +72,12 @@ export class RunControl {
         ['setup_model', 'select_model'],
         'setup',
       );
-      if (kind === 'send') void this.panel()?.prefill(text);
+      if (kind === 'send') void this.panel()?.prefill(text, chips);
       return undefined;
     }
     if (kind === 'send' && session.hasPendingApproval) {
       // A restored task still waits for an approval: ask it again first; the message must not get lost.
-      void this.panel()?.prefill(text);
+      void this.panel()?.prefill(text, chips);
       session.transcript.addError(
         'This task is waiting for your answer to an approval (asked again now). Your message is back in the input box.',
       );
@@ -72,9 +87,21 @@ export class RunControl {
     if (deps.toolkit.refresh()) session.rebuildAgent();
     deps.log.info(`task ${session.id}: ${kind}${kind === 'send' ? ` (${text.length} chars)` : ''}`);
     this.prewarmCommands();
-    const message = kind === 'send' && deps.beforeSend ? deps.beforeSend(text) : text;
+    let message = kind === 'send' && deps.beforeSend ? deps.beforeSend(text) : text;
+    if (kind === 'send' && chips && deps.mentions) {
+      const resolved = await deps.mentions.resolve(mentions!);
+      if (!resolved.ok) {
+        void this.panel()?.prefill(text, chips);
+        session.transcript.addError(
+          `Your message was not sent: ${resolved.errors.join(' ')} Remove that chip and send again; your message is back in the input box.`,
+        );
+        return undefined;
+      }
+      message = messageWithContext(message, resolved.text);
+      display ??= text;
+    }
     this.review.onRunStart(session.id);
-    const report = await session.run(kind, message, signal, display);
+    const report = await session.run(kind, message, signal, display, chips);
     if (report) void this.review.showChanges(session.id);
     if (report) this.onRunEnd?.(session, report);
     if (report)
@@ -92,12 +119,14 @@ export class RunControl {
   }
 
   /** Sends a prompt from an editor action: into the current task when it is empty, else into a new one. */
-  async sendPrompt(text: string, display?: string): Promise<RunReport | undefined> {
+  async sendPrompt(text: string, display?: string, mentions?: readonly Mention[]): Promise<RunReport | undefined> {
     await this.panel()?.reveal();
-    const { manager } = this.deps();
+    const { manager, mentions: service } = this.deps();
     const current = manager.current;
     if (current.running) {
-      await this.panel()?.prefill(text);
+      // The short line and the chips, never the internal prompt.
+      const chips = service && mentions?.map((m) => service.chip(m));
+      await this.panel()?.prefill(display ?? text, chips);
       void vscode.window.showInformationMessage(
         'Forge is busy with a task; your request is in the chat box. Send it when the task ends.',
       );
@@ -105,7 +134,7 @@ export class RunControl {
     }
     // The task in the panel is not replaced: it is saved and stays in the history; the action starts a new one.
     if (current.dump().history.length > 0) manager.newTask();
-    return this.start('send', text, undefined, display);
+    return this.start('send', text, undefined, display, mentions);
   }
 
   /** "Implement this plan": the last plan-mode result becomes implement mode's task, in the same conversation. */

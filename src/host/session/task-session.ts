@@ -4,7 +4,7 @@ import type { Agent } from '../../core/loop/agent';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
-import type { TranscriptItem } from '../../protocol/messages';
+import type { MentionChip, TranscriptItem } from '../../protocol/messages';
 import { planView } from '../../panel/planFormat';
 import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
@@ -106,9 +106,15 @@ export class TaskSession {
    * Starts a run. `signal` (the panel's Stop for this request) stops it. Resolves with the report, or
    * undefined when there was nothing to resume.
    */
-  run(kind: RunKind, text: string, signal?: AbortSignal, display?: string): Promise<RunReport | undefined> {
+  run(
+    kind: RunKind,
+    text: string,
+    signal?: AbortSignal,
+    display?: string,
+    chips?: MentionChip[],
+  ): Promise<RunReport | undefined> {
     if (kind === 'send' && this.title === 'New task') this.title = titleOf(display ?? text);
-    if (kind === 'send' && display) this.transcript.displayNextMessageAs(display);
+    if (kind === 'send' && display) this.transcript.displayNextMessageAs(display, chips);
     if (this.rebuildPending) this.rebuildAgent();
     // Set before starting: the Agent emits run_start synchronously.
     this.continueKind = kind;

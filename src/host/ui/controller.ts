@@ -35,6 +35,9 @@ import { historyCommands, historyMessages, TaskHistory } from '../session/task-h
 import { undoTaskChanges } from '../edits/task-undo';
 import { SteeringActions, steeringMessages } from './steering-actions';
 import type { Toolkit } from '../wiring/toolkit';
+import type { Mention } from '../../core/mentions/mention';
+import { createMentionService, mentionMessages, toMention } from '../mentions/mention-handlers';
+import type { MentionService } from '../mentions/mention-service';
 
 const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
 
@@ -76,6 +79,8 @@ export interface ControllerDeps {
   extras?: Pick<AgentExtras, 'slash' | 'testRuns'> & Partial<Pick<AgentExtras, 'refresh'>>;
   /** A sent message as the model gets it (MCP resources the user attached are appended). */
   beforeSend?(text: string): string;
+  /** @-mentions (made from the toolkit, the model and the session when absent). */
+  mentions?: MentionService;
 }
 
 export class Controller {
@@ -96,6 +101,14 @@ export class Controller {
     const panel = () => this.panel;
     const manager = () => this.deps.manager;
     const recovery = () => this.deps.recovery;
+    this.deps.mentions ??= createMentionService({
+      toolkit: deps.toolkit,
+      contextWindow: () => deps.model.info.contextWindow,
+      history: () => this.deps.manager.current.history,
+      lastTestRun: () => this.deps.extras?.testRuns.last(),
+      log: (m) => this.deps.log.info(m),
+    });
+    const mentions = this.deps.mentions;
     this.review = new ReviewActions(current);
     this.runs = new RunControl(current, panel, this.review);
     const steering = new SteeringActions({ manager, recovery, panel, start: (k, t, s) => this.runs.start(k, t, s) });
@@ -119,13 +132,18 @@ export class Controller {
       ...linkMessages(links),
       ...setupMessages(setup),
       ...recoveryMessages(recovery),
+      ...mentionMessages(() => mentions, panel),
       ...steeringMessages(steering),
     };
     this.commands = {
       ...this.taskCommands(),
       ...editorCommands({
-        sendPrompt: (prompt, display) => this.runs.sendPrompt(prompt, display),
-        prefill: (text) => this.panel?.prefill(text),
+        sendPrompt: (prompt, display, chips) => this.runs.sendPrompt(prompt, display, chips),
+        prefill: (text, chips) =>
+          this.panel?.prefill(
+            text,
+            chips?.map((m) => mentions.chip(m)),
+          ),
       }),
       ...approvalCommands(current),
       ...reviewCommands(this.review),
@@ -152,8 +170,14 @@ export class Controller {
   }
 
   /** Starts a run in the current task. Resolves when it ends (undefined when it could not start). */
-  startRun(kind: RunKind, text: string, signal?: AbortSignal, display?: string): Promise<RunReport | undefined> {
-    return this.runs.start(kind, text, signal, display);
+  startRun(
+    kind: RunKind,
+    text: string,
+    signal?: AbortSignal,
+    display?: string,
+    mentions?: readonly Mention[],
+  ): Promise<RunReport | undefined> {
+    return this.runs.start(kind, text, signal, display, mentions);
   }
 
   /** A task saved while it waited for an approval asks again (when the user opens it, or at activation). */
@@ -206,7 +230,7 @@ export class Controller {
           this.deps.extras?.refresh?.();
           return;
         }
-        await this.startRun('send', m.text, signal);
+        await this.startRun('send', m.text, signal, undefined, m.mentions?.map(toMention));
       },
       continue: async (_m, signal) => {
         await this.startRun('continue', '', signal);

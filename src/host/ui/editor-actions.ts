@@ -1,36 +1,35 @@
-// The editor actions (Explain / Fix / Refactor Selection, Fix This Problem, Add Selection to Chat): the editor's
-// context they start from, and their prompts, where the selection is quoted with its file and line range so the
-// model can re-read the file around it.
+// The editor actions (Explain / Fix / Refactor Selection, Fix This Problem, Add Selection to Chat): the selection
+// (or the problem's lines) becomes a chip, "greet.js:3-14", and the user sees it with a short instruction line; the
+// host attaches the code as labelled context (core/mentions), and the model gets the fuller instruction.
 import * as vscode from 'vscode';
+import type { Mention } from '../../core/mentions/mention';
 import type { RunReport } from '../../core/loop/events';
+import { selectionMention } from '../mentions/mention-service';
 import { fixProblemArgs, type FixProblemArgs } from './code-actions';
 import type { CommandHandlers } from './commands';
 
-interface SelectionContext {
-  uri: vscode.Uri;
-  /** fsPath for file: URIs, else the URI string */
-  path: string;
-  languageId: string;
-  /** The selection (or, when empty, the whole line at the cursor). */
-  range: vscode.Range;
-  text: string;
+interface EditorActionDeps {
+  /** Starts a run with `prompt` (`display` is what the panel shows as the user's message, with the chips). */
+  sendPrompt(prompt: string, display: string, mentions: Mention[]): Promise<RunReport | undefined>;
+  /** Puts text and chips in the panel's input box. */
+  prefill(text: string, mentions: Mention[]): Promise<void> | undefined;
 }
 
-interface EditorActionDeps {
-  /** Starts a run with `prompt` (`display` is what the panel shows as the user's message). */
-  sendPrompt(prompt: string, display?: string): Promise<RunReport | undefined>;
-  /** Puts text in the panel's input box. */
-  prefill(text: string): Promise<void> | undefined;
-}
+const EXPLAIN = [
+  'Explain the attached code: what it does, how, and anything surprising or risky.',
+  'Read surrounding code if you need context. Do not change any file.',
+].join('\n');
+const FIX = [
+  'Find and fix the bugs in the attached code.',
+  'Read the file around it first, make the smallest correct change, and run the relevant tests if there are any.',
+].join('\n');
+const REFACTOR_RULES =
+  'Keep the behaviour the same, update callers if a signature changes, and run the relevant tests if there are any.';
 
 export const editorCommands = (deps: EditorActionDeps) =>
   ({
-    'forge.explainSelection': withSelection((sel) =>
-      deps.sendPrompt(explainPrompt(sel), `Explain selection in ${selectionLabel(sel)}`),
-    ),
-    'forge.fixSelection': withSelection((sel) =>
-      deps.sendPrompt(fixPrompt(sel), `Fix selection in ${selectionLabel(sel)}`),
-    ),
+    'forge.explainSelection': withSelection((sel) => deps.sendPrompt(EXPLAIN, 'Explain this code.', [sel])),
+    'forge.fixSelection': withSelection((sel) => deps.sendPrompt(FIX, 'Fix the bugs in this code.', [sel])),
     'forge.refactorSelection': async () => {
       const sel = currentSelection();
       if (!sel) return undefined;
@@ -41,10 +40,10 @@ export const editorCommands = (deps: EditorActionDeps) =>
       });
       if (instruction === undefined) return undefined;
       const what = instruction.trim() || 'Improve readability without changing behaviour.';
-      return deps.sendPrompt(refactorPrompt(sel, what), `Refactor ${selectionLabel(sel)}: ${what}`);
+      return deps.sendPrompt(`Refactor the attached code: ${what}\n${REFACTOR_RULES}`, `Refactor: ${what}`, [sel]);
     },
     'forge.addSelectionToChat': withSelection(async (sel) => {
-      await deps.prefill(`${quoteSelection(sel)}\n\n`);
+      await deps.prefill('', [sel]);
     }),
     'forge.fixProblem': async (args?: unknown) => {
       const given = args as FixProblemArgs | undefined;
@@ -53,34 +52,29 @@ export const editorCommands = (deps: EditorActionDeps) =>
         void vscode.window.showInformationMessage('Forge: no problem at the cursor. Put the cursor on an error first.');
         return undefined;
       }
-      return deps.sendPrompt(await fixProblemPrompt(problem));
+      const n = problem.diagnostics.length;
+      return deps.sendPrompt(fixProblemPrompt(problem), n === 1 ? 'Fix this problem.' : `Fix these ${n} problems.`, [
+        await problemLines(problem),
+      ]);
     },
   }) satisfies Partial<CommandHandlers>;
 
-function withSelection(fn: (sel: SelectionContext) => unknown) {
+function withSelection(fn: (sel: Mention) => unknown) {
   return () => {
     const sel = currentSelection();
     return sel ? fn(sel) : undefined;
   };
 }
 
-/** The active editor's selection (or the cursor line), or undefined with a message when there is none. */
-function currentSelection(editor = vscode.window.activeTextEditor): SelectionContext | undefined {
+/** The active editor's selection (or the cursor line) as a mention, or undefined with a message when there is none. */
+function currentSelection(editor = vscode.window.activeTextEditor): Mention | undefined {
   if (!editor) {
     void vscode.window.showInformationMessage('Forge: open a file and select some code first.');
     return undefined;
   }
-  const doc = editor.document;
-  const range = editor.selection.isEmpty
-    ? doc.lineAt(editor.selection.active.line).range
-    : new vscode.Range(editor.selection.start, editor.selection.end);
-  return {
-    uri: doc.uri,
-    path: doc.uri.scheme === 'file' ? doc.uri.fsPath : doc.uri.toString(),
-    languageId: doc.languageId,
-    range,
-    text: doc.getText(range),
-  };
+  const sel = selectionMention(editor, true);
+  if (!sel) void vscode.window.showInformationMessage('Forge: save the file first; only files can be attached.');
+  return sel;
 }
 
 /** Problems at the cursor when "Fix This Problem" runs from the palette (not from a code action). */
@@ -94,79 +88,28 @@ function problemsAtCursor(editor = vscode.window.activeTextEditor): FixProblemAr
   return fixProblemArgs(editor.document.uri, diags);
 }
 
-/** Characters of a selection quoted into a prompt (the model can read the rest of the file with read_file). */
-const MAX_QUOTE = 20_000;
-
-function relativePath(uriOrPath: vscode.Uri | string): string {
-  return vscode.workspace.asRelativePath(uriOrPath, false);
+/** The lines around the problems (three either side) as a selection chip. */
+async function problemLines(args: FixProblemArgs): Promise<Mention> {
+  const folders = vscode.workspace.workspaceFolders?.length ?? 0;
+  const path = vscode.workspace.getWorkspaceFolder(args.uri)
+    ? vscode.workspace.asRelativePath(args.uri, folders > 1)
+    : args.uri.fsPath;
+  let lineCount = args.range.end.line + 4;
+  try {
+    lineCount = (await vscode.workspace.openTextDocument(args.uri)).lineCount;
+  } catch {
+    /* the range as it is */
+  }
+  const startLine = Math.max(1, args.range.start.line + 1 - 3);
+  const endLine = Math.max(startLine, Math.min(lineCount, args.range.end.line + 1 + 3));
+  return { kind: 'selection', path, startLine, endLine };
 }
 
-function fence(text: string, languageId: string): string {
-  const body =
-    text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}\n… (selection shortened; read the file for the rest)` : text;
-  const ticks = body.includes('```') ? '````' : '```';
-  return `${ticks}${languageId}\n${body}\n${ticks}`;
-}
-
-function where(sel: SelectionContext): string {
-  const start = sel.range.start.line + 1;
-  const end = sel.range.end.line + 1;
-  return `\`${relativePath(sel.uri)}\` ${start === end ? `line ${start}` : `lines ${start}-${end}`}`;
-}
-
-/** "foo.ts:10-20": what the panel shows as the user's message for an editor action (the prompt goes to the model). */
-function selectionLabel(sel: SelectionContext): string {
-  const start = sel.range.start.line + 1;
-  const end = sel.range.end.line + 1;
-  return `${relativePath(sel.uri)}:${start === end ? start : `${start}-${end}`}`;
-}
-
-function quoteSelection(sel: SelectionContext): string {
-  return `From ${where(sel)}:\n\n${fence(sel.text, sel.languageId)}`;
-}
-
-function explainPrompt(sel: SelectionContext): string {
-  return [
-    `Explain this code from ${where(sel)}: what it does, how, and anything surprising or risky.`,
-    'Read surrounding code if you need context. Do not change any file.',
-    '',
-    fence(sel.text, sel.languageId),
-  ].join('\n');
-}
-
-function fixPrompt(sel: SelectionContext): string {
-  return [
-    `Find and fix the bugs in this code from ${where(sel)}.`,
-    'Read the file around it first, make the smallest correct change, and run the relevant tests if there are any.',
-    '',
-    fence(sel.text, sel.languageId),
-  ].join('\n');
-}
-
-function refactorPrompt(sel: SelectionContext, instruction: string): string {
-  return [
-    `Refactor this code from ${where(sel)}: ${instruction}`,
-    'Keep the behaviour the same, update callers if a signature changes, and run the relevant tests if there are any.',
-    '',
-    fence(sel.text, sel.languageId),
-  ].join('\n');
-}
-
-async function fixProblemPrompt(args: FixProblemArgs): Promise<string> {
-  const file = relativePath(args.uri);
+function fixProblemPrompt(args: FixProblemArgs): string {
+  const file = vscode.workspace.asRelativePath(args.uri, false);
   const problems = args.diagnostics.map((d) => {
     const tag = [d.source, d.code].filter(Boolean).join(' ');
     return `- line ${d.line} (${d.severity}${tag ? `, ${tag}` : ''}): ${d.message}`;
   });
-  let code = '';
-  try {
-    const doc = await vscode.workspace.openTextDocument(args.uri);
-    const first = Math.max(0, args.range.start.line - 3);
-    const last = Math.min(doc.lineCount - 1, args.range.end.line + 3);
-    const range = new vscode.Range(first, 0, last, doc.lineAt(last).text.length);
-    code = `\n\nThe code (lines ${first + 1}-${last + 1}):\n\n${fence(doc.getText(range), doc.languageId)}`;
-  } catch {
-    /* the model can read the file itself */
-  }
-  return `Fix ${args.diagnostics.length === 1 ? 'this problem' : 'these problems'} in \`${file}\`:\n${problems.join('\n')}${code}\n\nMake the smallest correct change.`;
+  return `Fix ${args.diagnostics.length === 1 ? 'this problem' : 'these problems'} in \`${file}\` (the attached lines are around it):\n${problems.join('\n')}\n\nMake the smallest correct change.`;
 }
