@@ -2,16 +2,15 @@
 // context gatherers (read through the workspace fs, git through a contained child process), the last test run,
 // and the slash command registry (built-ins + `.forge/commands/*.md`; MCP prompts plug in via addSource).
 import * as vscode from 'vscode';
-import { PromptFileCommands } from '../../core/commands/prompt-files';
-import { SlashCommandRegistry, type SlashCommandSource } from '../../core/commands/slash';
-import { Agent, type AgentDeps } from '../../core/loop/agent';
-import { createDelegateTool, DELEGATE_TOOL_NAME } from '../../core/loop/delegate';
+import type { SlashCommandRegistry, SlashCommandSource } from '../../core/commands/slash';
+import type { Agent, AgentDeps } from '../../core/loop/agent';
 import { createModeContextGatherer, type ModeContextGatherer } from '../../core/modes/context';
 import { TestRunTracker } from '../../core/modes/test-runs';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { HostMessage } from '../../protocol/messages';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../../node';
+import { buildAgent, createSlashRegistry } from '../../node/surface/agents';
 import type { Toolkit } from './toolkit';
 
 export interface AgentExtras extends vscode.Disposable {
@@ -33,7 +32,8 @@ export interface AgentExtras extends vscode.Disposable {
 }
 
 export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
-  const slash = new SlashCommandRegistry([new PromptFileCommands(toolkit.fs, (m) => log.warn(m))], (m) => log.warn(m));
+  // The same registry the CLI expands typed commands with (src/node/surface/agents.ts).
+  const slash = createSlashRegistry(toolkit.fs, (m) => log.warn(m));
   const testRuns = new TestRunTracker();
   // git for review mode: a child process (never the visible terminal), contained like every command.
   const git = new NodeCommandRunner({ sandbox: toolkit.commandSandbox });
@@ -93,17 +93,7 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
   };
 }
 
-/**
- * An Agent with delegate_task registered: the helper agent gets the same tools (minus delegate_task), approver
- * and config, a copy of this agent's conversation, and what is left of its iterations and budgets.
- */
+/** An Agent with delegate_task registered, built as the CLI builds it (src/node/surface/agents.ts). */
 export function createDelegatingAgent(deps: AgentDeps, snapshot?: AgentSnapshot): Agent {
-  let agent: Agent | undefined;
-  const base = { ...deps, tools: deps.tools.filter((t) => t.name !== DELEGATE_TOOL_NAME) };
-  const full: AgentDeps = {
-    ...base,
-    tools: [...base.tools, createDelegateTool(base, () => agent?.history ?? []) as never],
-  };
-  agent = snapshot ? Agent.restore(snapshot, full) : new Agent(full);
-  return agent;
+  return buildAgent(deps, {}, snapshot);
 }

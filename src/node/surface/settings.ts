@@ -33,7 +33,7 @@ export interface SurfaceSettings {
 }
 
 /** What the run config needs of the model: its limits, its fallback and its price. */
-interface ConfigModel {
+export interface ConfigModel {
   readonly info: ModelInfo;
   readonly fallback?: Model;
   price(usage: Usage, info?: ModelInfo): number | undefined;
