@@ -130,7 +130,11 @@ describe('webview slash commands and nested steps (Chromium)', function () {
     await p.clearPosted();
     await input().fill('an ordinary message');
     await p.page.keyboard.press('Enter');
-    assert.deepEqual(await p.posted(), [], 'ordinary messages still wait for the run to end');
+    assert.deepEqual(
+      await p.posted(),
+      [{ type: 'steer_message', text: 'an ordinary message' }],
+      'an ordinary message steers the run (messageQueue.ts)',
+    );
   });
 
   it("shows a sub-agent's steps indented under the delegate card, collapsible; the plan button posts implement_plan", async () => {

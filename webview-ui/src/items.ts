@@ -11,6 +11,7 @@ import { renderRunEnd } from './runEnd';
 import { renderTool, toolRowHidden } from './toolRow';
 import { renderCheckpointMark, toolExtras } from './checkpointView';
 import { decorateNested, renderContextItem } from './nested';
+import { decorateUserMessage } from './editMessage';
 
 export { actionButtons } from './actions';
 
@@ -28,6 +29,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
     return el;
   }
   el.append(...renderBody(item));
+  if (item.kind === 'user') decorateUserMessage(el, item);
   decorateNested(el, item);
   return el;
 }

@@ -16,6 +16,8 @@ import { Store } from './store';
 import { TranscriptView } from './transcriptView';
 import './styles.css';
 import { installNested } from './nested';
+import { MessageQueue } from './messageQueue';
+import { installEditMessage } from './editMessage';
 import { SlashMenu } from './slashMenu';
 
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeDropdown(), vsCodeOption());
@@ -63,6 +65,10 @@ const store: Store = new Store({
 const plan = new PlanPanel(() => store.taskId, post);
 plan.mountBefore(chrome.scroller);
 installCheckpointActions(chrome.root, () => store.taskId, post);
+// Typing while a run works: steer or queue (messageQueue.ts); edit and resend an earlier message (editMessage.ts).
+const queueUi = new MessageQueue(post, () => send());
+queueUi.mount(chrome.root.querySelector<HTMLElement>('footer.composer') ?? chrome.root);
+installEditMessage(chrome.root, { post, item: (id) => store.get(id), idle: () => store.status.state === 'idle' });
 
 function renderChrome(): void {
   chrome.renderProvider(store.provider);
@@ -70,6 +76,7 @@ function renderChrome(): void {
   chrome.renderModes(store.modes, store.status.mode ?? store.mode, store.status.state !== 'idle');
   chrome.renderWelcome(store.items.length);
   chrome.renderStatus(store.status, store.progress, performance.now() - store.progressAt);
+  queueUi.setRunning(store.status.state !== 'idle');
   syncTicker();
 }
 
@@ -106,10 +113,14 @@ function handle(msg: HostMessage): void {
     case 'state':
       store.applySnapshot(msg.snapshot);
       plan.render(msg.snapshot.plan);
+      queueUi.render(msg.snapshot.queue);
       return;
     case 'patch':
       if (!store.applyPatch(msg.seq, msg.ops)) resync();
-      else plan.applyOps(msg.ops);
+      else {
+        plan.applyOps(msg.ops);
+        queueUi.applyOps(msg.ops);
+      }
       return;
     case 'provider_status':
       store.setProvider(msg.provider);
@@ -164,9 +175,16 @@ window.addEventListener('message', (event: MessageEvent) => {
 
 // ---------- user -> host ----------
 
-function send(): void {
+function send(other = false): void {
   const text = chrome.input.value.trim();
   if (text && slash.intercept(text)) {
+    chrome.input.value = '';
+    chrome.autosize();
+    return;
+  }
+  if (text && store.status.state !== 'idle') {
+    // A run works: the text steers it or waits in the queue (Alt+Enter: the other one).
+    queueUi.submit(text.slice(0, 100_000), other);
     chrome.input.value = '';
     chrome.autosize();
     return;
@@ -318,7 +336,7 @@ document.addEventListener('keydown', (e) => {
   }
   if (target === chrome.input && e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
-    return send();
+    return send(e.altKey);
   }
   if (e.key === 'Escape' && chrome.historyView.open) {
     chrome.toggleHistory(false);

@@ -54,8 +54,7 @@ const settle = () => new Promise((r) => setTimeout(r, 20));
 
 describe('host/steering: queue, steer, edit and resend', () => {
   it('a steer shows as waiting, then as the user message once the run delivered it', async () => {
-    let t!: ReturnType<typeof setup>;
-    t = setup([
+    const t: ReturnType<typeof setup> = setup([
       () => {
         t.actions.steer('use b instead');
         assert.deepEqual(
@@ -80,8 +79,7 @@ describe('host/steering: queue, steer, edit and resend', () => {
   });
 
   it('a queued message is sent as the next message when the run finishes', async () => {
-    let t!: ReturnType<typeof setup>;
-    t = setup([
+    const t: ReturnType<typeof setup> = setup([
       () => {
         t.actions.add('then write the docs');
         t.actions.add('and a changelog');
@@ -103,8 +101,7 @@ describe('host/steering: queue, steer, edit and resend', () => {
   });
 
   it('after Stop the queue stays, steers the run never delivered included, and is saved with the task', async () => {
-    let t!: ReturnType<typeof setup>;
-    t = setup([
+    const t: ReturnType<typeof setup> = setup([
       () => {
         t.actions.add('queued one');
         t.actions.steer('steer one');

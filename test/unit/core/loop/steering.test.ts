@@ -5,9 +5,8 @@ import { assertHistoryConsistent, fakeReadTool, harness, type Harness } from '..
 
 describe('core/loop steering (messages typed while a run works)', () => {
   it('a steer typed during a step is delivered at the next step boundary as a user turn, without stopping', async () => {
-    let h!: Harness;
     const reads: string[] = [];
-    h = harness(
+    const h: Harness = harness(
       [
         () => {
           // The user types while the model works on step 1.
@@ -47,8 +46,7 @@ describe('core/loop steering (messages typed while a run works)', () => {
   });
 
   it('a steer waiting when the model says "done" keeps the run going', async () => {
-    let h!: Harness;
-    h = harness([
+    const h: Harness = harness([
       () => {
         h.agent.steer('Also add a test');
         return doneTurn('Fixed the bug');
@@ -71,8 +69,7 @@ describe('core/loop steering (messages typed while a run works)', () => {
   });
 
   it('a steer the run could not deliver (stopped) is handed back, not lost', async () => {
-    let h!: Harness;
-    h = harness([
+    const h: Harness = harness([
       () => {
         h.agent.steer('one more thing');
         h.agent.stop();
