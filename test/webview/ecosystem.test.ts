@@ -53,7 +53,34 @@ describe('webview ecosystem strip (Chromium)', function () {
       ecosystem: { mcp: [{ name: 'fs', state: 'crashed' }], rules: [], attachments: [] },
     });
     assert.equal(await strip.locator('details[data-key="mcp"]').getAttribute('open'), '');
-    assert.equal(await strip.locator('details[data-key="rules"] summary').textContent(), 'No project rules');
+    assert.equal(await strip.locator('details[data-key="rules"]').count(), 0, 'no rules: nothing to say');
+  });
+
+  it('a server waiting for permission is a question, not a failure, with the way to answer it (issue 26)', async () => {
+    await p.host(state());
+    await p.host({
+      type: 'ecosystem',
+      ecosystem: {
+        mcp: [
+          { name: 'db', state: 'needs_permission', error: 'not started: waiting for your permission' },
+          { name: 'broken', state: 'error', error: 'could not start: spawn nope ENOENT' },
+        ],
+        rules: [],
+        attachments: [],
+      },
+    });
+    const strip = p.page.locator('.eco-strip');
+    assert.equal(
+      await strip.locator('details[data-key="mcp"] summary').textContent(),
+      'MCP: 2 servers, 1 waiting for you, 1 failing',
+    );
+    await strip.locator('details[data-key="mcp"] summary').click();
+    assert.match(await strip.locator('li').nth(0).innerText(), /db\s+waiting for your permission$/);
+    const colour = (sel: string) => strip.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor);
+    assert.notEqual(await colour('.eco-dot.eco-needs_permission'), await colour('.eco-dot.eco-error'), 'not red');
+    await p.clearPosted();
+    await strip.locator('.eco-ask a', { hasText: 'Allow MCP server “db”…' }).click();
+    assert.deepEqual(await p.posted(), [{ type: 'ecosystem_action', action: 'show_mcp_servers' }]);
   });
 
   it('drops a forged ecosystem message', async () => {

@@ -4,6 +4,9 @@ import type { EcosystemAction, EcosystemView, WebviewMessage } from '../../src/p
 import { h } from './dom';
 import './ecosystem.css';
 
+/** The state the host gives a server that waits for the user's permission to start. */
+const PERMISSION = 'needs_permission';
+
 export class EcosystemStrip {
   readonly el: HTMLElement;
   private readonly open = new Set<string>();
@@ -52,21 +55,29 @@ export class EcosystemStrip {
     if (view.mcp.length) {
       const running = view.mcp.filter((s) => s.state === 'running').length;
       const failing = view.mcp.filter((s) => s.state === 'error' || s.state === 'crashed').length;
-      const summary = `MCP: ${view.mcp.length} server${view.mcp.length === 1 ? '' : 's'}${running ? `, ${running} running` : ''}${failing ? `, ${failing} failing` : ''}`;
+      // A server waiting for the user's permission is a question, not a failure: amber, and the way to answer it.
+      const waiting = view.mcp.filter((s) => s.state === PERMISSION);
+      const summary = `MCP: ${view.mcp.length} server${view.mcp.length === 1 ? '' : 's'}${running ? `, ${running} running` : ''}${waiting.length ? `, ${waiting.length} waiting for you` : ''}${failing ? `, ${failing} failing` : ''}`;
       const rows = view.mcp.map((s) =>
         h(
           'li',
-          { title: s.error ?? s.state },
+          { title: s.state === PERMISSION ? 'Waiting for your permission to start' : (s.error ?? s.state) },
           h('span', { class: `eco-dot eco-${s.state}` }),
           h('span', {}, s.name),
-          h('span', { class: 'muted' }, `${s.state}${s.tools !== undefined ? ` · ${s.tools} tools` : ''}`),
-          s.error ? h('span', { class: 'eco-error-text' }, s.error) : null,
+          h(
+            'span',
+            { class: 'muted' },
+            `${s.state === PERMISSION ? 'waiting for your permission' : s.state}${s.tools !== undefined ? ` · ${s.tools} tools` : ''}`,
+          ),
+          s.error && s.state !== PERMISSION ? h('span', { class: 'eco-error-text' }, s.error) : null,
         ),
       );
       rows.push(
         h('li', {}, this.link('Manage…', 'show_mcp_servers'), this.link('Attach resource…', 'attach_resource')),
       );
       parts.push(this.section('mcp', summary, rows));
+      for (const w of waiting)
+        parts.push(h('span', { class: 'eco-ask' }, this.link(`Allow MCP server “${w.name}”…`, 'show_mcp_servers')));
     }
     const rules = view.rules;
     const ruleRows = rules.map((r) =>
@@ -78,8 +89,11 @@ export class EcosystemStrip {
         r.truncated ? h('span', { class: 'muted' }, 'truncated') : null,
       ),
     );
-    ruleRows.push(h('li', {}, this.link(rules.length ? 'Edit AGENTS.md' : 'Add AGENTS.md', 'edit_rules')));
-    parts.push(this.section('rules', rules.length ? `Rules in use: ${rules.length}` : 'No project rules', ruleRows));
+    // No rules is the usual case, not news: the strip says nothing (Forge: Edit Project Rules adds AGENTS.md).
+    if (rules.length) {
+      ruleRows.push(h('li', {}, this.link('Edit AGENTS.md', 'edit_rules')));
+      parts.push(this.section('rules', `Rules in use: ${rules.length}`, ruleRows));
+    }
     if (view.attachments.length) {
       parts.push(
         h(

@@ -55,3 +55,6 @@ export function describePermission(spec: McpServerSpec): string {
   if (spec.envFile) parts.push(`${Object.keys(spec.env).length ? 'and' : 'with'} the variables of ${spec.envFile}`);
   return parts.join(' ');
 }
+
+/** How a server that waits for the user's permission to start fails its start (the panel shows it as a question). */
+export const PERMISSION_PENDING = 'not started: waiting for your permission';

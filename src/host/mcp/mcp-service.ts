@@ -14,7 +14,7 @@ import {
 } from '../../core/mcp/config';
 import { promptResultToText, type McpPromptInfo } from '../../core/mcp/prompts';
 import type { Logger } from '../logger';
-import { describePermission } from '../../core/mcp/permission';
+import { describePermission, PERMISSION_PENDING } from '../../core/mcp/permission';
 import { MCP_JSON, readWorkspaceMcpConfig, withEnvFile, type EnvFileSnapshot } from '../../node/mcp/config-files';
 import { McpServerConsent } from '../../node/mcp/consent';
 import { McpManager } from '../../node/mcp/manager';
@@ -185,7 +185,7 @@ export class McpService implements vscode.Disposable {
             .catch(() => undefined);
         });
     }
-    throw new Error('not started: waiting for your permission (see the notification)');
+    throw new Error(`${PERMISSION_PENDING} (see the notification, or Forge: Show MCP Servers)`);
   }
 
   private async resolve(spec: McpServerSpec): Promise<McpServerSpec> {

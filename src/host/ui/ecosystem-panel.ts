@@ -5,6 +5,7 @@ import type { PanelBridge } from '../../panel/bridge';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
 import type { EcosystemView } from '../../protocol/messages';
 import type { Ecosystem } from '../ecosystem';
+import { PERMISSION_PENDING } from '../../core/mcp/permission';
 
 function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
   return {
@@ -13,7 +14,8 @@ function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
       .slice(0, 100)
       .map((s) => ({
         name: s.name.slice(0, 200),
-        state: s.state,
+        // Waiting for the user's permission is a question for the user, not a failing server.
+        state: s.state === 'error' && s.error?.startsWith(PERMISSION_PENDING) ? 'needs_permission' : s.state,
         ...(s.tools ? { tools: s.tools.length } : {}),
         ...(s.error ? { error: s.error.slice(0, 500) } : {}),
       })),
