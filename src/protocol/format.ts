@@ -10,3 +10,8 @@ export function formatCost(usd: number): string {
   if (usd < 0.0001) return '<$0.0001';
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
+
+/** "1 file", "3 files": a count in words, for people (never "file(s)"). */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

@@ -1,7 +1,7 @@
 // Issue 26, the panel's last mile, in the built webview (Chromium, real CSP): what a newcomer tripped over.
 import { strict as assert } from 'node:assert';
 import type { HunkView, ItemOf, PlanView } from '../../src/protocol/messages';
-import { approval, patch, state, tool } from './fixtures';
+import { approval, assistant, patch, state, thinking, tool } from './fixtures';
 import { usePanel, type PanelPage } from './harness';
 
 describe('webview last mile (issue 26)', function () {
@@ -116,5 +116,43 @@ describe('webview last mile (issue 26)', function () {
     assert.equal(await p.page.locator('[data-id="p1"]').isHidden(), true, 'a plan update is the plan panel');
     const failed = p.page.locator('[data-id="p2"] .tool-head');
     assert.match(await failed.innerText(), /^Plan\b/, 'a failed update keeps its row, named for people');
+  });
+
+  it('noise: no sandbox note in command output, a last-line preview, a named thought, a modest H1', async () => {
+    await p.host(
+      state({
+        items: [
+          thinking('th', 'The parser lives in src/args.js; I should read it.\nThen add the flag.'),
+          tool('c1', {
+            name: 'execute_command',
+            argsText: '{"command":"npm test"}',
+            argsSummary: 'npm test',
+            exitCode: 0,
+            result:
+              '$ npm test\nExit code: 0 (1.2 s)\n> test\n12 passing\n[Ran contained: no network, writes only in the workspace.]\n[Files the command changed: a.txt.]',
+          }),
+          assistant('a1', '# Summary\n\nDone.'),
+        ],
+      }),
+    );
+    const row = p.page.locator('[data-id="c1"]');
+    assert.equal(await row.locator('.tool-preview').innerText(), '12 passing', 'the last line on the collapsed row');
+    assert.match(
+      (await row.locator('.tool-contained').getAttribute('title')) ?? '',
+      /Ran contained: no network/,
+      'containment is the lock',
+    );
+    await row.locator('summary').click();
+    const out = await row.locator('pre.result').innerText();
+    assert.doesNotMatch(out, /\[Ran contained|\[Files the command changed/);
+    assert.match(out, /12 passing$/);
+    assert.equal(await row.locator('.tool-preview').isVisible(), false, 'open: the output itself shows');
+    assert.match(await p.page.locator('[data-id="th"] summary').innerText(), /^Thought: The parser lives in/);
+    const [h1, body] = await p.page
+      .locator('[data-id="a1"] .md')
+      .evaluate((md) =>
+        [md.querySelector('h1')!, md.querySelector('p')!].map((e) => parseFloat(getComputedStyle(e).fontSize)),
+      );
+    assert.ok(h1! <= body! * 1.35, `H1 ${h1} px against text ${body} px`);
   });
 });

@@ -2,6 +2,7 @@
 // command changed (which no undo can restore), and the mark a restore or undo leaves. The click is handled here
 // (a delegated listener on the panel root), so main.ts and items.ts only hook in.
 import type { ItemOf, WebviewMessage } from '../../src/protocol/messages';
+import { countOf } from '../../src/protocol/format';
 import { h } from './dom';
 
 function base(path: string): string {
@@ -78,10 +79,10 @@ export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
   const files = c.restored.length + c.deleted.length;
   const title =
     c.action === 'undo'
-      ? `Undid this task's changes: ${files} file(s)`
+      ? `Undid this task's changes: ${countOf(files, 'file')}`
       : c.action === 'redo'
-        ? `Redid: the task's edits are back in ${files} file(s)`
-        : `Restored ${files} file(s) to checkpoint ${c.step ?? ''}`.trim();
+        ? `Redid: the task's edits are back in ${countOf(files, 'file')}`
+        : `Restored ${countOf(files, 'file')} to checkpoint ${c.step ?? ''}`.trim();
   const lines: HTMLElement[] = [];
   const list = (label: string, paths: readonly string[]) =>
     paths.length

@@ -11,7 +11,9 @@ import { renderRunEnd } from './runEnd';
 import { renderTool, toolRowHidden } from './toolRow';
 import { renderCheckpointMark, toolExtras } from './checkpointView';
 import { decorateNested, renderContextItem } from './nested';
+import { renderChipList } from './composerChips';
 import { decorateUserMessage } from './editMessage';
+import { messageImages } from './messageImages';
 
 export { actionButtons } from './actions';
 
@@ -37,7 +39,11 @@ export function renderItem(item: TranscriptItem): HTMLElement {
 function renderBody(item: TranscriptItem): Node[] {
   switch (item.kind) {
     case 'user':
-      return [h('div', { class: 'user-bubble' }, item.text)];
+      return [
+        ...messageImages(item.images),
+        ...renderChipList(item.mentions),
+        h('div', { class: 'user-bubble' }, item.text),
+      ];
     case 'assistant':
       return [mdBody(item.text, item.streaming)];
     case 'thinking':
@@ -107,7 +113,9 @@ function renderBody(item: TranscriptItem): Node[] {
 }
 
 function renderThinking(item: ItemOf<'thinking'>): HTMLElement {
-  const label = item.streaming ? 'Thinking…' : `Thought (${formatTokens(item.text.length)} chars)`;
+  // What it thought about, not how long it was: the first line, cut to the row.
+  const first = item.text.trim().split('\n')[0] ?? '';
+  const label = item.streaming ? 'Thinking…' : `Thought: ${first.length > 120 ? `${first.slice(0, 120)}…` : first}`;
   return h(
     'details',
     { class: 'thinking', open: item.streaming, 'data-key': 'thinking' },

@@ -51,7 +51,25 @@ function toolVerb(name: string): [string, string] {
 
 /** The command's own lines ("$ cmd", "Exit code: 0 (1.2 s)") are on the row already: the output starts after. */
 function commandOutput(result: string): string {
-  return result.replace(/^\$ [^\n]*\n/, '').replace(/^(Exit code: -?\d+ \([\d.]+ s\)|Killed by signal [^\n]*)\n/, '');
+  return (
+    result
+      .replace(/^\$ [^\n]*\n/, '')
+      .replace(/^(Exit code: -?\d+ \([\d.]+ s\)|Killed by signal [^\n]*)\n/, '')
+      // Notes for the model: the containment is the row's lock, changed files are listed under the row.
+      .replace(/^\[(Ran contained: [^\n]*|Ran without a sandbox\.|Files the command changed: [^\n]*)\]\n?/gm, '')
+      .replace(/\n+$/, '')
+  );
+}
+
+/** "[Ran contained: no network, writes only in the workspace.]" -> its summary, for the row's lock. */
+function containmentOf(result: string | undefined): string | undefined {
+  return result ? /^\[Ran contained: ([^\n]*?)\.?\]$/m.exec(result)?.[1] : undefined;
+}
+
+/** The last line a finished command printed, shown on its collapsed row. */
+function lastLine(output: string): string {
+  const lines = output.split('\n').filter((l) => l.trim() && l.trim() !== '(no output)');
+  return (lines.at(-1) ?? '').slice(0, 200);
 }
 
 function commandLine(t: Tool): HTMLElement | null {
@@ -113,7 +131,14 @@ export function renderTool(t: Tool): HTMLElement {
         h('span', { class: 'removed' }, `−${e.removed}`),
       )
     : h('span', { class: 'tool-args' }, t.argsSummary);
-  const note = e?.rejectedHunks?.length ? rejectedNote(e.rejectedHunks) : null;
+  const output = t.result !== undefined ? (isCommand ? commandOutput(t.result) : t.result) : t.progress;
+  const preview = isCommand && !live && output ? lastLine(output) : '';
+  const note = e?.rejectedHunks?.length
+    ? rejectedNote(e.rejectedHunks)
+    : preview
+      ? h('span', { class: 'tool-note tool-preview' }, preview)
+      : null;
+  const contained = isCommand ? containmentOf(t.result) : undefined;
   const summary = h(
     'summary',
     { class: `tool-head${note ? ' has-note' : ''}`, title: `${t.name}${t.argsSummary ? `: ${t.argsSummary}` : ''}` },
@@ -121,12 +146,12 @@ export function renderTool(t: Tool): HTMLElement {
     icon(glyph, undefined, 'tool-icon'),
     h('span', { class: 'tool-name' }, e ? (e.isNewFile ? 'Created' : 'Edited') : verb),
     target,
+    contained ? icon('lock', `Ran contained: ${contained}`, 'tool-contained') : null,
     ...meta,
     h('span', { class: `tool-status status-${t.status}${quiet ? ' sr-only' : ''}` }, statusText),
     icon(statusIcon, undefined, `tool-status-icon status-${t.status}${live ? ' codicon-modifier-spin' : ''}`),
     note,
   );
-  const output = t.result !== undefined ? (isCommand ? commandOutput(t.result) : t.result) : t.progress;
   const body = h(
     'div',
     { class: 'tool-body' },

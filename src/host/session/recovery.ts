@@ -19,6 +19,7 @@ import { runReportMarkdown } from '../../core/tasks/run-report-format';
 import type { RunReportStore } from '../../core/tasks/run-reports';
 import type { Logger } from '../logger';
 import { showReadOnly } from '../edits/readonly-docs';
+import { countOf } from '../../protocol/format';
 import type { TaskSession } from './task-session';
 import type { SessionManager } from './session-manager';
 
@@ -241,12 +242,12 @@ export class Recovery {
         `The user restored the files to checkpoint ${cp.step} (the end of an earlier step); your later edits to ${list} were undone. Re-read files before editing them.`,
       );
     }
-    const kept = outcome.skipped.length ? `; kept your changes to ${outcome.skipped.length} file(s)` : '';
+    const kept = outcome.skipped.length ? `; kept your changes to ${countOf(outcome.skipped.length, 'file')}` : '';
     const failed = outcome.conflicts.length
       ? `; ${outcome.conflicts.length} could not be restored (see the transcript)`
       : '';
     void vscode.window.showInformationMessage(
-      `Forge restored ${changed} file(s) to checkpoint ${cp.step}${kept}${failed}.`,
+      `Forge restored ${countOf(changed, 'file')} to checkpoint ${cp.step}${kept}${failed}.`,
     );
     return outcome;
   }
@@ -330,12 +331,12 @@ export class Recovery {
       session.addNote(
         `The user redid your edits that a restore had undone: ${back.map(rel).join(', ')} are back as you left them. Re-read files before editing them.`,
       );
-    const kept = outcome.skipped.length ? `; kept your changes to ${outcome.skipped.length} file(s)` : '';
+    const kept = outcome.skipped.length ? `; kept your changes to ${countOf(outcome.skipped.length, 'file')}` : '';
     const failed = outcome.conflicts.length
       ? `; ${outcome.conflicts.length} could not be redone (see the transcript)`
       : '';
     void vscode.window.showInformationMessage(
-      `Forge put the task's edits back in ${back.length} file(s)${kept}${failed}.`,
+      `Forge put the task's edits back in ${countOf(back.length, 'file')}${kept}${failed}.`,
     );
     return outcome;
   }

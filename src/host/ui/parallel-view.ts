@@ -2,6 +2,7 @@
 // changed files (click: that file's diff), and inline actions (review, apply, merge, discard, stop).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { countOf } from '../../protocol/format';
 import type { CommandHandlers } from './commands';
 import type { BackgroundTask } from '../../node/parallel-tasks';
 import type { FileChange } from '../../node/worktrees';
@@ -30,7 +31,8 @@ const ICONS: Record<BackgroundTask['status'], string> = {
 
 export function describeTask(t: BackgroundTask): string {
   if (t.status === 'running') return `running ${t.iteration}/${t.maxIterations}`;
-  if (t.status === 'ready') return `${t.report?.reason ?? 'ended'}, ${t.changes?.length ?? 0} file(s) to review`;
+  if (t.status === 'ready')
+    return `${t.report?.reason ?? 'ended'}, ${countOf(t.changes?.length ?? 0, 'file')} to review`;
   if (t.status === 'failed') return `failed: ${t.error ?? ''}`;
   return t.status;
 }

@@ -1,6 +1,6 @@
 // The palette's pickers and confirmations (Select Model, Task History, Forget, Undo Task Changes), kept apart
 // from the controller so it stays about routing.
-import { formatCost } from '../../protocol/format';
+import { countOf, formatCost } from '../../protocol/format';
 import * as vscode from 'vscode';
 import type { EditJournal, UndoResult } from '../../core/tasks/journal';
 import type { TaskSummary } from '../../core/tasks/task-store';
@@ -191,7 +191,7 @@ export async function undoWithReport(
   );
   if (confirm) {
     const ok = await vscode.window.showWarningMessage(
-      `Undo ${live.length} edit(s) Forge made to ${files.size} file(s) in this task?${missing.length ? ` ${missing.length} file(s) cannot be restored: their journal contents are missing.` : ''}`,
+      `Undo ${countOf(live.length, 'edit')} Forge made to ${countOf(files.size, 'file')} in this task?${missing.length ? ` ${countOf(missing.length, 'file')} cannot be restored: their journal contents are missing.` : ''}`,
       {
         modal: true,
         detail: [
@@ -213,11 +213,11 @@ export async function undoWithReport(
       .map((c) => `${vscode.workspace.asRelativePath(c.path, false)}: ${c.reason}`)
       .join('\n');
     void vscode.window.showWarningMessage(
-      `Forge restored ${done} file(s); ${result.conflicts.length} could not be restored (changed since Forge edited them, or their journal contents are missing) and were left as they are.`,
+      `Forge restored ${countOf(done, 'file')}; ${result.conflicts.length} could not be restored (changed since Forge edited them, or their journal contents are missing) and were left as they are.`,
       { modal: confirm, detail: list },
     );
   } else if (confirm) {
-    void vscode.window.showInformationMessage(`Forge restored ${done} file(s).`);
+    void vscode.window.showInformationMessage(`Forge restored ${countOf(done, 'file')}.`);
   }
   return result;
 }
