@@ -7,9 +7,10 @@ import { PromptFileCommands } from '../../core/commands/prompt-files';
 import { SlashCommandRegistry, type SlashCommandSource } from '../../core/commands/slash';
 import { Agent, type AgentDeps } from '../../core/loop/agent';
 import { createDelegateTool, DELEGATE_TOOL_NAME } from '../../core/loop/delegate';
+import { pathsInArgs } from '../../core/rules/project-rules';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { WorkspaceFs } from '../../core/workspace/types';
-import type { SurfaceRules } from './rules';
+import { touchingRules, type SurfaceRules } from './rules';
 
 /**
  * The slash commands of a workspace: the built-ins, `.forge/commands/*.md`, then `extra` sources (MCP prompts;
@@ -64,6 +65,15 @@ export function buildAgent(deps: AgentDeps, parts: AgentParts = {}, snapshot?: A
     ...base,
     tools: [...base.tools, createDelegateTool(base, () => agent?.history ?? []) as never],
   };
+  // A nested AGENTS.md is read before the tool that names its folder runs, so the next step's prompt has it.
+  const touch = (args: unknown): Promise<void> => {
+    if (!rules || !agent) return Promise.resolve();
+    const id = agent.taskId;
+    if (rules.touch) return rules.touch(id, args);
+    const task = rules.forTask(id);
+    return Promise.all(pathsInArgs(args).map((p) => task.touch(p))).then(() => undefined);
+  };
+  if (rules) full.tools = touchingRules(full.tools, touch);
   agent = snapshot ? Agent.restore(snapshot, full) : new Agent(full);
   const built = agent;
   if (rules) built.on((e) => void rules.onAgentEvent(built.taskId, e));

@@ -4,11 +4,14 @@
 import type { AgentEvent } from '../../core/loop/events';
 import { ConfinedReader } from '../../core/safety/confined-read';
 import { discoverBaseRules, pathsInArgs, TaskRules, type RuleSource } from '../../core/rules/project-rules';
+import type { Tool } from '../../core/tools/types';
 import type { WorkspaceFs } from '../../core/workspace/types';
 
 /** What the agent builder needs of a surface's rules. */
 export interface SurfaceRules {
   forTask(taskId: string): TaskRules;
+  /** Reads the nested rules a tool call's arguments name; resolves when they are in the task's rules. */
+  touch?(taskId: string, args: unknown): Promise<void>;
   /** Follows a task's events: a tool call naming a path may bring its folder's AGENTS.md in. */
   onAgentEvent(taskId: string, e: AgentEvent): void;
 }
@@ -55,15 +58,27 @@ export class WorkspaceRules implements SurfaceRules {
 
   /** Resolves once the nested rules a call named are read, so the next step's prompt has them. */
   onAgentEvent(taskId: string, e: AgentEvent): Promise<void> {
-    if (e.type !== 'tool_call_end') return Promise.resolve();
-    const rules = this.forTask(taskId);
-    return Promise.all(
-      pathsInArgs(e.args).map((p) =>
-        rules.touch(p).then(
-          (added) => (added ? this.onNested(taskId, rules) : undefined),
-          () => undefined,
-        ),
-      ),
-    ).then(() => undefined);
+    return e.type === 'tool_call_end' ? this.touch(taskId, e.args) : Promise.resolve();
   }
+
+  /** Reads the AGENTS.md of the folders a tool call's arguments name (once per folder and task). */
+  async touch(taskId: string, args: unknown): Promise<void> {
+    const rules = this.forTask(taskId);
+    const added = await Promise.all(pathsInArgs(args).map((p) => rules.touch(p).catch(() => false)));
+    if (added.some(Boolean)) this.onNested(taskId, rules);
+  }
+}
+
+/**
+ * The tools, each reading the nested rules its call names before it runs: the rules are in the prompt of the very
+ * next step (an event listener alone raced that step and lost when the tool was quick).
+ */
+export function touchingRules(tools: readonly Tool[], touch: (args: unknown) => Promise<void>): Tool[] {
+  return tools.map((tool) => ({
+    ...tool,
+    execute: async (input, ctx) => {
+      await touch(input).catch(() => undefined);
+      return tool.execute(input, ctx);
+    },
+  }));
 }
