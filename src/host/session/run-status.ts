@@ -6,6 +6,14 @@ import type { Logger } from '../logger';
 import type { ForgeStatusBar } from '../ui/status-bar';
 import type { TaskSession } from './task-session';
 
+type Shown = Parameters<ForgeStatusBar['running']>[0];
+/** What the status bar last showed per task: an answered approval puts back the same numbers. */
+const shown = new WeakMap<TaskSession, Shown>();
+function remember(session: TaskSession, p: Shown): Shown {
+  shown.set(session, p);
+  return p;
+}
+
 interface RunStatusDeps {
   statusBar: ForgeStatusBar;
   log: Logger;
@@ -21,23 +29,32 @@ export function reportRunEvent(
   testRuns?.observe(e);
   switch (e.type) {
     case 'run_start':
-      bar.running({ iteration: 0, maxIterations: e.maxIterations });
+      shown.delete(session);
+      bar.running(remember(session, { iteration: 0, maxIterations: e.maxIterations }));
+      break;
+    case 'step_start':
+      // The step in progress, as the panel's footer counts it ("Iteration 1 / 25"): one number for both.
+      bar.running(remember(session, { ...shown.get(session), iteration: e.iteration, maxIterations: e.maxIterations }));
       break;
     case 'iteration': {
       const tokens = e.usage.inputTokens + e.usage.outputTokens;
       const cost = e.costUsd !== undefined ? ` · ${formatCost(e.costUsd)}` : '';
-      bar.running({
-        iteration: e.iteration,
-        maxIterations: e.maxIterations,
-        detail: `${(tokens / 1000).toFixed(1)}k tokens${cost}`,
-      });
+      bar.running(
+        remember(session, {
+          iteration: e.iteration,
+          maxIterations: e.maxIterations,
+          detail: `${(tokens / 1000).toFixed(1)}k tokens${cost}`,
+        }),
+      );
       break;
     }
     case 'approval_requested':
       bar.waiting(`Forge is waiting for your approval (${e.request.toolName}).`);
       break;
     case 'approval_resolved':
-      bar.running({ iteration: session.dump().iterations, maxIterations: session.dump().maxIterations });
+      bar.running(
+        shown.get(session) ?? { iteration: session.dump().iterations, maxIterations: session.dump().maxIterations },
+      );
       break;
     case 'tool_result':
       if (e.isError) log.info(`task ${session.id}: ${e.name} returned an error: ${e.content.slice(0, 300)}`);
