@@ -15,7 +15,7 @@ function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
       .map((s) => ({
         name: s.name.slice(0, 200),
         // Waiting for the user's permission is a question for the user, not a failing server.
-        state: s.state === 'error' && s.error?.startsWith(PERMISSION_PENDING) ? 'needs_permission' : s.state,
+        state: s.state === 'error' && s.error?.includes(PERMISSION_PENDING) ? 'needs_permission' : s.state,
         ...(s.tools ? { tools: s.tools.length } : {}),
         ...(s.error ? { error: s.error.slice(0, 500) } : {}),
       })),
