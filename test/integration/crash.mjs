@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pickColorTheme, startShotSession } from './ui/session.mjs';
-import { forgeWebview, openForgePanel, runCommand, setSidebarWidth } from './ui/workbench.mjs';
+import { killExtensionHost } from './ui/kill.mjs';
+import { forgeWebview, openForgePanel, setSidebarWidth } from './ui/workbench.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
@@ -58,38 +59,6 @@ const turns = [
   },
 ];
 
-/** Process ids of the extension hosts code-server started (they are in its process group). */
-function extensionHosts(server) {
-  const out = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
-    .filter((m) => m && Number(m[2]) === server.child.pid && /extensionHost/.test(m[3]))
-    .map((m) => Number(m[1]));
-}
-
-async function killExtensionHost(server, page) {
-  const [pid] = extensionHosts(server);
-  assert.ok(pid, 'found the extension host');
-  process.kill(pid, 'SIGKILL');
-  step(`extension host ${pid} killed`);
-  // code-server leaves a crashed remote host down (another extension-host process that shows up meanwhile is not a
-  // restart: once taken for one, the panel never came back), so the user reloads the window.
-  await runCommand(page, 'Developer: Reload Window', { log: step });
-  await page.waitForTimeout(1000);
-  await page
-    .locator('.monaco-workbench .activitybar [aria-label^="Forge"]')
-    .first()
-    .waitFor({ state: 'attached', timeout: 90_000 });
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  for (let i = 0; i < 300 && !extensionHosts(server).some((p) => p !== pid); i++) await page.waitForTimeout(100);
-  assert.ok(
-    extensionHosts(server).some((p) => p !== pid),
-    'a new extension host started',
-  );
-  step('window reloaded, new extension host');
-}
-
 async function main() {
   fs.mkdirSync(shots, { recursive: true });
   const session = await startShotSession({ repo, prefix: 'forge-crash-', turns });
@@ -118,7 +87,7 @@ async function main() {
     step('the edit waits for approval');
 
     // 1. Crash while the approval is pending: nothing was written; after the restart it is asked again.
-    await killExtensionHost(server, page);
+    await killExtensionHost(server, page, step);
     ({ panel } = await openForgePanel(page, { log: step }));
     await applyTheme();
     await panel.userBubble('Make the greeting').waitFor({ timeout: 60_000 });
@@ -151,7 +120,7 @@ async function main() {
       await page.waitForTimeout(100);
     }
     step('the command runs; its output is in the command log');
-    await killExtensionHost(server, page);
+    await killExtensionHost(server, page, step);
     ({ panel } = await openForgePanel(page, { log: step }));
     await applyTheme();
     await panel.userBubble('Make the greeting').waitFor({ timeout: 60_000 });

@@ -3,6 +3,8 @@
 // call a crash cut off, instead of a bare "interrupted" (or a stale approval asked again).
 import { danglingToolCalls } from '../context/history';
 import type { ChatMessage } from '../model/types';
+import type { ApprovalRequest } from '../safety/approval';
+import type { AnswerLog } from './answer-log';
 import type { CommandLog } from './command-log';
 import type { EditJournal, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
@@ -50,19 +52,23 @@ export async function settleEdits(
   probe: WorkspaceProbe,
   log: (m: string) => void = () => undefined,
   /** Only intents at least this old (an edit being applied right now is not a crash's leftover). */
-  opts: { minAgeMs?: number; now?: number } = {},
+  opts: { minAgeMs?: number; now?: number; approvedCalls?: ReadonlySet<string> } = {},
 ): Promise<EffectFact[]> {
   const facts: EffectFact[] = [];
   const cutoff = (opts.now ?? Date.now()) - (opts.minAgeMs ?? 0);
   for (const intent of await journal.openIntents(taskId)) {
     if (opts.minAgeMs !== undefined && intent.at > cutoff) continue;
-    const outcome = await settleOne(journal, intent, probe).catch((err) => {
+    // A proposal the user approved (the answer log says so) is an approved edit, even if its confirmation line
+    // never reached the journal: an unsaved buffer holding it is the edit, to be saved.
+    const approved = !!intent.toolCallId && !!opts.approvedCalls?.has(intent.toolCallId);
+    const settled = approved && intent.proposed ? { ...intent, proposed: undefined } : intent;
+    const outcome = await settleOne(journal, settled, probe).catch((err) => {
       log(`[recovery] cannot settle the edit of ${intent.path}: ${err instanceof Error ? err.message : String(err)}`);
       return 'unknown' as const;
     });
     // A proposal whose edit is not in the file was, as far as anyone can tell, never approved: nothing to report
     // (its approval is asked again if the run still waits for it).
-    const unapproved = intent.proposed && outcome === 'not-applied';
+    const unapproved = settled.proposed && outcome === 'not-applied';
     log(
       `[recovery] edit ${taskId}#${intent.seq} (${intent.path}) ${unapproved ? 'proposed, not applied, before a reload' : `interrupted by a reload: ${outcome}`}`,
     );
@@ -132,7 +138,7 @@ interface Reconciled {
  * Gives every tool call a crash cut off the result the facts support. A pending approval whose edit is already
  * on disk is not asked again: it is answered "applied". Calls without facts are left to the usual handling.
  */
-function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): Reconciled {
+function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[], answered = false): Reconciled {
   const snapshot = structuredClone(input);
   const byCall = new Map(facts.map((f) => [f.toolCallId, f]));
   const notes: string[] = [];
@@ -147,7 +153,8 @@ function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[]): 
     (!pendingFact || (pendingFact.kind === 'edit' && pendingFact.outcome === 'not-applied')) &&
     !dangling.slice(1).some((c) => byCall.has(c.id));
   if (keepPending) {
-    if (pendingFact?.kind === 'edit')
+    // An answer the user already gave is taken by the resumed run (its own note says so), not asked again.
+    if (pendingFact?.kind === 'edit' && !answered)
       notes.push(
         `The approved edit of ${pendingFact.path} had not reached the disk when Forge was reloaded; it is asked again.`,
       );
@@ -246,13 +253,48 @@ function sameText(a: string, b: string): boolean {
  */
 export async function reconcileTask(
   record: TaskRecord,
-  deps: { journal: EditJournal; commands?: CommandLog; probe: WorkspaceProbe; log?: (m: string) => void },
+  deps: {
+    journal: EditJournal;
+    commands?: CommandLog;
+    answers?: AnswerLog;
+    probe: WorkspaceProbe;
+    log?: (m: string) => void;
+  },
 ): Promise<{ record: TaskRecord; notes: string[]; changed: boolean }> {
+  const approvedCalls = deps.answers ? await deps.answers.approvedCalls(record.id).catch(() => undefined) : undefined;
   const facts = [
-    ...(await settleEdits(deps.journal, record.id, deps.probe, deps.log)),
+    ...(await settleEdits(deps.journal, record.id, deps.probe, deps.log, approvedCalls ? { approvedCalls } : {})),
     ...(deps.commands ? await settleCommands(deps.commands, record.id, deps.probe) : []),
   ];
-  if (!facts.length) return { record, notes: [], changed: false };
-  const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts);
-  return { record: { ...record, snapshot: r.snapshot }, notes: r.notes, changed: r.changed };
+  const answerNote = await recalledAnswerNote(record, deps.answers);
+  if (!facts.length) return { record, notes: answerNote ? [answerNote] : [], changed: false };
+  const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts, !!answerNote);
+  const kept = r.snapshot.pending && answerNote ? [answerNote] : [];
+  return { record: { ...record, snapshot: r.snapshot }, notes: [...r.notes, ...kept], changed: r.changed };
+}
+
+/**
+ * The approval still pending after a restore, if the user had already answered it (or begun a per-hunk review):
+ * what the panel says, since the restored run takes that answer instead of asking again.
+ */
+async function recalledAnswerNote(record: TaskRecord, answers: AnswerLog | undefined): Promise<string | undefined> {
+  const pending = (record.snapshot as AgentSnapshot).pending;
+  if (!pending || !answers) return undefined;
+  const recalled = await answers.recall(record.id, pending.request.id).catch(() => undefined);
+  if (!recalled) return undefined;
+  const what = describeRequest(pending.request);
+  if (recalled.decision?.kind === 'approve')
+    return `You had approved ${what} just before Forge was reloaded: your answer is kept and it goes ahead, without asking again.`;
+  if (recalled.decision?.kind === 'reject')
+    return `You had rejected ${what} just before Forge was reloaded: your answer is kept${recalled.decision.reason ? ` ("${recalled.decision.reason}")` : ''}.`;
+  const rejected = recalled.review?.hunks.filter((h) => h.state === 'rejected').length ?? 0;
+  const accepted = recalled.review?.hunks.filter((h) => h.state === 'accepted').length ?? 0;
+  return `Your review of ${what} was in progress when Forge was reloaded: your decisions are kept (${accepted} hunk${accepted === 1 ? '' : 's'} accepted, ${rejected} rejected${recalled.review?.proposed !== undefined ? ', your edits to the proposal' : ''}).`;
+}
+
+function describeRequest(request: ApprovalRequest): string {
+  const preview = request.preview;
+  if (preview?.kind === 'edit') return `the edit of ${preview.displayPath ?? preview.path}`;
+  if (preview?.kind === 'command') return `the command \`${oneLine(preview.command)}\``;
+  return `the ${request.toolName} call`;
 }

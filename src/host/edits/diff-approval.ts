@@ -18,6 +18,7 @@ import {
 } from '../../core/review/hunks';
 import { whenEditSettled } from './edit-applier';
 import { key, ProposedFs } from './proposed-fs';
+import type { RecordedReview } from '../../core/tasks/answer-log';
 
 const ORIGINAL_SCHEME = 'forge-original';
 export const PROPOSED_SCHEME = 'forge-proposed';
@@ -87,6 +88,8 @@ interface DiffApprovalOptions {
 interface ProposeOptions {
   /** Open the diff editor (forge.showDiffOnProposal); otherwise the proposal is answered from the panel only. */
   open?: boolean;
+  /** The user's review of this proposal before a reload (answer log): hunk decisions and their edits, kept. */
+  review?: RecordedReview;
 }
 
 export class DiffApproval implements vscode.Disposable {
@@ -139,7 +142,9 @@ export class DiffApproval implements vscode.Disposable {
     const originalUri = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${rel}`, query });
     const original = proposal.isNewFile ? '' : proposal.original;
     this.originals.set(key(originalUri), original);
-    this.fsProvider.set(proposedUri, proposal.proposed);
+    // A review the user began before a reload comes back as they left it: their edits, then their decisions.
+    const proposed = opts.review?.proposed ?? proposal.proposed;
+    this.fsProvider.set(proposedUri, proposed);
     // The file's own document is loaded while the user reads the diff: an approved edit of a file no editor shows is
     // written straight to disk (VscodeEditApplier), and the workbench's reload of a loaded document is an undoable
     // edit, so Ctrl+Z in the editor still reverts it.
@@ -153,11 +158,16 @@ export class DiffApproval implements vscode.Disposable {
       originalUri,
       resolve,
       outcome,
-      hunks: splitHunks(original, proposal.proposed),
+      hunks: splitHunks(original, proposed),
       decisions: new Map(),
-      hunksOf: proposal.proposed,
+      hunksOf: proposed,
     };
+    for (const h of opts.review?.hunks ?? [])
+      if (entry.hunks.some((x) => x.index === h.index))
+        entry.decisions.set(h.index, { state: h.state, ...(h.reason ? { reason: h.reason } : {}) });
     this.pending.set(proposal.id, entry);
+    if (entry.decisions.size)
+      this.hunkEmitter.fire({ id: proposal.id, original, hunks: entry.hunks, decisions: entry.decisions });
     if (signal) {
       const onAbort = () => void this.settle(proposal.id, { kind: 'reject', reason: 'cancelled' });
       if (signal.aborted) onAbort();
@@ -230,6 +240,11 @@ export class DiffApproval implements vscode.Disposable {
     if (!p) return undefined;
     this.rehunk(p, false);
     return { id, original: this.originalOf(p), hunks: p.hunks, decisions: p.decisions };
+  }
+
+  /** The proposed side of a pending proposal as it is now (with the user's edits); undefined when not pending. */
+  currentProposal(id: string): string | undefined {
+    return this.pending.get(id)?.hunksOf;
   }
 
   /**

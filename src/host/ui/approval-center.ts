@@ -4,12 +4,17 @@
 // proposed side come back as `editedContent`. No runtime 'vscode' import, so it is unit-testable in Node.
 import type { ApprovalDecision } from '../../core/tools/types';
 import type { ApprovalRequest, Approver } from '../../core/safety/approval';
+import type { RecordedAnswer, RecordedReview } from '../../core/tasks/answer-log';
 import type { Proposal, ProposalOutcome } from '../edits/diff-approval';
 
 /** What the center needs from the diff editor surface (DiffApproval implements it). */
 export interface EditProposalSurface {
   /** `open: false`: keep the proposal (and its per-hunk review) without opening a diff editor. */
-  propose(proposal: Proposal, signal?: AbortSignal, opts?: { open?: boolean }): Promise<ProposalOutcome>;
+  propose(
+    proposal: Proposal,
+    signal?: AbortSignal,
+    opts?: { open?: boolean; review?: RecordedReview },
+  ): Promise<ProposalOutcome>;
   accept(id: string): Promise<boolean>;
   reject(id: string, reason?: string): Promise<boolean>;
 }
@@ -24,6 +29,15 @@ interface ApprovalCenterOptions {
    * file changed while the proposal waited is refused instead of written over the user's changes.
    */
   readCurrent?: (path: string) => Promise<string | undefined>;
+  /** The user's answers kept across a crash: recorded as given, recalled when a restored run asks again. */
+  answers?: ApprovalAnswers;
+}
+
+/** Where answers are kept (the answer log, per task). */
+export interface ApprovalAnswers {
+  recall(req: ApprovalRequest): Promise<RecordedAnswer | undefined>;
+  /** Called with the user's answer as given, before anything acts on it. */
+  answered(req: ApprovalRequest, decision: ApprovalDecision): void;
 }
 
 type ApprovalListener = (
@@ -63,7 +77,31 @@ export class ApprovalCenter implements Approver {
     // Only questions for a person reach here: settings, flags and task grants are decided by core's Policy.
     const existing = this.entries.get(req.id);
     if (existing) return new Promise((resolve) => existing.waiters.push(resolve));
+    const answers = this.options.answers;
+    if (!answers) return this.ask(req, signal);
+    // A restored run asks its pending approval again: an answer the user gave before the crash is taken, not asked.
+    return answers
+      .recall(req)
+      .catch(() => undefined)
+      .then((recalled) => {
+        if (signal.aborted) throw abortError(signal);
+        const again = this.entries.get(req.id);
+        if (again) return new Promise<ApprovalDecision>((resolve) => again.waiters.push(resolve));
+        if (recalled?.decision) return this.replay(req, recalled.decision);
+        return this.ask(req, signal, recalled?.review);
+      });
+  }
 
+  /** The user's recorded answer, as if given now (an approved edit whose file changed since is still refused). */
+  private async replay(req: ApprovalRequest, recorded: ApprovalDecision): Promise<ApprovalDecision> {
+    const checked = await this.checkStale(req, recorded);
+    const decision: ApprovalDecision =
+      req.sensitive && checked.kind === 'approve' && checked.scope === 'task' ? { ...checked, scope: 'once' } : checked;
+    this.emit({ type: 'resolved', request: req, decision, auto: false });
+    return decision;
+  }
+
+  private ask(req: ApprovalRequest, signal: AbortSignal, review?: RecordedReview): Promise<ApprovalDecision> {
     return new Promise<ApprovalDecision>((resolve, reject) => {
       const preview = req.preview;
       // Edits always go through the diff surface, which keeps the per-hunk review; the editor opens only when wanted.
@@ -72,8 +110,12 @@ export class ApprovalCenter implements Approver {
         request: req,
         viaDiff: useDiff,
         waiters: [],
-        // Checked before it counts: the file may have changed while the proposal waited.
-        settle: (answer) => void this.checkStale(req, answer).then((d) => finish(d)),
+        // Recorded as given (a crash right after must not ask it again), then checked before it counts: the file may
+        // have changed while the proposal waited.
+        settle: (answer) => {
+          if (this.entries.get(req.id) === entry) this.options.answers?.answered(req, answer);
+          void this.checkStale(req, answer).then((d) => finish(d));
+        },
       };
       const finish = (answer: ApprovalDecision) => {
         if (!this.entries.has(req.id)) return;
@@ -104,7 +146,7 @@ export class ApprovalCenter implements Approver {
           proposed: preview.proposed,
           isNewFile: preview.isNewFile,
         };
-        this.options.diff!.propose(proposal, undefined, { open: this.options.showDiff?.() ?? true }).then(
+        this.options.diff!.propose(proposal, undefined, { open: this.options.showDiff?.() ?? true, review }).then(
           (outcome) => {
             if (outcome.kind === 'accept') {
               // The previewed edit goes to the tool as it is, so nothing is read or computed again before the write.

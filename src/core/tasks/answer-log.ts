@@ -1,0 +1,124 @@
+// The user's answers to approvals, kept across a crash (docs/DESIGN-durability.md): an Approve or Reject, and the
+// per-hunk decisions of a review still in progress, are appended the moment the user gives them. A restore that
+// finds the approval still pending takes the recorded answer instead of asking again; a review in progress comes
+// back with the user's decisions. Layout under `dir`: <task stem>.jsonl, one line per answer or review change.
+import type { HunkState } from '../review/hunks';
+import type { ApprovalDecision } from '../tools/types';
+import { safeFileStem, type TasksIO } from './io';
+
+/** One hunk's decision in a review in progress. */
+export interface RecordedHunk {
+  index: number;
+  state: Exclude<HunkState, 'pending'>;
+  reason?: string;
+}
+
+/** The review of an edit proposal so far: hunk decisions, and the proposed side if the user edited it. */
+export interface RecordedReview {
+  hunks: RecordedHunk[];
+  /** The proposed text as the user left it, when it differs from the model's proposal. */
+  proposed?: string;
+}
+
+/** What the log knows about one approval request. */
+export interface RecordedAnswer {
+  requestId: string;
+  toolCallId: string;
+  decision?: ApprovalDecision;
+  review?: RecordedReview;
+  at: number;
+}
+
+type AnswerLine =
+  | { k: 'answer'; requestId: string; toolCallId: string; at: number; decision: ApprovalDecision }
+  | { k: 'review'; requestId: string; toolCallId: string; at: number; review: RecordedReview };
+
+export class AnswerLog {
+  private readonly log: (m: string) => void;
+  private readonly now: () => number;
+  /** Appends of one task run in order, so a later review never lands before an earlier one. */
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly io: TasksIO,
+    opts: { log?: (m: string) => void; now?: () => number } = {},
+  ) {
+    this.log = opts.log ?? (() => undefined);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Records the user's answer. Resolves when it is durable; never rejects (a failure is logged). */
+  answered(taskId: string, requestId: string, toolCallId: string, decision: ApprovalDecision): Promise<void> {
+    return this.append(taskId, { k: 'answer', requestId, toolCallId, at: this.now(), decision });
+  }
+
+  /** Records the review of a pending edit as it is now (each change replaces the last). */
+  reviewed(taskId: string, requestId: string, toolCallId: string, review: RecordedReview): Promise<void> {
+    return this.append(taskId, { k: 'review', requestId, toolCallId, at: this.now(), review });
+  }
+
+  /** What was recorded for a request: its answer and/or its latest review. */
+  async recall(taskId: string, requestId: string): Promise<RecordedAnswer | undefined> {
+    await this.chains.get(taskId);
+    const text = await this.io.read(this.file(taskId)).catch(() => undefined);
+    if (!text) return undefined;
+    let found: RecordedAnswer | undefined;
+    for (const raw of text.split('\n')) {
+      const line = parse(raw);
+      if (!line || line.requestId !== requestId) continue;
+      found ??= { requestId, toolCallId: line.toolCallId, at: line.at };
+      found.at = line.at;
+      if (line.k === 'answer') found.decision = line.decision;
+      else found.review = line.review;
+    }
+    return found;
+  }
+
+  /** Tool call ids the user approved (edits among them count as approved even if their journal line is missing). */
+  async approvedCalls(taskId: string): Promise<Set<string>> {
+    await this.chains.get(taskId);
+    const text = await this.io.read(this.file(taskId)).catch(() => undefined);
+    const out = new Set<string>();
+    for (const raw of (text ?? '').split('\n')) {
+      const line = parse(raw);
+      if (line?.k === 'answer' && line.decision.kind === 'approve') out.add(line.toolCallId);
+    }
+    return out;
+  }
+
+  /** Forgets a task's answers (the task was removed). */
+  async remove(taskId: string): Promise<void> {
+    await this.io.remove(this.file(taskId)).catch(() => undefined);
+  }
+
+  private append(taskId: string, line: AnswerLine): Promise<void> {
+    // A torn line from a crash is ended by the leading newline, so it never merges with this one.
+    const run = (this.chains.get(taskId) ?? Promise.resolve())
+      .then(() => this.io.append(this.file(taskId), `\n${JSON.stringify(line)}\n`))
+      .catch((err) =>
+        this.log(
+          `[answers] could not record an answer of ${taskId}: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
+    this.chains.set(taskId, run);
+    return run;
+  }
+
+  private file(taskId: string): string {
+    return `${this.dir}/${safeFileStem(taskId)}.jsonl`;
+  }
+}
+
+function parse(raw: string): AnswerLine | undefined {
+  if (!raw.trim()) return undefined;
+  try {
+    const line = JSON.parse(raw) as AnswerLine;
+    if (typeof line?.requestId !== 'string' || typeof line.toolCallId !== 'string') return undefined;
+    if (line.k === 'answer' && line.decision && typeof line.decision.kind === 'string') return line;
+    if (line.k === 'review' && line.review && Array.isArray(line.review.hunks)) return line;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
