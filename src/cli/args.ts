@@ -42,6 +42,10 @@ export interface CliOptions {
   mcpConfig?: string;
   /** --no-mcp: no MCP server at all. */
   mcp: boolean;
+  /** --allow-workspace-hooks: run the workspace's hooks (.claude/settings.json...) without asking. */
+  allowWorkspaceHooks: boolean;
+  /** --hooks-file: the user's own hook files (Claude Code settings format). */
+  hooksFiles: string[];
   /** auto: native tool calls until the server refuses them, then Forge's XML format. */
   toolCallFormat: 'auto' | 'native' | 'xml';
   /** Tokens the model's context holds (overrides what the server says); compaction works from it. */
@@ -110,6 +114,10 @@ MCP servers (the workspace's .vscode/mcp.json, as in the extension):
                          Forge asks instead, without one they stay off. Their tools need --approve network or a y
   --mcp-config <file>    your own servers file (same format); its servers start without a question
   --no-mcp               no MCP servers
+
+Hooks (Claude Code's format: ~/.claude/settings.json, the workspace's .claude/settings.json, .forge/hooks.json):
+  --allow-workspace-hooks  run the workspace's hooks (contained) without asking; in a terminal Forge asks
+  --hooks-file <file>    your own hooks file (repeatable); its hooks run like ~/.claude/settings.json's
   \${input:id} values: FORGE_MCP_INPUT_<ID> in the environment, or asked (hidden) in a terminal.
 
 Output:
@@ -156,6 +164,7 @@ export function parseArgs(
     'prompt-file',
     'mcp',
     'mcp-config',
+    'hooks-file',
     'tool-call-format',
     'context-window',
     'fallback-model',
@@ -177,6 +186,7 @@ export function parseArgs(
     'help',
     'version',
     'no-mcp',
+    'allow-workspace-hooks',
   ]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -323,6 +333,8 @@ export function parseArgs(
       .filter(Boolean),
     mcpConfig: one('mcp-config'),
     mcp: !bools.has('no-mcp'),
+    allowWorkspaceHooks: bools.has('allow-workspace-hooks'),
+    hooksFiles: flags.get('hooks-file') ?? [],
     toolCallFormat,
     contextWindow,
     fallbackModel,

@@ -35,6 +35,7 @@ import { standingFromFlags } from './approvals';
 import type { TaskWorktree } from '../node/worktrees';
 import { apiKeyFor, type CliOptions } from './args';
 import { CLI_CONTROLS, CLI_MODEL_CONTROLS, CLI_SANDBOX_CONTROLS, cliSurfaceSettings } from './controls';
+import { createCliHooks } from './hooks';
 import { createCliMcp } from './mcp';
 
 declare const __FORGE_VERSION__: string | undefined;
@@ -200,6 +201,14 @@ export async function createRuntime(
         ...(typeof __FORGE_VERSION__ === 'string' ? { version: __FORGE_VERSION__ } : {}),
       })
     : undefined;
+  const teamHooks = await createCliHooks({
+    workspace,
+    sandbox,
+    allowWorkspace: opts.allowWorkspaceHooks,
+    userFiles: opts.hooksFiles,
+    ...(hooks.ask ? { ask: hooks.ask } : {}),
+    log,
+  });
   const slash = createSlashRegistry(fs, (m) => log.warn(m));
   const testRuns = new TestRunTracker();
 
@@ -221,17 +230,18 @@ export async function createRuntime(
     const agent = buildAgent(
       {
         model,
-        tools,
+        tools: teamHooks.wrapTools(tools),
         approver,
-        config,
+        config: { ...config, hooks: teamHooks.port },
         memory: memoryPort,
         log: (m) => log.debug(m),
-        ...(mcp ? { toolSources: [mcp.toolSource] } : {}),
+        ...(mcp ? { toolSources: teamHooks.wrapSources([mcp.toolSource]) } : {}),
       },
       { rules },
       snapshot,
     );
     agent.on((e) => testRuns.observe(e));
+    agent.on(teamHooks.onAgentEvent);
     return agent;
   };
   return {

@@ -2,6 +2,7 @@
 import type { Model, ModelInfo, Usage } from '../model/types';
 import type { ModeName } from '../modes';
 import type { ModeContextGatherer } from '../modes/context';
+import type { HookPort } from '../hooks/types';
 import type { PolicyConfig } from '../safety/policy';
 import type { SurfaceControls } from './surface';
 
@@ -115,6 +116,8 @@ export interface AgentConfig {
   modeContext?: ModeContextGatherer;
   /** The project's rules text (AGENTS.md...) for the stable prompt prefix; read every step (nested rules may join). */
   projectRules?: string | (() => string);
+  /** The user's and the allowed workspace hooks (core/hooks): prompt and compaction events fire here. */
+  hooks?: HookPort;
   /** The surface's own controls, named in messages and the role prompt (default: the extension's). */
   controls?: SurfaceControls;
 }

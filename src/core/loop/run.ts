@@ -9,6 +9,7 @@ import { isProviderOutage, ModelError } from '../model/errors';
 import type { Model, ModelInfo, ModelRequest, ToolSpec, Usage } from '../model/types';
 import { getMode, isToolAllowedInMode } from '../modes';
 import { planText, UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
+import { firePromptHooks, preCompactBlocked } from '../hooks/run-hooks';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
 import type { AgentConfig } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
@@ -142,7 +143,10 @@ export class Run {
         await this.gatherModeContext();
       }
       await this.loadToolSources();
-      ending = (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ?? (await this.loop());
+      ending =
+        (await this.promptHooks()) ??
+        (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ??
+        (await this.loop());
     } catch (err) {
       if (isAbort(err, this.signal))
         ending = this.deadline.expired
@@ -345,6 +349,23 @@ export class Run {
         this.signal,
       ),
     );
+  }
+
+  /** SessionStart and UserPromptSubmit hooks on a sent message: a block ends the run before any model call. */
+  private async promptHooks(): Promise<Ending | undefined> {
+    if (this.opts.kind !== 'send') return undefined;
+    const blocked = await firePromptHooks(this.deps.config.hooks, {
+      history: this.state.history,
+      prompt: this.opts.userMessage,
+      taskId: this.state.taskId,
+      signal: this.signal,
+      notice: (m) => this.hookNotice(m),
+    });
+    return blocked ? { reason: 'guardrail', detail: blocked } : undefined;
+  }
+
+  private hookNotice(message: string): void {
+    this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Hook: ${message}` });
   }
 
   private contextWindow(): number {
@@ -723,6 +744,8 @@ export class Run {
     const window = this.contextWindow();
     const before = contextTokens(this.state.anchor, this.state.history, { system, tools });
     if (before < window * this.deps.config.compactAt) return;
+    if (await preCompactBlocked(this.deps.config.hooks, this.state.taskId, this.signal, (m) => this.hookNotice(m)))
+      return;
     const facts = this.state.facts;
     const factText = [
       facts.read.size ? `Files read: ${[...facts.read].join(', ')}` : '',
