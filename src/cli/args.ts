@@ -88,7 +88,7 @@ Model (flags win over the environment):
 
 Task:
   --cwd <dir>            the workspace folder (default: the current folder)
-  --mode <${MODE_NAMES.join('|')}>
+  --mode <${MODE_NAMES.join('|')}|custom agent>
   --max-iterations <n>
   --max-cost <usd>  --max-minutes <n>  --max-tokens <n>   budgets per run (exit 4 when reached)
   --prompt-file <file>   read the task text from a file (- for stdin)
@@ -240,8 +240,9 @@ export function parseArgs(
   const baseUrl = one('base-url') ?? env.FORGE_BASE_URL ?? undefined;
 
   const modeRaw = one('mode');
-  if (modeRaw !== undefined && !isModeName(modeRaw))
-    throw new UsageError(`--mode: unknown mode "${modeRaw}" (${MODE_NAMES.join(', ')})`);
+  // A custom agent's name is checked once its files are read (runtime.ts).
+  if (modeRaw !== undefined && !isModeName(modeRaw) && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(modeRaw))
+    throw new UsageError(`--mode: unknown mode "${modeRaw}" (${MODE_NAMES.join(', ')}, or a custom agent's name)`);
   const maxRaw = one('max-iterations');
   const maxIterations = maxRaw === undefined ? undefined : Number(maxRaw);
   if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1))

@@ -10,6 +10,8 @@ interface PromptInputs {
   mode: ModeDefinition;
   /** The project's rules (AGENTS.md, .forge/rules): stable, so they sit in the cached prefix after the tool rules. */
   rulesText?: string;
+  /** The skills the model may load with use_skill (names and descriptions): stable, after the rules. */
+  skillIndex?: string;
   memoryText?: string;
   iteration: number;
   maxIterations: number;
@@ -56,6 +58,7 @@ export function buildSystemLayers(p: PromptInputs): SystemLayer[] {
     { id: 'tool-rules', stable: true, text: TOOL_RULES },
   ];
   if (p.rulesText && p.rulesText.trim()) layers.push({ id: 'project-rules', stable: true, text: p.rulesText });
+  if (p.skillIndex && p.skillIndex.trim()) layers.push({ id: 'skills', stable: true, text: p.skillIndex });
   // Memory is recalled once per user message: constant across the steps of a run, so it stays in the prefix.
   if (p.memoryText && p.memoryText.trim()) layers.push({ id: 'memory', stable: false, text: p.memoryText });
   // Gathered once per user message, like memory: constant across the run's steps.

@@ -4,8 +4,8 @@ import { closeDanglingToolCalls, turnStarts } from '../context/history';
 import { estimateMessagesTokens } from '../context/tokens';
 import { createReadOutputTool, InMemoryOutputStore, type OutputStore } from '../context/output-store';
 import type { MemoryPort } from '../memory/port';
-import type { ChatMessage, Model } from '../model/types';
-import { getMode, type ModeName } from '../modes';
+import type { ChatMessage, ImagePart, Model } from '../model/types';
+import { findMode, getMode, type ModeName } from '../modes';
 import type { Approver } from '../safety/approval';
 import { Policy } from '../safety/policy';
 import { assertSnapshot, type AgentSnapshot } from '../tasks/snapshot';
@@ -37,6 +37,8 @@ export interface AgentDeps {
   log?: (message: string) => void;
   /** Tools loaded at the start of every run (MCP servers), swapped into the registry. */
   toolSources?: ToolSource[];
+  /** The model a mode or custom agent runs on; undefined = `model`. Sub-agents inherit it. */
+  modelFor?: (mode: string) => Model | undefined;
 }
 
 let taskCounter = 0;
@@ -76,6 +78,7 @@ export class Agent {
       config: this.config,
       log: deps.log ?? (() => undefined),
       toolSources: deps.toolSources ?? [],
+      ...(deps.modelFor ? { modelFor: deps.modelFor } : {}),
     };
     this.state = initialState(
       deps.taskId ?? newTaskId(),
@@ -97,7 +100,7 @@ export class Agent {
 
   /** Takes effect from the next iteration; the limit of the new mode applies from the next user message. */
   setMode(mode: ModeName): void {
-    getMode(mode); // throws on an unknown name
+    getMode(mode, this.config.customModes?.()); // throws on an unknown name
     this.state.mode = mode;
   }
 
@@ -119,12 +122,14 @@ export class Agent {
   }
 
   /** Adds the user message and runs until a termination. Resolves with the report; provider/tool faults never reject. */
-  send(userMessage: string): Promise<RunReport> {
+  send(userMessage: string, images?: readonly ImagePart[]): Promise<RunReport> {
     this.assertIdle();
     const notes = this.state.notes?.length ? `${this.state.notes.join('\n')}\n\n` : '';
     this.state.notes = undefined;
     const turnId = `${this.state.taskId}-turn-${this.state.counters.runs + 1}`;
     this.state.history.push({ role: 'user', content: notes + userMessage, turnId });
+    const sent = this.state.history[this.state.history.length - 1];
+    if (images?.length && sent.role === 'user') sent.images = [...images];
     this.state.lastUserMessage = userMessage;
     this.state.iterations = 0;
     this.state.maxIterations = this.limitFor(this.state.mode);
@@ -285,7 +290,7 @@ export class Agent {
   }
 
   private limitFor(mode: ModeName): number {
-    return this.config.maxIterations ?? getMode(mode).maxIterations;
+    return this.config.maxIterations ?? findMode(mode, this.config.customModes?.())?.maxIterations ?? 25;
   }
 
   private assertIdle(): void {

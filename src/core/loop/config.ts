@@ -1,6 +1,6 @@
 // Agent configuration and the injectable clock (tests use a fake one so backoffs cost no real time).
 import type { Model, ModelInfo, Usage } from '../model/types';
-import type { ModeName } from '../modes';
+import type { ModeDefinition, ModeName } from '../modes';
 import type { ModeContextGatherer } from '../modes/context';
 import type { HookPort } from '../hooks/types';
 import type { PolicyConfig } from '../safety/policy';
@@ -112,6 +112,12 @@ export interface AgentConfig {
   thinkingBudgetTokens?: number;
   /** Host facts for the dynamic environment layer (workspace, OS, open file...). */
   environment?: string | (() => string);
+  /** The team's custom agents as modes (read every step: agent files may change between runs). */
+  customModes?: () => readonly ModeDefinition[];
+  /** The skills the model may load (names and descriptions only), for the stable prompt prefix. */
+  skillIndex?: string | (() => string);
+  /** Tool names the run is narrowed to (an active skill's allowed-tools); undefined = no narrowing. */
+  narrowTools?: () => readonly string[] | undefined;
   /** Gathers the mode's own context before the first step of a run (see core/modes/context.ts). */
   modeContext?: ModeContextGatherer;
   /** The project's rules text (AGENTS.md...) for the stable prompt prefix; read every step (nested rules may join). */
@@ -120,6 +126,8 @@ export interface AgentConfig {
   hooks?: HookPort;
   /** The surface's own controls, named in messages and the role prompt (default: the extension's). */
   controls?: SurfaceControls;
+  /** The user's and the allowed workspace hooks (core/hooks): prompt and compaction events fire here. */
+  hooks?: HookPort;
 }
 
 const DEFAULT_CONFIG: AgentConfig = {

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { forkHistory } from '../context/history';
 import type { ChatMessage } from '../model/types';
-import { getMode, MODE_NAMES, type ModeName } from '../modes';
+import { findMode, getMode, MODE_NAMES, type ModeDefinition, type ModeName } from '../modes';
 import { SNAPSHOT_VERSION } from '../tasks/snapshot';
 import type { Tool } from '../tools/types';
 import { Agent, type AgentDeps } from './agent';
@@ -48,7 +48,10 @@ export async function delegate(
   const taskId = opts.taskId ?? `${parentDeps.taskId ?? 'task'}-sub-${++subCounter}`;
   const mode = opts.mode ?? parentDeps.config?.mode ?? 'agent';
   const left = opts.spend?.remaining() ?? {};
-  const requested = opts.maxIterations ?? parentDeps.config?.maxIterations ?? getMode(mode).maxIterations;
+  const requested =
+    opts.maxIterations ??
+    parentDeps.config?.maxIterations ??
+    getMode(mode, parentDeps.config?.customModes?.()).maxIterations;
   const maxIterations = opts.iterations
     ? Math.min(requested, opts.iterations.left())
     : (opts.maxIterations ?? parentDeps.config?.maxIterations);
@@ -112,8 +115,31 @@ const delegateTaskInput = z.object({
     .enum(MODE_NAMES as [ModeName, ...ModeName[]])
     .optional()
     .describe('Mode for the sub-task (default: the current mode).'),
+  agent: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      "One of the team's custom agents, by name: it works on the sub-task with its own prompt, tools and model.",
+    ),
   maxIterations: z.number().int().min(1).max(50).optional(),
 });
+
+/** The risk classes a mode can actually use: its allowlist's tools' risks when it has one. */
+function risksOf(mode: ModeDefinition, tools: readonly Tool[]): string[] {
+  if (!mode.allow) return [...mode.risks];
+  const risks = mode.allow.flatMap((n) => tools.filter((t) => t.name === n).map((t) => t.risk));
+  return [...new Set(risks)].filter((r) => mode.risks.includes(r));
+}
+
+/** Why a helper in `child` would have more rights than the task's `parent` mode; undefined when it would not. */
+function widens(child: ModeDefinition, parent: ModeDefinition, tools: readonly Tool[]): string | undefined {
+  const extra = risksOf(child, tools).filter((r) => !risksOf(parent, tools).includes(r));
+  if (extra.length) return `it may ${extra.join(', ')}, which ${parent.label} mode may not`;
+  const outside = parent.allow && (child.allow ?? ['(every tool)']).filter((t) => !parent.allow!.includes(t));
+  if (outside?.length) return `it may use ${outside.join(', ')}, which ${parent.label} may not`;
+  return undefined;
+}
 
 /**
  * The `delegate_task` tool. `getHistory` gives the parent's conversation to fork (usually `() => agent.history`);
@@ -138,20 +164,41 @@ export function createDelegateTool(
           isError: true,
         };
       }
-      // A helper never gets more rights than the mode the task is in (a plan-mode task cannot edit through one).
+      const custom = parentDeps.config?.customModes?.() ?? [];
       const current = nest.mode;
-      if (current && input.mode && !getMode(input.mode).risks.every((r) => getMode(current).risks.includes(r))) {
-        const allowed = MODE_NAMES.filter((m) => getMode(m).risks.every((r) => getMode(current).risks.includes(r)));
+      const currentMode = current ? findMode(current, custom) : undefined;
+      let mode = input.mode ?? current;
+      let history = getHistory?.();
+      if (input.agent !== undefined) {
+        const agent = custom.find((m) => m.name === input.agent);
+        if (!agent) {
+          const names = custom.map((m) => m.name).join(', ');
+          return {
+            content: names
+              ? `There is no custom agent "${input.agent}". Agents: ${names}.`
+              : `There is no custom agent "${input.agent}": this workspace defines none.`,
+            isError: true,
+          };
+        }
+        // A helper never gets more rights than the mode the task is in, a team's agent included.
+        const why = currentMode && widens(agent, currentMode, parentDeps.tools);
+        if (why) return { content: `The ${agent.name} agent cannot take this sub-task: ${why}.`, isError: true };
+        mode = agent.name;
+        // A custom agent starts fresh, with its own prompt and the task, as the anchors' subagents do.
+        history = undefined;
+      } else if (currentMode && input.mode && widens(getMode(input.mode), currentMode, parentDeps.tools)) {
+        // A helper never gets more rights than the mode the task is in (a plan-mode task cannot edit through one).
+        const allowed = MODE_NAMES.filter((m) => !widens(getMode(m), currentMode, parentDeps.tools));
         return {
           content: `A helper in ${input.mode} mode would have more rights than this task's ${current} mode. Use one of: ${allowed.join(', ')}.`,
           isError: true,
         };
       }
       const { report, result } = await delegate(parentDeps, input.task, {
-        mode: input.mode ?? current,
+        mode,
         maxIterations: input.maxIterations,
         signal: ctx.signal,
-        history: getHistory?.(),
+        history,
         spend: nest.spend,
         iterations: nest.iterations,
         onEvent: (e) => {

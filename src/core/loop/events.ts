@@ -29,7 +29,7 @@ export interface StepReport {
   costUsd?: number;
   /** The provider reported no usage for this step: `usage` is Forge's estimate. */
   usageEstimated?: boolean;
-  /** "<provider>:<model>" when the step ran on the fallback model. */
+  /** "<provider>:<model>" when the step ran on another model than the primary (the mode's own, or the fallback). */
   model?: string;
   finishReason?: FinishReason;
   toolCalls: ToolCallReport[];

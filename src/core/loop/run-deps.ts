@@ -24,6 +24,8 @@ export interface RunDeps {
   log(message: string): void;
   /** Dynamic tools (MCP), loaded at the start of each run. */
   toolSources?: ToolSource[];
+  /** The model a mode or custom agent runs on (forge.modeModels, an agent's `model:`); undefined = `model`. */
+  modelFor?: (mode: string) => Model | undefined;
 }
 
 export interface RunOptions {

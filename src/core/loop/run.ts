@@ -7,7 +7,7 @@ import { contextTokens, estimateTextTokens } from '../context/tokens';
 import { memoryBudget } from '../memory/budget';
 import { isProviderOutage, ModelError } from '../model/errors';
 import type { Model, ModelInfo, ModelRequest, ToolSpec, Usage } from '../model/types';
-import { getMode, isToolAllowedInMode } from '../modes';
+import { findMode, isToolAllowedInMode, MODES, narrowMode, type ModeDefinition } from '../modes';
 import { planText, UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
 import { firePromptHooks, preCompactBlocked } from '../hooks/run-hooks';
 import { isAbort, raceAbort, RunAbortedError } from './abort';
@@ -84,8 +84,9 @@ export class Run {
     private readonly opts: RunOptions,
   ) {
     this.started = deps.clock.now();
-    this.model = deps.model;
-    const priced = isPriced(deps.config.price, deps.model.info);
+    // A mode or custom agent may run on its own model (priced at its own price).
+    this.model = deps.modelFor?.(state.mode) ?? deps.model;
+    const priced = isPriced(deps.config.price, this.model.info);
     this.spend = new SpendAccount(priced);
     // A task that has spent nothing yet takes the price as it is now (the model may have been set up since).
     if (
@@ -351,6 +352,15 @@ export class Run {
     );
   }
 
+  /**
+   * The current mode: a built-in or a custom agent (an agent file removed meanwhile falls back to agent mode),
+   * narrowed to an active skill's allowed-tools.
+   */
+  private mode(): ModeDefinition {
+    const mode = findMode(this.state.mode, this.deps.config.customModes?.()) ?? MODES.agent;
+    return narrowMode(mode, this.deps.config.narrowTools?.());
+  }
+
   /** SessionStart and UserPromptSubmit hooks on a sent message: a block ends the run before any model call. */
   private async promptHooks(): Promise<Ending | undefined> {
     if (this.opts.kind !== 'send') return undefined;
@@ -373,7 +383,7 @@ export class Run {
   }
 
   private toolSpecs(): ToolSpec[] {
-    const mode = getMode(this.state.mode);
+    const mode = this.mode();
     return this.deps.registry.specs((t) => isToolAllowedInMode(mode, t));
   }
 
@@ -388,7 +398,7 @@ export class Run {
       policy: this.deps.policy,
       approver: this.deps.approver,
       outputStore: this.deps.outputStore,
-      mode: getMode(this.state.mode),
+      mode: this.mode(),
       allowedForTask: this.state.allowedForTask,
       history: this.state.history,
       iteration,
@@ -468,7 +478,7 @@ export class Run {
       };
     }
     const iteration = ++this.state.iterations;
-    const mode = getMode(this.state.mode);
+    const mode = this.mode();
     const tools = this.toolSpecs();
     const system = () =>
       buildSystemLayers({
@@ -477,6 +487,10 @@ export class Run {
           typeof this.deps.config.projectRules === 'function'
             ? this.deps.config.projectRules()
             : this.deps.config.projectRules,
+        skillIndex:
+          typeof this.deps.config.skillIndex === 'function'
+            ? this.deps.config.skillIndex()
+            : this.deps.config.skillIndex,
         memoryText: this.state.memoryText,
         modeContext: this.state.modeContextText,
         iteration,
@@ -540,7 +554,7 @@ export class Run {
     }
     stepReport.latencyMs = this.deps.clock.now() - t0;
     stepReport.finishReason = step.finishReason;
-    if (this.fallback) stepReport.model = modelId(this.model.info);
+    if (this.fallback || this.model !== this.deps.model) stepReport.model = modelId(this.model.info);
     this.recordUsage(stepReport, step, request);
 
     this.state.history.push({

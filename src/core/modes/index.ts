@@ -1,11 +1,28 @@
-// Modes: a role prompt, the tools the mode may use, and its iteration limit.
+// Modes: a role prompt, the tools the mode may use, and its iteration limit. Besides the built-in modes, the
+// team's custom agents (core/modes/custom-agents.ts) are modes too: they reach the loop through
+// AgentConfig.customModes, so every lookup here takes that list.
+import { allowsTool } from '../skills/tool-names';
 import type { RiskClass, Tool } from '../tools/types';
 
-export type ModeName = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
+export type BuiltinModeName = 'agent' | 'plan' | 'implement' | 'review' | 'test' | 'deploy';
+/** A built-in mode's name or a custom agent's. */
+export type ModeName = string;
 
 export interface ModeDefinition {
   name: ModeName;
   label: string;
+  /** When to use it (a custom agent's description; shown in pickers and to delegate_task). */
+  description?: string;
+  /** Where a custom agent was defined (workspace-relative or ~/ path); absent for built-ins. */
+  source?: string;
+  /** A custom agent's file (absolute). */
+  file?: string;
+  /** A custom agent's `model:` (a model id, "<provider>:<model>", or an alias such as haiku). */
+  model?: string;
+  /** An allowlist of tool names: when set, only these (and loop-control tools) may run, whatever their risk. */
+  allow?: readonly string[];
+  /** A second allowlist laid over the first while a skill with allowed-tools is active (see narrowMode). */
+  narrow?: readonly string[];
   /** Role text; goes into the stable system layer. */
   prompt: string;
   maxIterations: number;
@@ -18,7 +35,7 @@ export interface ModeDefinition {
 
 const ALL_RISKS: readonly RiskClass[] = ['read', 'write', 'execute', 'network'];
 
-export const MODES: Readonly<Record<ModeName, ModeDefinition>> = {
+export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   agent: {
     name: 'agent',
     label: 'Agent',
@@ -66,16 +83,27 @@ export const MODES: Readonly<Record<ModeName, ModeDefinition>> = {
   },
 };
 
-export const MODE_NAMES = Object.keys(MODES) as ModeName[];
+export const MODE_NAMES = Object.keys(MODES) as BuiltinModeName[];
 
-export function isModeName(value: string): value is ModeName {
+export function isModeName(value: string): value is BuiltinModeName {
   return Object.prototype.hasOwnProperty.call(MODES, value);
 }
 
-export function getMode(name: ModeName): ModeDefinition {
-  const mode = MODES[name];
+/** A built-in mode, or one of `custom` (custom agents); undefined when neither has the name. */
+export function findMode(name: string, custom: readonly ModeDefinition[] = []): ModeDefinition | undefined {
+  return isModeName(name) ? MODES[name] : custom.find((m) => m.name === name);
+}
+
+export function getMode(name: ModeName, custom?: readonly ModeDefinition[]): ModeDefinition {
+  const mode = findMode(name, custom);
   if (!mode) throw new Error(`Unknown mode "${name}"`);
   return mode;
+}
+
+/** The mode with its tools narrowed to `only` (a skill's allowed-tools): it can only lose tools, never gain one. */
+export function narrowMode(mode: ModeDefinition, only: readonly string[] | undefined): ModeDefinition {
+  if (!only) return mode;
+  return { ...mode, narrow: only };
 }
 
 /** Tools that every mode needs to hand control back or page output. */
@@ -84,6 +112,9 @@ const ALWAYS_ALLOWED = new Set(['task_completion', 'ask_question', 'converse', '
 export function isToolAllowedInMode(mode: ModeDefinition, tool: Pick<Tool, 'name' | 'risk' | 'loopControl'>): boolean {
   if (tool.loopControl || ALWAYS_ALLOWED.has(tool.name)) return true;
   if (mode.exclude?.includes(tool.name)) return false;
+  if (mode.narrow && !mode.narrow.some((a) => allowsTool(a, tool.name))) return false;
+  // An allowlist narrows the risk classes, never widens them: a read-only mode stays read-only.
+  if (mode.allow) return mode.allow.some((a) => allowsTool(a, tool.name)) && mode.risks.includes(tool.risk);
   if (mode.include?.includes(tool.name)) return true;
   return mode.risks.includes(tool.risk);
 }

@@ -11,6 +11,7 @@ import { pathsInArgs } from '../../core/rules/project-rules';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { WorkspaceFs } from '../../core/workspace/types';
 import { touchingRules, type SurfaceRules } from './rules';
+import type { TeamFiles } from './team-files';
 
 /**
  * The slash commands of a workspace: the built-ins, `.forge/commands/*.md`, then `extra` sources (MCP prompts;
@@ -48,6 +49,8 @@ export async function expandInput(
 export interface AgentParts {
   /** The task's project rules; the prompt reads them every step, nested AGENTS.md join as tools touch folders. */
   rules?: SurfaceRules;
+  /** The team's skills and custom agents (use_skill, the index in the prompt, agents as modes). */
+  team?: TeamFiles;
 }
 
 /**
@@ -56,11 +59,12 @@ export interface AgentParts {
  */
 export function buildAgent(deps: AgentDeps, parts: AgentParts = {}, snapshot?: AgentSnapshot): Agent {
   let agent: Agent | undefined;
-  const { rules } = parts;
+  const { rules, team } = parts;
   const config = rules
     ? { ...deps.config, projectRules: () => (agent ? rules.forTask(agent.taskId).text() : '') }
     : deps.config;
-  const base: AgentDeps = { ...deps, config, tools: deps.tools.filter((t) => t.name !== DELEGATE_TOOL_NAME) };
+  const withTeam = team ? team.wire({ ...deps, config }, () => agent?.taskId) : { ...deps, config };
+  const base: AgentDeps = { ...withTeam, tools: withTeam.tools.filter((t) => t.name !== DELEGATE_TOOL_NAME) };
   const full: AgentDeps = {
     ...base,
     tools: [...base.tools, createDelegateTool(base, () => agent?.history ?? []) as never],
@@ -77,5 +81,6 @@ export function buildAgent(deps: AgentDeps, parts: AgentParts = {}, snapshot?: A
   agent = snapshot ? Agent.restore(snapshot, full) : new Agent(full);
   const built = agent;
   if (rules) built.on((e) => void rules.onAgentEvent(built.taskId, e));
+  team?.follow(built);
   return built;
 }
