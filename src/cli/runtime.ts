@@ -11,7 +11,6 @@ import type { AgentConfig } from '../core/loop/config';
 import { openForgeMemory } from '../core/memory';
 import type { MemoryPort } from '../core/memory/port';
 import type { Model, ModelInfo, Usage } from '../core/model/types';
-import { findMode, MODE_NAMES } from '../core/modes';
 import { createModeContextGatherer } from '../core/modes/context';
 import { TestRunTracker } from '../core/modes/test-runs';
 import type { Approver } from '../core/safety/approval';
@@ -20,14 +19,7 @@ import type { AgentSnapshot } from '../core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../core/tasks/task-store';
 import { createWorkspaceTools } from '../core/tools/builtin';
 import type { Tool } from '../core/tools/types';
-import {
-  NodeCommandRunner,
-  DiskEditApplier,
-  NodeMemoryFileIO,
-  NodeTasksIO,
-  NodeWorkspaceFs,
-  workerRegexScan,
-} from '../node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../node';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { buildAgent, createSlashRegistry, expandInput, type ExpandedInput } from '../node/surface/agents';
 import {
@@ -38,8 +30,6 @@ import {
   type EndpointProvider,
 } from '../node/surface/model';
 import { WorkspaceRules } from '../node/surface/rules';
-import { ModeModels, modeModelSpecs } from '../node/surface/mode-models';
-import { TeamFiles } from '../node/surface/team-files';
 import { surfaceConfig, type SurfaceSettings } from '../node/surface/settings';
 import { standingFromFlags } from './approvals';
 import type { TaskWorktree } from '../node/worktrees';
@@ -100,7 +90,7 @@ export async function openTaskStore(root: string, log: (m: string) => void): Pro
       flag: 'wx',
     })
     .catch(() => undefined);
-  return TaskStore.open(dir, { io: new NodeTasksIO(), log });
+  return TaskStore.open(dir, { log });
 }
 
 interface RuntimePlace {
@@ -171,7 +161,6 @@ export async function createRuntime(
     applier: new DiskEditApplier({ roots: () => [workspace] }),
     sandbox: toolSandbox,
     home: os.homedir(),
-    regexScan: workerRegexScan,
   });
 
   let memory: MemoryPort | undefined;
@@ -180,7 +169,6 @@ export async function createRuntime(
       const forge = await openForgeMemory({
         workspaceRoot: root,
         workspaceFs: root === workspace ? fs : new NodeWorkspaceFs([root]),
-        io: new NodeMemoryFileIO(),
         reflection: { budgetUsd: 0.05, price: (u) => priced.price(u) },
         log: (m) => log.debug(m),
       });
@@ -202,19 +190,6 @@ export async function createRuntime(
       ),
   );
   await rules.load();
-  // The team's skills and custom agents: the same files, places and confinement as in the extension.
-  const team = new TeamFiles(fs, { homeDir: os.homedir(), reader: rules.reader, warn: (m) => log.warn(m) });
-  await team.load();
-  if (opts.mode && !findMode(opts.mode, team.agents)) {
-    const names = [...MODE_NAMES, ...team.agents.map((a) => a.name)].join(', ');
-    throw new Error(`--mode: unknown mode "${opts.mode}" (${names})`);
-  }
-  const modeModels = new ModeModels();
-  await modeModels.prepare(
-    modeModelSpecs({}, team.agents, endpoint.provider),
-    (spec) => buildFallbackModel({ ...settings, fallbackModel: spec }, modelDeps),
-    (m) => log.warn(m),
-  );
   const mcp = opts.mcp
     ? await createCliMcp({
         workspace,
@@ -261,9 +236,8 @@ export async function createRuntime(
         memory: memoryPort,
         log: (m) => log.debug(m),
         ...(mcp ? { toolSources: teamHooks.wrapSources([mcp.toolSource]) } : {}),
-        modelFor: (mode) => modeModels.modelFor(mode),
       },
-      { rules, team },
+      { rules },
       snapshot,
     );
     agent.on((e) => testRuns.observe(e));
