@@ -11,6 +11,7 @@ import type { AgentConfig } from '../core/loop/config';
 import { openForgeMemory } from '../core/memory';
 import type { MemoryPort } from '../core/memory/port';
 import type { Model, ModelInfo, Usage } from '../core/model/types';
+import { findMode, MODE_NAMES } from '../core/modes';
 import { createModeContextGatherer } from '../core/modes/context';
 import { TestRunTracker } from '../core/modes/test-runs';
 import type { Approver } from '../core/safety/approval';
@@ -30,6 +31,8 @@ import {
   type EndpointProvider,
 } from '../node/surface/model';
 import { WorkspaceRules } from '../node/surface/rules';
+import { ModeModels, modeModelSpecs } from '../node/surface/mode-models';
+import { TeamFiles } from '../node/surface/team-files';
 import { surfaceConfig, type SurfaceSettings } from '../node/surface/settings';
 import { standingFromFlags } from './approvals';
 import type { TaskWorktree } from '../node/worktrees';
@@ -190,6 +193,19 @@ export async function createRuntime(
       ),
   );
   await rules.load();
+  // The team's skills and custom agents: the same files, places and confinement as in the extension.
+  const team = new TeamFiles(fs, { homeDir: os.homedir(), reader: rules.reader, warn: (m) => log.warn(m) });
+  await team.load();
+  if (opts.mode && !findMode(opts.mode, team.agents)) {
+    const names = [...MODE_NAMES, ...team.agents.map((a) => a.name)].join(', ');
+    throw new Error(`--mode: unknown mode "${opts.mode}" (${names})`);
+  }
+  const modeModels = new ModeModels();
+  await modeModels.prepare(
+    modeModelSpecs({}, team.agents, endpoint.provider),
+    (spec) => buildFallbackModel({ ...settings, fallbackModel: spec }, modelDeps),
+    (m) => log.warn(m),
+  );
   const mcp = opts.mcp
     ? await createCliMcp({
         workspace,
@@ -236,8 +252,9 @@ export async function createRuntime(
         memory: memoryPort,
         log: (m) => log.debug(m),
         ...(mcp ? { toolSources: teamHooks.wrapSources([mcp.toolSource]) } : {}),
+        modelFor: (mode) => modeModels.modelFor(mode),
       },
-      { rules },
+      { rules, team },
       snapshot,
     );
     agent.on((e) => testRuns.observe(e));
