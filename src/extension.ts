@@ -16,6 +16,7 @@ import { flushForShutdown, resolveModelThenResume, warmFetchSoon } from './host/
 import { wireModel } from './host/wiring/model';
 import { createParallelTasks } from './host/wiring/parallel';
 import { registerPanel } from './host/wiring/panel';
+import { Attention } from './host/ui/attention';
 import { sessionManagerFactory } from './host/wiring/sessions';
 import { openWorkspaceStorage } from './host/wiring/storage';
 import { Transcript } from './panel/transcript';
@@ -53,6 +54,14 @@ export async function activate(context: vscode.ExtensionContext) {
   });
   const ecosystem = wireEcosystem(context, toolkit, extras, log);
   const { panel, connect } = registerPanel({ context, log, extras, ecosystem, currentTaskId, gate, startup });
+  // Notifications, the badge and the status bar when a run needs the user and the panel is out of sight.
+  const attention = new Attention({
+    panel,
+    statusBar,
+    log,
+    showDiff: (id) => void toolkit.diffApproval.show(id, { preserveFocus: false }),
+  });
+  context.subscriptions.push(attention);
   const {
     model,
     models,
@@ -76,6 +85,7 @@ export async function activate(context: vscode.ExtensionContext) {
     onEvent: (session, e) => {
       gate.current?.controller.onAgentEvent(session, e);
       gate.current?.recovery.onAgentEvent(session, e);
+      attention.onEvent(e);
     },
   });
 
@@ -134,6 +144,7 @@ export async function activate(context: vscode.ExtensionContext) {
     parallel,
     statusBar,
     keys,
+    attention,
   });
 }
 

@@ -27,6 +27,9 @@ export class ForgePanelProvider
   /** Webviews that said `ready` since they were last (re)loaded; hiding a view unloads its content. */
   private readonly readyWebviews = new Set<vscode.Webview>();
   private readonly observers = new Set<PanelObserver>();
+  private readonly visibility = new vscode.EventEmitter<void>();
+  /** The sidebar view or an editor tab was shown or hidden. */
+  readonly onDidChangeVisible = this.visibility.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -86,6 +89,16 @@ export class ForgePanelProvider
     await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
   }
 
+  /** Whether the chat is on screen: the sidebar view or an editor tab is visible. */
+  get visible(): boolean {
+    return !!this.view?.visible || [...this.editorPanels].some((p) => p.visible);
+  }
+
+  /** The number on Forge's view (0 clears it): things that wait for the user while they look elsewhere. */
+  setBadge(value: number, tooltip: string): void {
+    if (this.view) this.view.badge = value > 0 ? { value, tooltip } : undefined;
+  }
+
   /** Sees every message to ('out') and from ('in') the webviews: diagnostics and integration tests. */
   observe(observer: PanelObserver): vscode.Disposable {
     this.observers.add(observer);
@@ -107,6 +120,7 @@ export class ForgePanelProvider
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     const subs = this.wire(view.webview);
+    subs.push(view.onDidChangeVisibility(() => this.visibility.fire()));
     // The sidebar view keeps its content while hidden (SIDEBAR_RETAINS_CONTEXT): hiding does not unload it, so it
     // stays ready and is shown again at once, without reloading its script and re-rendering the transcript.
     if (!SIDEBAR_RETAINS_CONTEXT) {
@@ -154,6 +168,7 @@ export class ForgePanelProvider
   dispose(): void {
     for (const panel of [...this.editorPanels]) panel.dispose();
     this.bridge.dispose();
+    this.visibility.dispose();
   }
 
   /** Wires a new or restored editor tab to the bridge and forgets it when it closes. */
@@ -167,6 +182,7 @@ export class ForgePanelProvider
     subs.push(
       panel.onDidChangeViewState(() => {
         if (!panel.visible) this.readyWebviews.delete(webview);
+        this.visibility.fire();
       }),
     );
     subs.push(

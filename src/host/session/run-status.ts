@@ -5,6 +5,7 @@ import { formatCost } from '../../protocol/format';
 import type { Logger } from '../logger';
 import type { ForgeStatusBar } from '../ui/status-bar';
 import type { TaskSession } from './task-session';
+import { attentionFor } from '../ui/attention-text';
 
 type Shown = Parameters<ForgeStatusBar['running']>[0];
 /** What the status bar last showed per task: an answered approval puts back the same numbers. */
@@ -49,7 +50,8 @@ export function reportRunEvent(
       break;
     }
     case 'approval_requested':
-      bar.waiting(`Forge is waiting for your approval (${e.request.toolName}).`);
+      // In words ("Forge wants to edit src/greet.js."), never the tool's internal name.
+      bar.waiting(attentionFor(e)?.message ?? 'Forge is waiting for your approval.');
       break;
     case 'approval_resolved':
       bar.running(

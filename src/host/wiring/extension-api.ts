@@ -12,6 +12,7 @@ import type { Ecosystem } from '../ecosystem';
 import type { ReadinessGate } from '../ui/readiness-gate';
 import type { ApiKeyStore } from '../api-key-store';
 import type { ForgeStatusBar } from '../ui/status-bar';
+import type { Attention } from '../ui/attention';
 import type { Initialised } from './controller';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
@@ -33,6 +34,7 @@ interface ExtensionParts {
   parallel: ParallelTasksUi;
   statusBar: ForgeStatusBar;
   keys: ApiKeyStore;
+  attention: Attention;
 }
 
 export function extensionApi(parts: ExtensionParts) {
@@ -46,6 +48,7 @@ export function extensionApi(parts: ExtensionParts) {
     approvals: toolkit.approvals,
     statusBar: parts.statusBar,
     keys: parts.keys,
+    attention: parts.attention,
     activationMs,
     testApi,
   };
