@@ -19,6 +19,8 @@ import { installNested } from './nested';
 import { MessageQueue } from './messageQueue';
 import { installEditMessage } from './editMessage';
 import { SlashMenu } from './slashMenu';
+import { ComposerChips } from './composerChips';
+import { MentionMenu } from './mentionMenu';
 
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeDropdown(), vsCodeOption());
 
@@ -43,6 +45,9 @@ const slash = new SlashMenu(chrome.input, {
   sendNow: (text) => post({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) }),
 });
 installNested(chrome.scroller);
+// @-mentions: the picker (mentionMenu.ts) adds chips above the input (composerChips.ts); they go with the message.
+const chips = new ComposerChips(chrome.root.querySelector<HTMLElement>('footer.composer') ?? chrome.root, chrome.input);
+const mentions = new MentionMenu(chrome.input, { post, pick: (c) => chips.add([c]) });
 
 const store: Store = new Store({
   reset: (items) => {
@@ -132,7 +137,8 @@ function handle(msg: HostMessage): void {
       chrome.showBanner(msg.message, msg.actions);
       return;
     case 'prefill':
-      chrome.input.value = msg.text;
+      if (msg.text || !msg.chips?.length) chrome.input.value = msg.text;
+      if (msg.chips) chips.add(msg.chips);
       chrome.autosize();
       chrome.input.focus();
       return;
@@ -155,6 +161,9 @@ function handle(msg: HostMessage): void {
       return;
     case 'ecosystem':
       ecosystem.render(msg.ecosystem);
+      return;
+    case 'mention_results':
+      mentions.setResults(msg);
       return;
   }
 }
@@ -190,7 +199,7 @@ function send(other = false): void {
     return;
   }
   if (!text || store.status.state !== 'idle') return;
-  post({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) });
+  post(chips.withChips({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) }));
   chrome.input.value = '';
   chrome.autosize();
   view.scrollToBottom();
