@@ -125,8 +125,8 @@ describe('webview last mile (issue 26)', function () {
           thinking('th', 'The parser lives in src/args.js; I should read it.\nThen add the flag.'),
           tool('c1', {
             name: 'execute_command',
-            argsText: '{"command":"npm test"}',
-            argsSummary: 'npm test',
+            argsText: '{"command":"npm test -- --grep parser --reporter dot --timeout 20000 --forbid-only"}',
+            argsSummary: 'npm test -- --grep parser --reporter dot --timeout 20000 --forbid-only',
             exitCode: 0,
             result:
               '$ npm test\nExit code: 0 (1.2 s)\n> test\n12 passing\n[Ran contained: no network, writes only in the workspace.]\n[Files the command changed: a.txt.]',
@@ -137,6 +137,14 @@ describe('webview last mile (issue 26)', function () {
     );
     const row = p.page.locator('[data-id="c1"]');
     assert.equal(await row.locator('.tool-preview').innerText(), '12 passing', 'the last line on the collapsed row');
+    const middle = (sel: string) =>
+      row.locator(sel).evaluate((e) => {
+        const r = e.getBoundingClientRect();
+        return (r.top + r.bottom) / 2;
+      });
+    const line = await middle('.tool-name');
+    for (const sel of ['.tool-args', '.tool-duration'])
+      assert.ok(Math.abs((await middle(sel)) - line) < 4, `${sel} is on the verb's line`);
     assert.match(
       (await row.locator('.tool-contained').getAttribute('title')) ?? '',
       /Ran contained: no network/,
