@@ -122,8 +122,6 @@ export interface AgentConfig {
   modeContext?: ModeContextGatherer;
   /** The project's rules text (AGENTS.md...) for the stable prompt prefix; read every step (nested rules may join). */
   projectRules?: string | (() => string);
-  /** The user's and the allowed workspace hooks (core/hooks): prompt and compaction events fire here. */
-  hooks?: HookPort;
   /** The surface's own controls, named in messages and the role prompt (default: the extension's). */
   controls?: SurfaceControls;
   /** The user's and the allowed workspace hooks (core/hooks): prompt and compaction events fire here. */
