@@ -26,6 +26,7 @@ import { foldSubAgentEvent, type NestedFoldHost } from './fold/sub-agent';
 import { ToolCards } from './fold/tool-cards';
 import { planView } from './planFormat';
 import { cap, safeId } from './itemFormat';
+import type { ImageThumb } from '../protocol/images';
 
 interface TranscriptOptions {
   now?: () => number;
@@ -63,6 +64,7 @@ export class Transcript {
   private pendingRequestId: string | undefined;
   /** What the next run's user message shows as (an editor action's short line instead of its whole prompt). */
   private pendingDisplay: string | undefined;
+  private pendingImages: ImageThumb[] | undefined;
   /** The chips (@-mentions) the next run's user message shows. */
   private pendingChips: MentionChip[] | undefined;
   private listeners = new Set<TranscriptListener>();
@@ -131,6 +133,11 @@ export class Transcript {
   /** The panel request (send_message / continue) that is about to start a run: Stop carries it back. */
   beginRequest(requestId: string): void {
     this.pendingRequestId = safeId(requestId);
+  }
+
+  /** The next run's user message shows these image thumbnails. */
+  displayNextImages(images: readonly ImageThumb[]): void {
+    this.pendingImages = images.length ? images.slice(0, 8) : undefined;
   }
 
   /** The next run's user message is shown as `text` (the model still gets the whole prompt). */
@@ -326,6 +333,8 @@ export class Transcript {
     this.cards.startRun();
     this.notes.forgetKeys();
     const shown = this.pendingDisplay ?? e.userMessage;
+    const images = this.pendingImages;
+    this.pendingImages = undefined;
     const chips = this.pendingChips;
     this.pendingDisplay = undefined;
     this.pendingChips = undefined;
@@ -335,6 +344,7 @@ export class Transcript {
         ts: this.now(),
         kind: 'user',
         text: cap(shown, LIMITS.itemText).text,
+        ...(images ? { images } : {}),
         ...(e.turnId ? { turnId: safeId(e.turnId) } : {}),
         ...(chips ? { mentions: chips } : {}),
       });

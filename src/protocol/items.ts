@@ -3,6 +3,7 @@
 // Namespace import: `{ z }` would pull every zod locale (~250 KiB) into the webview bundle.
 import * as z from 'zod';
 import { MAX_MENTIONS, MentionChipSchema } from './mentions';
+import { ImageThumbsSchema } from './images';
 import { Count, Id, Label, LIMITS, Ms, Preview, Text } from './primitives';
 
 // ---------- shared pieces ----------
@@ -108,6 +109,8 @@ export const UserItemSchema = z.object({
   turnId: Id.optional(),
   /** Typed while a run worked and delivered to it at a step boundary. */
   steered: z.boolean().optional(),
+  /** Thumbnails of the images sent with the message. */
+  images: ImageThumbsSchema.optional(),
   /** What the user attached with @ (chips above the message's text). */
   mentions: z.array(MentionChipSchema).max(MAX_MENTIONS).optional(),
 });

@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { EcosystemActionSchema } from './host-messages';
 import { HunkStateSchema, type Action } from './items';
+import { ImageAttachmentsSchema } from './images';
 import { MentionListSchema, MentionQueryMessageSchema } from './mentions';
 import { Count, Id, LIMITS } from './primitives';
 import { PlanStepViewSchema } from './state';
@@ -26,6 +27,8 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
     text: z.string().min(1).max(LIMITS.userText),
     /** @-mentions (chips): resolved and attached by the host. */
     mentions: MentionListSchema.optional(),
+    /** Pasted, dropped or attached images, scaled down by the webview (protocol/images.ts caps them). */
+    images: ImageAttachmentsSchema.optional(),
   }),
   /** The @ picker's query: files and folders (fuzzy) and the special entries. */
   MentionQueryMessageSchema,

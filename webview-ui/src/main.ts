@@ -21,6 +21,8 @@ import { installEditMessage } from './editMessage';
 import { SlashMenu } from './slashMenu';
 import { ComposerChips } from './composerChips';
 import { MentionMenu } from './mentionMenu';
+import { ComposerAttachments } from './composerAttachments';
+import './attachments.css';
 
 provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeDropdown(), vsCodeOption());
 
@@ -48,6 +50,11 @@ installNested(chrome.scroller);
 // @-mentions: the picker (mentionMenu.ts) adds chips above the input (composerChips.ts); they go with the message.
 const chips = new ComposerChips(chrome.root.querySelector<HTMLElement>('footer.composer') ?? chrome.root, chrome.input);
 const mentions = new MentionMenu(chrome.input, { post, pick: (c) => chips.add([c]) });
+
+// Images: paste, drop or attach into the composer (composerAttachments.ts).
+const attachments = new ComposerAttachments(chrome.input, chrome.root.querySelector('footer.composer') ?? chrome.root, {
+  takesImages: () => store.provider.images,
+});
 
 const store: Store = new Store({
   reset: (items) => {
@@ -77,6 +84,7 @@ installEditMessage(chrome.root, { post, item: (id) => store.get(id), idle: () =>
 
 function renderChrome(): void {
   chrome.renderProvider(store.provider);
+  attachments.refresh();
   chrome.renderHistory(store.history, store.taskId);
   chrome.renderModes(store.modes, store.status.mode ?? store.mode, store.status.state !== 'idle');
   chrome.renderWelcome(store.items.length);
@@ -198,8 +206,13 @@ function send(other = false): void {
     chrome.autosize();
     return;
   }
-  if (!text || store.status.state !== 'idle') return;
-  post(chips.withChips({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) }));
+  if (attachments.count && store.status.state === 'idle') {
+    if (!attachments.canSend()) return;
+    void attachments.send(text, newRequestId(), (m) => post(chips.withChips(m)));
+  } else {
+    if (!text || store.status.state !== 'idle') return;
+    post(chips.withChips({ type: 'send_message', requestId: newRequestId(), text: text.slice(0, 100_000) }));
+  }
   chrome.input.value = '';
   chrome.autosize();
   view.scrollToBottom();

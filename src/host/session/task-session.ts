@@ -9,6 +9,8 @@ import { planView } from '../../panel/planFormat';
 import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
+import { withoutImageData } from '../../core/model/images';
+import type { StagedImages } from '../ui/image-intake';
 import { reloadNote } from './recovery-notes';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
@@ -46,6 +48,8 @@ export class TaskSession {
   private continueKind: RunKind = 'send';
   /** A rebuild was asked for while a run was in flight: done before the next run. */
   private rebuildPending = false;
+  /** The next sent message's images (stageImages). */
+  private staged: StagedImages | undefined;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -118,8 +122,11 @@ export class TaskSession {
     if (this.rebuildPending) this.rebuildAgent();
     // Set before starting: the Agent emits run_start synchronously.
     this.continueKind = kind;
+    const images = kind === 'send' ? this.staged : undefined;
+    this.staged = undefined;
+    if (images) this.transcript.displayNextImages(images.thumbs);
     let started: Promise<RunReport | undefined>;
-    if (kind === 'send') started = this.agent.send(text);
+    if (kind === 'send') started = this.agent.send(text, images?.parts);
     else if (kind === 'continue') started = this.agent.continueRun();
     else started = this.agent.resumePending();
     const onAbort = () => this.agent.stop();
@@ -131,6 +138,11 @@ export class TaskSession {
     });
     this.current = run;
     return run;
+  }
+
+  /** Images for the next message sent (replacing any a refused send left behind). */
+  stageImages(images: StagedImages | undefined): void {
+    this.staged = images;
   }
 
   /** The run in flight, if any. */
@@ -245,7 +257,8 @@ export class TaskSession {
       iterations: snapshot.iterations,
       ...(snapshot.costUsd !== undefined ? { costUsd: snapshot.costUsd } : {}),
       tokens: Math.max(0, Math.round((snapshot.usage?.inputTokens ?? 0) + (snapshot.usage?.outputTokens ?? 0))),
-      snapshot,
+      // Image bytes live in the image store, not in the task file.
+      snapshot: { ...snapshot, history: withoutImageData(snapshot.history) },
       transcript: withoutSetupErrors(this.transcript.snapshot()),
     };
   }

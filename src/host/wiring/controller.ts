@@ -66,6 +66,7 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     refreshModel: deps.refreshModel,
     extras: deps.extras,
     beforeSend: (text) => ecosystem.mcp.withAttachments(text),
+    images: storage.images,
   });
   const initialised: Initialised = { controller, recovery, store, journal, memory };
   gate.provide(initialised);

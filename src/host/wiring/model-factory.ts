@@ -185,6 +185,7 @@ export class ModelFactory {
     try {
       if (provider === 'vscode-lm') {
         const model = await createVscodeLmModel({ model: s.model || undefined });
+        if (model && s.imageInput !== 'auto') model.info.images = s.imageInput === 'on';
         if (!model) {
           return fail(
             s.model
@@ -200,6 +201,7 @@ export class ModelFactory {
             model: model.info.model,
             contextWindow: model.info.contextWindow,
             contextWindowSource: "VS Code (the model's maxInputTokens)",
+            images: !!model.info.images,
           },
         };
       }
@@ -220,6 +222,7 @@ export class ModelFactory {
         baseUrl: s.baseUrl || undefined,
         maxOutputTokens: s.maxOutputTokens,
         toolCallFormat: s.toolCallFormat,
+        ...(s.imageInput !== 'auto' ? { images: s.imageInput === 'on' } : {}),
         contextWindowOverride: s.contextWindow,
         store: this.toolFormats,
         windows: this.windows,
@@ -253,6 +256,7 @@ export class ModelFactory {
           toolFormatReason: format.reason.slice(0, 1000),
           contextWindow: built.contextWindow.tokens,
           contextWindowSource: built.contextWindow.source.slice(0, 1000),
+          images: !!built.model.info.images,
           ...(check && !check.ok && check.message ? { warning: check.message.slice(0, 1000) } : {}),
         },
       };

@@ -61,7 +61,13 @@ export function sessionManagerFactory({
       log,
       leases: durable.leases,
       storage: durable.health,
-      reconcile: (record) => storage.opened.then(([, journal]) => durable.reconciler(journal)(record)),
+      reconcile: async (record) => {
+        const r = await storage.opened.then(([, journal]) => durable.reconciler(journal)(record));
+        // The images a saved task holds by hash get their bytes back before its Agent is made.
+        const missing = await storage.images.fill((r.record.snapshot as AgentSnapshot | undefined)?.history);
+        if (missing) log.warn(`task ${record.id}: ${missing} image(s) are no longer in the task storage`);
+        return r;
+      },
       onEvent,
     });
   };

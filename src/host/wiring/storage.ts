@@ -10,6 +10,7 @@ import { createDurability, type Durability } from '../session/durability';
 import { workspaceKey } from '../session/session-manager';
 import type { Logger } from '../logger';
 import { AuditFileSink } from '../../node/audit-file-sink';
+import { ImageStore } from '../../node/image-store';
 import { readSettings } from '../settings';
 
 export interface WorkspaceStorage {
@@ -23,6 +24,8 @@ export interface WorkspaceStorage {
   audit: AuditTrail;
   auditSink: AuditFileSink;
   reports: RunReportStore;
+  /** Images sent with messages or read by read_file, by hash (images/): task files keep only the hash. */
+  images: ImageStore;
 }
 
 /** `show` puts a storage failure in front of the user (the panel). */
@@ -44,5 +47,6 @@ export function openWorkspaceStorage(
   const auditSink = new AuditFileSink(path.join(dir, 'audit'));
   const audit = new AuditTrail(auditSink, { log: logTo });
   const reports = new RunReportStore(dir, { log: logTo });
-  return { dir, opened, openTaskStore, durable, audit, auditSink, reports };
+  const images = new ImageStore(path.join(dir, 'images'));
+  return { dir, opened, openTaskStore, durable, audit, auditSink, reports, images };
 }
