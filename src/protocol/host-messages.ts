@@ -62,9 +62,29 @@ export const EcosystemSchema = z.object({
     )
     .max(200),
   attachments: z.array(Label).max(50),
+  /** The team's skills (loaded: the current task loaded it), custom agents, and files that could not be used. */
+  skills: z
+    .array(z.object({ name: Label, display: z.string().max(LIMITS.path), loaded: z.boolean() }))
+    .max(100)
+    .optional(),
+  agents: z
+    .array(z.object({ name: Label, display: z.string().max(LIMITS.path), model: Label.optional() }))
+    .max(30)
+    .optional(),
+  teamProblems: z
+    .array(z.object({ display: z.string().max(LIMITS.path), reason: Label }))
+    .max(50)
+    .optional(),
 });
 export type EcosystemView = z.infer<typeof EcosystemSchema>;
-export const EcosystemActionSchema = z.enum(['show_mcp_servers', 'edit_rules', 'attach_resource', 'open_rule']);
+export const EcosystemActionSchema = z.enum([
+  'show_mcp_servers',
+  'edit_rules',
+  'attach_resource',
+  'open_rule',
+  /** Opens a skill's SKILL.md or an agent file in use (`display` names it). */
+  'open_team_file',
+]);
 export type EcosystemAction = z.infer<typeof EcosystemActionSchema>;
 
 export const HostMessageSchema = z.discriminatedUnion('type', [

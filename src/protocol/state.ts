@@ -52,8 +52,6 @@ export const ProviderStatusSchema = z.object({
   contextWindowSource: Label.optional(),
   /** A usable configuration with a caveat (e.g. the local server is not running yet). */
   warning: Label.optional(),
-  /** Whether the model takes images (attachments, read_file on an image); absent: not known to. */
-  images: z.boolean().optional(),
 });
 export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
 
@@ -94,8 +92,9 @@ export const SnapshotSchema = z.object({
   history: z.array(TaskSummarySchema).max(LIMITS.history),
   /** The modes the panel's mode switch offers, and the current task's mode. */
   modes: z
-    .array(z.object({ id: Id, label: Label }))
-    .max(20)
+    // The built-in modes, then the team's custom agents; `model` when the mode runs on a model of its own.
+    .array(z.object({ id: Id, label: Label, model: Label.optional() }))
+    .max(40)
     .optional(),
   mode: Label.optional(),
   plan: PlanViewSchema.optional(),

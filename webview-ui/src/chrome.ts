@@ -128,7 +128,7 @@ export class Chrome {
   }
 
   renderModes(
-    modes: readonly { id: string; label: string }[] | undefined,
+    modes: readonly { id: string; label: string; model?: string }[] | undefined,
     current: string | undefined,
     running: boolean,
   ): void {
@@ -138,7 +138,10 @@ export class Chrome {
     this.modeSelect.hidden = !modes || modes.length === 0 || !this.configured;
     if (!modes) return;
     this.modeSelect.replaceChildren(
-      ...modes.map((m) => h('option', { value: m.id, selected: m.id === current }, m.label)),
+      // A mode on a model of its own says which, next to its name.
+      ...modes.map((m) =>
+        h('option', { value: m.id, selected: m.id === current }, m.model ? `${m.label} · ${m.model}` : m.label),
+      ),
     );
     if (current) this.modeSelect.value = current;
     this.modeSelect.disabled = running;

@@ -94,6 +94,7 @@ export class EcosystemStrip {
       ruleRows.push(h('li', {}, this.link('Edit AGENTS.md', 'edit_rules')));
       parts.push(this.section('rules', `Rules in use: ${rules.length}`, ruleRows));
     }
+    parts.push(...this.teamSections(view));
     if (view.attachments.length) {
       parts.push(
         h(
@@ -104,6 +105,51 @@ export class EcosystemStrip {
       );
     }
     this.el.replaceChildren(...parts);
-    this.el.hidden = !view.mcp.length && !rules.length && !view.attachments.length;
+    this.el.hidden =
+      !view.mcp.length && !rules.length && !view.attachments.length && !view.skills?.length && !view.agents?.length;
+  }
+
+  /** Skills (the ones this task loaded marked), custom agents, and the team's files that could not be used. */
+  private teamSections(view: EcosystemView): HTMLElement[] {
+    const out: HTMLElement[] = [];
+    const skills = view.skills ?? [];
+    const problems = view.teamProblems ?? [];
+    if (skills.length || problems.length) {
+      const loaded = skills.filter((s) => s.loaded);
+      const rows = skills.map((s) =>
+        h(
+          'li',
+          { class: s.loaded ? 'eco-loaded' : '' },
+          h('span', { class: `codicon ${s.loaded ? 'codicon-pass-filled' : 'codicon-book'}`, 'aria-hidden': 'true' }),
+          this.link(s.name, 'open_team_file', s.display),
+          s.loaded ? h('span', { class: 'eco-badge' }, 'loaded') : null,
+        ),
+      );
+      for (const p of problems)
+        rows.push(
+          h(
+            'li',
+            { title: p.reason },
+            h('span', { class: 'eco-dot eco-error' }),
+            h('span', {}, p.display),
+            h('span', { class: 'eco-error-text' }, p.reason),
+          ),
+        );
+      const summary = `Skills: ${skills.length}${loaded.length ? `, loaded: ${loaded.map((s) => s.name).join(', ')}` : ''}${problems.length ? `, ${problems.length} not used` : ''}`;
+      out.push(this.section('skills', summary, rows));
+    }
+    const agents = view.agents ?? [];
+    if (agents.length) {
+      const rows = agents.map((a) =>
+        h(
+          'li',
+          {},
+          this.link(a.name, 'open_team_file', a.display),
+          a.model ? h('span', { class: 'muted' }, a.model) : null,
+        ),
+      );
+      out.push(this.section('agents', `Agents: ${agents.length}`, rows));
+    }
+    return out;
   }
 }

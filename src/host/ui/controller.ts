@@ -5,7 +5,6 @@
 import type * as vscode from 'vscode';
 import type { OutputStore } from '../../core/context/output-store';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
-import { MODES } from '../../core/modes';
 import type { EditJournal } from '../../core/tasks/journal';
 import type { ForgePanelProvider } from '../../panel/provider';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
@@ -33,16 +32,12 @@ import { hostSlashActions } from './slash-host-actions';
 import { runSlashCommand } from './slash-commands';
 import { historyCommands, historyMessages, TaskHistory } from '../session/task-history';
 import { undoTaskChanges } from '../edits/task-undo';
-import { stageImages } from './image-intake';
-import { toImagePart, type ImageStore } from '../../node/image-store';
-import type { ImageAttachment } from '../../protocol/images';
 import { SteeringActions, steeringMessages } from './steering-actions';
 import type { Toolkit } from '../wiring/toolkit';
 import type { Mention } from '../../core/mentions/mention';
+import type { ModeDefinition } from '../../core/modes';
 import { createMentionService, mentionMessages, toMention } from '../mentions/mention-handlers';
 import type { MentionService } from '../mentions/mention-service';
-
-const MODE_IDS = Object.keys(MODES) as (keyof typeof MODES)[];
 
 /** Panel messages that need no session and never wait: the wiring answers them at once. */
 export type ImmediateMessage = 'show_logs' | 'ecosystem_action';
@@ -64,6 +59,8 @@ type SessionCommandHandlers = Omit<CommandHandlers, ImmediateCommand>;
 
 export interface ControllerDeps {
   manager: SessionManager;
+  /** The team's custom agents (modes beside the built-ins, for /mode). */
+  customModes?: () => readonly ModeDefinition[];
   toolkit: Toolkit;
   model: SwitchableModel;
   models: ModelFactory;
@@ -82,8 +79,6 @@ export interface ControllerDeps {
   extras?: Pick<AgentExtras, 'slash' | 'testRuns'> & Partial<Pick<AgentExtras, 'refresh'>>;
   /** A sent message as the model gets it (MCP resources the user attached are appended). */
   beforeSend?(text: string): string;
-  /** Where the images sent with messages are kept (beside the task history). */
-  images?: Pick<ImageStore, 'put'>;
   /** @-mentions (made from the toolkit, the model and the session when absent). */
   mentions?: MentionService;
 }
@@ -226,23 +221,6 @@ export class Controller {
     return this.review.showChanges(taskId);
   }
 
-  /** The images of the message about to be sent; false (and the panel told why) when they cannot go. */
-  private async stageImages(images: readonly ImageAttachment[] | undefined, text: string): Promise<boolean> {
-    const session = this.deps.manager.current;
-    if (!images?.length) {
-      session.stageImages(undefined);
-      return true;
-    }
-    const staged = await stageImages(images, this.deps.model.info, this.deps.images ?? { put: toImagePart });
-    if ('error' in staged) {
-      void this.panel?.prefill(text);
-      session.transcript.addError(staged.error);
-      return false;
-    }
-    session.stageImages(staged);
-    return true;
-  }
-
   /** The open task's own messages: a message from the input box (or a slash command), Continue, Stop, the mode. */
   private taskMessages() {
     return {
@@ -252,7 +230,6 @@ export class Controller {
           this.deps.extras?.refresh?.();
           return;
         }
-        if (!(await this.stageImages(m.images, m.text))) return;
         await this.startRun('send', m.text, signal, undefined, m.mentions?.map(toMention));
       },
       continue: async (_m, signal) => {
@@ -263,8 +240,12 @@ export class Controller {
         this.deps.manager.current.stop();
       },
       set_mode: (m) => {
-        if (!(MODE_IDS as readonly string[]).includes(m.mode)) return;
-        this.deps.manager.current.setMode(m.mode as (typeof MODE_IDS)[number]);
+        // A built-in mode or one of the team's custom agents: the agent refuses any other name.
+        try {
+          this.deps.manager.current.setMode(m.mode);
+        } catch {
+          return;
+        }
         this.panel?.bridge.setMode(m.mode);
       },
     } satisfies Partial<WebviewHandlers>;
@@ -290,6 +271,7 @@ export class Controller {
       selectModel: () => this.modelSettings.selectModel(),
       undo: () => this.undoTaskChanges(),
       send: (prompt, signal) => this.startRun('send', prompt, signal),
+      customModes: () => this.deps.customModes?.() ?? [],
     });
   }
 }

@@ -24,7 +24,35 @@ function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
       .slice(0, 200)
       .map((r) => ({ display: r.display.slice(0, 4000), kind: r.kind, truncated: r.truncated })),
     attachments: eco.mcp.pendingAttachments.slice(0, 50).map((a) => a.slice(0, 500)),
+    ...teamView(eco, taskId),
   };
+}
+
+function teamView(eco: Ecosystem, taskId?: string): Pick<EcosystemView, 'skills' | 'agents' | 'teamProblems'> {
+  const { team, models } = eco.team;
+  const loaded = new Set(team.loadedBy(taskId));
+  return {
+    skills: team.skills
+      .slice(0, 100)
+      .map((s) => ({ name: s.name, display: s.display.slice(0, 4000), loaded: loaded.has(s.name) })),
+    agents: team.agents.slice(0, 30).map((a) => ({
+      name: a.name.slice(0, 200),
+      display: (a.source ?? '').slice(0, 4000),
+      ...(models.label(a.name) ? { model: models.label(a.name)!.slice(0, 200) } : {}),
+    })),
+    teamProblems: team.problems
+      .slice(0, 50)
+      .map((p) => ({ display: p.display.slice(0, 4000), reason: p.reason.slice(0, 200) })),
+  };
+}
+
+/** The file a skill or agent in use came from (the webview names it by `display`; it names no path itself). */
+function teamFile(eco: Ecosystem, display: string | undefined): string | undefined {
+  const { team } = eco.team;
+  const skill = team.skills.find((s) => s.display === display);
+  if (skill) return skill.file;
+  const agent = team.agents.find((a) => a.source === display);
+  return agent ? agent.file : undefined;
 }
 
 export function connectEcosystemPanel(
@@ -45,7 +73,12 @@ export function connectEcosystemPanel(
     }, 100);
   };
   // An attached resource changes the view too: the ecosystem fires onDidChange for it.
-  const subs = [eco.mcp.manager.onDidChange(push), eco.rules.onDidChange(push), eco.onDidChange(push)];
+  const subs = [
+    eco.mcp.manager.onDidChange(push),
+    eco.rules.onDidChange(push),
+    eco.onDidChange(push),
+    eco.team.onDidChange(push),
+  ];
   push();
   return new vscode.Disposable(() => {
     if (timer) clearTimeout(timer);
@@ -64,6 +97,9 @@ export const ecosystemMessages = (eco: Ecosystem, currentTaskId: () => string | 
         // Only a rule file in use opens (the webview names it; it is not trusted to name any path).
         const rule = eco.rules.inUse(currentTaskId()).find((r) => r.display === display);
         if (rule) void vscode.window.showTextDocument(vscode.Uri.file(rule.path), { preview: true });
+      } else if (action === 'open_team_file') {
+        const file = teamFile(eco, display);
+        if (file) void vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
       }
     },
   }) satisfies Partial<WebviewHandlers>;

@@ -2,7 +2,7 @@
 // compaction, undo, help); custom and MCP commands expand into a prompt that is sent like a message; anything
 // else is answered with a notice and never reaches the model. No vscode import: the host passes its actions in.
 import { helpText, type SlashCommandRegistry } from '../../core/commands/slash';
-import { getMode, isModeName, MODE_NAMES, type ModeName } from '../../core/modes';
+import { getMode, isModeName, MODE_NAMES, type ModeDefinition, type ModeName } from '../../core/modes';
 
 export interface SlashActions {
   registry: SlashCommandRegistry;
@@ -13,6 +13,8 @@ export interface SlashActions {
   newTask(): void;
   mode(): ModeName;
   setMode(mode: ModeName): void;
+  /** The team's custom agents, offered beside the built-in modes. */
+  customModes?(): readonly ModeDefinition[];
   /** A picker for /mode without an argument; undefined = cancelled. */
   pickMode?(current: ModeName): Promise<ModeName | undefined>;
   selectModel(): Promise<void>;
@@ -79,19 +81,22 @@ export async function runSlashCommand(text: string, a: SlashActions, signal: Abo
     }
     case 'mode': {
       let mode: ModeName | undefined;
+      const custom = a.customModes?.() ?? [];
+      const names = [...MODE_NAMES, ...custom.map((c) => c.name)].join(', ');
       if (!arg) mode = await a.pickMode?.(a.mode());
       else if (isModeName(arg)) mode = arg;
       else if (arg === 'code') mode = 'implement';
+      else if (custom.some((c) => c.name === r.args.argv[0])) mode = r.args.argv[0];
       else {
-        a.notice(`Unknown mode "${r.args.argv[0]}". Modes: ${MODE_NAMES.join(', ')}.`, 'error');
+        a.notice(`Unknown mode "${r.args.argv[0]}". Modes: ${names}.`, 'error');
         return true;
       }
       if (!mode) {
-        if (!a.pickMode) a.notice(`Mode: ${a.mode()}. Switch with /mode <name> (${MODE_NAMES.join(', ')}).`, 'info');
+        if (!a.pickMode) a.notice(`Mode: ${a.mode()}. Switch with /mode <name> (${names}).`, 'info');
         return true;
       }
       a.setMode(mode);
-      const m = getMode(mode);
+      const m = getMode(mode, custom);
       a.notice(
         `Mode: ${m.label} — ${m.prompt} (up to ${m.maxIterations} iterations${a.running() ? '; from the next step' : ''}).`,
         'info',

@@ -8,6 +8,7 @@ import type { MemoryService } from './memory-service';
 import { Controller, type ControllerDeps } from '../ui/controller';
 import { journalFsOf, Recovery } from '../session/recovery';
 import type { Ecosystem } from '../ecosystem';
+import { readSettings } from '../settings';
 import type { ReadinessGate } from '../ui/readiness-gate';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
@@ -66,7 +67,19 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     refreshModel: deps.refreshModel,
     extras: deps.extras,
     beforeSend: (text) => ecosystem.mcp.withAttachments(text),
-    images: storage.images,
+    customModes: () => ecosystem.team.team.agents,
+  });
+  // A mode's or agent's own model: built with the user's keys, like forge.fallbackModel (never a workspace's key).
+  ecosystem.team.useModels({
+    build: (spec) => {
+      const s = readSettings();
+      return deps.models.resolveFallback({
+        ...s,
+        fallbackModel: spec,
+        keylessEndpoints: { ...s.keylessEndpoints, fallbackModel: true },
+      });
+    },
+    provider: () => readSettings().provider,
   });
   const initialised: Initialised = { controller, recovery, store, journal, memory };
   gate.provide(initialised);

@@ -1,7 +1,6 @@
 // The chat panel, registered at once: its messages that need the session wait at the readiness gate; the panel
 // already shows the modes, the slash commands and the ecosystem strip, and an initialisation failure.
 import type * as vscode from 'vscode';
-import { MODES } from '../../core/modes';
 import { registerForgePanel, type ForgePanelProvider } from '../../panel/provider';
 import type { Transcript } from '../../panel/transcript';
 import type { HandledMessageType, WebviewHandlers } from '../../panel/webview-handlers';
@@ -48,7 +47,17 @@ export function registerPanel(deps: PanelWiringDeps): PanelWiring {
   );
   const panel = registerForgePanel(context, handlers, log);
   panel.attachTranscript(startup);
-  panel.bridge.setModes(Object.values(MODES).map((m) => ({ id: m.name, label: m.label })));
+  // The built-in modes, then the team's custom agents (with the model each runs on when it has its own).
+  const setModes = () =>
+    panel.bridge.setModes(
+      ecosystem.team.modes().map((m) => ({
+        id: m.id.slice(0, 100),
+        label: m.label.slice(0, 200),
+        ...(m.model ? { model: m.model.slice(0, 200) } : {}),
+      })),
+    );
+  setModes();
+  context.subscriptions.push(ecosystem.team.onDidChange(setModes));
   extras.publishTo(panel);
   context.subscriptions.push(connectEcosystemPanel(panel.bridge, ecosystem, currentTaskId));
   const connect = (ready: Promise<Initialised>) => {
