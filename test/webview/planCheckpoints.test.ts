@@ -161,9 +161,9 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
       }),
     );
     const mark = await eventuallyText(p.page.locator('[data-id="m1"] .checkpoint-mark'), /Restored 2 file/);
-    assert.match(mark, /Restored 2 file\(s\) to checkpoint 1/);
+    assert.match(mark, /Restored 2 files to how they were after an earlier step/);
     assert.match(mark, /Kept your changes: w\/b\.ts/);
-    assert.match(mark, /rewound to this point \(4 message\(s\) removed\)/);
+    assert.match(mark, /rewound to this point \(4 messages removed\)/);
   });
 
   it('a restore mark offers Redo (posts redo_checkpoint, also from the keyboard) until it is redone; the redo mark says what came back', async () => {
@@ -226,7 +226,7 @@ describe('webview: live plan and checkpoints (Chromium)', function () {
       ),
     );
     const back = await eventuallyText(p.page.locator('[data-id="m2"] .checkpoint-mark'), /Redid/);
-    assert.match(back, /the task's edits are back in 1 file\(s\)/);
+    assert.match(back, /the task's edits are back in 1 file\b/);
     assert.match(back, /Back: w\/a\.ts/);
     assert.equal(await p.page.locator('.checkpoint-redo').count(), 0, 'no Redo once redone, none on the redo mark');
   });

@@ -82,7 +82,7 @@ export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
       ? `Undid this task's changes: ${countOf(files, 'file')}`
       : c.action === 'redo'
         ? `Redid: the task's edits are back in ${countOf(files, 'file')}`
-        : `Restored ${countOf(files, 'file')} to checkpoint ${c.step ?? ''}`.trim();
+        : `Restored ${countOf(files, 'file')} to how they were after an earlier step`;
   const lines: HTMLElement[] = [];
   const list = (label: string, paths: readonly string[]) =>
     paths.length
@@ -104,7 +104,9 @@ export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
   for (const k of c.conflicts)
     lines.push(h('div', { class: 'conflict' }, `Not restored: ${base(k.path)} (${k.reason})`));
   if (c.rewoundMessages !== undefined)
-    lines.push(h('div', {}, `The conversation was rewound to this point (${c.rewoundMessages} message(s) removed).`));
+    lines.push(
+      h('div', {}, `The conversation was rewound to this point (${countOf(c.rewoundMessages, 'message')} removed).`),
+    );
   if (c.action !== 'redo' && !c.redone && files > 0) {
     lines.push(
       h(

@@ -201,20 +201,33 @@ export class Recovery {
     const later = all.filter((c) => c.step > cp.step && !c.undone);
     const files = [...new Set(later.flatMap((c) => c.paths))];
     let rewind = args.rewind;
+    // The newest checkpoint: the files are as they were after that step already. Nothing to restore is said as
+    // such (it used to run and report "Restored 0 file(s)"); only rewinding the conversation is left to offer.
+    if (!files.length && (!session || rewind === false)) {
+      void vscode.window.showInformationMessage(
+        "Forge: nothing to restore: no file changed after that step (it is the task's latest checkpoint).",
+      );
+      return undefined;
+    }
     if (args.confirm !== false) {
+      // No step or checkpoint numbers: the transcript shows neither; "that step" is the row the user clicked.
       const filesOnly = 'Restore Files';
-      const withRewind = 'Restore Files and Rewind Conversation';
+      const withRewind = files.length ? 'Restore Files and Rewind Conversation' : 'Rewind Conversation';
       const detail = files.length
-        ? `These files go back to how they were after step ${cp.step}:\n${files.map(rel).join('\n')}`
-        : `No file changed after step ${cp.step}.`;
-      const buttons = session
-        ? rewind === undefined
-          ? [filesOnly, withRewind]
-          : [rewind ? withRewind : filesOnly]
-        : [filesOnly];
+        ? `These files go back to how they were after that step:\n${files.map(rel).join('\n')}`
+        : 'No file changed after that step: the files are as they were then.';
+      const buttons = !files.length
+        ? [withRewind]
+        : session
+          ? rewind === undefined
+            ? [filesOnly, withRewind]
+            : [rewind ? withRewind : filesOnly]
+          : [filesOnly];
       const pick = await vscode.window.showWarningMessage(
-        `Restore this task's files to checkpoint ${cp.step}?`,
-        { modal: true, detail: `${detail}\n\nRewinding the conversation also removes the messages after this step.` },
+        files.length
+          ? "Restore this task's files to how they were after that step?"
+          : 'Rewind the conversation to that step?',
+        { modal: true, detail: `${detail}\n\nRewinding the conversation also removes the messages after that step.` },
         ...buttons,
       );
       if (!pick) return undefined;
@@ -247,7 +260,7 @@ export class Recovery {
       ? `; ${outcome.conflicts.length} could not be restored (see the transcript)`
       : '';
     void vscode.window.showInformationMessage(
-      `Forge restored ${countOf(changed, 'file')} to checkpoint ${cp.step}${kept}${failed}.`,
+      `Forge restored ${countOf(changed, 'file')} to how they were after that step${kept}${failed}.`,
     );
     return outcome;
   }

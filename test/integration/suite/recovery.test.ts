@@ -82,6 +82,20 @@ describe('Forge recovery: checkpoints, live plan, audit trail', function () {
       [['r-w1'], ['r-w2', 'r-w3'], ['r-cmd']],
     );
 
+    // The newest checkpoint (the command's): nothing changed after it, so nothing is restored and no mark says
+    // "Restored 0 files" (issue 26, item 10).
+    const markCount = () => items().filter((i) => i.kind === 'checkpoint').length;
+    const before = markCount();
+    const none = await vscode.commands.executeCommand<any>('forge.restoreCheckpoint', {
+      taskId: session.id,
+      toolCallId: 'r-cmd',
+      rewind: false,
+      confirm: false,
+    });
+    assert.strictEqual(none, undefined, 'restoring to the newest checkpoint does nothing');
+    assert.strictEqual(markCount(), before, 'and leaves no mark');
+    assert.strictEqual(await readText(a), 'two\n');
+
     // The user changes b.txt; then restores to the first checkpoint (the card's action), keeping b.txt, rewinding.
     fs.writeFileSync(b, 'mine\n');
     const restored = await vscode.commands.executeCommand<any>('forge.restoreCheckpoint', {
