@@ -113,7 +113,7 @@ export class MessageQueue {
 
   private row(q: QueuedMessage): HTMLElement {
     const kind = q.steer
-      ? h('span', { class: 'queued-kind' }, icon('compass', undefined), 'Steering · next step')
+      ? h('span', { class: 'queued-kind' }, icon('debug-step-over', undefined), 'Steering · next step')
       : h('span', { class: 'queued-kind' }, icon('clock', undefined), 'Queued');
     const actions = q.steer
       ? null
