@@ -113,25 +113,22 @@ export class RulesService implements vscode.Disposable {
 
   /** Follows a task's events: a tool call naming a path may bring its folder's AGENTS.md in. */
   onAgentEvent(taskId: string, e: AgentEvent): void {
-    if (e.type !== 'tool_call_end') return;
+    if (e.type === 'tool_call_end') void this.touch(taskId, e.args);
+  }
+
+  /** Reads the AGENTS.md of the folders a call names (the agent builder awaits it before the tool runs). */
+  async touch(taskId: string, args: unknown): Promise<void> {
     const rules = this.forTask(taskId);
-    for (const p of pathsInArgs(e.args)) {
-      void rules.touch(p).then(
-        (added) => {
-          if (added) {
-            this.log.info(
-              `rules: task ${taskId} now follows ${rules
-                .sources()
-                .filter((s) => s.kind === 'nested')
-                .map((s) => s.display)
-                .join(', ')}`,
-            );
-            this.changed();
-          }
-        },
-        () => undefined,
-      );
-    }
+    const added = await Promise.all(pathsInArgs(args).map((p) => rules.touch(p).catch(() => false)));
+    if (!added.some(Boolean)) return;
+    this.log.info(
+      `rules: task ${taskId} now follows ${rules
+        .sources()
+        .filter((s) => s.kind === 'nested')
+        .map((s) => s.display)
+        .join(', ')}`,
+    );
+    this.changed();
   }
 
   /** What the panel shows as "Rules in use" for a task. */

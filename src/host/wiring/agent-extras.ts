@@ -11,6 +11,7 @@ import type { HostMessage } from '../../protocol/messages';
 import type { Logger } from '../logger';
 import { NodeCommandRunner } from '../../node';
 import { buildAgent, createSlashRegistry } from '../../node/surface/agents';
+import type { SurfaceRules } from '../../node/surface/rules';
 import type { Toolkit } from './toolkit';
 
 export interface AgentExtras extends vscode.Disposable {
@@ -93,7 +94,10 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
   };
 }
 
-/** An Agent with delegate_task registered, built as the CLI builds it (src/node/surface/agents.ts). */
-export function createDelegatingAgent(deps: AgentDeps, snapshot?: AgentSnapshot): Agent {
-  return buildAgent(deps, {}, snapshot);
+/**
+ * An Agent with delegate_task registered and the task's rules (a nested AGENTS.md read before the tool that
+ * names its folder runs), built as the CLI builds it (src/node/surface/agents.ts).
+ */
+export function createDelegatingAgent(deps: AgentDeps, snapshot?: AgentSnapshot, rules?: SurfaceRules): Agent {
+  return buildAgent(deps, rules ? { rules } : {}, snapshot);
 }

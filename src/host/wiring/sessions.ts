@@ -3,6 +3,7 @@
 import type { OutputStore } from '../../core/context/output-store';
 import type { AgentDeps } from '../../core/loop/agent';
 import type { AgentEvent } from '../../core/loop/events';
+import type { ChatMessage } from '../../core/model/types';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskStore } from '../../core/tasks/task-store';
 import { createDelegatingAgent, type AgentExtras } from './agent-extras';
@@ -53,7 +54,7 @@ export function sessionManagerFactory({
         outputStore: outputs,
         log: (m) => log.debug(m),
       };
-      return ecosystem.wire(deps, (d) => createDelegatingAgent(d, snapshot));
+      return ecosystem.wire(deps, (d) => createDelegatingAgent(d, snapshot, ecosystem.rules));
     };
     return new SessionManager({
       store,
@@ -68,7 +69,23 @@ export function sessionManagerFactory({
         if (missing) log.warn(`task ${record.id}: ${missing} image(s) are no longer in the task storage`);
         return r;
       },
-      onEvent,
+      onEvent: (session, e) => {
+        // An image a tool returned (read_file) is kept by hash too: the saved task holds only the hash.
+        if (e.type === 'tool_result') void keepToolImages(session.history, e.id, storage.images, log);
+        onEvent(session, e);
+      },
     });
   };
+}
+
+async function keepToolImages(
+  history: readonly ChatMessage[],
+  toolCallId: string,
+  images: WorkspaceStorage['images'],
+  log: Logger,
+): Promise<void> {
+  const m = history.findLast((x) => x.role === 'tool' && x.toolCallId === toolCallId);
+  for (const img of (m?.role === 'tool' && m.images) || []) {
+    if (img.data) await images.put({ ...img, data: img.data }).catch((err) => log.warn(`image not kept: ${err}`));
+  }
 }
