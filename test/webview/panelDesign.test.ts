@@ -192,7 +192,10 @@ describe('webview panel design (Chromium)', function () {
     const head = p.page.locator('[data-id="c1"] .tool-head');
     assert.match(await head.innerText(), /Run\s+npm test\s+exit 1\s+2\.3 s/);
     const box = await head.boundingBox();
-    assert.ok(box && box.height < 30, `one line (${box?.height} px)`);
+    // A second line previews the output's last line while the row is collapsed (issue 26).
+    const preview = await head.locator('.tool-preview').boundingBox();
+    assert.equal(await head.locator('.tool-preview').innerText(), '1 failing');
+    assert.ok(box && preview && box.height - preview.height < 30, `one line and the preview (${box?.height} px)`);
     await head.click();
     const body = await p.page.locator('[data-id="c1"] .tool-body').innerText();
     assert.match(body, /\$ npm test/);
