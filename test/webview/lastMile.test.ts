@@ -163,4 +163,37 @@ describe('webview last mile (issue 26)', function () {
       );
     assert.ok(h1! <= body! * 1.35, `H1 ${h1} px against text ${body} px`);
   });
+
+  it('first start without a chat model: the form opens on a local server, says it once, keeps no rejected endpoint', async () => {
+    await p.host(
+      state({
+        provider: {
+          configured: false,
+          provider: 'VS Code chat model',
+          problem:
+            'No chat model is available in VS Code. Sign in to a chat model extension (e.g. GitHub Copilot), or run "Forge: Select Model" to use OpenAI, Anthropic or a local endpoint.',
+        },
+      }),
+    );
+    const form = p.page.locator('.setup-card');
+    assert.equal(await form.isVisible(), true);
+    assert.equal(await form.locator('select').inputValue(), 'openai-compatible', 'not the provider that has no model');
+    const intro = await form.locator('.setup-problem').innerText();
+    assert.doesNotMatch(intro, /Forge: Select Model/, 'no pointer to the palette while the form is on screen');
+    assert.equal((intro.match(/chat model/gi) ?? []).length, 1, 'said once');
+    await form.locator('input[type="url"]').fill('http://127.0.0.1:9/v1');
+    await form.locator('input[list]').fill('qwen');
+    await p.clearPosted();
+    await form.locator('vscode-button[data-act="setup_check"]').click();
+    await p.host({ type: 'provider_check', ok: false, message: 'Nothing is listening at http://127.0.0.1:9/v1' });
+    await form.locator('vscode-button[data-act="setup_save"]').click();
+    assert.deepEqual(
+      (await p.posted()).filter((m) => m.type === 'save_provider'),
+      [],
+      'an endpoint the check just rejected is not saved on the first click',
+    );
+    assert.match(await form.locator('.check-result').innerText(), /Check connection failed.*press Save again/);
+    await form.locator('vscode-button[data-act="setup_save"]').click();
+    assert.equal((await p.posted()).filter((m) => m.type === 'save_provider').length, 1, 'a second Save keeps it');
+  });
 });

@@ -26,6 +26,18 @@ function providerIdOf(label: string | undefined): PanelProviderId | undefined {
   return undefined;
 }
 
+/**
+ * The host's problem as the form says it: the form is the way to fix it, so no pointer to the palette's "Forge: Select
+ * Model"; and "no VS Code chat model" once, as the reason the form opened on another provider.
+ */
+function formProblem(problem: string, noChatModel: boolean): string {
+  if (noChatModel) return 'VS Code has no chat model to lend Forge: connect one below instead.';
+  return problem
+    .replace(/,? or run "Forge: Select Model"[^.]*\./i, '.')
+    .replace(/\s*Run "Forge: Select Model"[^.]*\./i, '')
+    .trim();
+}
+
 let uid = 0;
 
 export class SetupForm {
@@ -42,6 +54,11 @@ export class SetupForm {
   private model!: HTMLInputElement;
   private models!: HTMLDataListElement;
   private checking = false;
+  private checkingKey = '';
+  /** The last Check connection's answer, for the endpoint it checked (Save does not keep one it just rejected). */
+  private lastCheck: { key: string; ok: boolean; message: string } | undefined;
+  /** The endpoint the user chose to save although its check failed (a second Save). */
+  private saveAnyway: string | undefined;
 
   constructor() {
     const id = `setup-${++uid}`;
@@ -90,13 +107,15 @@ export class SetupForm {
     const wasOpen = this.open;
     this.el.hidden = false;
     this.cancel.hidden = !canCancel;
+    const known = providerIdOf(p.provider);
+    // The VS Code chat model is the default provider; with none installed the form opens on a local server.
+    const noChatModel = known === 'vscode-lm' && !!p.problem;
     this.intro.replaceChildren(
       'Forge needs a language model: a local server, a VS Code chat model, or an API key.',
-      p.problem ? h('span', { class: 'setup-problem' }, icon('info'), ' ', p.problem) : '',
+      p.problem ? h('span', { class: 'setup-problem' }, icon('info'), ' ', formProblem(p.problem, noChatModel)) : '',
     );
     if (!wasOpen) {
-      const known = providerIdOf(p.provider);
-      if (known) this.setProvider(known, false);
+      if (known) this.setProvider(noChatModel ? 'openai-compatible' : known, false);
       // Look for a local server and list what the endpoint has, without waiting for a click.
       this.check();
     }
@@ -169,9 +188,16 @@ export class SetupForm {
     if (check) this.check();
   }
 
+  /** What a check is about: the provider and its base URL. */
+  private endpointKey(): string {
+    return `${this.provider} ${this.baseUrl.value.trim()}`;
+  }
+
   check(): void {
-    if (this.checking) return;
+    // One check at a time per endpoint; a changed endpoint is checked at once (its answer is the one kept).
+    if (this.checking && this.checkingKey === this.endpointKey()) return;
     this.checking = true;
+    this.checkingKey = this.endpointKey();
     this.result.className = 'check-result';
     this.result.replaceChildren(icon('loading', undefined, 'codicon-modifier-spin'), ' Checking…');
     const baseUrl = this.baseUrl.value.trim();
@@ -192,6 +218,17 @@ export class SetupForm {
       this.result.className = 'check-result bad';
       this.result.replaceChildren(icon('warning'), ' Pick a model first (Check connection lists them).');
       this.model.focus();
+      return;
+    }
+    // An endpoint Check connection has just rejected is not saved on the first click: the user sees why first.
+    const key = this.endpointKey();
+    if (this.lastCheck?.key === key && !this.lastCheck.ok && this.saveAnyway !== key) {
+      this.saveAnyway = key;
+      this.result.className = 'check-result bad';
+      this.result.replaceChildren(
+        icon('warning'),
+        ` Check connection failed for this endpoint (${this.lastCheck.message}). Fix it, or press Save again to keep it anyway.`,
+      );
       return;
     }
     this.result.className = 'check-result';
@@ -215,6 +252,7 @@ export class SetupForm {
 
   onCheck(r: CheckResult): void {
     this.checking = false;
+    this.lastCheck = { key: this.checkingKey, ok: r.ok, message: r.message ?? (r.ok ? 'Connected' : 'Not reachable') };
     this.result.className = `check-result ${r.ok ? 'good' : 'bad'}`;
     this.result.replaceChildren(
       icon(r.ok ? 'pass' : 'warning'),
