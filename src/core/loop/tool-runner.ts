@@ -460,6 +460,7 @@ export async function runToolCall(
     toolName: call.name,
     content: capped.content,
     ...(result.isError ? { isError: true } : {}),
+    ...(result.images?.length && !result.isError ? { images: result.images } : {}),
   });
   ctx.emit({
     type: 'tool_result',

@@ -1,5 +1,6 @@
 // The Tool contract: one zod schema per tool is the single source for the model's JSON Schema and run-time validation.
 import type { z } from 'zod';
+import type { ImagePart } from '../model/types';
 
 /** What the policy (or a tool's own policy) decides for a call. */
 export type PolicyAction = 'allow' | 'ask' | 'deny';
@@ -95,6 +96,8 @@ export interface ToolResult {
   isError?: boolean;
   /** Structured data for the UI / tests (validated against the tool's output schema when present). */
   data?: unknown;
+  /** Images for the model (read_file on an image); a model without image input gets a line of text instead. */
+  images?: ImagePart[];
   /** Paths read/edited and commands run, for progress (stagnation) tracking. */
   effects?: {
     read?: string[];

@@ -84,7 +84,7 @@ async function keepToolImages(
   images: WorkspaceStorage['images'],
   log: Logger,
 ): Promise<void> {
-  const m = history.findLast((x) => x.role === 'tool' && x.toolCallId === toolCallId);
+  const m = [...history].reverse().find((x) => x.role === 'tool' && x.toolCallId === toolCallId);
   for (const img of (m?.role === 'tool' && m.images) || []) {
     if (img.data) await images.put({ ...img, data: img.data }).catch((err) => log.warn(`image not kept: ${err}`));
   }

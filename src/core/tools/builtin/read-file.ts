@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { imageSize, imageTypeOfPath, MAX_IMAGE_BASE64_CHARS, sniffImageType } from '../../model/images';
 import type { WorkspaceSandbox } from '../../safety/paths';
 import type { Tool } from '../types';
 import { decodeText, decodeTextPaced, errorResult, formatBytes, isBinary, Pacer, resolveOrRefuse } from './common';
@@ -8,6 +10,8 @@ const READ_MAX_CHARS = 256 * 1024;
 /** Largest file read_file loads (whole: the file system ports have no ranged read). */
 export const READ_MAX_FILE_BYTES = 20 * 1024 * 1024;
 const MAX_LINE_CHARS = 2000;
+/** Largest image read_file gives the model (its base64 fits the per-image cap every provider takes). */
+export const READ_MAX_IMAGE_BYTES = Math.floor((MAX_IMAGE_BASE64_CHARS * 3) / 4);
 
 const readFileInput = z.object({
   path: z.string().describe('File path relative to the workspace root (e.g. "src/index.ts").'),
@@ -21,7 +25,8 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
     description:
       'Read a text file from the workspace. Returns lines prefixed with their line number ("12 | text"); the ' +
       `prefix is not part of the file. At most ${READ_MAX_LINES} lines / ${READ_MAX_CHARS / 1024} KB per call: ` +
-      'for longer files pass startLine/endLine to page. Binary files are not shown.',
+      'for longer files pass startLine/endLine to page. Binary files are not shown, except images (png, jpg, ' +
+      'gif, webp), which a model that takes images gets to see.',
     input: readFileInput,
     risk: 'read',
     async execute(input, ctx) {
@@ -43,7 +48,34 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
           { errorClass: 'tool', tooLarge: true, size: st.size, capBytes: READ_MAX_FILE_BYTES },
         );
       }
+      if (imageTypeOfPath(abs) && st.size > READ_MAX_IMAGE_BYTES) {
+        return errorResult(
+          `${shown} is an image of ${formatBytes(st.size)}, over read_file's ${formatBytes(READ_MAX_IMAGE_BYTES)} cap on images. ` +
+            'Ask the user for a smaller copy, or scale it down with a command (for example ImageMagick `convert -resize`).',
+          { errorClass: 'tool', tooLarge: true, size: st.size, capBytes: READ_MAX_IMAGE_BYTES },
+        );
+      }
       const bytes = await sandbox.fs.readFile(abs, ctx.signal);
+      const image =
+        imageTypeOfPath(abs) && bytes.byteLength <= READ_MAX_IMAGE_BYTES ? sniffImageType(bytes) : undefined;
+      if (image) {
+        const size = imageSize(bytes, image);
+        const dims = size ? `, ${size.width}x${size.height}` : '';
+        return {
+          content: `${shown}: ${image} image${dims}, ${formatBytes(bytes.byteLength)}. The image is attached to this result.`,
+          effects: { read: [shown] },
+          data: { image: image, size: bytes.byteLength, ...size },
+          images: [
+            {
+              mediaType: image,
+              sha256: createHash('sha256').update(bytes).digest('hex'),
+              data: Buffer.from(bytes).toString('base64'),
+              ...size,
+              name: shown,
+            },
+          ],
+        };
+      }
       if (bytes.byteLength > READ_MAX_FILE_BYTES) {
         return errorResult(
           `${shown} grew to ${formatBytes(bytes.byteLength)} while being read, over read_file's ${formatBytes(READ_MAX_FILE_BYTES)} cap. Use search_files to find the lines you need.`,
