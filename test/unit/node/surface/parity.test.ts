@@ -16,6 +16,7 @@ import { CLI_CONTROLS } from '../../../../src/cli/controls';
 import { createRuntime, openTaskStore, resolveRoot } from '../../../../src/cli/runtime';
 import { extensionAgentConfig } from '../../../../src/host/wiring/agent-config-base';
 import { DiskEditApplier, NodeCommandRunner, NodeWorkspaceFs } from '../../../../src/node';
+import { HookService } from '../../../../src/node/hooks/hook-service';
 import { buildAgent, createSlashRegistry, expandInput } from '../../../../src/node/surface/agents';
 import { buildEndpointModel, priceOf } from '../../../../src/node/surface/model';
 import { WorkspaceRules } from '../../../../src/node/surface/rules';
@@ -82,7 +83,12 @@ async function runExtension(ws: string, srv: LlmServer, text: string): Promise<v
     ),
     modeContext: createModeContextGatherer({ fs, sandbox, runner }),
   };
-  const agent = buildAgent({ model, tools, approver: approveAll, config }, { rules });
+  // host/wiring/guards.ts: the tools with their hooks (none here), as the CLI wraps them.
+  const hooks = new HookService({ root: () => ws, home: ws, allowed: () => false, warn: () => undefined });
+  const agent = buildAgent(
+    { model, tools: hooks.wrapTools(tools), approver: approveAll, config: { ...config, hooks: hooks.port } },
+    { rules },
+  );
   const input = await expandInput(
     createSlashRegistry(fs, () => undefined),
     text,
