@@ -24,13 +24,15 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
 
   /** Waits for the picker's query and answers it with `opts`. */
   async function answer(query: string, opts = OPTIONS): Promise<void> {
-    let q: Extract<WebviewMessage, { type: 'mention_query' }> | undefined;
-    for (let i = 0; i < 100 && !q; i++) {
-      q = (await p.posted()).filter((m) => m.type === 'mention_query').pop() as typeof q;
-      if (!q || q.query !== query) {
-        q = undefined;
-        await new Promise((r) => setTimeout(r, 20));
+    type Query = Extract<WebviewMessage, { type: 'mention_query' }>;
+    let q: Query | undefined;
+    for (let i = 0; i < 100; i++) {
+      const last = (await p.posted()).filter((m): m is Query => m.type === 'mention_query').pop();
+      if (last?.query === query) {
+        q = last;
+        break;
       }
+      await new Promise((r) => setTimeout(r, 20));
     }
     assert.ok(q, `a mention_query for "${query}"`);
     await p.host({ type: 'mention_results', seq: q.seq, options: opts });

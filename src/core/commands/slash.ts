@@ -26,7 +26,7 @@ export interface SlashCommandSource {
   expand(name: string, args: ParsedArgs, signal?: AbortSignal): Promise<string | undefined>;
 }
 
-type BuiltinCommand = 'stop' | 'new' | 'mode' | 'model' | 'compact' | 'undo' | 'help';
+type BuiltinCommand = 'stop' | 'new' | 'mode' | 'model' | 'compact' | 'context' | 'undo' | 'help';
 
 const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinCommand })[] = [
   { name: 'stop', description: 'Stop the running task (also Escape in the input)', source: 'builtin' },
@@ -40,6 +40,7 @@ const BUILTIN_COMMANDS: readonly (SlashCommandInfo & { name: BuiltinCommand })[]
   },
   { name: 'model', description: 'Choose the model', source: 'builtin' },
   { name: 'compact', description: 'Summarise the conversation now to free context', source: 'builtin' },
+  { name: 'context', description: "What fills the model's window now, and how close compaction is", source: 'builtin' },
   { name: 'undo', description: "Undo this task's file changes", source: 'builtin' },
   { name: 'help', description: 'List the commands', source: 'builtin' },
 ];

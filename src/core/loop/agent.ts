@@ -14,6 +14,8 @@ import { loopControlTools } from '../tools/loop-control';
 import { ToolRegistry } from '../tools/registry';
 import type { Tool, ToolSource } from '../tools/types';
 import { resolveConfig, systemClock, type AgentConfig, type Clock } from './config';
+import { agentContextUsage } from './context-usage';
+import type { ContextUsage } from '../context/usage-report';
 import type { AgentEvent, AgentEventListener, RunReport } from './events';
 import { CONTINUE_NUDGE, isPriced, Run, type RunDeps } from './run';
 import { meteredModel } from './spend';
@@ -265,6 +267,11 @@ export class Agent {
     } finally {
       this.compacting = false;
     }
+  }
+
+  /** What fills the model's window now (the /context view): the next step's request, part by part. */
+  contextUsage(): ContextUsage {
+    return agentContextUsage(this.state, this.runDeps);
   }
 
   /** JSON-serialisable state, including a pending approval (safe to call while a run waits for one). */

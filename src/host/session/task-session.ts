@@ -169,6 +169,11 @@ export class TaskSession {
     return result;
   }
 
+  /** /context: what fills the model's window now (the next step's request, part by part). */
+  contextUsage(): ReturnType<Agent['contextUsage']> {
+    return this.agent.contextUsage();
+  }
+
   /** Rebuilds the Agent (new settings) from its own snapshot; while a run is in flight, before the next run. */
   rebuildAgent(): boolean {
     if (this.running) {

@@ -2,6 +2,7 @@
 // compaction, undo, help); custom and MCP commands expand into a prompt that is sent like a message; anything
 // else is answered with a notice and never reaches the model. No vscode import: the host passes its actions in.
 import { helpText, type SlashCommandRegistry } from '../../core/commands/slash';
+import { formatContextUsage, type ContextUsage } from '../../core/context/usage-report';
 import { getMode, isModeName, MODE_NAMES, type ModeDefinition, type ModeName } from '../../core/modes';
 
 export interface SlashActions {
@@ -20,6 +21,8 @@ export interface SlashActions {
   selectModel(): Promise<void>;
   /** undefined: nothing to compact yet. */
   compact(signal: AbortSignal): Promise<{ beforeTokens: number; afterTokens: number } | undefined>;
+  /** /context: what fills the model's window now. */
+  contextUsage?(): ContextUsage;
   undo(): Promise<unknown>;
   /** Sends a prompt as the user's message (a run). */
   send(prompt: string, signal: AbortSignal): Promise<unknown>;
@@ -77,6 +80,11 @@ export async function runSlashCommand(text: string, a: SlashActions, signal: Abo
       } catch (err) {
         a.notice(`Compaction failed: ${err instanceof Error ? err.message : String(err)}`, 'error');
       }
+      return true;
+    }
+    case 'context': {
+      const usage = a.contextUsage?.();
+      a.notice(usage ? formatContextUsage(usage) : 'The context view is not available here.', 'info');
       return true;
     }
     case 'mode': {

@@ -29,6 +29,7 @@ export function hostSlashActions(registry: SlashCommandRegistry, host: SlashHost
     ...(host.customModes ? { customModes: host.customModes } : {}),
     selectModel: host.selectModel,
     compact: (signal) => session().compact(signal),
+    contextUsage: () => session().contextUsage(),
     undo: host.undo,
     send: host.send,
   };

@@ -91,8 +91,8 @@ describe('core/commands registry and prompt files', () => {
     const reg = new SlashCommandRegistry([new PromptFileCommands(fs())]);
     const list = await reg.list();
     const names = list.map((c) => c.name);
-    assert.deepEqual(names.slice(0, 7), ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help']);
-    assert.deepEqual(names.slice(7), ['explain', 'git:pr', 'review']);
+    assert.deepEqual(names.slice(0, 8), ['stop', 'new', 'mode', 'model', 'compact', 'context', 'undo', 'help']);
+    assert.deepEqual(names.slice(8), ['explain', 'git:pr', 'review']);
     assert.deepEqual(
       list.find((c) => c.name === 'review'),
       { name: 'review', description: 'Review a file', argumentHint: '<file>', source: 'custom' },
@@ -150,7 +150,7 @@ describe('core/commands registry and prompt files', () => {
     };
     const reg = new SlashCommandRegistry([new PromptFileCommands(new MemoryFs(['/empty']))], (m) => logs.push(m));
     reg.addSource(broken);
-    assert.equal((await reg.list()).length, 7);
+    assert.equal((await reg.list()).length, 8);
     assert.match(logs.join('\n'), /source mcp failed to list: server down/);
   });
 
