@@ -26,6 +26,7 @@ const BENCHES = [
   { name: 'apply-diff', file: 'apply-diff.bench.ts' },
   { name: 'memory', file: 'memory.bench.ts', flags: ['--expose-gc'] },
   { name: 'files', file: 'files.bench.ts', flags: ['--expose-gc'] },
+  { name: 'mentions', file: 'mentions.bench.ts' },
   { name: 'tools-bounded', file: 'tools-bounded.bench.ts' },
   { name: 'sandbox', file: 'sandbox.bench.ts' },
   { name: 'checkpoints', file: 'checkpoints.bench.ts' },
