@@ -21,6 +21,8 @@ export interface CliOptions {
   maxTokens?: number;
   /** Read the task text from this file ('-' = stdin). */
   promptFile?: string;
+  /** --image (repeatable): image files sent with the task to a model that takes images. */
+  images: string[];
   approve: ApprovalPolicy;
   network: NetworkSetting;
   allowedHosts: string[];
@@ -92,6 +94,8 @@ Task:
   --max-iterations <n>
   --max-cost <usd>  --max-minutes <n>  --max-tokens <n>   budgets per run (exit 4 when reached)
   --prompt-file <file>   read the task text from a file (- for stdin)
+  --image <file>         send an image (png, jpg, gif, webp; up to 3.7 MB) with the task; repeatable, at most 8.
+                         The model must take images (Claude, GPT-4o/4.1/5, vision models by name)
   --continue             resume the most recent task of this folder (a task stopped at its iteration limit
                          gets as many iterations again as it ran with, or --max-iterations)
   --task <id>            resume this task
@@ -162,6 +166,7 @@ export function parseArgs(
     'max-minutes',
     'max-tokens',
     'prompt-file',
+    'image',
     'mcp',
     'mcp-config',
     'hooks-file',
@@ -258,6 +263,8 @@ export function parseArgs(
   const maxMinutes = positive('max-minutes');
   const maxTokens = positive('max-tokens');
   const promptFile = one('prompt-file');
+  const images = flags.get('image') ?? [];
+  if (images.length > 8) throw new UsageError(`--image: at most 8 images per message (got ${images.length})`);
   const toolCallFormat = one('tool-call-format') ?? env.FORGE_TOOL_CALL_FORMAT ?? 'auto';
   if (toolCallFormat !== 'auto' && toolCallFormat !== 'native' && toolCallFormat !== 'xml')
     throw new UsageError(`--tool-call-format: "${toolCallFormat}" is not auto, native or xml`);
@@ -315,6 +322,7 @@ export function parseArgs(
     maxMinutes,
     maxTokens,
     promptFile,
+    images,
     approve,
     network,
     allowedHosts: flags.get('allow-host') ?? [],

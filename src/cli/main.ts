@@ -10,6 +10,7 @@ import type { AgentSnapshot } from '../core/tasks/snapshot';
 import type { TaskRecord } from '../core/tasks/task-store';
 import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args';
 import { CliApprover, makeStyle, type AskLine } from './approvals';
+import { loadCliImages } from './images';
 import { EXIT, exitCodeFor, jsonLine, JsonLinesWriter, ProgressPrinter } from './output';
 import { plain } from './terminal-safe';
 import { InputError, jsonInputs } from './json-input';
@@ -272,6 +273,8 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       return schema ? `${input.text}\n\n${schema.instruction}` : input.text;
     };
     const firstMessage = opts.task ? await prepare(opts.task) : undefined;
+    const images = await loadCliImages(opts.images, opts.cwd, rt.model.info);
+    if (images.length && firstMessage === undefined) throw new InputError('--image goes with a task or a message');
 
     let stops = 0;
     const onSignal = (sig: NodeJS.Signals) => {
@@ -293,7 +296,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     let report: RunReport | undefined;
     let output: { value: unknown } | undefined;
     try {
-      if (firstMessage !== undefined) report = await agent.send(firstMessage);
+      if (firstMessage !== undefined) report = await agent.send(firstMessage, images);
       else report = (await agent.resumePending()) ?? (await agent.continueRun(limit));
       if (inputs)
         for await (const next of inputs) {
