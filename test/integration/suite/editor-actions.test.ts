@@ -1,5 +1,6 @@
-// Editor actions: Explain / Fix This Problem send the selection (or diagnostic) with file and lines to the model;
-// Add Selection to Chat prefills the panel.
+// Editor actions: Explain / Fix This Problem attach the selection (or the lines around a diagnostic) as a chip:
+// the model gets the code as a labelled context block, the panel shows a short line and the chip "math.js:5-7";
+// Add Selection to Chat puts the chip in the panel's composer.
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import { closeAllEditors, llm, waitFor, wsPath } from '../helpers';
@@ -19,7 +20,7 @@ describe('editor actions', function () {
   });
   afterEach(closeAllEditors);
 
-  it('Explain Selection sends the selected code with its file and line range', async () => {
+  it('Explain Selection attaches the selection as a chip; the model gets it as labelled context', async () => {
     await freshTask(api, [
       { toolCalls: [{ id: 'ex-1', name: 'converse', args: { reply: 'divide() divides a by b.' } }] },
     ]);
@@ -31,15 +32,20 @@ describe('editor actions', function () {
     assert.strictEqual(report?.reason, 'converse', report?.detail);
     const prompt = (await userMessages()).find((m) => m.startsWith('Explain'));
     assert.ok(prompt, 'an explain prompt reached the model');
-    assert.match(prompt, /`src\/math\.js` lines 5-7/);
-    assert.match(prompt, /return a \/ b;/);
-    // The panel shows a short line, not the internal prompt; the task is titled by it.
-    const items = api.testApi.manager.current.transcript.snapshot().items;
-    assert.deepEqual(
-      items.filter((i: any) => i.kind === 'user').map((i: any) => i.text),
-      ['Explain selection in src/math.js:5-7'],
+    assert.match(
+      prompt,
+      /<context kind="selection" path="src\/math\.js" lines="5-7">\n[\s\S]*return a \/ b;[\s\S]*<\/context>/,
     );
-    assert.strictEqual(api.testApi.manager.current.record().title, 'Explain selection in src/math.js:5-7');
+    // The panel shows a short line and the chip, never the internal prompt; the task is titled by the line.
+    const users = api.testApi.manager.current.transcript
+      .snapshot()
+      .items.filter((i: any) => i.kind === 'user') as any[];
+    assert.deepEqual(
+      users.map((i) => [i.text, i.mentions?.map((c: any) => c.label)]),
+      [['Explain this code.', ['math.js:5-7']]],
+    );
+    assert.doesNotMatch(users[0].text, /Read surrounding code/);
+    assert.strictEqual(api.testApi.manager.current.record().title, 'Explain this code');
   });
 
   it('Explain Selection over a task with history starts a new task and keeps the old one in the history', async () => {
@@ -61,7 +67,7 @@ describe('editor actions', function () {
     );
   });
 
-  it('Fix This Problem (the code action) quotes the diagnostic and the code around it', async () => {
+  it('Fix This Problem (the code action) names the diagnostic and attaches the code around it', async () => {
     await freshTask(api, [
       { toolCalls: [{ id: 'fx-1', name: 'task_completion', args: { result: 'Added a zero check.' } }] },
     ]);
@@ -79,10 +85,17 @@ describe('editor actions', function () {
     assert.ok(prompt);
     assert.match(prompt, /`src\/math\.js`/);
     assert.match(prompt, /line 6 \(Warning, lint no-div0\): Division by zero is not handled/);
-    assert.match(prompt, /FORGE_FIXTURE_MARKER/, 'the code around the problem is quoted');
+    assert.match(prompt, /<context kind="selection" path="src\/math\.js" lines="3-9">[\s\S]*FORGE_FIXTURE_MARKER/);
+    const users = api.testApi.manager.current.transcript
+      .snapshot()
+      .items.filter((i: any) => i.kind === 'user') as any[];
+    assert.deepEqual(
+      users.map((i) => [i.text, i.mentions?.map((c: any) => c.label)]),
+      [['Fix this problem.', ['math.js:3-9']]],
+    );
   });
 
-  it('Add Selection to Chat prefills the panel input with the quoted selection', async () => {
+  it('Add Selection to Chat puts a chip of the selection in the composer, not the quoted code', async () => {
     const seen: any[] = [];
     const sub = api.testApi.panel.observe((dir: string, msg: any) => dir === 'out' && seen.push(msg));
     try {
@@ -93,8 +106,10 @@ describe('editor actions', function () {
       editor.selection = new vscode.Selection(1, 0, 3, 1);
       await vscode.commands.executeCommand('forge.addSelectionToChat');
       const prefill = await waitFor(() => seen.find((m) => m.type === 'prefill'), 'a prefill message to the webview');
-      assert.match(prefill.text, /`src\/greet\.js` lines 2-4/);
-      assert.match(prefill.text, /function greetWorld/);
+      assert.strictEqual(prefill.text, '');
+      assert.deepStrictEqual(prefill.chips, [
+        { mention: { kind: 'selection', path: 'src/greet.js', startLine: 2, endLine: 4 }, label: 'greet.js:2-4' },
+      ]);
     } finally {
       sub.dispose();
     }
