@@ -27,6 +27,7 @@ const BENCHES = [
   { name: 'memory', file: 'memory.bench.ts', flags: ['--expose-gc'] },
   { name: 'files', file: 'files.bench.ts', flags: ['--expose-gc'] },
   { name: 'mentions', file: 'mentions.bench.ts' },
+  { name: 'images', file: 'images.bench.ts' },
   { name: 'tools-bounded', file: 'tools-bounded.bench.ts' },
   { name: 'sandbox', file: 'sandbox.bench.ts' },
   { name: 'checkpoints', file: 'checkpoints.bench.ts' },

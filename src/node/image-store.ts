@@ -32,24 +32,55 @@ const EXT: Record<ImageMediaType, string> = {
 
 /** Checks an incoming image and makes it an ImagePart (hash, real media type and size). Throws a readable Error. */
 export async function toImagePart(img: IncomingImage): Promise<ImagePart> {
+  return (await checked(img)).part;
+}
+
+/** The part and its bytes; each synchronous step is short and they run in separate turns of the event loop. */
+async function checked(img: IncomingImage): Promise<{ part: ImagePart; bytes: Buffer }> {
   const label = img.name ? `"${img.name}"` : 'an image';
   if (img.data.length > MAX_IMAGE_BASE64_CHARS)
     throw new Error(`${label} is too large (${img.data.length} base64 characters, at most ${MAX_IMAGE_BASE64_CHARS}).`);
-  const bytes = Buffer.from(img.data, 'base64');
+  const bytes = await decodePaced(img.data);
   const type = sniffImageType(bytes);
   if (!type) throw new Error(`${label} is not a PNG, JPEG, GIF or WebP image.`);
   if (type !== img.mediaType) throw new Error(`${label} says it is ${img.mediaType} but its bytes are ${type}.`);
   const digest = await webcrypto.subtle.digest('SHA-256', bytes);
   const sha256 = Buffer.from(digest).toString('hex');
   const size = imageSize(bytes, type) ?? (img.width && img.height ? { width: img.width, height: img.height } : {});
-  return {
+  const data = await encodePaced(bytes);
+  const part: ImagePart = {
     mediaType: type,
     sha256,
-    // Re-encoded from the bytes: what is sent is exactly what was checked and hashed.
-    data: bytes.toString('base64'),
+    // Re-encoded from the bytes: what is sent is exactly what was checked and hashed (the decoder skips stray
+    // characters a forged string may hold).
+    data,
     ...size,
     ...(img.name ? { name: img.name.slice(0, 200) } : {}),
   };
+  return { part, bytes };
+}
+
+/** Base64 is decoded and encoded in slices (~1 ms each), a turn of the event loop apart. */
+const SLICE_CHARS = 1 << 20; // a multiple of 4: each slice decodes on its own
+const SLICE_BYTES = (SLICE_CHARS / 4) * 3;
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+async function decodePaced(b64: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (let at = 0; at < b64.length; at += SLICE_CHARS) {
+    parts.push(Buffer.from(b64.slice(at, at + SLICE_CHARS), 'base64'));
+    await nextTurn();
+  }
+  return Buffer.concat(parts);
+}
+
+async function encodePaced(bytes: Buffer): Promise<string> {
+  let out = '';
+  for (let at = 0; at < bytes.length; at += SLICE_BYTES) {
+    out += bytes.subarray(at, at + SLICE_BYTES).toString('base64');
+    await nextTurn();
+  }
+  return out;
 }
 
 export class ImageStore {
@@ -68,7 +99,7 @@ export class ImageStore {
 
   /** Checks, hashes and stores the image (once per content); the part keeps its bytes for this session. */
   async put(img: IncomingImage): Promise<ImagePart> {
-    const part = await toImagePart(img);
+    const { part, bytes } = await checked(img);
     const file = this.fileOf(part);
     const exists = await fs.stat(file).then(
       () => true,
@@ -77,7 +108,7 @@ export class ImageStore {
     if (!exists) {
       await fs.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-      await fs.writeFile(tmp, Buffer.from(part.data ?? '', 'base64'));
+      await fs.writeFile(tmp, bytes);
       await fs.rename(tmp, file);
     }
     this.remember(part.sha256, part.data ?? '');
