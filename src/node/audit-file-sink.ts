@@ -62,10 +62,15 @@ export class AuditFileSink implements AuditSink {
       await this.rotate();
       this.size = 0;
     }
+    const start = this.size ?? 0;
     const handle = await fsp.open(this.file, 'a', 0o600);
     try {
       await handle.appendFile(lines, 'utf8');
       await handle.sync().catch(() => undefined);
+    } catch (err) {
+      // A full disk can take part of the batch: cut it off, so the retry writes whole lines once.
+      await handle.truncate(start).catch(() => undefined);
+      throw err;
     } finally {
       await handle.close();
     }

@@ -168,8 +168,9 @@ export class TaskLeases {
     const file = this.file(taskId);
     const text = JSON.stringify(this.mine());
     const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await fsp.writeFile(temp, text);
     try {
+      // Inside the try: a full disk can fail this write after creating the file, which must not stay behind.
+      await fsp.writeFile(temp, text);
       await fsp.link(temp, file);
       return true;
     } catch (err) {

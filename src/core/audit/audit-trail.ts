@@ -50,6 +50,14 @@ interface AuditTrailOptions {
   now?: () => number;
   /** Diagnostics (a failing sink must never break a run). */
   log?: (message: string) => void;
+  /** The sink failed (full disk, read-only storage): lines wait in memory and are retried. */
+  onWriteFailed?: (err: unknown) => void;
+  /** The sink works again: every waiting line reached it. */
+  onWriteRecovered?: () => void;
+  /** How long after a failure the waiting lines are retried without a new event (default 10 s). */
+  retryMs?: number;
+  /** Characters of lines kept in memory while the sink fails (default 2 MB); past it the oldest are dropped, counted. */
+  maxBacklogChars?: number;
 }
 
 const CAP = 500;
@@ -89,10 +97,17 @@ export class AuditTrail {
   private scheduled = false;
   /** Per run: a command call's command line, so its result line can name it (nothing else is kept). */
   private readonly commands = new Map<string, string>();
+  /** Lines the sink refused (oldest first), written before anything newer once it works again. */
+  private backlog: string[] = [];
+  private backlogChars = 0;
+  /** Lines dropped because the backlog was full while the sink failed: a gap line says how many, in place. */
+  private dropped = 0;
+  private failing = false;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly sink: AuditSink,
-    opts: AuditTrailOptions = {},
+    private readonly opts: AuditTrailOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? (() => undefined);
@@ -277,7 +292,13 @@ export class AuditTrail {
     this.write({ ...fields, kind });
   }
 
-  /** Resolves when every line so far reached the sink. */
+  /** Stops retrying (deactivate). */
+  dispose(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  /** Resolves when every line so far reached the sink (or, while it fails, was tried). */
   async flush(): Promise<void> {
     this.drain();
     await this.chain;
@@ -329,15 +350,57 @@ export class AuditTrail {
 
   private drain(): void {
     this.scheduled = false;
-    if (!this.buffer.length) return;
-    const text = this.buffer.join('');
+    if (!this.buffer.length && !this.backlog.length) return;
+    const fresh = this.buffer;
     this.buffer = [];
-    this.chain = this.chain.then(() =>
-      this.sink
-        .append(text)
-        .catch((err) =>
-          this.log(`[audit] could not append to the audit log: ${err instanceof Error ? err.message : String(err)}`),
-        ),
-    );
+    this.chain = this.chain.then(() => this.send(fresh));
+  }
+
+  /** Appends what waits (a gap line first if some was dropped), then `fresh`; on failure keeps it all for a retry. */
+  private async send(fresh: string[]): Promise<void> {
+    const lines = [...this.backlog, ...fresh];
+    if (!lines.length) return;
+    const gap = this.dropped
+      ? [
+          `${JSON.stringify({ v: 1, ts: this.now(), kind: 'audit_gap', dropped: this.dropped, reason: 'the audit log could not be written and too many lines waited' })}\n`,
+        ]
+      : [];
+    try {
+      await this.sink.append([...gap, ...lines].join(''));
+    } catch (err) {
+      this.keep(fresh);
+      if (!this.failing) {
+        this.failing = true;
+        this.log(
+          `[audit] could not append to the audit log (lines wait in memory): ${err instanceof Error ? err.message : String(err)}`,
+        );
+        this.opts.onWriteFailed?.(err);
+      }
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        this.drain();
+      }, this.opts.retryMs ?? 10_000);
+      return;
+    }
+    this.backlog = [];
+    this.backlogChars = 0;
+    this.dropped = 0;
+    if (this.failing) {
+      this.failing = false;
+      this.log('[audit] the audit log can be written again; every waiting line is in it');
+      this.opts.onWriteRecovered?.();
+    }
+  }
+
+  private keep(fresh: string[]): void {
+    const max = this.opts.maxBacklogChars ?? 2_000_000;
+    for (const line of fresh) {
+      this.backlog.push(line);
+      this.backlogChars += line.length;
+    }
+    while (this.backlogChars > max && this.backlog.length) {
+      this.backlogChars -= this.backlog.shift()!.length;
+      this.dropped++;
+    }
   }
 }

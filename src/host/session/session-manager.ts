@@ -60,6 +60,12 @@ export class SessionManager {
   private readonly notes: string[] = [];
   private opening = 0;
   private readonly noticeSub: { dispose(): void };
+  /**
+   * Tasks left behind (another task started or opened) while their storage could not be written: kept here, listed
+   * in History and saved as soon as writing works. Dropping them would lose the conversation for good.
+   */
+  private readonly unsaved = new Map<string, TaskSession>();
+  private unsavedTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.sessionDeps = {
@@ -164,8 +170,10 @@ export class SessionManager {
         const restored = await this.load(latest.id);
         if (restored) return restored;
       } catch (err) {
-        // Damaged beyond recovery (the notice says so) or unreadable: the next newest task is restored instead.
-        this.deps.log.warn(`could not restore task ${latest.id}: ${err instanceof Error ? err.message : String(err)}`);
+        // Damaged beyond recovery or unreadable: the next newest task is restored instead, and the panel says why.
+        const reason = err instanceof Error ? err.message : String(err);
+        this.deps.log.warn(`could not restore task ${latest.id}: ${reason}`);
+        this.note(`Forge could not reopen your latest task "${latest.title}": ${reason}`);
         if (this.session.running) return undefined;
       }
     }
@@ -176,6 +184,15 @@ export class SessionManager {
     if (taskId === this.session.id) return this.session;
     const busy = 'Stop the running task before opening another one.';
     if (this.session.running) throw new Error(busy);
+    const kept = this.unsaved.get(taskId);
+    if (kept) {
+      // Never saved: its only copy is this window's memory.
+      this.unsaved.delete(taskId);
+      const next = TaskSession.restore(this.sessionDeps, kept.record(), []);
+      this.switchTo(next);
+      void next.save();
+      return next;
+    }
     this.opening++;
     try {
       return await this.loadNow(taskId, busy);
@@ -187,8 +204,12 @@ export class SessionManager {
   private async loadNow(taskId: string, busy: string): Promise<TaskSession | undefined> {
     const { leases } = this.deps;
     if (leases) {
-      const lease = await leases.acquire(taskId);
-      if (!lease.ok) throw new Error(openElsewhere(lease.holder, true));
+      const lease = await leases.acquire(taskId).catch((err: unknown) => ({ ok: 'unwritable' as const, err }));
+      if (lease.ok === 'unwritable') {
+        // Storage read-only or full: no window can save this task, so it opens here, in memory, and the panel says so.
+        this.deps.log.warn(`no lease for task ${taskId}: ${errorText(lease.err)}`);
+        this.deps.storage?.failed('the task history', lease.err);
+      } else if (!lease.ok) throw new Error(openElsewhere(lease.holder, true));
       this.ownedElsewhere.delete(taskId);
     }
     let keep = false;
@@ -264,7 +285,9 @@ export class SessionManager {
   async publishHistory(): Promise<void> {
     if (!this.sink) return;
     try {
-      const tasks = await this.deps.store.list();
+      const stored = await this.deps.store.list();
+      const kept = [...this.unsaved.values()].filter((u) => !stored.some((t) => t.id === u.id)).map((u) => u.record());
+      const tasks = [...kept, ...stored].sort((a, b) => b.updatedAt - a.updatedAt);
       this.sink.setHistory(
         tasks.map((t) => ({
           id: t.id,
@@ -282,11 +305,13 @@ export class SessionManager {
 
   /** Saves the current task and waits for every write (deactivate). */
   async flush(): Promise<void> {
+    await Promise.all([...this.unsaved.values()].map((u) => u.save()));
     await this.session.save();
     await this.deps.store.flush();
   }
 
   dispose(): void {
+    if (this.unsavedTimer) clearInterval(this.unsavedTimer);
     this.noticeSub.dispose();
     this.session.dispose();
   }
@@ -298,15 +323,17 @@ export class SessionManager {
   private switchTo(next: TaskSession): void {
     const prev = this.session;
     const run = prev.currentRun;
+    const saveLeft = () =>
+      void prev.save().then(() => (prev.unsaved ? this.keepUnsaved(prev) : this.releaseLease(prev.id)));
     if (run) {
       // Let the stopped run finish (it ends within a second) so its final state is what gets saved.
       prev.stop();
       void run.finally(() => {
         prev.dispose();
-        void prev.save().then(() => this.releaseLease(prev.id));
+        saveLeft();
       });
     } else {
-      void prev.save().then(() => this.releaseLease(prev.id));
+      saveLeft();
       prev.dispose();
     }
     this.session = next;
@@ -315,4 +342,33 @@ export class SessionManager {
     this.deps.onSwitch?.(next);
     void this.publishHistory();
   }
+
+  /** A task left behind that could not be saved: kept in memory, in History, and saved once writing works. */
+  private keepUnsaved(prev: TaskSession): void {
+    if (this.unsaved.has(prev.id)) return;
+    this.unsaved.set(prev.id, prev);
+    this.note(
+      `Task "${prev.record().title}" could not be saved, so Forge keeps it in this window's memory (it is in History) and saves it as soon as writing works again. Do not close VS Code until then.`,
+    );
+    void this.publishHistory();
+    this.unsavedTimer ??= setInterval(() => void this.retryUnsaved(), this.deps.saveRetryMs ?? 10_000);
+  }
+
+  private async retryUnsaved(): Promise<void> {
+    for (const [id, kept] of this.unsaved) {
+      await kept.save();
+      if (kept.unsaved || this.unsaved.get(id) !== kept) continue;
+      this.unsaved.delete(id);
+      this.releaseLease(id);
+      this.deps.log.info(`task ${id}, kept in memory, is saved now`);
+    }
+    if (!this.unsaved.size && this.unsavedTimer) {
+      clearInterval(this.unsavedTimer);
+      this.unsavedTimer = undefined;
+    }
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

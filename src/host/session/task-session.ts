@@ -268,20 +268,27 @@ export class TaskSession {
     };
   }
 
+  /** The last save failed (read-only or full storage): this conversation exists only in memory. */
+  unsaved = false;
+
   /** Saves now (and waits for it). Never rejects: a failed save is logged. */
   save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     // Saves are chained so an older record never lands after a newer one.
     this.saving = this.saving.then(() =>
-      this.deps.save(this.record()).catch((err) => {
-        this.deps.log.error(
-          `Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`,
-        );
-        // Nothing new may come to trigger a save: try again on our own until one succeeds.
-        if (!this.disposed && !this.saveTimer)
-          this.saveTimer = setTimeout(() => void this.save(), this.deps.saveRetryMs ?? 10_000);
-      }),
+      this.deps.save(this.record()).then(
+        () => void (this.unsaved = false),
+        (err) => {
+          this.unsaved = true;
+          this.deps.log.error(
+            `Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          // Nothing new may come to trigger a save: try again on our own until one succeeds.
+          if (!this.disposed && !this.saveTimer)
+            this.saveTimer = setTimeout(() => void this.save(), this.deps.saveRetryMs ?? 10_000);
+        },
+      ),
     );
     return this.saving;
   }

@@ -228,7 +228,61 @@ describe('core/audit AuditTrail', () => {
     );
     broken.note('x', {});
     await broken.flush();
+    broken.dispose();
     assert.match(logs[0], /disk full/);
+  });
+
+  it('a full disk loses no line: they wait in memory, in order, and reach the log once it works again', async () => {
+    let full = true;
+    const sink = new MemorySink();
+    const events: string[] = [];
+    const trail = new AuditTrail(
+      {
+        append: (lines) => (full ? Promise.reject(new Error('ENOSPC: no space left on device')) : sink.append(lines)),
+      },
+      { retryMs: 10, onWriteFailed: () => events.push('failed'), onWriteRecovered: () => events.push('recovered') },
+    );
+    for (let i = 0; i < 70; i++) {
+      trail.note('n', { i });
+      if (i % 10 === 0) await trail.flush();
+    }
+    await trail.flush();
+    assert.equal(sink.text, '');
+    full = false;
+    await new Promise((r) => setTimeout(r, 40)); // the retry, without any new event
+    await trail.flush();
+    assert.deepEqual(
+      sink.records().map((r) => r.i),
+      Array.from({ length: 70 }, (_, i) => i),
+    );
+    assert.deepEqual(events, ['failed', 'recovered'], 'told once each way');
+    trail.dispose();
+  });
+
+  it('past the memory cap the oldest waiting lines go, and a gap line in the log says how many', async () => {
+    let full = true;
+    const sink = new MemorySink();
+    const trail = new AuditTrail(
+      { append: (lines) => (full ? Promise.reject(new Error('EROFS')) : sink.append(lines)) },
+      { retryMs: 60_000, maxBacklogChars: 400 },
+    );
+    for (let i = 0; i < 20; i++) {
+      trail.note('n', { i });
+      await trail.flush();
+    }
+    full = false;
+    trail.note('n', { i: 20 });
+    await trail.flush();
+    const records = sink.records();
+    assert.equal(records[0].kind, 'audit_gap');
+    const kept = records.slice(1).map((r) => r.i as number);
+    assert.equal((records[0].dropped as number) + kept.length, 21, 'every line is either in the log or counted');
+    assert.deepEqual(
+      kept,
+      [...kept].sort((a, b) => a - b),
+    );
+    assert.equal(kept.at(-1), 20);
+    trail.dispose();
   });
 
   it('redactSecrets scrubs keys, tokens, passwords and URL credentials but keeps ordinary text', () => {
