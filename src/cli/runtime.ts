@@ -38,7 +38,10 @@ import { standingFromFlags } from './approvals';
 import type { TaskWorktree } from '../node/worktrees';
 import { apiKeyFor, type CliOptions } from './args';
 import { CLI_CONTROLS, CLI_MODEL_CONTROLS, CLI_SANDBOX_CONTROLS, cliSurfaceSettings } from './controls';
+import { withSavedRules } from '../core/safety/saved-rules';
 import { createCliHooks } from './hooks';
+import { readCliPermissionRules } from './permissions';
+import { cliWebTools } from './web';
 import { createCliMcp } from './mcp';
 
 declare const __FORGE_VERSION__: string | undefined;
@@ -217,6 +220,10 @@ export async function createRuntime(
         ...(typeof __FORGE_VERSION__ === 'string' ? { version: __FORGE_VERSION__ } : {}),
       })
     : undefined;
+  const savedRules = await readCliPermissionRules(workspace, (m) => log.warn(m));
+  const guardedTools = [...tools, ...cliWebTools(env, (m) => log.warn(m))].map((t) =>
+    withSavedRules(t, () => savedRules),
+  );
   const teamHooks = await createCliHooks({
     workspace,
     sandbox,
@@ -246,7 +253,7 @@ export async function createRuntime(
     const agent = buildAgent(
       {
         model,
-        tools: teamHooks.wrapTools(tools),
+        tools: teamHooks.wrapTools(guardedTools),
         approver,
         config: { ...config, hooks: teamHooks.port },
         memory: memoryPort,

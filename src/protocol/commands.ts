@@ -39,5 +39,8 @@ export const COMMAND_IDS = [
   'forge.attachMcpResource',
   'forge.editProjectRules',
   'forge.reviewWorkspaceSettings',
+  'forge.managePermissions',
+  'forge.manageHooks',
+  'forge.setWebSearchKey',
 ] as const;
 export type CommandId = (typeof COMMAND_IDS)[number];

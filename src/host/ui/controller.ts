@@ -54,7 +54,10 @@ export type ImmediateCommand =
   | 'forge.showMcpServers'
   | 'forge.attachMcpResource'
   | 'forge.editProjectRules'
-  | 'forge.reviewWorkspaceSettings';
+  | 'forge.reviewWorkspaceSettings'
+  | 'forge.managePermissions'
+  | 'forge.manageHooks'
+  | 'forge.setWebSearchKey';
 type SessionCommandHandlers = Omit<CommandHandlers, ImmediateCommand>;
 
 export interface ControllerDeps {

@@ -7,6 +7,7 @@ import { registerCommands, type CommandHandlers } from '../ui/commands';
 import type { ImmediateCommand } from '../ui/controller';
 import { parallelCommands, type ParallelTasksUi } from '../ui/parallel-tasks-ui';
 import type { SessionManager } from '../session/session-manager';
+import type { AgentGuards } from './guards';
 import type { Toolkit } from './toolkit';
 import type { Ecosystem } from '../ecosystem';
 import { hunkCommands } from '../edits/hunk-review';
@@ -26,7 +27,7 @@ interface CommandWiringDeps {
   panel: ForgePanelProvider;
   log: Logger & { show(): void };
   toolkit: Toolkit;
-  ecosystem: Ecosystem;
+  ecosystem: Ecosystem & { guards: AgentGuards };
   parallel: ParallelTasksUi;
   keys: ApiKeyStore;
   refreshModel(): Promise<void>;
@@ -47,6 +48,7 @@ export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
     ...mcpCommands(ecosystem.mcp, log),
     ...rulesCommands(ecosystem.rules),
     ...consentCommands,
+    ...ecosystem.guards.commands,
   };
   const commands = gatedTable<CommandHandlers, ImmediateCommand, Initialised>(
     COMMAND_IDS,

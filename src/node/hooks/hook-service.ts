@@ -1,7 +1,7 @@
 // Hooks for one workspace, shared by the extension and the CLI: reads the user's and the workspace's hook files,
 // keeps only the workspace hooks the user allowed (the surface decides how it asks), runs them contained, and hands
 // the agent its hooked tools, the HookPort for prompt and compaction events, and a listener for Notification.
-import { dedupeHooks, hookPermissionKey } from '../../core/hooks/config';
+import { dedupeHooks, hookPermissionKey, type ParsedHooks } from '../../core/hooks/config';
 import { HookDispatcher } from '../../core/hooks/dispatcher';
 import { notificationFor } from '../../core/hooks/run-hooks';
 import { ToolHooks } from '../../core/hooks/tool-hooks';
@@ -19,6 +19,8 @@ export interface HookServiceOptions {
   allowed(hook: HookCommand, key: string): boolean | undefined;
   /** Workspace hooks waiting for the user's answer (the surface asks; an answer takes effect at the next read). */
   ask?(pending: readonly HookCommand[]): void;
+  /** The user's hooks from the surface's own settings (the extension's forge.hooks). */
+  userHooks?(): ParsedHooks;
   /** Extra user hook files (the CLI's --hooks-file). */
   userFiles?: readonly string[];
   home?: string;
@@ -62,8 +64,9 @@ export class HookService {
       readUserHooks(this.opts.userFiles, this.opts.home),
       readWorkspaceHooks(this.opts.root()),
     ]);
-    for (const p of [...user.problems, ...ws.problems]) this.warnOnce(`hooks: ${p}`);
-    return dedupeHooks([...user.hooks, ...ws.hooks]).map((hook) => {
+    const own = this.opts.userHooks?.() ?? { hooks: [], problems: [] };
+    for (const p of [...own.problems, ...user.problems, ...ws.problems]) this.warnOnce(`hooks: ${p}`);
+    return dedupeHooks([...own.hooks, ...user.hooks, ...ws.hooks]).map((hook) => {
       const key = hookPermissionKey(hook);
       return { hook, key, allowed: hook.scope === 'user' ? true : this.opts.allowed(hook, key) };
     });
