@@ -24,6 +24,15 @@ class LanguageModelToolResultPart {
 class LanguageModelThinkingPart {
   constructor(public value: string | string[]) {}
 }
+class LanguageModelDataPart {
+  constructor(
+    public data: Uint8Array,
+    public mimeType: string,
+  ) {}
+  static image(data: Uint8Array, mimeType: string) {
+    return new LanguageModelDataPart(data, mimeType);
+  }
+}
 class LanguageModelError extends Error {
   static NoPermissions(m?: string) {
     return new LanguageModelError(m, 'NoPermissions');
@@ -66,6 +75,7 @@ const fakeVscode = {
   LanguageModelToolCallPart,
   LanguageModelToolResultPart,
   LanguageModelThinkingPart,
+  LanguageModelDataPart,
   LanguageModelError,
   CancellationError,
   CancellationTokenSource,
@@ -136,6 +146,39 @@ describe('vscode-lm adapter: conversions', () => {
       ],
     );
     assert.strictEqual(out[4].content[0].value, 'Thanks');
+  });
+
+  it("images: data parts before a user turn's text and after a turn's tool results; only for image-capable models", () => {
+    const img = {
+      mediaType: 'image/png' as const,
+      sha256: 'a'.repeat(64),
+      data: Buffer.from('PNG!').toString('base64'),
+    };
+    const out = lm.toLmMessages({
+      system: [],
+      messages: [
+        { role: 'user', content: 'What is this?', images: [img] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'a.png' }, rawArgs: '{"path":"a.png"}' }],
+        },
+        { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'a.png: image', images: [img] },
+      ],
+    }) as any[];
+    assert.deepStrictEqual(
+      out[0].content.map((p: any) => p.constructor.name),
+      ['LanguageModelDataPart', 'LanguageModelTextPart'],
+    );
+    assert.strictEqual(out[0].content[0].mimeType, 'image/png');
+    assert.strictEqual(Buffer.from(out[0].content[0].data).toString(), 'PNG!');
+    assert.deepStrictEqual(
+      out[2].content.map((p: any) => p.constructor.name),
+      ['LanguageModelToolResultPart', 'LanguageModelDataPart'],
+    );
+    assert.strictEqual(lm.lmTakesImages({ capabilities: { supportsImageToText: true } } as any), true);
+    assert.strictEqual(lm.lmTakesImages({ capabilities: { supportsImageToText: false } } as any), false);
+    assert.strictEqual(lm.lmTakesImages({} as any), false);
   });
 
   it('leaves out empty assistant turns, sends non-object arguments back as {} and empty results as "(no output)"', () => {
