@@ -11,6 +11,7 @@ import { EditJournal, type JournalFs } from '../src/core/tasks/journal';
 import { execFileSync } from 'node:child_process';
 import { fingerprint } from '../src/node/command-changes';
 import { emit, figure, log, QUICK } from './lib/harness';
+import { NodeTasksIO } from '../src/node/tasks-io';
 
 const FILES_PER_STEP = 3;
 /** Every edit goes to a file not edited before (both of its contents are new blobs): the dearest case. */
@@ -35,14 +36,21 @@ async function makeWorkspace(root: string, files: number): Promise<string[]> {
 
 function diskFs(): JournalFs {
   return {
-    read: async (p) => fsp.readFile(p, 'utf8').catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e))),
+    read: async (p) =>
+      fsp.readFile(p, 'utf8').catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e))),
     write: (p, c) => fsp.writeFile(p, c),
     remove: (p) => fsp.rm(p, { force: true }),
   };
 }
 
 /** Runs `steps` steps of FILES_PER_STEP edits; returns the journal time of each step (ms). */
-async function steps(journal: EditJournal, taskId: string, files: string[], count: number, perStep = FILES_PER_STEP): Promise<number[]> {
+async function steps(
+  journal: EditJournal,
+  taskId: string,
+  files: string[],
+  count: number,
+  perStep = FILES_PER_STEP,
+): Promise<number[]> {
   const times: number[] = [];
   for (let s = 0; s < count; s++) {
     let spent = 0;
@@ -68,7 +76,7 @@ async function main() {
     const small = await makeWorkspace(path.join(root, 'small'), 1_000);
     // Creating the workspaces leaves a lot of dirty pages: flush them so the journal's fsyncs do not pay for them.
     execFileSync('sync');
-    const journal = await EditJournal.open(path.join(root, 'store'));
+    const journal = await EditJournal.open(path.join(root, 'store'), { io: new NodeTasksIO() });
     const n = QUICK ? 20 : 60;
     await steps(journal, 'warm', small, 5);
     // Interleaved, so the disk's mood (other processes' writes) hits both workspaces alike. A typical step edits
@@ -81,11 +89,47 @@ async function main() {
       smallTimes.push(...(await steps(journal, 'small', small, 1, 1)));
       big3Times.push(...(await steps(journal, 'big3', big, 1, 3)));
     }
-    const input = { workspaceFiles: bigN, filesEditedPerStep: 1, steps: n, edits: 'each to a file not edited before (2 new blobs)', disk: 'tmpdir; blobs written atomically and the log appended with fsync' };
-    const f = emit(figure({ name: 'checkpoints.cost_per_step_50k_files', unit: 'ms', input, goal: { max: 10 }, budget: { max: 50 } }, bigTimes));
-    const g = emit(figure({ name: 'checkpoints.cost_per_step_1k_files', unit: 'ms', input: { ...input, workspaceFiles: 1_000 }, goal: { max: 10 }, budget: { max: 50 } }, smallTimes));
-    const g3 = emit(figure({ name: 'checkpoints.cost_per_step_3_files_50k', unit: 'ms', input: { ...input, filesEditedPerStep: 3 }, goal: { max: 30 }, budget: { max: 150 }, limitedBy: 'fsync: 3 per edited file (two blobs, one log line)' }, big3Times));
-    log(`checkpoint per step: ${f.median} ms on ${bigN} files, ${g.median} ms on 1,000 files (1 file edited); ${g3.median} ms with 3 files edited`);
+    const input = {
+      workspaceFiles: bigN,
+      filesEditedPerStep: 1,
+      steps: n,
+      edits: 'each to a file not edited before (2 new blobs)',
+      disk: 'tmpdir; blobs written atomically and the log appended with fsync',
+    };
+    const f = emit(
+      figure(
+        { name: 'checkpoints.cost_per_step_50k_files', unit: 'ms', input, goal: { max: 10 }, budget: { max: 50 } },
+        bigTimes,
+      ),
+    );
+    const g = emit(
+      figure(
+        {
+          name: 'checkpoints.cost_per_step_1k_files',
+          unit: 'ms',
+          input: { ...input, workspaceFiles: 1_000 },
+          goal: { max: 10 },
+          budget: { max: 50 },
+        },
+        smallTimes,
+      ),
+    );
+    const g3 = emit(
+      figure(
+        {
+          name: 'checkpoints.cost_per_step_3_files_50k',
+          unit: 'ms',
+          input: { ...input, filesEditedPerStep: 3 },
+          goal: { max: 30 },
+          budget: { max: 150 },
+          limitedBy: 'fsync: 3 per edited file (two blobs, one log line)',
+        },
+        big3Times,
+      ),
+    );
+    log(
+      `checkpoint per step: ${f.median} ms on ${bigN} files, ${g.median} ms on 1,000 files (1 file edited); ${g3.median} ms with 3 files edited`,
+    );
 
     // Restore a 20-step task to its first checkpoint.
     const restoreTimes: number[] = [];
@@ -97,9 +141,21 @@ async function main() {
       const cps = deriveCheckpoints(await journal.entries(taskId));
       const out = await restoreToCheckpoint(journal, taskId, cps[0]!, diskFs(), async () => []);
       restoreTimes.push(performance.now() - t0);
-      if (out.conflicts.length || out.skipped.length) throw new Error(`unexpected conflicts: ${JSON.stringify(out.conflicts)}`);
+      if (out.conflicts.length || out.skipped.length)
+        throw new Error(`unexpected conflicts: ${JSON.stringify(out.conflicts)}`);
     }
-    const h = emit(figure({ name: 'checkpoints.restore_20_steps', unit: 'ms', input: { steps: 20, filesEditedPerStep: FILES_PER_STEP, workspaceFiles: bigN }, goal: { max: 1000 }, budget: { max: 3000 } }, restoreTimes));
+    const h = emit(
+      figure(
+        {
+          name: 'checkpoints.restore_20_steps',
+          unit: 'ms',
+          input: { steps: 20, filesEditedPerStep: FILES_PER_STEP, workspaceFiles: bigN },
+          goal: { max: 1000 },
+          budget: { max: 3000 },
+        },
+        restoreTimes,
+      ),
+    );
     log(`restore of a 20-step task: ${h.median} ms`);
 
     // What telling a command's changed files costs per command (before + after fingerprints are two of these).
@@ -110,9 +166,21 @@ async function main() {
       walkGaveUp = (await fingerprint([path.join(root, 'big')])) === undefined;
       walkTimes.push(performance.now() - t0);
     }
-    emit(figure({ name: 'checkpoints.command_fingerprint_walk_50k', unit: 'ms', input: { workspaceFiles: bigN, git: false, gaveUp: walkGaveUp }, goal: { max: 1000 }, extra: { note: 'bounded: gives up past 5,000 files or 0.8 s, then is not retried for 10 min' } }, walkTimes));
+    emit(
+      figure(
+        {
+          name: 'checkpoints.command_fingerprint_walk_50k',
+          unit: 'ms',
+          input: { workspaceFiles: bigN, git: false, gaveUp: walkGaveUp },
+          goal: { max: 1000 },
+          extra: { note: 'bounded: gives up past 5,000 files or 0.8 s, then is not retried for 10 min' },
+        },
+        walkTimes,
+      ),
+    );
     const repo = path.join(root, 'small');
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=b@b', '-c', 'user.name=b', ...args], { cwd: repo, stdio: 'ignore' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=b@b', '-c', 'user.name=b', ...args], { cwd: repo, stdio: 'ignore' });
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'init');
@@ -123,8 +191,20 @@ async function main() {
       await fingerprint([repo]);
       gitTimes.push(performance.now() - t0);
     }
-    const gf = emit(figure({ name: 'checkpoints.command_fingerprint_git_1k', unit: 'ms', input: { workspaceFiles: 1_000, git: true }, goal: { max: 200 } }, gitTimes));
-    log(`command change detection: walk ${walkTimes.map(Math.round).join('/')} ms on ${bigN} files (gave up: ${walkGaveUp}), git status ${gf.median} ms on 1,000 files`);
+    const gf = emit(
+      figure(
+        {
+          name: 'checkpoints.command_fingerprint_git_1k',
+          unit: 'ms',
+          input: { workspaceFiles: 1_000, git: true },
+          goal: { max: 200 },
+        },
+        gitTimes,
+      ),
+    );
+    log(
+      `command change detection: walk ${walkTimes.map(Math.round).join('/')} ms on ${bigN} files (gave up: ${walkGaveUp}), git status ${gf.median} ms on 1,000 files`,
+    );
   } finally {
     await fsp.rm(root, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { createListFilesTool, createSearchFilesTool } from '../src/core/tools/builtin';
 import { WorkspaceSandbox } from '../src/core/safety/paths';
 import type { Tool } from '../src/core/tools/types';
-import { NodeWorkspaceFs } from '../src/node';
+import { NodeWorkspaceFs, workerRegexScan } from '../src/node';
 import { RipgrepSearch } from '../src/node/ripgrep-search';
 import { codeText } from './lib/fixtures';
 import { emit, figure, gc, log, mb, now, QUICK, skip } from './lib/harness';
@@ -43,7 +43,8 @@ function generate(): void {
   fs.writeFileSync(path.join(treeDir, '.gitignore'), 'dist/\n*.log\n');
   for (const skipped of ['dist', 'node_modules/left-pad']) {
     fs.mkdirSync(path.join(treeDir, skipped), { recursive: true });
-    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(treeDir, skipped, `x${i}.js`), `// FORGE_NEEDLE_skipped ${i}\n`);
+    for (let i = 0; i < 200; i++)
+      fs.writeFileSync(path.join(treeDir, skipped, `x${i}.js`), `// FORGE_NEEDLE_skipped ${i}\n`);
   }
   fs.writeFileSync(marker, new Date().toISOString());
   log(`generated in ${((now() - t0) / 1000).toFixed(1)} s`);
@@ -53,7 +54,10 @@ function findRg(): string | undefined {
   const candidates = [
     process.env.FORGE_BENCH_RG,
     path.join(repo, '.cache/real-vscode/cs/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep/bin/rg'),
-    path.join(repo, `.cache/real-vscode/cs/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep-universal/bin/${process.platform}-${process.arch}/rg`),
+    path.join(
+      repo,
+      `.cache/real-vscode/cs/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep-universal/bin/${process.platform}-${process.arch}/rg`,
+    ),
   ].filter((p): p is string => !!p);
   return candidates.find((p) => {
     try {
@@ -66,7 +70,10 @@ function findRg(): string | undefined {
 }
 
 /** Runs the tool, sampling memory every 10 ms; returns time and peaks above the pre-run baseline. */
-async function measured(tool: Tool, input: unknown): Promise<{ ms: number; peakHeapMB: number; peakRssMB: number; content: string; data: unknown }> {
+async function measured(
+  tool: Tool,
+  input: unknown,
+): Promise<{ ms: number; peakHeapMB: number; peakRssMB: number; content: string; data: unknown }> {
   gc();
   const base = process.memoryUsage();
   let peakHeap = base.heapUsed;
@@ -77,14 +84,24 @@ async function measured(tool: Tool, input: unknown): Promise<{ ms: number; peakH
     peakRss = Math.max(peakRss, m.rss);
   }, 10);
   const t0 = now();
-  const r = await tool.execute(input as never, { signal: new AbortController().signal, taskId: 'bench', toolCallId: 'bench' });
+  const r = await tool.execute(input as never, {
+    signal: new AbortController().signal,
+    taskId: 'bench',
+    toolCallId: 'bench',
+  });
   const ms = now() - t0;
   clearInterval(timer);
   const m = process.memoryUsage();
   peakHeap = Math.max(peakHeap, m.heapUsed);
   peakRss = Math.max(peakRss, m.rss);
   if (r.isError) throw new Error(`${tool.name} failed: ${r.content.slice(0, 300)}`);
-  return { ms, peakHeapMB: mb(peakHeap - base.heapUsed), peakRssMB: mb(peakRss - base.rss), content: r.content, data: r.data };
+  return {
+    ms,
+    peakHeapMB: mb(peakHeap - base.heapUsed),
+    peakRssMB: mb(peakRss - base.rss),
+    content: r.content,
+    data: r.data,
+  };
 }
 
 async function main() {
@@ -94,7 +111,13 @@ async function main() {
   const rg = findRg();
   const runs = QUICK ? 1 : 3;
   const input = { files: FILES, dirs: FILES / 100, treeMB: 40, ignoredFiles: 400 };
-  const cases: { name: string; tool: Tool; args: unknown; check: (content: string, data: unknown) => void; backend: string }[] = [
+  const cases: {
+    name: string;
+    tool: Tool;
+    args: unknown;
+    check: (content: string, data: unknown) => void;
+    backend: string;
+  }[] = [
     {
       name: 'list_files.recursive.50k',
       backend: 'JS walker',
@@ -107,10 +130,11 @@ async function main() {
     {
       name: 'search_files.js.50k',
       backend: 'JS walker + RegExp',
-      tool: createSearchFilesTool(sandbox) as unknown as Tool,
+      tool: createSearchFilesTool(sandbox, undefined, { regexScan: workerRegexScan }) as unknown as Tool,
       args: { pattern: 'FORGE_NEEDLE_\\d+' },
       check: (_c, d) => {
-        if ((d as { totalMatches: number }).totalMatches !== FILES / NEEDLE_EVERY) throw new Error(`search_files js: ${JSON.stringify(d)}`);
+        if ((d as { totalMatches: number }).totalMatches !== FILES / NEEDLE_EVERY)
+          throw new Error(`search_files js: ${JSON.stringify(d)}`);
       },
     },
   ];
@@ -121,7 +145,8 @@ async function main() {
       tool: createSearchFilesTool(sandbox, new RipgrepSearch(rg)) as unknown as Tool,
       args: { pattern: 'FORGE_NEEDLE_\\d+' },
       check: (_c, d) => {
-        if ((d as { totalMatches: number }).totalMatches !== FILES / NEEDLE_EVERY) throw new Error(`search_files rg: ${JSON.stringify(d)}`);
+        if ((d as { totalMatches: number }).totalMatches !== FILES / NEEDLE_EVERY)
+          throw new Error(`search_files rg: ${JSON.stringify(d)}`);
       },
     });
   }
@@ -138,13 +163,27 @@ async function main() {
     }
     const f = emit(
       figure(
-        { name: c.name, unit: 'ms', input: { ...input, backend: c.backend, args: c.args }, goal: null, extra: { peakHeapAboveBaselineMB: Math.max(...heaps), peakRssAboveBaselineMB: Math.max(...rss), ...(c.backend.startsWith('JS') ? { profile: WALKER_PROFILE } : {}) } },
+        {
+          name: c.name,
+          unit: 'ms',
+          input: { ...input, backend: c.backend, args: c.args },
+          goal: null,
+          extra: {
+            peakHeapAboveBaselineMB: Math.max(...heaps),
+            peakRssAboveBaselineMB: Math.max(...rss),
+            ...(c.backend.startsWith('JS') ? { profile: WALKER_PROFILE } : {}),
+          },
+        },
         times,
       ),
     );
     log(`${c.name}: median ${f.median} ms; peak heap +${Math.max(...heaps)} MB, rss +${Math.max(...rss)} MB`);
   }
-  if (!rg) skip('search_files.ripgrep.50k', 'no ripgrep binary (install code-server: node scripts/setup-real-vscode.mjs, or set FORGE_BENCH_RG)');
+  if (!rg)
+    skip(
+      'search_files.ripgrep.50k',
+      'no ripgrep binary (install code-server: node scripts/setup-real-vscode.mjs, or set FORGE_BENCH_RG)',
+    );
 }
 
 main().catch((e) => {

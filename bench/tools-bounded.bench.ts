@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createWorkspaceTools } from '../src/core/tools/builtin';
-import { RegexScanner } from '../src/core/tools/regex-worker';
+import { RegexScanner, workerRegexScan } from '../src/node/regex-scanner';
 import type { Tool, ToolResult } from '../src/core/tools/types';
 import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../src/node';
 import { emit, figure, log, QUICK } from './lib/harness';
@@ -38,7 +38,12 @@ function setup(): void {
   fs.mkdirSync(src);
   for (let f = 0; f < 16; f++) {
     const lines: string[] = [];
-    for (let i = 0; i < 30_000; i++) lines.push(i % 400 === 0 ? `export function needle_${f}_${i}() { return ${i}; }` : `  let v${i} = ${'z'.repeat(i % 40)} + ${i};`);
+    for (let i = 0; i < 30_000; i++)
+      lines.push(
+        i % 400 === 0
+          ? `export function needle_${f}_${i}() { return ${i}; }`
+          : `  let v${i} = ${'z'.repeat(i % 40)} + ${i};`,
+      );
     fs.writeFileSync(path.join(src, `m${f}.ts`), lines.join('\n') + '\n');
   }
   log(`fixtures in ${root} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
@@ -52,13 +57,28 @@ async function main(): Promise<void> {
     runner: new NodeCommandRunner({ spoolDir: path.join(root, '.spool') }),
     applier: new DiskEditApplier(),
     sandbox: { trusted: true, commands: { allow: ['node'], deny: [] } },
+    regexScan: workerRegexScan,
   });
   const tool = (name: string) => tools.find((t) => t.name === name)! as Tool;
   const editOriginal = fs.readFileSync(path.join(root, 'edit.ts'), 'utf8');
-  const editChanged = editOriginal.split('\n').map((l) => (l ? l.replace('const', 'let') + ' // changed' : l)).join('\n');
+  const editChanged = editOriginal
+    .split('\n')
+    .map((l) => (l ? l.replace('const', 'let') + ' // changed' : l))
+    .join('\n');
 
-  const cases: { name: string; tool: string; input: Record<string, unknown>; args: () => unknown; before?: () => void }[] = [
-    { name: 'read_file', tool: 'read_file', input: { fileMB: 19, lines: 260_000, range: 'last 2000 lines' }, args: () => ({ path: 'huge.ts', startLine: 258_001 }) },
+  const cases: {
+    name: string;
+    tool: string;
+    input: Record<string, unknown>;
+    args: () => unknown;
+    before?: () => void;
+  }[] = [
+    {
+      name: 'read_file',
+      tool: 'read_file',
+      input: { fileMB: 19, lines: 260_000, range: 'last 2000 lines' },
+      args: () => ({ path: 'huge.ts', startLine: 258_001 }),
+    },
     {
       name: 'write_file',
       tool: 'write_file',
@@ -80,14 +100,32 @@ async function main(): Promise<void> {
         }),
       }),
     },
-    { name: 'list_files.flat', tool: 'list_files', input: { entries: 100_000 }, args: () => ({ path: 'flat', maxEntries: 5000 }) },
-    { name: 'list_files.recursive', tool: 'list_files', input: { entries: 100_000 + 20, recursive: true }, args: () => ({ recursive: true, maxEntries: 5000 }) },
-    { name: 'search_files.js', tool: 'search_files', input: { files: 16, MB: 24, matches: 1200, contextLines: 5 }, args: () => ({ pattern: 'needle_\\d+_\\d+', path: 'src', maxResults: 1000, contextLines: 5 }) },
+    {
+      name: 'list_files.flat',
+      tool: 'list_files',
+      input: { entries: 100_000 },
+      args: () => ({ path: 'flat', maxEntries: 5000 }),
+    },
+    {
+      name: 'list_files.recursive',
+      tool: 'list_files',
+      input: { entries: 100_000 + 20, recursive: true },
+      args: () => ({ recursive: true, maxEntries: 5000 }),
+    },
+    {
+      name: 'search_files.js',
+      tool: 'search_files',
+      input: { files: 16, MB: 24, matches: 1200, contextLines: 5 },
+      args: () => ({ pattern: 'needle_\\d+_\\d+', path: 'src', maxResults: 1000, contextLines: 5 }),
+    },
     {
       name: 'execute_command',
       tool: 'execute_command',
       input: { outputMB: 40 },
-      args: () => ({ command: `node -e "const s='o'.repeat(1023)+'\\n';for(let i=0;i<40960;i++)process.stdout.write(s)"`, timeoutSeconds: 60 }),
+      args: () => ({
+        command: `node -e "const s='o'.repeat(1023)+'\\n';for(let i=0;i<40960;i++)process.stdout.write(s)"`,
+        timeoutSeconds: 60,
+      }),
     },
   ];
 
@@ -100,7 +138,14 @@ async function main(): Promise<void> {
       c.before?.();
       const input = t.input.parse(c.args());
       const t0 = performance.now();
-      const { value, maxBlockMs } = await withLoopMonitor(() => t.execute(input, { signal: new AbortController().signal, taskId: 'bench', toolCallId: `b${i}`, approval: approve }));
+      const { value, maxBlockMs } = await withLoopMonitor(() =>
+        t.execute(input, {
+          signal: new AbortController().signal,
+          taskId: 'bench',
+          toolCallId: `b${i}`,
+          approval: approve,
+        }),
+      );
       times.push(performance.now() - t0);
       blocks.push(maxBlockMs);
       last = value;
@@ -115,7 +160,10 @@ async function main(): Promise<void> {
           goal: { max: GOAL_MS },
           budget: { max: 500 },
           judgeOn: 'max',
-          extra: { callMsMedian: Math.round(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!), result: (last?.content ?? '').split('\n')[0]!.slice(0, 120) },
+          extra: {
+            callMsMedian: Math.round(times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!),
+            result: (last?.content ?? '').split('\n')[0]!.slice(0, 120),
+          },
           limitedBy: 'a synchronous stretch in the tool (see the result and a --cpu-prof of this case)',
         },
         blocks,

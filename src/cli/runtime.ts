@@ -20,7 +20,14 @@ import type { AgentSnapshot } from '../core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../core/tasks/task-store';
 import { createWorkspaceTools } from '../core/tools/builtin';
 import type { Tool } from '../core/tools/types';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../node';
+import {
+  NodeCommandRunner,
+  DiskEditApplier,
+  NodeMemoryFileIO,
+  NodeTasksIO,
+  NodeWorkspaceFs,
+  workerRegexScan,
+} from '../node';
 import { CommandSandbox } from '../node/sandbox/command-sandbox';
 import { buildAgent, createSlashRegistry, expandInput, type ExpandedInput } from '../node/surface/agents';
 import {
@@ -96,7 +103,7 @@ export async function openTaskStore(root: string, log: (m: string) => void): Pro
       flag: 'wx',
     })
     .catch(() => undefined);
-  return TaskStore.open(dir, { log });
+  return TaskStore.open(dir, { io: new NodeTasksIO(), log });
 }
 
 interface RuntimePlace {
@@ -167,6 +174,7 @@ export async function createRuntime(
     applier: new DiskEditApplier({ roots: () => [workspace] }),
     sandbox: toolSandbox,
     home: os.homedir(),
+    regexScan: workerRegexScan,
   });
 
   let memory: MemoryPort | undefined;
@@ -175,6 +183,7 @@ export async function createRuntime(
       const forge = await openForgeMemory({
         workspaceRoot: root,
         workspaceFs: root === workspace ? fs : new NodeWorkspaceFs([root]),
+        io: new NodeMemoryFileIO(),
         reflection: { budgetUsd: 0.05, price: (u) => priced.price(u) },
         log: (m) => log.debug(m),
       });

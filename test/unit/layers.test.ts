@@ -40,17 +40,6 @@ const VSCODE: readonly Layer[] = ['host', 'panel', 'extension'];
 const VSCODE_FILES = new Set(['src/providers/vscode-lm.ts']);
 /** Node modules that compute and touch nothing (paths, hashes, text): allowed in the pure layers. */
 const PURE_BUILTINS = new Set(['node:path', 'node:crypto', 'node:util', 'node:assert', 'node:events']);
-/**
- * Core files that still reach the file system or threads themselves, each behind an interface core keeps
- * (TasksIO, MemoryFileIO, the regex scanner): the next step moves them to src/node and makes the callers pass them.
- */
-const CORE_NODE_EXCEPTIONS = new Set([
-  'src/core/tasks/io.ts',
-  'src/core/memory/node-file-io.ts',
-  'src/core/memory/file-lock.ts',
-  'src/core/tools/regex-worker.ts',
-]);
-
 function layerOf(file: string): Layer | undefined {
   const rel = relative(ROOT, file).split(sep).join('/');
   if (rel === 'src/extension.ts') return 'extension';
@@ -131,18 +120,9 @@ describe('layers: every import follows the table', () => {
         if (!builtin) continue;
         const rule = NODE_BUILTINS[layer];
         const pure = PURE_BUILTINS.has(spec.startsWith('node:') ? spec : `node:${spec}`);
-        if (rule === 'none' || (rule === 'pure' && !pure && !CORE_NODE_EXCEPTIONS.has(rel(file))))
-          wrong.push(`${rel(file)} (${layer}) imports ${spec}`);
+        if (rule === 'none' || (rule === 'pure' && !pure)) wrong.push(`${rel(file)} (${layer}) imports ${spec}`);
       }
     }
     assert.deepEqual(wrong, []);
-  });
-
-  it('the exceptions still exist (remove them from the list when they move)', () => {
-    const present = new Set(files.map(rel));
-    assert.deepEqual(
-      [...CORE_NODE_EXCEPTIONS].filter((f) => !present.has(f)),
-      [],
-    );
   });
 });

@@ -4,14 +4,12 @@ import { ConfinedReader } from '../safety/confined-read';
 import type { WorkspaceFs } from '../workspace/types';
 import { ForgeMemory } from './forge-memory';
 import type { MemoryFileIO } from './file-io';
-import { NodeMemoryFileIO } from './node-file-io';
 import { Reflector, type ReflectorOptions } from './reflector';
 import { MemoryStore, type MemoryStoreOptions } from './store';
 
 export type { MemoryItem, MemoryPort, MemoryType, RecallResult, ReflectionInput } from './port';
 export type { FileStamp, MemoryFileIO } from './file-io';
 export { InMemoryFileIO } from './file-io';
-export { NodeMemoryFileIO } from './node-file-io';
 export { MemoryStore, formatItem, type CorruptLine, type MemoryStoreOptions, type NewMemory } from './store';
 export { rankMemories, DEFAULT_RANK_WEIGHTS, type RankOptions, type RankWeights, type ScoredMemory } from './rank';
 export { fillRecall, formatMemoryLine, RECALL_HEADER } from './recall';
@@ -38,14 +36,15 @@ interface OpenForgeMemoryOptions {
   /** Absolute path of the global store (e.g. in the extension's globalStorageUri); omit for none. */
   globalFile?: string;
   reflection: Omit<ReflectorOptions, 'log'>;
-  io?: MemoryFileIO;
+  /** The stores' disk access: src/node/memory-file-io.ts in the extension and the CLI. */
+  io: MemoryFileIO;
   log?: (message: string) => void;
   store?: Omit<MemoryStoreOptions, 'log'>;
 }
 
 /** One-call wiring for the host: opens both stores and builds the reflector. */
 export async function openForgeMemory(opts: OpenForgeMemoryOptions): Promise<ForgeMemory> {
-  const io = opts.io ?? new NodeMemoryFileIO();
+  const { io } = opts;
   const storeOpts = { ...opts.store, log: opts.log };
   const file = path.join(opts.workspaceRoot, WORKSPACE_MEMORY_FILE);
   // Recalled into every prompt and appended to: a link to ~/.ssh/id_rsa or ~/.bashrc, or a FIFO, is refused.

@@ -3,7 +3,7 @@
 // is a command a crash cut off: the restore reports it with its output so far instead of "interrupted".
 // Layout under `dir`: commands/<task stem>.jsonl and commands/<task stem>/<call stem>.out.
 import * as path from 'node:path';
-import { NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { safeFileStem, type TasksIO } from './io';
 
 interface CommandStart {
   toolCallId: string;
@@ -33,7 +33,8 @@ interface CommandHandle {
 }
 
 interface CommandLogOptions {
-  io?: TasksIO;
+  /** Disk access: src/node/tasks-io.ts in the extension and the CLI. */
+  io: TasksIO;
   log?: (m: string) => void;
   now?: () => number;
   /** Output characters kept per command (default 256 KiB). */
@@ -65,9 +66,9 @@ export class CommandLog {
 
   constructor(
     private readonly dir: string,
-    opts: CommandLogOptions = {},
+    opts: CommandLogOptions,
   ) {
-    this.io = opts.io ?? new NodeTasksIO();
+    this.io = opts.io;
     this.log = opts.log ?? (() => undefined);
     this.now = opts.now ?? Date.now;
     this.maxOutput = opts.maxOutputChars ?? 256 * 1024;

@@ -1,9 +1,6 @@
-// The task store's and edit journal's window onto the disk, plus a coalescing atomic writer.
-// Reuses the memory store's atomic write (temp file + fsync + rename); adds the few calls these stores need.
-import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
+// The task store's and edit journal's window onto the disk (TasksIO: src/node/tasks-io.ts on node:fs, an in-memory
+// one in tests), safe file names for ids, and a coalescing writer.
 import { createHash } from 'node:crypto';
-import { NodeMemoryFileIO } from '../memory/node-file-io';
 import type { MemoryFileIO } from '../memory/file-io';
 
 export interface TasksIO extends MemoryFileIO {
@@ -17,27 +14,7 @@ export interface TasksIO extends MemoryFileIO {
   move?(from: string, to: string): Promise<void>;
 }
 
-export class NodeTasksIO extends NodeMemoryFileIO implements TasksIO {
-  async list(dir: string): Promise<string[]> {
-    try {
-      return await fsp.readdir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException)?.code === 'ENOENT') return [];
-      throw err;
-    }
-  }
-
-  async remove(file: string): Promise<void> {
-    await fsp.rm(file, { force: true });
-  }
-
-  async move(from: string, to: string): Promise<void> {
-    await fsp.mkdir(path.dirname(to), { recursive: true });
-    await fsp.rename(from, to);
-  }
-}
-
-/** Leftover of an interrupted atomic write (see NodeMemoryFileIO): never a real record. */
+/** Leftover of an interrupted atomic write (see src/node/memory-file-io.ts): never a real record. */
 export function isTempName(name: string): boolean {
   return name.startsWith('.') || name.endsWith('.tmp');
 }

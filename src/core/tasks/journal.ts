@@ -6,7 +6,7 @@
 // blobs no remaining log references.
 import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
-import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { CoalescingWriter, isTempName, safeFileStem, type TasksIO } from './io';
 import {
   JOURNAL_VERSION as VERSION,
   parseIndex,
@@ -57,7 +57,8 @@ export interface UndoResult {
 
 export interface EditJournalOptions {
   log?: (m: string) => void;
-  io?: TasksIO;
+  /** Disk access: src/node/tasks-io.ts in the extension and the CLI. */
+  io: TasksIO;
   now?: () => number;
   /** Blobs modified less than this long before a collection started are kept (writers in other windows). Default 10 min. */
   gcGraceMs?: number;
@@ -97,10 +98,10 @@ export class EditJournal {
     );
   }
 
-  static async open(dir: string, opts: EditJournalOptions = {}): Promise<EditJournal> {
+  static async open(dir: string, opts: EditJournalOptions): Promise<EditJournal> {
     const journal = new EditJournal(
       path.join(dir, 'journal'),
-      opts.io ?? new NodeTasksIO(),
+      opts.io,
       opts.log ?? (() => undefined),
       opts.now ?? Date.now,
       opts.gcGraceMs ?? GC_GRACE_MS,

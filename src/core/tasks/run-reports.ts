@@ -4,7 +4,7 @@
 // was written. The task's history holds that.
 import * as path from 'node:path';
 import type { RunReport, StepReport, ToolCallReport } from '../loop/events';
-import { NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { safeFileStem, type TasksIO } from './io';
 import { KeyedQueue } from './keyed-queue';
 
 type StoredToolCall = Omit<ToolCallReport, 'args'>;
@@ -12,7 +12,8 @@ type StoredStep = Omit<StepReport, 'toolCalls'> & { toolCalls: StoredToolCall[] 
 export type StoredRunReport = Omit<RunReport, 'steps'> & { steps: StoredStep[]; endedAt: number };
 
 interface RunReportStoreOptions {
-  io?: TasksIO;
+  /** Disk access: src/node/tasks-io.ts in the extension and the CLI. */
+  io: TasksIO;
   /** Runs kept per task (default 50). */
   keep?: number;
   now?: () => number;
@@ -36,9 +37,9 @@ export class RunReportStore {
 
   constructor(
     private readonly dir: string,
-    opts: RunReportStoreOptions = {},
+    opts: RunReportStoreOptions,
   ) {
-    this.io = opts.io ?? new NodeTasksIO();
+    this.io = opts.io;
     this.keep = Math.max(1, opts.keep ?? 50);
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? (() => undefined);

@@ -6,7 +6,7 @@
 // tasks/<stem>.json.corrupt-<time>, what it still holds is salvaged into a fresh record, and a notice says so;
 // the history never lists a task it cannot open. Old tasks beyond the limit are archived (archive/), not deleted.
 import * as path from 'node:path';
-import { CoalescingWriter, isTempName, NodeTasksIO, safeFileStem, type TasksIO } from './io';
+import { CoalescingWriter, isTempName, safeFileStem, type TasksIO } from './io';
 import { salvageTask } from './salvage';
 import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf, type TaskRecord, type TaskSummary } from './task-format';
 
@@ -17,8 +17,8 @@ interface TaskStoreOptions {
   /** Oldest (by updatedAt) are archived beyond this (moved to archive/, never deleted). Default 1000. */
   maxTasks?: number;
   now?: () => number;
-  /** Disk access; defaults to node:fs. */
-  io?: TasksIO;
+  /** Disk access: src/node/tasks-io.ts in the extension and the CLI. */
+  io: TasksIO;
   /**
    * Tasks the user removed, after their files were deleted: drop what else belongs to them (their edit journal).
    * Archived tasks keep theirs. Errors are logged.
@@ -76,10 +76,10 @@ export class TaskStore {
     });
   }
 
-  static async open(dir: string, opts: TaskStoreOptions = {}): Promise<TaskStore> {
+  static async open(dir: string, opts: TaskStoreOptions): Promise<TaskStore> {
     const store = new TaskStore(
       dir,
-      opts.io ?? new NodeTasksIO(),
+      opts.io,
       opts.log ?? (() => undefined),
       Math.max(1, opts.maxTasks ?? DEFAULT_MAX_TASKS),
       opts.onRemoved,

@@ -2,6 +2,7 @@
 // health, the edit ledger over the journal, and the restore-time reconciliation (docs/DESIGN-durability.md).
 import * as path from 'node:path';
 import { CommandLog } from '../../core/tasks/command-log';
+import type { TasksIO } from '../../core/tasks/io';
 import type { EditJournal } from '../../core/tasks/journal';
 import { TaskLeases } from '../../node/lease';
 import { reconcileTask, type WorkspaceProbe } from '../../core/tasks/recovery';
@@ -13,6 +14,8 @@ import { StorageHealth } from './storage-health';
 
 interface DurabilityOptions {
   storageDir: string;
+  /** The command log's disk access (src/node/tasks-io.ts). */
+  io: TasksIO;
   log: Logger;
   /** Puts a message in the panel. */
   show(message: string): void;
@@ -34,7 +37,7 @@ export interface Durability {
 
 export function createDurability(opts: DurabilityOptions): Durability {
   const debug = (m: string) => opts.log.debug(m);
-  const commands = new CommandLog(path.join(opts.storageDir, 'commands'), { log: debug });
+  const commands = new CommandLog(path.join(opts.storageDir, 'commands'), { io: opts.io, log: debug });
   const leases = new TaskLeases(path.join(opts.storageDir, 'leases'), {
     log: debug,
     onLost: (id) => opts.onLeaseLost?.(id),

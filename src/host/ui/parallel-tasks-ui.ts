@@ -12,7 +12,7 @@ import { createWorkspaceTools } from '../../core/tools/builtin';
 import type { ApprovalDecision } from '../../core/tools/types';
 import type { CommandHandlers } from './commands';
 import type { Logger } from '../logger';
-import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs } from '../../node';
+import { NodeCommandRunner, DiskEditApplier, NodeWorkspaceFs, workerRegexScan } from '../../node';
 import { ParallelTasks, type BackgroundTask } from '../../node/parallel-tasks';
 import { CommandSandbox } from '../../node/sandbox/command-sandbox';
 import { baseText, repoRoot, type TaskWorktree } from '../../node/worktrees';
@@ -240,6 +240,7 @@ export class ParallelTasksUi implements vscode.Disposable {
       sandbox: { trusted: vscode.workspace.isTrusted, commands: commandRules(settings) },
       commandDefaultTimeoutSeconds: settings.commandTimeoutSeconds,
       toolTimeoutSeconds: settings.toolTimeoutSeconds,
+      regexScan: workerRegexScan,
     });
     const base = agentConfigFrom(settings, this.deps.model);
     const contained = () => runner.containment().kind !== 'none';

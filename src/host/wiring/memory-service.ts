@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { openForgeMemory, WORKSPACE_MEMORY_FILE, type ForgeMemory } from '../../core/memory';
 import type { MemoryItem, MemoryPort, RecallResult, ReflectionInput } from '../../core/memory/port';
 import type { Logger } from '../logger';
+import { NodeMemoryFileIO } from '../../node/memory-file-io';
 import { NodeWorkspaceFs } from '../../node/node-fs';
 import { readSettings } from '../settings';
 import type { SwitchableModel } from './model-factory';
@@ -23,6 +24,7 @@ export class MemoryService implements MemoryPort {
       service.memory = await openForgeMemory({
         workspaceRoot: root,
         workspaceFs: new NodeWorkspaceFs([root]),
+        io: new NodeMemoryFileIO(),
         globalFile: path.join(context.globalStorageUri.fsPath, 'memory-global.jsonl'),
         reflection: { budgetUsd: readSettings().reflection.budgetUsd, price: (u) => model.price(u) },
         log: (m) => log.debug(m),

@@ -10,6 +10,7 @@ import { createDurability, type Durability } from '../session/durability';
 import { workspaceKey } from '../session/session-manager';
 import type { Logger } from '../logger';
 import { AuditFileSink } from '../../node/audit-file-sink';
+import { NodeTasksIO } from '../../node/tasks-io';
 import { ImageStore } from '../../node/image-store';
 import { readSettings } from '../settings';
 
@@ -38,15 +39,16 @@ export function openWorkspaceStorage(
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const dir = path.join(context.globalStorageUri.fsPath, workspaceKey(folders));
   const logTo = (m: string) => log.debug(m);
+  const io = new NodeTasksIO();
   const openTaskStore = () =>
-    TaskStore.open(path.join(dir, 'history'), { log: logTo, maxTasks: readSettings().historyMaxTasks });
-  const opened = Promise.all([openTaskStore(), EditJournal.open(dir, { log: logTo })]);
+    TaskStore.open(path.join(dir, 'history'), { io, log: logTo, maxTasks: readSettings().historyMaxTasks });
+  const opened = Promise.all([openTaskStore(), EditJournal.open(dir, { io, log: logTo })]);
   // Intent before effect, reconcile on restore, loud storage failures, one owner per task (docs/DESIGN-durability.md).
-  const durable = createDurability({ storageDir: dir, log, show });
+  const durable = createDurability({ storageDir: dir, io, log, show });
   // The audit trail (every action, rotated JSON Lines) and the run reports.
   const auditSink = new AuditFileSink(path.join(dir, 'audit'));
   const audit = new AuditTrail(auditSink, { log: logTo });
-  const reports = new RunReportStore(dir, { log: logTo });
+  const reports = new RunReportStore(dir, { io, log: logTo });
   const images = new ImageStore(path.join(dir, 'images'));
   return { dir, opened, openTaskStore, durable, audit, auditSink, reports, images };
 }

@@ -16,7 +16,7 @@ import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReport
 import { registerHunkReview } from '../edits/hunk-review';
 import { TaskChanges } from '../edits/task-changes';
 import type { Logger } from '../logger';
-import { NodeCommandRunner } from '../../node';
+import { NodeCommandRunner, workerRegexScan } from '../../node';
 import { watchCommandChanges, type CommandChangesListener } from '../../node/command-changes';
 import { CommandSandbox } from '../../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../../node/ripgrep-search';
@@ -146,6 +146,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
       commandDefaultTimeoutSeconds: commandTimeoutSeconds,
       toolTimeoutSeconds,
       home: os.homedir(),
+      regexScan: workerRegexScan,
     });
   let tools = build();
 

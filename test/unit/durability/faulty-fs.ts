@@ -1,8 +1,8 @@
 // A file system that fails on demand, for the durability tests: a full disk (ENOSPC), a read-only folder (EROFS),
 // and torn writes (part of the text lands, then the write fails, as on power loss or a full disk mid-write).
 import { promises as fsp } from 'node:fs';
-import { writeSynced } from '../../../src/core/memory/node-file-io';
-import { NodeTasksIO } from '../../../src/core/tasks/io';
+import { writeSynced } from '../../../src/node/memory-file-io';
+import { NodeTasksIO } from '../../../src/node/tasks-io';
 
 export type Fault = 'none' | 'enospc' | 'erofs' | 'torn';
 

@@ -9,7 +9,7 @@ import type { ChatMessage } from '../../../src/core/model/types';
 import { CommandLog } from '../../../src/core/tasks/command-log';
 import { JournalingApplier, RecordingRunner, journalLedger } from '../../../src/core/tasks/effects';
 import { EditJournal } from '../../../src/core/tasks/journal';
-import { NodeTasksIO } from '../../../src/core/tasks/io';
+import { NodeTasksIO } from '../../../src/node/tasks-io';
 import { reconcileTask, settleEdits, type WorkspaceProbe } from '../../../src/core/tasks/recovery';
 import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../../../src/core/tasks/task-store';
@@ -113,7 +113,7 @@ describe('durability: intent, effect, outcome', () => {
   let journal: EditJournal;
   beforeEach(async () => {
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-restore-'));
-    journal = await EditJournal.open(dir);
+    journal = await EditJournal.open(dir, { io: new NodeTasksIO() });
   });
   afterEach(async () => {
     await fsp.rm(dir, { recursive: true, force: true, maxRetries: 5 });
@@ -422,7 +422,7 @@ describe('durability: intent, effect, outcome', () => {
   });
 
   it('a command: start recorded before it runs, output while it runs, end after', async () => {
-    const commands = new CommandLog(path.join(dir, 'commands'), { flushMs: 1 });
+    const commands = new CommandLog(path.join(dir, 'commands'), { io: new NodeTasksIO(), flushMs: 1 });
     const seen: string[] = [];
     const runner = new RecordingRunner(
       {
@@ -449,7 +449,7 @@ describe('durability: intent, effect, outcome', () => {
     assert.deepEqual(await commands.interrupted('t'), [], 'ended: nothing to report after a restore');
   });
   it('a command: the process id the runner reports is kept, so a restore can look for the process', async () => {
-    const commands = new CommandLog(path.join(dir, 'commands-pid'), { flushMs: 1 });
+    const commands = new CommandLog(path.join(dir, 'commands-pid'), { io: new NodeTasksIO(), flushMs: 1 });
     let pidsSeenByCaller: number[] = [];
     let release!: () => void;
     const runner = new RecordingRunner(
@@ -533,10 +533,10 @@ describe('durability: restore reconciles the records with the workspace', () => 
   let store: TaskStore;
   beforeEach(async () => {
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-restore-'));
-    journal = await EditJournal.open(dir);
-    commands = new CommandLog(path.join(dir, 'commands'), { flushMs: 1 });
+    journal = await EditJournal.open(dir, { io: new NodeTasksIO() });
+    commands = new CommandLog(path.join(dir, 'commands'), { io: new NodeTasksIO(), flushMs: 1 });
     ws = new FakeWorkspace();
-    store = await TaskStore.open(path.join(dir, 'history'));
+    store = await TaskStore.open(path.join(dir, 'history'), { io: new NodeTasksIO() });
   });
   afterEach(async () => {
     await fsp.rm(dir, { recursive: true, force: true, maxRetries: 5 });

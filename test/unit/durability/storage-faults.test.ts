@@ -15,6 +15,7 @@ import { describeNotice } from '../../../src/host/session/recovery-notes';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
 import { ScriptedApprover } from '../../support/loop-harness';
 import { FaultyIO, type Fault } from './faulty-fs';
+import { NodeTasksIO } from '../../../src/node/tasks-io';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 
@@ -92,11 +93,15 @@ describe('durability: storage faults', () => {
         [],
         `temp files left: ${files.join(', ')}`,
       );
-      assert.equal((await (await TaskStore.open(dir)).load('a'))?.title, 'saved before', 'what was saved is intact');
+      assert.equal(
+        (await (await TaskStore.open(dir, { io: new NodeTasksIO() })).load('a'))?.title,
+        'saved before',
+        'what was saved is intact',
+      );
       io.fault = 'none';
       await store.save(record('a', 3, 8, 'caught up'));
       await store.flush();
-      const reopened = await (await TaskStore.open(dir)).load('a');
+      const reopened = await (await TaskStore.open(dir, { io: new NodeTasksIO() })).load('a');
       assert.equal(reopened?.title, 'caught up');
       assert.equal((reopened!.snapshot as AgentSnapshot).history.length, 8);
     });
@@ -134,7 +139,7 @@ describe('durability: storage faults', () => {
     io.fault = 'none';
     await until(() => shown.length >= 2, 'a retried save that succeeds');
     assert.match(shown[1], /can write the task history again/);
-    const saved = await (await TaskStore.open(dir)).load(session.id);
+    const saved = await (await TaskStore.open(dir, { io: new NodeTasksIO() })).load(session.id);
     assert.equal(saved?.status, 'done');
     assert.equal((saved!.snapshot as AgentSnapshot).history[0].content, 'a question worth keeping');
     session.dispose();
@@ -157,7 +162,7 @@ describe('durability: storage faults', () => {
       toolCallId: 'c2',
     });
     await journal.commitEdit(intent);
-    const reopened = await EditJournal.open(dir);
+    const reopened = await EditJournal.open(dir, { io: new NodeTasksIO() });
     assert.deepEqual(
       (await reopened.entries('t')).map((e) => [e.path, e.after]),
       [['/ws/b.ts', 'b1']],
@@ -191,11 +196,11 @@ describe('durability: storage faults', () => {
   });
 
   it('Undo names the files whose journal contents are missing (instead of "no edits left")', async () => {
-    const journal = await EditJournal.open(dir);
+    const journal = await EditJournal.open(dir, { io: new NodeTasksIO() });
     await journal.record({ taskId: 't', path: '/ws/a.ts', before: 'a0', after: 'a1' });
     await journal.record({ taskId: 't', path: '/ws/b.ts', before: 'b0', after: 'b1' });
     await fsp.rm(path.join(dir, 'journal', 'blobs'), { recursive: true });
-    const reopened = await EditJournal.open(dir);
+    const reopened = await EditJournal.open(dir, { io: new NodeTasksIO() });
     const summary = await reopened.editSummary('t');
     assert.equal(summary.live.length, 2, 'the edits still count');
     assert.deepEqual(summary.missing.map((m) => m.path).sort(), ['/ws/a.ts', '/ws/b.ts']);
@@ -209,7 +214,7 @@ describe('durability: storage faults', () => {
   });
 
   it('a truncated task file: kept aside, every intact message up to the damage recovered, a notice says so, History opens it', async () => {
-    const store = await TaskStore.open(dir);
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO() });
     await store.save(record('good', 1));
     await store.save(record('torn', 2, 10, 'Refactor the parser'));
     await store.flush();
@@ -218,7 +223,7 @@ describe('durability: storage faults', () => {
     const cut = text.indexOf('answer 7'); // inside message 8 of 10
     await fsp.writeFile(file, text.slice(0, cut));
 
-    const reopened = await TaskStore.open(dir);
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO() });
     const notices: StoreNotice[] = [];
     reopened.onNotice((n) => notices.push(n));
     await Promise.resolve();
@@ -242,7 +247,7 @@ describe('durability: storage faults', () => {
     assert.ok(message.includes(n.keptAt!));
     // The recovered record was saved: the next open is clean.
     await reopened.flush();
-    const third = await TaskStore.open(dir);
+    const third = await TaskStore.open(dir, { io: new NodeTasksIO() });
     const again: StoreNotice[] = [];
     third.onNotice((x) => again.push(x));
     await Promise.resolve();
@@ -251,14 +256,14 @@ describe('durability: storage faults', () => {
   });
 
   it('a task file damaged while listed (the index still names it) is caught when opened: History stops listing what it cannot open', async () => {
-    const store = await TaskStore.open(dir);
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO() });
     await store.save(record('x', 1));
     await store.flush();
     // Same size, garbage content: the open-time size check cannot see it; opening it must.
     const file = path.join(dir, 'tasks', 'x.json');
     const size = (await fsp.stat(file)).size;
     await fsp.writeFile(file, '#'.repeat(size));
-    const reopened = await TaskStore.open(dir);
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO() });
     const opened = await reopened.open('x');
     assert.equal(opened.record, undefined);
     assert.equal(opened.damage?.kind, 'damaged');
@@ -266,7 +271,7 @@ describe('durability: storage faults', () => {
   });
 
   it('at startup, a newest task damaged beyond recovery gives way to the next one, and the panel says why', async () => {
-    const store = await TaskStore.open(dir);
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO() });
     await store.save(record('older', 1, 4, 'Older task'));
     await store.save(record('newest', 2, 4, 'Newest task'));
     await store.flush();
@@ -274,7 +279,7 @@ describe('durability: storage faults', () => {
     await fsp.writeFile(file, '#'.repeat((await fsp.stat(file)).size)); // same size: found only when opened
     const model = new ScriptedModel([]);
     const manager = new SessionManager({
-      store: await TaskStore.open(dir),
+      store: await TaskStore.open(dir, { io: new NodeTasksIO() }),
       log,
       makeAgent: (snap?: AgentSnapshot) => {
         const d = { model, tools: [], approver: new ScriptedApprover(), clock: new FakeClock() };

@@ -6,9 +6,10 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemoryStore } from '../../../src/core/memory/store';
-import { NodeMemoryFileIO } from '../../../src/core/memory/node-file-io';
+import { NodeMemoryFileIO } from '../../../src/node/memory-file-io';
 import { TaskLeases } from '../../../src/node/lease';
 import { TaskStore } from '../../../src/core/tasks/task-store';
+import { NodeTasksIO } from '../../../src/node/tasks-io';
 
 const WRITER = path.join(__dirname, 'fixtures', 'writer.ts');
 
@@ -88,7 +89,7 @@ describe('durability: two processes writing at once', function () {
     assert.equal(refused.length, 1);
     const winner = results[0].owner ? 'win-a' : 'win-b';
     assert.equal(refused[0].holder, winner, 'the refused window learns who holds the task');
-    const store = await TaskStore.open(tasks);
+    const store = await TaskStore.open(tasks, { io: new NodeTasksIO() });
     const record = await store.load('shared');
     assert.equal(record?.title, `by ${winner}`);
     assert.equal(record?.updatedAt, 5, "the owner's last save is what is on disk");

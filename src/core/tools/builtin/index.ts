@@ -3,6 +3,7 @@
 import { withDefaultCommandRules } from '../../safety/commands';
 import { WorkspaceSandbox, type SandboxOptions } from '../../safety/paths';
 import type { CommandRunner, EditApplier, SearchBackend, WorkspaceFs } from '../../workspace/types';
+import type { RegexScanFactory } from '../regex-scan';
 import type { Tool } from '../types';
 import { createApplyDiffTool } from './apply-diff-tool';
 import { COMMAND_DEFAULT_TIMEOUT_S, createExecuteCommandTool, createReadCommandOutputTool } from './execute-command';
@@ -16,6 +17,8 @@ interface WorkspaceToolDeps {
   runner: CommandRunner;
   applier: EditApplier;
   search?: SearchBackend;
+  /** Where search_files runs a regex when there is no search backend: a worker in Node (src/node/regex-scanner.ts). */
+  regexScan?: RegexScanFactory;
   sandbox: SandboxOptions;
   /** execute_command's timeout when the model gives none (the user's forge.commandTimeoutSeconds). */
   commandDefaultTimeoutSeconds?: number;
@@ -57,7 +60,7 @@ export function createWorkspaceTools(deps: WorkspaceToolDeps): Tool[] {
     createWriteFileTool(sandbox, deps.applier),
     createApplyDiffTool(sandbox, deps.applier),
     createListFilesTool(sandbox),
-    createSearchFilesTool(sandbox, deps.search),
+    createSearchFilesTool(sandbox, deps.search, deps.regexScan ? { regexScan: deps.regexScan } : {}),
     createExecuteCommandTool(sandbox, deps.runner, withDefaultCommandRules(deps.sandbox.commands), {
       defaultTimeoutSeconds: deps.commandDefaultTimeoutSeconds,
       home: deps.home,

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { ResolvedPath, WorkspaceSandbox } from '../../safety/paths';
 import type { SearchBackend, SearchMatch, SearchQuery, SearchResult, WorkspaceFs } from '../../workspace/types';
 import { isTransientError } from '../error-class';
-import { RegexScanner, RegexStuckError } from '../regex-worker';
+import { inThreadRegexScan, RegexStuckError, type RegexScanFactory } from '../regex-scan';
 import type { Tool } from '../types';
 import { errorResult, resolveOrRefuse } from './common';
 import { walk } from './walk';
@@ -24,6 +24,8 @@ const REGEX_STUCK_MS = 10_000;
 interface SearchToolOptions {
   /** How long the JS backend's regex may run on one file (default REGEX_STUCK_MS). */
   regexStuckMs?: number;
+  /** Where the JS backend runs the regex: the extension and the CLI pass a worker (src/node/regex-scanner.ts). */
+  regexScan?: RegexScanFactory;
 }
 
 const searchFilesInput = z.object({
@@ -138,6 +140,7 @@ export function createSearchFilesTool(
             ctx.signal,
             admit,
             opts.regexStuckMs ?? REGEX_STUCK_MS,
+            opts.regexScan ?? inThreadRegexScan,
           );
         } catch (e) {
           if (!(e instanceof RegexStuckError) || ctx.signal.aborted) throw e;
@@ -208,6 +211,7 @@ async function jsSearch(
   signal: AbortSignal,
   admit: (abs: string) => Promise<boolean>,
   stuckMs: number,
+  regexScan: RegexScanFactory,
 ): Promise<SearchResult> {
   const globFilter = input.glob ? ignore({ allowRelativePaths: true }).add(input.glob) : undefined;
   const prefix = start.rel ? start.rel.length + 1 : 0;
@@ -216,7 +220,7 @@ async function jsSearch(
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   // Decoding, line splitting and the user's regex run in a worker that Stop, the time limit or a stuck pattern kill.
-  const scanner = new RegexScanner({
+  const scanner = regexScan({
     source: regex.source,
     flags: regex.flags,
     prefilterFlags: wholeTextFlags(regex),

@@ -14,6 +14,7 @@ import { Transcript } from '../../../../src/panel/transcript';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/llm-server';
 import { call, callsTurn, doneTurn, FakeClock, ScriptedModel, textTurn, usage } from '../../../support/scripted-model';
 import { fakeReadTool, harness, ScriptedApprover } from '../../../support/loop-harness';
+import { NodeMemoryFileIO } from '../../../../src/node/memory-file-io';
 
 const turn = (name: string, args: unknown, inputTokens: number, outputTokens: number): LlmTurn => ({
   toolCalls: [{ name, args }],
@@ -37,6 +38,7 @@ describe('run spend: reflection and sub-agents over the real OpenAI SDK', () => 
   async function setup(config: AgentDeps['config'] = {}) {
     const model = createModel({ provider: 'openai', model: 'gpt-4o', baseUrl: srv.openaiBaseUrl, apiKey: 'k' });
     const memory = await openForgeMemory({
+      io: new NodeMemoryFileIO(),
       workspaceRoot: dir,
       workspaceFs: new NodeWorkspaceFs([dir]),
       reflection: { budgetUsd: 0.05 },

@@ -14,6 +14,7 @@ import type { Tool } from '../../../../src/core/tools/types';
 import { NodeWorkspaceFs } from '../../../../src/node';
 import { createModel } from '../../../../src/providers';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../../support/llm-server';
+import { NodeMemoryFileIO } from '../../../../src/node/memory-file-io';
 
 const LEARNING = 'In this repo, run tests with pnpm (pnpm test), not npm';
 const NPM_FAILURE = 'npm ERR! This repository uses pnpm workspaces; npm is not supported here.';
@@ -105,6 +106,7 @@ describe('memory/effect: a learning from run 1 changes run 2 (real loop, real SD
 
   async function newAgent(commands: string[], events: AgentEvent[]): Promise<{ agent: Agent; memory: ForgeMemory }> {
     const memory = await openForgeMemory({
+      io: new NodeMemoryFileIO(),
       workspaceRoot: dir,
       workspaceFs: new NodeWorkspaceFs([dir]),
       reflection: { budgetUsd: 0.05 },

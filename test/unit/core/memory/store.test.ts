@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InMemoryFileIO, MemoryStore, NodeMemoryFileIO, type NewMemory } from '../../../../src/core/memory';
+import { InMemoryFileIO, MemoryStore, type NewMemory } from '../../../../src/core/memory';
+import { NodeMemoryFileIO } from '../../../../src/node/memory-file-io';
 import { collectLog } from './helpers';
 
 const FILE = '/ws/.forge/memory.jsonl';

@@ -20,6 +20,7 @@ import { walk } from '../../../../src/core/tools/builtin/walk';
 import { NodeWorkspaceFs } from '../../../../src/node';
 import { readMcpConfigFile, readWorkspaceMcpConfig } from '../../../../src/node/mcp/config-files';
 import { readRegularFile } from '../../../../src/node/regular-file';
+import { NodeMemoryFileIO } from '../../../../src/node/memory-file-io';
 
 const PRIVATE_KEY =
   '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ==\n-----END OPENSSH PRIVATE KEY-----\n';
@@ -348,7 +349,12 @@ describe('confined reads of the control plane (rules, prompt files, MCP config, 
       async () => {
         await link(path.join(outside, '.ssh/id_rsa'), WORKSPACE_MEMORY_FILE);
         const open = () =>
-          openForgeMemory({ workspaceRoot: ws, workspaceFs: new NodeWorkspaceFs([ws]), reflection: { budgetUsd: 0 } });
+          openForgeMemory({
+            io: new NodeMemoryFileIO(),
+            workspaceRoot: ws,
+            workspaceFs: new NodeWorkspaceFs([ws]),
+            reflection: { budgetUsd: 0 },
+          });
         await assert.rejects(open(), /memory\.jsonl was not read: .*outside the workspace/);
         await fsp.rm(path.join(ws, WORKSPACE_MEMORY_FILE));
         await fifo(WORKSPACE_MEMORY_FILE);

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EditJournal, type JournalFs } from '../../../../src/core/tasks/journal';
 import { sha256 } from '../../../../src/core/tasks/blob-store';
+import { NodeTasksIO } from '../../../../src/node/tasks-io';
 
 /** The workspace as the host would expose it: real files under `ws`. */
 function workspaceFs(ws: string): JournalFs {
@@ -60,7 +61,7 @@ describe('tasks/EditJournal', () => {
   it('records edits with increasing seqs and undoes them: created file deleted, multiply-edited file back to the first before', async () => {
     await fs.write('src/a.ts', 'a0');
     await fs.write('src/b.ts', 'b0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     const e1 = await edit(j, 't1', 'src/a.ts', 'a1', 'call_1');
     await edit(j, 't1', 'src/new.ts', 'created');
     await edit(j, 't1', 'src/a.ts', 'a2');
@@ -84,7 +85,7 @@ describe('tasks/EditJournal', () => {
     assert.deepEqual(await j.tasksWithEdits(), ['t1']);
 
     // A fresh instance (after a reload) can undo from disk alone.
-    const reopened = await EditJournal.open(store, { log, now });
+    const reopened = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     const result = await reopened.undoTask('t1', fs);
     assert.deepEqual(result.conflicts, []);
     assert.deepEqual(result.restored.sort(), ['src/a.ts', 'src/b.ts']);
@@ -98,12 +99,12 @@ describe('tasks/EditJournal', () => {
 
   it('undo twice is a no-op the second time, also after a reopen', async () => {
     await fs.write('f.txt', 'v0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 't', 'f.txt', 'v1');
     assert.deepEqual((await j.undoTask('t', fs)).restored, ['f.txt']);
     await fs.write('f.txt', 'v1'); // whatever is there now must not be touched again
     assert.deepEqual(await j.undoTask('t', fs), { restored: [], deleted: [], conflicts: [] });
-    const reopened = await EditJournal.open(store, { log, now });
+    const reopened = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     assert.deepEqual(await reopened.undoTask('t', fs), { restored: [], deleted: [], conflicts: [] });
     assert.equal(await read('f.txt'), 'v1');
   });
@@ -111,7 +112,7 @@ describe('tasks/EditJournal', () => {
   it('reports a conflict when the user changed a file since, restores the rest, and force overrides', async () => {
     await fs.write('mine.ts', 'm0');
     await fs.write('other.ts', 'o0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 't', 'mine.ts', 'm1');
     await edit(j, 't', 'other.ts', 'o1');
     await fs.write('mine.ts', 'm1 + user change');
@@ -131,7 +132,7 @@ describe('tasks/EditJournal', () => {
 
   it('reports a file the user deleted since as a conflict', async () => {
     await fs.write('gone.ts', 'g0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 't', 'gone.ts', 'g1');
     await fs.remove('gone.ts');
     const result = await j.undoTask('t', fs);
@@ -141,7 +142,7 @@ describe('tasks/EditJournal', () => {
 
   it('redo puts the last undo (a restore) back, also after a reopen; then nothing is left to redo', async () => {
     await fs.write('a.ts', 'a0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     const checkpoint = await edit(j, 't', 'a.ts', 'a1');
     await edit(j, 't', 'a.ts', 'a2');
     await edit(j, 't', 'new.ts', 'n1');
@@ -149,7 +150,7 @@ describe('tasks/EditJournal', () => {
     assert.deepEqual([await read('a.ts'), await read('new.ts')], ['a1', null]);
     assert.equal(await j.canRedo('t'), true);
 
-    const reopened = await EditJournal.open(store, { log, now });
+    const reopened = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     const redo = await reopened.redoLastUndo('t', fs);
     assert.deepEqual(redo.conflicts, []);
     assert.deepEqual(redo.restored.sort(), ['a.ts', 'new.ts']);
@@ -168,7 +169,7 @@ describe('tasks/EditJournal', () => {
   it('redo leaves a file the user changed after the restore alone (a conflict), redoes the rest, and force overrides', async () => {
     await fs.write('mine.ts', 'm0');
     await fs.write('other.ts', 'o0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 't', 'mine.ts', 'm1');
     await edit(j, 't', 'other.ts', 'o1');
     await j.undoTask('t', fs);
@@ -186,7 +187,7 @@ describe('tasks/EditJournal', () => {
 
   it('undoes to a checkpoint: only edits after toSeq are reverted', async () => {
     await fs.write('a', 'a0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 't', 'a', 'a1'); // seq 1
     const checkpoint = await edit(j, 't', 'b', 'b1'); // seq 2, creates b
     await edit(j, 't', 'a', 'a2'); // seq 3
@@ -223,7 +224,7 @@ describe('tasks/EditJournal', () => {
 
   it('stores identical contents once (content-addressed blobs)', async () => {
     const big = 'export const x = 1;\n'.repeat(500);
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await j.record({ taskId: 't1', path: 'one.ts', before: null, after: big });
     await j.record({ taskId: 't2', path: 'two.ts', before: null, after: big });
     await j.record({ taskId: 't2', path: 'two.ts', before: big, after: `${big}// more\n` });
@@ -236,12 +237,12 @@ describe('tasks/EditJournal', () => {
 
   it('tolerates a truncated last line (crash mid-append) and keeps appending cleanly', async () => {
     await fs.write('a', 'a0');
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 't', 'a', 'a1');
     const logFile = path.join(store, 'journal', 'logs', 't.jsonl');
     await fsp.appendFile(logFile, '{"k":"edit","taskId":"t","seq":2,"path":"a","bef', 'utf8');
 
-    const reopened = await EditJournal.open(store, { log, now });
+    const reopened = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     assert.deepEqual(
       (await reopened.entries('t')).map((e) => e.seq),
       [1],
@@ -249,7 +250,7 @@ describe('tasks/EditJournal', () => {
     assert.ok(logs.some((m) => m.includes('unreadable line')));
     await edit(reopened, 't', 'a', 'a2');
 
-    const third = await EditJournal.open(store, { log, now });
+    const third = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     assert.deepEqual(
       (await third.entries('t')).map((e) => [e.seq, e.after]),
       [
@@ -262,13 +263,13 @@ describe('tasks/EditJournal', () => {
   });
 
   it('rebuilds a missing index, and notices a log that grew after the index was written', async () => {
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     await edit(j, 'old', 'x', 'x1');
     await edit(j, 'new', 'y', 'y1');
     await j.flush();
     const indexFile = path.join(store, 'journal', 'index.json');
     await fsp.rm(indexFile);
-    const rebuilt = await EditJournal.open(store, { log, now });
+    const rebuilt = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     assert.deepEqual(await rebuilt.tasksWithEdits(), ['new', 'old']);
     await rebuilt.flush();
 
@@ -277,12 +278,12 @@ describe('tasks/EditJournal', () => {
     await rebuilt.undoTask('new', fs);
     await rebuilt.flush();
     await fsp.writeFile(indexFile, staleIndex, 'utf8');
-    const reopened = await EditJournal.open(store, { log, now });
+    const reopened = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     assert.deepEqual(await reopened.tasksWithEdits(), ['old']);
   });
 
   it('serialises concurrent records of one task into distinct seqs', async () => {
-    const j = await EditJournal.open(store, { log, now });
+    const j = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     const recorded = await Promise.all(
       Array.from({ length: 10 }, (_, i) => j.record({ taskId: 't', path: `f${i}`, before: null, after: `c${i}` })),
     );
@@ -290,7 +291,7 @@ describe('tasks/EditJournal', () => {
       recorded.map((e) => e.seq),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
     );
-    const reopened = await EditJournal.open(store, { log, now });
+    const reopened = await EditJournal.open(store, { io: new NodeTasksIO(), log, now });
     assert.equal((await reopened.entries('t')).length, 10);
   });
 });

@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { sha256 } from '../../../../src/core/tasks/blob-store';
-import { NodeTasksIO } from '../../../../src/core/tasks/io';
+import { NodeTasksIO } from '../../../../src/node/tasks-io';
 import { EditJournal, type EditJournalOptions } from '../../../../src/core/tasks/journal';
 import { TaskStore, type StoreNotice, type TaskRecord } from '../../../../src/core/tasks/task-store';
 
@@ -46,7 +46,8 @@ describe('tasks/journal retention', () => {
   const log = (m: string) => logs.push(m);
   // The clock runs an hour ahead of file mtimes, so the grace period protects nothing: only references and pins do.
   const ahead = () => Date.now() + 3_600_000;
-  const open = (opts: EditJournalOptions = {}) => EditJournal.open(root, { log, now: ahead, gcGraceMs: 0, ...opts });
+  const open = (opts: Partial<EditJournalOptions> = {}) =>
+    EditJournal.open(root, { io: new NodeTasksIO(), log, now: ahead, gcGraceMs: 0, ...opts });
 
   beforeEach(async () => {
     root = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-retention-'));
@@ -113,7 +114,7 @@ describe('tasks/journal retention', () => {
   });
 
   it('keeps unreferenced blobs modified within the grace period (writers in other windows)', async () => {
-    const j = await EditJournal.open(root, { log, gcGraceMs: 60_000 }); // real clock
+    const j = await EditJournal.open(root, { io: new NodeTasksIO(), log, gcGraceMs: 60_000 }); // real clock
     await j.record({ taskId: 't', path: 'f', before: null, after: 'recent' });
     await j.removeTask('t');
     assert.deepEqual(await j.collectGarbage(), { removedBlobs: 0, freedBytes: 0 });
@@ -237,7 +238,12 @@ describe('tasks/TaskStore removal hooks', () => {
 
   it('onRemoved hears removed tasks only: tasks beyond maxTasks are archived (files moved, never deleted)', async () => {
     const removed: string[][] = [];
-    const store = await TaskStore.open(dir, { log, maxTasks: 2, onRemoved: (ids) => removed.push(ids) });
+    const store = await TaskStore.open(dir, {
+      io: new NodeTasksIO(),
+      log,
+      maxTasks: 2,
+      onRemoved: (ids) => removed.push(ids),
+    });
     for (let i = 1; i <= 4; i++) await store.save(task(`t${i}`, i * 1000));
     await store.remove('t3');
     await store.remove('t3'); // already gone: the file delete still succeeds (idempotent), nothing else to drop
@@ -246,12 +252,12 @@ describe('tasks/TaskStore removal hooks', () => {
   });
 
   it('onNotice: a late listener gets the archive notice of the open, with ids, titles and the folder', async () => {
-    const first = await TaskStore.open(dir, { log, maxTasks: 5 });
+    const first = await TaskStore.open(dir, { io: new NodeTasksIO(), log, maxTasks: 5 });
     for (let i = 1; i <= 4; i++) await first.save(task(`t${i}`, i * 1000));
     await first.flush();
     await fsp.rm(path.join(dir, 'tasks-index.json')); // forces a rebuild (and a prune) on open
 
-    const store = await TaskStore.open(dir, { log, maxTasks: 2 });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log, maxTasks: 2 });
     const heard: StoreNotice[] = [];
     const sub = store.onNotice((n) => heard.push(n));
     await Promise.resolve();
@@ -271,10 +277,16 @@ describe('tasks/TaskStore removal hooks', () => {
   });
 
   it('removing a task through the TaskStore removes its journal, and GC then frees its blobs', async () => {
-    const journal = await EditJournal.open(dir, { log, now: () => Date.now() + 3_600_000, gcGraceMs: 0 });
+    const journal = await EditJournal.open(dir, {
+      io: new NodeTasksIO(),
+      log,
+      now: () => Date.now() + 3_600_000,
+      gcGraceMs: 0,
+    });
     const removals: Promise<unknown>[] = [];
     // The wiring the controller does: removed tasks leave the journal too.
     const store = await TaskStore.open(path.join(dir, 'history'), {
+      io: new NodeTasksIO(),
       log,
       onRemoved: (ids) => removals.push(Promise.all(ids.map((id) => journal.removeTask(id)))),
     });

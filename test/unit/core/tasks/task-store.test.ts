@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { assertSnapshot, type AgentSnapshot } from '../../../../src/core/tasks/snapshot';
 import { TaskStore, type TaskRecord } from '../../../../src/core/tasks/task-store';
-import { NodeTasksIO } from '../../../../src/core/tasks/io';
+import { NodeTasksIO } from '../../../../src/node/tasks-io';
 
 function snapshot(taskId: string, extra: Partial<AgentSnapshot> = {}): AgentSnapshot {
   return {
@@ -77,13 +77,13 @@ describe('tasks/TaskStore', () => {
   });
 
   it('round-trips save / list / load across a reopen, newest first', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('a', 1000));
     await store.save(record('b', 3000, { title: 'Second', status: 'done' }));
     await store.save(record('c', 2000));
     await store.flush();
 
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     const list = await reopened.list();
     assert.deepEqual(
       list.map((t) => t.id),
@@ -108,13 +108,13 @@ describe('tasks/TaskStore', () => {
   });
 
   it('a corrupt task file with nothing to recover is moved aside, leaves the list (logged), and the others still load', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('good', 1000));
     await store.save(record('bad', 2000));
     await store.flush();
     await fsp.writeFile(path.join(dir, 'tasks', 'bad.json'), '{"version":1,"task":{"id":"bad",', 'utf8');
 
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.deepEqual(
       (await reopened.list()).map((t) => t.id),
       ['good'],
@@ -132,14 +132,14 @@ describe('tasks/TaskStore', () => {
   });
 
   it('rebuilds a missing or corrupt index from the task files', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('a', 1000));
     await store.save(record('b', 2000));
     await store.flush();
     const indexFile = path.join(dir, 'tasks-index.json');
 
     await fsp.rm(indexFile);
-    const rebuilt = await TaskStore.open(dir, { log });
+    const rebuilt = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.deepEqual(
       (await rebuilt.list()).map((t) => t.id),
       ['b', 'a'],
@@ -148,7 +148,7 @@ describe('tasks/TaskStore', () => {
     assert.ok((await fsp.readFile(indexFile, 'utf8')).includes('"b"'), 'the rebuilt index is written back');
 
     await fsp.writeFile(indexFile, 'not json at all', 'utf8');
-    const again = await TaskStore.open(dir, { log });
+    const again = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.deepEqual(
       (await again.list()).map((t) => t.id),
       ['b', 'a'],
@@ -157,7 +157,7 @@ describe('tasks/TaskStore', () => {
   });
 
   it('reconciles a stale index: a task written just before a crash appears, a deleted file disappears', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('a', 1000));
     await store.save(record('b', 2000));
     await store.flush();
@@ -168,7 +168,7 @@ describe('tasks/TaskStore', () => {
     await fsp.writeFile(path.join(dir, 'tasks-index.json'), staleIndex, 'utf8');
     await fsp.rm(path.join(dir, 'tasks', 'a.json'));
 
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.deepEqual(
       (await reopened.list()).map((t) => t.id),
       ['c', 'b'],
@@ -176,7 +176,7 @@ describe('tasks/TaskStore', () => {
   });
 
   it('prunes the oldest tasks beyond maxTasks (index and files)', async () => {
-    const store = await TaskStore.open(dir, { log, maxTasks: 3 });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log, maxTasks: 3 });
     for (let i = 1; i <= 5; i++) await store.save(record(`t${i}`, i * 1000));
     await store.flush();
     assert.deepEqual(
@@ -186,7 +186,7 @@ describe('tasks/TaskStore', () => {
     assert.equal(await store.load('t1'), undefined);
     const files = (await fsp.readdir(path.join(dir, 'tasks'))).sort();
     assert.deepEqual(files, ['t3.json', 't4.json', 't5.json']);
-    const reopened = await TaskStore.open(dir, { log, maxTasks: 3 });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log, maxTasks: 3 });
     assert.deepEqual(
       (await reopened.list()).map((t) => t.id),
       ['t5', 't4', 't3'],
@@ -216,12 +216,12 @@ describe('tasks/TaskStore', () => {
     await Promise.all(saves);
     await store.flush();
     assert.deepEqual(written, ['v1', 'v5']);
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.equal((await reopened.load('x'))?.title, 'v5');
   });
 
   it('crash safety: a failed rename keeps the previous record, leftover temp files are ignored and cleaned', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('a', 1000, { title: 'committed' }));
     await store.flush();
 
@@ -241,7 +241,7 @@ describe('tasks/TaskStore', () => {
     const leftover = path.join(dir, 'tasks', '.ghost.json.1a2b3c4d.tmp');
     await fsp.writeFile(leftover, JSON.stringify({ version: 1, task: record('ghost', 9000) }), 'utf8');
 
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.equal((await reopened.load('a'))?.title, 'committed');
     assert.deepEqual(
       (await reopened.list()).map((t) => t.id),
@@ -266,7 +266,7 @@ describe('tasks/TaskStore', () => {
   });
 
   it('remove deletes the task (pending save included) and survives a reopen', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('keep', 1000));
     await store.save(record('gone', 2000));
     void store.save(record('gone', 3000, { title: 'late' }));
@@ -276,7 +276,7 @@ describe('tasks/TaskStore', () => {
       (await store.list()).map((t) => t.id),
       ['keep'],
     );
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.deepEqual(
       (await reopened.list()).map((t) => t.id),
       ['keep'],
@@ -285,19 +285,19 @@ describe('tasks/TaskStore', () => {
   });
 
   it('keeps odd task ids inside its directory', async () => {
-    const store = await TaskStore.open(dir, { log });
+    const store = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     await store.save(record('../../escape', 1000));
     await store.save(record('Task With Spaces', 2000));
     await store.flush();
     for (const name of await fsp.readdir(path.join(dir, 'tasks'))) assert.match(name, /^[a-z0-9_-]+\.json$/);
-    const reopened = await TaskStore.open(dir, { log });
+    const reopened = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.equal((await reopened.load('../../escape'))?.id, '../../escape');
     assert.deepEqual(
       (await reopened.list()).map((t) => t.id),
       ['Task With Spaces', '../../escape'],
     );
     await fsp.rm(path.join(dir, 'tasks-index.json'));
-    const rebuilt = await TaskStore.open(dir, { log });
+    const rebuilt = await TaskStore.open(dir, { io: new NodeTasksIO(), log });
     assert.deepEqual(
       (await rebuilt.list()).map((t) => t.id),
       ['Task With Spaces', '../../escape'],

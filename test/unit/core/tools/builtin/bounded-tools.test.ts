@@ -6,7 +6,7 @@ import { createWorkspaceTools, createSearchFilesTool, WorkspaceSandbox } from '.
 import { EDIT_MAX_FILE_BYTES } from '../../../../../src/core/tools/builtin/common';
 import { READ_MAX_FILE_BYTES } from '../../../../../src/core/tools/builtin/read-file';
 import { lineChangeCounts, lineChangeCountsPaced } from '../../../../../src/core/tools/builtin/write-file';
-import { RegexScanner } from '../../../../../src/core/tools/regex-worker';
+import { RegexScanner, workerRegexScan } from '../../../../../src/node/regex-scanner';
 import { FakeCommandRunner, FsEditApplier, MemoryFs } from '../../../../../src/core/workspace/memory-fs';
 import type { WorkspaceFs } from '../../../../../src/core/workspace/types';
 import { callsTurn, doneTurn } from '../../../../support/scripted-model';
@@ -24,6 +24,7 @@ function tools(fs: WorkspaceFs) {
     runner: new FakeCommandRunner(),
     applier: new FsEditApplier(fs),
     sandbox: { trusted: true, platform: 'posix' },
+    regexScan: workerRegexScan,
   });
 }
 
@@ -40,6 +41,7 @@ describe('bounded tools: search_files regex in a killable worker', () => {
     const fs = new MemoryFs(['/ws'], { 'ok.txt': 'aaa\n', 'evil.txt': `x\n${evilLine}\n` });
     const search = createSearchFilesTool(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }), undefined, {
       regexStuckMs: 300,
+      regexScan: workerRegexScan,
     });
     const t0 = Date.now();
     const r = await call(search, { pattern: CATASTROPHIC, contextLines: 0 });
@@ -67,7 +69,9 @@ describe('bounded tools: search_files regex in a killable worker', () => {
 
   it('through the loop: the tool time limit ends a catastrophic search with "timed out"; the host stays responsive', async () => {
     const fs = new MemoryFs(['/ws'], { 'evil.txt': evilLine });
-    const search = createSearchFilesTool(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }));
+    const search = createSearchFilesTool(new WorkspaceSandbox(fs, { trusted: true, platform: 'posix' }), undefined, {
+      regexScan: workerRegexScan,
+    });
     search.timeoutMs = 300;
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);

@@ -1,4 +1,5 @@
-// search_files' JS backend runs the user's regular expression in a worker thread that can be killed.
+// search_files' JS backend runs the user's regular expression in a worker thread that can be killed (core's
+// RegexScan port, src/core/tools/regex-scan.ts; the extension and the CLI pass workerRegexScan).
 //
 // Why a worker and not a linear-time engine: the tool promises JavaScript regex syntax (lookarounds,
 // backreferences, \p{...}), which RE2-style engines (re2js, re2-wasm) refuse or read differently, and a pure-JS
@@ -9,7 +10,7 @@
 // The worker's code is a string evaluated with `eval: true`: it ships inside dist/extension.js (no extra entry point
 // or file to find next to the bundle) and runs the same under tsx in tests and benchmarks.
 import { Worker } from 'node:worker_threads';
-import type { SearchMatch } from '../workspace/types';
+import { RegexStuckError, type FileMatches, type RegexScan, type RegexScanOptions } from '../core/tools/regex-scan';
 
 /** Characters of a matched or context line sent back (the tool prints 300; ripgrep's --max-columns is 1000). */
 const WORKER_LINE_CHARS = 1000;
@@ -60,36 +61,6 @@ parentPort.on('message', (msg) => {
   parentPort.postMessage({ id: msg.id, matches, count });
 });
 `;
-
-interface FileMatches {
-  /** Matches without their path (at most `max` of them). */
-  matches: Omit<SearchMatch, 'path'>[];
-  /** All matching lines in the file. */
-  count: number;
-}
-
-/** The pattern ran this long on one file without finishing: almost always catastrophic backtracking. */
-export class RegexStuckError extends Error {
-  override readonly name = 'RegexStuckError';
-  constructor(
-    readonly file: string,
-    readonly ms: number,
-  ) {
-    super(`the pattern ran for ${Math.round(ms / 1000)} s on ${file} without finishing`);
-  }
-}
-
-interface RegexScannerOptions {
-  source: string;
-  flags: string;
-  /** Flags for the whole-text prefilter (null: none, e.g. patterns with lookarounds). */
-  prefilterFlags: string | null;
-  context: number;
-  max: number;
-  /** A file whose scan takes longer than this ends the search with RegexStuckError. */
-  stuckMs: number;
-  signal: AbortSignal;
-}
 
 interface Pending {
   id: number;
@@ -157,7 +128,7 @@ function parkWorker(worker: Worker, gen: Int32Array): void {
  * The worker is terminated when the search ends, when its signal aborts (Stop, the tool's time limit), or when one
  * file runs past `stuckMs`; every pending scan then rejects.
  */
-export class RegexScanner {
+export class RegexScanner implements RegexScan {
   /** Workers alive in this process, the idle one included (a stuck or stopped search's worker is never kept). */
   static get live(): number {
     return live;
@@ -193,7 +164,7 @@ export class RegexScanner {
   private readonly onError = (e: unknown) => this.fail(e);
   private readonly onExit = () => this.fail(new Error('regex worker exited'));
 
-  constructor(private readonly opts: RegexScannerOptions) {
+  constructor(private readonly opts: RegexScanOptions) {
     ({ worker: this.worker, gen: this.gen } = takeWorker());
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
@@ -268,3 +239,6 @@ export class RegexScanner {
     for (const p of this.pending.splice(0)) p.reject(err);
   }
 }
+
+/** The RegexScanFactory the extension and the CLI give search_files. */
+export const workerRegexScan = (opts: RegexScanOptions): RegexScan => new RegexScanner(opts);

@@ -2,7 +2,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { FileStamp, MemoryFileIO } from './file-io';
+import type { FileStamp, MemoryFileIO } from '../core/memory/file-io';
 import { withFileLock } from './file-lock';
 
 interface NodeFsOps {
