@@ -6,6 +6,7 @@ import type { ApprovalRequest, Approver } from '../safety/approval';
 import { taskGrantEntries, type Policy } from '../safety/policy';
 import { sensitiveRefusal, uncheckedCall } from '../safety/sensitive';
 import { loopControlText } from '../tools/loop-control';
+import { PreviewFailed } from '../tools/preview-failed';
 import type { ToolRegistry } from '../tools/registry';
 import {
   classifyThrown,
@@ -170,7 +171,7 @@ async function approve(
   call: ToolCall,
   rest: ToolCall[],
   reuse?: ApprovalRequest,
-): Promise<ApprovalDecision> {
+): Promise<ApprovalDecision | { kind: 'failed'; result: ToolResult }> {
   const { sensitive } = prepared;
   let preview: ApprovalRequest['preview'];
   // A control-plane edit is shown as it is now, never from a stored preview.
@@ -181,6 +182,9 @@ async function approve(
       preview = await withTimeLimit(ctx.signal, toolTimeLimitMs(tool, input), prepared.preview);
     } catch (err) {
       if (ctx.signal.aborted) throw new RunAbortedError();
+      // The tool's own answer (a search that no longer matches): nothing to approve, it is the model's result.
+      if (err instanceof PreviewFailed) return { kind: 'failed', result: { ...err.result, isError: true } };
+      // A preview that broke on its own: still asked, the call summarised without it.
       preview = { kind: 'generic', summary: `${tool.name} (preview unavailable: ${errorText(err)})` };
     }
   }
@@ -316,7 +320,9 @@ async function decideAndExecute(
   const decided = { type: 'tool_decision', runId: ctx.runId, toolCallId: call.id, toolName: call.name } as const;
   if (action === 'ask') {
     ctx.track?.(call.id, `waiting for approval of ${call.name}`);
-    decision = await approve(ctx, tool, prepared, input, call, rest, reuse);
+    const answer = await approve(ctx, tool, prepared, input, call, rest, reuse);
+    if (answer.kind === 'failed') return { kind: 'error', result: answer.result, attempts: 1 };
+    decision = answer;
     ctx.emit(
       decision.kind === 'approve'
         ? {

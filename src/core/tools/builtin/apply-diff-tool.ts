@@ -3,6 +3,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import { applyDiff, type AppliedBlock } from '../apply-diff/apply-diff';
 import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
+import { PreviewFailed } from '../preview-failed';
 import { checkEditTarget, decodeTextPaced, errorResult, prepareEdit } from './common';
 import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';
 
@@ -68,8 +69,9 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
     prepare: (input, ctx) =>
       prepareEdit(sandbox, input.path, ctx, DIFF_TARGET, async (signal): Promise<ApprovalPreview> => {
         const c = await compute(sandbox, input, { ...ctx, signal });
-        if ('error' in c) return { kind: 'generic', summary: c.error!.content };
-        if (!c.result.ok) return { kind: 'generic', summary: c.result.message };
+        // What execute() would answer, answered now: a failed preview is a result for the model, not a question.
+        if ('error' in c) throw new PreviewFailed(c.error!);
+        if (!c.result.ok) throw new PreviewFailed(errorResult(c.result.message, { failures: c.result.failures }));
         return {
           kind: 'edit',
           path: c.abs,

@@ -4,6 +4,7 @@ import type { WorkspaceSandbox } from '../../safety/paths';
 import type { EditApplier } from '../../workspace/types';
 import type { ApprovalPreview, ApprovedEdit, ToolContext, ToolResult } from '../types';
 import type { Tool } from '../types';
+import { PreviewFailed } from '../preview-failed';
 import { checkEditTarget, decodeTextPaced, dominantEol, Pacer, prepareEdit } from './common';
 
 const writeFileInput = z.object({
@@ -203,7 +204,7 @@ export function createWriteFileTool(sandbox: WorkspaceSandbox, applier: EditAppl
     prepare: (input, ctx) =>
       prepareEdit(sandbox, input.path, ctx, WRITE_TARGET, async (signal): Promise<ApprovalPreview> => {
         const cur = await loadCurrent(sandbox, input.path, { ...ctx, signal });
-        if ('content' in cur) return { kind: 'generic', summary: cur.content };
+        if ('content' in cur) throw new PreviewFailed({ ...cur, isError: true });
         return {
           kind: 'edit',
           path: cur.abs,
