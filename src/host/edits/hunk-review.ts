@@ -14,12 +14,37 @@ function anchorLine(h: Hunk): number {
   return Math.max(0, h.newLines > 0 ? h.newStart - 1 : h.newStart - 2);
 }
 
+/** The short note after a hunk's first line (long text ran off the editor's edge): the actions are in its hover. */
 function stateText(h: Hunk, total: number, review: HunkReview): string {
   const d = review.decisions.get(h.index);
-  const which = `Forge hunk ${h.index + 1}/${total}`;
-  if (d?.state === 'accepted') return `✓ ${which} accepted`;
-  if (d?.state === 'rejected') return `✗ ${which} rejected${d.reason ? `: ${d.reason}` : ''} — it will not be written`;
-  return `${which} · not reviewed (right-click: Forge: Accept / Reject Hunk)`;
+  const which = `hunk ${h.index + 1}/${total}`;
+  if (d?.state === 'accepted') return `✓ ${which} kept`;
+  if (d?.state === 'rejected') return `✗ ${which} dropped`;
+  return `◀ Forge ${which}: hover to keep or drop`;
+}
+
+/** The hunk's hover: its state and the actions as links (the same commands as the panel's Keep / Drop). */
+function stateHover(id: string, h: Hunk, total: number, review: HunkReview): vscode.MarkdownString {
+  const d = review.decisions.get(h.index);
+  const link = (label: string, command: string) =>
+    `[${label}](command:${command}?${encodeURIComponent(JSON.stringify([id, h.index]))})`;
+  const state =
+    d?.state === 'accepted'
+      ? 'kept: it will be written'
+      : d?.state === 'rejected'
+        ? `dropped${d.reason ? ` (“${d.reason}”)` : ''}: it will not be written`
+        : 'not reviewed';
+  const actions = [
+    d?.state !== 'accepted' ? link('$(check) Keep', HUNK_COMMANDS.accept) : '',
+    d?.state !== 'rejected' ? link('$(close) Drop…', HUNK_COMMANDS.reject) : '',
+    d?.state ? link('Clear', HUNK_COMMANDS.reset) : '',
+  ].filter(Boolean);
+  const md = new vscode.MarkdownString(
+    `**Forge hunk ${h.index + 1} of ${total}**: ${state}\n\n${actions.join(' · ')}`,
+    true,
+  );
+  md.isTrusted = { enabledCommands: Object.values(HUNK_COMMANDS) };
+  return md;
 }
 
 export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
@@ -56,6 +81,7 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
       const range = new vscode.Range(line, 0, end, editor.document.lineAt(end).text.length);
       sets[state].push({
         range,
+        hoverMessage: stateHover(id!, h, review!.hunks.length, review!),
         renderOptions: { after: { contentText: stateText(h, review!.hunks.length, review!) } },
       });
     }
