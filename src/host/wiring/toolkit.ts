@@ -11,24 +11,21 @@ import type { Tool } from '../../core/tools/types';
 import type { CommandLog } from '../../core/tasks/command-log';
 import { ApprovalCenter } from '../ui/approval-center';
 import { DiffApproval } from '../edits/diff-approval';
-import { readCurrentText, readOpenText, VscodeEditApplier } from '../edits/edit-applier';
-import { JournalingApplier, RecordingRunner, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
+import { readOpenText } from '../edits/edit-applier';
+import type { EditLedger, StorageReporter } from '../../core/tasks/effects';
+import { journaledEditApplier, journalProposals } from '../edits/journaling';
 import { registerHunkReview } from '../edits/hunk-review';
 import { TaskChanges } from '../edits/task-changes';
 import type { Logger } from '../logger';
-import { NodeCommandRunner, workerRegexScan } from '../../node';
-import { watchCommandChanges, type CommandChangesListener } from '../../node/command-changes';
+import { workerRegexScan } from '../../node';
+import type { CommandChangesListener } from '../../node/command-changes';
 import { CommandSandbox } from '../../node/sandbox/command-sandbox';
 import { createRipgrepSearch } from '../../node/ripgrep-search';
 import { readSettings, sandboxOffBy, type ForgeSettings } from '../settings';
-import { withSandboxAttribution } from '../settings-consent';
 import { sandboxOffReason } from '../../core/safety/workspace-settings';
-import { PtyCommandRunner } from '../terminal/pty-command-runner';
-import { TerminalCommandRunner } from '../terminal/terminal-runner';
+import { createCommandPipeline } from '../terminal/command-pipeline';
+import type { TerminalCommandRunner } from '../terminal/terminal-runner';
 import { VscodeWorkspaceFs } from '../vscode-workspace-fs';
-
-/** An approved edit whose tool never applied it (it failed first) has its proposed intent voided after this long. */
-const PROPOSAL_TTL_MS = 60_000;
 
 interface ToolkitOptions {
   log: Logger;
@@ -96,20 +93,8 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     readCurrent: readOpenText,
   });
   const commandSandbox = createCommandSandbox(opts.log);
-  // By default the contained child process runs the command and the Forge terminal shows it; with
-  // forge.terminal.useShellIntegration on, a shell terminal runs it and this is the fallback.
-  const shown = new PtyCommandRunner(new NodeCommandRunner({ spoolDir: opts.spoolDir, sandbox: commandSandbox }));
-  const runner = new TerminalCommandRunner({
-    fallback: shown,
-    sandbox: commandSandbox,
-    spoolDir: opts.spoolDir,
-    enabled: () => readSettings().useShellIntegration,
-    defaultMaxOutputChars: settings.commandOutputCapChars,
-    log: opts.log,
-    // The shell parser loads in small steps soon after activation (code cache in global storage).
-    warmParserAfterMs: 3000,
-    ...(opts.spoolDir ? { parserCacheDir: path.join(path.dirname(opts.spoolDir), 'code-cache') } : {}),
-  });
+  const commands = createCommandPipeline({ ...opts, sandbox: commandSandbox });
+  const runner = commands.terminal;
   // Trust is read by the sandbox on every call, so one options object serves every tool set.
   const sandbox: SandboxOptions = {
     trusted: vscode.workspace.isTrusted,
@@ -118,28 +103,13 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
   };
   const search = createRipgrepSearch(vscode.env.appRoot);
   if (!search) opts.log.info('ripgrep not found under the VS Code install; search_files uses its built-in search.');
-  const applier = new JournalingApplier(
-    new VscodeEditApplier(),
-    opts.ledger,
-    opts.currentTaskId,
-    opts.log,
-    opts.storage,
-    readCurrentText,
-  );
-  const recorded = opts.commands ? new RecordingRunner(runner, opts.commands, opts.log, opts.storage) : runner;
+  const applier = journaledEditApplier(opts);
   let commandTimeoutSeconds = settings.commandTimeoutSeconds;
   let toolTimeoutSeconds = settings.toolTimeoutSeconds;
-  const workspaceRoots = () =>
-    (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const watched = opts.onCommandChanges
-    ? watchCommandChanges(recorded, workspaceRoots, opts.onCommandChanges)
-    : recorded;
-  // The approval card says who turned the sandbox off: the user's settings, or this workspace's (allowed by the user).
-  const toolRunner = withSandboxAttribution(watched, sandboxOffBy);
   const build = () =>
     createWorkspaceTools({
       fs,
-      runner: toolRunner,
+      runner: commands.tools,
       applier,
       search,
       sandbox,
@@ -165,28 +135,12 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     return true;
   };
   const subs = [
-    // While the user reads a proposed edit, its intent is recorded (durably): an approved edit is then written at once.
-    approvals.onDidChange((e) => {
-      const { toolCallId } = e.request;
-      if (e.type === 'requested') {
-        const p = e.request.preview;
-        if (p?.kind !== 'edit') return;
-        const before = p.isNewFile ? null : p.original;
-        // Only the open task's proposals: a sub-agent's task log is never reconciled at restore, so an intent left
-        // open there would stay open; its edits append their intent when applied, as before.
-        if (!opts.ledger.propose || e.request.taskId !== opts.currentTaskId())
-          return opts.ledger.stage?.(before, p.proposed);
-        opts.ledger.propose({ taskId: e.request.taskId, path: p.path, before, after: p.proposed, toolCallId });
-        return;
-      }
-      // Approved: the tool takes the intent as it applies the edit; one it never applied is voided after a while.
-      opts.ledger.withdraw?.(toolCallId, e.decision.kind === 'approve' ? PROPOSAL_TTL_MS : undefined);
-    }),
+    journalProposals(approvals, opts),
     diffApproval,
     registerHunkReview(diffApproval),
     taskChanges,
     runner,
-    shown,
+    commands.shown,
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       refresh();
       opts.log.info('Workspace trusted: Forge may now propose edits and run commands (with approval).');
