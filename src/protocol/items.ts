@@ -218,6 +218,8 @@ export const RunEndItemSchema = z.object({
   costUsd: z.number().nonnegative().optional(),
   elapsedMs: Ms,
   actions: z.array(ActionSchema).max(6),
+  /** The run finished, but the user rejected every edit it proposed: nothing was written (not a green "complete"). */
+  nothingWritten: z.boolean().optional(),
   /** What besides the model steps the totals include (compaction, reflection, sub-agents); costUsd absent = unknown price. */
   spend: z
     .array(

@@ -196,4 +196,29 @@ describe('webview last mile (issue 26)', function () {
     await form.locator('vscode-button[data-act="setup_save"]').click();
     assert.equal((await p.posted()).filter((m) => m.type === 'save_provider').length, 1, 'a second Save keeps it');
   });
+
+  it('a run whose only edit the user rejected ends as "nothing was written", not a green "Task complete"', async () => {
+    const end = (id: string, nothingWritten?: boolean): ItemOf<'run_end'> => ({
+      id,
+      ts: 1,
+      kind: 'run_end',
+      reason: 'done',
+      detail: 'Done.',
+      iterations: 2,
+      inputTokens: 9,
+      outputTokens: 1,
+      elapsedMs: 3000,
+      actions: [],
+      ...(nothingWritten ? { nothingWritten } : {}),
+    });
+    await p.host(state({ items: [end('e1', true), end('e2')] }));
+    const title = (id: string) => p.page.locator(`[data-id="${id}"] .run-end-title`);
+    assert.equal(await title('e1').innerText(), 'Finished: nothing was written');
+    assert.equal(await title('e2').innerText(), 'Task complete');
+    const colour = (id: string) =>
+      title(id)
+        .locator('.codicon')
+        .evaluate((e) => getComputedStyle(e).color);
+    assert.notEqual(await colour('e1'), await colour('e2'), 'not the success colour');
+  });
 });

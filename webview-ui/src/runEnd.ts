@@ -33,7 +33,8 @@ function runStats(r: RunEnd): string {
 }
 
 export function renderRunEnd(r: RunEnd, body: (src: string) => HTMLElement): HTMLElement {
-  const [glyph, title] = TITLES[r.reason];
+  // Done, but every edit was rejected: said plainly, not as a green success.
+  const [glyph, title] = r.nothingWritten ? ['circle-slash', 'Finished: nothing was written'] : TITLES[r.reason];
   const stats = runStats(r);
   if (r.reason === 'converse' && !r.detail) {
     return h(
@@ -44,7 +45,10 @@ export function renderRunEnd(r: RunEnd, body: (src: string) => HTMLElement): HTM
   }
   return h(
     'div',
-    { class: `run-end reason-${r.reason}`, role: r.reason === 'error' ? 'alert' : undefined },
+    {
+      class: `run-end reason-${r.reason}${r.nothingWritten ? ' nothing-written' : ''}`,
+      role: r.reason === 'error' ? 'alert' : undefined,
+    },
     title ? h('div', { class: 'run-end-title' }, icon(glyph), h('span', {}, title)) : null,
     r.detail ? body(r.detail) : null,
     stats ? h('div', { class: 'muted stats' }, stats) : null,

@@ -28,8 +28,18 @@ export function runEndCard(
     costUsd: r.costUsd,
     elapsedMs: Math.max(0, r.elapsedMs),
     actions: actionsFor(r, mode),
+    ...(r.reason === 'done' && everyEditRejected(items) ? { nothingWritten: true } : {}),
     ...spendView(r),
   };
+}
+
+const EDIT_TOOLS = new Set(['write_file', 'apply_diff']);
+
+/** Since the user's last message, the run proposed edits and the user rejected each of them. */
+function everyEditRejected(items: readonly TranscriptItem[]): boolean {
+  const from = items.map((it) => it.kind).lastIndexOf('user');
+  const edits = items.slice(from + 1).filter((it) => it.kind === 'tool' && EDIT_TOOLS.has(it.name));
+  return edits.length > 0 && edits.every((it) => it.kind === 'tool' && it.status === 'rejected');
 }
 
 /** A finished plan-mode run offers to hand its plan to implement mode. */
