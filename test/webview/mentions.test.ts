@@ -22,19 +22,22 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
   const options = () => p.page.locator('#forge-mention-menu [role="option"]');
   const chips = () => p.page.locator('.composer-chips .mention-chip');
 
-  /** Waits for the picker's query and answers it with `opts`. */
+  let answered = 0;
+  beforeEach(() => (answered = 0));
+  /** Waits for the picker's next query and answers it with `opts`. */
   async function answer(query: string, opts = OPTIONS): Promise<void> {
     type Query = Extract<WebviewMessage, { type: 'mention_query' }>;
     let q: Query | undefined;
     for (let i = 0; i < 100; i++) {
       const last = (await p.posted()).filter((m): m is Query => m.type === 'mention_query').pop();
-      if (last?.query === query) {
+      if (last?.query === query && last.seq > answered) {
         q = last;
         break;
       }
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.ok(q, `a mention_query for "${query}"`);
+    answered = q.seq;
     await p.host({ type: 'mention_results', seq: q.seq, options: opts });
   }
 
@@ -56,7 +59,7 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
     await p.page.keyboard.press('ArrowDown');
     await p.page.keyboard.press('ArrowDown');
     await p.page.keyboard.press('Enter');
-    assert.equal(await input().inputValue(), 'look at ');
+    assert.equal(await input().inputValue(), 'look at @greet.js ');
     assert.equal(await p.page.locator('#forge-mention-menu').isVisible(), false);
     assert.deepEqual(await chips().allInnerTexts(), ['greet.js']);
     assert.equal(await chips().first().getAttribute('title'), 'src/greet.js');
@@ -67,7 +70,7 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
     const sent = (await p.posted()).filter((m) => m.type === 'send_message');
     assert.equal(sent.length, 1);
     assert.deepEqual(sent[0].type === 'send_message' && [sent[0].text, sent[0].mentions], [
-      'look at please',
+      'look at @greet.js please',
       [{ kind: 'file', path: 'src/greet.js' }],
     ]);
     assert.equal(await chips().count(), 0);
@@ -80,6 +83,7 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
     await answer('');
     await options().nth(0).click();
     assert.deepEqual(await chips().allInnerTexts(), ['Git changes']);
+    assert.equal(await input().inputValue(), '@git ');
     await p.page.keyboard.type('@sr');
     await answer('sr');
     await p.page.keyboard.press('ArrowDown');
@@ -97,6 +101,8 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
     await p.page.keyboard.press('Home');
     await p.page.keyboard.press('Backspace');
     assert.equal(await chips().count(), 0);
+    assert.equal(await input().inputValue(), '@git @greet.js @greet.js ', 'the references stay in the text');
+    await input().fill('');
     await p.page.keyboard.type('@x');
     await answer('x');
     await p.page.keyboard.press('Escape');

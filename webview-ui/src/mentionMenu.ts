@@ -1,7 +1,7 @@
 // The @ picker in the chat input: typing "@" (at the start or after a space) and a partial name lists files and
 // folders (fuzzy, from the host's index) and the special entries (the selection, problems, terminal output, git
-// changes). Up/Down move, Enter or Tab picks, Escape closes; mouse too. A pick removes "@query" from the text and
-// adds a chip (composerChips.ts). Accessibility as the slash menu: the input is a combobox controlling a listbox.
+// changes). Up/Down move, Enter or Tab picks, Escape closes; mouse too. A pick turns "@query" into a short
+// reference ("@greet.js") and adds a chip (composerChips.ts), which is what attaches the content. Accessibility as the slash menu: the input is a combobox controlling a listbox.
 import type { MentionChip, MentionOption, WebviewMessage } from '../../src/protocol/messages';
 import { h } from './dom';
 import { icon } from './icons';
@@ -20,6 +20,12 @@ const ICONS: Record<MentionOption['mention']['kind'], string> = {
   terminal: 'terminal',
   git: 'git-compare',
 };
+
+/** The reference left in the text: the file's name, or the entry's kind ("@git", "@terminal", "@problems"). */
+function inlineName(o: MentionOption): string {
+  const k = o.mention.kind;
+  return k === 'file' || k === 'folder' || k === 'selection' ? o.label : k;
+}
 
 interface MentionMenuHooks {
   post(msg: WebviewMessage): void;
@@ -148,8 +154,10 @@ export class MentionMenu {
     if (!o || this.tokenStart < 0) return;
     const value = this.input.value;
     const caret = this.input.selectionStart ?? value.length;
-    const before = value.slice(0, this.tokenStart);
-    const after = value.slice(caret);
+    // The sentence keeps a short reference ("what does @greet.js return?"); the chip carries the content.
+    const ref = `@${inlineName(o)} `;
+    const before = value.slice(0, this.tokenStart) + ref;
+    const after = value[caret] === ' ' ? value.slice(caret + 1) : value.slice(caret);
     this.input.value = before + after;
     this.input.setSelectionRange(before.length, before.length);
     this.close();
