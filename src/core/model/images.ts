@@ -29,7 +29,8 @@ export function imageTypeOfPath(path: string): ImageMediaType | undefined {
 /** The media type the bytes really are (magic numbers), so a renamed file is not sent as what it is not. */
 export function sniffImageType(bytes: Uint8Array): ImageMediaType | undefined {
   const b = bytes;
-  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47) return 'image/png';
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (b.length >= 24 && png.every((x, i) => b[i] === x)) return 'image/png';
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
   if (b.length >= 6 && b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38) return 'image/gif';
   if (

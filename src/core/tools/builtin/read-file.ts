@@ -58,9 +58,10 @@ export function createReadFileTool(sandbox: WorkspaceSandbox): Tool<typeof readF
       const bytes = await sandbox.fs.readFile(abs, ctx.signal);
       const image =
         imageTypeOfPath(abs) && bytes.byteLength <= READ_MAX_IMAGE_BYTES ? sniffImageType(bytes) : undefined;
-      if (image) {
-        const size = imageSize(bytes, image);
-        const dims = size ? `, ${size.width}x${size.height}` : '';
+      const size = image && imageSize(bytes, image);
+      // Only an image whose header gives its size is sent as one; anything else reads as a binary file.
+      if (image && size) {
+        const dims = `, ${size.width}x${size.height}`;
         return {
           content: `${shown}: ${image} image${dims}, ${formatBytes(bytes.byteLength)}. The image is attached to this result.`,
           effects: { read: [shown] },
