@@ -1,7 +1,7 @@
 // Issue 26, the panel's last mile, in the built webview (Chromium, real CSP): what a newcomer tripped over.
 import { strict as assert } from 'node:assert';
 import type { HunkView, ItemOf, PlanView } from '../../src/protocol/messages';
-import { approval, assistant, patch, state, thinking, tool } from './fixtures';
+import { approval, assistant, manyItems, patch, state, thinking, tool } from './fixtures';
 import { usePanel, type PanelPage } from './harness';
 
 describe('webview last mile (issue 26)', function () {
@@ -220,5 +220,20 @@ describe('webview last mile (issue 26)', function () {
         .locator('.codicon')
         .evaluate((e) => getComputedStyle(e).color);
     assert.notEqual(await colour('e1'), await colour('e2'), 'not the success colour');
+  });
+
+  it('scrolled up during a stream: a Jump to latest button appears and brings the view back', async () => {
+    await p.host(state({ items: [...manyItems(40), assistant('s1', 'streaming…', true)] }));
+    const jump = p.page.locator('.jump-latest');
+    assert.equal(await jump.isVisible(), false, 'at the bottom: no button');
+    await p.page.locator('.transcript').evaluate((el) => el.scrollBy(0, -2000));
+    await p.page.waitForTimeout(100);
+    assert.equal(await jump.isVisible(), true, 'scrolled up: the button');
+    await p.host(patch({ op: 'delta', id: 's1', field: 'text', delta: ' more text' }));
+    await jump.click();
+    await p.page.waitForTimeout(100);
+    const gap = await p.page.locator('.transcript').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    assert.ok(gap < 4, `back at the bottom (${gap} px off)`);
+    assert.equal(await jump.isVisible(), false);
   });
 });

@@ -28,6 +28,7 @@ export class TranscriptView {
   private stick = true;
   private pin: { id: string; offset: number } | undefined;
   private readonly observer: IntersectionObserver;
+  private readonly jump: HTMLButtonElement;
 
   constructor(
     readonly scroller: HTMLElement,
@@ -37,7 +38,14 @@ export class TranscriptView {
     this.list.className = 'items';
     this.list.setAttribute('role', 'log');
     this.list.setAttribute('aria-live', 'polite');
-    scroller.append(this.list);
+    // Scrolled up while the answer streams on: one click back to the newest (shown only off the bottom).
+    this.jump = document.createElement('button');
+    this.jump.type = 'button';
+    this.jump.className = 'jump-latest';
+    this.jump.textContent = '↓ Jump to latest';
+    this.jump.hidden = true;
+    this.jump.addEventListener('click', () => this.scrollToBottom());
+    scroller.append(this.list, this.jump);
     this.observer = new IntersectionObserver((entries) => this.onVisible(entries), {
       root: scroller,
       rootMargin: '1200px 0px',
@@ -68,6 +76,7 @@ export class TranscriptView {
         if (this.atBottom()) this.stick = true;
         else if (top < lastTop - 1 || !this.stick) this.stick = false;
         lastTop = top;
+        this.jump.hidden = this.stick;
         if (this.stick && this.reportedStick === true) return;
         this.scheduleReport();
       },
@@ -153,6 +162,7 @@ export class TranscriptView {
 
   scrollToBottom(): void {
     this.stick = true;
+    this.jump.hidden = true;
     // After layout: content-visibility estimates settle as items render.
     requestAnimationFrame(() => {
       this.scroller.scrollTop = this.scroller.scrollHeight;
