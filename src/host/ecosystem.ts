@@ -51,11 +51,14 @@ export function setupEcosystem(
         config: { ...deps.config, projectRules: () => (taskId ? rules.forTask(taskId).text() : '') },
         modelFor: (mode) => team.models.modelFor(mode),
       };
+      void team.refresh();
       const agent = build(team.team.wire(withRules, () => taskId));
       taskId = agent.taskId;
       team.team.follow(agent);
       agent.on((e) => {
         rules.onAgentEvent(agent.taskId, e);
+        // A run re-reads the team's files: a file the watcher missed is in the lists from here on.
+        if (e.type === 'run_start') void team.refresh();
         if (e.type === 'run_start' || e.type === 'run_end') changed.fire();
         // A skill loaded: the strip marks it.
         else if (e.type === 'tool_result' && e.name === 'use_skill') changed.fire();

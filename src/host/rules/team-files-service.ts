@@ -28,8 +28,14 @@ export interface ModeChoice {
   source?: string;
 }
 
-const WORKSPACE_GLOB = '**/{.forge,.agents,.claude,.github}/{skills,agents}/**';
-const HOME_GLOB = '{.forge,.agents,.claude,.copilot}/{skills,agents}/**';
+// The folders themselves too: VS Code's recursive watcher (seen in code-server on Linux) reports a new `.claude`
+// folder but nothing written inside it afterwards, so a glob on the files alone never fires for a new place.
+const WORKSPACE_GLOBS = [
+  '**/{.forge,.agents,.claude,.github}',
+  '**/{.forge,.agents,.claude,.github}/{skills,agents}',
+  '**/{.forge,.agents,.claude,.github}/{skills,agents}/**',
+];
+const HOME_GLOBS = ['{.forge,.agents,.claude,.copilot}', '{.forge,.agents,.claude,.copilot}/{skills,agents}/**'];
 
 /** forge.modeModels from the user's own settings only: a workspace cannot route a mode to a model of its choosing. */
 function modeModelSetting(): Record<string, string> {
@@ -49,11 +55,16 @@ export class TeamFilesService implements vscode.Disposable {
   private loading: Promise<void> = Promise.resolve();
   private timer?: ReturnType<typeof setTimeout>;
 
-  constructor(fs: WorkspaceFs, reader: ConfinedReader, log: Logger) {
+  constructor(
+    fs: WorkspaceFs,
+    reader: ConfinedReader,
+    private readonly log: Logger,
+  ) {
     const home = os.homedir();
     this.team = new TeamFiles(fs, { homeDir: home, reader, warn: (m) => log.warn(`Skills and agents: ${m}`) });
     const reload = () => this.reloadSoon();
-    for (const pattern of [WORKSPACE_GLOB, new vscode.RelativePattern(vscode.Uri.file(home), HOME_GLOB)]) {
+    const homeUri = vscode.Uri.file(home);
+    for (const pattern of [...WORKSPACE_GLOBS, ...HOME_GLOBS.map((g) => new vscode.RelativePattern(homeUri, g))]) {
       const w = vscode.workspace.createFileSystemWatcher(pattern);
       this.subs.push(w, w.onDidChange(reload), w.onDidCreate(reload), w.onDidDelete(reload));
     }
@@ -64,7 +75,7 @@ export class TeamFilesService implements vscode.Disposable {
           void this.prepareModels();
       }),
     );
-    this.reload(log);
+    this.reload();
   }
 
   private reloadSoon(): void {
@@ -72,11 +83,28 @@ export class TeamFilesService implements vscode.Disposable {
     this.timer = setTimeout(() => this.reload(), 200);
   }
 
-  private reload(log?: Logger): void {
+  private reload(): void {
     this.loading = this.loading
-      .then(() => this.team.load())
-      .then(() => this.prepareModels())
-      .catch((err: unknown) => log?.warn(`Could not read the skills and agents: ${String(err)}`));
+      .then(async () => {
+        const before = this.agentModels();
+        await this.team.load();
+        // Models are rebuilt only when an agent's model changed: a rebuild mid-run would drop a mode's model.
+        if (!this.modelsPrepared || this.agentModels() !== before) await this.prepareModels();
+        else this.changed();
+      })
+      .catch((err: unknown) => this.log.warn(`Could not read the skills and agents: ${String(err)}`));
+  }
+
+  private modelsPrepared = false;
+  private agentModels(): string {
+    return JSON.stringify(this.team.agents.map((a) => [a.name, a.model ?? '']));
+  }
+
+  /** Re-reads the files now (a task starting): what the lists show never depends on the file watcher alone. */
+  refresh(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.reload();
+    return this.loading;
   }
 
   /** The model factory arrives after the ecosystem (activate() wires the model later). */
@@ -88,6 +116,7 @@ export class TeamFilesService implements vscode.Disposable {
   private async prepareModels(): Promise<void> {
     const b = this.builder;
     if (b) {
+      this.modelsPrepared = true;
       const specs = modeModelSpecs(modeModelSetting(), this.team.agents, b.provider());
       await this.models.prepare(
         specs,
