@@ -1,13 +1,18 @@
 import * as assert from 'node:assert';
-import { Agent } from '../../../src/core/loop/agent';
-import type { RunReport } from '../../../src/core/loop/events';
-import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
-import type { TaskRecord } from '../../../src/core/tasks/task-store';
-import { restoreTranscript, TaskSession, type RunKind, type SessionDeps } from '../../../src/host/session/task-session';
-import { SteeringActions } from '../../../src/host/ui/steering-actions';
-import type { TranscriptState } from '../../../src/panel/transcript';
-import { callsTurn, doneTurn, FakeClock, ScriptedModel, type Turn } from '../../support/scripted-model';
-import { fakeReadTool, ScriptedApprover } from '../../support/loop-harness';
+import { Agent } from '../../../../src/core/loop/agent';
+import type { RunReport } from '../../../../src/core/loop/events';
+import type { AgentSnapshot } from '../../../../src/core/tasks/snapshot';
+import type { TaskRecord } from '../../../../src/core/tasks/task-store';
+import {
+  restoreTranscript,
+  TaskSession,
+  type RunKind,
+  type SessionDeps,
+} from '../../../../src/host/session/task-session';
+import { SteeringActions } from '../../../../src/host/ui/steering-actions';
+import type { TranscriptState } from '../../../../src/panel/transcript';
+import { callsTurn, doneTurn, FakeClock, ScriptedModel, type Turn } from '../../../support/scripted-model';
+import { fakeReadTool, ScriptedApprover } from '../../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 

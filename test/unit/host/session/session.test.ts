@@ -1,11 +1,11 @@
 import * as assert from 'node:assert';
-import { Agent } from '../../../src/core/loop/agent';
-import type { TaskRecord } from '../../../src/core/tasks/task-store';
-import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
-import { restoreTranscript, TaskSession, type SessionDeps } from '../../../src/host/session/task-session';
-import { SessionManager } from '../../../src/host/session/session-manager';
-import { FakeClock, ScriptedModel, callsTurn, doneTurn, type Turn } from '../../support/scripted-model';
-import { fakeWriteTool, ScriptedApprover } from '../../support/loop-harness';
+import { Agent } from '../../../../src/core/loop/agent';
+import type { TaskRecord } from '../../../../src/core/tasks/task-store';
+import type { AgentSnapshot } from '../../../../src/core/tasks/snapshot';
+import { restoreTranscript, TaskSession, type SessionDeps } from '../../../../src/host/session/task-session';
+import { SessionManager } from '../../../../src/host/session/session-manager';
+import { FakeClock, ScriptedModel, callsTurn, doneTurn, type Turn } from '../../../support/scripted-model';
+import { fakeWriteTool, ScriptedApprover } from '../../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 

@@ -1,13 +1,13 @@
 // What the panel's history and setup need from the sessions: delete, tokens in the record, "no model" errors
 // never saved, the mode published to the panel.
 import * as assert from 'node:assert';
-import { Agent } from '../../../src/core/loop/agent';
-import type { TaskRecord } from '../../../src/core/tasks/task-store';
-import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
-import { TaskSession, type SessionDeps } from '../../../src/host/session/task-session';
-import { SessionManager } from '../../../src/host/session/session-manager';
-import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
-import { ScriptedApprover } from '../../support/loop-harness';
+import { Agent } from '../../../../src/core/loop/agent';
+import type { TaskRecord } from '../../../../src/core/tasks/task-store';
+import type { AgentSnapshot } from '../../../../src/core/tasks/snapshot';
+import { TaskSession, type SessionDeps } from '../../../../src/host/session/task-session';
+import { SessionManager } from '../../../../src/host/session/session-manager';
+import { FakeClock, ScriptedModel, doneTurn } from '../../../support/scripted-model';
+import { ScriptedApprover } from '../../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 const makeAgent = (model: ScriptedModel) => (snapshot?: AgentSnapshot) => {

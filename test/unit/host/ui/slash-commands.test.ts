@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { SlashCommandRegistry } from '../../../src/core/commands/slash';
-import type { ModeName } from '../../../src/core/modes';
-import { runSlashCommand, type SlashActions } from '../../../src/host/ui/slash-commands';
+import { SlashCommandRegistry } from '../../../../src/core/commands/slash';
+import type { ModeName } from '../../../../src/core/modes';
+import { runSlashCommand, type SlashActions } from '../../../../src/host/ui/slash-commands';
 
 function actions(over: Partial<SlashActions> = {}) {
   const log: string[] = [];

@@ -1,10 +1,10 @@
 // The readiness gate: what commands and panel messages do while activation's disk work is still running.
 import * as assert from 'node:assert/strict';
-import { gatedTable, ReadinessGate } from '../../../src/host/ui/readiness-gate';
-import { PanelBridge } from '../../../src/panel/bridge';
-import type { HandledMessageType, WebviewHandlers } from '../../../src/panel/webview-handlers';
-import { WEBVIEW_MESSAGE_TYPES } from '../../../src/protocol/messages';
-import { fakeHandlers } from '../panel/fake-handlers';
+import { gatedTable, ReadinessGate } from '../../../../src/host/ui/readiness-gate';
+import { PanelBridge } from '../../../../src/panel/bridge';
+import type { HandledMessageType, WebviewHandlers } from '../../../../src/panel/webview-handlers';
+import { WEBVIEW_MESSAGE_TYPES } from '../../../../src/protocol/messages';
+import { fakeHandlers } from '../../panel/fake-handlers';
 
 function deferred<T>() {
   let resolve!: (v: T) => void;

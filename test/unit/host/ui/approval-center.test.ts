@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
-import { ApprovalCenter, type EditProposalSurface } from '../../../src/host/ui/approval-center';
-import type { ApprovalRequest } from '../../../src/core/safety/approval';
-import type { Proposal, ProposalOutcome } from '../../../src/host/edits/diff-approval';
+import { ApprovalCenter, type EditProposalSurface } from '../../../../src/host/ui/approval-center';
+import type { ApprovalRequest } from '../../../../src/core/safety/approval';
+import type { Proposal, ProposalOutcome } from '../../../../src/host/edits/diff-approval';
 
 /** A fake diff surface: records proposals; accept/reject settle them like the real DiffApproval. */
 class FakeDiff implements EditProposalSurface {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
-import type { AgentEvent, RunReport } from '../../../src/core/loop/events';
-import type { ApprovalRequest } from '../../../src/core/safety/approval';
-import { attentionFor } from '../../../src/host/ui/attention-text';
+import type { AgentEvent, RunReport } from '../../../../src/core/loop/events';
+import type { ApprovalRequest } from '../../../../src/core/safety/approval';
+import { attentionFor } from '../../../../src/host/ui/attention-text';
 
 const request = (over: Partial<ApprovalRequest>): AgentEvent => ({
   type: 'approval_requested',
