@@ -7,27 +7,26 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openForgePanel, setSidebarWidth } from '../../test/integration/ui/workbench.mjs';
-import { startShotSession } from '../../test/integration/ui/session.mjs';
+import { pickColorTheme, startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
+// The palette's theme names in this VS Code and the workbench class each one sets.
 const THEMES = {
-  light: 'Default Light Modern',
-  dark: 'Default Dark Modern',
-  hc: 'Default High Contrast',
+  light: ['Light Modern', 'vs'],
+  dark: ['Dark Modern', 'vs-dark'],
+  hc: ['Dark High Contrast', 'hc-black'],
+  'hc-light': ['Light High Contrast', 'hc-light'],
 };
 const wanted = process.argv.slice(2).filter((t) => t in THEMES);
 const reply = (id) => ({ toolCalls: [{ id, name: 'converse', args: { reply: 'greetWorld returns a greeting.' } }] });
 
 for (const theme of wanted.length ? wanted : Object.keys(THEMES)) {
-  const session = await startShotSession({
-    repo,
-    userSettings: { 'workbench.colorTheme': THEMES[theme] },
-    turns: [reply('r1'), reply('r2')],
-  });
+  const session = await startShotSession({ repo, turns: [reply('r1'), reply('r2')] });
   const { page } = session;
   try {
     const { panel, wv } = await openForgePanel(page);
+    await pickColorTheme(page, ...THEMES[theme]);
     const options = wv.locator('#forge-mention-menu [role="option"]');
     for (const width of [300, 600]) {
       await setSidebarWidth(page, width, (m) => console.log(`[shots] ${m}`));
@@ -48,7 +47,11 @@ for (const theme of wanted.length ? wanted : Object.keys(THEMES)) {
       await page.waitForTimeout(300);
       await shot('chips');
       await panel.input.press('Enter');
-      await panel.runEnd('converse').last().waitFor({ timeout: 30_000 }).catch(() => console.log('[shots] no run end'));
+      await panel
+        .runEnd('converse')
+        .last()
+        .waitFor({ timeout: 30_000 })
+        .catch(() => console.log('[shots] no run end'));
       await page.waitForTimeout(600);
       await shot('sent');
     }
