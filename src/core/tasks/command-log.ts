@@ -9,6 +9,16 @@ interface CommandStart {
   toolCallId: string;
   command: string;
   cwd: string;
+  /** Set when the call is a tool with effects outside Forge (an MCP tool), not a shell command. */
+  tool?: ExternalCall;
+}
+
+/** A tool call whose effects Forge cannot see (an MCP server's tool): what a restore can say about it. */
+export interface ExternalCall {
+  name: string;
+  server?: string;
+  /** Its arguments as JSON (shortened). */
+  args: string;
 }
 
 /** A command that started and never recorded an end (a crash, a reload). */
@@ -43,7 +53,7 @@ interface CommandLogOptions {
   flushMs?: number;
 }
 
-type StartLine = { k: 'start'; toolCallId: string; command: string; cwd: string; at: number };
+type StartLine = { k: 'start'; toolCallId: string; command: string; cwd: string; at: number; tool?: ExternalCall };
 type PidLine = { k: 'pid'; toolCallId: string; at: number; pid: number };
 type EndLine = {
   k: 'end';
@@ -83,6 +93,7 @@ export class CommandLog {
       command: start.command,
       cwd: start.cwd,
       at: this.now(),
+      ...(start.tool ? { tool: start.tool } : {}),
     };
     await this.io.append(this.logFile(taskId), `\n${JSON.stringify(line)}\n`);
     const outFile = this.outputFile(taskId, start.toolCallId);
@@ -155,6 +166,7 @@ export class CommandLog {
         outputTail: output.slice(-TAIL_CHARS),
         outputChars: output.length,
         ...(pids.has(s.toolCallId) ? { pid: pids.get(s.toolCallId) } : {}),
+        ...(s.tool ? { tool: s.tool } : {}),
       });
     }
     return out.sort((a, b) => a.startedAt - b.startedAt);

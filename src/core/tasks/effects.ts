@@ -1,6 +1,7 @@
 // The durability rule (docs/DESIGN-durability.md) around the two side effects of a run: every edit and every
 // command is recorded as intended before it happens and settled after; storage failures are reported (the first
 // one loudly, through a StorageReporter). The host wraps its EditApplier and CommandRunner in these.
+import type { Tool } from '../tools/types';
 import type { CommandLog } from './command-log';
 import type { EditIntent, EditJournal } from './journal';
 import type { CommandRunner, EditApplier, FileEdit, RunRequest, RunResult } from '../workspace/types';
@@ -226,4 +227,54 @@ export class RecordingRunner implements CommandRunner {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A tool whose effects happen outside Forge (an MCP server's tool), recorded like a command (docs/DESIGN-durability.md):
+ * a start line before the call, an end line after, so a call a crash cut off is reported as of unknown outcome, with
+ * its server and arguments, instead of a bare "interrupted".
+ */
+export function recordingTool<T extends Tool>(
+  tool: T,
+  commands: () => Promise<CommandLog | undefined>,
+  call: { name: string; server?: string },
+  storage?: StorageReporter,
+): T {
+  return {
+    ...tool,
+    async execute(input, ctx) {
+      const log = await commands().catch(() => undefined);
+      let args = '{}';
+      try {
+        args = JSON.stringify(input) ?? '{}';
+      } catch {
+        /* shown as {} */
+      }
+      if (args.length > 2000) args = `${args.slice(0, 2000)}...`;
+      const handle = log
+        ? await log
+            .start(ctx.taskId, {
+              toolCallId: ctx.toolCallId,
+              command: call.server ? `${call.server}/${call.name}` : call.name,
+              cwd: '',
+              tool: { ...call, args },
+            })
+            .then(
+              (h) => {
+                storage?.succeeded('the command log');
+                return h;
+              },
+              (err: unknown) => void storage?.failed('the command log', err),
+            )
+        : undefined;
+      try {
+        const result = await tool.execute(input, ctx);
+        await handle?.end({ exitCode: result.isError ? 1 : 0 });
+        return result;
+      } catch (err) {
+        await handle?.end({ exitCode: null, aborted: ctx.signal.aborted });
+        throw err;
+      }
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { danglingToolCalls } from '../context/history';
 import type { ChatMessage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
 import type { AnswerLog } from './answer-log';
-import type { CommandLog } from './command-log';
+import type { CommandLog, ExternalCall } from './command-log';
 import type { EditJournal, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
 import type { TaskRecord } from './task-format';
@@ -39,6 +39,8 @@ type EffectFact =
       outputTail: string;
       outputChars: number;
       mayBeRunning: boolean;
+      /** A tool call with outside effects (an MCP tool), not a shell command. */
+      tool?: ExternalCall;
     };
 
 /**
@@ -121,6 +123,7 @@ async function settleCommands(commands: CommandLog, taskId: string, probe: Works
       outputTail: c.outputTail,
       outputChars: c.outputChars,
       mayBeRunning: probe.commandMayBeRunning?.(c.startedAt, c.pid) ?? true,
+      ...(c.tool ? { tool: c.tool } : {}),
     });
     await commands.markReported(taskId, c.toolCallId);
   }
@@ -183,6 +186,19 @@ function reconcileSnapshot(input: AgentSnapshot, facts: readonly EffectFact[], a
 }
 
 function describe(f: EffectFact): { content: string; isError: boolean; note: string } {
+  if (f.kind === 'command' && f.tool) {
+    const t = f.tool;
+    const which = t.server ? `the MCP tool "${t.name}" of server "${t.server}"` : `the tool "${t.name}"`;
+    return {
+      isError: true,
+      content: [
+        `Unknown outcome: Forge was reloaded while ${which} was running (started ${new Date(f.startedAt).toISOString()}). No result came back, and the server may have finished the call after the reload: whether it took effect is unknown.`,
+        `Arguments: ${t.args}`,
+        'Do NOT call it again blindly: first check whether its effect is there (or ask the user).',
+      ].join('\n'),
+      note: `A call of ${which} was cut off by the reload: its outcome is unknown. The model was told to check before calling it again.`,
+    };
+  }
   if (f.kind === 'command') {
     const started = new Date(f.startedAt).toISOString();
     const output =
@@ -266,11 +282,35 @@ export async function reconcileTask(
     ...(await settleEdits(deps.journal, record.id, deps.probe, deps.log, approvedCalls ? { approvedCalls } : {})),
     ...(deps.commands ? await settleCommands(deps.commands, record.id, deps.probe) : []),
   ];
+  facts.push(...(await journaledEdits(deps.journal, record, facts)));
   const answerNote = await recalledAnswerNote(record, deps.answers);
   if (!facts.length) return { record, notes: answerNote ? [answerNote] : [], changed: false };
   const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts, !!answerNote);
   const kept = r.snapshot.pending && answerNote ? [answerNote] : [];
   return { record: { ...record, snapshot: r.snapshot }, notes: [...r.notes, ...kept], changed: r.changed };
+}
+
+/**
+ * Cut-off calls whose edit the journal already holds as written (its outcome line landed, the task's next save did
+ * not): applied, whatever the saved task still says (e.g. its approval still pending). Without this, the restore
+ * asked that approval again with a stale diff, and approving it failed because the file had changed.
+ */
+async function journaledEdits(
+  journal: EditJournal,
+  record: TaskRecord,
+  known: readonly EffectFact[],
+): Promise<EffectFact[]> {
+  const snapshot = record.snapshot as AgentSnapshot;
+  const settled = new Set(known.map((f) => f.toolCallId));
+  const open = danglingToolCalls(snapshot.history).filter((c) => !settled.has(c.id));
+  if (!open.length) return [];
+  const entries = await journal.entries(record.id).catch(() => []);
+  const facts: EffectFact[] = [];
+  for (const call of open) {
+    const entry = entries.find((e) => e.toolCallId === call.id && !e.undone);
+    if (entry) facts.push({ kind: 'edit', toolCallId: call.id, path: entry.path, outcome: 'applied' });
+  }
+  return facts;
 }
 
 /**

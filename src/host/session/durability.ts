@@ -1,6 +1,7 @@
 // Wires the durability pieces for one workspace's storage folder: the command log, per-task leases, storage
 // health, the edit ledger over the journal, and the restore-time reconciliation (docs/DESIGN-durability.md).
 import * as path from 'node:path';
+import { AnswerLog } from '../../core/tasks/answer-log';
 import { CommandLog } from '../../core/tasks/command-log';
 import type { TasksIO } from '../../core/tasks/io';
 import type { EditJournal } from '../../core/tasks/journal';
@@ -26,6 +27,8 @@ interface DurabilityOptions {
 
 export interface Durability {
   commands: CommandLog;
+  /** The user's approval answers and reviews in progress, kept across a crash. */
+  answers: AnswerLog;
   leases: TaskLeases;
   health: StorageHealth;
   ledger(journal: Promise<EditJournal>): EditLedger;
@@ -38,6 +41,7 @@ export interface Durability {
 export function createDurability(opts: DurabilityOptions): Durability {
   const debug = (m: string) => opts.log.debug(m);
   const commands = new CommandLog(path.join(opts.storageDir, 'commands'), { io: opts.io, log: debug });
+  const answers = new AnswerLog(path.join(opts.storageDir, 'answers'), opts.io, { log: debug });
   const leases = new TaskLeases(path.join(opts.storageDir, 'leases'), {
     log: debug,
     onLost: (id) => opts.onLeaseLost?.(id),
@@ -46,10 +50,11 @@ export function createDurability(opts: DurabilityOptions): Durability {
   const probe = opts.probe ?? new VscodeWorkspaceProbe();
   return {
     commands,
+    answers,
     leases,
     health,
     ledger: (journalP) => journalLedger(journalP),
-    reconciler: (journal) => (record) => reconcileTask(record, { journal, commands, probe, log: debug }),
+    reconciler: (journal) => (record) => reconcileTask(record, { journal, commands, answers, probe, log: debug }),
     dispose: () => leases.dispose(),
   };
 }

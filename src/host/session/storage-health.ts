@@ -11,6 +11,12 @@ interface StorageHealthOptions {
   storageDir?: string;
 }
 
+/** What a failure of this record means for the user, where it is not "the conversation waits in memory". */
+const CONSEQUENCE: Record<string, string> = {
+  'the edit journal': 'Edits are not applied until it can (Undo could not revert them). ',
+  'the audit log': 'Audit lines wait in memory and are written, in order, as soon as it can. ',
+};
+
 export class StorageHealth {
   /** What is failing now, with the first error. */
   private readonly failing = new Map<string, string>();
@@ -29,9 +35,8 @@ export class StorageHealth {
     const where = this.opts.storageDir ? ` (${this.opts.storageDir})` : '';
     this.opts.show(
       `Forge cannot write ${what} to its storage folder${where}: ${reason}. ` +
-        (what === 'the edit journal'
-          ? 'Edits are not applied until it can (Undo could not revert them). '
-          : 'Your conversation is kept in memory and saved as soon as writing works again; do not close VS Code until then. ') +
+        (CONSEQUENCE[what] ??
+          'Your conversation is kept in memory and saved as soon as writing works again; do not close VS Code until then. ') +
         "Free some disk space or check the folder's permissions.",
     );
   }

@@ -37,6 +37,7 @@ export function createAgentTools({ context, log, storage, currentTaskId, recover
     ),
     commands: async () => durable.commands,
     storage: durable.health,
+    answers: durable.answers,
     spoolDir: spoolDirFor(context),
     onCommandChanges: (taskId, toolCallId, files, more, changes) =>
       recovery()?.onCommandChanges(taskId, toolCallId, files, more, changes),

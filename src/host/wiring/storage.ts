@@ -10,6 +10,7 @@ import { createDurability, type Durability } from '../session/durability';
 import { workspaceKey } from '../session/session-manager';
 import type { Logger } from '../logger';
 import { AuditFileSink } from '../../node/audit-file-sink';
+import { sweepStaleTemps } from '../../node/temp-sweep';
 import { NodeTasksIO } from '../../node/tasks-io';
 import { ImageStore } from '../../node/image-store';
 import { readSettings } from '../settings';
@@ -47,7 +48,14 @@ export function openWorkspaceStorage(
   const durable = createDurability({ storageDir: dir, io, log, show });
   // The audit trail (every action, rotated JSON Lines) and the run reports.
   const auditSink = new AuditFileSink(path.join(dir, 'audit'));
-  const audit = new AuditTrail(auditSink, { log: logTo });
+  // A full disk delays audit lines, never drops them silently: they wait, and the panel says why.
+  const audit = new AuditTrail(auditSink, {
+    log: logTo,
+    onWriteFailed: (err) => durable.health.failed('the audit log', err),
+    onWriteRecovered: () => durable.health.succeeded('the audit log'),
+  });
+  // What an interrupted write left behind (a crash, a full disk) goes, once no live write can own it.
+  void sweepStaleTemps(dir, { log: logTo });
   const reports = new RunReportStore(dir, { io, log: logTo });
   const images = new ImageStore(path.join(dir, 'images'));
   return { dir, opened, openTaskStore, durable, audit, auditSink, reports, images };

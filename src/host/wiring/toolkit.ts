@@ -8,11 +8,12 @@ import type { CommandRules } from '../../core/safety/commands';
 import type { SandboxOptions } from '../../core/safety/paths';
 import { createWorkspaceTools } from '../../core/tools/builtin';
 import type { Tool } from '../../core/tools/types';
+import type { AnswerLog, RecordedHunk } from '../../core/tasks/answer-log';
 import type { CommandLog } from '../../core/tasks/command-log';
-import { ApprovalCenter } from '../ui/approval-center';
+import { ApprovalCenter, type ApprovalAnswers } from '../ui/approval-center';
 import { DiffApproval } from '../edits/diff-approval';
 import { readOpenText } from '../edits/edit-applier';
-import type { EditLedger, StorageReporter } from '../../core/tasks/effects';
+import { recordingTool, type EditLedger, type StorageReporter } from '../../core/tasks/effects';
 import { journaledEditApplier, journalProposals } from '../edits/journaling';
 import { registerHunkReview } from '../edits/hunk-review';
 import { TaskChanges } from '../edits/task-changes';
@@ -37,6 +38,8 @@ interface ToolkitOptions {
   commands?: () => Promise<CommandLog | undefined>;
   /** Hears storage failures (the first one is shown in the panel). */
   storage?: StorageReporter;
+  /** Keeps the user's approval answers and reviews in progress across a crash. */
+  answers?: AnswerLog;
   spoolDir?: string;
   /** Files a command of a task changed (a bounded before/after fingerprint of the workspace). */
   onCommandChanges?: CommandChangesListener;
@@ -56,6 +59,8 @@ export interface Toolkit extends vscode.Disposable {
   commandSandbox: CommandSandbox;
   /** Re-reads trust and command rules (workspace trust granted, settings changed). True when the tools were rebuilt. */
   refresh(settings?: ForgeSettings): boolean;
+  /** Records a tool with effects outside Forge (an MCP tool) like a command, so a crash reports it truthfully. */
+  recordExternal<T extends Tool>(tool: T, call: { name: string; server?: string }): T;
 }
 
 /** The user's command lists; the tool adds the built-in rules (the deny list always wins). */
@@ -91,7 +96,9 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     showDiff: () => readSettings().showDiffOnProposal,
     // No disk read between Approve and the write: an open document is compared here, the rest by the applier.
     readCurrent: readOpenText,
+    ...(opts.answers ? { answers: approvalAnswers(opts.answers) } : {}),
   });
+  if (opts.answers) recordReviews(diffApproval, approvals, opts.answers);
   const commandSandbox = createCommandSandbox(opts.log);
   const commands = createCommandPipeline({ ...opts, sandbox: commandSandbox });
   const runner = commands.terminal;
@@ -158,6 +165,7 @@ export function createToolkit(opts: ToolkitOptions): Toolkit {
     sandbox,
     commandSandbox,
     refresh,
+    recordExternal: (tool, call) => (opts.commands ? recordingTool(tool, opts.commands, call, opts.storage) : tool),
     dispose: () => {
       vscode.Disposable.from(...subs).dispose();
       void commandSandbox.dispose();
@@ -204,4 +212,28 @@ function createCommandSandbox(log: Logger): CommandSandbox {
       });
   });
   return sandbox;
+}
+
+/** The answer log as the approval center uses it. */
+function approvalAnswers(log: AnswerLog): ApprovalAnswers {
+  return {
+    recall: (req) => log.recall(req.taskId, req.id),
+    answered: (req, decision) => void log.answered(req.taskId, req.id, req.toolCallId, decision),
+  };
+}
+
+/** Each change to a pending edit's per-hunk review is recorded, so a crash does not forget the user's decisions. */
+function recordReviews(diff: DiffApproval, approvals: ApprovalCenter, log: AnswerLog): void {
+  diff.onDidChangeHunks((review) => {
+    const req = approvals.pending().find((r) => r.id === review.id);
+    if (!req || req.preview?.kind !== 'edit') return;
+    const hunks: RecordedHunk[] = [];
+    for (const [index, d] of review.decisions)
+      if (d.state !== 'pending') hunks.push({ index, state: d.state, ...(d.reason ? { reason: d.reason } : {}) });
+    const proposed = diff.currentProposal(review.id);
+    void log.reviewed(req.taskId, req.id, req.toolCallId, {
+      hunks,
+      ...(proposed !== undefined && proposed !== req.preview.proposed ? { proposed } : {}),
+    });
+  });
 }
