@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Screenshots for looking, not a test: in the real VS Code, the @ picker under the chat input, chips in the composer
 // and a sent message with its chips, at ~300 and ~600 px side-bar widths, in the light, dark and high-contrast
-// themes. Writes test-results/mentions-<theme>-<width>-{picker,chips,sent}.png.
+// themes, and the /context view. Writes test-results/mentions-<theme>-<width>-{picker,chips,sent,context}.png.
 //
 //   node esbuild.mjs && node scripts/screenshots/mention-shots.mjs [light|dark|hc ...]
 import path from 'node:path';
@@ -55,6 +55,16 @@ for (const theme of wanted.length ? wanted : Object.keys(THEMES)) {
       await page.waitForTimeout(600);
       await shot('sent');
     }
+    // The /context view: what fills the window after those messages (at 600 px).
+    await panel.input.fill('/context');
+    await panel.input.press('Enter');
+    await panel.input.press('Enter'); // the first Enter completes, the second sends
+    await wv
+      .locator('.slash-notice table')
+      .waitFor({ timeout: 20_000 })
+      .catch(() => console.log('[shots] no /context notice'));
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(shots, `mentions-${theme}-600-context.png`) });
     console.log(`[shots] ${theme}: ${shots}/mentions-${theme}-*.png`);
   } finally {
     await session.close();

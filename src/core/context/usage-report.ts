@@ -80,24 +80,28 @@ function k(n: number): string {
 }
 
 function pct(n: number, of: number): string {
-  return of > 0 ? `${Math.round((n / of) * 100)}%` : '–';
+  if (!(of > 0)) return '–';
+  const p = (n / of) * 100;
+  return n > 0 && p < 1 ? '<1%' : `${Math.round(p)}%`;
 }
 
-/** The /context view as Markdown: one row per part, then how close compaction is. */
+/** The /context view as Markdown: the total and how close compaction is first, then one row per part. */
 export function formatContextUsage(c: ContextUsage): string {
   const rows = c.parts.map((p) => `| ${p.label} | ${k(p.tokens)} | ${pct(p.tokens, c.window)} |`);
+  const estimated = c.parts.reduce((n, p) => n + p.tokens, 0);
   const left = c.compactAtTokens - c.total;
   const compaction =
     left > 0
       ? `Compaction starts at ${k(c.compactAtTokens)} tokens (${pct(c.compactAtTokens, c.window)} of the window): ${k(left)} tokens from now.`
       : `Over the compaction point (${k(c.compactAtTokens)} tokens): the next step compacts the conversation.`;
+  // The provider's count and the parts' estimate (4 characters a token) can differ: both are said.
+  const source = c.reported ? ` as the provider counted (the parts are estimated: ${k(estimated)})` : ', estimated';
   return [
-    `**Context: ${k(c.total)} of ${k(c.window)} tokens (${pct(c.total, c.window)})**${c.reported ? '' : ' — estimated'}`,
+    `**Context: ${k(c.total)} of ${k(c.window)} tokens (${pct(c.total, c.window)})**${source}.`,
+    `${compaction} ${c.messages} message${c.messages === 1 ? '' : 's'} in the conversation; /compact summarises it now.`,
     '',
     '| Part | Tokens | Of window |',
     '|---|---:|---:|',
     ...rows,
-    '',
-    `${compaction} ${c.messages} message${c.messages === 1 ? '' : 's'} in the conversation. /compact summarises it now.`,
   ].join('\n');
 }

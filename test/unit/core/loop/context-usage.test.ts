@@ -45,7 +45,10 @@ describe('/context: what fills the window of a real Agent', () => {
       contextUsage: () => h.agent.contextUsage(),
     } as unknown as SlashActions;
     assert.equal(await runSlashCommand('/context', actions, new AbortController().signal), true);
-    assert.match(notices[0], /^\*\*Context: 5\.\dk of 100k tokens \(5%\)\*\*\n/);
+    assert.match(
+      notices[0],
+      /^\*\*Context: 5\.\dk of 100k tokens \(5%\)\*\* as the provider counted \(the parts are estimated: \d\.\dk\)\.\n/,
+    );
     assert.match(notices[0], /\| Attachments \(@\) \| 2\.\dk \| 2% \|/);
     assert.match(notices[0], /Compaction starts at 90k tokens \(90% of the window\): 8\dk tokens from now\./);
   });

@@ -188,8 +188,11 @@ describe('@ mentions: resolution into labelled context within a budget', () => {
     assert.equal(u.compactAtTokens, 9000);
     assert.equal(u.reported, false);
     const text = formatContextUsage(u);
-    assert.match(text, /\*\*Context: 1\.\dk of 10k tokens \(1\d%\)\*\* — estimated/);
+    assert.match(
+      text,
+      /^\*\*Context: 1\.\dk of 10k tokens \(1\d%\)\*\*, estimated\.\nCompaction starts at 9\.0k tokens/,
+    );
     assert.match(text, /\| Attachments \(@\) \| 1\.0k \| 10% \|/);
-    assert.match(text, /Compaction starts at 9\.0k tokens \(90% of the window\): 7\.\dk tokens from now\./);
+    assert.match(text, /Compaction starts at 9\.0k tokens \(90% of the window\): 7\.\dk tokens from now\. 2 messages/);
   });
 });
