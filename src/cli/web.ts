@@ -1,7 +1,7 @@
 // web_fetch and web_search for the `forge` command line. The search provider comes from the environment
 // (FORGE_WEB_SEARCH=brave|tavily|searxng:<url>, its key in FORGE_WEB_SEARCH_KEY); none by default. Private,
 // loopback and link-local addresses are refused unless FORGE_WEB_ALLOW_PRIVATE=1.
-import { createWebFetchTool, createWebSearchTool } from '../core/tools/builtin/web';
+import { createWebTools } from '../core/tools/builtin/web';
 import type { Tool } from '../core/tools/types';
 import { NodeWebClient } from '../node/web/web-client';
 import type { SearchProviderConfig } from '../node/web/web-search';
@@ -30,5 +30,5 @@ export function cliWebTools(env: NodeJS.ProcessEnv, warn: (m: string) => void): 
     privateSetting: 'FORGE_WEB_ALLOW_PRIVATE=1',
     search: () => search.config,
   });
-  return [createWebFetchTool(client) as unknown as Tool, createWebSearchTool(client) as unknown as Tool];
+  return createWebTools(client);
 }

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { Agent, AgentDeps } from '../../core/loop/agent';
 import type { ApprovalRequest } from '../../core/safety/approval';
 import { withSavedRules } from '../../core/safety/saved-rules';
-import { createWebFetchTool, createWebSearchTool } from '../../core/tools/builtin/web';
+import { createWebTools } from '../../core/tools/builtin/web';
 import type { Tool } from '../../core/tools/types';
 import type { SearchProviderConfig } from '../../node/web/web-search';
 import { NodeWebClient } from '../../node/web/web-client';
@@ -56,10 +56,7 @@ export function createAgentGuards(context: vscode.ExtensionContext, toolkit: Too
     privateSetting: 'forge.webFetch.allowPrivateAddresses',
     search,
   });
-  const webTools: Tool[] = [
-    createWebFetchTool(client) as unknown as Tool,
-    createWebSearchTool(client) as unknown as Tool,
-  ];
+  const webTools: Tool[] = createWebTools(client);
   const subs: vscode.Disposable[] = [
     hooks,
     rules,

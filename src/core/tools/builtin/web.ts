@@ -168,3 +168,8 @@ export function createWebSearchTool(client: WebClient): Tool<typeof searchInput>
     },
   };
 }
+
+/** Both web tools, as every surface offers them (the extension and the CLI alike). */
+export function createWebTools(client: WebClient): Tool[] {
+  return [createWebFetchTool(client) as unknown as Tool, createWebSearchTool(client) as unknown as Tool];
+}

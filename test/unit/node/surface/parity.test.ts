@@ -17,6 +17,8 @@ import { createRuntime, openTaskStore, resolveRoot } from '../../../../src/cli/r
 import { extensionAgentConfig } from '../../../../src/host/wiring/agent-config-base';
 import { DiskEditApplier, NodeCommandRunner, NodeWorkspaceFs } from '../../../../src/node';
 import { HookService } from '../../../../src/node/hooks/hook-service';
+import { createWebTools } from '../../../../src/core/tools/builtin/web';
+import { NodeWebClient } from '../../../../src/node/web/web-client';
 import { buildAgent, createSlashRegistry, expandInput } from '../../../../src/node/surface/agents';
 import { buildEndpointModel, priceOf } from '../../../../src/node/surface/model';
 import { WorkspaceRules } from '../../../../src/node/surface/rules';
@@ -83,10 +85,11 @@ async function runExtension(ws: string, srv: LlmServer, text: string): Promise<v
     ),
     modeContext: createModeContextGatherer({ fs, sandbox, runner }),
   };
-  // host/wiring/guards.ts: the tools with their hooks (none here), as the CLI wraps them.
+  // host/wiring/guards.ts: the web tools, and the tools with their hooks (none here), as the CLI wraps them.
   const hooks = new HookService({ root: () => ws, home: ws, allowed: () => false, warn: () => undefined });
+  const all = [...tools, ...createWebTools(new NodeWebClient())];
   const agent = buildAgent(
-    { model, tools: hooks.wrapTools(tools), approver: approveAll, config: { ...config, hooks: hooks.port } },
+    { model, tools: hooks.wrapTools(all), approver: approveAll, config: { ...config, hooks: hooks.port } },
     { rules },
   );
   const input = await expandInput(
