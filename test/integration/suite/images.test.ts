@@ -1,7 +1,7 @@
 // Images from the panel in a real VS Code, sent as the webview sends them (through the panel bridge's
 // connection): the image reaches the loopback model as an image_url data URL, the transcript shows its
-// thumbnail, the saved task keeps only its hash (the bytes are in the image store), and with a model that takes
-// no images the message is refused with a plain error before any request.
+// thumbnail, the saved task keeps only its hash (the bytes are in the image store, read back on a reload), and
+// with a model that takes no images the message is refused with a plain error before any request.
 import * as assert from 'node:assert';
 import { llm, waitFor } from '../helpers';
 import { forge, freshTask, setSetting, type ForgeApi } from './forge-api';
@@ -55,6 +55,11 @@ describe('images from the panel (real VS Code)', function () {
     const img = session.record().snapshot.history[0].images[0];
     assert.strictEqual(img.data, undefined, 'no bytes in the task file');
     assert.match(img.sha256, /^[0-9a-f]{64}$/);
+    // A reload: the task comes back with the image's bytes (from the image store) and its thumbnail.
+    const { restored } = await api.testApi.simulateReload();
+    assert.strictEqual(restored.history[0].images[0].data, PNG_B64);
+    const back = restored.transcript.snapshot().items.find((i: any) => i.kind === 'user');
+    assert.strictEqual(back.images[0].thumb, IMAGE.thumb);
   });
 
   it('a model that takes no images: a plain error, and no request is made', async () => {
