@@ -3,27 +3,14 @@
 // completes, nothing of the key reaches the model, and each skipped file is named on stderr.
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, promises as fsp } from 'node:fs';
+import { closeSync, constants, openSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
 import { startLlmServer, type LlmServer } from '../../support/llm-server';
+import { buildCli, CLI } from './cli-harness';
 
-const REPO = path.resolve(__dirname, '../../..');
-const CLI = path.join(REPO, 'dist', 'cli.js');
 const KEY_LINE = 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW';
 const posixOnly = process.platform === 'win32' ? it.skip : it;
-
-/** Builds dist/cli.js exactly as esbuild.mjs does (its exported options), so the test runs the shipped bundle. */
-async function buildCli(): Promise<void> {
-  const load = new Function('u', 'return import(u)') as (
-    u: string,
-  ) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
-  const { buildOptions } = await load(`file://${path.join(REPO, 'esbuild.mjs')}`);
-  await esbuild.build({ ...buildOptions.cli, absWorkingDir: REPO });
-  const vendored = ['mvdan-sh.js', 'mcp-sdk.js'].map((f) => path.join(REPO, 'dist', 'vendor', f));
-  if (!vendored.every((f) => existsSync(f))) await esbuild.build({ ...buildOptions.vendor, absWorkingDir: REPO });
-}
 
 describe('forge CLI (dist/cli.js): a planted control plane', function () {
   this.timeout(60_000);

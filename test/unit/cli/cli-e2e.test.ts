@@ -1,63 +1,24 @@
 // The built `forge` command (node dist/cli.js) end to end: a child process on the real openai SDK against the
 // loopback model server, in a temp git-less workspace, commands in the real OS sandbox.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
+import { buildCli, CLI, REPO, spawnCli, type CliRun } from './cli-harness';
 
-const REPO = path.resolve(__dirname, '../../..');
-const CLI = path.join(REPO, 'dist', 'cli.js');
 const KEY = 'sk-forge-test-secret-4242';
 
-/** Builds dist/cli.js exactly as esbuild.mjs does (its exported options), so the test runs the shipped bundle. */
-async function buildCli(): Promise<void> {
-  const load = new Function('u', 'return import(u)') as (
-    u: string,
-  ) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
-  const { buildOptions } = await load(`file://${path.join(REPO, 'esbuild.mjs')}`);
-  await esbuild.build({ ...buildOptions.cli, absWorkingDir: REPO });
-  const vendored = ['mvdan-sh.js', 'mcp-sdk.js'].map((f) => path.join(REPO, 'dist', 'vendor', f));
-  if (!vendored.every((f) => existsSync(f))) await esbuild.build({ ...buildOptions.vendor, absWorkingDir: REPO });
-}
-
-interface Done {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function startCli(
-  srv: LlmServer,
-  cwd: string,
-  args: string[],
-  stdin = '',
-  extraEnv: NodeJS.ProcessEnv = {},
-): { child: ChildProcess; done: Promise<Done>; stdout: () => string } {
+function startCli(srv: LlmServer, cwd: string, args: string[], stdin = '', extraEnv: NodeJS.ProcessEnv = {}): CliRun {
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
     FORGE_PROVIDER: 'openai-compatible',
     FORGE_BASE_URL: srv.openaiBaseUrl,
     FORGE_MODEL: 'gpt-4.1',
     OPENAI_API_KEY: KEY,
-    NO_COLOR: '1',
     ...extraEnv,
   };
-  const child = spawn(process.execPath, [CLI, ...args, '--cwd', cwd, '--no-reflect'], {
-    cwd,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin!.end(stdin);
-  const done = new Promise<Done>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  return { child, done, stdout: () => stdout };
+  return spawnCli(cwd, [...args, '--no-reflect'], env, stdin);
 }
 
 const run = (srv: LlmServer, cwd: string, args: string[]) => startCli(srv, cwd, args).done;

@@ -2,46 +2,17 @@
 // the loopback model (openai and @anthropic-ai/sdk wire formats) and an Ollama-like server that refuses native
 // tools with Ollama's own 400. Each test failed before the CLI was built through src/node/surface/.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as esbuild from 'esbuild';
 import { startLlmServer, type LlmServer, type LlmTurn } from '../../support/llm-server';
 import { startFakeLocalServer, type FakeLocalServer } from '../../support/llm-server/ollama-wire';
+import { buildCli, spawnCli, type CliDone } from './cli-harness';
 
-const REPO = path.resolve(__dirname, '../../..');
-const CLI = path.join(REPO, 'dist', 'cli.js');
 const KEY = 'sk-forge-parity-secret-77';
 
-async function buildCli(): Promise<void> {
-  const load = new Function('u', 'return import(u)') as (
-    u: string,
-  ) => Promise<{ buildOptions: Record<string, esbuild.BuildOptions> }>;
-  const { buildOptions } = await load(`file://${path.join(REPO, 'esbuild.mjs')}`);
-  await esbuild.build({ ...buildOptions.cli, absWorkingDir: REPO });
-  const vendored = ['mvdan-sh.js', 'mcp-sdk.js'].map((f) => path.join(REPO, 'dist', 'vendor', f));
-  if (!vendored.every((f) => existsSync(f))) await esbuild.build({ ...buildOptions.vendor, absWorkingDir: REPO });
-}
-
-interface Done {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(cwd: string, args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<Done> {
-  const child = spawn(process.execPath, [CLI, ...args, '--cwd', cwd, '--no-reflect', '--no-mcp'], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+function run(cwd: string, args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<CliDone> {
+  return spawnCli(cwd, [...args, '--no-reflect', '--no-mcp'], env, stdin).done;
 }
 
 const jsonLines = (text: string): any[] =>
