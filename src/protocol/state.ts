@@ -52,6 +52,8 @@ export const ProviderStatusSchema = z.object({
   contextWindowSource: Label.optional(),
   /** A usable configuration with a caveat (e.g. the local server is not running yet). */
   warning: Label.optional(),
+  /** Whether the model takes images (attachments, read_file on an image); absent: not known to. */
+  images: z.boolean().optional(),
 });
 export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
 

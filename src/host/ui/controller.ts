@@ -32,6 +32,9 @@ import { hostSlashActions } from './slash-host-actions';
 import { runSlashCommand } from './slash-commands';
 import { historyCommands, historyMessages, TaskHistory } from '../session/task-history';
 import { undoTaskChanges } from '../edits/task-undo';
+import { stageImages } from './image-intake';
+import { toImagePart, type ImageStore } from '../../node/image-store';
+import type { ImageAttachment } from '../../protocol/images';
 import { SteeringActions, steeringMessages } from './steering-actions';
 import type { Toolkit } from '../wiring/toolkit';
 import type { Mention } from '../../core/mentions/mention';
@@ -82,6 +85,8 @@ export interface ControllerDeps {
   extras?: Pick<AgentExtras, 'slash' | 'testRuns'> & Partial<Pick<AgentExtras, 'refresh'>>;
   /** A sent message as the model gets it (MCP resources the user attached are appended). */
   beforeSend?(text: string): string;
+  /** Where the images sent with messages are kept (beside the task history). */
+  images?: Pick<ImageStore, 'put'>;
   /** @-mentions (made from the toolkit, the model and the session when absent). */
   mentions?: MentionService;
 }
@@ -224,6 +229,23 @@ export class Controller {
     return this.review.showChanges(taskId);
   }
 
+  /** The images of the message about to be sent; false (and the panel told why) when they cannot go. */
+  private async stageImages(images: readonly ImageAttachment[] | undefined, text: string): Promise<boolean> {
+    const session = this.deps.manager.current;
+    if (!images?.length) {
+      session.stageImages(undefined);
+      return true;
+    }
+    const staged = await stageImages(images, this.deps.model.info, this.deps.images ?? { put: toImagePart });
+    if ('error' in staged) {
+      void this.panel?.prefill(text);
+      session.transcript.addError(staged.error);
+      return false;
+    }
+    session.stageImages(staged);
+    return true;
+  }
+
   /** The open task's own messages: a message from the input box (or a slash command), Continue, Stop, the mode. */
   private taskMessages() {
     return {
@@ -233,6 +255,7 @@ export class Controller {
           this.deps.extras?.refresh?.();
           return;
         }
+        if (!(await this.stageImages(m.images, m.text))) return;
         await this.startRun('send', m.text, signal, undefined, m.mentions?.map(toMention));
       },
       continue: async (_m, signal) => {

@@ -67,6 +67,7 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     refreshModel: deps.refreshModel,
     extras: deps.extras,
     beforeSend: (text) => ecosystem.mcp.withAttachments(text),
+    images: storage.images,
     customModes: () => ecosystem.team.team.agents,
   });
   // A mode's or agent's own model: built with the user's keys, like forge.fallbackModel (never a workspace's key).
