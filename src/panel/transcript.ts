@@ -67,6 +67,8 @@ export class Transcript {
   private pendingImages: ImageThumb[] | undefined;
   /** The chips (@-mentions) the next run's user message shows. */
   private pendingChips: MentionChip[] | undefined;
+  /** The queued message the next run sends: it leaves the queue as it becomes the user's message, in one change. */
+  private pendingDequeue: string | undefined;
   private listeners = new Set<TranscriptListener>();
   private readonly now: () => number;
   /** How a sub-agent's events reach the core fold (fold/sub-agent.ts). */
@@ -144,6 +146,14 @@ export class Transcript {
   displayNextMessageAs(text: string, chips?: MentionChip[]): void {
     this.pendingDisplay = text;
     this.pendingChips = chips?.length ? chips.slice(0, 20) : undefined;
+  }
+
+  /**
+   * The next run's user message is the queued message `id`: it leaves the queue in the same change that shows it
+   * in the conversation, so no save (and no crash) ever finds it in both places or in neither.
+   */
+  sendNextFromQueue(id: string): void {
+    this.pendingDequeue = safeId(id);
   }
 
   /**
@@ -336,8 +346,10 @@ export class Transcript {
     const images = this.pendingImages;
     this.pendingImages = undefined;
     const chips = this.pendingChips;
+    const dequeue = this.pendingDequeue;
     this.pendingDisplay = undefined;
     this.pendingChips = undefined;
+    this.pendingDequeue = undefined;
     if (e.userMessage.trim() && shown.trim()) {
       this.items.append(ops, {
         id: this.items.nextId(),
@@ -348,6 +360,10 @@ export class Transcript {
         ...(e.turnId ? { turnId: safeId(e.turnId) } : {}),
         ...(chips ? { mentions: chips } : {}),
       });
+      if (dequeue && this.queue.some((q) => q.id === dequeue)) {
+        this.queue = this.queue.filter((q) => q.id !== dequeue);
+        ops.push({ op: 'queue', queue: this.queue.slice() });
+      }
     }
     this.setStatus(ops, {
       state: 'running',

@@ -4,7 +4,8 @@
 //  1. killed just after the user's Approve reached Forge (its answer is in the answer log; the edit may or may not be
 //     on disk yet): the restored task does not ask again, and the edit is in the file exactly once;
 //  2. killed during a per-hunk review (one hunk dropped): the restored card shows the dropped hunk still dropped,
-//     and Approve writes only the kept hunk.
+//     and Approve writes only the kept hunk; the message that started that run is a user message of the restored
+//     conversation and nothing waits in the queue (it is never sent twice).
 //
 //   node esbuild.mjs && node test/integration/crash-answers.mjs
 //
@@ -123,15 +124,19 @@ async function main() {
     const wv = forgeWebview(page);
     // The run goes on by itself (the answer is taken), or waits for Continue (the edit was already written).
     const ended = wv.locator('.item-run_end .run-end.reason-done');
+    // Continue is pressed once: the notice's button stays, and a second press after the run ended would start
+    // another run (the message typed next would then steer it instead of starting its own).
     let askedAgain = false;
+    let continued = false;
     for (let i = 0; i < 600 && !(await ended.count()); i++) {
       if (await panel.pendingApproval.filter({ hasText: 'src/greet.js' }).count()) askedAgain = true;
       const cont = wv.locator('vscode-button[data-action="continue"]');
-      if (await cont.count())
-        await cont
+      if (!continued && (await cont.count()))
+        continued = await cont
           .last()
           .click()
-          .catch(() => {});
+          .then(() => true)
+          .catch(() => false);
       await sleep(100);
     }
     await page.screenshot({ path: path.join(shots, 'crash-answers-approved.png') });
@@ -146,10 +151,14 @@ async function main() {
 
     llm.script(longTurns);
     const runsBefore = await ended.count();
+    // Idle (no Steer button): Enter sends the message, which starts the next run.
+    await wv.locator('.submit-steer').waitFor({ state: 'hidden', timeout: 30_000 });
     await panel.input.fill('Now the constants.');
     await panel.input.press('Enter');
     const longCard = panel.pendingApproval.filter({ hasText: 'src/long.js' });
     await longCard.waitFor({ timeout: 60_000 });
+    const sawIt = llm.requests.some((r) => JSON.stringify(r.body?.messages ?? []).includes('Now the constants.'));
+    assert.ok(sawIt, 'the model had the message before the crash');
 
     // 2. Drop the second hunk, crash, and find the review as it was left.
     await wv.locator('.approval-card.pending button.hunk-toggle.hunk-rejected[data-index="1"]').click();
@@ -164,6 +173,9 @@ async function main() {
     await card.locator('li.hunk.hunk-state-rejected[data-index="1"]').waitFor({ timeout: 30_000 });
     assert.equal(await card.locator('li.hunk.hunk-state-rejected').count(), 1, 'only the dropped hunk is dropped');
     await page.screenshot({ path: path.join(shots, 'crash-answers-review.png') });
+    // The message that started this run is in the conversation, not waiting to be sent again.
+    await panel.userBubble('Now the constants.').waitFor({ timeout: 10_000 });
+    assert.equal(await wv.locator('.queued').count(), 0, 'nothing waits in the queue after the restore');
     step('the review came back as the user left it');
     await panel.approveButton.first().click();
     for (let i = 0; i < 200 && !fs.readFileSync(long, 'utf8').includes('// kept'); i++) await sleep(100);

@@ -197,7 +197,10 @@ export class Agent {
    */
   steer(text: string): string | undefined {
     if (!this.current || !text.trim()) return undefined;
-    const turnId = `${this.state.taskId}-steer-${this.state.counters.runs}-${++this.steerCount}`;
+    // Unique in the history too: a restored Agent counts again from 1 within the same run number.
+    let turnId: string;
+    do turnId = `${this.state.taskId}-steer-${this.state.counters.runs}-${++this.steerCount}`;
+    while (this.state.history.some((m) => m.role === 'user' && m.turnId === turnId));
     this.inbox.push({ turnId, text });
     return turnId;
   }

@@ -48,20 +48,26 @@ export class RunControl {
     const deps = this.deps();
     const chips = mentions?.length && deps.mentions ? mentions.map((m) => deps.mentions!.chip(m)) : undefined;
     const asked = deps.manager.current;
+    // A message the steering queue sends stays in the queue when it cannot go now; any other goes back to the input.
+    const queued = kind === 'send' && asked.isQueuedSend(text);
+    const back = queued ? 'it waits in the queue above the input' : 'your message is back in the input box';
+    const giveBack = () => {
+      if (kind === 'send' && !queued) void this.panel()?.prefill(text, chips);
+    };
     if (!deps.model.configured) await deps.refreshModel();
     // Checked after the wait: the user may have switched tasks or sent again meanwhile.
     const session = deps.manager.current;
     if (session !== asked) {
       if (kind === 'send') {
-        void this.panel()?.prefill(text, chips);
-        session.transcript.addError('The task changed before your message was sent; it is back in the input box.');
+        giveBack();
+        session.transcript.addError(`The task changed before your message was sent; ${back}.`);
       }
       return undefined;
     }
     if (session.running) {
-      if (kind === 'send') void this.panel()?.prefill(text, chips);
+      giveBack();
       session.transcript.addError(
-        `Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? '; your message is back in the input box' : ''}.`,
+        `Forge is still working on this task. Stop it first, or wait for it to finish${kind === 'send' ? `; ${back}` : ''}.`,
       );
       return undefined;
     }
@@ -72,14 +78,14 @@ export class RunControl {
         ['setup_model', 'select_model'],
         'setup',
       );
-      if (kind === 'send') void this.panel()?.prefill(text, chips);
+      giveBack();
       return undefined;
     }
     if (kind === 'send' && session.hasPendingApproval) {
       // A restored task still waits for an approval: ask it again first; the message must not get lost.
-      void this.panel()?.prefill(text, chips);
+      giveBack();
       session.transcript.addError(
-        'This task is waiting for your answer to an approval (asked again now). Your message is back in the input box.',
+        `This task is waiting for your answer to an approval (asked again now). ${back[0].toUpperCase()}${back.slice(1)}.`,
       );
       return this.start('resume', '', signal);
     }
@@ -91,7 +97,7 @@ export class RunControl {
     if (kind === 'send' && chips && deps.mentions) {
       const resolved = await deps.mentions.resolve(mentions!);
       if (!resolved.ok) {
-        void this.panel()?.prefill(text, chips);
+        giveBack();
         session.transcript.addError(
           `Your message was not sent: ${resolved.errors.join(' ')} Remove that chip and send again; your message is back in the input box.`,
         );

@@ -4,7 +4,7 @@ import type { Agent } from '../../core/loop/agent';
 import type { AgentEvent, RunReport } from '../../core/loop/events';
 import type { AgentSnapshot } from '../../core/tasks/snapshot';
 import type { TaskRecord } from '../../core/tasks/task-store';
-import type { MentionChip, TranscriptItem } from '../../protocol/messages';
+import type { MentionChip, QueuedMessage, TranscriptItem } from '../../protocol/messages';
 import { planView } from '../../panel/planFormat';
 import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
@@ -50,6 +50,8 @@ export class TaskSession {
   private rebuildPending = false;
   /** The next sent message's images (stageImages). */
   private staged: StagedImages | undefined;
+  /** The queued message the steering queue is sending now (sendFromQueue). */
+  private queuedSend: QueuedMessage | undefined;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -119,6 +121,10 @@ export class TaskSession {
   ): Promise<RunReport | undefined> {
     if (kind === 'send' && this.title === 'New task') this.title = titleOf(display ?? text);
     if (kind === 'send' && display) this.transcript.displayNextMessageAs(display, chips);
+    const fromQueue = this.queuedSend;
+    this.queuedSend = undefined;
+    if (kind === 'send' && fromQueue && text.startsWith(fromQueue.text))
+      this.transcript.sendNextFromQueue(fromQueue.id);
     if (this.rebuildPending) this.rebuildAgent();
     // Set before starting: the Agent emits run_start synchronously.
     this.continueKind = kind;
@@ -138,6 +144,29 @@ export class TaskSession {
     });
     this.current = run;
     return run;
+  }
+
+  /**
+   * The messages waiting above the composer changed: saved at once, like a message sent (what the user typed is
+   * never lost to a crash in the next half second).
+   */
+  setQueue(queue: readonly QueuedMessage[]): void {
+    this.transcript.setQueue(queue);
+    this.updatedAt = Date.now();
+    if (!this.disposed) void this.save();
+  }
+
+  /**
+   * The steering queue sends `message` as the next run's message: it stays in the queue until that run's user
+   * message joins the conversation, and leaves it in the same change (and the same save).
+   */
+  sendFromQueue(message: QueuedMessage): void {
+    this.queuedSend = message;
+  }
+
+  /** Whether `text` is the queued message being sent (a refused start leaves it in the queue, not in the input). */
+  isQueuedSend(text: string): boolean {
+    return this.queuedSend?.text === text;
   }
 
   /** Images for the next message sent (replacing any a refused send left behind). */
@@ -375,6 +404,7 @@ export function restoreTranscript(
       if ((it.kind === 'assistant' || it.kind === 'thinking') && it.streaming) return { ...it, streaming: false };
       return it;
     });
+  const queue = restoredQueue(saved, snapshot);
   // The plan's truth is the agent's snapshot (the transcript only mirrors it).
   return {
     taskId: snapshot.taskId,
@@ -383,6 +413,18 @@ export function restoreTranscript(
     progress: saved.progress,
     ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}),
     // What the user typed is never lost: steers the reload cut off wait in the queue like any queued message.
-    ...(saved.queue?.length ? { queue: saved.queue.map((q) => ({ id: q.id, text: q.text })) } : {}),
+    ...(queue.length ? { queue } : {}),
   };
+}
+
+/**
+ * The saved queue, less anything the conversation already holds (a steer the run delivered: its user turn carries
+ * the queue item's id): a message is in the queue or in the conversation, never both.
+ */
+function restoredQueue(saved: TranscriptState, snapshot: AgentSnapshot): QueuedMessage[] {
+  if (!saved.queue?.length) return [];
+  const delivered = new Set(
+    snapshot.history.flatMap((m) => (m.role === 'user' && m.turnId ? [`${safeId(m.turnId)}\n${m.content}`] : [])),
+  );
+  return saved.queue.filter((q) => !delivered.has(`${q.id}\n${q.text}`)).map((q) => ({ id: q.id, text: q.text }));
 }

@@ -43,7 +43,7 @@ export class SteeringActions {
       void this.deps.start('send', text);
       return;
     }
-    s.transcript.setQueue([...s.transcript.queued, { id, text, steer: true }]);
+    s.setQueue([...s.transcript.queued, { id, text, steer: true }]);
   }
 
   /** Queues a message for when the run ends; with none running it is sent now. */
@@ -60,32 +60,33 @@ export class SteeringActions {
       );
       return;
     }
-    s.transcript.setQueue([...s.transcript.queued, { id: `queued-${Date.now().toString(36)}-${++queued}`, text }]);
+    s.setQueue([...s.transcript.queued, { id: `queued-${Date.now().toString(36)}-${++queued}`, text }]);
   }
 
   /** A queued message's new text (a steer on its way to the model cannot change any more). */
   update(id: string, text: string): void {
-    const t = this.session.transcript;
-    t.setQueue(t.queued.map((q) => (q.id === id && !q.steer ? { ...q, text } : q)));
+    const s = this.session;
+    s.setQueue(s.transcript.queued.map((q) => (q.id === id && !q.steer ? { ...q, text } : q)));
   }
 
   remove(id: string): void {
-    const t = this.session.transcript;
-    t.setQueue(t.queued.filter((q) => q.id !== id || q.steer));
+    const s = this.session;
+    s.setQueue(s.transcript.queued.filter((q) => q.id !== id || q.steer));
   }
 
-  /** A run ended: steers it never delivered become queued messages, then the first one waiting is sent. */
+  /**
+   * A run ended: steers it never delivered become queued messages, then the first one waiting is sent. It stays in
+   * the queue until the new run's user message joins the conversation, and leaves it in that same change: a crash
+   * at any moment finds it in one place, never in both and never in neither.
+   */
   afterRun(session: TaskSession, report: RunReport): void {
     session.takeUndelivered();
     const queue: QueuedMessage[] = session.transcript.queued.map(({ id, text }) => ({ id, text }));
     if (!queue.length) return;
-    if (!SENDS_QUEUE.has(report.reason) || session !== this.session || session.running) {
-      session.transcript.setQueue(queue);
-      return;
-    }
-    const [next, ...rest] = queue;
-    session.transcript.setQueue(rest);
-    void this.deps.start('send', next.text);
+    session.setQueue(queue);
+    if (!SENDS_QUEUE.has(report.reason) || session !== this.session || session.running) return;
+    session.sendFromQueue(queue[0]);
+    void this.deps.start('send', queue[0].text);
   }
 
   /** Edit and resend: back to before the message (and, when asked, its files), then the new text is sent. */

@@ -16,7 +16,7 @@ import { fakeReadTool, ScriptedApprover } from '../../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 
-function setup(turns: Turn[]) {
+function setup(turns: Turn[], opts: { saveDelayMs?: number; refuse?: (kind: RunKind, text: string) => boolean } = {}) {
   const saved: TaskRecord[] = [];
   const model = new ScriptedModel(turns);
   const session = TaskSession.create({
@@ -26,7 +26,7 @@ function setup(turns: Turn[]) {
     },
     save: async (r) => void saved.push(structuredClone(r)),
     log,
-    saveDelayMs: 5,
+    saveDelayMs: opts.saveDelayMs ?? 5,
   });
   const started: { kind: RunKind; text: string }[] = [];
   const restores: string[][] = [];
@@ -34,6 +34,7 @@ function setup(turns: Turn[]) {
   const runs: Promise<RunReport | undefined>[] = [];
   const start = async (kind: RunKind, text: string) => {
     started.push({ kind, text });
+    if (opts.refuse?.(kind, text)) return undefined;
     const run = session.run(kind, text);
     runs.push(run);
     const report = await run;
@@ -186,5 +187,100 @@ describe('host/steering: queue, steer, edit and resend', () => {
     assert.deepEqual(t.restores, []);
     const user = t.session.history.find((m) => m.role === 'user')!;
     assert.match(user.content, /went back to an earlier message[\s\S]*do it better$/);
+  });
+
+  describe('a message is in the queue or in the conversation, never both, never lost (a crash at any save)', () => {
+    /** Where `text` is in a saved record: queued, and / or a user turn of the conversation. */
+    const placesIn = (r: TaskRecord, text: string) => {
+      const t = r.transcript as TranscriptState;
+      const s = r.snapshot as AgentSnapshot;
+      return (
+        (t.queue ?? []).filter((q) => q.text === text).length +
+        s.history.filter((m) => m.role === 'user' && m.content === text).length
+      );
+    };
+
+    it('a queued message is saved at once, and every later save holds it exactly once', async () => {
+      let savesAtQueue = 0;
+      // No debounced saves: only what the session saves at once counts.
+      const t: ReturnType<typeof setup> = setup(
+        [
+          () => {
+            t.actions.add('then the docs');
+            savesAtQueue = t.saved.length;
+            return callsTurn(['read_file', { path: 'a' }]);
+          },
+          () => {
+            const last = t.saved.at(-1)!;
+            assert.equal(placesIn(last, 'then the docs'), 1, 'saved while the run still works');
+            return doneTurn('first');
+          },
+          doneTurn('docs'),
+        ],
+        { saveDelayMs: 60_000 },
+      );
+      await t.actions.add('go');
+      await settle();
+      await Promise.all(t.runs);
+      await settle();
+      await t.session.save();
+      assert.deepEqual(
+        t.started.map((s) => s.text),
+        ['go', 'then the docs'],
+      );
+      const after = t.saved.slice(savesAtQueue);
+      assert.ok(after.length >= 3);
+      for (const r of after) assert.equal(placesIn(r, 'then the docs'), 1);
+      assert.deepEqual((t.saved.at(-1)!.transcript as TranscriptState).queue ?? [], []);
+    });
+
+    it('a queued message whose send is refused stays in the queue (and in the saved task)', async () => {
+      const t: ReturnType<typeof setup> = setup(
+        [
+          () => {
+            t.actions.add('then the docs');
+            return doneTurn('first');
+          },
+        ],
+        { refuse: (kind, text) => kind === 'send' && text === 'then the docs' },
+      );
+      await t.actions.add('go');
+      await Promise.all(t.runs);
+      await settle();
+      assert.deepEqual(
+        t.started.map((s) => s.text),
+        ['go', 'then the docs'],
+      );
+      assert.deepEqual(
+        t.session.transcript.queued.map((q) => q.text),
+        ['then the docs'],
+      );
+      await t.session.save();
+      assert.equal(placesIn(t.saved.at(-1)!, 'then the docs'), 1);
+    });
+
+    it('a restore never shows a delivered steer in the queue as well', async () => {
+      const t: ReturnType<typeof setup> = setup([
+        () => {
+          t.actions.steer('use b');
+          return callsTurn(['read_file', { path: 'a' }]);
+        },
+        doneTurn('ok'),
+      ]);
+      await t.session.run('send', 'read a');
+      const record = t.saved.at(-1)!;
+      const id = (record.snapshot as AgentSnapshot).history.find((m) => m.role === 'user' && m.content === 'use b')!;
+      assert.ok(id.role === 'user' && id.turnId);
+      // A transcript saved with the steer still waiting, next to a conversation that has it (never both).
+      const stale = { ...(record.transcript as TranscriptState), queue: [{ id: id.turnId!, text: 'use b' }] };
+      const back = restoreTranscript(stale, record.snapshot as AgentSnapshot);
+      assert.deepEqual(back.queue ?? [], []);
+      // A different message that merely shares the text stays queued.
+      const other = { ...stale, queue: [{ id: 'queued-x', text: 'use b' }] };
+      assert.deepEqual(
+        restoreTranscript(other, record.snapshot as AgentSnapshot).queue?.map((q) => q.id),
+        ['queued-x'],
+      );
+    });
   });
 });
