@@ -26,6 +26,11 @@ export const SlashCommandInfoSchema = z.object({
   source: z.string().max(100),
   /** Values the first argument takes (completed after "/name "). */
   choices: z.array(z.string().min(1).max(64).regex(/^\S+$/)).max(50).optional(),
+  /** What a choice is (a custom agent's description), shown beside it. */
+  choiceDescriptions: z
+    .record(z.string().max(64), z.string().max(200))
+    .refine((r) => Object.keys(r).length <= 50, 'at most 50 descriptions')
+    .optional(),
 });
 export type SlashCommandInfoView = z.infer<typeof SlashCommandInfoSchema>;
 

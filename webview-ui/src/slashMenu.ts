@@ -167,7 +167,7 @@ export class SlashMenu {
     if (cmd.choices.some((c) => c.toLowerCase() === q)) return [];
     return rank(cmd.choices, (c) => c, q).map((c) => ({
       label: `/${cmd.name} ${c}`,
-      description: '',
+      description: cmd.choiceDescriptions?.[c] ?? '',
       insert: `/${cmd.name} ${c}`,
       complete: true,
     }));

@@ -13,6 +13,14 @@ export interface SlashCommandInfo {
   source: 'builtin' | 'custom' | 'mcp' | string;
   /** The values the (first) argument takes, offered by the completion list (e.g. the modes for /mode). */
   choices?: string[];
+  /** What a choice is, shown beside it (a custom agent's description for /mode). */
+  choiceDescriptions?: Record<string, string>;
+}
+
+/** A mode /mode offers besides the built-in ones (the team's custom agents). */
+export interface ModeChoiceInfo {
+  name: string;
+  description?: string;
 }
 
 /**
@@ -201,12 +209,31 @@ type SlashResolution =
 /** Built-ins plus the commands of every source. A built-in name always wins over a source's command. */
 export class SlashCommandRegistry {
   private readonly sources: SlashCommandSource[] = [];
+  private customModes: () => readonly ModeChoiceInfo[] = () => [];
 
   constructor(
     sources: readonly SlashCommandSource[] = [],
     private readonly log: (m: string) => void = () => undefined,
   ) {
     this.sources.push(...sources);
+  }
+
+  /** The custom agents /mode completes besides the built-in modes (read on every list()). */
+  useModes(modes: () => readonly ModeChoiceInfo[]): void {
+    this.customModes = modes;
+  }
+
+  /** /mode with the custom agents among its choices, each with its description. */
+  private withModes(c: SlashCommandInfo): SlashCommandInfo {
+    const extra = this.customModes().filter((m) => !MODE_NAMES.includes(m.name as never) && /^\S{1,64}$/.test(m.name));
+    if (c.name !== 'mode' || !extra.length) return c;
+    const descriptions: Record<string, string> = {};
+    for (const m of extra) if (m.description) descriptions[m.name] = m.description.slice(0, 200);
+    return {
+      ...c,
+      choices: [...(c.choices ?? []), ...extra.map((m) => m.name)].slice(0, 50),
+      choiceDescriptions: descriptions,
+    };
   }
 
   /** Adds a source (e.g. the MCP prompts once the MCP client is up); returns the remover. */
@@ -220,7 +247,7 @@ export class SlashCommandRegistry {
 
   /** Every command, built-ins first; a failing source is logged and left out. Names are unique (first wins). */
   async list(signal?: AbortSignal): Promise<SlashCommandInfo[]> {
-    const out: SlashCommandInfo[] = [...BUILTIN_COMMANDS];
+    const out: SlashCommandInfo[] = BUILTIN_COMMANDS.map((c) => this.withModes(c));
     const seen = new Set(out.map((c) => c.name));
     for (const s of this.sources) {
       let items: SlashCommandInfo[] = [];

@@ -82,6 +82,9 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     },
     provider: () => readSettings().provider,
   });
+  // /mode completes the team's agents too, and the list follows their files.
+  deps.extras.slash.useModes(() => ecosystem.team.team.agents);
+  ecosystem.team.onDidChange(() => deps.extras.refresh());
   const initialised: Initialised = { controller, recovery, store, journal, memory };
   gate.provide(initialised);
   controller.setPanel(panel);
