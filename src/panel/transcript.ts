@@ -338,8 +338,21 @@ export class Transcript {
 
   // ---------- internals ----------
 
+  /**
+   * A new run answers every earlier "Continue" / "Retry" (a restore's notice, a stopped run's end): pressed later,
+   * they would start a run nobody asked for.
+   */
+  private retireResumeActions(ops: PatchOp[]): void {
+    for (const item of this.items.all()) {
+      if ((item.kind !== 'error' && item.kind !== 'run_end') || !item.actions?.length) continue;
+      const actions = item.actions.filter((a) => a !== 'continue' && a !== 'retry');
+      if (actions.length !== item.actions.length) this.items.update(ops, { ...item, actions });
+    }
+  }
+
   private startRun(ops: PatchOp[], e: Extract<AgentEvent, { type: 'run_start' }>): void {
     this.stream.close(ops);
+    this.retireResumeActions(ops);
     this.cards.startRun();
     this.notes.forgetKeys();
     const shown = this.pendingDisplay ?? e.userMessage;
