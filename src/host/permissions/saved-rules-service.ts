@@ -29,7 +29,8 @@ function isRule(v: unknown): v is SavedRule {
 
 function label(r: SavedRule): string {
   const what = { command: 'command', edit: 'edits in', mcp: 'MCP tool', web: 'web host' }[r.kind];
-  return `${r.action === 'deny' ? 'Deny' : 'Allow'} ${what} ${r.pattern}`;
+  const pattern = r.kind === 'edit' ? r.pattern.replace(/^\.\//, '') : r.pattern;
+  return `${r.action === 'deny' ? 'Deny' : 'Allow'} ${what} ${pattern}`;
 }
 
 /** What "Always allow" would save for an approved call, or undefined when nothing fits. */
@@ -197,7 +198,7 @@ export class SavedRulesService implements vscode.Disposable {
           await preset(true, true)();
         },
       },
-      { label: 'Saved rules', kind: vscode.QuickPickItemKind.Separator },
+      { label: 'Rules in effect', kind: vscode.QuickPickItemKind.Separator },
     ];
     for (const r of this.rules()) {
       const removable = r.source === 'saved';
@@ -211,14 +212,14 @@ export class SavedRulesService implements vscode.Disposable {
     const suggested = this.suggested();
     if (suggested.length) {
       items.push({
-        label: "The repository's allow rules (not used until you adopt them)",
+        label: 'Suggested by the repository',
         kind: vscode.QuickPickItemKind.Separator,
       });
       for (const r of suggested)
         items.push({
           label: `$(question) ${label(r)}`,
           description: r.source,
-          detail: 'pick to use it in this workspace',
+          detail: 'not used until you pick it for this workspace',
           run: () => this.save({ kind: r.kind, pattern: r.pattern, action: 'allow', scope: 'workspace' }),
         });
     }
