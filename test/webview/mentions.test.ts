@@ -108,6 +108,16 @@ describe('webview @ mentions: picker and chips (Chromium)', function () {
     await p.page.keyboard.press('Escape');
     assert.equal(await p.page.locator('#forge-mention-menu').isVisible(), false);
     assert.equal(await input().inputValue(), '@x', 'Escape keeps the text');
+    // Enter before the host answers picks the first entry when the answer comes; nothing is sent meanwhile.
+    await input().fill('');
+    await p.clearPosted();
+    await p.page.keyboard.type('@gr');
+    await p.page.keyboard.press('Enter');
+    assert.equal((await p.posted()).filter((m) => m.type === 'send_message').length, 0);
+    await answer('gr');
+    assert.deepEqual(await chips().allInnerTexts(), ['Git changes']);
+    assert.equal(await input().inputValue(), '@git ');
+    await p.page.locator('.mention-chip-remove').click();
     // An e-mail address is not a mention.
     await input().fill('');
     await p.clearPosted();

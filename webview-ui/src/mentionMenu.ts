@@ -41,6 +41,8 @@ export class MentionMenu {
   /** Where the "@" of the token being completed is. */
   private tokenStart = -1;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Enter was pressed before the answer came: the first entry is picked when it does. */
+  private pickOnAnswer = false;
   /** The input value Escape closed the list on: it stays closed until the text changes. */
   private dismissed: string | undefined;
 
@@ -84,10 +86,15 @@ export class MentionMenu {
     const i = keep ? this.options.findIndex((o) => JSON.stringify(o.mention) === JSON.stringify(keep.mention)) : -1;
     this.active = i >= 0 ? i : 0;
     this.render();
+    if (this.pickOnAnswer) {
+      this.pickOnAnswer = false;
+      this.accept(0);
+    }
   }
 
   close(): void {
     clearTimeout(this.timer);
+    this.pickOnAnswer = false;
     this.tokenStart = -1;
     if (this.menu.hidden) return;
     this.menu.hidden = true;
@@ -167,11 +174,19 @@ export class MentionMenu {
   }
 
   private onKey(e: KeyboardEvent): void {
-    if (e.isComposing || !this.open) return;
+    if (e.isComposing) return;
     const handled = () => {
       e.preventDefault();
       e.stopImmediatePropagation();
     };
+    if (!this.open) {
+      // "@gre" + a quick Enter: the host has not answered yet; the message must not go out with "@gre" in it.
+      if (this.tokenStart >= 0 && (e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey) {
+        handled();
+        this.pickOnAnswer = true;
+      }
+      return;
+    }
     switch (e.key) {
       case 'ArrowDown':
         handled();
