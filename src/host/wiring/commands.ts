@@ -19,6 +19,7 @@ import type { ApiKeyStore } from '../api-key-store';
 import { onSettingsChanged, readSettings, reportSettingAdjustments } from '../settings';
 import { consentCommands } from '../settings-consent';
 import type { Initialised } from './controller';
+import { welcomeOnFirstStart } from './welcome';
 
 interface CommandWiringDeps {
   context: vscode.ExtensionContext;
@@ -71,4 +72,10 @@ export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
     ...(vscode.lm?.onDidChangeChatModels ? [vscode.lm.onDidChangeChatModels(() => void refreshModel())] : []),
     { dispose: () => manager()?.dispose() },
   );
+  // The first start in this profile: say that Forge is installed and where it is (once, never again).
+  void welcomeOnFirstStart({
+    globalState: context.globalState,
+    showInformationMessage: (message, ...items) => vscode.window.showInformationMessage(message, ...items),
+    executeCommand: (command) => vscode.commands.executeCommand(command),
+  }).catch((err) => log.warn(`Welcome notification failed: ${err instanceof Error ? err.message : String(err)}`));
 }
