@@ -33,6 +33,19 @@ type AnswerLine =
   | { k: 'answer'; requestId: string; toolCallId: string; at: number; decision: ApprovalDecision }
   | { k: 'review'; requestId: string; toolCallId: string; at: number; review: RecordedReview };
 
+/** A checkpoint restore the user started: begun before any file moves, ended after (or reported after a crash). */
+type RestoreLine =
+  | { k: 'restore'; id: string; files: string[]; rewind: boolean; at: number }
+  | { k: 'restore_end'; id: string; at: number };
+
+/** A restore a crash cut off: some of its files may be restored, some not. */
+export interface CutRestore {
+  id: string;
+  files: string[];
+  rewind: boolean;
+  at: number;
+}
+
 export class AnswerLog {
   private readonly log: (m: string) => void;
   private readonly now: () => number;
@@ -87,12 +100,34 @@ export class AnswerLog {
     return out;
   }
 
+  /** Records a checkpoint restore about to move `files`; call the returned function once it is done. */
+  async restoreBegun(taskId: string, files: readonly string[], rewind: boolean): Promise<() => Promise<void>> {
+    const id = `${this.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    await this.append(taskId, { k: 'restore', id, files: files.slice(0, 500), rewind, at: this.now() });
+    return () => this.append(taskId, { k: 'restore_end', id, at: this.now() });
+  }
+
+  /** Restores begun and never ended (a crash cut them off); each is reported once, then closed. */
+  async cutRestores(taskId: string): Promise<CutRestore[]> {
+    await this.chains.get(taskId);
+    const text = await this.io.read(this.file(taskId)).catch(() => undefined);
+    const open = new Map<string, CutRestore>();
+    for (const raw of (text ?? '').split('\n')) {
+      const line = parseRestore(raw);
+      if (line?.k === 'restore')
+        open.set(line.id, { id: line.id, files: line.files, rewind: line.rewind, at: line.at });
+      else if (line?.k === 'restore_end') open.delete(line.id);
+    }
+    for (const r of open.values()) await this.append(taskId, { k: 'restore_end', id: r.id, at: this.now() });
+    return [...open.values()];
+  }
+
   /** Forgets a task's answers (the task was removed). */
   async remove(taskId: string): Promise<void> {
     await this.io.remove(this.file(taskId)).catch(() => undefined);
   }
 
-  private append(taskId: string, line: AnswerLine): Promise<void> {
+  private append(taskId: string, line: AnswerLine | RestoreLine): Promise<void> {
     // A torn line from a crash is ended by the leading newline, so it never merges with this one.
     const run = (this.chains.get(taskId) ?? Promise.resolve())
       .then(() => this.io.append(this.file(taskId), `\n${JSON.stringify(line)}\n`))
@@ -117,6 +152,19 @@ function parse(raw: string): AnswerLine | undefined {
     if (typeof line?.requestId !== 'string' || typeof line.toolCallId !== 'string') return undefined;
     if (line.k === 'answer' && line.decision && typeof line.decision.kind === 'string') return line;
     if (line.k === 'review' && line.review && Array.isArray(line.review.hunks)) return line;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseRestore(raw: string): RestoreLine | undefined {
+  if (!raw.includes('"restore')) return undefined;
+  try {
+    const line = JSON.parse(raw) as RestoreLine;
+    if (typeof line?.id !== 'string') return undefined;
+    if (line.k === 'restore' && Array.isArray(line.files)) return line;
+    if (line.k === 'restore_end') return line;
     return undefined;
   } catch {
     return undefined;

@@ -2,6 +2,7 @@
 // forge.restoreCheckpoint command) and its redo, the user's plan edits, the audit trail's host facts (files written,
 // restores, undos), and the read-only views "Show Audit Log" and "Show Run Report".
 import * as vscode from 'vscode';
+import type { AnswerLog } from '../../core/tasks/answer-log';
 import type { AuditTrail } from '../../core/audit/audit-trail';
 import type { AgentEvent } from '../../core/loop/events';
 import {
@@ -34,6 +35,8 @@ interface RecoveryDeps {
   log: Logger;
   /** Files of the task were restored, undone or redone: the task's changes block is computed again. */
   onFilesMoved?: (taskId: string) => void;
+  /** Records each restore before a file moves, so one a crash cuts off is told at the next restore of the task. */
+  answers?: AnswerLog;
 }
 
 export interface RestoreArgs {
@@ -57,6 +60,12 @@ const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
 export class Recovery {
   /** One restore at a time (a double click must not ask twice or restore twice). */
   private restoring: Promise<unknown> | undefined;
+
+  /** The restore's intent, durable before any file moves (never blocks the restore if it cannot be written). */
+  private async restoreBegun(taskId: string, files: readonly string[], rewind: boolean): Promise<() => Promise<void>> {
+    const done = await this.deps.answers?.restoreBegun(taskId, files.map(rel), rewind).catch(() => undefined);
+    return done ?? (async () => undefined);
+  }
 
   constructor(private readonly deps: RecoveryDeps) {}
 
@@ -233,6 +242,7 @@ export class Recovery {
       if (!pick) return undefined;
       rewind = pick === withRewind;
     }
+    const ended = await this.restoreBegun(taskId, files, !!rewind);
     const outcome: RestoreReport = await restoreToCheckpoint(
       this.deps.journal,
       taskId,
@@ -248,6 +258,7 @@ export class Recovery {
         );
     }
     this.mark(taskId, 'restore', outcome, cp.step);
+    await ended();
     const changed = outcome.restored.length + outcome.deleted.length;
     if (session && changed && outcome.rewoundMessages === undefined) {
       const list = [...outcome.restored, ...outcome.deleted].map(rel).join(', ');
@@ -277,10 +288,12 @@ export class Recovery {
     if (!mine.length) return undefined;
     const toSeq = Math.min(...mine.map((e) => e.seq)) - 1;
     const before = { step: 0, toolCallIds: [], paths: [], toSeq, at: 0, undone: false };
+    const ended = await this.restoreBegun(taskId, [...new Set(mine.map((e) => e.path))], true);
     const outcome = await restoreToCheckpoint(this.deps.journal, taskId, before, this.deps.journalFs, (c) =>
       this.decide(c, 'ask'),
     );
     this.mark(taskId, 'restore', outcome);
+    await ended();
     return outcome;
   }
 

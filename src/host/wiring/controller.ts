@@ -51,6 +51,7 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     auditFiles: () => storage.auditSink.files(),
     log,
     onFilesMoved: (taskId) => void controller.refreshChanges(taskId),
+    answers: storage.durable.answers,
   });
   const controller: Controller = new Controller({
     recovery,
@@ -67,8 +68,8 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     refreshModel: deps.refreshModel,
     extras: deps.extras,
     beforeSend: (text) => ecosystem.mcp.withAttachments(text),
-    images: storage.images,
     customModes: () => ecosystem.team.team.agents,
+    images: storage.images,
   });
   // A mode's or agent's own model: built with the user's keys, like forge.fallbackModel (never a workspace's key).
   ecosystem.team.useModels({

@@ -268,6 +268,24 @@ describe('durability: answers are kept across a crash', () => {
     ]);
   });
 
+  it('a checkpoint restore cut off by a crash is told once, to the user and to the model; a finished one is not', async () => {
+    const journal = await EditJournal.open(dir, { io: new NodeTasksIO() });
+    const answers = new AnswerLog(path.join(dir, 'answers'), new NodeTasksIO());
+    const done = await answers.restoreBegun('t', ['src/a.ts'], false);
+    await done();
+    await answers.restoreBegun('t', ['src/a.ts', 'src/b.ts'], true); // the crash: never ended
+    const task = { ...pendingTask(), snapshot: { ...(pendingTask().snapshot as AgentSnapshot), pending: undefined } };
+    const ws = new Workspace();
+    const r = await reconcileTask(task, { journal, answers, probe: ws });
+    assert.deepEqual(r.notes, [
+      'A restore of files to an earlier checkpoint was cut off when Forge was reloaded: src/a.ts, src/b.ts may be only partly restored. Check them, or use Restore to here again to finish it.',
+    ]);
+    assert.equal(r.changed, true);
+    assert.match(String((r.record.snapshot as AgentSnapshot).notes?.at(-1)), /may be partly restored\. Re-read them/);
+    const again = await reconcileTask(task, { journal, answers, probe: ws });
+    assert.deepEqual(again.notes, [], 'told once');
+  });
+
   it('a torn last line (a crash mid-append) is skipped and the next answer still reads', async () => {
     const io = new InMemoryTasksIO();
     const log = new AnswerLog(dir, io);
