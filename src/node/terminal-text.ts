@@ -122,3 +122,12 @@ export function visibleCommandLine(command: string): string {
   }
   return out;
 }
+
+/** A duration as the panel's rows write it (webview-ui/src/dom.ts formatDuration): the same figure reads the same. */
+export function formatElapsed(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  return `${m}m ${String(Math.floor(s % 60)).padStart(2, '0')}s`;
+}

@@ -138,6 +138,11 @@ export interface RunResult {
    * The output says why.
    */
   sandboxFailed?: boolean;
+  /**
+   * How long the command ran, as the runner measured it (ms). The terminal's end line, the tool's result and the
+   * panel's row all show this one figure when it is set.
+   */
+  elapsedMs?: number;
 }
 
 export interface CommandRunner {

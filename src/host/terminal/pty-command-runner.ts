@@ -10,7 +10,7 @@ import {
   type RunRequest,
   type RunResult,
 } from '../../core/workspace/types';
-import { TerminalTextCleaner, visibleCommandLine } from '../../node/terminal-text';
+import { formatElapsed, TerminalTextCleaner, visibleCommandLine } from '../../node/terminal-text';
 
 interface PtyCommandRunnerOptions {
   terminalName?: string;
@@ -205,8 +205,10 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
         },
       });
       reveal();
-      term.finish(commandEndLine(res, Date.now() - started));
-      return res;
+      // One figure for the terminal's end line and the tool's result (the panel's row shows the same).
+      const elapsedMs = res.elapsedMs ?? Date.now() - started;
+      term.finish(commandEndLine(res, elapsedMs));
+      return { ...res, elapsedMs };
     } catch (e) {
       reveal();
       term.finish(
@@ -245,7 +247,7 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
 
 /** The last line of a command, coloured: how it ended and how long it took. */
 function commandEndLine(res: RunResult, ms: number): string {
-  const took = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  const took = formatElapsed(ms);
   let how: string;
   if (res.sandboxFailed) how = '\x1b[31mnot run: the sandbox could not start';
   else if (res.timedOut) how = `\x1b[31mtimed out after ${took}; stopped`;

@@ -152,7 +152,10 @@ export class ToolCards {
     const { text, truncated } = cap(e.content, this.limits.resultChars);
     const keep = item.status === 'rejected' || item.status === 'cancelled';
     const approved = this.approvedAt.get(item.id);
-    const durationMs = approved !== undefined ? Math.min(e.latencyMs, this.now() - approved) : e.latencyMs;
+    // A command's row shows the runner's own measure (the figure the Forge terminal prints), else the call's time.
+    const measured = item.name === 'execute_command' ? commandElapsed(e.data) : undefined;
+    const durationMs =
+      measured ?? (approved !== undefined ? Math.min(e.latencyMs, this.now() - approved) : e.latencyMs);
     const exit = item.name === 'execute_command' ? /^Exit code: (-?\d+)/m.exec(e.content) : null;
     const killed = item.name === 'execute_command' && /^Killed by signal/m.test(e.content);
     // The row counts what was written (the tool's own figures: a per-hunk review writes less than the proposal).
@@ -260,6 +263,12 @@ function rejectedHunks(hunks: HunkView[] | undefined): { rejectedHunks?: { n: nu
   const rejected = (hunks ?? []).filter((h) => h.state === 'rejected');
   if (!rejected.length) return {};
   return { rejectedHunks: rejected.map((h) => ({ n: h.index + 1, ...(h.reason ? { reason: h.reason } : {}) })) };
+}
+
+/** How long a command ran as its runner measured it (`data.elapsedMs`, execute_command), when reported. */
+function commandElapsed(data: unknown): number | undefined {
+  const ms = (data as { elapsedMs?: unknown } | undefined)?.elapsedMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /** The line counts an edit tool reports for what it wrote (`data.added` / `data.removed`), when it reports them. */

@@ -150,7 +150,9 @@ export function createExecuteCommandTool(
           { sandboxFailed: true },
         );
       }
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      // The runner's own measure when it has one (the Forge terminal's end line shows the same figure).
+      const elapsedMs = Math.max(0, Math.round(res.elapsedMs ?? Date.now() - started));
+      const seconds = (elapsedMs / 1000).toFixed(1);
       const lines: string[] = [`$ ${input.command}`];
       if (res.timedOut)
         lines.push(
@@ -194,6 +196,7 @@ export function createExecuteCommandTool(
           truncated: res.truncated ?? false,
           fullOutputRef: res.fullOutputRef,
           verdict: verdict.action,
+          elapsedMs,
         },
       };
     },
