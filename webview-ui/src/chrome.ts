@@ -79,7 +79,9 @@ export class Chrome {
     this.input = h('textarea', {
       class: 'input',
       rows: '1',
-      placeholder: 'Describe a task for Forge…',
+      // Short enough for one line beside the attach and Send buttons in a 300 px side bar (a wrapped placeholder is
+      // clipped: the box grows with its text, not with the placeholder).
+      placeholder: 'Describe a task…',
       title: 'Enter sends · Shift+Enter adds a line',
       'aria-label': 'Message Forge',
       maxlength: '100000',
