@@ -67,8 +67,8 @@ describe('slash commands, modes and delegation (real VS Code)', function () {
       20_000,
     );
     assert.deepStrictEqual(
-      list.commands.slice(0, 7).map((c: any) => c.name),
-      ['stop', 'new', 'mode', 'model', 'compact', 'undo', 'help'],
+      list.commands.slice(0, 8).map((c: any) => c.name),
+      ['stop', 'new', 'mode', 'model', 'compact', 'context', 'undo', 'help'],
     );
     assert.deepStrictEqual(
       list.commands.find((c: any) => c.name === 'explain'),
