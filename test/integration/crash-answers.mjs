@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startShotSession } from './ui/session.mjs';
-import { killHostNow, reloadAfterKill } from './ui/kill.mjs';
+import { killHostNow, reloadAfterKill, waitForLogLine } from './ui/kill.mjs';
 import { forgeWebview, openForgePanel } from './ui/workbench.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -66,29 +66,6 @@ const longTurns = [
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits (polling every 2 ms) until an answer-log file under `storage` holds `needle`. */
-async function answerLogged(storage, needle, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    for (const dir of findDirs(storage, 'answers'))
-      for (const f of fs.readdirSync(dir)) if (fs.readFileSync(path.join(dir, f), 'utf8').includes(needle)) return;
-    await sleep(2);
-  }
-  throw new Error(`the answer log never held ${needle}`);
-}
-
-function findDirs(root, name, depth = 3) {
-  if (depth < 0 || !fs.existsSync(root)) return [];
-  const out = [];
-  for (const e of fs.readdirSync(root, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    const p = path.join(root, e.name);
-    if (e.name === name) out.push(p);
-    else out.push(...findDirs(p, name, depth - 1));
-  }
-  return out;
-}
-
 async function main() {
   fs.mkdirSync(shots, { recursive: true });
   const session = await startShotSession({
@@ -114,7 +91,7 @@ async function main() {
 
     // 1. Approve, and crash as soon as Forge has the answer.
     await panel.approveButton.first().click();
-    await answerLogged(storage, '"k":"answer"');
+    await waitForLogLine(storage, 'answers', '"k":"answer"');
     const pid = killHostNow(server);
     const onDisk = fs.readFileSync(greet, 'utf8').includes("'Hi, '");
     step(`killed once the answer was logged (edit on disk at the kill: ${onDisk})`);
@@ -162,7 +139,7 @@ async function main() {
 
     // 2. Drop the second hunk, crash, and find the review as it was left.
     await wv.locator('.approval-card.pending button.hunk-toggle.hunk-rejected[data-index="1"]').click();
-    await answerLogged(storage, '"k":"review"');
+    await waitForLogLine(storage, 'answers', '"k":"review"');
     const pid2 = killHostNow(server);
     step('killed during the per-hunk review (hunk 2 dropped)');
     await reloadAfterKill(server, page, pid2, step);

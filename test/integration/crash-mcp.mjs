@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startShotSession } from './ui/session.mjs';
-import { killHostNow, reloadAfterKill } from './ui/kill.mjs';
+import { killHostNow, reloadAfterKill, waitForLogLine } from './ui/kill.mjs';
 import { forgeWebview, openForgePanel } from './ui/workbench.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -29,31 +29,6 @@ const turns = [
   },
   { toolCalls: [{ id: 'mcp-done', name: 'task_completion', args: { result: 'Checked the operation.' } }] },
 ];
-
-/** Waits until a command-log file under `storage` records the MCP call's start. */
-async function callRecorded(storage, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    for (const dir of findDirs(storage, 'commands'))
-      for (const f of fs.readdirSync(dir))
-        if (f.endsWith('.jsonl') && fs.readFileSync(path.join(dir, f), 'utf8').includes('"toolCallId":"mcp-long"'))
-          return;
-    await sleep(20);
-  }
-  throw new Error('the MCP call never reached the command log');
-}
-
-function findDirs(root, name, depth = 3) {
-  if (depth < 0 || !fs.existsSync(root)) return [];
-  const out = [];
-  for (const e of fs.readdirSync(root, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    const p = path.join(root, e.name);
-    if (e.name === name) out.push(p);
-    else out.push(...findDirs(p, name, depth - 1));
-  }
-  return out;
-}
 
 async function main() {
   fs.mkdirSync(shots, { recursive: true });
@@ -77,7 +52,7 @@ async function main() {
     let { panel } = await openForgePanel(page, { log: step });
     await panel.input.fill('Run the long operation.');
     await panel.input.press('Enter');
-    await callRecorded(storage);
+    await waitForLogLine(storage, 'commands', '"toolCallId":"mcp-long"', { timeoutMs: 60_000, pollMs: 20 });
     await sleep(500); // the server is working on it
     const pid = killHostNow(server);
     step('killed while the MCP server ran the call');

@@ -284,27 +284,40 @@ export async function reconcileTask(
   ];
   facts.push(...(await journaledEdits(deps.journal, record, facts)));
   const answerNote = await recalledAnswerNote(record, deps.answers);
-  const cut = deps.answers ? await deps.answers.cutRestores(record.id).catch(() => []) : [];
-  if (cut.length) {
-    // A restore cut off by the crash: which of its files moved is unknown. Said to the user and to the model.
-    const files = [...new Set(cut.flatMap((c) => c.files))];
-    const list = files.slice(0, 20).join(', ') + (files.length > 20 ? ` and ${files.length - 20} more` : '');
-    const snapshot = structuredClone(record.snapshot as AgentSnapshot);
-    snapshot.notes = [
-      ...(snapshot.notes ?? []),
-      `A restore of files to an earlier checkpoint was cut off by a reload: ${list} may be partly restored. Re-read them before editing.`,
-    ];
-    record = { ...record, snapshot };
-    const note = `A restore of files to an earlier checkpoint was cut off when Forge was reloaded: ${list} may be only partly restored. Check them, or use Restore to here again to finish it.`;
-    if (!facts.length) return { record, notes: [note, ...(answerNote ? [answerNote] : [])], changed: true };
-    const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts, !!answerNote);
-    const kept = r.snapshot.pending && answerNote ? [answerNote] : [];
-    return { record: { ...record, snapshot: r.snapshot }, notes: [note, ...r.notes, ...kept], changed: true };
-  }
-  if (!facts.length) return { record, notes: answerNote ? [answerNote] : [], changed: false };
+  const cut = await cutRestoreNote(record, deps.answers);
+  if (cut) record = cut.record;
+  const first = cut ? [cut.note] : [];
+  if (!facts.length) return { record, notes: [...first, ...(answerNote ? [answerNote] : [])], changed: !!cut };
   const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts, !!answerNote);
   const kept = r.snapshot.pending && answerNote ? [answerNote] : [];
-  return { record: { ...record, snapshot: r.snapshot }, notes: [...r.notes, ...kept], changed: r.changed };
+  return {
+    record: { ...record, snapshot: r.snapshot },
+    notes: [...first, ...r.notes, ...kept],
+    changed: r.changed || !!cut,
+  };
+}
+
+/**
+ * A checkpoint restore a crash cut off: which of its files moved is unknown. The record gets a note for the model
+ * (told with the next message); the returned note is for the user. undefined when none was cut off.
+ */
+async function cutRestoreNote(
+  record: TaskRecord,
+  answers: AnswerLog | undefined,
+): Promise<{ record: TaskRecord; note: string } | undefined> {
+  const cut = answers ? await answers.cutRestores(record.id).catch(() => []) : [];
+  if (!cut.length) return undefined;
+  const files = [...new Set(cut.flatMap((c) => c.files))];
+  const list = files.slice(0, 20).join(', ') + (files.length > 20 ? ` and ${files.length - 20} more` : '');
+  const snapshot = structuredClone(record.snapshot as AgentSnapshot);
+  snapshot.notes = [
+    ...(snapshot.notes ?? []),
+    `A restore of files to an earlier checkpoint was cut off by a reload: ${list} may be partly restored. Re-read them before editing.`,
+  ];
+  return {
+    record: { ...record, snapshot },
+    note: `A restore of files to an earlier checkpoint was cut off when Forge was reloaded: ${list} may be only partly restored. Check them, or use Restore to here again to finish it.`,
+  };
 }
 
 /**

@@ -2,6 +2,8 @@
 // would: code-server leaves a crashed remote host down.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { runCommand } from './workbench.mjs';
 
 /** Process ids of the extension hosts code-server started (they are in its process group). */
@@ -46,4 +48,31 @@ export async function killExtensionHost(server, page, step = () => {}) {
   const pid = killHostNow(server);
   step(`extension host ${pid} killed`);
   await reloadAfterKill(server, page, pid, step);
+}
+
+/**
+ * Waits until a JSON Lines file in a `folder` (answers, commands...) of Forge's storage under `storage` holds
+ * `needle`: the moment to kill, once Forge has recorded what the test is about.
+ */
+export async function waitForLogLine(storage, folder, needle, { timeoutMs = 30_000, pollMs = 2 } = {}) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    for (const dir of findDirs(storage, folder))
+      for (const f of fs.readdirSync(dir))
+        if (f.endsWith('.jsonl') && fs.readFileSync(path.join(dir, f), 'utf8').includes(needle)) return;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  throw new Error(`no ${folder}/*.jsonl under ${storage} ever held ${needle}`);
+}
+
+function findDirs(root, name, depth = 3) {
+  if (depth < 0 || !fs.existsSync(root)) return [];
+  const out = [];
+  for (const e of fs.readdirSync(root, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const p = path.join(root, e.name);
+    if (e.name === name) out.push(p);
+    else out.push(...findDirs(p, name, depth - 1));
+  }
+  return out;
 }
