@@ -6,6 +6,7 @@ import { imageTypeOfPath, MAX_IMAGE_BASE64_CHARS, sniffImageType } from '../core
 import type { ImagePart, ModelInfo } from '../core/model/types';
 import { toImagePart } from '../node/image-store';
 import { InputError } from './json-input';
+import { errorText } from '../core/error-text';
 
 const MAX_BYTES = Math.floor((MAX_IMAGE_BASE64_CHARS * 3) / 4);
 
@@ -31,7 +32,7 @@ export async function loadCliImages(files: readonly string[], cwd: string, info:
     try {
       parts.push(await toImagePart({ mediaType: type, data: bytes.toString('base64'), name: path.basename(file) }));
     } catch (err) {
-      throw new InputError(`--image ${file}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new InputError(`--image ${file}: ${errorText(err)}`);
     }
   }
   return parts;

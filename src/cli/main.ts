@@ -17,6 +17,7 @@ import { InputError, jsonInputs } from './json-input';
 import { loadOutputSchema, type OutputSchema } from './output-schema';
 import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../node/worktrees';
 import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
+import { errorText } from '../core/error-text';
 
 declare const __FORGE_VERSION__: string | undefined;
 
@@ -128,7 +129,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     if (opts.command === 'tasks') return await listTasks(opts, out, log);
     return await runTask(opts, io, { err, out, style, log, secrets });
   } catch (e) {
-    err(`${style.red('forge: error:')} ${plain(e instanceof Error ? e.message : String(e))}\n`);
+    err(`${style.red('forge: error:')} ${plain(errorText(e))}\n`);
     return e instanceof InputError ? EXIT.usage : EXIT.error;
   }
 }
@@ -251,9 +252,7 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       ...(limit ? { maxIterations: limit } : {}),
     };
     const save = () =>
-      rt.store
-        .save(recordOf(agent!, meta))
-        .catch((e) => log.warn(`could not save the task: ${e instanceof Error ? e.message : String(e)}`));
+      rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${errorText(e)}`));
     agent.on((e: AgentEvent) => {
       json?.on(e);
       progress.on(e);

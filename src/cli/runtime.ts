@@ -50,6 +50,7 @@ import { createCliHooks } from './hooks';
 import { readCliPermissionRules } from './permissions';
 import { cliWebTools } from './web';
 import { createCliMcp } from './mcp';
+import { errorText } from '../core/error-text';
 
 declare const __FORGE_VERSION__: string | undefined;
 
@@ -189,7 +190,7 @@ export async function createRuntime(
       });
       memory = opts.reflect ? forge : { recall: (t, b) => forge.recall(t, b), reflect: async () => [] };
     } catch (err) {
-      log.warn(`memory is off: ${err instanceof Error ? err.message : String(err)}`);
+      log.warn(`memory is off: ${errorText(err)}`);
     }
   }
   const rules = new WorkspaceRules(

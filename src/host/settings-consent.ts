@@ -16,6 +16,7 @@ import {
   type WorkspaceSettingsDecision,
 } from '../core/safety/workspace-settings';
 import type { CommandHandlers } from './ui/commands';
+import { errorText } from '../core/error-text';
 
 /** globalState: workspace id (a digest of its file or folders) -> the user's answers there. */
 const STATE_KEY = 'forge.workspaceSettingsConsent';
@@ -157,7 +158,7 @@ export function initSettingsConsent(
           (k) => !!k,
           (err: unknown) => {
             log.info(
-              `Could not read whether an API key is stored for ${p} (${err instanceof Error ? err.message : String(err)}); counting it as stored.`,
+              `Could not read whether an API key is stored for ${p} (${errorText(err)}); counting it as stored.`,
             );
             return true;
           },

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { safeFileStem } from '../core/tasks/io';
+import { errorText } from '../core/error-text';
 
 export interface LeaseInfo {
   owner: string;
@@ -130,7 +131,7 @@ export class TaskLeases {
       try {
         if (await this.confirm(taskId)) await this.write(taskId);
       } catch (err) {
-        this.log(`[lease] heartbeat for ${taskId} failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`[lease] heartbeat for ${taskId} failed: ${errorText(err)}`);
       }
     }
   }

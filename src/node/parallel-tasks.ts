@@ -19,6 +19,7 @@ import {
   type IntegrateResult,
   type TaskWorktree,
 } from './worktrees';
+import { errorText } from '../core/error-text';
 
 type BackgroundStatus = 'queued' | 'starting' | 'running' | 'ready' | 'failed' | 'applied' | 'merged' | 'discarded';
 
@@ -135,7 +136,7 @@ export class ParallelTasks {
         task.changes = await taskChanges(wt);
       } catch (err) {
         task.status = 'failed';
-        task.error = err instanceof Error ? err.message : String(err);
+        task.error = errorText(err);
       }
       this.tasks.set(task.id, task);
       adopted.push({ ...task });
@@ -242,7 +243,7 @@ export class ParallelTasks {
       task.changes = await taskChanges(task.worktree);
       task.status = 'ready';
     } catch (err) {
-      task.error = err instanceof Error ? err.message : String(err);
+      task.error = errorText(err);
       task.status = 'failed';
       this.o.log?.(`background task ${task.id} failed: ${task.error}`);
     }

@@ -13,6 +13,7 @@ import {
   shellParserLoaded,
   vendoredShellParserPath,
 } from '../core/safety/command-parse';
+import { errorText } from '../core/error-text';
 
 interface ShellParserWarmupOptions {
   /** Folder for the V8 code cache (global storage); without it the parser is compiled from source. */
@@ -38,9 +39,7 @@ let running: Promise<ShellParserWarmupResult> | undefined;
 /** Warms the shell parser once per extension host; later calls return the first call's promise. */
 export function warmShellParser(options: ShellParserWarmupOptions = {}): Promise<ShellParserWarmupResult> {
   running ??= load(options).catch((err) => {
-    options.log?.warn(
-      `shell parser warm-up failed (the first command check loads it instead): ${err instanceof Error ? err.message : String(err)}`,
-    );
+    options.log?.warn(`shell parser warm-up failed (the first command check loads it instead): ${errorText(err)}`);
     return { loaded: shellParserLoaded(), via: 'compiled' as const, longestStepMs: 0, steps: {} };
   });
   return running;
@@ -117,7 +116,7 @@ async function load(options: ShellParserWarmupOptions): Promise<ShellParserWarmu
         }
       }
     } catch (err) {
-      options.log?.warn(`shell parser code cache not written: ${err instanceof Error ? err.message : String(err)}`);
+      options.log?.warn(`shell parser code cache not written: ${errorText(err)}`);
     }
   }
   const res = result(usedCache ? 'cache' : 'compiled');

@@ -17,6 +17,7 @@ import {
 import { PatchCoalescer, type Scheduler } from './coalescer';
 import { Transcript } from './transcript';
 import { handle, type RunRequestType, type WebviewHandlers, type WebviewMessageOf } from './webview-handlers';
+import { errorText } from '../core/error-text';
 
 const RUNS: ReadonlySet<string> = new Set(RUN_REQUESTS);
 const isRunRequest = (m: WebviewMessage): m is WebviewMessageOf<RunRequestType> => RUNS.has(m.type);
@@ -226,7 +227,7 @@ export class PanelBridge {
     const result = handle(this.handlers, m);
     if (result && typeof result.then === 'function') {
       result.then(undefined, (err: unknown) =>
-        this.logger.error(`panel: handling '${m.type}' failed: ${err instanceof Error ? err.message : String(err)}`),
+        this.logger.error(`panel: handling '${m.type}' failed: ${errorText(err)}`),
       );
     }
   }
@@ -258,7 +259,7 @@ export class PanelBridge {
     if (result && typeof result.then === 'function') {
       result.then(done, (err: unknown) => {
         done();
-        const msg = err instanceof Error ? err.message : String(err);
+        const msg = errorText(err);
         this.logger.error(`panel: request ${requestId} failed: ${msg}`);
         // The host did not handle it: show it rather than leave the user with a silent panel.
         this.transcript.addError(`Forge could not run this request: ${msg}`, ['show_logs']);

@@ -3,6 +3,7 @@
 // user can act on. Also finds Ollama / LM Studio running on their default ports. No 'vscode'; every network
 // call has a short timeout and an injectable fetch (tests point it at the loopback server).
 import { windowFromModelEntry } from './models';
+import { errorText } from '../core/error-text';
 
 /** Key used when an OpenAI-compatible server on this machine needs none (the SDK insists on one). */
 export const PLACEHOLDER_KEY = 'forge-no-key';
@@ -404,7 +405,7 @@ export async function checkEndpoint(o: EndpointOptions & { model?: string }): Pr
       ok: false,
       models: [],
       problem: 'unreachable',
-      message: `Could not reach ${base} (${code ?? (err instanceof Error ? err.message : String(err))}); ${isRunningHint(base)}`,
+      message: `Could not reach ${base} (${code ?? errorText(err)}); ${isRunningHint(base)}`,
     };
   }
   if (

@@ -1,4 +1,5 @@
 // Parses streamed tool-call arguments into the tool_call_end fields, with a precise error for bad JSON.
+import { errorText } from '../core/error-text';
 
 export function parseToolArgs(raw: string): { args: unknown; rawArgs: string; parseError?: string } {
   if (raw.trim() === '') return { args: {}, rawArgs: raw };
@@ -19,7 +20,7 @@ export function parseToolArgs(raw: string): { args: unknown; rawArgs: string; pa
 
 /** "invalid JSON in tool arguments: Unexpected end of JSON input (at char 31 of 31: ...`"recursive": tru`)" */
 function describeJsonError(raw: string, err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   const m = /position (\d+)/.exec(message);
   const pos = m ? Number(m[1]) : raw.length;
   const near = raw.slice(Math.max(0, pos - 30), pos + 10).replace(/\s+/g, ' ');

@@ -16,6 +16,7 @@ import type {
   ToolSpec,
   Usage,
 } from '../core/model/types';
+import { errorText } from '../core/error-text';
 
 export interface VscodeLmSelector {
   /** A model id or family (forge.model); empty = first available. */
@@ -353,7 +354,7 @@ export function toModelErrorFromLm(
   if (e instanceof ModelError) return e;
   if (signal?.aborted || e instanceof vscode.CancellationError)
     return new ModelError('aborted', 'Request aborted', { cause: e });
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorText(e);
   const which = chat ? `"${chat.name || chat.id}"${chat.vendor ? ` (${chat.vendor})` : ''}` : 'the chat model';
   const detail = message ? ` VS Code said: ${message}` : '';
   switch (lmErrorCode(e)) {

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { AgentEvent } from '../loop/events';
 import { redactSecrets } from './redact';
+import { errorText } from '../error-text';
 
 /** Where audit lines go. append() gets whole lines (each ends in '\n') and must keep them whole and in order. */
 export interface AuditSink {
@@ -336,9 +337,7 @@ export class AuditTrail {
     try {
       line = JSON.stringify({ v: 1, ts: this.now(), ...fields });
     } catch (err) {
-      this.log(
-        `[audit] cannot serialise a ${String(fields.kind)} record: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      this.log(`[audit] cannot serialise a ${String(fields.kind)} record: ${errorText(err)}`);
       return;
     }
     this.buffer.push(`${line}\n`);
@@ -371,9 +370,7 @@ export class AuditTrail {
       this.keep(fresh);
       if (!this.failing) {
         this.failing = true;
-        this.log(
-          `[audit] could not append to the audit log (lines wait in memory): ${err instanceof Error ? err.message : String(err)}`,
-        );
+        this.log(`[audit] could not append to the audit log (lines wait in memory): ${errorText(err)}`);
         this.opts.onWriteFailed?.(err);
       }
       this.retryTimer ??= setTimeout(() => {

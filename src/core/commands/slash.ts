@@ -2,6 +2,7 @@
 // and the registry that combines built-ins with pluggable sources (custom prompt files, later MCP prompts).
 // Pure: no vscode, no Node. The host executes built-ins; sources expand their commands into a prompt.
 import { MODE_NAMES } from '../modes';
+import { errorText } from '../error-text';
 
 export interface SlashCommandInfo {
   /** Without the slash, e.g. "mode" or "review-pr". */
@@ -254,7 +255,7 @@ export class SlashCommandRegistry {
       try {
         items = await s.list(signal);
       } catch (err) {
-        this.log(`slash commands: source ${s.id} failed to list: ${err instanceof Error ? err.message : String(err)}`);
+        this.log(`slash commands: source ${s.id} failed to list: ${errorText(err)}`);
       }
       for (const c of items) {
         const name = c.name.toLowerCase();
@@ -280,7 +281,7 @@ export class SlashCommandRegistry {
         return {
           kind: 'unknown',
           name,
-          message: `/${name} failed: ${err instanceof Error ? err.message : String(err)}`,
+          message: `/${name} failed: ${errorText(err)}`,
         };
       }
       if (prompt !== undefined) {

@@ -11,6 +11,7 @@ import {
   type HookRun,
   type HookVerdict,
 } from './types';
+import { errorText } from '../error-text';
 
 export interface HookDispatcherOptions {
   /** The hooks in effect now (user hooks, and the workspace hooks the user allowed). */
@@ -54,7 +55,7 @@ export class HookDispatcher implements HookPort {
       all = await this.opts.hooks();
     } catch (err) {
       const v = emptyVerdict();
-      v.notices.push(`hooks could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      v.notices.push(`hooks could not be read: ${errorText(err)}`);
       return v;
     }
     const values = matchValues(event, input);

@@ -22,6 +22,7 @@ import { meteredModel } from './spend';
 import { fromSnapshot, initialState, toSnapshot, type AgentState } from './state';
 import { SteerInbox, type SteerMessage } from './steering';
 import { addCost, addUsage } from './usage';
+import { errorText } from '../error-text';
 
 export interface AgentDeps {
   model: Model;
@@ -313,7 +314,7 @@ export class Agent {
       try {
         listener(event);
       } catch (err) {
-        this.runDeps.log(`event listener failed on ${event.type}: ${err instanceof Error ? err.message : String(err)}`);
+        this.runDeps.log(`event listener failed on ${event.type}: ${errorText(err)}`);
       }
     }
   }

@@ -5,6 +5,7 @@ import { raceAbort, RunAbortedError } from './abort';
 import { backoffMs, clockTimeout, type Clock, type RetryConfig } from './config';
 import type { AgentEvent } from './events';
 import { mergeStepUsage } from './usage';
+import { errorText } from '../error-text';
 
 export interface StepToolCall extends ToolCall {
   parseError?: string;
@@ -204,7 +205,7 @@ function emptyStep(attempts: number): StepOutput {
 
 function toModelError(err: unknown): ModelError {
   if (err instanceof ModelError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   return new ModelError('bad_request', `Unexpected model failure: ${message}`, { cause: err });
 }
 

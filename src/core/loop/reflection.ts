@@ -5,6 +5,7 @@ import type { ChatMessage } from '../model/types';
 import { raceAbort } from './abort';
 import type { RunReport } from './events';
 import type { RunDeps, RunOptions } from './run-deps';
+import { errorText } from '../error-text';
 
 export class Reflections {
   private errorReflections = 0;
@@ -49,7 +50,7 @@ export class Reflections {
         });
       }
     } catch (err) {
-      const message = `Reflection (${input.trigger}) failed: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `Reflection (${input.trigger}) failed: ${errorText(err)}`;
       this.deps.log(message);
       this.opts.emit({ type: 'warning', runId, kind: 'other', message });
     }

@@ -26,6 +26,7 @@ import { addCost, addUsage, ZERO_USAGE } from './usage';
 import { runTotals } from './run-totals';
 import { ACT_NUDGE, announcesAction } from './narration';
 import { deliverSteers, steerKeepsGoing } from './steering';
+import { errorText } from '../error-text';
 
 export const TEXT_ONLY_REMINDER =
   '[Forge] Your last reply did not call a tool. Continue the task with a tool call, or call task_completion if it is done, ' +
@@ -157,7 +158,7 @@ export class Run {
         this.deps.log(`run ${runId} crashed: ${err instanceof Error ? err.stack : String(err)}`);
         ending = {
           reason: 'error',
-          detail: `Internal error: ${err instanceof Error ? err.message : String(err)}. Continue to retry.`,
+          detail: `Internal error: ${errorText(err)}. Continue to retry.`,
         };
       }
     }
@@ -285,7 +286,7 @@ export class Run {
         type: 'warning',
         runId: this.opts.runId,
         kind: 'other',
-        message: `Memory recall failed: ${err instanceof Error ? err.message : String(err)}`,
+        message: `Memory recall failed: ${errorText(err)}`,
       });
     }
   }
@@ -319,7 +320,7 @@ export class Run {
         type: 'warning',
         runId: this.opts.runId,
         kind: 'other',
-        message: `Could not gather the ${mode} context: ${err instanceof Error ? err.message : String(err)}`,
+        message: `Could not gather the ${mode} context: ${errorText(err)}`,
       });
     }
   }
@@ -342,7 +343,7 @@ export class Run {
                 type: 'warning',
                 runId: this.opts.runId,
                 kind: 'other',
-                message: `Could not load tools from ${source.id}: ${err instanceof Error ? err.message : String(err)}`,
+                message: `Could not load tools from ${source.id}: ${errorText(err)}`,
               });
             }
           }),
@@ -652,7 +653,7 @@ export class Run {
     try {
       model = typeof fb === 'function' ? fb() : fb;
     } catch (err) {
-      this.deps.log(`fallback model unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.log(`fallback model unavailable: ${errorText(err)}`);
       return undefined;
     }
     if (!model || model === this.model || modelId(model.info) === modelId(this.model.info)) return undefined;
@@ -797,7 +798,7 @@ export class Run {
         type: 'warning',
         runId: this.opts.runId,
         kind: 'other',
-        message: `Context compaction failed: ${err instanceof Error ? err.message : String(err)}`,
+        message: `Context compaction failed: ${errorText(err)}`,
       });
     }
   }

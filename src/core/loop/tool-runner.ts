@@ -32,6 +32,7 @@ import type { CallKind } from './monitors';
 import type { StepToolCall } from './model-step';
 import type { LoopToolContext, SpendPort } from './spend';
 import type { PendingApproval } from '../tasks/snapshot';
+import { errorText } from '../error-text';
 
 export interface ToolRunContext {
   runId: string;
@@ -150,10 +151,6 @@ function timeoutResult(tool: Tool, err: ToolTimeoutError): ToolResult {
       'Try a smaller request (a line range, a sub-folder, a narrower pattern). The user can raise the limit with the forge.toolTimeoutSeconds setting.',
     data: { errorClass: 'timeout', timedOut: true, timeoutSeconds: err.limitMs / 1000 },
   };
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function availableNames(ctx: ToolRunContext): string[] {

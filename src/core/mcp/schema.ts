@@ -12,6 +12,7 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import * as z from 'zod';
 import { cleanLine, cleanUntrusted } from './untrusted';
+import { errorText } from '../error-text';
 
 /** Schemas larger than this (as JSON) are not compiled: a server cannot make Forge spend long compiling. */
 const MAX_SCHEMA_CHARS = 64 * 1024;
@@ -164,7 +165,7 @@ export function prepareInputSchema(schema: unknown): PreparedSchema {
     try {
       check = validator().compile(withoutRegexKeywords(json) as Record<string, unknown>);
     } catch (err) {
-      problem = `input schema does not compile: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300);
+      problem = `input schema does not compile: ${errorText(err)}`.slice(0, 300);
     }
   }
   if (!check) return { json, zod: objectOnly, problem };

@@ -5,6 +5,7 @@ import { mcpToolName } from './names';
 import { mapCallToolResult } from './results';
 import { prepareInputSchema } from './schema';
 import { cleanLine, describeMcpTool } from './untrusted';
+import { errorText } from '../error-text';
 
 /** A tool as tools/list describes it (only what Forge reads; everything is untrusted). */
 export interface McpToolInfo {
@@ -51,7 +52,7 @@ function annotationHints(a: McpToolInfo['annotations']): string[] {
 }
 
 function errorMessage(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 500);
+  return errorText(err).replace(/\s+/g, ' ').slice(0, 500);
 }
 
 export function createMcpTool(o: McpToolOptions): Tool & { mcp: { server: string; tool: string } } {

@@ -9,6 +9,7 @@ import * as nodePath from 'node:path';
 import type { DirEntry, EntryType, WorkspaceFs } from '../workspace/types';
 import { WorkspaceSandbox, type PathRefusalCode, type SandboxOptions } from './paths';
 import { readRegular } from './regular-read';
+import { errorText } from '../error-text';
 
 type ConfinedRefusalCode = PathRefusalCode | 'missing' | 'not-a-file' | 'too-large' | 'binary' | 'unreadable';
 
@@ -147,11 +148,7 @@ export class ConfinedReader {
       return { ok: true, abs: r.abs, real: r.real, display, text, truncated: read.truncated, size: read.size };
     } catch (err) {
       opts.signal?.throwIfAborted();
-      return this.refusal(
-        'unreadable',
-        shown,
-        `it could not be read (${err instanceof Error ? err.message : String(err)})`,
-      );
+      return this.refusal('unreadable', shown, `it could not be read (${errorText(err)})`);
     }
   }
 
@@ -181,11 +178,7 @@ export class ConfinedReader {
         );
       return undefined;
     } catch (err) {
-      return this.refusal(
-        'unreadable',
-        shown,
-        `it could not be checked (${err instanceof Error ? err.message : String(err)})`,
-      );
+      return this.refusal('unreadable', shown, `it could not be checked (${errorText(err)})`);
     }
   }
 
@@ -223,11 +216,7 @@ export class ConfinedReader {
       return { ok: true, abs: r.abs, entries, refused };
     } catch (err) {
       signal?.throwIfAborted();
-      return this.refusal(
-        'unreadable',
-        shown,
-        `it could not be listed (${err instanceof Error ? err.message : String(err)})`,
-      );
+      return this.refusal('unreadable', shown, `it could not be listed (${errorText(err)})`);
     }
   }
 }

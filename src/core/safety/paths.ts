@@ -6,6 +6,7 @@ import type { WorkspaceFs } from '../workspace/types';
 import type { CommandRules } from './command-rules';
 import { readRegular } from './regular-read';
 import { DEFAULT_SECRET_PATTERNS } from './secrets';
+import { errorText } from '../error-text';
 
 type PathAccess = 'read' | 'write' | 'list';
 
@@ -347,7 +348,7 @@ export class WorkspaceSandbox {
           text = r.text;
           return undefined;
         },
-        (err: unknown) => `it could not be read (${err instanceof Error ? err.message : String(err)})`,
+        (err: unknown) => `it could not be read (${errorText(err)})`,
       );
       if (problem) this.options.warn?.(`${this.display(file)} is not used: ${problem}`);
     }

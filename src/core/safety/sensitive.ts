@@ -3,6 +3,7 @@
 // so every approver (panel, terminal, background task) and the loop itself hold the same rule.
 import type { SensitiveCall } from '../tools/types';
 import { controlPlaneMatch } from './control-plane';
+import { errorText } from '../error-text';
 
 /**
  * The marker for a change of the file shown as `displayPath`, when any of its workspace-relative forms (as addressed,
@@ -33,7 +34,7 @@ export function uncheckedCall(what: string, err: unknown): SensitiveCall {
     kind: 'control-plane',
     path: what,
     anchor: what,
-    why: `Forge could not check whether it is control plane (${err instanceof Error ? err.message : String(err)})`,
+    why: `Forge could not check whether it is control plane (${errorText(err)})`,
     notice: 'may be control plane (the check failed); this edit is never auto-approved',
   };
 }

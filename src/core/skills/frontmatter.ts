@@ -2,6 +2,7 @@
 // a `---` fence at the very start, YAML up to the closing fence, the body after it. Parsed with the yaml package's
 // core schema (no custom tags, no code); a file whose frontmatter is not a YAML mapping is a problem with a reason.
 import { parse as parseYaml } from 'yaml';
+import { errorText } from '../error-text';
 
 export type Frontmatter = { ok: true; data: Record<string, unknown>; body: string } | { ok: false; reason: string };
 
@@ -23,7 +24,7 @@ export function parseFrontmatter(text: string): Frontmatter {
   try {
     data = parseYaml(yamlText, { schema: 'core', maxAliasCount: 10, uniqueKeys: false }) ?? {};
   } catch (err) {
-    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const first = errorText(err).split('\n')[0];
     return { ok: false, reason: `its frontmatter is not valid YAML (${first})` };
   }
   if (typeof data !== 'object' || Array.isArray(data))

@@ -5,6 +5,7 @@
 import type { HunkState } from '../review/hunks';
 import type { ApprovalDecision } from '../tools/types';
 import { safeFileStem, type TasksIO } from './io';
+import { errorText } from '../error-text';
 
 /** One hunk's decision in a review in progress. */
 export interface RecordedHunk {
@@ -131,11 +132,7 @@ export class AnswerLog {
     // A torn line from a crash is ended by the leading newline, so it never merges with this one.
     const run = (this.chains.get(taskId) ?? Promise.resolve())
       .then(() => this.io.append(this.file(taskId), `\n${JSON.stringify(line)}\n`))
-      .catch((err) =>
-        this.log(
-          `[answers] could not record an answer of ${taskId}: ${err instanceof Error ? err.message : String(err)}`,
-        ),
-      );
+      .catch((err) => this.log(`[answers] could not record an answer of ${taskId}: ${errorText(err)}`));
     this.chains.set(taskId, run);
     return run;
   }

@@ -4,6 +4,7 @@
 // Layout under `dir`: commands/<task stem>.jsonl and commands/<task stem>/<call stem>.out.
 import * as path from 'node:path';
 import { safeFileStem, type TasksIO } from './io';
+import { errorText } from '../error-text';
 
 interface CommandStart {
   toolCallId: string;
@@ -207,8 +208,4 @@ function parse(raw: string): StartLine | PidLine | EndLine | undefined {
   } catch {
     return undefined; // a torn line (crash mid-append)
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -5,6 +5,7 @@ import type { Tool } from '../tools/types';
 import type { CommandLog } from './command-log';
 import type { EditIntent, EditJournal } from './journal';
 import type { CommandRunner, EditApplier, FileEdit, RunRequest, RunResult } from '../workspace/types';
+import { errorText } from '../error-text';
 
 interface EffectsLogger {
   warn(message: string): void;
@@ -223,10 +224,6 @@ export class RecordingRunner implements CommandRunner {
   prewarm(root: string): void {
     (this.inner as { prewarm?: (r: string) => void }).prewarm?.(root);
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**

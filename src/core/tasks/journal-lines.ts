@@ -6,6 +6,7 @@
 //   intent  an edit about to be applied: written BEFORE the file is touched, so a crash in between is visible
 //   void    intents that did not happen (failed, refused, or found not applied when reconciling after a crash)
 import type { BlobStore } from './blob-store';
+import { errorText } from '../error-text';
 
 export type EditLine = {
   k: 'edit';
@@ -288,10 +289,6 @@ export async function movePaths(
     moved.push(...edits.map((e) => e.seq));
   }
   return moved;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** The log's intents without an outcome, with their contents (undefined = missing from the blobs). */

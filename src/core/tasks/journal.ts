@@ -27,6 +27,7 @@ import {
   type TaskLog,
 } from './journal-lines';
 import { KeyedQueue } from './keyed-queue';
+import { errorText } from '../error-text';
 
 export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
@@ -570,8 +571,4 @@ function unrefTimer(fn: () => void, ms: number): () => void {
   const timer = setTimeout(fn, ms);
   timer.unref?.();
   return () => clearTimeout(timer);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

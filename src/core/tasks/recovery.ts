@@ -9,6 +9,7 @@ import type { CommandLog, ExternalCall } from './command-log';
 import type { EditJournal, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
 import type { TaskRecord } from './task-format';
+import { errorText } from '../error-text';
 
 /** The workspace as a restore sees it: the disk, and unsaved editor buffers (VS Code's hot exit keeps them). */
 export interface WorkspaceProbe {
@@ -65,7 +66,7 @@ export async function settleEdits(
     const approved = !!intent.toolCallId && !!opts.approvedCalls?.has(intent.toolCallId);
     const settled = approved && intent.proposed ? { ...intent, proposed: undefined } : intent;
     const outcome = await settleOne(journal, settled, probe).catch((err) => {
-      log(`[recovery] cannot settle the edit of ${intent.path}: ${err instanceof Error ? err.message : String(err)}`);
+      log(`[recovery] cannot settle the edit of ${intent.path}: ${errorText(err)}`);
       return 'unknown' as const;
     });
     // A proposal whose edit is not in the file was, as far as anyone can tell, never approved: nothing to report

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { CoalescingWriter, isTempName, safeFileStem, type TasksIO } from './io';
 import { salvageTask } from './salvage';
 import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf, type TaskRecord, type TaskSummary } from './task-format';
+import { errorText } from '../error-text';
 
 export type { TaskRecord, TaskSummary } from './task-format';
 
@@ -425,8 +426,4 @@ function salvagedId(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -4,6 +4,7 @@
 // Everything else is text. Tags may be split across chunks at any byte; a possible partial tag is held back
 // (at most 10 chars), so the work per chunk is linear. Malformed calls end with a parseError, never a throw.
 import type { ModelEvent } from '../model/types';
+import { errorText } from '../error-text';
 
 const OPEN_TOOL = '<tool>';
 const CLOSE_TOOL = '</tool>';
@@ -215,7 +216,7 @@ export function interpretToolBody(raw: string): ParsedToolCall {
   try {
     value = JSON.parse(body);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     const m = /position (\d+)/.exec(message);
     const pos = m ? Number(m[1]) : body.length;
     const near = body.slice(Math.max(0, pos - 30), pos + 10).replace(/\s+/g, ' ');

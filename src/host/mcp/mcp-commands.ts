@@ -5,6 +5,7 @@ import type { CommandHandlers } from '../ui/commands';
 import type { Logger } from '../logger';
 import type { McpServerStatus } from '../../node/mcp/manager';
 import { MCP_JSON, type McpService } from './mcp-service';
+import { errorText } from '../../core/error-text';
 
 const ICONS: Record<McpServerStatus['state'], string> = {
   running: '$(pass-filled)',
@@ -67,7 +68,7 @@ async function showServers(service: McpService, log: Logger & { show?(): void })
     if (action === 'Restart' || action === 'Start')
       void vscode.window.showInformationMessage(`Forge: MCP server "${s.name}" is ${connection?.state ?? 'gone'}.`);
   } catch (err) {
-    void vscode.window.showErrorMessage(`Forge: ${err instanceof Error ? err.message : String(err)}`);
+    void vscode.window.showErrorMessage(`Forge: ${errorText(err)}`);
   }
 }
 
@@ -120,8 +121,8 @@ export function mcpCommands(service: McpService, log: Logger & { show?(): void }
       try {
         return await fn(...args);
       } catch (err) {
-        log.error(`MCP command failed: ${err instanceof Error ? err.message : String(err)}`);
-        void vscode.window.showErrorMessage(`Forge: ${err instanceof Error ? err.message : String(err)}`);
+        log.error(`MCP command failed: ${errorText(err)}`);
+        void vscode.window.showErrorMessage(`Forge: ${errorText(err)}`);
         return undefined;
       }
     };

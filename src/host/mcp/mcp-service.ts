@@ -20,6 +20,7 @@ import { McpServerConsent } from '../../node/mcp/consent';
 import { McpManager } from '../../node/mcp/manager';
 import { scrubEnv } from '../../node/sandbox/env';
 import { readSettings } from '../settings';
+import { errorText } from '../../core/error-text';
 
 export { MCP_JSON };
 const SECRET_PREFIX = 'forge.mcp.input.';
@@ -88,7 +89,7 @@ export class McpService implements vscode.Disposable {
   reload(): void {
     this.loading = this.loading
       .then(() => this.load())
-      .catch((err) => this.log.error(`MCP configuration failed: ${err instanceof Error ? err.message : String(err)}`));
+      .catch((err) => this.log.error(`MCP configuration failed: ${errorText(err)}`));
   }
 
   private async load(): Promise<void> {

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { FileIndex, type IndexHit } from '../../core/mentions/file-index';
 import { WorkspaceSandbox, type SandboxOptions } from '../../core/safety/paths';
 import type { WorkspaceFs } from '../../core/workspace/types';
+import { errorText } from '../../core/error-text';
 
 /** Files indexed at most (a bigger workspace is still searchable by the files listed first). */
 const MAX_FILES = 200_000;
@@ -27,7 +28,7 @@ export class MentionIndex implements vscode.Disposable {
   ready(): Promise<void> {
     this.building ??= this.build().catch((err) => {
       this.building = undefined;
-      this.log(`@ file index: ${err instanceof Error ? err.message : String(err)}`);
+      this.log(`@ file index: ${errorText(err)}`);
     });
     return this.building;
   }

@@ -12,6 +12,7 @@ import { parseClaudePermissions, type SavedRule } from '../../core/safety/saved-
 import type { ApprovalDecision } from '../../core/tools/types';
 import type { WorkspaceFs } from '../../core/workspace/types';
 import type { Logger } from '../logger';
+import { errorText } from '../../core/error-text';
 
 const KEY = 'forge.permissions.rules';
 const CLAUDE_FILES = ['.claude/settings.json', '.claude/settings.local.json'];
@@ -100,7 +101,7 @@ export class SavedRulesService implements vscode.Disposable {
       for (const s of parsed.skipped) this.log.debug(`${source}: permission rule with no Forge equivalent: ${s}`);
       return parsed.rules;
     } catch (err) {
-      this.log.warn(`${source}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+      this.log.warn(`${source}: not valid JSON (${errorText(err)})`);
       return [];
     }
   }

@@ -16,6 +16,7 @@ import {
 import type { WorkspaceFs } from '../../core/workspace/types';
 import type { CommandHandlers } from '../ui/commands';
 import type { Logger } from '../logger';
+import { errorText } from '../../core/error-text';
 
 /** workspaceState: true / false once the user answered the offer to use other agents' rule files. */
 const IMPORT_OTHERS_KEY = 'forge.rules.importOtherAgents';
@@ -95,9 +96,7 @@ export class RulesService implements vscode.Disposable {
         this.log.debug(`rules: ${this.base.length ? this.base.map((r) => r.display).join(', ') : 'none'}`);
         this.changed();
       })
-      .catch((err) =>
-        this.log.warn(`Could not read the project rules: ${err instanceof Error ? err.message : String(err)}`),
-      );
+      .catch((err) => this.log.warn(`Could not read the project rules: ${errorText(err)}`));
   }
 
   /** The rules of one task (created on first use; the prompt reads text() every step). */

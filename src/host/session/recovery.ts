@@ -23,6 +23,7 @@ import { showReadOnly } from '../edits/readonly-docs';
 import { countOf } from '../../protocol/format';
 import type { TaskSession } from './task-session';
 import type { SessionManager } from './session-manager';
+import { errorText } from '../../core/error-text';
 
 interface RecoveryDeps {
   manager: () => SessionManager;
@@ -477,8 +478,4 @@ export function journalFsOf(fs: {
     write: (p, content) => fs.writeFile(p, new TextEncoder().encode(content)),
     remove: (p) => Promise.resolve(vscode.workspace.fs.delete(vscode.Uri.file(p), { useTrash: false })),
   };
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -11,6 +11,7 @@ import type { Toolkit } from '../wiring/toolkit';
 import type { Mention } from '../../core/mentions/mention';
 import { messageWithContext } from '../../core/mentions/resolve';
 import type { MentionService } from '../mentions/mention-service';
+import { errorText } from '../../core/error-text';
 
 interface RunDeps {
   manager: SessionManager;
@@ -174,7 +175,7 @@ export class RunControl {
       if (!root || !toolkit.sandbox?.trusted || !toolkit.tools?.some((t) => t.name === 'execute_command')) return;
       toolkit.runner.prewarm(root);
     } catch (err) {
-      this.deps().log.warn(`could not prepare the terminal: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps().log.warn(`could not prepare the terminal: ${errorText(err)}`);
     }
   }
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../logger';
 import type { StorageReporter } from '../../core/tasks/effects';
 import { describeNotice, openElsewhere } from './recovery-notes';
 import { TaskSession, type SessionDeps } from './task-session';
+import { errorText } from '../../core/error-text';
 
 interface HistorySink {
   attachTranscript(transcript: Transcript): void;
@@ -171,7 +172,7 @@ export class SessionManager {
         if (restored) return restored;
       } catch (err) {
         // Damaged beyond recovery or unreadable: the next newest task is restored instead, and the panel says why.
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = errorText(err);
         this.deps.log.warn(`could not restore task ${latest.id}: ${reason}`);
         this.note(`Forge could not reopen your latest task "${latest.title}": ${reason}`);
         if (this.session.running) return undefined;
@@ -233,18 +234,14 @@ export class SessionManager {
           record = r.record;
           reconciled = r;
         } catch (err) {
-          this.deps.log.error(
-            `Forge could not reconcile task ${taskId} with the disk: ${err instanceof Error ? err.message : String(err)}`,
-          );
+          this.deps.log.error(`Forge could not reconcile task ${taskId} with the disk: ${errorText(err)}`);
         }
       }
       let next: TaskSession;
       try {
         next = TaskSession.restore(this.sessionDeps, record, reconciled.notes);
       } catch (err) {
-        this.deps.log.error(
-          `Forge could not restore task ${taskId}: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        this.deps.log.error(`Forge could not restore task ${taskId}: ${errorText(err)}`);
         throw new Error(
           `Task "${record.title}" could not be restored (its saved state is damaged). See the Forge log.`,
           { cause: err },
@@ -299,7 +296,7 @@ export class SessionManager {
         })),
       );
     } catch (err) {
-      this.deps.log.warn(`Forge could not list the task history: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.log.warn(`Forge could not list the task history: ${errorText(err)}`);
     }
   }
 
@@ -367,8 +364,4 @@ export class SessionManager {
       this.unsavedTimer = undefined;
     }
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

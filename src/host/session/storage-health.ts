@@ -2,6 +2,7 @@
 // since the last success puts a warning in the panel (not just the log); the first success after that says that
 // everything is saved again. Repeats stay in the log, so a full disk does not flood the conversation.
 import type { Logger } from '../logger';
+import { errorText } from '../../core/error-text';
 
 interface StorageHealthOptions {
   /** Shows a message in the panel (the current task's transcript). */
@@ -28,7 +29,7 @@ export class StorageHealth {
   }
 
   failed(what: string, err: unknown): void {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorText(err);
     this.opts.log.error(`Forge could not write ${what}: ${reason}`);
     if (this.failing.has(what)) return;
     this.failing.set(what, reason);

@@ -10,6 +10,7 @@ import { pickTask } from '../ui/pickers';
 import type { Recovery } from './recovery';
 import type { TaskSession } from './task-session';
 import type { SessionManager } from './session-manager';
+import { errorText } from '../../core/error-text';
 
 interface TaskHistoryDeps {
   manager: SessionManager;
@@ -81,13 +82,10 @@ export class TaskHistory {
     recovery?.forgetTasks(gone);
     void Promise.all(gone.map((id) => journal.removeTask(id))).then(
       () => journal.collectGarbageSoon(),
-      (err) =>
-        log.warn(`edit journal: could not remove pruned tasks: ${err instanceof Error ? err.message : String(err)}`),
+      (err) => log.warn(`edit journal: could not remove pruned tasks: ${errorText(err)}`),
     );
   }
 }
-
-const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 type PanelOf = () => ForgePanelProvider | undefined;
 

@@ -14,6 +14,7 @@ import type { StagedImages } from '../ui/image-intake';
 import { reloadNote } from './recovery-notes';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
+import { errorText } from '../../core/error-text';
 
 export interface SessionDeps {
   /** A fresh Agent, or one restored from a snapshot, wired with the current settings. */
@@ -310,9 +311,7 @@ export class TaskSession {
         () => void (this.unsaved = false),
         (err) => {
           this.unsaved = true;
-          this.deps.log.error(
-            `Forge could not save task ${this.id}: ${err instanceof Error ? err.message : String(err)}`,
-          );
+          this.deps.log.error(`Forge could not save task ${this.id}: ${errorText(err)}`);
           // Nothing new may come to trigger a save: try again on our own until one succeeds.
           if (!this.disposed && !this.saveTimer)
             this.saveTimer = setTimeout(() => void this.save(), this.deps.saveRetryMs ?? 10_000);
@@ -340,7 +339,7 @@ export class TaskSession {
     try {
       this.transcript.apply(forTranscript);
     } catch (err) {
-      this.deps.log.error(`panel transcript failed on ${e.type}: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.log.error(`panel transcript failed on ${e.type}: ${errorText(err)}`);
     }
     if (e.type === 'run_start') this.status = 'running';
     if (e.type === 'run_end') {

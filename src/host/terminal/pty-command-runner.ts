@@ -11,6 +11,7 @@ import {
   type RunResult,
 } from '../../core/workspace/types';
 import { formatElapsed, TerminalTextCleaner, visibleCommandLine } from '../../node/terminal-text';
+import { errorText } from '../../core/error-text';
 
 interface PtyCommandRunnerOptions {
   terminalName?: string;
@@ -211,9 +212,7 @@ export class PtyCommandRunner implements CommandRunner, vscode.Disposable {
       return { ...res, elapsedMs };
     } catch (e) {
       reveal();
-      term.finish(
-        `\x1b[31mCould not run the command: ${visibleCommandLine(e instanceof Error ? e.message : String(e))}${RESET}`,
-      );
+      term.finish(`\x1b[31mCould not run the command: ${visibleCommandLine(errorText(e))}${RESET}`);
       throw e;
     } finally {
       term.onInterrupt = undefined;

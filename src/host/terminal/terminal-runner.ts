@@ -18,6 +18,7 @@ import { shellQuote as posixQuote } from '../../node/sandbox/profile';
 import type { Logger } from '../logger';
 import { defaultSpoolDir, OutputSpool, readSpoolLines, stripAnsi } from '../../node/output-spool';
 import { warmShellParser } from '../../node/shell-parser-warmup';
+import { errorText } from '../../core/error-text';
 
 interface TerminalRunnerOptions {
   /** Used when shell integration is unavailable, or the request needs env variables. */
@@ -340,9 +341,7 @@ export class TerminalCommandRunner implements CommandRunner, vscode.Disposable {
           spool.push(text);
           req.onOutput?.(text);
         }
-      })().catch((err) =>
-        this.options.log?.warn(`terminal output capture failed: ${err instanceof Error ? err.message : String(err)}`),
-      );
+      })().catch((err) => this.options.log?.warn(`terminal output capture failed: ${errorText(err)}`));
       await endedPromise;
       // The stream may lag the end event slightly; give it a moment to drain.
       await Promise.race([reading, new Promise((r) => setTimeout(r, 500))]);

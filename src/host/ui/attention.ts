@@ -8,6 +8,7 @@ import type { ForgePanelProvider } from '../../panel/provider';
 import type { Logger } from '../logger';
 import { attentionFor, type AttentionNotice } from './attention-text';
 import type { ForgeStatusBar } from './status-bar';
+import { errorText } from '../../core/error-text';
 
 interface AttentionDeps {
   panel: ForgePanelProvider;
@@ -58,7 +59,7 @@ export class Attention implements vscode.Disposable {
         if (pick === REVIEW && notice.diffRequestId) this.deps.showDiff(notice.diffRequestId);
         if (pick) void this.deps.panel.reveal();
       },
-      (err) => this.deps.log.warn(`notification failed: ${err instanceof Error ? err.message : String(err)}`),
+      (err) => this.deps.log.warn(`notification failed: ${errorText(err)}`),
     );
   }
 

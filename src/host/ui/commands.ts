@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { COMMAND_IDS, type CommandId } from '../../protocol/commands';
 import type { Logger } from '../logger';
+import { errorText } from '../../core/error-text';
 
 /** Commands take whatever their caller passes (menus, keybindings, other extensions): handlers check it. */
 type CommandHandler = (...args: unknown[]) => unknown;
@@ -14,7 +15,7 @@ export function registerCommands(handlers: CommandHandlers, log?: Logger): vscod
       try {
         return await handlers[id](...args);
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorText(e);
         log?.error(`${id} failed: ${message}`);
         void vscode.window.showErrorMessage(`Forge: ${message}`, 'Show Logs').then((pick) => {
           if (pick) void vscode.commands.executeCommand('forge.showLogs');

@@ -4,6 +4,7 @@
 import type { ImagePart, ModelInfo } from '../../core/model/types';
 import type { ImageAttachment, ImageThumb } from '../../protocol/images';
 import type { ImageStore } from '../../node/image-store';
+import { errorText } from '../../core/error-text';
 
 export interface StagedImages {
   parts: ImagePart[];
@@ -38,6 +39,6 @@ export async function stageImages(
     }));
     return { parts, thumbs };
   } catch (err) {
-    return { error: `Your message was not sent: ${err instanceof Error ? err.message : String(err)}` };
+    return { error: `Your message was not sent: ${errorText(err)}` };
   }
 }

@@ -8,6 +8,7 @@ import type { ApiKeyStore } from '../api-key-store';
 import { readSettings, type ProviderId } from '../settings';
 import { saveModelChoice, type ModelFactory } from '../wiring/model-factory';
 import { pickModel } from './pickers';
+import { errorText } from '../../core/error-text';
 
 interface ModelSettingsDeps {
   keys: ApiKeyStore;
@@ -41,9 +42,7 @@ export class ModelSettings {
     const done = m
       ? saveModelChoice(m[1] as ProviderId, m[2]).then(() => this.deps().refreshModel())
       : this.selectModel();
-    void done.catch((err) =>
-      this.panel()?.showError(`Forge could not switch the model: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    void done.catch((err) => this.panel()?.showError(`Forge could not switch the model: ${errorText(err)}`));
   }
 
   /** `provider` comes from the webview: anything but a provider with keys asks for the configured one's. */

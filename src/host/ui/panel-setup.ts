@@ -10,6 +10,7 @@ import { listVscodeLmModels } from '../../providers/vscode-lm';
 import type { ApiKeyStore } from '../api-key-store';
 import { readSettings } from '../settings';
 import { SUGGESTED_MODELS, saveModelChoice } from '../wiring/model-factory';
+import { errorText } from '../../core/error-text';
 
 type CheckRequest = WebviewMessageOf<'check_provider'>;
 type SaveRequest = WebviewMessageOf<'save_provider'>;
@@ -129,7 +130,7 @@ export class PanelSetup {
         }
       }
     } catch (err) {
-      this.reply({ ok: false, message: `The check failed: ${err instanceof Error ? err.message : String(err)}` });
+      this.reply({ ok: false, message: `The check failed: ${errorText(err)}` });
     }
   }
 
@@ -147,7 +148,7 @@ export class PanelSetup {
       await this.deps.refreshModel();
       this.reply({ ok: true, message: 'Saved.' });
     } catch (err) {
-      this.reply({ ok: false, message: `Could not save: ${err instanceof Error ? err.message : String(err)}` });
+      this.reply({ ok: false, message: `Could not save: ${errorText(err)}` });
     }
   }
 }

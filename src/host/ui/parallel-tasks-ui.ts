@@ -22,6 +22,7 @@ import { agentConfigFrom } from '../wiring/agent-config';
 import type { SwitchableModel } from '../wiring/model-factory';
 import { describeTask as describe, parallelViewCommands, registerParallelView } from './parallel-view';
 import { commandRules } from '../wiring/toolkit';
+import { errorText } from '../../core/error-text';
 
 const BASE_SCHEME = 'forge-base';
 
@@ -112,10 +113,7 @@ export class ParallelTasksUi implements vscode.Disposable {
     // starts, so a worktree being created is never mistaken for a left one).
     this.adopted ??= this.parallel.adoptExisting().then(
       () => undefined,
-      (err) =>
-        this.deps.log.warn(
-          `background tasks: could not restore worktrees: ${err instanceof Error ? err.message : String(err)}`,
-        ),
+      (err) => this.deps.log.warn(`background tasks: could not restore worktrees: ${errorText(err)}`),
     );
     await this.adopted;
     return this.parallel;
@@ -196,7 +194,7 @@ export class ParallelTasksUi implements vscode.Disposable {
         else await this.showConflict(task, result.message, result.conflicts, action === 'Merge Branch');
       }
     } catch (err) {
-      void vscode.window.showErrorMessage(`Forge: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Forge: ${errorText(err)}`);
     }
   }
 

@@ -9,6 +9,7 @@ import type { HunkState } from '../../protocol/messages';
 import type { CommandHandlers } from './commands';
 import type { SessionManager } from '../session/session-manager';
 import type { Toolkit } from '../wiring/toolkit';
+import { errorText } from '../../core/error-text';
 
 type ChangesAction = WebviewMessageOf<'changes_action'>['action'];
 
@@ -46,7 +47,7 @@ export class ReviewActions {
       if (manager.current.id !== taskId) return;
       manager.current.transcript.setChanges(taskId, views);
     } catch (err) {
-      this.deps().log.warn(`task changes: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps().log.warn(`task changes: ${errorText(err)}`);
     }
   }
 
@@ -67,7 +68,7 @@ export class ReviewActions {
 
   onChangesAction(taskId: string, action: ChangesAction, path?: string): void {
     void this.changesAction(taskId, action, path).catch((err) =>
-      this.deps().log.warn(`task changes (${action}): ${err instanceof Error ? err.message : String(err)}`),
+      this.deps().log.warn(`task changes (${action}): ${errorText(err)}`),
     );
   }
 

@@ -4,6 +4,7 @@
 import { helpText, type SlashCommandRegistry } from '../../core/commands/slash';
 import { formatContextUsage, type ContextUsage } from '../../core/context/usage-report';
 import { getMode, isModeName, MODE_NAMES, type ModeDefinition, type ModeName } from '../../core/modes';
+import { errorText } from '../../core/error-text';
 
 export interface SlashActions {
   registry: SlashCommandRegistry;
@@ -78,7 +79,7 @@ export async function runSlashCommand(text: string, a: SlashActions, signal: Abo
           'info',
         );
       } catch (err) {
-        a.notice(`Compaction failed: ${err instanceof Error ? err.message : String(err)}`, 'error');
+        a.notice(`Compaction failed: ${errorText(err)}`, 'error');
       }
       return true;
     }

@@ -13,6 +13,7 @@ import { NodeCommandRunner } from '../../node';
 import { buildAgent, createSlashRegistry } from '../../node/surface/agents';
 import type { SurfaceRules } from '../../node/surface/rules';
 import type { Toolkit } from './toolkit';
+import { errorText } from '../../core/error-text';
 
 export interface AgentExtras extends vscode.Disposable {
   slash: SlashCommandRegistry;
@@ -57,7 +58,7 @@ export function createAgentExtras(toolkit: Toolkit, log: Logger): AgentExtras {
           commands: commands.slice(0, 500).map((c) => ({ ...c, description: c.description.slice(0, 1000) })),
         });
       },
-      (err) => log.warn(`slash commands: ${err instanceof Error ? err.message : String(err)}`),
+      (err) => log.warn(`slash commands: ${errorText(err)}`),
     );
   };
   const watcher = vscode.workspace.createFileSystemWatcher('**/.forge/commands/**');

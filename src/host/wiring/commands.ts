@@ -20,6 +20,7 @@ import { onSettingsChanged, readSettings, reportSettingAdjustments } from '../se
 import { consentCommands } from '../settings-consent';
 import type { Initialised } from './controller';
 import { welcomeOnFirstStart } from './welcome';
+import { errorText } from '../../core/error-text';
 
 interface CommandWiringDeps {
   context: vscode.ExtensionContext;
@@ -77,5 +78,5 @@ export function registerCommandsAndListeners(deps: CommandWiringDeps): void {
     globalState: context.globalState,
     showInformationMessage: (message, ...items) => vscode.window.showInformationMessage(message, ...items),
     executeCommand: (command) => vscode.commands.executeCommand(command),
-  }).catch((err) => log.warn(`Welcome notification failed: ${err instanceof Error ? err.message : String(err)}`));
+  }).catch((err) => log.warn(`Welcome notification failed: ${errorText(err)}`));
 }

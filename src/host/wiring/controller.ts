@@ -12,6 +12,7 @@ import { readSettings } from '../settings';
 import type { ReadinessGate } from '../ui/readiness-gate';
 import type { NewSessionManager } from './sessions';
 import type { WorkspaceStorage } from './storage';
+import { errorText } from '../../core/error-text';
 
 /** What activation's background disk work produces (task history, edit journal, memory, the Controller). */
 export interface Initialised {
@@ -96,7 +97,7 @@ export async function initialiseController(deps: InitialiseDeps): Promise<Initia
     const restored = await controller.manager.restoreLatest();
     if (restored) log.info(`Restored task ${restored.id} (${restored.record().title})`);
   } catch (err) {
-    log.error(`Could not restore the last task: ${err instanceof Error ? err.message : String(err)}`);
+    log.error(`Could not restore the last task: ${errorText(err)}`);
   }
   return initialised;
 }

@@ -4,6 +4,7 @@ import { warmFetch } from '../../node/fetch-warmup';
 import type { Logger } from '../logger';
 import type { Initialised } from './controller';
 import type { WorkspaceStorage } from './storage';
+import { errorText } from '../../core/error-text';
 
 /**
  * The model resolves alongside the disk work; a restored task that waited for an approval asks again once both
@@ -15,7 +16,7 @@ export function resolveModelThenResume(
   log: Logger,
 ): Promise<void> {
   return refreshModel()
-    .catch((err) => log.error(`Model setup failed: ${err instanceof Error ? err.message : String(err)}`))
+    .catch((err) => log.error(`Model setup failed: ${errorText(err)}`))
     .then(() => ready)
     .then(
       (s) => void s.controller.resumeIfPending(),

@@ -9,6 +9,7 @@ import { NodeMemoryFileIO } from '../../node/memory-file-io';
 import { NodeWorkspaceFs } from '../../node/node-fs';
 import { readSettings } from '../settings';
 import type { SwitchableModel } from './model-factory';
+import { errorText } from '../../core/error-text';
 
 /** Long-term memory of the first workspace folder, behind a port that honours the settings live. */
 export class MemoryService implements MemoryPort {
@@ -30,9 +31,7 @@ export class MemoryService implements MemoryPort {
         log: (m) => log.debug(m),
       });
     } catch (err) {
-      log.warn(
-        `Memory is off: could not open ${service.workspaceFile}: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      log.warn(`Memory is off: could not open ${service.workspaceFile}: ${errorText(err)}`);
     }
     return service;
   }

@@ -18,6 +18,7 @@ import { createVscodeLmModel, listVscodeLmModels } from '../../providers/vscode-
 import type { ProviderStatus } from '../../protocol/messages';
 import type { ApiKeyStore } from '../api-key-store';
 import type { ForgeSettings, ProviderId } from '../settings';
+import { errorText } from '../../core/error-text';
 
 export const PROVIDER_LABELS: Record<ProviderId, string> = {
   'vscode-lm': 'VS Code chat model',
@@ -261,7 +262,7 @@ export class ModelFactory {
         },
       };
     } catch (err) {
-      return fail(`${label}: ${err instanceof Error ? err.message : String(err)}`);
+      return fail(`${label}: ${errorText(err)}`);
     }
   }
 

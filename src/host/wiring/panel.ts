@@ -12,6 +12,7 @@ import { connectEcosystemPanel, ecosystemMessages } from '../ui/ecosystem-panel'
 import type { Logger } from '../logger';
 import { gatedTable, type ReadinessGate } from '../ui/readiness-gate';
 import type { Initialised } from './controller';
+import { errorText } from '../../core/error-text';
 
 const HANDLED = WEBVIEW_MESSAGE_TYPES.filter((t): t is HandledMessageType => t !== 'ready');
 
@@ -63,7 +64,7 @@ export function registerPanel(deps: PanelWiringDeps): PanelWiring {
   const connect = (ready: Promise<Initialised>) => {
     gate.follow(ready);
     ready.catch((err: unknown) => {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorText(err);
       log.error(`Forge could not initialise: ${err instanceof Error ? (err.stack ?? message) : message}`);
       // The placeholder transcript is part of every snapshot: a webview that opens later sees the error too.
       panel.bridge

@@ -6,6 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { HookCommand, HookExecutor, HookRun } from '../../core/hooks/types';
 import type { CommandSandbox, SandboxPlan } from '../sandbox/command-sandbox';
 import { scrubEnv } from '../sandbox/env';
+import { errorText } from '../../core/error-text';
 
 /** Characters kept of each stream; a hook that prints more is cut (and the user told). */
 export const HOOK_OUTPUT_CAP = 64 * 1024;
@@ -54,10 +55,7 @@ export class NodeHookExecutor implements HookExecutor {
     try {
       plan = this.opts.sandbox ? await this.opts.sandbox.plan({ command: hook.command, cwd, env }) : undefined;
     } catch (err) {
-      return this.failed(
-        started,
-        `its sandbox could not be set up (${err instanceof Error ? err.message : String(err)})`,
-      );
+      return this.failed(started, `its sandbox could not be set up (${errorText(err)})`);
     }
     try {
       const run = await this.spawn(hook, stdin, signal, cwd, env, plan, started);

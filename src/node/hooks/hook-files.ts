@@ -8,6 +8,7 @@ import { parseHookSettings, type ParsedHooks } from '../../core/hooks/config';
 import type { HookScope } from '../../core/hooks/types';
 import { ConfinedReader } from '../../core/safety/confined-read';
 import { NodeWorkspaceFs } from '../node-fs';
+import { errorText } from '../../core/error-text';
 
 /** A settings file larger than this is refused (hooks are a few lines). */
 const MAX_BYTES = 256 * 1024;
@@ -22,7 +23,7 @@ function parseText(text: string, scope: HookScope, source: string): ParsedHooks 
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { hooks: [], problems: [`${source}: not valid JSON (${err instanceof Error ? err.message : String(err)})`] };
+    return { hooks: [], problems: [`${source}: not valid JSON (${errorText(err)})`] };
   }
   return parseHookSettings(json, scope, source, process.platform);
 }
@@ -64,8 +65,6 @@ export async function readUserHooks(extraFiles: readonly string[] = [], home = o
         return { hooks: [], problems: [`${shown}: larger than ${MAX_BYTES} bytes; not read`] };
       return parseText(text, 'user', shown);
     }),
-  ).catch((err: unknown) => [
-    { hooks: [], problems: [`user hooks: ${err instanceof Error ? err.message : String(err)}`] },
-  ]);
+  ).catch((err: unknown) => [{ hooks: [], problems: [`user hooks: ${errorText(err)}`] }]);
   return merge(parts);
 }

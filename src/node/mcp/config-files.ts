@@ -16,6 +16,7 @@ import { digestText } from '../../core/mcp/permission';
 import { ConfinedReader } from '../../core/safety/confined-read';
 import { NodeWorkspaceFs } from '../node-fs';
 import { readRegularFile } from '../regular-file';
+import { errorText } from '../../core/error-text';
 
 export const MCP_JSON = '.vscode/mcp.json';
 /** An MCP config or env file larger than this is refused (configuration, not data). */
@@ -31,7 +32,7 @@ function parse(text: string, label: string, defaultCwd?: string): ParsedMcpConfi
     return {
       servers: [],
       inputs: [],
-      problems: [`${label}: not valid JSON (${err instanceof Error ? err.message : String(err)})`],
+      problems: [`${label}: not valid JSON (${errorText(err)})`],
     };
   }
 }
@@ -54,7 +55,7 @@ export async function readMcpConfigFile(
     read = await readRegularFile(file, MCP_CONFIG_MAX_BYTES);
   } catch (err) {
     if ((err as NodeJS.ErrnoException)?.code === 'ENOENT') return undefined;
-    return unread(label, err instanceof Error ? err.message : String(err));
+    return unread(label, errorText(err));
   }
   if (read.truncated) return unread(label, `it is larger than ${MCP_CONFIG_MAX_BYTES / (1024 * 1024)} MB`);
   return parse(new TextDecoder().decode(read.data), label, defaultCwd);
@@ -121,7 +122,7 @@ export async function readEnvFile(
     const code = (err as NodeJS.ErrnoException)?.code;
     return {
       file,
-      problem: err instanceof Error ? err.message : String(err),
+      problem: errorText(err),
       digest: code === 'ENOENT' ? 'missing' : `unreadable ${code ?? ''}`.trim(),
     };
   }

@@ -7,6 +7,7 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import type { McpServerSpec } from '../../core/mcp/config';
 import { boundedSchemaValidator } from '../../core/mcp/schema';
 import type { McpToolInfo } from '../../core/mcp/tool';
+import { errorText } from '../../core/error-text';
 
 export type McpServerState = 'stopped' | 'starting' | 'running' | 'crashed' | 'error';
 
@@ -57,7 +58,7 @@ export function sdk(): Sdk {
 }
 
 function messageOf(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').slice(0, 400);
+  return errorText(err).replace(/\s+/g, ' ').slice(0, 400);
 }
 
 export class McpConnection {

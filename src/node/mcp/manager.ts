@@ -7,6 +7,7 @@ import { useSchemaCompiler } from '../../core/mcp/schema';
 import { createMcpTool } from '../../core/mcp/tool';
 import type { Tool, ToolSource } from '../../core/tools/types';
 import { McpConnection, sdk, type McpConnectionOptions, type McpLog, type McpServerState } from './connection';
+import { errorText } from '../../core/error-text';
 
 export interface McpServerStatus {
   name: string;
@@ -63,7 +64,7 @@ export class McpManager {
       try {
         l();
       } catch (err) {
-        this.opts.log.warn(`mcp listener failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.opts.log.warn(`mcp listener failed: ${errorText(err)}`);
       }
     }
   }
@@ -131,9 +132,7 @@ export class McpManager {
           return { e, tools: await e.connection.listTools(AbortSignal.any([signal, timeout])) };
         } catch (err) {
           if (signal.aborted) throw err;
-          this.opts.log.warn(
-            `mcp ${e.spec.name}: tools not available for this run: ${err instanceof Error ? err.message : String(err)}`,
-          );
+          this.opts.log.warn(`mcp ${e.spec.name}: tools not available for this run: ${errorText(err)}`);
           return { e, tools: [] };
         }
       }),
@@ -182,9 +181,7 @@ export class McpManager {
           e.connection.listPrompts(signal).then(
             (p) => toPromptInfos(e.spec.name, p),
             (err) => {
-              this.opts.log.warn(
-                `mcp ${e.spec.name}: prompts not available: ${err instanceof Error ? err.message : String(err)}`,
-              );
+              this.opts.log.warn(`mcp ${e.spec.name}: prompts not available: ${errorText(err)}`);
               return [];
             },
           ),
@@ -206,9 +203,7 @@ export class McpManager {
         e.connection.listResources(signal).then(
           (r) => toResourceInfos(e.spec.name, r),
           (err) => {
-            this.opts.log.warn(
-              `mcp ${e.spec.name}: resources not available: ${err instanceof Error ? err.message : String(err)}`,
-            );
+            this.opts.log.warn(`mcp ${e.spec.name}: resources not available: ${errorText(err)}`);
             return [];
           },
         ),

@@ -31,6 +31,7 @@ import {
   type MergeResult,
   type WriteLayer,
 } from './write-layer';
+import { errorText } from '../../core/error-text';
 
 export interface SandboxSettings {
   /** false: the user turned the sandbox off (commands then ask unless read-only). */
@@ -332,7 +333,7 @@ export class CommandSandbox {
       plan.layer = undefined; // once: a retried plan is finished too
       if (opts.merge !== false) {
         plan.merged = await this.merge(layer).catch((e: unknown) => {
-          this.opts.log?.warn(`Merging a command's writes failed: ${e instanceof Error ? e.message : String(e)}`);
+          this.opts.log?.warn(`Merging a command's writes failed: ${errorText(e)}`);
           return {
             changes: [],
             refused: [],
@@ -600,7 +601,7 @@ export class CommandSandbox {
       const failed = await tryWith(tools);
       return failed === undefined ? { layer: tools } : { layerReason: `an overlay could not be mounted (${failed})` };
     } catch (e) {
-      return { layerReason: `an overlay could not be mounted (${e instanceof Error ? e.message : String(e)})` };
+      return { layerReason: `an overlay could not be mounted (${errorText(e)})` };
     } finally {
       await fsp.rm(root, { recursive: true, force: true }).catch(() => undefined);
     }

@@ -13,6 +13,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { controlPlaneMatch, isDeletableGitData, isGitData } from '../../core/safety/control-plane';
 import { shellQuote } from './profile';
+import { errorText } from '../../core/error-text';
 
 interface LayerFolder {
   /** The workspace folder (absolute, symlinks resolved): the overlay's mount point. */
@@ -386,7 +387,7 @@ class FolderMerge {
       await act();
       this.out.changes.push(change);
     } catch (e) {
-      this.out.skipped.push({ path: change.path, why: e instanceof Error ? e.message : String(e) });
+      this.out.skipped.push({ path: change.path, why: errorText(e) });
     }
   }
 

@@ -5,6 +5,7 @@
 // against the model that produced it).
 import type { Model } from '../../core/model/types';
 import type { ModeDefinition } from '../../core/modes';
+import { errorText } from '../../core/error-text';
 
 /** Claude Code's model aliases, for an agent file written for it. */
 const ANTHROPIC_ALIASES: Record<string, string> = {
@@ -68,7 +69,7 @@ export class ModeModels {
       if (this.built.has(spec)) continue;
       const r = await build(spec).catch((err: unknown) => ({
         model: undefined,
-        problem: err instanceof Error ? err.message : String(err),
+        problem: errorText(err),
       }));
       if (r.model) this.built.set(spec, r.model);
       else if (!this.reported.has(spec)) {

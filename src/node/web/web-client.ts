@@ -11,6 +11,7 @@ import type { FetchedPage, SearchHit, WebClient } from '../../core/tools/builtin
 import { isNonPublic, normalizeIp } from '../sandbox/network-allowlist';
 import { htmlTitle, htmlToMarkdown } from './html-markdown';
 import { searchWith, type SearchProviderConfig } from './web-search';
+import { errorText } from '../../core/error-text';
 
 export interface WebClientOptions {
   /** Private, loopback and link-local addresses may be fetched (the user's setting; off by default). */
@@ -199,7 +200,7 @@ export class NodeWebClient implements WebClient {
         clearTimeout(timer);
         if (signal.aborted) return reject(signal.reason ?? new Error('aborted'));
         if (e instanceof ToolError) return reject(e);
-        reject(new ToolError(`Could not fetch ${url.href}: ${e instanceof Error ? e.message : String(e)}`));
+        reject(new ToolError(`Could not fetch ${url.href}: ${errorText(e)}`));
       };
       const timer = setTimeout(() => {
         fail(

@@ -2,6 +2,7 @@
 // over its documented HTTP API. The key comes from the surface's secret store, never from settings files.
 import { ToolError } from '../../core/tools/types';
 import type { SearchHit } from '../../core/tools/builtin/web';
+import { errorText } from '../../core/error-text';
 
 export interface SearchProviderConfig {
   kind: 'brave' | 'tavily' | 'searxng';
@@ -69,7 +70,7 @@ export async function searchWith(
   } catch (err) {
     if (signal.aborted) throw err;
     if (err instanceof ToolError) throw err;
-    throw new ToolError(`${c.label} could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ToolError(`${c.label} could not be reached: ${errorText(err)}`);
   }
   if (!res.ok) throw new ToolError(`${c.label} answered ${res.status} ${res.statusText}.`);
   const body = (await res.json().catch(() => undefined)) as
