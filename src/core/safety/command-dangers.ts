@@ -9,7 +9,8 @@
 // function's calls), so renaming, quoting, wrappers and nesting do not change the verdict.
 import type { CommandPart, Producer } from './command-parse';
 import { normalize } from './command-hazards';
-import { unwrap, type Word } from './command-programs';
+import type { Word } from './command-options';
+import { unwrap } from './command-wrappers';
 
 /** Programs that fetch from the network and print or save what they fetched. */
 const FETCHERS = new Set([

@@ -14,15 +14,10 @@ import {
 } from './command-hazards';
 import { dangerContext, dangerousForm, type DangerContext } from './command-dangers';
 import { parseErrorText, parseScript, type CommandPart } from './command-parse';
-import {
-  builtinForms,
-  grantKey,
-  judgeBuiltin,
-  NOT_LISTED,
-  unwrap,
-  type ProgramClass,
-  type Word,
-} from './command-programs';
+import type { Word } from './command-options';
+import { builtinForms, type ProgramClass } from './command-program-table';
+import { grantKey, judgeBuiltin, NOT_LISTED } from './command-programs';
+import { unwrap } from './command-wrappers';
 import type { CommandCheckOptions, CommandRules } from './command-rules';
 
 export type { CommandCheckOptions, CommandRules } from './command-rules';
@@ -44,7 +39,7 @@ export interface CommandVerdict {
   grantKeys?: string[];
 }
 
-/** The built-in allow list in words (the forms judged option by option in command-programs.ts); user rules add prefix rules. */
+/** The built-in allow list in words (the forms judged option by option in command-program-table.ts); user rules add prefix rules. */
 export const DEFAULT_COMMAND_RULES: Required<Pick<CommandRules, 'allow' | 'deny'>> = {
   allow: [
     'git status',
