@@ -3,30 +3,22 @@
 // A sandbox that is expected but fails to start is reported as such, never silently replaced by a bare run.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants as fsc, promises as fsp, realpathSync } from 'node:fs';
+import { promises as fsp, realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandFileChange, Containment, RunRequest } from '../../core/workspace/types';
 import { scrubEnv } from './env';
 import { bridgeArgv, writeBridgeScript } from './net-bridge';
-import { BLOCKED_REASON_PHRASE, registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
-import {
-  bwrapArgs,
-  seatbeltProfile,
-  shellQuote,
-  within,
-  type BwrapFeatures,
-  type MaskedPath,
-  type SandboxProfile,
-} from './profile';
+import { registryHosts, startAllowlistProxy, type AllowlistProxy } from './network-proxy';
+import { bwrapArgs, seatbeltProfile, shellQuote, within, type SandboxProfile } from './profile';
+import { hostSockets } from './host-sockets';
+import { blockedNotes, refusalNotes } from './sandbox-notes';
+import { layerLauncher, probeSandbox, SANDBOX_EXEC, type Probe } from './sandbox-probe';
 import { SCAN_MAX_ENTRIES, SecretLocator } from './secret-locations';
 import {
   createWriteLayer,
-  layerPerlArgv,
-  layerScript,
   mergeWriteLayer,
   optionSafe,
-  perlLayerSupported,
   removeWriteLayer,
   type MergeResult,
   type WriteLayer,
@@ -95,20 +87,6 @@ export interface SandboxPlan {
   merged?: MergeResult;
 }
 
-/** The programs that mount a command's write layer (util-linux), when overlays work here. */
-interface LayerTools {
-  unshare?: string;
-  /** Mounts with one Perl process instead of util-linux programs (faster), when it works here. */
-  perl?: string;
-}
-
-type Probe =
-  | { kind: 'bubblewrap'; bwrap: string; features: BwrapFeatures; layer?: LayerTools; layerReason?: string }
-  | { kind: 'seatbelt' }
-  | { kind: 'none'; reason: string };
-
-const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
-
 export class CommandSandbox {
   private probe: Probe | undefined;
   private probing: Promise<Probe> | undefined;
@@ -129,7 +107,12 @@ export class CommandSandbox {
 
   /** Probes the platform's sandbox once (later calls return the same answer) and scans for the workspace's secrets. */
   async ready(): Promise<Containment> {
-    this.probing ??= this.runProbe().then((p) => (this.probe = p));
+    this.probing ??= probeSandbox({
+      platform: this.platform,
+      bwrapPath: this.opts.bwrapPath,
+      noPerl: this.opts.noPerl,
+      baseDir: () => this.baseDir(),
+    }).then((p) => (this.probe = p));
     await this.probing;
     if (this.probe?.kind !== 'none' && this.locator.state(this.realRoots()) === 'unknown')
       await this.locateSecrets().catch(() => undefined);
@@ -246,7 +229,7 @@ export class CommandSandbox {
       cwd: req.cwd,
       hiddenDirs: hidden,
     };
-    profile.masked = [...masked, ...(await this.hostSockets(roots, hiddenDirs))];
+    profile.masked = [...masked, ...(await hostSockets(roots, hiddenDirs))];
     if (hidden.some((d) => within(d, this.home)))
       profile.keepVisible = [await fsp.realpath(this.home).catch(() => this.home)];
     let inner = ['/bin/sh', '-c', req.command];
@@ -307,27 +290,11 @@ export class CommandSandbox {
   }
 
   /**
-   * Sockets of system services (docker, containerd, D-Bus ...) a contained command must not talk to. Scanned
-   * for every command (about a millisecond): a service started a moment ago must not be reachable.
-   */
-  private async hostSockets(roots: readonly string[], hidden: readonly string[]): Promise<MaskedPath[]> {
-    const [run, listening] = await Promise.all([findSockets(['/run', '/var/run'], 3), listeningSockets()]);
-    const out = new Map(run.map((m) => [m.path, m]));
-    // Every socket a program on this host listens on, wherever it is (a container engine's in $HOME, a database's
-    // in /opt): the kernel's own list, not a list of known places. The workspace's own and the hidden folders' stay.
-    for (const p of listening) {
-      if (out.has(p) || [...roots, ...hidden].some((d) => within(d, p))) continue;
-      out.set(p, { path: p, dir: false });
-    }
-    return [...out.values()].slice(0, 1000);
-  }
-
-  /**
    * Ends a command's plan: merges its write layer into the workspace (without the control plane), closes its proxy;
    * returns what the sandbox stopped, for the model and the card. The merge's record is left in plan.merged.
    */
   async finish(plan: SandboxPlan, output: string, opts: { merge?: boolean } = {}): Promise<string[]> {
-    const notes = this.blocked(output, plan);
+    const notes = blockedNotes(output, plan, this.home, this.controls);
     if (plan.layer) {
       const layer = plan.layer;
       plan.layer = undefined; // once: a retried plan is finished too
@@ -470,67 +437,6 @@ export class CommandSandbox {
     return file;
   }
 
-  /** What the sandbox most likely stopped, read from the command's output (for the model and the card). */
-  blocked(output: string, plan: SandboxPlan): string[] {
-    if (!plan.contained || !plan.profile) return [];
-    const notes = new Set<string>();
-    const lines = output.split('\n').slice(-400);
-    for (const line of lines) {
-      if (/read-only file system|EROFS/i.test(line)) {
-        const target =
-          /(\/[^\s:'"`]+)['"`]?\)?:\s*Read-only file system/i.exec(line)?.[1] ??
-          /EROFS[^'"]*['"](\/[^'"]+)['"]/.exec(line)?.[1];
-        const writable =
-          plan.layer || plan.merged
-            ? 'the workspace, /tmp and the home folder'
-            : 'the workspace and the task temp folder';
-        notes.add(
-          `a write outside ${writable}${target ? ` (${target})` : ''}: the rest of the file system is read-only`,
-        );
-      }
-      if (
-        plan.profile.network !== 'on' &&
-        (line.includes(BLOCKED_REASON_PHRASE) ||
-          /CONNECT tunnel failed, response 403|Tunnel connection failed: 403/.test(line))
-      ) {
-        notes.add(`a network connection to a host that is not on the allow list (${this.controls.allowedHosts})`);
-      }
-      if (
-        plan.profile.network === 'off' &&
-        /Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo|Network is unreachable|ENETUNREACH|Name or service not known|No address associated with hostname|Failed to establish a new connection|network is unreachable/i.test(
-          line,
-        )
-      ) {
-        notes.add(`a network connection: the network is off inside the sandbox (${this.controls.network})`);
-      }
-      if (/No such file|nonexistent|ENOENT/i.test(line)) {
-        const hiddenIn = (plan.profile.hiddenDirs ?? []).find((d) => line.includes(d + '/'));
-        const bound = [...plan.profile.writable, plan.profile.tmpDir, ...(plan.profile.keepVisible ?? [])].some((w) =>
-          line.includes(w),
-        );
-        if (hiddenIn && !bound) {
-          notes.add(
-            plan.profile.sharedTmp?.includes(hiddenIn)
-              ? `a path in the host's ${hiddenIn}: inside the sandbox ${hiddenIn} is this task's own temp folder, and the host's is hidden`
-              : `a path in ${hiddenIn}: it is hidden inside the sandbox (use $TMPDIR, the task's own temp folder)`,
-          );
-        }
-      }
-      for (const m of plan.profile.masked) {
-        if (
-          line.includes(m.path) ||
-          (/Permission denied|EACCES|Operation not permitted/i.test(line) && line.includes(path.basename(m.path)))
-        ) {
-          notes.add(
-            `reading ${m.path.startsWith(this.home + '/') ? '~' + m.path.slice(this.home.length) : m.path}: it holds secrets and is hidden from commands`,
-          );
-          break;
-        }
-      }
-    }
-    return [...notes].slice(0, 5);
-  }
-
   /** Removes the private temp folders (task temp folders included). */
   async dispose(): Promise<void> {
     if (!this.base) return;
@@ -551,150 +457,6 @@ export class CommandSandbox {
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     return fsp.realpath(dir);
   }
-
-  /** Whether a command's writes can go to a layer of its own here (user namespaces, overlayfs, util-linux). */
-  private async probeLayer(
-    bwrap: string,
-    features: BwrapFeatures,
-  ): Promise<{ layer?: LayerTools; layerReason?: string }> {
-    if (!features.userns) return { layerReason: 'user namespaces are not available' };
-    const unshare = findOnPath('unshare') && findOnPath('mount') ? findOnPath('unshare') : undefined;
-    const base = await this.baseDir();
-    const root = await fsp.mkdtemp(path.join(base, 'probe-'));
-    try {
-      const ws = path.join(root, 'ws');
-      await fsp.mkdir(ws);
-      const profile: SandboxProfile = {
-        writable: [ws],
-        tmpDir: root,
-        masked: [],
-        network: 'off',
-        env: { PATH: '/usr/bin:/bin' },
-        cwd: ws,
-      };
-      const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-      const tryWith = async (tools: LayerTools): Promise<string | undefined> => {
-        await fsp.writeFile(path.join(ws, 'gone'), 'x');
-        await fsp.rm(path.join(ws, 'made'), { force: true });
-        const layer = await createWriteLayer(path.join(root, 'st'), [ws]);
-        const [cmd, ...args] = [
-          ...layerLauncher(tools, layer, ids),
-          bwrap,
-          ...bwrapArgs(profile, features),
-          '/bin/sh',
-          '-c',
-          'echo ok > made && rm gone && cat made',
-        ];
-        const r = await run(cmd!, args);
-        const merged = r.ok && r.stdout.trim() === 'ok' ? await mergeWriteLayer(layer) : undefined;
-        const works =
-          !!merged &&
-          merged.changes.length === 2 &&
-          (await fsp.readFile(path.join(ws, 'made'), 'utf8').catch(() => '')) === 'ok\n';
-        return works ? undefined : (r.error || r.stdout).trim().slice(0, 160) || 'the merge did not match';
-      };
-      const perl = this.opts.noPerl ? undefined : findOnPath('perl');
-      const perlFailed = perl && perlLayerSupported() ? await tryWith({ perl }) : 'no Perl';
-      if (perlFailed === undefined) return { layer: { perl } };
-      if (!unshare) return { layerReason: `util-linux unshare and mount are not installed (and Perl: ${perlFailed})` };
-      const tools: LayerTools = { unshare };
-      const failed = await tryWith(tools);
-      return failed === undefined ? { layer: tools } : { layerReason: `an overlay could not be mounted (${failed})` };
-    } catch (e) {
-      return { layerReason: `an overlay could not be mounted (${errorText(e)})` };
-    } finally {
-      await fsp.rm(root, { recursive: true, force: true }).catch(() => undefined);
-    }
-  }
-
-  private async runProbe(): Promise<Probe> {
-    if (this.platform === 'darwin') {
-      if (!executable(SANDBOX_EXEC))
-        return { kind: 'none', reason: 'sandbox-exec (Seatbelt) is not available on this Mac.' };
-      const r = await run(SANDBOX_EXEC, ['-p', '(version 1)(allow default)(deny network*)', '/usr/bin/true']);
-      return r.ok ? { kind: 'seatbelt' } : { kind: 'none', reason: `Seatbelt could not start a sandbox: ${r.error}` };
-    }
-    if (this.platform !== 'linux')
-      return {
-        kind: 'none',
-        reason: `Forge has no command sandbox on ${this.platform === 'win32' ? 'Windows' : this.platform}.`,
-      };
-    const bwrap = this.opts.bwrapPath ?? findOnPath('bwrap');
-    if (!bwrap)
-      return { kind: 'none', reason: 'bubblewrap is not installed (on Debian/Ubuntu: sudo apt install bubblewrap).' };
-    let lastError = '';
-    for (const features of [{ userns: true }, { userns: false }]) {
-      const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-probe-'));
-      try {
-        const profile: SandboxProfile = {
-          writable: [tmp],
-          tmpDir: tmp,
-          masked: [],
-          network: 'off',
-          env: { PATH: '/usr/bin:/bin' },
-          cwd: tmp,
-        };
-        const r = await run(bwrap, [...bwrapArgs(profile, features), '/bin/sh', '-c', 'echo ok > probe && cat probe']);
-        if (r.ok && r.stdout.trim() === 'ok')
-          return { kind: 'bubblewrap', bwrap, features, ...(await this.probeLayer(bwrap, features)) };
-        lastError = r.error || r.stdout;
-      } finally {
-        await fsp.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
-      }
-    }
-    return {
-      kind: 'none',
-      reason: `bubblewrap is installed but cannot create a sandbox here (${lastError.trim().slice(0, 200)}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / AppArmor).`,
-    };
-  }
-}
-
-/** Paths of the Unix sockets bound on this host (/proc/net/unix) that still exist as sockets. */
-async function listeningSockets(): Promise<string[]> {
-  const table = await fsp.readFile('/proc/net/unix', 'utf8').catch(() => '');
-  const paths = new Set<string>();
-  for (const line of table.split('\n').slice(1)) {
-    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line (it may hold spaces).
-    // Listening and datagram sockets alike (a datagram socket takes messages without listening).
-    const m = /^\s*\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line);
-    if (m) paths.add(m[1]!);
-  }
-  const found = await Promise.all(
-    [...paths].map(async (p) => {
-      const real = await fsp.realpath(p).catch(() => undefined);
-      const st = real ? await fsp.lstat(real).catch(() => undefined) : undefined;
-      return st?.isSocket() ? real : undefined;
-    }),
-  );
-  return [...new Set(found.filter((p): p is string => !!p))];
-}
-
-/** Unix sockets under the given folders (symlinks resolved, so /var/run and /run are one), depth-limited. */
-async function findSockets(dirs: string[], depth: number): Promise<MaskedPath[]> {
-  const out = new Map<string, MaskedPath>();
-  const walk = async (dir: string, left: number): Promise<void> => {
-    let entries;
-    try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isSocket()) out.set(p, { path: p, dir: false });
-      else if (e.isDirectory() && left > 0 && !(dir === '/run' && e.name === 'user')) await walk(p, left - 1);
-    }
-  };
-  for (const d of new Set(await Promise.all(dirs.map((d) => fsp.realpath(d).catch(() => d))))) await walk(d, depth);
-  return [...out.values()].slice(0, 200);
-}
-
-const UNSHARE_ARGS = ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
-
-/** The programs that mount a command's layer, then run the bubblewrap argv that follows them. */
-function layerLauncher(tools: LayerTools, layer: WriteLayer, ids: { uid: number; gid: number } | undefined): string[] {
-  if (tools.perl) return layerPerlArgv(layer, tools.perl, ids ?? { uid: 0, gid: 0 });
-  return [tools.unshare!, ...UNSHARE_ARGS, '/bin/sh', '-c', layerScript(layer), 'forge-layer'];
 }
 
 /** Workspace-relative core.hooksPath of a repository (.husky ...), read from its config without running git. */
@@ -722,24 +484,6 @@ export function fileChangesOf(plan: SandboxPlan): CommandFileChange[] | undefine
   }));
 }
 
-/** For the model and the card: what of the command's writes Forge kept out of the workspace, and why. */
-function refusalNotes(merged: MergeResult, roots: readonly string[]): string[] {
-  if (merged.refused.length === 0) return [];
-  const rel = (p: string) => {
-    const root = roots.find((r) => within(r, p));
-    return root ? path.relative(root, p) || '.' : p;
-  };
-  const names = merged.refused
-    .slice(0, 4)
-    .map((r) => rel(r.path))
-    .join(', ');
-  const more = merged.refused.length > 4 ? ` and ${merged.refused.length - 4} more` : '';
-  const why = [...new Set(merged.refused.slice(0, 4).map((r) => r.why))].join('; ');
-  return [
-    `not applied to the workspace: the command's changes to ${names}${more} (control plane: ${why}). A command cannot change these files; ask the user, or edit one with a file tool (always asked)`,
-  ];
-}
-
 /** Without a write layer: what of the control plane exists stays read-only inside the sandbox. */
 async function protectedPaths(roots: readonly string[]): Promise<string[]> {
   const out: string[] = [];
@@ -756,30 +500,4 @@ async function protectedPaths(roots: readonly string[]): Promise<string[]> {
     }
   }
   return out;
-}
-
-function executable(p: string): boolean {
-  try {
-    accessSync(p, fsc.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | undefined {
-  for (const dir of [...envPath.split(path.delimiter), '/usr/bin', '/usr/local/bin', '/bin']) {
-    if (!dir) continue;
-    const p = path.join(dir, name);
-    if (executable(p)) return p;
-  }
-  return undefined;
-}
-
-function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: string; error: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout: 5000, env: { PATH: '/usr/bin:/bin' } }, (err, stdout, stderr) => {
-      resolve({ ok: !err, stdout: String(stdout), error: err ? String(stderr || err.message) : '' });
-    });
-  });
 }

@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
-import { findOnPath } from '../../../../src/node/sandbox/command-sandbox';
+import { findOnPath } from '../../../../src/node/sandbox/find-on-path';
 import {
   BRIDGE_FAILED_EXIT,
   bridgeArgv,
