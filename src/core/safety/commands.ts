@@ -12,8 +12,11 @@ import {
   underHome,
   type PathContext,
 } from './command-hazards';
-import { dangerContext, dangerousForm, type DangerContext } from './command-dangers';
+import { builtinDanger, SAFE_DEVICES } from './builtin-danger';
+import { dangerContext } from './command-dangers';
 import { parseErrorText, parseScript, type CommandPart } from './command-parse';
+import { basename, extractParts, SHELLS, shellCommand, wordsOf } from './command-parts';
+import { compileRule, matchRule, type CompiledRule } from './command-rule-match';
 import type { Word } from './command-options';
 import { builtinForms, type ProgramClass } from './command-program-table';
 import { grantKey, judgeBuiltin, NOT_LISTED } from './command-programs';
@@ -95,10 +98,6 @@ export function withDefaultCommandRules(user: CommandRules = {}): CommandRules {
   };
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox']);
-const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runas']);
-const DESTRUCTIVE = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|shutdown|reboot|halt|poweroff|mkswap|diskpart|format)$/;
-const SAFE_DEVICES = /^\/dev\/(null|stdout|stderr|stdin|tty|zero|fd\/\d+)$/;
 /** Builtins that change what later commands of the line run or read. */
 const SHELL_STATE = new Set([
   'source',
@@ -124,120 +123,6 @@ const SHELL_STATE = new Set([
   'popd',
 ]);
 const FIND_WRITES = /^-(delete|fprint0?|fprintf|fls)$/;
-const MAX_DEPTH = 4;
-
-/** Every simple command in the line, including those inside substitutions, `sh -c` strings and wrappers. */
-function extractParts(src: string, depth: number): CommandPart[] {
-  const parts = parseScript(src);
-  const nested: string[] = [];
-  for (let i = 0; i < parts.length && i < 1000; i++) {
-    const p = parts[i]!;
-    if (p.kind !== 'call') continue;
-    const words = wordsOf(p);
-    const base = p.words[0] === undefined ? undefined : basename(p.words[0]);
-    const shellScript = base && SHELLS.has(base) ? shellCommand(p) : undefined;
-    if (shellScript) {
-      if (shellScript.script !== undefined) nested.push(shellScript.script);
-      continue;
-    }
-    if (base === 'eval' && p.words.length > 1 && p.words.every((a) => a !== undefined)) {
-      nested.push(p.words.slice(1).join(' '));
-      continue;
-    }
-    const u = unwrap(words);
-    if (u) {
-      for (const s of u.scripts) if (s !== undefined) nested.push(s);
-      if (u.inner && u.inner.words.length + u.inner.assigns.length > 0) {
-        parts.push(innerPart(p, words, u.inner.words, u.inner.assigns, base!, u.inner.runtimeArgs));
-      }
-    }
-    if (base === 'find') {
-      for (let k = 1; k < p.words.length; k++) {
-        if (p.words[k] && /^-(exec|execdir|ok|okdir)$/.test(p.words[k]!)) {
-          let end = p.words.findIndex((a, n) => n > k && (a === ';' || a === '+'));
-          if (end < 0) end = p.words.length;
-          parts.push(
-            innerPart(
-              p,
-              words,
-              words.slice(k + 1, end).filter((x) => x.value !== '{}'),
-              [],
-              'find',
-              true,
-            ),
-          );
-          k = end;
-        }
-      }
-    }
-  }
-  for (const s of nested) {
-    if (depth < MAX_DEPTH) parts.push(...extractParts(s, depth + 1));
-    else
-      parts.push({
-        text: s,
-        words: [undefined],
-        globs: [],
-        assigns: [],
-        writes: [],
-        reads: [],
-        params: [],
-        pipedInto: false,
-        kind: 'call',
-      });
-  }
-  return parts;
-}
-
-/**
- * The command a wrapper runs, as a part of its own. It reads the wrapper's stdin (`curl … | env bash`) unless the
- * wrapper turns its input into arguments (xargs) or has none to give (find -exec); its words keep what feeds them.
- */
-function innerPart(
-  p: CommandPart,
-  outer: Word[],
-  words: Word[],
-  assigns: { name: string; value?: string }[],
-  via: string,
-  runtimeArgs: boolean,
-): CommandPart {
-  const from = p.wordFrom && words.map((w) => p.wordFrom![outer.indexOf(w)] ?? []);
-  return {
-    text: words.map((w) => w.value ?? '$?').join(' ') || p.text,
-    words: words.map((w) => w.value),
-    globs: words.map((w) => w.glob),
-    assigns,
-    writes: [],
-    reads: [],
-    params: p.params,
-    pipedInto: !runtimeArgs && p.pipedInto,
-    kind: 'call',
-    via,
-    runtimeArgs,
-    ...(!runtimeArgs && p.stdinFrom ? { stdinFrom: p.stdinFrom } : {}),
-    ...(from?.some((f) => f.length) ? { wordFrom: from } : {}),
-  };
-}
-
-const wordsOf = (p: CommandPart): Word[] => p.words.map((value, i) => ({ value, glob: p.globs[i] }));
-
-function basename(word: string): string {
-  return word
-    .replace(/\\/g, '/')
-    .split('/')
-    .pop()!
-    .replace(/\.exe$/i, '');
-}
-
-/** `sh -c 'script'`: the script (undefined when known only at run time) and whether the shell's flags are plain. */
-function shellCommand(p: CommandPart): { script: string | undefined; plain: boolean } | undefined {
-  const args = p.words.slice(1);
-  const i = args.findIndex((a) => a !== undefined && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
-  if (i < 0) return undefined;
-  const flags = args.slice(0, i + 1);
-  const plain = flags.every((f) => f !== undefined && (/^-[ceuxvfC]+$/.test(f) || f === '-o' || f === 'pipefail'));
-  return { script: args[i + 1], plain };
-}
 
 // ------------------------------------------------------------------------------------------------ judging
 
@@ -545,100 +430,6 @@ function anySecret(words: Word[], ctx: Ctx): string | undefined {
       if (c.startsWith('-') && c === w.value) continue;
       const s = secretReach(c, c === w.value ? w.glob : undefined, ctx);
       if (s) return w.glob !== undefined && c === w.value ? `uses a glob that can match ${s}` : `names ${s}`;
-    }
-  }
-  return undefined;
-}
-
-// -------------------------------------------------------------------------------------------- dangers, rules
-
-function builtinDanger(p: CommandPart, dangers: DangerContext): string | undefined {
-  const form = dangerousForm(p, dangers);
-  if (form) return form;
-  for (const w of p.writes) {
-    if (w !== undefined && w.startsWith('/dev/') && !SAFE_DEVICES.test(w))
-      return `\`${p.text}\` writes to the device ${w}.`;
-  }
-  const [name, ...args] = p.words;
-  if (name === undefined) return undefined;
-  const base = basename(name);
-  if (PRIVILEGE.has(base))
-    return `\`${p.text}\` asks for elevated privileges (${base}); Forge never runs commands as another user.`;
-  if (DESTRUCTIVE.test(base)) return `\`${p.text}\` can destroy disks or stop the machine.`;
-  const lit = args.filter((a): a is string => a !== undefined);
-  if (base === 'dd' && lit.some((a) => /^of=\/dev\//.test(a) && !SAFE_DEVICES.test(a.slice(3))))
-    return `\`${p.text}\` writes raw data to a device.`;
-  if (base === 'rm' || base === 'chmod' || base === 'chown' || base === 'chgrp') {
-    const recursive = lit.some((a) => /^-[a-zA-Z]*[rR]/.test(a) || a === '--recursive');
-    const critical = lit.find((a) => isCriticalTarget(a));
-    if (lit.includes('--no-preserve-root')) return `\`${p.text}\` disables rm's root protection.`;
-    if (recursive && critical) return `\`${p.text}\` recursively changes or deletes ${critical}.`;
-  }
-  return undefined;
-}
-
-function isCriticalTarget(a: string): boolean {
-  const t = a.replace(/\/+$/, '') || '/';
-  if (
-    t === '/' ||
-    t === '/*' ||
-    t === '~' ||
-    t === '~/*' ||
-    t === '$HOME' ||
-    t === '.' ||
-    t === '..' ||
-    t === '*' ||
-    t === '/.'
-  )
-    return true;
-  if (/^[A-Za-z]:[\\/]?\*?$/.test(t)) return true;
-  return /^\/(bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|sys|usr|var|Users|System|Library)(\/\*)?$/.test(t);
-}
-
-type CompiledRule = { source: string; words: RegExp[] };
-
-function compileRule(rule: string): CompiledRule {
-  const words = rule
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(
-      (w) =>
-        new RegExp(
-          '^' +
-            w
-              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-              .replace(/\*/g, '.*')
-              .replace(/\?/g, '.') +
-            '$',
-        ),
-    );
-  return { source: rule, words };
-}
-
-/** Deny rules also see `git --no-pager -C x push -f` as `git push -f`. */
-function ruleWords(p: CommandPart, forDeny: boolean): (string | undefined)[][] {
-  const out = [p.words];
-  const base = p.words[0] === undefined ? undefined : basename(p.words[0]);
-  if (forDeny && (base === 'git' || base === 'npm') && p.words[1]?.startsWith('-')) {
-    let i = 1;
-    while (i < p.words.length && p.words[i]?.startsWith('-')) i += p.words[i] === '-C' || p.words[i] === '-c' ? 2 : 1;
-    out.push([p.words[0], ...p.words.slice(i)]);
-  }
-  return out;
-}
-
-function matchRule(rules: CompiledRule[], p: CommandPart, forDeny: boolean): string | undefined {
-  for (const words of ruleWords(p, forDeny)) {
-    for (const r of rules) {
-      if (r.words.length === 0 || r.words.length > words.length) continue;
-      const ok = r.words.every((re, i) => {
-        const w = words[i];
-        if (w === undefined) return false;
-        // Deny rules also match a command invoked by path (/bin/rm); allow rules need the exact word.
-        return re.test(w) || (forDeny && i === 0 && re.test(basename(w)));
-      });
-      if (ok) return forDeny ? `\`${p.text}\` matches the deny rule "${r.source}".` : r.source;
     }
   }
   return undefined;
