@@ -8,6 +8,7 @@ import {
   type EcosystemView,
   type HostMessage,
   type MentionChip,
+  type ModeChoiceView,
   type PatchOp,
   type ProviderStatus,
   type Snapshot,
@@ -53,7 +54,7 @@ export class PanelBridge {
   private unsubscribe: (() => void) | undefined;
   private provider: ProviderStatus = { configured: false };
   private history: TaskSummary[] = [];
-  private modes: { id: string; label: string; model?: string }[] | undefined;
+  private modes: ModeChoiceView[] | undefined;
   private mode: string | undefined;
   /** The slash commands the input completes; resent to a webview when it says ready. */
   private slashCommands: Extract<HostMessage, { type: 'slash_commands' }> | undefined;
@@ -115,7 +116,7 @@ export class PanelBridge {
   }
 
   /** The mode switch's choices and the current task's mode. */
-  setModes(modes: { id: string; label: string; model?: string }[], current?: string): void {
+  setModes(modes: ModeChoiceView[], current?: string): void {
     const changed = this.modes !== undefined && JSON.stringify(modes) !== JSON.stringify(this.modes);
     this.modes = modes;
     // The team's agent files changed: open webviews get the new choices.

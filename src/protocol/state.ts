@@ -83,6 +83,17 @@ export const PlanViewSchema = z.object({
 });
 export type PlanView = z.infer<typeof PlanViewSchema>;
 
+/** A mode in the mode switch: the built-in modes, then the team's custom agents. */
+export const ModeChoiceSchema = z.object({
+  id: Id,
+  label: Label,
+  /** The model it runs on, when it has one of its own. */
+  model: Label.optional(),
+  /** What it does, for a person picking it. */
+  description: Label.optional(),
+});
+export type ModeChoiceView = z.infer<typeof ModeChoiceSchema>;
+
 export const SnapshotSchema = z.object({
   /** Patches that follow carry seq + 1, seq + 2, ...; a gap makes the webview ask for a fresh snapshot. */
   seq: Count,
@@ -93,11 +104,7 @@ export const SnapshotSchema = z.object({
   provider: ProviderStatusSchema,
   history: z.array(TaskSummarySchema).max(LIMITS.history),
   /** The modes the panel's mode switch offers, and the current task's mode. */
-  modes: z
-    // The built-in modes, then the team's custom agents; `model` when the mode runs on a model of its own.
-    .array(z.object({ id: Id, label: Label, model: Label.optional() }))
-    .max(40)
-    .optional(),
+  modes: z.array(ModeChoiceSchema).max(40).optional(),
   mode: Label.optional(),
   plan: PlanViewSchema.optional(),
   /** Messages waiting above the composer (protocol/steering.ts). */

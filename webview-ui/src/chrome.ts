@@ -1,10 +1,18 @@
 // Everything around the conversation: header (mode switch, model, setup and settings), the setup form, error
 // banner, history, the welcome state, progress with Stop, and the input box.
-import type { Action, Progress, ProviderStatus, RunStatus, TaskSummary } from '../../src/protocol/messages';
+import type {
+  Action,
+  ModeChoiceView,
+  Progress,
+  ProviderStatus,
+  RunStatus,
+  TaskSummary,
+} from '../../src/protocol/messages';
 import { actionButtons } from './actions';
 import { button, formatCost, formatDuration, formatTokens, h } from './dom';
 import { HistoryView } from './historyView';
 import { icon, iconButton } from './icons';
+import { modeNote, renderModeNote, renderModeOptions } from './modeSwitch';
 import { SetupForm } from './setup';
 import { renderRecent, renderWelcome } from './welcome';
 
@@ -18,6 +26,8 @@ export class Chrome {
   private readonly modeSelect: HTMLSelectElement;
   private readonly banner: HTMLElement;
   private readonly welcome: HTMLElement;
+  /** The empty panel's line on what the current mode does. */
+  private readonly modeNote: HTMLElement;
   private readonly progress: HTMLElement;
   private readonly progressText: HTMLElement;
   private readonly progressFill: HTMLElement;
@@ -63,6 +73,8 @@ export class Chrome {
     this.scroller = h('main', { class: 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
     this.welcome = renderWelcome();
     this.welcome.hidden = true;
+    this.modeNote = modeNote();
+    this.welcome.querySelector('.welcome-title + p')?.after(this.modeNote);
     this.scroller.append(this.welcome);
     this.progressFill = h('div', { class: 'progress-fill' });
     this.progressText = h('span', { class: 'progress-text' });
@@ -129,27 +141,14 @@ export class Chrome {
     this.welcome.hidden = itemCount > 0 || !this.configured;
   }
 
-  renderModes(
-    modes: readonly { id: string; label: string; model?: string }[] | undefined,
-    current: string | undefined,
-    running: boolean,
-  ): void {
+  renderModes(modes: readonly ModeChoiceView[] | undefined, current: string | undefined, running: boolean): void {
     const key = JSON.stringify([modes, current, running, this.configured]);
     if (key === this.modesKey) return;
     this.modesKey = key;
     this.modeSelect.hidden = !modes || modes.length === 0 || !this.configured;
     if (!modes) return;
-    this.modeSelect.replaceChildren(
-      // A mode on a model of its own says which, next to its name.
-      ...modes.map((m) =>
-        h('option', { value: m.id, selected: m.id === current }, m.model ? `${m.label} · ${m.model}` : m.label),
-      ),
-    );
-    if (current) this.modeSelect.value = current;
-    this.modeSelect.disabled = running;
-    this.modeSelect.title = running
-      ? 'The mode can change when the task is not running'
-      : 'Mode: what Forge may do in this task';
+    renderModeOptions(this.modeSelect, modes, current, running);
+    renderModeNote(this.modeNote, modes, this.modeSelect.value);
   }
 
   renderProvider(p: ProviderStatus): void {

@@ -1,5 +1,6 @@
 // The webview's mirror of the host transcript. Applies a snapshot or patch ops and tells the views what changed.
 import type {
+  ModeChoiceView,
   PatchOp,
   Progress,
   ProviderStatus,
@@ -27,7 +28,7 @@ export class Store {
   progressAt = 0;
   provider: ProviderStatus = { configured: true };
   history: TaskSummary[] = [];
-  modes: { id: string; label: string }[] | undefined;
+  modes: ModeChoiceView[] | undefined;
   mode: string | undefined;
   taskId: string | undefined;
   seq = -1;

@@ -1,7 +1,7 @@
 // Slash commands typed in the chat input: parsing, the built-in list, prompt-file templates ($ARGUMENTS, $1..$9)
 // and the registry that combines built-ins with pluggable sources (custom prompt files, later MCP prompts).
 // Pure: no vscode, no Node. The host executes built-ins; sources expand their commands into a prompt.
-import { MODE_NAMES } from '../modes';
+import { MODE_NAMES, MODES } from '../modes';
 import { errorText } from '../error-text';
 
 export interface SlashCommandInfo {
@@ -14,7 +14,7 @@ export interface SlashCommandInfo {
   source: 'builtin' | 'custom' | 'mcp' | string;
   /** The values the (first) argument takes, offered by the completion list (e.g. the modes for /mode). */
   choices?: string[];
-  /** What a choice is, shown beside it (a custom agent's description for /mode). */
+  /** What a choice is, shown beside it (each mode's description for /mode). */
   choiceDescriptions?: Record<string, string>;
 }
 
@@ -224,17 +224,14 @@ export class SlashCommandRegistry {
     this.customModes = modes;
   }
 
-  /** /mode with the custom agents among its choices, each with its description. */
+  /** /mode with the custom agents among its choices, each mode with its description (built-ins too). */
   private withModes(c: SlashCommandInfo): SlashCommandInfo {
+    if (c.name !== 'mode') return c;
     const extra = this.customModes().filter((m) => !MODE_NAMES.includes(m.name as never) && /^\S{1,64}$/.test(m.name));
-    if (c.name !== 'mode' || !extra.length) return c;
+    const modes = [...MODE_NAMES.map((n) => MODES[n]), ...extra].slice(0, 50);
     const descriptions: Record<string, string> = {};
-    for (const m of extra) if (m.description) descriptions[m.name] = m.description.slice(0, 200);
-    return {
-      ...c,
-      choices: [...(c.choices ?? []), ...extra.map((m) => m.name)].slice(0, 50),
-      choiceDescriptions: descriptions,
-    };
+    for (const m of modes) if (m.description) descriptions[m.name] = m.description.slice(0, 200);
+    return { ...c, choices: modes.map((m) => m.name), choiceDescriptions: descriptions };
   }
 
   /** Adds a source (e.g. the MCP prompts once the MCP client is up); returns the remover. */

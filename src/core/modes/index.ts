@@ -11,7 +11,7 @@ export type ModeName = string;
 export interface ModeDefinition {
   name: ModeName;
   label: string;
-  /** When to use it (a custom agent's description; shown in pickers and to delegate_task). */
+  /** What it does, for a person picking it (a custom agent's description; shown in pickers and to delegate_task). */
   description?: string;
   /** Where a custom agent was defined (workspace-relative or ~/ path); absent for built-ins. */
   source?: string;
@@ -39,6 +39,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   agent: {
     name: 'agent',
     label: 'Agent',
+    description: 'Works through a task on its own: reads the code, edits files, runs commands and checks the result',
     prompt:
       "You work autonomously on the user's task: inspect the workspace, make changes, run commands, verify, and report.",
     maxIterations: 25,
@@ -47,6 +48,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   plan: {
     name: 'plan',
     label: 'Plan',
+    description: 'Reads the code and writes a step-by-step plan; changes no files',
     prompt:
       'Plan mode: investigate the workspace read-only and produce a concrete, step-by-step implementation plan. Do not change files.',
     maxIterations: 20,
@@ -55,6 +57,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   implement: {
     name: 'implement',
     label: 'Implement',
+    description: 'For larger changes, with more steps than Agent: edits, builds and tests until they pass',
     prompt: 'Implement mode: carry out the task end to end — edit files, run the build and tests, fix what fails.',
     maxIterations: 50,
     risks: ALL_RISKS,
@@ -62,6 +65,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   review: {
     name: 'review',
     label: 'Review',
+    description: 'Reads the code and reports problems, risks and suggestions; changes no files',
     prompt:
       'Review mode: read the relevant code and report problems, risks and concrete suggestions. Do not change files.',
     maxIterations: 10,
@@ -70,6 +74,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   test: {
     name: 'test',
     label: 'Test',
+    description: "Runs the project's tests and explains what fails and why; changes no files",
     prompt: "Test mode: run the project's tests and report the results with the failing cases and their likely causes.",
     maxIterations: 5,
     risks: ['read', 'execute'],
@@ -77,6 +82,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   deploy: {
     name: 'deploy',
     label: 'Deploy',
+    description: "Runs the project's own deploy or release steps, exactly, and reports the outcome",
     prompt: "Deploy mode: run the project's documented deploy or release steps, exactly, and report the outcome.",
     maxIterations: 3,
     risks: ['read', 'execute', 'network'],

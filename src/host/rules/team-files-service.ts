@@ -24,6 +24,8 @@ export interface ModeChoice {
   label: string;
   /** The model it runs on, when not the task's. */
   model?: string;
+  /** What it does (a built-in mode's line, a custom agent's description). */
+  description?: string;
   /** The agent file it comes from (custom agents). */
   source?: string;
 }
@@ -154,11 +156,13 @@ export class TeamFilesService implements vscode.Disposable {
       ...Object.values(MODES).map((m) => ({
         id: m.name,
         label: m.label,
+        ...(m.description ? { description: m.description } : {}),
         ...(label(m.name) ? { model: label(m.name) } : {}),
       })),
       ...this.team.agents.map((a) => ({
         id: a.name,
         label: a.label,
+        ...(a.description ? { description: a.description } : {}),
         ...(label(a.name) ? { model: label(a.name) } : {}),
         ...(a.source ? { source: a.source } : {}),
       })),

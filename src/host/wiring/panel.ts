@@ -55,6 +55,7 @@ export function registerPanel(deps: PanelWiringDeps): PanelWiring {
         id: m.id.slice(0, 100),
         label: m.label.slice(0, 200),
         ...(m.model ? { model: m.model.slice(0, 200) } : {}),
+        ...(m.description ? { description: m.description.slice(0, 300) } : {}),
       })),
     );
   setModes();
