@@ -242,6 +242,7 @@ export async function createRuntime(
     ...(hooks.ask ? { ask: hooks.ask } : {}),
     log,
   });
+  if (mcp) teamHooks.useMcp(() => mcp);
   const slash = createSlashRegistry(fs, (m) => log.warn(m));
   const testRuns = new TestRunTracker();
 
@@ -263,12 +264,12 @@ export async function createRuntime(
     const agent = buildAgent(
       {
         model,
-        tools: teamHooks.wrapTools(guardedTools),
+        tools: teamHooks.wrapTools(guardedTools, model),
         approver,
-        config: { ...config, hooks: teamHooks.port },
+        config: { ...config, hooks: teamHooks.forModel(model).port },
         memory: memoryPort,
         log: (m) => log.debug(m),
-        ...(mcp ? { toolSources: teamHooks.wrapSources([mcp.toolSource]) } : {}),
+        ...(mcp ? { toolSources: teamHooks.wrapSources([mcp.toolSource], model) } : {}),
         modelFor: (mode) => modeModels.modelFor(mode),
       },
       { rules, team },

@@ -2,12 +2,13 @@
 // ({"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"…","timeout":10}]}]}) and VS Code's flat
 // form ({"PreToolUse":[{"type":"command","command":"…"}]}, which has no matcher). What Forge cannot run is reported,
 // never silently dropped.
-import { HOOK_EVENTS, type HookCommand, type HookEventName, type HookScope } from './types';
+import { handlerParts } from './handler-types';
+import { HOOK_EVENTS, type HookCommand, type HookEventName, type HookScope, type HookType } from './types';
 
 /** A command hook's time limit when it names none (Claude Code's older default; its newer one, 600 s, is the cap). */
 const DEFAULT_TIMEOUT_S = 60;
 const MAX_TIMEOUT_S = 600;
-/** UserPromptSubmit holds up the user's message: Claude Code's default for it. */
+/** UserPromptSubmit holds up the user's message, and a prompt hook waits for a model: Claude Code's default. */
 const PROMPT_TIMEOUT_S = 30;
 
 export interface ParsedHooks {
@@ -28,9 +29,9 @@ function commandOf(h: Record<string, unknown>, platform: Platform): unknown {
   return typeof h[key] === 'string' ? h[key] : h.command;
 }
 
-function timeoutOf(h: Record<string, unknown>, event: HookEventName): number {
+function timeoutOf(h: Record<string, unknown>, event: HookEventName, type: HookType = 'command'): number {
   const t = h.timeout ?? h.timeoutSec;
-  const fallback = event === 'UserPromptSubmit' ? PROMPT_TIMEOUT_S : DEFAULT_TIMEOUT_S;
+  const fallback = event === 'UserPromptSubmit' || type === 'prompt' ? PROMPT_TIMEOUT_S : DEFAULT_TIMEOUT_S;
   const s = typeof t === 'number' && Number.isFinite(t) && t > 0 ? Math.min(t, MAX_TIMEOUT_S) : fallback;
   return Math.round(s * 1000);
 }
@@ -70,17 +71,12 @@ export function parseHookSettings(
       const handlers = nested ? (group.hooks as unknown[]) : [group];
       for (const h of handlers) {
         if (!isRecord(h)) continue;
-        const type = h.type ?? 'command';
-        if (type !== 'command') {
-          out.problems.push(`${source}: a ${ev} hook of type "${String(type)}" is not supported (only "command")`);
+        const parts = handlerParts(h, ev, () => commandOf(h, platform));
+        if (typeof parts === 'string') {
+          out.problems.push(`${source}: ${parts}`);
           continue;
         }
-        const command = commandOf(h, platform);
-        if (typeof command !== 'string' || !command.trim()) {
-          out.problems.push(`${source}: a ${ev} hook has no command`);
-          continue;
-        }
-        out.hooks.push({ event: ev, matcher, command, timeoutMs: timeoutOf(h, ev), scope, source });
+        out.hooks.push({ event: ev, matcher, ...parts, timeoutMs: timeoutOf(h, ev, parts.type), scope, source });
       }
     }
   }
@@ -91,7 +87,7 @@ export function parseHookSettings(
 export function dedupeHooks(hooks: readonly HookCommand[]): HookCommand[] {
   const seen = new Set<string>();
   return hooks.filter((h) => {
-    const key = `${h.event}\0${h.matcher}\0${h.command}`;
+    const key = `${h.event}\0${h.matcher}\0${h.command}\0${JSON.stringify([h.headers, h.input])}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -99,6 +95,10 @@ export function dedupeHooks(hooks: readonly HookCommand[]): HookCommand[] {
 }
 
 /** The key a workspace hook's permission is kept under: the whole of what runs, so any change asks again. */
-export function hookPermissionKey(h: Pick<HookCommand, 'event' | 'matcher' | 'command' | 'source'>): string {
-  return JSON.stringify([h.source, h.event, h.matcher, h.command]);
+export function hookPermissionKey(
+  h: Pick<HookCommand, 'event' | 'matcher' | 'command' | 'source' | 'type' | 'headers' | 'input'>,
+): string {
+  const base = [h.source, h.event, h.matcher, h.command];
+  // A command hook's key stays as it always was (answers already given keep holding); other kinds add their parts.
+  return JSON.stringify(h.type && h.type !== 'command' ? [...base, h.type, h.headers ?? {}, h.input ?? {}] : base);
 }

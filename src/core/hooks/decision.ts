@@ -80,9 +80,9 @@ export function interpretHookRun(hook: HookCommand, run: HookRun): HookVerdict {
     v.context.push(cap(run.stdout, CONTEXT_CAP));
   if (run.exitCode !== 0 && run.exitCode !== null && !json) {
     const first = stderr.split('\n')[0] ?? '';
-    v.notices.push(
-      `${who} failed with exit code ${run.exitCode}${first ? `: ${cap(first, LINE_CAP)}` : ''}; the action went on`,
-    );
+    // An http, prompt or MCP hook has no exit code: its stderr line says what went wrong.
+    const how = hook.type && hook.type !== 'command' ? 'failed' : `failed with exit code ${run.exitCode}`;
+    v.notices.push(`${who} ${how}${first ? `: ${cap(first, LINE_CAP)}` : ''}; the action went on`);
   }
   if (run.exitCode === null && !json) v.notices.push(`${who} was killed before it finished; the action went on`);
   return v;

@@ -32,17 +32,25 @@ function matchValues(event: HookEventName, input: Record<string, unknown>): stri
   if (event === 'SessionStart') return [String(input.source ?? '')];
   if (event === 'PreCompact') return [String(input.trigger ?? '')];
   if (event === 'Notification') return [String(input.notification_type ?? '')];
-  return undefined; // UserPromptSubmit, Stop, SubagentStop: matchers are ignored
+  if (event === 'SubagentStart' || event === 'SubagentStop') return [String(input.agent_type ?? '')];
+  return undefined; // UserPromptSubmit, Stop: matchers are ignored
 }
 
 /** A tool event as Claude Code's scripts read it: its tool name, `file_path` beside Forge's `path`. */
 function toolPayload(input: Record<string, unknown>): Record<string, unknown> {
   const name = String(input.tool_name ?? '');
   const toolInput = input.tool_input;
-  const withAlias =
-    typeof toolInput === 'object' && toolInput !== null && typeof (toolInput as { path?: unknown }).path === 'string'
-      ? { file_path: (toolInput as { path: string }).path, ...toolInput }
-      : toolInput;
+  const inputObj =
+    typeof toolInput === 'object' && toolInput !== null ? (toolInput as Record<string, unknown>) : undefined;
+  let withAlias: unknown = toolInput;
+  if (inputObj && typeof inputObj.path === 'string') withAlias = { file_path: inputObj.path, ...inputObj };
+  // delegate_task as Claude Code's Task: its prompt and the sub-agent's type.
+  else if (inputObj && name === 'delegate_task')
+    withAlias = {
+      prompt: inputObj.task,
+      subagent_type: inputObj.agent ?? inputObj.mode ?? 'general-purpose',
+      ...inputObj,
+    };
   return { ...input, tool_name: anchorToolName(name), forge_tool_name: name, tool_input: withAlias };
 }
 

@@ -97,9 +97,16 @@ export class ToolHooks {
   private async onStop(result: ToolResult, ctx: ToolContext): Promise<ToolResult> {
     const sub = SUB_AGENT.test(ctx.taskId);
     const blocks = this.stopBlocks.get(ctx.taskId) ?? 0;
+    const mode = (ctx as { mode?: string }).mode;
     const v = await this.port.fire(
       sub ? 'SubagentStop' : 'Stop',
-      { stop_hook_active: blocks > 0, last_assistant_message: result.content, session_id: ctx.taskId },
+      {
+        stop_hook_active: blocks > 0,
+        last_assistant_message: result.content,
+        session_id: sub ? ctx.taskId.replace(SUB_AGENT, '') : ctx.taskId,
+        // Claude Code's SubagentStop names the helper: its id and its type (a custom agent's name, or the mode).
+        ...(sub ? { agent_id: ctx.taskId, agent_type: mode ?? 'agent' } : {}),
+      },
       ctx.signal,
     );
     this.report(v);

@@ -1,6 +1,7 @@
 // Delegation: run a sub-task in a child Agent on a forked copy of the conversation and return its result.
 import * as z from 'zod';
 import { forkHistory } from '../context/history';
+import { emptyVerdict, type HookPort } from '../hooks/types';
 import type { ChatMessage } from '../model/types';
 import { findMode, getMode, MODE_NAMES, type ModeDefinition, type ModeName } from '../modes';
 import { SNAPSHOT_VERSION } from '../tasks/snapshot';
@@ -30,6 +31,8 @@ interface DelegateOptions {
    * took are booked on the parent (so the parent's limit covers the work its helpers do).
    */
   iterations?: IterationPort;
+  /** A hook's notice (a failure, a systemMessage) for the user. */
+  onNotice?: (message: string) => void;
 }
 
 interface DelegateResult {
@@ -39,6 +42,25 @@ interface DelegateResult {
 }
 
 let subCounter = 0;
+
+/** A helper's hooks: its tool calls and compactions fire them, but not the session and prompt events of its own. */
+function subAgentHooks(port: HookPort): HookPort {
+  return {
+    ...port,
+    fire: (event, input, signal) =>
+      event === 'SessionStart' || event === 'UserPromptSubmit'
+        ? Promise.resolve(emptyVerdict())
+        : port.fire(event, input, signal),
+  };
+}
+
+function lastAssistantText(history: readonly ChatMessage[]): string | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    if (m.role === 'assistant' && m.content.trim()) return m.content;
+  }
+  return undefined;
+}
 
 export async function delegate(
   parentDeps: AgentDeps,
@@ -55,6 +77,7 @@ export async function delegate(
   const maxIterations = opts.iterations
     ? Math.min(requested, opts.iterations.left())
     : (opts.maxIterations ?? parentDeps.config?.maxIterations);
+  const hooks = parentDeps.config?.hooks;
   const childDeps: AgentDeps = {
     ...parentDeps,
     // No recursion, and no second reflection pass on the same work.
@@ -63,6 +86,7 @@ export async function delegate(
     taskId,
     config: {
       ...parentDeps.config,
+      ...(hooks ? { hooks: subAgentHooks(hooks) } : {}),
       mode,
       maxIterations,
       // The parent's budgets are shared, not copied: the child may spend only what the parent has left.
@@ -92,9 +116,25 @@ export async function delegate(
   const onAbort = () => child.stop();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const running = child.send(task);
+    const signal = opts.signal ?? new AbortController().signal;
+    const who = { agent_id: taskId, agent_type: mode, session_id: parentDeps.taskId ?? taskId };
+    // SubagentStart cannot stop a helper (PreToolUse of delegate_task can); its context joins the helper's task.
+    const start = hooks ? await hooks.fire('SubagentStart', who, signal) : undefined;
+    start?.notices.forEach((n) => opts.onNotice?.(n));
+    const context = start?.context.length ? `\n\n<hook-context>\n${start.context.join('\n')}\n</hook-context>` : '';
+    const running = child.send(task + context);
     if (opts.signal?.aborted) child.stop();
     const report = await running;
+    // A helper that finished fired SubagentStop from task_completion (core/hooks/tool-hooks.ts, where a block keeps
+    // it working); one that ended otherwise is told to the hooks here, too late to keep it going.
+    if (hooks && report.reason !== 'done' && !signal.aborted) {
+      const v = await hooks.fire(
+        'SubagentStop',
+        { ...who, stop_hook_active: false, last_assistant_message: lastAssistantText(child.history) ?? report.detail },
+        signal,
+      );
+      v.notices.forEach((n) => opts.onNotice?.(n));
+    }
     opts.spend?.record('sub_agents', report.usage, report.costUsd, report.steps.length);
     opts.iterations?.add(report.iterations);
     const result =
@@ -201,6 +241,10 @@ export function createDelegateTool(
         history,
         spend: nest.spend,
         iterations: nest.iterations,
+        onNotice: (m) => {
+          parentDeps.log?.(`hook: ${m}`);
+          ctx.onProgress?.(`[hook] ${m}\n`);
+        },
         onEvent: (e) => {
           // Shown nested under this call where the host renders sub-agent events; a one-line progress otherwise.
           if (nest.emitNested) nest.emitNested(e);

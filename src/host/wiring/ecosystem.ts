@@ -18,6 +18,8 @@ export function wireEcosystem(
   const ecosystem = setupEcosystem(context, toolkit.fs, log);
   // Web tools, saved permission rules and hooks around every Agent the ecosystem builds.
   const guards = createAgentGuards(context, toolkit, log);
+  // mcp_tool hooks call the servers that are already running.
+  guards.hooks.service.useMcp(() => ecosystem.mcp.manager);
   const wire = ecosystem.wire.bind(ecosystem);
   ecosystem.wire = (deps, build) => {
     // Wrapped last, so the MCP tools and everything the ecosystem adds get the rules and hooks too.

@@ -86,15 +86,17 @@ export function createAgentGuards(context: vscode.ExtensionContext, toolkit: Too
       const tools = [...deps.tools.filter((t) => !webTools.some((w) => w.name === t.name)), ...webTools].map(guard);
       return {
         ...deps,
-        tools: hooks.service.wrapTools(tools),
+        // Prompt hooks ask the task's own model.
+        tools: hooks.service.wrapTools(tools, deps.model),
         ...(deps.toolSources
           ? {
               toolSources: hooks.service.wrapSources(
                 deps.toolSources.map((s) => ({ id: s.id, load: async (signal) => (await s.load(signal)).map(guard) })),
+                deps.model,
               ),
             }
           : {}),
-        config: { ...deps.config, hooks: hooks.service.port },
+        config: { ...deps.config, hooks: hooks.service.forModel(deps.model).port },
       };
     },
     follow(agent) {

@@ -9,8 +9,10 @@ import type { HookCommand, HookPort, HookRun, HookVerdict } from '../../core/hoo
 import { loopControlTools } from '../../core/tools/loop-control';
 import type { Tool, ToolSource } from '../../core/tools/types';
 import type { CommandSandbox } from '../sandbox/command-sandbox';
+import type { Model } from '../../core/model/types';
 import { NodeHookExecutor } from './hook-executor';
 import { readUserHooks, readWorkspaceHooks } from './hook-files';
+import { HookRunners, type McpHookServers } from './hook-runners';
 
 export interface HookServiceOptions {
   root: () => string;
@@ -30,21 +32,56 @@ export interface HookServiceOptions {
   onRun?(hook: HookCommand, run: HookRun, verdict: HookVerdict): void;
 }
 
+/** The port and tool wrapper of one model (prompt hooks ask the task's own model). */
+interface Bound {
+  port: HookPort;
+  tools: ToolHooks;
+}
+
 export class HookService {
   private cache: Promise<HookCommand[]> | undefined;
   private readonly warned = new Set<string>();
+  private readonly command: NodeHookExecutor;
+  private readonly byModel = new WeakMap<Model, Bound>();
+  private mcp: (() => McpHookServers | undefined) | undefined;
+  /** Without a model: prompt hooks say they have none to ask. */
   readonly port: HookPort;
   readonly tools: ToolHooks;
 
   constructor(private readonly opts: HookServiceOptions) {
-    const executor = new NodeHookExecutor({ root: opts.root, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
-    this.port = new HookDispatcher({
+    this.command = new NodeHookExecutor({ root: opts.root, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) });
+    ({ port: this.port, tools: this.tools } = this.bind(undefined));
+  }
+
+  private bind(model: Model | undefined): Bound {
+    const executor = new HookRunners({
+      command: this.command,
+      ...(model ? { model } : {}),
+      mcp: () => this.mcp?.(),
+    });
+    const dispatcher = new HookDispatcher({
       hooks: () => this.hooks(),
       executor,
-      common: () => ({ cwd: opts.root(), permission_mode: 'default', transcript_path: '' }),
-      ...(opts.onRun ? { onRun: opts.onRun } : {}),
+      common: () => ({ cwd: this.opts.root(), permission_mode: 'default', transcript_path: '' }),
+      ...(this.opts.onRun ? { onRun: this.opts.onRun } : {}),
     });
-    this.tools = new ToolHooks(this.port, { notice: (m) => opts.warn(`hook: ${m}`) });
+    const tools = new ToolHooks(dispatcher, { notice: (m) => this.opts.warn(`hook: ${m}`) });
+    // wrapTool: delegate_task joins the tools after the surface wrapped them (node/surface/agents.ts).
+    const port: HookPort = { fire: (e, i, s) => dispatcher.fire(e, i, s), wrapTool: (t) => tools.wrap(t) };
+    return { port, tools };
+  }
+
+  /** The port and tool wrapper whose prompt hooks ask `model` (the task's own). */
+  forModel(model: Model | undefined): Bound {
+    if (!model) return { port: this.port, tools: this.tools };
+    let b = this.byModel.get(model);
+    if (!b) this.byModel.set(model, (b = this.bind(model)));
+    return b;
+  }
+
+  /** The MCP servers mcp_tool hooks call (only running ones; set once the surface has its manager). */
+  useMcp(servers: () => McpHookServers | undefined): void {
+    this.mcp = servers;
   }
 
   /** Forget what was read: the files or the user's answers changed. */
@@ -83,13 +120,15 @@ export class HookService {
   }
 
   /** The tools with their hooks, and the loop-control tools too (task_completion fires Stop). */
-  wrapTools(tools: readonly Tool[]): Tool[] {
+  wrapTools(tools: readonly Tool[], model?: Model): Tool[] {
     const extra = loopControlTools.filter((c) => !tools.some((t) => t.name === c.name));
-    return [...tools, ...extra].map((t) => this.tools.wrap(t));
+    const hooks = this.forModel(model).tools;
+    return [...tools, ...extra].map((t) => hooks.wrap(t));
   }
 
-  wrapSources(sources: readonly ToolSource[]): ToolSource[] {
-    return sources.map((s) => this.tools.wrapSource(s));
+  wrapSources(sources: readonly ToolSource[], model?: Model): ToolSource[] {
+    const hooks = this.forModel(model).tools;
+    return sources.map((s) => hooks.wrapSource(s));
   }
 
   /** For agent.on(): Notification hooks when Forge waits for the user (never holds anything up). */

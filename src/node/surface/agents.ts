@@ -65,10 +65,10 @@ export function buildAgent(deps: AgentDeps, parts: AgentParts = {}, snapshot?: A
     : deps.config;
   const withTeam = team ? team.wire({ ...deps, config }, () => agent?.taskId) : { ...deps, config };
   const base: AgentDeps = { ...withTeam, tools: withTeam.tools.filter((t) => t.name !== DELEGATE_TOOL_NAME) };
-  const full: AgentDeps = {
-    ...base,
-    tools: [...base.tools, createDelegateTool(base, () => agent?.history ?? []) as never],
-  };
+  const delegateTool = createDelegateTool(base, () => agent?.history ?? []);
+  // The other tools came wrapped with their hooks; delegate_task gets PreToolUse (a hook may refuse a delegation).
+  const hooked = base.config?.hooks?.wrapTool?.(delegateTool) ?? delegateTool;
+  const full: AgentDeps = { ...base, tools: [...base.tools, hooked as never] };
   // A nested AGENTS.md is read before the tool that names its folder runs, so the next step's prompt has it.
   const touch = (args: unknown): Promise<void> => {
     if (!rules || !agent) return Promise.resolve();

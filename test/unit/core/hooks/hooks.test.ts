@@ -60,13 +60,14 @@ describe('hooks: settings files', () => {
   });
   it('reports events and types it cannot run instead of dropping them silently', () => {
     const p = parseHookSettings(
-      { hooks: { FileChanged: [], Stop: [{ hooks: [{ type: 'prompt', prompt: 'x' }, { type: 'command' }] }] } },
+      { hooks: { FileChanged: [], Stop: [{ hooks: [{ type: 'agent', prompt: 'x' }, { type: 'command' }] }] } },
       'user',
       'u',
     );
     assert.equal(p.hooks.length, 0);
     assert.equal(p.problems.length, 3);
     assert.match(p.problems.join('\n'), /FileChanged.*not one Forge fires/);
+    assert.match(p.problems.join('\n'), /type "agent" is not supported/);
   });
   it('caps a timeout at 600 s', () => {
     const p = parseHookSettings({ hooks: { Stop: [{ hooks: [{ command: 'x', timeout: 99999 }] }] } }, 'user', 'u');
@@ -108,6 +109,30 @@ describe('hooks: matchers', () => {
     assert.equal(j.tool_input.file_path, 'a.ts');
     assert.equal(j.hook_event_name, 'PreToolUse');
     assert.equal(j.session_id, 'task-1');
+  });
+  it('delegate_task is Task (prompt, subagent_type); Subagent events match the agent type', async () => {
+    const seen: { cmd: string; stdin: string }[] = [];
+    const d = new HookDispatcher({
+      hooks: () => [
+        { ...hook('PreToolUse', 'Task'), command: 't' },
+        { ...hook('SubagentStart', 'reviewer'), command: 's' },
+        { ...hook('SubagentStop', 'Explore|plan'), command: 'x' },
+      ],
+      executor: { run: async (h, stdin) => (seen.push({ cmd: h.command, stdin }), run({})) },
+      common: () => ({}),
+    });
+    const signal = new AbortController().signal;
+    await d.fire('PreToolUse', { tool_name: 'delegate_task', tool_input: { task: 'dig', agent: 'reviewer' } }, signal);
+    await d.fire('SubagentStart', { agent_id: 'p-sub-1', agent_type: 'reviewer' }, signal);
+    await d.fire('SubagentStart', { agent_id: 'p-sub-2', agent_type: 'agent' }, signal);
+    await d.fire('SubagentStop', { agent_id: 'p-sub-3', agent_type: 'plan' }, signal);
+    assert.deepEqual(
+      seen.map((s) => s.cmd),
+      ['t', 's', 'x'],
+    );
+    const task = JSON.parse(seen[0]!.stdin);
+    assert.equal(task.tool_name, 'Task');
+    assert.deepEqual(task.tool_input, { prompt: 'dig', subagent_type: 'reviewer', task: 'dig', agent: 'reviewer' });
   });
 });
 
