@@ -40,8 +40,8 @@ export async function activate(context: vscode.ExtensionContext) {
   // What the panel shows until the session attaches the open task: storage failures and a failed start land here.
   const startup = new Transcript();
   const show = (message: string) => {
-    if (gate.current) gate.current.controller.manager.note(message);
-    else startup.addError(message, ['show_logs']);
+    if (gate.current) gate.current.controller.manager.note(message, 'storage');
+    else startup.addError(message, ['show_logs'], 'storage');
   };
 
   const storage = openWorkspaceStorage(context, log, show);

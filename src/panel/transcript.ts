@@ -160,7 +160,7 @@ export class Transcript {
    * An error outside a run (no provider, failed to start): stays in the transcript with what to do. Topic 'setup'
    * (no usable model) is dropped again by clearSetupErrors once a model is configured.
    */
-  addError(message: string, actions: Action[] = [], topic?: 'setup'): PatchOp[] {
+  addError(message: string, actions: Action[] = [], topic?: 'setup' | 'storage'): PatchOp[] {
     const error = {
       kind: 'error' as const,
       message: cap(message, LIMITS.preview).text,

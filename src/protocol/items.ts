@@ -279,8 +279,11 @@ export const ErrorItemSchema = z.object({
   kind: z.literal('error'),
   message: Preview,
   actions: z.array(ActionSchema).max(6),
-  /** 'setup': about the model not being set up; goes away once one is, and is never saved with the task. */
-  topic: z.enum(['setup']).optional(),
+  /**
+   * 'setup': about the model not being set up; goes away once one is. 'storage': what the storage can or cannot
+   * write now. Neither is saved with the task: after a reload it would no longer be true.
+   */
+  topic: z.enum(['setup', 'storage']).optional(),
 });
 /** The context a mode gathered before its first step (plan: manifests + tree, review: diff, test: test files). */
 export const ContextItemSchema = z.object({

@@ -58,7 +58,7 @@ export class SessionManager {
   /** Tasks another window took over: this window stops saving them (it would overwrite that window's work). */
   private readonly ownedElsewhere = new Set<string>();
   /** Messages for the panel that wait until a task being opened is shown. */
-  private readonly notes: string[] = [];
+  private readonly notes: { message: string; topic?: 'storage' }[] = [];
   private opening = 0;
   private readonly noticeSub: { dispose(): void };
   /**
@@ -67,6 +67,8 @@ export class SessionManager {
    */
   private readonly unsaved = new Map<string, TaskSession>();
   private unsavedTimer: ReturnType<typeof setInterval> | undefined;
+  /** Tasks whose last save failed: "everything is saved" is said only once none is left. */
+  private readonly failedSaves = new Set<string>();
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.sessionDeps = {
@@ -85,10 +87,11 @@ export class SessionManager {
         try {
           await deps.store.save(record);
         } catch (err) {
+          this.failedSaves.add(record.id);
           deps.storage?.failed('the task history', err);
           throw err;
         }
-        deps.storage?.succeeded('the task history');
+        this.savedOne(record.id);
         // The panel's history list changes when a task appears, is renamed or changes status.
         const shown = `${record.title}\n${record.status}`;
         if (this.published.get(record.id) !== shown) {
@@ -103,14 +106,17 @@ export class SessionManager {
     this.noticeSub = deps.store.onNotice?.((n) => this.onStoreNotice(n)) ?? { dispose() {} };
   }
 
-  /** Shows a message in the panel (in the current task; after the switch when a task is being opened). */
-  note(message: string): void {
-    this.notes.push(message);
+  /**
+   * Shows a message in the panel (in the current task; after the switch when a task is being opened). Topic
+   * 'storage': true only now (what can be written), so never saved with the task.
+   */
+  note(message: string, topic?: 'storage'): void {
+    this.notes.push({ message, topic });
     if (!this.opening) this.flushNotes();
   }
 
   private flushNotes(): void {
-    for (const m of this.notes.splice(0)) this.session.transcript.addError(m, ['show_logs']);
+    for (const n of this.notes.splice(0)) this.session.transcript.addError(n.message, ['show_logs'], n.topic);
   }
 
   private onStoreNotice(n: StoreNotice): void {
@@ -346,9 +352,26 @@ export class SessionManager {
     this.unsaved.set(prev.id, prev);
     this.note(
       `Task "${prev.record().title}" could not be saved, so Forge keeps it in this window's memory (it is in History) and saves it as soon as writing works again. Do not close VS Code until then.`,
+      'storage',
     );
     void this.publishHistory();
     this.unsavedTimer ??= setInterval(() => void this.retryUnsaved(), this.deps.saveRetryMs ?? 10_000);
+  }
+
+  /**
+   * One task saved is not all of them: the others whose saves failed (the current one, those left behind) are saved
+   * now rather than at their next retry, and the panel hears that the history is saved only when none is left.
+   */
+  private savedOne(taskId: string): void {
+    this.failedSaves.delete(taskId);
+    // A task neither open nor kept in memory any more (deleted, or another window took it) waits for nothing.
+    for (const id of this.failedSaves) if (id !== this.session.id && !this.unsaved.has(id)) this.failedSaves.delete(id);
+    if (!this.failedSaves.size) {
+      this.deps.storage?.succeeded('the task history');
+      return;
+    }
+    if (this.failedSaves.has(this.session.id)) void this.session.save();
+    if (this.unsaved.size) void this.retryUnsaved();
   }
 
   private async retryUnsaved(): Promise<void> {

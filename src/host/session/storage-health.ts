@@ -45,6 +45,12 @@ export class StorageHealth {
   succeeded(what: string): void {
     if (!this.failing.delete(what)) return;
     this.opts.log.info(`Forge can write ${what} again.`);
-    this.opts.show(`Forge can write ${what} again; everything is saved.`);
+    // "Everything is saved" only while nothing else fails: the audit log can recover before the task history.
+    const still = [...this.failing.keys()];
+    this.opts.show(
+      still.length
+        ? `Forge can write ${what} again, but still not ${still.join(' or ')}.`
+        : `Forge can write ${what} again; everything is saved.`,
+    );
   }
 }

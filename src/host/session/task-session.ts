@@ -294,7 +294,7 @@ export class TaskSession {
       tokens: Math.max(0, Math.round((snapshot.usage?.inputTokens ?? 0) + (snapshot.usage?.outputTokens ?? 0))),
       // Image bytes live in the image store, not in the task file.
       snapshot: { ...snapshot, history: withoutImageData(snapshot.history) },
-      transcript: withoutSetupErrors(this.transcript.snapshot()),
+      transcript: withoutMomentErrors(this.transcript.snapshot()),
     };
   }
 
@@ -356,9 +356,9 @@ export class TaskSession {
   }
 }
 
-/** "No model" errors belong to the moment, not to the task: they are never saved with it. */
-function withoutSetupErrors(t: TranscriptState): TranscriptState {
-  return { ...t, items: t.items.filter((it) => !(it.kind === 'error' && it.topic === 'setup')) };
+/** "No model" and storage errors belong to the moment, not to the task: they are never saved with it. */
+function withoutMomentErrors(t: TranscriptState): TranscriptState {
+  return { ...t, items: t.items.filter((it) => !(it.kind === 'error' && it.topic)) };
 }
 
 /** Characters of a restore's report shown on its tool card (the model gets all of it). */

@@ -7,6 +7,7 @@ import type { AgentSnapshot } from '../../../src/core/tasks/snapshot';
 import type { TaskRecord } from '../../../src/core/tasks/task-store';
 import { SessionManager } from '../../../src/host/session/session-manager';
 import type { SessionDeps } from '../../../src/host/session/task-session';
+import { StorageHealth } from '../../../src/host/session/storage-health';
 import type { TaskLeases } from '../../../src/node/lease';
 import { FakeClock, ScriptedModel, doneTurn } from '../../support/scripted-model';
 import { ScriptedApprover } from '../../support/loop-harness';
@@ -84,6 +85,51 @@ describe('durability: storage that cannot be written loses no conversation', () 
     assert.ok(saved.has(first.id), 'saved by the retry once the storage works again');
     assert.equal((saved.get(first.id)!.snapshot as AgentSnapshot).history.length >= 2, true);
     manager.dispose();
+  });
+
+  it('says the history is saved again only once every task whose save failed is on disk', async () => {
+    const { store, saved, state } = flakyStore();
+    const savedWhenSaid: string[][] = [];
+    const { manager } = managerOn(store, {
+      storage: { failed: () => undefined, succeeded: () => savedWhenSaid.push([...saved.keys()].sort()) },
+    });
+    const first = manager.current;
+    await first.run('send', 'Explain the parser');
+    await settle();
+    manager.newTask();
+    const second = manager.current;
+    await second.run('send', 'Now the lexer');
+    await settle();
+    assert.equal(second.unsaved, true, 'the second task could not be saved either');
+    state.writable = true;
+    await settle(150);
+    assert.ok(savedWhenSaid.length >= 1, 'the recovery was said');
+    assert.deepEqual(savedWhenSaid[0], [first.id, second.id].sort(), 'both tasks were on disk when it was said');
+    manager.dispose();
+  });
+
+  it('what the storage can write now is shown but never saved with the task (after a reload it would be untrue)', () => {
+    const { store } = flakyStore();
+    const { manager } = managerOn(store);
+    manager.note('Forge cannot write the task history: EROFS. Your conversation is kept in memory.', 'storage');
+    manager.note('The saved state of "Old" is damaged.');
+    const shown = (items: readonly { kind: string; message?: string }[]) =>
+      items.filter((i) => i.kind === 'error').map((i) => i.message);
+    assert.equal(shown(manager.current.transcript.getItems()).length, 2, 'both are in the panel');
+    const saved = manager.current.record().transcript as { items: { kind: string; message?: string }[] };
+    assert.deepEqual(shown(saved.items), ['The saved state of "Old" is damaged.']);
+    manager.dispose();
+  });
+
+  it('a record that writes again does not claim everything is saved while another still fails', () => {
+    const shown: string[] = [];
+    const health = new StorageHealth({ show: (m) => shown.push(m), log });
+    health.failed('the task history', new Error('ENOSPC: no space left on device'));
+    health.failed('the audit log', new Error('ENOSPC: no space left on device'));
+    health.succeeded('the audit log');
+    assert.equal(shown.at(-1), 'Forge can write the audit log again, but still not the task history.');
+    health.succeeded('the task history');
+    assert.equal(shown.at(-1), 'Forge can write the task history again; everything is saved.');
   });
 
   it('a task whose lease cannot be written (read-only storage) still opens, and the failure is reported', async () => {
