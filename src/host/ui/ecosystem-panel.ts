@@ -5,20 +5,12 @@ import type { PanelBridge } from '../../panel/bridge';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
 import type { EcosystemView } from '../../protocol/messages';
 import type { Ecosystem } from '../ecosystem';
-import { PERMISSION_PENDING } from '../../core/mcp/permission';
+import { mcpServerViews } from '../../panel/mcp-view';
 
 function ecosystemView(eco: Ecosystem, taskId?: string): EcosystemView {
   return {
-    mcp: eco.mcp.manager
-      .status()
-      .slice(0, 100)
-      .map((s) => ({
-        name: s.name.slice(0, 200),
-        // Waiting for the user's permission is a question for the user, not a failing server.
-        state: s.state === 'error' && s.error?.includes(PERMISSION_PENDING) ? 'needs_permission' : s.state,
-        ...(s.tools ? { tools: s.tools.length } : {}),
-        ...(s.error ? { error: s.error.slice(0, 500) } : {}),
-      })),
+    // A server waiting for the user's permission is a question for the user, not a failing server.
+    mcp: mcpServerViews(eco.mcp.manager.status()),
     rules: eco.rules
       .inUse(taskId)
       .slice(0, 200)
