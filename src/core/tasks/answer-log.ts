@@ -36,11 +36,18 @@ type AnswerLine =
 
 /** A checkpoint restore the user started: begun before any file moves, ended after (or reported after a crash). */
 type RestoreLine =
-  | { k: 'restore'; id: string; files: string[]; rewind: boolean; at: number }
+  | ({ k: 'restore'; id: string; files: string[]; rewind: boolean; at: number } & Partial<RestoreTarget>)
   | { k: 'restore_end'; id: string; at: number };
 
+/** Where a restore takes the files: the journal's edits after `toSeq` are undone; `paths` as the journal names them. */
+export interface RestoreTarget {
+  toSeq: number;
+  /** The journal's path of each of `files` (same order). */
+  paths: string[];
+}
+
 /** A restore a crash cut off: some of its files may be restored, some not. */
-export interface CutRestore {
+export interface CutRestore extends Partial<RestoreTarget> {
   id: string;
   files: string[];
   rewind: boolean;
@@ -101,10 +108,20 @@ export class AnswerLog {
     return out;
   }
 
-  /** Records a checkpoint restore about to move `files`; call the returned function once it is done. */
-  async restoreBegun(taskId: string, files: readonly string[], rewind: boolean): Promise<() => Promise<void>> {
+  /**
+   * Records a checkpoint restore about to move `files`; call the returned function once it is done. With `target`, a
+   * restore a crash cuts off can be told file by file (which went back, which did not).
+   */
+  async restoreBegun(
+    taskId: string,
+    files: readonly string[],
+    rewind: boolean,
+    target?: RestoreTarget,
+  ): Promise<() => Promise<void>> {
     const id = `${this.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    await this.append(taskId, { k: 'restore', id, files: files.slice(0, 500), rewind, at: this.now() });
+    const where =
+      target && target.paths.length === files.length ? { toSeq: target.toSeq, paths: target.paths.slice(0, 500) } : {};
+    await this.append(taskId, { k: 'restore', id, files: files.slice(0, 500), rewind, at: this.now(), ...where });
     return () => this.append(taskId, { k: 'restore_end', id, at: this.now() });
   }
 
@@ -115,9 +132,12 @@ export class AnswerLog {
     const open = new Map<string, CutRestore>();
     for (const raw of (text ?? '').split('\n')) {
       const line = parseRestore(raw);
-      if (line?.k === 'restore')
-        open.set(line.id, { id: line.id, files: line.files, rewind: line.rewind, at: line.at });
-      else if (line?.k === 'restore_end') open.delete(line.id);
+      if (line?.k === 'restore') {
+        const cut: CutRestore = { id: line.id, files: line.files, rewind: line.rewind, at: line.at };
+        if (Number.isInteger(line.toSeq) && Array.isArray(line.paths) && line.paths.length === line.files.length)
+          Object.assign(cut, { toSeq: line.toSeq, paths: line.paths });
+        open.set(line.id, cut);
+      } else if (line?.k === 'restore_end') open.delete(line.id);
     }
     for (const r of open.values()) await this.append(taskId, { k: 'restore_end', id: r.id, at: this.now() });
     return [...open.values()];

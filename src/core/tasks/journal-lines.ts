@@ -1,7 +1,7 @@
 // The edit journal's log format: one JSON object per line (see docs/DESIGN-durability.md for the intent/outcome
 // rule), and the pure reads over a folded log (intents, summaries, undo of one file).
 //   edit    an applied edit (the outcome of an intent with the same seq, or a plain record)
-//   undo    edits an undo reverted
+//   undo    edits an undo reverted (one line per file; lines of one `batch` are one undo, redone together)
 //   redo    edits of the last undo put back (the undo undone)
 //   intent  an edit about to be applied: written BEFORE the file is touched, so a crash in between is visible
 //   void    intents that did not happen (failed, refused, or found not applied when reconciling after a crash)
@@ -18,7 +18,7 @@ export type EditLine = {
   at: number;
   toolCallId?: string;
 };
-type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number };
+type UndoLine = { k: 'undo'; taskId: string; seqs: number[]; at: number; batch?: string };
 type RedoLine = { k: 'redo'; taskId: string; seqs: number[]; at: number };
 export type IntentLine = {
   k: 'intent';
@@ -75,6 +75,8 @@ export interface TaskLog {
   intents?: Map<number, IntentLine>;
   /** Each undo's edits that are still undone, oldest undo first: a redo puts back the last one. */
   undoBatches?: number[][];
+  /** The `batch` of the last undo line: the next line of that batch joins its undo. */
+  lastBatch?: string;
 }
 
 export interface IndexEntry {
@@ -171,11 +173,19 @@ export function parseLog(
     } else if (line.k === 'redo') {
       forgetUndone(log, line.seqs);
     } else {
-      line.seqs.forEach((s) => log.undone.add(s));
-      (log.undoBatches ??= []).push([...line.seqs]);
+      addUndone(log, line.seqs, line.batch);
     }
   }
   return { log, bad };
+}
+
+/** Edits an undo line reverted: a line of the last undo's batch joins it, any other starts a new undo. */
+export function addUndone(log: TaskLog, seqs: readonly number[], batch?: string): void {
+  seqs.forEach((s) => log.undone.add(s));
+  const batches = (log.undoBatches ??= []);
+  if (batch !== undefined && batch === log.lastBatch && batches.length) batches[batches.length - 1]!.push(...seqs);
+  else batches.push([...seqs]);
+  log.lastBatch = batch;
 }
 
 /** Edits put back by a redo: no longer undone, and out of the undo batches that held them. */
@@ -276,6 +286,8 @@ export async function movePaths(
   groups: Map<string, EditLine[]>,
   move: (file: string, edits: EditLine[]) => Promise<PathOutcome>,
   result: { restored: string[]; deleted: string[]; conflicts: { path: string; reason: string }[] },
+  /** Called with each file's seqs as soon as it moved (the undo records it then; a failure stops the rest). */
+  onMoved?: (seqs: number[]) => Promise<void>,
 ): Promise<number[]> {
   const moved: number[] = [];
   for (const [file, edits] of groups) {
@@ -286,7 +298,9 @@ export async function movePaths(
       result.conflicts.push({ path: file, reason: outcome.conflict });
       continue;
     }
-    moved.push(...edits.map((e) => e.seq));
+    const seqs = edits.map((e) => e.seq);
+    await onMoved?.(seqs);
+    moved.push(...seqs);
   }
   return moved;
 }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { BlobStore, type SweepResult } from './blob-store';
 import { CoalescingWriter, isTempName, safeFileStem, type TasksIO } from './io';
 import {
+  addUndone,
   JOURNAL_VERSION as VERSION,
   parseIndex,
   parseLog,
@@ -380,18 +381,20 @@ export class EditJournal {
         if (g) g.unshift(e);
         else groups.set(e.path, [e]);
       }
-      const undoneSeqs = await movePaths(
+      // One undo line per file as soon as it moved, all of one batch (one redo puts them back together): a crash
+      // in the middle leaves the journal saying exactly which files went back.
+      const batch = `${this.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+      await movePaths(
         groups,
         (file, edits) => undoPath(this.blobs, file, edits, fs, !!opts.force),
         result,
+        async (seqs) => {
+          const sorted = [...seqs].sort((a, b) => a - b);
+          await this.append(log, { k: 'undo', taskId, seqs: sorted, at: this.now(), batch });
+          addUndone(log, sorted, batch);
+          this.touchIndex(taskId, log);
+        },
       );
-      if (undoneSeqs.length) {
-        undoneSeqs.sort((a, b) => a - b);
-        await this.append(log, { k: 'undo', taskId, seqs: undoneSeqs, at: this.now() });
-        undoneSeqs.forEach((s) => log.undone.add(s));
-        (log.undoBatches ??= []).push(undoneSeqs);
-        this.touchIndex(taskId, log);
-      }
       return result;
     });
   }

@@ -6,7 +6,7 @@ import type { ChatMessage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
 import type { AnswerLog } from './answer-log';
 import type { CommandLog, ExternalCall } from './command-log';
-import type { EditJournal, OpenIntent } from './journal';
+import type { EditJournal, JournalEntry, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
 import type { TaskRecord } from './task-format';
 import { errorText } from '../error-text';
@@ -285,7 +285,7 @@ export async function reconcileTask(
   ];
   facts.push(...(await journaledEdits(deps.journal, record, facts)));
   const answerNote = await recalledAnswerNote(record, deps.answers);
-  const cut = await cutRestoreNote(record, deps.answers);
+  const cut = await cutRestoreNote(record, deps);
   if (cut) record = cut.record;
   const first = cut ? [cut.note] : [];
   if (!facts.length) return { record, notes: [...first, ...(answerNote ? [answerNote] : [])], changed: !!cut };
@@ -299,26 +299,60 @@ export async function reconcileTask(
 }
 
 /**
- * A checkpoint restore a crash cut off: which of its files moved is unknown. The record gets a note for the model
- * (told with the next message); the returned note is for the user. undefined when none was cut off.
+ * A checkpoint restore a crash cut off. Each file whose restore target is known (the journal's content before the
+ * restore's first edit of it) is told as restored or not, as the disk has it; a restore recorded without its target
+ * (older lines) is told as "may be partly restored". The record gets a note for the model (told with the next
+ * message); the returned note is for the user. undefined when none was cut off.
  */
 async function cutRestoreNote(
   record: TaskRecord,
-  answers: AnswerLog | undefined,
+  deps: { answers?: AnswerLog; journal: EditJournal; probe: WorkspaceProbe },
 ): Promise<{ record: TaskRecord; note: string } | undefined> {
-  const cut = answers ? await answers.cutRestores(record.id).catch(() => []) : [];
+  const cut = deps.answers ? await deps.answers.cutRestores(record.id).catch(() => []) : [];
   if (!cut.length) return undefined;
-  const files = [...new Set(cut.flatMap((c) => c.files))];
-  const list = files.slice(0, 20).join(', ') + (files.length > 20 ? ` and ${files.length - 20} more` : '');
+  const entries = await deps.journal.entries(record.id).catch(() => []);
+  const restored = new Set<string>();
+  const notRestored = new Set<string>();
+  const unknown = new Set<string>();
+  for (const c of cut) {
+    for (const [i, file] of c.files.entries()) {
+      const target = c.toSeq === undefined ? undefined : firstAfter(entries, c.paths?.[i], c.toSeq);
+      const disk = target && (await deps.probe.readDisk(target.path).catch(() => undefined));
+      if (!target || disk === undefined) unknown.add(file);
+      else (disk === target.before ? restored : notRestored).add(file);
+    }
+  }
+  notRestored.forEach((f) => restored.delete(f)); // two cut restores of one file: the later one did not finish it
+  const parts = [
+    restored.size ? `${listOf([...restored])} ${restored.size === 1 ? 'was' : 'were'} restored` : '',
+    notRestored.size ? `${listOf([...notRestored])} ${notRestored.size === 1 ? 'was' : 'were'} not restored` : '',
+    unknown.size ? `${listOf([...unknown])} may be partly restored` : '',
+  ].filter(Boolean);
+  const what = parts.join('; ');
   const snapshot = structuredClone(record.snapshot as AgentSnapshot);
   snapshot.notes = [
     ...(snapshot.notes ?? []),
-    `A restore of files to an earlier checkpoint was cut off by a reload: ${list} may be partly restored. Re-read them before editing.`,
+    `A restore of files to an earlier checkpoint was cut off by a reload: ${what}. Re-read them before editing.`,
   ];
+  const finish = notRestored.size || unknown.size ? ' Use Restore to here again to finish it.' : '';
   return {
     record: { ...record, snapshot },
-    note: `A restore of files to an earlier checkpoint was cut off when Forge was reloaded: ${list} may be only partly restored. Check them, or use Restore to here again to finish it.`,
+    note: `A restore of files to an earlier checkpoint was cut off when Forge was reloaded: ${what}.${finish}`,
   };
+}
+
+/** The journal's first edit of `path` after `toSeq` (undone or not): its `before` is where a restore takes it. */
+function firstAfter(entries: readonly JournalEntry[], path: string | undefined, toSeq: number) {
+  if (path === undefined) return undefined;
+  return entries.filter((e) => e.path === path && e.seq > toSeq).sort((a, b) => a.seq - b.seq)[0];
+}
+
+/** "a", "a and b", "a, b and c", at most 20 names. */
+function listOf(files: readonly string[]): string {
+  const shown = files.slice(0, 20);
+  const more = files.length - shown.length;
+  if (more) return `${shown.join(', ')} and ${more} more`;
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : (shown[0] ?? '');
 }
 
 /**

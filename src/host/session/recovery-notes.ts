@@ -34,7 +34,11 @@ export function openElsewhere(holder: LeaseInfo, asError: boolean): string {
     : `It stays with ${who}; open it from History once that window let go of it.`;
 }
 
-/** What a restore found, for the panel (one notice with Continue when the run was cut off; see TaskSession.restore). */
-export function reloadNote(notes: readonly string[]): string {
-  return `Forge was reloaded while this task was running. It checked the disk and the journal:\n- ${notes.join('\n- ')}`;
+/**
+ * What a restore found, for the panel (one notice with Continue when the run was cut off; see TaskSession.restore).
+ * `running` false: no run was cut off (a checkpoint restore was, say), so the note does not say one was.
+ */
+export function reloadNote(notes: readonly string[], running = true): string {
+  const when = running ? ' while this task was running' : '';
+  return `Forge was reloaded${when}. It checked the disk and the journal:\n- ${notes.join('\n- ')}`;
 }

@@ -63,8 +63,15 @@ export class Recovery {
   private restoring: Promise<unknown> | undefined;
 
   /** The restore's intent, durable before any file moves (never blocks the restore if it cannot be written). */
-  private async restoreBegun(taskId: string, files: readonly string[], rewind: boolean): Promise<() => Promise<void>> {
-    const done = await this.deps.answers?.restoreBegun(taskId, files.map(rel), rewind).catch(() => undefined);
+  private async restoreBegun(
+    taskId: string,
+    files: readonly string[],
+    rewind: boolean,
+    toSeq: number,
+  ): Promise<() => Promise<void>> {
+    const done = await this.deps.answers
+      ?.restoreBegun(taskId, files.map(rel), rewind, { toSeq, paths: [...files] })
+      .catch(() => undefined);
     return done ?? (async () => undefined);
   }
 
@@ -243,7 +250,7 @@ export class Recovery {
       if (!pick) return undefined;
       rewind = pick === withRewind;
     }
-    const ended = await this.restoreBegun(taskId, files, !!rewind);
+    const ended = await this.restoreBegun(taskId, files, !!rewind, cp.toSeq);
     const outcome: RestoreReport = await restoreToCheckpoint(
       this.deps.journal,
       taskId,
@@ -289,7 +296,7 @@ export class Recovery {
     if (!mine.length) return undefined;
     const toSeq = Math.min(...mine.map((e) => e.seq)) - 1;
     const before = { step: 0, toolCallIds: [], paths: [], toSeq, at: 0, undone: false };
-    const ended = await this.restoreBegun(taskId, [...new Set(mine.map((e) => e.path))], true);
+    const ended = await this.restoreBegun(taskId, [...new Set(mine.map((e) => e.path))], true, toSeq);
     const outcome = await restoreToCheckpoint(this.deps.journal, taskId, before, this.deps.journalFs, (c) =>
       this.decide(c, 'ask'),
     );

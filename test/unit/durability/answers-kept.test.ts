@@ -278,7 +278,7 @@ describe('durability: answers are kept across a crash', () => {
     const ws = new Workspace();
     const r = await reconcileTask(task, { journal, answers, probe: ws });
     assert.deepEqual(r.notes, [
-      'A restore of files to an earlier checkpoint was cut off when Forge was reloaded: src/a.ts, src/b.ts may be only partly restored. Check them, or use Restore to here again to finish it.',
+      'A restore of files to an earlier checkpoint was cut off when Forge was reloaded: src/a.ts and src/b.ts may be partly restored. Use Restore to here again to finish it.',
     ]);
     assert.equal(r.changed, true);
     assert.match(String((r.record.snapshot as AgentSnapshot).notes?.at(-1)), /may be partly restored\. Re-read them/);
