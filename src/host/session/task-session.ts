@@ -12,6 +12,7 @@ import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { withoutImageData } from '../../core/model/images';
 import type { StagedImages } from '../ui/image-intake';
 import { reloadNote } from './recovery-notes';
+import { ENDED_RUN_NOTE, endedRunReport } from '../../core/tasks/ended-run';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
 import { errorText } from '../../core/error-text';
@@ -79,16 +80,28 @@ export class TaskSession {
   static restore(deps: SessionDeps, record: TaskRecord, reloadNotes: readonly string[] = []): TaskSession {
     const snapshot = record.snapshot as AgentSnapshot;
     const session = new TaskSession(deps, deps.makeAgent(snapshot), record);
-    const interrupted = record.status === 'running';
+    const saved = record.transcript as TranscriptState | undefined;
+    // A run whose work was over (only its reflection and its end were left) is finished, not interrupted.
+    const ended =
+      record.status === 'running' && !snapshot.pending
+        ? endedRunReport(snapshot.history, record.id, saved?.progress)
+        : undefined;
+    const interrupted = record.status === 'running' && !ended;
     if (interrupted) session.status = 'stopped';
-    session.transcript.reset(restoreTranscript(record.transcript as TranscriptState | undefined, snapshot));
+    session.transcript.reset(restoreTranscript(saved, snapshot));
+    if (ended) {
+      session.status = ended.reason;
+      session.transcript.apply({ type: 'run_end', runId: ended.runId, report: ended });
+      session.transcript.apply({ type: 'warning', runId: ended.runId, kind: 'other', message: ENDED_RUN_NOTE });
+      void session.save(); // saved as ended, so the next reload does not find it "running" again
+    }
     const found = reloadNotes.length > 0;
     if (interrupted && !snapshot.pending) {
       session.transcript.addError(
         found ? `${reloadNote(reloadNotes)}\n${RESUME_HINT}` : INTERRUPTED_NOTE,
         found ? ['continue', 'show_logs'] : ['continue'],
       );
-    } else if (found) session.transcript.addError(reloadNote(reloadNotes), ['show_logs']);
+    } else if (found) session.transcript.addError(reloadNote(reloadNotes, interrupted), ['show_logs']);
     return session;
   }
 
