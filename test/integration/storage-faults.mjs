@@ -89,7 +89,10 @@ async function reloadWindow(page, server) {
   await page.waitForTimeout(1000);
   await page.locator('.monaco-workbench .activitybar [aria-label^="Forge"]').first().waitFor({ timeout: 90_000 });
   await until('a new extension host', () => extensionHosts(server).some((p) => !before.has(p)), 60_000);
-  return openForgePanel(page, { log: step });
+  const opened = await openForgePanel(page, { log: step });
+  // The model is in the settings, not in the storage: a "Connect a model" card would be untrue.
+  await opened.panel.model.filter({ hasText: 'test-model' }).waitFor({ timeout: 30_000 });
+  return opened;
 }
 
 async function send(panel, text) {
@@ -231,6 +234,8 @@ async function main() {
         assert.equal(ids('tool_result').filter((x) => x === id).length, 1, `one tool_result line for ${id}`);
       }
     else step(`the log says ${gap.dropped} lines were dropped`);
+    // Each run's end too, the first one's written after the read-only storage came back.
+    assert.equal(lines.filter((l) => l.kind === 'run_end').length, 3, 'three runs ended in the audit log');
     await until('the third task on disk', () => taskFileWith(dir, 'Read the files.'), 30_000);
     assert.deepEqual(tempFiles(mount), [], 'no temporary file after space returned');
     ({ panel } = await reloadWindow(page, server));
