@@ -51,9 +51,3 @@ export const MentionResultsMessageSchema = z.object({
   /** The index is still being built: results may be incomplete. */
   indexing: z.boolean().optional(),
 });
-
-/** Chips an editor action adds to the composer ("Add Selection to Chat"), focusing it. */
-export const AddMentionsMessageSchema = z.object({
-  type: z.literal('add_mentions'),
-  chips: z.array(MentionChipSchema).max(MAX_MENTIONS),
-});
