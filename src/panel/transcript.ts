@@ -15,6 +15,7 @@ import {
   type RunStatus,
   type TranscriptItem,
 } from '../protocol/messages';
+import { carriedFrom, withCarried, type Carried, type RunFigures } from './fold/carried';
 import { foldChanges, foldHunkReview } from './fold/changes';
 import { foldCheckpointMark, lastCardOf, markRedone, type CheckpointMark } from './fold/checkpoints';
 import { TranscriptItems } from './fold/items';
@@ -58,6 +59,8 @@ export class Transcript {
   private readonly stream: StreamedText;
   private status: RunStatus = { state: 'idle' };
   private progress: Progress | undefined;
+  /** The figures a continued run counts on from (see fold/carried.ts). */
+  private carried: Carried | undefined;
   private plan: PlanView | undefined;
   private queue: QueuedMessage[] = [];
   private taskId: string | undefined;
@@ -113,6 +116,7 @@ export class Transcript {
     this.items.replaceAll((state.items ?? []).slice());
     this.status = state.status ?? { state: 'idle' };
     this.progress = state.progress;
+    this.carried = undefined;
     this.plan = state.plan;
     this.queue = cleanQueue(state.queue ?? []);
     this.taskId = state.taskId;
@@ -301,18 +305,20 @@ export class Transcript {
       case 'tool_result':
         this.cards.result(ops, e);
         break;
-      case 'iteration':
+      case 'iteration': {
+        const f = withCarried(this.carried, e);
         this.setProgress(ops, {
           iteration: e.iteration,
           maxIterations: e.maxIterations,
-          inputTokens: e.usage.inputTokens,
-          outputTokens: e.usage.outputTokens,
-          costUsd: e.costUsd,
-          elapsedMs: Math.max(0, e.elapsedMs),
+          inputTokens: f.usage.inputTokens,
+          outputTokens: f.usage.outputTokens,
+          costUsd: f.costUsd,
+          elapsedMs: Math.max(0, f.elapsedMs),
           contextTokens: e.contextTokens,
           contextWindow: e.contextWindow,
         });
         break;
+      }
       case 'warning':
         this.stream.close(ops);
         this.notes.warning(ops, e);
@@ -386,18 +392,25 @@ export class Transcript {
     });
     this.pendingRequestId = undefined;
     if (e.taskId) this.taskId = safeId(e.taskId);
-    // Continue / resume (no new message) go on counting where the task was: "Iteration 7 / 25", not 0.
-    const carried = !e.userMessage.trim() && this.progress ? Math.min(this.progress.iteration, e.maxIterations) : 0;
+    // Continue / resume (no new message) go on counting where the task was: "Iteration 7 / 25", not 0, and the
+    // tokens, cost and time already shown (a reload while an approval waited used to blank them).
+    const continued = !e.userMessage.trim();
+    this.carried = carriedFrom(this.progress, continued);
+    const zero: RunFigures = { usage: { inputTokens: 0, outputTokens: 0 }, elapsedMs: 0 };
+    const from = withCarried(this.carried, zero);
     this.setProgress(ops, {
-      iteration: carried,
+      iteration: continued && this.progress ? Math.min(this.progress.iteration, e.maxIterations) : 0,
       maxIterations: e.maxIterations,
-      inputTokens: 0,
-      outputTokens: 0,
-      elapsedMs: 0,
+      inputTokens: from.usage.inputTokens,
+      outputTokens: from.usage.outputTokens,
+      ...(from.costUsd !== undefined ? { costUsd: from.costUsd } : {}),
+      elapsedMs: from.elapsedMs,
     });
   }
 
-  private endRun(ops: PatchOp[], r: Extract<AgentEvent, { type: 'run_end' }>['report']): void {
+  private endRun(ops: PatchOp[], report: Extract<AgentEvent, { type: 'run_end' }>['report']): void {
+    const r = withCarried(this.carried, report);
+    this.carried = undefined;
     this.stream.close(ops);
     this.cards.cancelOpen(ops);
     this.items.append(ops, {

@@ -566,6 +566,7 @@ export class Run {
         ? { toolCalls: step.toolCalls.map(({ id, name, args, rawArgs }) => ({ id, name, args, rawArgs })) }
         : {}),
     });
+    this.emitProgress(stepReport.iteration);
 
     if (step.toolCalls.length === 0) {
       // A plain answer to a fresh message (no tool used yet in this run) is the reply: asking again would cost a
@@ -686,11 +687,16 @@ export class Run {
     this.steps.push(step);
     const { runId } = this.opts;
     this.emit({ type: 'step_end', runId, step });
+    this.emitProgress(step.iteration);
+  }
+
+  /** The run's figures so far: at each step's end, and once its reply is in (an approval may wait long after). */
+  private emitProgress(iteration: number): void {
     const tools = this.toolSpecs();
     this.emit({
       type: 'iteration',
-      runId,
-      iteration: step.iteration,
+      runId: this.opts.runId,
+      iteration,
       maxIterations: this.state.maxIterations,
       usage: { ...this.spend.usage },
       costUsd: this.spend.costUsd,

@@ -53,7 +53,7 @@ describe('core/loop basics', () => {
     ]);
     await h.agent.send('go');
     const types = h.events.map((e) => e.type);
-    assert.deepEqual(types.slice(0, 11), [
+    assert.deepEqual(types.slice(0, 12), [
       'run_start',
       'step_start',
       'thinking_delta',
@@ -62,6 +62,8 @@ describe('core/loop basics', () => {
       'tool_call_start',
       'tool_call_args_delta',
       'tool_call_end',
+      // The step's usage, as soon as its reply is in (before any approval).
+      'iteration',
       'tool_decision',
       'tool_result',
       'step_end',

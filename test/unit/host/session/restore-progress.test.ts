@@ -6,9 +6,11 @@ import type { TaskRecord } from '../../../../src/core/tasks/task-store';
 import type { AgentSnapshot } from '../../../../src/core/tasks/snapshot';
 import { TaskSession, type SessionDeps } from '../../../../src/host/session/task-session';
 import { PanelBridge } from '../../../../src/panel/bridge';
+import type { TranscriptState } from '../../../../src/panel/transcript';
 import { parseHostMessage } from '../../../../src/protocol/messages';
+import type { Approver } from '../../../../src/core/safety/approval';
 import { FakeClock, ScriptedModel, callsTurn, doneTurn } from '../../../support/scripted-model';
-import { ScriptedApprover } from '../../../support/loop-harness';
+import { ScriptedApprover, fakeReadTool, fakeWriteTool } from '../../../support/loop-harness';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 
@@ -43,5 +45,56 @@ describe('host/TaskSession restore keeps the footer figures', () => {
       out: before.outputTokens,
       of: before.maxIterations,
     });
+  });
+
+  // Reproduced in the real VS Code (test/integration/reload-tokens.mjs): reloaded while an approval waited, the
+  // footer lost every token, and the resumed run's end showed its own step only.
+  it('an approval cut off by a reload keeps its tokens, and the resumed run adds to them', async () => {
+    const saved: TaskRecord[] = [];
+    // Three steps of 100 in / 10 out: read, the write that waits, done.
+    const model = new ScriptedModel([
+      callsTurn(['read_file', { path: 'a.txt' }]),
+      callsTurn(['write_file', { path: 'b.txt', content: 'b' }]),
+      doneTurn('ok'),
+    ]);
+    let asked = false;
+    const waits: Approver = {
+      request: (_req, signal) => {
+        asked = true;
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+    };
+    const deps = (approver: Approver): SessionDeps => ({
+      makeAgent: (snapshot?: AgentSnapshot) => {
+        const d = { model, tools: [fakeReadTool(), fakeWriteTool()], approver, clock: new FakeClock() };
+        return snapshot ? Agent.restore(snapshot, d) : new Agent(d);
+      },
+      save: async (r) => void saved.push(JSON.parse(JSON.stringify(r)) as TaskRecord),
+      log,
+      saveDelayMs: 5,
+    });
+    const live = TaskSession.create(deps(waits));
+    void live.run('send', 'write b').catch(() => {});
+    for (let i = 0; i < 200 && !asked; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(asked, 'the write waits for its approval');
+    await new Promise((r) => setTimeout(r, 30));
+    const tokens = (p: { inputTokens: number; outputTokens: number } | undefined) =>
+      p && `${p.inputTokens}/${p.outputTokens}`;
+    assert.equal(tokens(live.transcript.snapshot().progress), '200/20', 'the footer counts the step that waits');
+    const record = saved.at(-1)!;
+    assert.equal(
+      tokens((record.transcript as TranscriptState | undefined)?.progress),
+      '200/20',
+      'and so does the saved task',
+    );
+
+    const restored = TaskSession.restore(deps(new ScriptedApprover()), record);
+    assert.equal(tokens(restored.transcript.snapshot().progress), '200/20', 'after the reload');
+    const resumed = restored.run('resume', '');
+    assert.equal(tokens(restored.transcript.snapshot().progress), '200/20', 'when the resumed run starts');
+    await resumed;
+    assert.equal(tokens(restored.transcript.snapshot().progress), '300/30', 'the whole run once it ends');
+    const end = restored.transcript.snapshot().items.find((it) => it.kind === 'run_end');
+    assert.equal(end?.kind === 'run_end' && `${end.inputTokens}/${end.outputTokens}`, '300/30', 'the run-end card too');
   });
 });
