@@ -8,7 +8,8 @@ import { checkEndpoint } from '../../providers/endpoint-discovery';
 import type { ApiKeyStore } from '../api-key-store';
 import { readSettings, type ProviderId } from '../settings';
 import type { MemoryService } from '../wiring/memory-service';
-import { ModelFactory, PROVIDER_LABELS, saveModelChoice } from '../wiring/model-factory';
+import { PROVIDER_LABELS } from '../../node/surface/model';
+import { ModelFactory, saveModelChoice } from '../wiring/model-factory';
 
 export async function pickModel(models: ModelFactory, keys: ApiKeyStore): Promise<boolean> {
   const s = readSettings();

@@ -1,34 +1,40 @@
 // Settings + secrets -> the Model the agent talks to. The agent holds a SwitchableModel for the whole task, so
 // picking another model or setting a key applies from the next model call without rebuilding the task.
 import * as vscode from 'vscode';
+import { errorText } from '../../core/error-text';
 import { ModelError } from '../../core/model/errors';
-import { costOf, priceFor } from '../../core/model/pricing';
 import type { Model, ModelEvent, ModelInfo, ModelRequest, Usage } from '../../core/model/types';
+import {
+  buildEndpointModel,
+  buildFallbackModel,
+  parseModelId,
+  priceOf,
+  PROVIDER_LABELS,
+  splitModelAtUrl,
+  type EndpointModelDeps,
+  type EndpointProvider,
+  type ModelControls,
+} from '../../node/surface/model';
 import {
   ContextWindowCache,
   detectLocalServers,
-  isLoopbackUrl,
-  PLACEHOLDER_KEY,
   type DetectedServer,
   type DetectOptions,
 } from '../../providers/endpoint-discovery';
-import { createEndpointModel } from '../../providers/local-model';
 import { MemoryToolFormatStore, type ToolFormatMemo, type ToolFormatStore } from '../../providers/tool-format';
 import { createVscodeLmModel, listVscodeLmModels } from '../../providers/vscode-lm';
 import type { ProviderStatus } from '../../protocol/messages';
 import type { ApiKeyStore } from '../api-key-store';
 import type { ForgeSettings, ProviderId } from '../settings';
-import { errorText } from '../../core/error-text';
 
-export const PROVIDER_LABELS: Record<ProviderId, string> = {
-  'vscode-lm': 'VS Code chat model',
-  openai: 'OpenAI',
-  anthropic: 'Anthropic',
-  'openai-compatible': 'OpenAI-compatible endpoint',
+/** The extension's words in the shared endpoint builder's messages (its commands and forge.* settings). */
+const EXTENSION_MODEL_CONTROLS: ModelControls = {
+  setApiKey: 'run "Forge: Set API Key"',
+  selectModel: 'run "Forge: Select Model" (setting forge.model)',
+  setBaseUrl: 'Set forge.baseUrl to your endpoint',
+  contextWindow: 'forge.contextWindow',
+  toolCallFormat: 'forge.toolCallFormat',
 };
-
-/** Defaults when forge.model is empty (the user can pick another with "Forge: Select Model"). */
-const DEFAULT_MODELS: Partial<Record<ProviderId, string>> = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5' };
 
 /** Offered in the model picker besides the vscode.lm models. */
 export const SUGGESTED_MODELS: Partial<Record<ProviderId, string[]>> = {
@@ -84,9 +90,7 @@ export class SwitchableModel implements Model {
    */
   price(usage: Usage, model?: ModelInfo): number | undefined {
     const info = model ?? this.current?.info;
-    if (!info) return undefined;
-    const p = priceFor(info.provider, info.model);
-    return p ? costOf(usage, p) : undefined;
+    return info ? priceOf(usage, info) : undefined;
   }
 }
 
@@ -157,24 +161,31 @@ export class ModelFactory {
 
   /** forge.fallbackModel as a Model; { problem } when it is set but cannot be used. */
   async resolveFallback(s: ForgeSettings): Promise<{ model?: Model; problem?: string }> {
-    const spec = parseModelId(s.fallbackModel);
-    if (!spec)
-      return s.fallbackModel ? { problem: 'expected "<provider>:<model>", e.g. "anthropic:claude-haiku-4-5"' } : {};
-    const at = spec.provider === 'openai-compatible' ? splitModelAtUrl(spec.model) : undefined;
-    // forge.baseUrl belongs to the primary's provider; an OpenAI-compatible fallback may bring its own ("model@url").
-    const baseUrl =
-      at?.baseUrl ?? (spec.provider === s.provider || spec.provider === 'openai-compatible' ? s.baseUrl : '');
-    // A workspace's endpoint the user did not allow gets no stored key (here: the fallback's own, or forge.baseUrl).
-    const keyless = at ? s.keylessEndpoints.fallbackModel : baseUrl !== '' && s.keylessEndpoints.baseUrl;
-    const r = await this.resolvePrimary({
-      ...s,
-      provider: spec.provider,
-      model: at?.model ?? spec.model,
-      baseUrl,
-      fallbackModel: '',
-      keylessEndpoints: { baseUrl: keyless, fallbackModel: false },
-    });
-    return r.model ? { model: r.model } : { problem: r.status.problem ?? 'not available' };
+    // A VS Code chat model as the fallback is resolved like a primary one (the shared builder has no vscode.lm).
+    const vscodeLm = async (next: { model: string }) => {
+      const r = await this.resolvePrimary({ ...s, ...next, provider: 'vscode-lm', fallbackModel: '' });
+      return r.model ? { model: r.model } : { problem: r.status.problem ?? 'not available' };
+    };
+    try {
+      return await buildFallbackModel(s, this.endpointDeps(), s.keylessEndpoints, vscodeLm);
+    } catch (err) {
+      const provider = parseModelId(s.fallbackModel)?.provider;
+      return { problem: `${provider ? PROVIDER_LABELS[provider] : 'forge.fallbackModel'}: ${errorText(err)}` };
+    }
+  }
+
+  /** What the shared endpoint builder needs: the user's keys, the remembered formats and windows, the words. */
+  private endpointDeps(): EndpointModelDeps {
+    return {
+      apiKey: (provider) => this.keys.get(provider),
+      controls: EXTENSION_MODEL_CONTROLS,
+      toolFormats: this.toolFormats,
+      windows: this.windows,
+      timeoutMs: this.options.timeoutMs ?? 2000,
+      fetch: this.options.fetch,
+      onToolFormatChange: () => this.options.onToolFormatChange?.(),
+      log: this.options.log,
+    };
   }
 
   private async resolvePrimary(s: ForgeSettings): Promise<ResolvedModel> {
@@ -206,59 +217,25 @@ export class ModelFactory {
           },
         };
       }
-      const modelName = s.model || DEFAULT_MODELS[provider];
-      if (!modelName)
-        return fail(`Set the model name for the ${label}: run "Forge: Select Model" (setting forge.model).`);
-      if (provider === 'openai-compatible' && !s.baseUrl) {
-        return fail('Set forge.baseUrl to your endpoint (e.g. http://localhost:11434/v1 for Ollama).', modelName);
-      }
       // An endpoint the workspace named without the user's consent never receives a stored key.
-      let apiKey = s.keylessEndpoints.baseUrl && s.baseUrl ? undefined : await this.keys.get(provider);
-      if (!apiKey && provider === 'openai-compatible' && isLoopbackUrl(s.baseUrl)) apiKey = PLACEHOLDER_KEY;
-      if (!apiKey) return fail(`No API key for ${label}: run "Forge: Set API Key".`, modelName);
-      const built = await createEndpointModel({
-        provider,
-        model: modelName,
-        apiKey,
-        baseUrl: s.baseUrl || undefined,
-        maxOutputTokens: s.maxOutputTokens,
-        toolCallFormat: s.toolCallFormat,
-        ...(s.imageInput !== 'auto' ? { images: s.imageInput === 'on' } : {}),
-        contextWindowOverride: s.contextWindow,
-        store: this.toolFormats,
-        windows: this.windows,
-        timeoutMs: this.options.timeoutMs ?? 2000,
-        fetch: this.options.fetch,
-        onToolFormatChange: () => this.options.onToolFormatChange?.(),
-        log: this.options.log,
-      });
-      const check = built.check;
-      // A refused key or a base URL that is not a URL cannot work: say so now, not at the first message. The rest
-      // (nothing listening yet, no /models route, a model name the list does not show) is a warning in the panel:
-      // servers without /models, aliases and models loaded on demand still answer chat requests.
-      if (
-        check &&
-        !check.ok &&
-        (check.problem === 'auth' || (check.problem === 'unreachable' && /is not a URL/.test(check.message ?? '')))
-      ) {
-        return fail(check.message ?? 'The endpoint is not usable.', modelName);
-      }
-      const format = built.adaptive?.state ?? {
-        format: built.model.info.nativeTools ? 'native' : 'xml',
-        reason: `forge.toolCallFormat is "${s.toolCallFormat}"`,
-      };
+      const built = await buildEndpointModel(
+        { ...s, provider: provider as EndpointProvider },
+        this.endpointDeps(),
+        s.keylessEndpoints.baseUrl,
+      );
+      if (!built.model) return fail(built.problem ?? 'The endpoint is not usable.', built.modelName);
       return {
         model: built.model,
         status: {
           configured: true,
           provider,
-          model: modelName,
-          toolFormat: format.format,
-          toolFormatReason: format.reason.slice(0, 1000),
-          contextWindow: built.contextWindow.tokens,
-          contextWindowSource: built.contextWindow.source.slice(0, 1000),
+          model: built.modelName,
+          toolFormat: built.toolFormat,
+          toolFormatReason: built.toolFormatReason?.slice(0, 1000),
+          contextWindow: built.contextWindow,
+          contextWindowSource: built.contextWindowSource?.slice(0, 1000),
           images: !!built.model.info.images,
-          ...(check && !check.ok && check.message ? { warning: check.message.slice(0, 1000) } : {}),
+          ...(built.warning ? { warning: built.warning.slice(0, 1000) } : {}),
         },
       };
     } catch (err) {
@@ -327,22 +304,5 @@ export async function saveModelChoice(provider: ProviderId, model: string): Prom
   await c.update('model', model, target('model'));
 }
 
-/** "llama3.1:8b@http://127.0.0.1:11434/v1" -> model + base URL (choices of detected local servers). */
-function splitModelAtUrl(value: string): { model: string; baseUrl: string } | undefined {
-  const m = /^(.+)@(https?:\/\/\S+)$/.exec(value);
-  return m ? { model: m[1], baseUrl: m[2] } : undefined;
-}
-
 /** Models resolved as the fallback of a primary (read by SwitchableModel.fallback). */
 const fallbacks = new WeakMap<Model, Model>();
-
-const PROVIDER_IDS: ProviderId[] = ['vscode-lm', 'openai', 'anthropic', 'openai-compatible'];
-
-/** "anthropic:claude-haiku-4-5" -> { provider, model }; the model part may contain ':' (e.g. "llama3.1:8b"). */
-function parseModelId(id: string): { provider: ProviderId; model: string } | undefined {
-  const i = id.indexOf(':');
-  if (i <= 0) return undefined;
-  const provider = id.slice(0, i).trim() as ProviderId;
-  const model = id.slice(i + 1).trim();
-  return PROVIDER_IDS.includes(provider) && model ? { provider, model } : undefined;
-}

@@ -86,6 +86,7 @@ export async function buildEndpointModel(
     baseUrl: s.baseUrl || undefined,
     maxOutputTokens: s.maxOutputTokens,
     toolCallFormat: s.toolCallFormat,
+    ...(s.imageInput && s.imageInput !== 'auto' ? { images: s.imageInput === 'on' } : {}),
     contextWindowOverride: s.contextWindow,
     store: deps.toolFormats,
     windows: deps.windows,

@@ -30,6 +30,8 @@ export interface SurfaceSettings {
   toolCallFormat: 'auto' | 'native' | 'xml';
   /** Tokens; 0 = what the server reports or the known model limits. */
   contextWindow: number;
+  /** Whether the model takes images: auto (or unset) = what the model says, on / off = the user knows better. */
+  imageInput?: 'auto' | 'on' | 'off';
 }
 
 /** What the run config needs of the model: its limits, its fallback and its price. */
