@@ -11,6 +11,7 @@ import type { TaskRecord } from '../core/tasks/task-store';
 import { apiKeyFor, parseArgs, USAGE, UsageError, type CliOptions } from './args';
 import { CliApprover, makeStyle, type AskLine } from './approvals';
 import { loadCliImages } from './images';
+import { CliTaskImages, cliImageStore } from './task-images';
 import { EXIT, exitCodeFor, jsonLine, JsonLinesWriter, ProgressPrinter } from './output';
 import { plain } from './terminal-safe';
 import { InputError, jsonInputs } from './json-input';
@@ -179,10 +180,14 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
   }
   const root = await resolveRoot(opts.cwd);
   const store = await openTaskStore(root, (m) => log.debug(m));
+  // Images by hash beside the records, as in the extension (cli/task-images.ts).
+  const taskImages = new CliTaskImages(cliImageStore(path.join(root, TASKS_DIR), (m) => log.debug(m)));
   let previous: TaskRecord | undefined;
   if (opts.continueLast || opts.taskId) {
     const id = opts.taskId ?? (await store.list())[0]?.id;
     previous = id ? await store.load(id) : undefined;
+    const missing = previous ? await taskImages.fill(previous) : 0;
+    if (missing) log.warn(`task ${previous!.id}: ${missing} image(s) are no longer in ${TASKS_DIR}`);
     if (!previous)
       throw new Error(
         opts.taskId
@@ -251,8 +256,15 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
       ...(worktree ? { worktree } : {}),
       ...(limit ? { maxIterations: limit } : {}),
     };
+    // One save after another: a later record never lands before an earlier one still writing its images.
+    let saving: Promise<void> = Promise.resolve();
     const save = () =>
-      rt.store.save(recordOf(agent!, meta)).catch((e) => log.warn(`could not save the task: ${errorText(e)}`));
+      (saving = saving.then(() =>
+        taskImages
+          .strip(recordOf(agent!, meta))
+          .then((r) => rt.store.save(r))
+          .catch((e) => log.warn(`could not save the task: ${errorText(e)}`)),
+      ));
     agent.on((e: AgentEvent) => {
       json?.on(e);
       progress.on(e);

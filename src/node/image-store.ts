@@ -13,6 +13,7 @@ import {
   type ImageMediaType,
 } from '../core/model/images';
 import type { ChatMessage, ImagePart } from '../core/model/types';
+import { collectImages, type ImageGcResult } from './image-gc';
 
 /** An image as it arrives (the panel, the CLI, read_file): base64 bytes and what the sender says they are. */
 export interface IncomingImage {
@@ -83,14 +84,57 @@ async function encodePaced(bytes: Buffer): Promise<string> {
   return out;
 }
 
+export interface ImageStoreOptions {
+  /** Folders whose files name the images in use (the task history): collectGarbage keeps what they name. */
+  referencedIn?: readonly string[];
+  log?: (message: string) => void;
+}
+
+/** collectGarbageSoon waits this long, so a burst of deletions costs one scan. */
+const GC_DELAY_MS = 5_000;
+
 export class ImageStore {
   /** Recently read images (by hash): a reopened task's screenshots are not read from disk at every step. */
   private readonly cache = new Map<string, string>();
+  private gcTimer: ReturnType<typeof setTimeout> | undefined;
+  private gcChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly dir: string,
     private readonly maxCached = 16,
+    private readonly opts: ImageStoreOptions = {},
   ) {}
+
+  /**
+   * Deletes the images no task names any more (tasks deleted, or their images replaced), past a grace period.
+   * Without `referencedIn` nothing is known to be unused, and nothing is deleted.
+   */
+  collectGarbage(): Promise<ImageGcResult> {
+    const roots = this.opts.referencedIn;
+    if (!roots?.length) return Promise.resolve({ removed: 0, freedBytes: 0, kept: 0 });
+    const run = this.gcChain.then(() => collectImages(this.dir, roots, { keep: new Set(this.cache.keys()) }));
+    this.gcChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** collectGarbage a little later (tasks were deleted; more may follow); failures are logged. */
+  collectGarbageSoon(delayMs = GC_DELAY_MS): void {
+    if (this.gcTimer) clearTimeout(this.gcTimer);
+    this.gcTimer = setTimeout(() => {
+      this.gcTimer = undefined;
+      this.collectGarbage().then(
+        (r) => {
+          if (r.removed)
+            this.opts.log?.(
+              `[images] removed ${r.removed} image(s) no task uses, ${Math.round(r.freedBytes / 1024)} KiB`,
+            );
+        },
+        (err: unknown) =>
+          this.opts.log?.(`[images] not collected: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }, delayMs);
+    this.gcTimer.unref?.();
+  }
 
   fileOf(part: Pick<ImagePart, 'sha256' | 'mediaType'>): string {
     if (!/^[0-9a-f]{64}$/.test(part.sha256)) throw new Error('not an image hash');
@@ -105,7 +149,11 @@ export class ImageStore {
       () => true,
       () => false,
     );
-    if (!exists) {
+    if (exists) {
+      // Used again: a collection in the next hour leaves it alone even before a task file names it.
+      const now = new Date();
+      await fs.utimes(file, now, now).catch(() => undefined);
+    } else {
       await fs.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
       await fs.writeFile(tmp, bytes);

@@ -2,6 +2,7 @@
 // following the history (tasks pruned or removed take their recorded edits along).
 import * as vscode from 'vscode';
 import type { EditJournal } from '../../core/tasks/journal';
+import type { ImageStore } from '../../node/image-store';
 import type { ForgePanelProvider } from '../../panel/provider';
 import type { WebviewHandlers } from '../../panel/webview-handlers';
 import type { CommandHandlers } from '../ui/commands';
@@ -17,6 +18,8 @@ interface TaskHistoryDeps {
   journal: EditJournal;
   log: Logger;
   recovery?: Pick<Recovery, 'forgetTasks'>;
+  /** The image store: images only removed tasks named go with its next collection. */
+  images?: Partial<Pick<ImageStore, 'collectGarbageSoon' | 'put'>>;
 }
 
 export class TaskHistory {
@@ -75,11 +78,12 @@ export class TaskHistory {
 
   /** Tasks pruned or removed from the history take their edit journal along (their blobs go with the next GC). */
   private forgetEdits(ids: string[]): void {
-    const { manager, journal, recovery, log } = this.deps();
+    const { manager, journal, recovery, log, images } = this.deps();
     // The open task may have been pruned before its next save brings it back: keep its undo.
     const gone = ids.filter((id) => id !== manager.current.id);
     if (!gone.length) return;
     recovery?.forgetTasks(gone);
+    images?.collectGarbageSoon?.();
     void Promise.all(gone.map((id) => journal.removeTask(id))).then(
       () => journal.collectGarbageSoon(),
       (err) => log.warn(`edit journal: could not remove pruned tasks: ${errorText(err)}`),

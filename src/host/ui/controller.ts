@@ -86,7 +86,7 @@ export interface ControllerDeps {
   /** A sent message as the model gets it (MCP resources the user attached are appended). */
   beforeSend?(text: string): string;
   /** Where the images sent with messages are kept (beside the task history). */
-  images?: Pick<ImageStore, 'put'>;
+  images?: Pick<ImageStore, 'put'> & Partial<Pick<ImageStore, 'collectGarbageSoon'>>;
   /** @-mentions (made from the toolkit, the model and the session when absent). */
   mentions?: MentionService;
 }

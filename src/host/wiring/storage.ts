@@ -57,6 +57,12 @@ export function openWorkspaceStorage(
   // What an interrupted write left behind (a crash, a full disk) goes, once no live write can own it.
   void sweepStaleTemps(dir, { log: logTo });
   const reports = new RunReportStore(dir, { io, log: logTo });
-  const images = new ImageStore(path.join(dir, 'images'));
+  // An image stays while a task file (history/, its archive too) names it; the rest go a while after start and
+  // after each deletion (TaskHistory).
+  const images = new ImageStore(path.join(dir, 'images'), 16, {
+    referencedIn: [path.join(dir, 'history')],
+    log: logTo,
+  });
+  void opened.then(() => images.collectGarbageSoon(60_000)).catch(() => undefined);
   return { dir, opened, openTaskStore, durable, audit, auditSink, reports, images };
 }

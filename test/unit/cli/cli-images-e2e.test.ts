@@ -71,6 +71,27 @@ describe('forge run --image (built CLI, real openai SDK, loopback server)', func
     assert.deepEqual(user.content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_B64}` } });
   });
 
+  it('the task record keeps the image by hash in .forge/tasks/images; --continue sends it again', async () => {
+    srv.script([
+      { toolCalls: [{ name: 'task_completion', args: { result: 'a dot' } }] },
+      { toolCalls: [{ name: 'task_completion', args: { result: 'still a dot' } }] },
+    ]);
+    const r = await run(srv, ws, 'gpt-4.1', ['run', 'what is in the picture?', '--image', 'shot.png']);
+    assert.equal(r.code, 0, r.stderr);
+    const tasks = path.join(ws, '.forge', 'tasks');
+    const [file] = await fsp.readdir(path.join(tasks, 'tasks'));
+    const record = await fsp.readFile(path.join(tasks, 'tasks', file!), 'utf8');
+    assert.ok(!record.includes(PNG_B64), 'no image bytes in the record');
+    const sha = /"sha256":\s*"([0-9a-f]{64})"/.exec(record)?.[1];
+    assert.ok(sha, 'the record names the image by hash');
+    const stored = await fsp.readFile(path.join(tasks, 'images', sha.slice(0, 2), `${sha}.png`));
+    assert.equal(stored.toString('base64'), PNG_B64);
+    const r2 = await run(srv, ws, 'gpt-4.1', ['run', '--continue', 'and now?']);
+    assert.equal(r2.code, 0, r2.stderr);
+    const again = JSON.stringify(srv.requests[1].body.messages);
+    assert.ok(again.includes(`data:image/png;base64,${PNG_B64}`), 'the continued task sent the image again');
+  });
+
   it('a model without image input is refused before any request; a non-image file too', async () => {
     const r = await run(srv, ws, 'qwen2.5-coder:7b', ['run', 'look', '--image', 'shot.png']);
     assert.equal(r.code, 64, r.stderr);
