@@ -107,7 +107,8 @@ export function journalLedger(journal: EditJournal | Promise<EditJournal>): Edit
 
 /** Reports storage failures (journal, task saves) to the user the first time, and the recovery after. */
 export interface StorageReporter {
-  failed(what: string, err: unknown): void;
+  /** `consequence`: what the failure means for the user, where the usual sentence for `what` is not true. */
+  failed(what: string, err: unknown, consequence?: string): void;
   succeeded(what: string): void;
 }
 

@@ -37,6 +37,10 @@ interface SessionManagerDeps {
   storage?: StorageReporter;
 }
 
+/** A task opened on storage Forge cannot write is on disk as it opened: only what is added to it waits in memory. */
+const OPENED_UNWRITABLE =
+  'This task is on disk as it opened; anything new in it is kept in memory until writing works again (closing VS Code before then would lose it). ';
+
 /** Stable per-workspace key (the folder paths), so task histories of different projects never mix. */
 export function workspaceKey(folders: readonly string[]): string {
   if (folders.length === 0) return 'no-workspace';
@@ -215,7 +219,7 @@ export class SessionManager {
       if (lease.ok === 'unwritable') {
         // Storage read-only or full: no window can save this task, so it opens here, in memory, and the panel says so.
         this.deps.log.warn(`no lease for task ${taskId}: ${errorText(lease.err)}`);
-        this.deps.storage?.failed('the task history', lease.err);
+        this.deps.storage?.failed('the task history', lease.err, OPENED_UNWRITABLE);
       } else if (!lease.ok) throw new Error(openElsewhere(lease.holder, true));
       this.ownedElsewhere.delete(taskId);
     }

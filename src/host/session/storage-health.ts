@@ -28,7 +28,7 @@ export class StorageHealth {
     return this.failing.size === 0;
   }
 
-  failed(what: string, err: unknown): void {
+  failed(what: string, err: unknown, consequence?: string): void {
     const reason = errorText(err);
     this.opts.log.error(`Forge could not write ${what}: ${reason}`);
     if (this.failing.has(what)) return;
@@ -36,7 +36,8 @@ export class StorageHealth {
     const where = this.opts.storageDir ? ` (${this.opts.storageDir})` : '';
     this.opts.show(
       `Forge cannot write ${what} to its storage folder${where}: ${reason}. ` +
-        (CONSEQUENCE[what] ??
+        (consequence ??
+          CONSEQUENCE[what] ??
           'Your conversation is kept in memory and saved as soon as writing works again; do not close VS Code until then. ') +
         "Free some disk space or check the folder's permissions.",
     );

@@ -171,6 +171,15 @@ describe('durability: storage that cannot be written loses no conversation', () 
     assert.equal(restored?.id, 't-old', 'the latest task is back, not an empty welcome');
     assert.deepEqual(notes, ['failed the task history']);
     manager.dispose();
+    // What the panel says: the task is on disk as it opened, not "your conversation is kept in memory".
+    const shown: string[] = [];
+    const health = new StorageHealth({ show: (m) => shown.push(m), log });
+    const told = managerOn(flakyStore([record]).store, { leases, storage: health }).manager;
+    await told.restoreLatest();
+    assert.equal(shown.length, 1);
+    assert.match(shown[0], /EROFS.*This task is on disk as it opened; anything new in it is kept in memory/s);
+    assert.doesNotMatch(shown[0], /Your conversation is kept in memory/);
+    told.dispose();
   });
 
   it('a latest task that cannot be reopened at start is named with the reason in the panel', async () => {
