@@ -11,6 +11,11 @@ const LOOP_CONTROL: Record<string, TerminationReason> = {
   converse: 'converse',
 };
 
+/** Whether a call of this tool ends the run (its result is the run's answer). */
+export function endsRun(toolName: string): boolean {
+  return Object.hasOwn(LOOP_CONTROL, toolName);
+}
+
 /** What the saved panel knew of the run (its progress line). */
 export interface EndedRunProgress {
   iteration: number;

@@ -12,7 +12,7 @@ import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { withoutImageData } from '../../core/model/images';
 import type { StagedImages } from '../ui/image-intake';
 import { reloadNote } from './recovery-notes';
-import { ENDED_RUN_NOTE, endedRunReport } from '../../core/tasks/ended-run';
+import { ENDED_RUN_NOTE, endedRunReport, endsRun } from '../../core/tasks/ended-run';
 import { titleOf } from './session-title';
 import type { Logger } from '../logger';
 import { errorText } from '../../core/error-text';
@@ -358,9 +358,13 @@ export class TaskSession {
     if (e.type === 'run_end') {
       this.status = e.report.reason;
       void this.save();
-    } else if ((e.type === 'run_start' || e.type === 'approval_requested') && !this.disposed) {
+    } else if (
+      (e.type === 'run_start' || e.type === 'approval_requested' || (e.type === 'tool_result' && endsRun(e.name))) &&
+      !this.disposed
+    ) {
       // What the user just typed, and a question that may wait minutes for them, are saved at once: a crash
-      // in the next half second must not lose the message or the pending approval.
+      // in the next half second must not lose the message or the pending approval. So is the run's answer: its
+      // reflection may take seconds before run_end, and a crash then restores the task as finished.
       void this.save();
     } else if (!this.saveTimer && !this.disposed) {
       this.saveTimer = setTimeout(() => void this.save(), this.deps.saveDelayMs ?? 500);

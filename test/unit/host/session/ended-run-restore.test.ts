@@ -96,4 +96,15 @@ describe('host/TaskSession restored after a reload during reflection', () => {
     );
     assert.ok(err?.kind === 'error' && !err.actions?.includes('continue'), 'no Continue');
   });
+
+  it("saves the run's answer at once, not after the debounce: reflection may follow for seconds", async () => {
+    const saved: TaskRecord[] = [];
+    const model = new ScriptedModel([doneTurn('Nothing to do.')]);
+    const s = TaskSession.create({ ...sessionDeps(saved, hangingMemory, model), saveDelayMs: 60_000 });
+    void s.run('send', 'check it');
+    const answered = () => saved.some((r) => JSON.stringify(r.snapshot).includes('"content":"Nothing to do."'));
+    for (let i = 0; i < 100 && !answered(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(answered(), 'the task_completion result is on disk while the reflection runs');
+    s.dispose();
+  });
 });
