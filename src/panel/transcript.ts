@@ -95,6 +95,11 @@ export class Transcript {
     return () => this.listeners.delete(listener);
   }
 
+  /** The footer's figures (the status bar shows the same). */
+  get shownProgress(): Progress | undefined {
+    return this.progress && { ...this.progress };
+  }
+
   /** A deep-enough copy to serialize: items are replaced (never mutated) once handed out. */
   snapshot(): TranscriptState {
     return {

@@ -22,6 +22,11 @@ interface RunStatusDeps {
   testRuns?: Pick<TestRunTracker, 'observe'>;
 }
 
+/** What the panel's footer shows for this task. */
+function footer(session: TaskSession) {
+  return session.transcript.shownProgress;
+}
+
 export function reportRunEvent(
   { statusBar: bar, log, testRuns }: RunStatusDeps,
   session: TaskSession,
@@ -31,15 +36,19 @@ export function reportRunEvent(
   switch (e.type) {
     case 'run_start':
       shown.delete(session);
-      bar.running(remember(session, { iteration: 0, maxIterations: e.maxIterations }));
+      // A resumed run goes on from the footer's count (the transcript folded this event first).
+      bar.running(remember(session, { iteration: footer(session)?.iteration ?? 0, maxIterations: e.maxIterations }));
       break;
     case 'step_start':
       // The step in progress, as the panel's footer counts it ("Iteration 1 / 25"): one number for both.
       bar.running(remember(session, { ...shown.get(session), iteration: e.iteration, maxIterations: e.maxIterations }));
       break;
     case 'iteration': {
-      const tokens = e.usage.inputTokens + e.usage.outputTokens;
-      const cost = e.costUsd !== undefined ? ` · ${formatCost(e.costUsd)}` : '';
+      // The footer's tokens: a resumed run's own account starts from zero, the footer counts on.
+      const f = footer(session);
+      const tokens = f ? f.inputTokens + f.outputTokens : e.usage.inputTokens + e.usage.outputTokens;
+      const costUsd = f ? f.costUsd : e.costUsd;
+      const cost = costUsd !== undefined ? ` · ${formatCost(costUsd)}` : '';
       bar.running(
         remember(session, {
           iteration: e.iteration,
