@@ -1,28 +1,29 @@
 // One run: from a user message (or continue/resume) to a termination. Perceive -> reason -> act -> learn.
-import { compactHistory } from '../context/compaction';
 import { closeDanglingToolCalls, danglingToolCalls } from '../context/history';
-import { buildSystemLayers } from '../context/prompt';
 import { modelAdvice } from './surface';
 import { contextTokens, estimateTextTokens } from '../context/tokens';
-import { memoryBudget } from '../memory/budget';
 import { isProviderOutage, ModelError } from '../model/errors';
-import type { Model, ModelInfo, ModelRequest, ToolSpec, Usage } from '../model/types';
+import type { Model, ModelInfo, ModelRequest, ToolSpec } from '../model/types';
 import { findMode, isToolAllowedInMode, MODES, narrowMode, type ModeDefinition } from '../modes';
-import { planText, UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
-import { firePromptHooks, preCompactBlocked } from '../hooks/run-hooks';
-import { isAbort, raceAbort, RunAbortedError } from './abort';
+import { UPDATE_PLAN, type Plan } from '../tools/builtin/update-plan';
+import { firePromptHooks } from '../hooks/run-hooks';
+import { isAbort, RunAbortedError } from './abort';
 import type { AgentConfig } from './config';
 import { RunDeadline, TIME_BUDGET_RESULT } from './deadline';
 import type { AgentEvent, RunReport, StepReport, TerminationReason } from './events';
 import { partialOf, runModelStep, type StepOutput } from './model-step';
-import { formatTokenCount, RunMonitors } from './monitors';
+import { RunMonitors } from './monitors';
 import { Reflections } from './reflection';
 import { StagnationDetector } from './stagnation';
 import type { AgentState } from './state';
 import type { RunDeps, RunOptions } from './run-deps';
-import { meteredModel, SpendAccount, type SpendPort, type SpendSource } from './spend';
+import { maybeCompact } from './maybe-compact';
+import { gatherModeContext, loadToolSources, recallMemory, type PerceiveScope } from './perceive';
+import { RunSpend } from './run-spend';
+import { meteredModel, type SpendSource } from './spend';
+import { stepSystem } from './step-system';
 import { runToolCalls, type CallOutcome, type ToolRunContext } from './tool-runner';
-import { addCost, addUsage, ZERO_USAGE } from './usage';
+import { ZERO_USAGE } from './usage';
 import { runTotals } from './run-totals';
 import { ACT_NUDGE, announcesAction } from './narration';
 import { deliverSteers, steerKeepsGoing } from './steering';
@@ -50,16 +51,11 @@ export function isPriced(price: AgentConfig['price'], info: ModelInfo): boolean 
   return price?.(ZERO_USAGE, info) !== undefined;
 }
 
-/** The perceive-time context (memories / mode context / environment): a tenth of the window, at most 8k tokens. */
-function perceiveBudgetOf(window: number): number {
-  return Math.min(Math.floor(window * 0.1), 8000);
-}
-
 export class Run {
   private readonly started: number;
   private readonly steps: StepReport[] = [];
   /** Everything the run spent (steps, compaction, reflection, sub-agents): the report's and the budgets' numbers. */
-  private readonly spend: SpendAccount;
+  private readonly spend: RunSpend;
   /** The model in use: the primary, or the fallback after the primary kept failing. */
   private model: Model;
   private fallback?: RunReport['fallback'];
@@ -73,8 +69,6 @@ export class Run {
   private nudgedToAct = false;
   /** A tool was called in this run: from then on a text-only reply is a lapse (reminded), not an answer. */
   private calledTools = false;
-  private budgetWarned = false;
-  private tokenBudgetWarned = false;
   private readonly reflections: Reflections;
   /** The user's stop and the wall-time deadline in one signal: all in-flight work gets `this.signal`. */
   private readonly deadline: RunDeadline;
@@ -88,7 +82,7 @@ export class Run {
     // A mode or custom agent may run on its own model (priced at its own price).
     this.model = deps.modelFor?.(state.mode) ?? deps.model;
     const priced = isPriced(deps.config.price, this.model.info);
-    this.spend = new SpendAccount(priced);
+    this.spend = new RunSpend(priced, state, deps.config, opts.runId, (e) => this.emit(e));
     // A task that has spent nothing yet takes the price as it is now (the model may have been set up since).
     if (
       priced &&
@@ -107,14 +101,14 @@ export class Run {
         },
         stream: (r: ModelRequest) => summarizerOf().stream(r),
       };
-      return meteredModel(inner, (usage, info) => this.record(source, usage, info));
+      return meteredModel(inner, (usage, info) => this.spend.record(source, usage, info));
     };
     this.summarizer = metered('compaction');
     this.reflections = new Reflections(
       { ...deps, summarizer: metered('reflection') },
       opts,
       () => this.state.history,
-      () => this.overBudget(),
+      () => this.spend.overBudget(),
     );
     this.deadline = new RunDeadline(opts.signal, deps.clock, this.started, deps.config.maxWallTimeMs);
   }
@@ -141,10 +135,10 @@ export class Run {
     let ending: Ending;
     try {
       if (this.opts.kind === 'send') {
-        await this.recallMemory();
-        await this.gatherModeContext();
+        await recallMemory(this.perceiveScope());
+        await gatherModeContext(this.perceiveScope());
       }
-      await this.loadToolSources();
+      await loadToolSources(this.perceiveScope());
       ending =
         (await this.promptHooks()) ??
         (this.opts.kind === 'resume' ? await this.resumePending() : undefined) ??
@@ -167,7 +161,7 @@ export class Run {
     closeDanglingToolCalls(this.state.history, this.deadline.expired ? TIME_BUDGET_RESULT : undefined);
     const report = this.report(ending);
     if (ending.reason !== 'stopped') {
-      const over = this.overBudget();
+      const over = this.spend.overBudget();
       if (over) this.deps.log(`run ${runId}: no run-end reflection, ${over}`);
       else {
         await this.reflections.atRunEnd(report);
@@ -178,56 +172,6 @@ export class Run {
     }
     this.emit({ type: 'run_end', runId, report });
     return report;
-  }
-
-  /** Books a model call's usage on the run (and the task), priced for the model that made it. */
-  private record(source: SpendSource, usage: Usage, info: ModelInfo | undefined, calls = 1): number | undefined {
-    const price = this.deps.config.price;
-    const cost = price ? price(usage, info) : undefined;
-    this.addSpend(source, usage, cost, calls);
-    return cost;
-  }
-
-  private addSpend(source: SpendSource, usage: Usage, cost: number | undefined, calls = 1): void {
-    this.spend.add(source, usage, cost, calls);
-    this.state.usage = addUsage(this.state.usage, usage);
-    this.state.costUsd = addCost(this.state.costUsd, cost);
-    // Model steps report through step_end; what else spent (summaries, reflection, sub-agents) says so here.
-    if (source !== 'steps')
-      this.emit({
-        type: 'model_usage',
-        runId: this.opts.runId,
-        source,
-        usage,
-        ...(cost !== undefined ? { costUsd: cost } : {}),
-        calls,
-      });
-  }
-
-  /** Why the run may not spend more (a budget is used up), or undefined. */
-  private overBudget(): string | undefined {
-    const c = this.deps.config;
-    if (c.maxTokens !== undefined && this.spend.tokens >= c.maxTokens)
-      return `the token budget is used up (${formatTokenCount(this.spend.tokens)} of ${formatTokenCount(c.maxTokens)})`;
-    const cost = this.spend.costUsd;
-    if (c.maxCostUsd !== undefined && cost !== undefined && cost >= c.maxCostUsd)
-      return `the cost budget is used up ($${cost.toFixed(4)} of $${c.maxCostUsd})`;
-    return undefined;
-  }
-
-  /** The run's account as tools see it: a sub-agent gets what is left of the budgets and books its spend here. */
-  private spendPort(): SpendPort {
-    return {
-      remaining: () => {
-        const c = this.deps.config;
-        const cost = this.spend.costUsd;
-        return {
-          ...(c.maxTokens !== undefined ? { tokens: Math.max(0, c.maxTokens - this.spend.tokens) } : {}),
-          ...(c.maxCostUsd !== undefined && cost !== undefined ? { costUsd: Math.max(0, c.maxCostUsd - cost) } : {}),
-        };
-      },
-      record: (source, usage, cost, calls) => this.addSpend(source, usage, cost, calls),
-    };
   }
 
   private report(ending: Ending): RunReport {
@@ -260,97 +204,18 @@ export class Run {
     };
   }
 
-  private async recallMemory(): Promise<void> {
-    const memory = this.deps.memory;
-    if (!memory) return;
-    const window = this.contextWindow();
-    // The perceive-time context (memories / conversation / environment) gets a tenth of the window, at most 8k
-    // tokens, split 60 / 30 / 10; memories take their 60%.
-    const perceiveBudget = perceiveBudgetOf(window);
-    const budget = this.deps.config.memoryTokenBudget ?? memoryBudget(perceiveBudget, 0).memory;
-    try {
-      const recalled = await this.deadline.during('memory', 'recalling memories', () =>
-        raceAbort(memory.recall(this.opts.userMessage, budget), this.signal),
-      );
-      this.state.memoryText = recalled.promptText;
-      if (recalled.items.length) {
-        this.emit({
-          type: 'memory_recalled',
-          runId: this.opts.runId,
-          memories: recalled.items.map((m) => ({ id: m.id, content: m.content, type: m.type })),
-        });
-      }
-    } catch (err) {
-      if (isAbort(err, this.signal)) throw err;
-      this.emit({
-        type: 'warning',
-        runId: this.opts.runId,
-        kind: 'other',
-        message: `Memory recall failed: ${errorText(err)}`,
-      });
-    }
-  }
-
-  /**
-   * The mode's own context (plan: manifests and structure, review: the diff, test: test files and the last run),
-   * gathered once per user message within the perceive budget's 30% "conversation" share.
-   */
-  private async gatherModeContext(): Promise<void> {
-    this.state.modeContextText = undefined;
-    const gather = this.deps.config.modeContext;
-    if (!gather) return;
-    const budget = Math.floor(perceiveBudgetOf(this.contextWindow()) * 0.3);
-    const mode = this.state.mode;
-    try {
-      const got = await this.deadline.during('perceive', `gathering ${mode} context`, () =>
-        raceAbort(gather(mode, budget, this.signal), this.signal),
-      );
-      if (!got || !got.text.trim()) return;
-      this.state.modeContextText = got.text;
-      this.emit({
-        type: 'mode_context',
-        runId: this.opts.runId,
-        mode,
-        sources: got.sources,
-        tokens: estimateTextTokens(got.text),
-      });
-    } catch (err) {
-      if (isAbort(err, this.signal)) throw err;
-      this.emit({
-        type: 'warning',
-        runId: this.opts.runId,
-        kind: 'other',
-        message: `Could not gather the ${mode} context: ${errorText(err)}`,
-      });
-    }
-  }
-
-  /** Loads the dynamic tools (MCP servers start here, lazily) into the registry; a failing source keeps its old tools. */
-  private async loadToolSources(): Promise<void> {
-    const sources = this.deps.toolSources ?? [];
-    if (!sources.length) return;
-    await this.deadline.during('tool-sources', 'loading MCP tools', () =>
-      raceAbort(
-        Promise.all(
-          sources.map(async (source) => {
-            try {
-              const skipped = this.deps.registry.setSourceTools(source.id, await source.load(this.signal));
-              for (const t of skipped)
-                this.deps.log(`tool source ${source.id}: ${t.name} clashes with a tool already registered; skipped`);
-            } catch (err) {
-              if (isAbort(err, this.signal)) throw err;
-              this.emit({
-                type: 'warning',
-                runId: this.opts.runId,
-                kind: 'other',
-                message: `Could not load tools from ${source.id}: ${errorText(err)}`,
-              });
-            }
-          }),
-        ),
-        this.signal,
-      ),
-    );
+  private perceiveScope(): PerceiveScope {
+    const { runId, userMessage } = this.opts;
+    const { state, deps, deadline } = this;
+    return {
+      state,
+      deps,
+      runId,
+      userMessage,
+      deadline,
+      contextWindow: this.contextWindow(),
+      emit: (e) => this.emit(e),
+    };
   }
 
   /**
@@ -407,7 +272,7 @@ export class Run {
       nextApprovalId: () => `${this.state.taskId}-approval-${++this.state.counters.approvals}`,
       setPending: (p) => (this.state.pending = p),
       track: (id, what) => this.deadline.track(`tool:${id}`, what),
-      spend: this.spendPort(),
+      spend: this.spend.port(),
       iterations: {
         left: () => Math.max(0, this.state.maxIterations - this.state.iterations),
         add: (n) => (this.state.iterations += Math.max(0, Math.floor(n))),
@@ -436,33 +301,13 @@ export class Run {
   }
 
   private budgetCheck(): Ending | undefined {
-    const elapsed = this.deps.clock.now() - this.started;
-    const cost = this.spend.costUsd;
-    const tokens = this.spend.tokens;
-    const trip = this.monitors.checkBudgets(elapsed, cost, tokens);
+    const trip = this.monitors.checkBudgets(
+      this.deps.clock.now() - this.started,
+      this.spend.costUsd,
+      this.spend.tokens,
+    );
     if (trip) return trip;
-    const max = this.deps.config.maxCostUsd;
-    if (!this.budgetWarned && max !== undefined && cost !== undefined && cost >= max * 0.8) {
-      this.budgetWarned = true;
-      this.emit({
-        type: 'warning',
-        runId: this.opts.runId,
-        kind: 'budget',
-        key: 'budget-cost',
-        message: `Cost $${cost.toFixed(4)} is at 80% of the $${max} budget.`,
-      });
-    }
-    const maxTokens = this.deps.config.maxTokens;
-    if (!this.tokenBudgetWarned && maxTokens !== undefined && tokens >= maxTokens * 0.8) {
-      this.tokenBudgetWarned = true;
-      this.emit({
-        type: 'warning',
-        runId: this.opts.runId,
-        kind: 'budget',
-        key: 'budget-tokens',
-        message: `${formatTokenCount(tokens)} tokens used: ${Math.floor((100 * tokens) / maxTokens)}% of the ${formatTokenCount(maxTokens)} token budget.`,
-      });
-    }
+    this.spend.warnNearBudgets();
     return undefined;
   }
 
@@ -482,32 +327,21 @@ export class Run {
     const mode = this.mode();
     const tools = this.toolSpecs();
     const system = () =>
-      buildSystemLayers({
-        mode,
-        rulesText:
-          typeof this.deps.config.projectRules === 'function'
-            ? this.deps.config.projectRules()
-            : this.deps.config.projectRules,
-        skillIndex:
-          typeof this.deps.config.skillIndex === 'function'
-            ? this.deps.config.skillIndex()
-            : this.deps.config.skillIndex,
-        memoryText: this.state.memoryText,
-        modeContext: this.state.modeContextText,
-        iteration,
-        maxIterations: this.state.maxIterations,
-        warnRatio: this.deps.config.iterationWarningRatio,
-        stagnationWarning: this.stagnationWarning,
-        planText: this.state.plan
-          ? planText(this.state.plan, { editedByUser: this.state.planEditedByUser })
-          : undefined,
-        workplace: this.deps.config.controls?.workplace,
-        environment:
-          typeof this.deps.config.environment === 'function'
-            ? this.deps.config.environment()
-            : this.deps.config.environment,
-      });
-    await this.maybeCompact(system(), tools);
+      stepSystem(this.deps.config, this.state, { mode, iteration, stagnationWarning: this.stagnationWarning });
+    await maybeCompact(
+      {
+        state: this.state,
+        config: this.deps.config,
+        runId,
+        deadline: this.deadline,
+        summarizer: this.summarizer,
+        contextWindow: this.contextWindow(),
+        emit: (e) => this.emit(e),
+        hookNotice: (m) => this.hookNotice(m),
+      },
+      system(),
+      tools,
+    );
     if (iteration === Math.ceil(this.state.maxIterations * this.deps.config.iterationWarningRatio)) {
       this.emit({
         type: 'warning',
@@ -678,7 +512,7 @@ export class Run {
       stepReport.usageEstimated = true;
     }
     stepReport.usage = usage;
-    stepReport.costUsd = this.record('steps', usage, this.model.info);
+    stepReport.costUsd = this.spend.record('steps', usage, this.model.info);
     if (!stepReport.usageEstimated && usage.inputTokens > 0)
       this.state.anchor = { inputTokens: usage.inputTokens, messageCount: request.messages.length };
   }
@@ -759,53 +593,5 @@ export class Run {
       message: `Possible stagnation: ${stuck}.`,
     });
     return undefined;
-  }
-
-  private async maybeCompact(system: ReturnType<typeof buildSystemLayers>, tools: ToolSpec[]): Promise<void> {
-    const window = this.contextWindow();
-    const before = contextTokens(this.state.anchor, this.state.history, { system, tools });
-    if (before < window * this.deps.config.compactAt) return;
-    if (await preCompactBlocked(this.deps.config.hooks, this.state.taskId, this.signal, (m) => this.hookNotice(m)))
-      return;
-    const facts = this.state.facts;
-    const factText = [
-      facts.read.size ? `Files read: ${[...facts.read].join(', ')}` : '',
-      facts.edited.size ? `Files edited: ${[...facts.edited].join(', ')}` : '',
-      facts.commands.length ? `Commands run: ${facts.commands.slice(-20).join(' ; ')}` : '',
-      // The plan lives in the task's state (it survives compaction as is); the summary is grounded on it too.
-      this.state.plan ? planText(this.state.plan) : '',
-    ]
-      .filter(Boolean)
-      .join('\n');
-    try {
-      const result = await this.deadline.during('compaction', 'compacting the context', () =>
-        compactHistory(this.state.history, {
-          model: this.summarizer,
-          signal: this.signal,
-          keepRecentTurns: this.deps.config.keepRecentTurns,
-          facts: factText,
-        }),
-      );
-      if (!result) return;
-      this.state.history.splice(0, this.state.history.length, ...result.history);
-      this.state.anchor = undefined;
-      // Its usage was booked by the metered summarizer (also when the summary failed half-way).
-      const after = contextTokens(undefined, this.state.history, { system, tools });
-      this.emit({
-        type: 'compaction',
-        runId: this.opts.runId,
-        beforeTokens: before,
-        afterTokens: after,
-        summary: result.summary,
-      });
-    } catch (err) {
-      if (isAbort(err, this.signal)) throw err;
-      this.emit({
-        type: 'warning',
-        runId: this.opts.runId,
-        kind: 'other',
-        message: `Context compaction failed: ${errorText(err)}`,
-      });
-    }
   }
 }
