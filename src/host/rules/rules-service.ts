@@ -4,16 +4,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../../core/loop/events';
-import { ConfinedReader } from '../../core/safety/confined-read';
-import {
-  AGENTS_FILE,
-  discoverBaseRules,
-  findOtherAgentRules,
-  pathsInArgs,
-  TaskRules,
-  type RuleSource,
-} from '../../core/rules/project-rules';
+import { AGENTS_FILE, findOtherAgentRules, type RuleSource, type TaskRules } from '../../core/rules/project-rules';
 import type { WorkspaceFs } from '../../core/workspace/types';
+import { WorkspaceRules } from '../../node/surface/rules';
 import type { CommandHandlers } from '../ui/commands';
 import type { Logger } from '../logger';
 import { errorText } from '../../core/error-text';
@@ -42,23 +35,33 @@ interface RuleInUse {
 }
 
 export class RulesService implements vscode.Disposable {
-  private base: RuleSource[] = [];
-  private readonly tasks = new Map<string, TaskRules>();
   private readonly listeners = new Set<() => void>();
   private readonly subs: vscode.Disposable[] = [];
   private loading: Promise<void> = Promise.resolve();
   private offered = false;
-  /** Every rule file is read under the read_file rule (core/safety/confined-read.ts), as in the CLI. */
-  private readonly reader: ConfinedReader;
-  /** A refused rule file (a link out of the workspace, a secret, a FIFO...) is named in the log, once per reload. */
-  private readonly warn = (m: string) => this.log.warn(m);
+  /** The base rules and each task's, as the CLI keeps them; every rule file is read under the read_file rule. */
+  private readonly rules: WorkspaceRules;
 
   constructor(
     private readonly state: vscode.Memento,
     private readonly fs: WorkspaceFs,
     private readonly log: Logger,
   ) {
-    this.reader = new ConfinedReader(fs, { warn: this.warn });
+    // A refused rule file (a link out of the workspace, a secret, a FIFO...) is named in the log, once per reload.
+    this.rules = new WorkspaceRules(
+      fs,
+      (m) => this.log.warn(m),
+      (taskId, rules) => {
+        this.log.info(
+          `rules: task ${taskId} now follows ${rules
+            .sources()
+            .filter((s) => s.kind === 'nested')
+            .map((s) => s.display)
+            .join(', ')}`,
+        );
+        this.changed();
+      },
+    );
     const watcher = vscode.workspace.createFileSystemWatcher(
       '**/{AGENTS.md,CLAUDE.md,.clinerules,.cursorrules,.clinerules/*,.forge/rules/*,.github/copilot-instructions.md}',
     );
@@ -89,11 +92,8 @@ export class RulesService implements vscode.Disposable {
   reload(): void {
     this.loading = this.loading
       .then(async () => {
-        this.base = await discoverBaseRules(this.reader, {
-          importOthers: this.state.get(IMPORT_OTHERS_KEY) === true,
-          warn: this.warn,
-        });
-        this.log.debug(`rules: ${this.base.length ? this.base.map((r) => r.display).join(', ') : 'none'}`);
+        const base = await this.rules.load({ importOthers: this.state.get(IMPORT_OTHERS_KEY) === true });
+        this.log.debug(`rules: ${base.length ? base.map((r) => r.display).join(', ') : 'none'}`);
         this.changed();
       })
       .catch((err) => this.log.warn(`Could not read the project rules: ${errorText(err)}`));
@@ -101,13 +101,7 @@ export class RulesService implements vscode.Disposable {
 
   /** The rules of one task (created on first use; the prompt reads text() every step). */
   forTask(taskId: string): TaskRules {
-    let rules = this.tasks.get(taskId);
-    if (!rules) {
-      rules = new TaskRules(this.reader, () => this.base, this.warn);
-      this.tasks.set(taskId, rules);
-      if (this.tasks.size > 50) this.tasks.delete(this.tasks.keys().next().value as string);
-    }
-    return rules;
+    return this.rules.forTask(taskId);
   }
 
   /** Follows a task's events: a tool call naming a path may bring its folder's AGENTS.md in. */
@@ -116,23 +110,14 @@ export class RulesService implements vscode.Disposable {
   }
 
   /** Reads the AGENTS.md of the folders a call names (the agent builder awaits it before the tool runs). */
-  async touch(taskId: string, args: unknown): Promise<void> {
-    const rules = this.forTask(taskId);
-    const added = await Promise.all(pathsInArgs(args).map((p) => rules.touch(p).catch(() => false)));
-    if (!added.some(Boolean)) return;
-    this.log.info(
-      `rules: task ${taskId} now follows ${rules
-        .sources()
-        .filter((s) => s.kind === 'nested')
-        .map((s) => s.display)
-        .join(', ')}`,
-    );
-    this.changed();
+  touch(taskId: string, args: unknown): Promise<void> {
+    return this.rules.touch(taskId, args);
   }
 
   /** What the panel shows as "Rules in use" for a task. */
   inUse(taskId?: string): RuleInUse[] {
-    const sources = taskId && this.tasks.has(taskId) ? this.tasks.get(taskId)!.sources() : this.base;
+    const sources =
+      taskId && this.rules.hasTask(taskId) ? this.rules.forTask(taskId).sources() : this.rules.baseSources();
     return sources.map((s) => ({ path: s.path, display: s.display, kind: s.kind, truncated: s.truncated }));
   }
 
