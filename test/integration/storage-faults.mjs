@@ -156,7 +156,11 @@ async function main() {
     await wv.locator('.history-item .history-title', { hasText: TASK_A }).first().waitFor({ timeout: 15_000 });
     step('the first task, never saved, is in History');
     await page.screenshot({ path: path.join(shots, 'storage-faults-history.png') });
-    await runCommand(page, 'Forge: Show Task History', { log: step }); // closes it again
+    // Opened from History, the whole conversation is there (its only copy is this window's memory).
+    await wv.locator('.history-item a[data-act="load_task"]', { hasText: TASK_A }).first().click();
+    await panel.userBubble(TASK_A).waitFor({ timeout: 15_000 });
+    await panel.assistant('The greeting is fine').waitFor({ timeout: 15_000 });
+    step('the first task reopened from memory, whole');
 
     await remount(mount, 'rw');
     step('storage writable again');
