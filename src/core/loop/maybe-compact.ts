@@ -24,7 +24,8 @@ export interface CompactionScope {
   readonly summarizer: Model;
   readonly contextWindow: number;
   emit(event: AgentEvent): void;
-  hookNotice(message: string): void;
+  /** A warning of kind 'other' in the run's transcript. */
+  warn(message: string): void;
 }
 
 /** Compacts the history when the next request would pass the compaction threshold of the window. */
@@ -36,7 +37,8 @@ export async function maybeCompact(
   const window = run.contextWindow;
   const before = contextTokens(run.state.anchor, run.state.history, { system, tools });
   if (before < window * run.config.compactAt) return;
-  if (await preCompactBlocked(run.config.hooks, run.state.taskId, run.deadline.signal, run.hookNotice)) return;
+  if (await preCompactBlocked(run.config.hooks, run.state.taskId, run.deadline.signal, (m) => run.warn(`Hook: ${m}`)))
+    return;
   const facts = run.state.facts;
   const factText = [
     facts.read.size ? `Files read: ${[...facts.read].join(', ')}` : '',
@@ -70,11 +72,6 @@ export async function maybeCompact(
     });
   } catch (err) {
     if (isAbort(err, run.deadline.signal)) throw err;
-    run.emit({
-      type: 'warning',
-      runId: run.runId,
-      kind: 'other',
-      message: `Context compaction failed: ${errorText(err)}`,
-    });
+    run.warn(`Context compaction failed: ${errorText(err)}`);
   }
 }

@@ -20,6 +20,8 @@ export interface PerceiveScope {
   readonly deadline: RunDeadline;
   readonly contextWindow: number;
   emit(event: AgentEvent): void;
+  /** A warning of kind 'other' in the run's transcript. */
+  warn(message: string): void;
 }
 
 /** The perceive-time context (memories / mode context / environment): a tenth of the window, at most 8k tokens. */
@@ -50,12 +52,7 @@ export async function recallMemory(run: PerceiveScope): Promise<void> {
     }
   } catch (err) {
     if (isAbort(err, run.deadline.signal)) throw err;
-    run.emit({
-      type: 'warning',
-      runId: run.runId,
-      kind: 'other',
-      message: `Memory recall failed: ${errorText(err)}`,
-    });
+    run.warn(`Memory recall failed: ${errorText(err)}`);
   }
 }
 
@@ -84,12 +81,7 @@ export async function gatherModeContext(run: PerceiveScope): Promise<void> {
     });
   } catch (err) {
     if (isAbort(err, run.deadline.signal)) throw err;
-    run.emit({
-      type: 'warning',
-      runId: run.runId,
-      kind: 'other',
-      message: `Could not gather the ${mode} context: ${errorText(err)}`,
-    });
+    run.warn(`Could not gather the ${mode} context: ${errorText(err)}`);
   }
 }
 
@@ -107,12 +99,7 @@ export async function loadToolSources(run: PerceiveScope): Promise<void> {
               run.deps.log(`tool source ${source.id}: ${t.name} clashes with a tool already registered; skipped`);
           } catch (err) {
             if (isAbort(err, run.deadline.signal)) throw err;
-            run.emit({
-              type: 'warning',
-              runId: run.runId,
-              kind: 'other',
-              message: `Could not load tools from ${source.id}: ${errorText(err)}`,
-            });
+            run.warn(`Could not load tools from ${source.id}: ${errorText(err)}`);
           }
         }),
       ),

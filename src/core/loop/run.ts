@@ -215,6 +215,7 @@ export class Run {
       deadline,
       contextWindow: this.contextWindow(),
       emit: (e) => this.emit(e),
+      warn: (m) => this.warn(m),
     };
   }
 
@@ -235,13 +236,13 @@ export class Run {
       prompt: this.opts.userMessage,
       taskId: this.state.taskId,
       signal: this.signal,
-      notice: (m) => this.hookNotice(m),
+      notice: (m) => this.warn(`Hook: ${m}`),
     });
     return blocked ? { reason: 'guardrail', detail: blocked } : undefined;
   }
 
-  private hookNotice(message: string): void {
-    this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message: `Hook: ${message}` });
+  private warn(message: string): void {
+    this.emit({ type: 'warning', runId: this.opts.runId, kind: 'other', message });
   }
 
   private contextWindow(): number {
@@ -337,7 +338,7 @@ export class Run {
         summarizer: this.summarizer,
         contextWindow: this.contextWindow(),
         emit: (e) => this.emit(e),
-        hookNotice: (m) => this.hookNotice(m),
+        warn: (m) => this.warn(m),
       },
       system(),
       tools,
