@@ -1,5 +1,5 @@
 // What a run needs (ports, registry, policy, config) and what starts it: shared by run.ts and its helpers
-// (reflection), kept apart so neither imports the other.
+// (reflection, perceive), kept apart so neither imports the other.
 import type { MemoryPort } from '../memory/port';
 import type { Model } from '../model/types';
 import type { Approver } from '../safety/approval';

@@ -128,7 +128,7 @@ export function parseErrorText(e: unknown): string {
 const ASSIGN_IN_PARAM = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/;
 const ASSIGN_IN_ARITH = /([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+|-|\*|\/|%|&|\||\^|<<|>>)?=(?!=)/g;
 
-/** Every simple command of one script, without looking into the programs it names (see extractParts in commands.ts). Throws on syntax errors. */
+/** Every simple command of one script, without looking into the programs it names (see extractParts in command-parts.ts). Throws on syntax errors. */
 export function parseScript(src: string): CommandPart[] {
   const syntax = sh();
   const file = syntax.NewParser().Parse(src, '');
