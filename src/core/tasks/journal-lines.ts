@@ -173,7 +173,7 @@ export function parseLog(
     } else if (line.k === 'redo') {
       forgetUndone(log, line.seqs);
     } else {
-      addUndone(log, line.seqs, line.batch);
+      addUndone(log, line.seqs, typeof line.batch === 'string' ? line.batch : undefined);
     }
   }
   return { log, bad };
