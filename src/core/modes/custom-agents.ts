@@ -5,7 +5,14 @@
 // core/skills/sources.ts.
 import * as path from 'node:path';
 import { firstParagraph, listField, parseFrontmatter, stringField } from '../skills/frontmatter';
-import { displayIn, placesFor, refusalProblem, type AgentFileProblem, type DiscoverOptions } from '../skills/sources';
+import {
+  displayIn,
+  listPlace,
+  placesFor,
+  refusalProblem,
+  type AgentFileProblem,
+  type DiscoverOptions,
+} from '../skills/sources';
 import { mapToolNames } from '../skills/tool-names';
 import type { WorkspaceFs } from '../workspace/types';
 import { isModeName, type ModeDefinition } from './index';
@@ -70,21 +77,9 @@ export async function discoverCustomAgents(fs: WorkspaceFs, opts: DiscoverOption
   const agents: ModeDefinition[] = [];
   const problems: AgentFileProblem[] = [];
   for (const place of placesFor(fs, WORKSPACE_AGENT_DIRS, HOME_AGENT_DIRS, opts)) {
-    const listing = await place.reader.listDir(place.dir);
-    if (!listing.ok) {
-      if (listing.code !== 'not-a-file') {
-        const p = refusalProblem(place, place.dir, listing);
-        if (p) problems.push(p);
-      }
-      continue;
-    }
-    for (const r of listing.refused)
-      if (/\.md$/i.test(r.display))
-        problems.push({
-          display: place.scope === 'user' ? `${place.shown}/${r.display}` : r.display,
-          reason: `not read: ${r.why}`,
-        });
-    const files = listing.entries
+    const entries = await listPlace(place, problems, (name) => /\.md$/i.test(name));
+    if (!entries) continue;
+    const files = entries
       .filter((e) => e.type === 'file' && /\.md$/i.test(e.name) && !/^readme\.md$/i.test(e.name))
       .sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of files) {

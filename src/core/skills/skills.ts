@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { boolField, firstParagraph, listField, parseFrontmatter, stringField } from './frontmatter';
 import {
   displayIn,
+  listPlace,
   placesFor,
   refusalProblem,
   type AgentFileProblem,
@@ -91,20 +92,9 @@ export async function discoverSkills(fs: WorkspaceFs, opts: DiscoverOptions = {}
   const byName = new Map<string, Skill>();
   let leftOut = 0;
   for (const place of placesFor(fs, WORKSPACE_SKILL_DIRS, HOME_SKILL_DIRS, opts)) {
-    const listing = await place.reader.listDir(place.dir);
-    if (!listing.ok) {
-      if (listing.code !== 'not-a-file') {
-        const p = refusalProblem(place, place.dir, listing);
-        if (p) problems.push(p);
-      }
-      continue;
-    }
-    for (const r of listing.refused)
-      problems.push({
-        display: place.scope === 'user' ? `${place.shown}/${r.display}` : r.display,
-        reason: `not read: ${r.why}`,
-      });
-    const folders = listing.entries.filter((e) => e.type === 'dir').sort((a, b) => a.name.localeCompare(b.name));
+    const entries = await listPlace(place, problems);
+    if (!entries) continue;
+    const folders = entries.filter((e) => e.type === 'dir').sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of folders) {
       const file = path.join(entry.abs, SKILL_FILE);
       const read = await place.reader.readText(file, { maxBytes: SKILL_FILE_MAX_BYTES, overCap: 'truncate' });

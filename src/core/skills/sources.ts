@@ -2,7 +2,7 @@
 // workspace's ConfinedReader (the read_file rule); a folder in the user's home gets a reader confined to that
 // folder alone: a link leading out of it, a secret, a FIFO or a binary file is refused there just the same.
 import * as path from 'node:path';
-import { ConfinedReader, isWorthWarning, type ConfinedRefusal } from '../safety/confined-read';
+import { ConfinedReader, isWorthWarning, type ConfinedEntry, type ConfinedRefusal } from '../safety/confined-read';
 import type { WorkspaceFs } from '../workspace/types';
 
 /** A file that could not be used, and why (reported once per change of the files). */
@@ -77,4 +77,30 @@ export function displayIn(place: Place, abs: string): string {
 /** A refusal worth naming, as a problem (a folder that is simply absent is none). */
 export function refusalProblem(place: Place, abs: string, r: ConfinedRefusal): AgentFileProblem | undefined {
   return isWorthWarning(r) ? { display: displayIn(place, abs), reason: `not read: ${r.why}` } : undefined;
+}
+
+/**
+ * A place's entries, or undefined when its folder cannot be listed. What the confinement refused is added to
+ * `problems` (the folder itself unless it is simply not a folder; the entries whose name `wanted` accepts).
+ */
+export async function listPlace(
+  place: Place,
+  problems: AgentFileProblem[],
+  wanted: (name: string) => boolean = () => true,
+): Promise<ConfinedEntry[] | undefined> {
+  const listing = await place.reader.listDir(place.dir);
+  if (!listing.ok) {
+    if (listing.code !== 'not-a-file') {
+      const p = refusalProblem(place, place.dir, listing);
+      if (p) problems.push(p);
+    }
+    return undefined;
+  }
+  for (const r of listing.refused)
+    if (wanted(r.display))
+      problems.push({
+        display: place.scope === 'user' ? `${place.shown}/${r.display}` : r.display,
+        reason: `not read: ${r.why}`,
+      });
+  return listing.entries;
 }
