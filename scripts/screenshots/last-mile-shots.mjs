@@ -2,7 +2,8 @@
 // Screenshots for looking, not a test: the states of issue 26 (the panel's last mile) in the real VS Code with the
 // scripted loopback model, in light, dark, high-contrast dark and light at 300 and 600 px side bars: an MCP server
 // waiting for permission, the plan with long steps, a multi-hunk edit card (and the diff editor beside it), the
-// card after a hunk is dropped, the row after the review, a command row, an answer with inline code and a heading.
+// card after a hunk is dropped, the row after the review, a command row, an answer with inline code and a heading,
+// the "Restore to here" modal and the mark the restore leaves (first-start-shots.mjs has the first start).
 // Writes test-results/lastmile-<n>-<state>-<theme>-<width>.png.
 //
 //   node esbuild.mjs && node scripts/screenshots/last-mile-shots.mjs
@@ -77,7 +78,9 @@ async function snap(page, n, state, theme) {
     await setSidebarWidth(page, width, (m) => console.log(`[shots] ${m}`));
     const box = await page.locator('.part.sidebar').boundingBox();
     const file = path.join(shots, `lastmile-${n}-${state}-${theme}-${width}.png`);
-    const clipW = Math.round((box?.x ?? 48) + (box?.width ?? width) + (state.includes('diff') ? 700 : 40));
+    // The diff editor beside the panel, or the whole window for a modal dialog.
+    const extra = state.includes('diff') ? 700 : state.includes('modal') ? 1400 : 40;
+    const clipW = Math.round((box?.x ?? 48) + (box?.width ?? width) + extra);
     await page.screenshot({ path: file, clip: { x: 0, y: 0, width: Math.min(1400, clipW), height: 900 } });
     console.log(`[shots] ${file}`);
   }
@@ -152,6 +155,18 @@ async function run(theme, [label, cls]) {
       await panel.runEnd('done').scrollIntoViewIfNeeded();
       await page.waitForTimeout(300);
       await snap(page, 4, 'answer-inline-code', theme);
+    });
+    await step('Restore to here: the modal, then the mark in the transcript', async () => {
+      await wv.locator('.checkpoint-restore').first().click();
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 10_000 });
+      await page.waitForTimeout(300);
+      await snap(page, 5, 'restore-modal', theme);
+      await dialog.locator('.monaco-button', { hasText: /^Restore Files$/ }).click();
+      await wv.locator('.item-checkpoint .checkpoint-mark').waitFor({ timeout: 10_000 });
+      await wv.locator('.item-checkpoint').last().scrollIntoViewIfNeeded();
+      await page.waitForTimeout(400);
+      await snap(page, 6, 'restored-mark', theme);
     });
   } finally {
     await session.close();

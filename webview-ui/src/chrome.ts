@@ -155,6 +155,20 @@ export class Chrome {
     const key = JSON.stringify(p);
     if (key === this.modelKey) return;
     this.modelKey = key;
+    if (modelPending(p)) {
+      // The host is still resolving the model (its first snapshot after a start or reload): nothing to set up.
+      this.configured = true;
+      this.model.replaceChildren(
+        h(
+          'span',
+          { class: 'model-link model-pending' },
+          icon('loading', undefined, 'codicon-modifier-spin'),
+          h('span', {}, 'Loading the model…'),
+        ),
+      );
+      if (!this.setupByUser) this.setup.hide();
+      return;
+    }
     this.configured = p.configured;
     if (!p.configured) {
       // Never name a model that cannot be used: say what to do instead.
@@ -286,4 +300,12 @@ export class Chrome {
     this.progressFill.classList.toggle('near-limit', pct >= 80);
     this.progress.classList.toggle('idle', !running);
   }
+}
+
+/**
+ * The status the host's bridge holds before the model is resolved: not configured, naming neither a provider nor a
+ * problem (every status the host resolves names at least one of them).
+ */
+function modelPending(p: ProviderStatus): boolean {
+  return !p.configured && !p.provider && !p.problem;
 }
