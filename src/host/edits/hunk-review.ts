@@ -6,43 +6,16 @@ import * as vscode from 'vscode';
 import { type Hunk, type HunkState } from '../../core/review/hunks';
 import type { CommandHandlers } from '../ui/commands';
 import { PROPOSED_SCHEME, type DiffApproval, type HunkReview } from './diff-approval';
-
-const HUNK_COMMANDS = { accept: 'forge.acceptHunk', reject: 'forge.rejectHunk', reset: 'forge.resetHunk' } as const;
+import { HUNK_COMMANDS, hunkHoverMarkdown, hunkNote } from './hunk-note';
 
 /** Where a hunk sits on the proposed side (0-based line): its first added line, or the line where lines went. */
 function anchorLine(h: Hunk): number {
   return Math.max(0, h.newLines > 0 ? h.newStart - 1 : h.newStart - 2);
 }
 
-/** The short note after a hunk's first line (long text ran off the editor's edge): the actions are in its hover. */
-function stateText(h: Hunk, total: number, review: HunkReview): string {
-  const d = review.decisions.get(h.index);
-  const which = `hunk ${h.index + 1}/${total}`;
-  if (d?.state === 'accepted') return `✓ ${which} kept`;
-  if (d?.state === 'rejected') return `✗ ${which} dropped`;
-  return `◀ Forge ${which}: hover to keep or drop`;
-}
-
-/** The hunk's hover: its state and the actions as links (the same commands as the panel's Keep / Drop). */
+/** The hunk's hover: the note's words with command links that only the hunk commands may run. */
 function stateHover(id: string, h: Hunk, total: number, review: HunkReview): vscode.MarkdownString {
-  const d = review.decisions.get(h.index);
-  const link = (label: string, command: string) =>
-    `[${label}](command:${command}?${encodeURIComponent(JSON.stringify([id, h.index]))})`;
-  const state =
-    d?.state === 'accepted'
-      ? 'kept: it will be written'
-      : d?.state === 'rejected'
-        ? `dropped${d.reason ? ` (“${d.reason}”)` : ''}: it will not be written`
-        : 'not reviewed';
-  const actions = [
-    d?.state !== 'accepted' ? link('$(check) Keep', HUNK_COMMANDS.accept) : '',
-    d?.state !== 'rejected' ? link('$(close) Drop…', HUNK_COMMANDS.reject) : '',
-    d?.state ? link('Clear', HUNK_COMMANDS.reset) : '',
-  ].filter(Boolean);
-  const md = new vscode.MarkdownString(
-    `**Forge hunk ${h.index + 1} of ${total}**: ${state}\n\n${actions.join(' · ')}`,
-    true,
-  );
+  const md = new vscode.MarkdownString(hunkHoverMarkdown(id, h.index, total, review.decisions.get(h.index)), true);
   md.isTrusted = { enabledCommands: Object.values(HUNK_COMMANDS) };
   return md;
 }
@@ -82,7 +55,9 @@ export function registerHunkReview(diff: DiffApproval): vscode.Disposable {
       sets[state].push({
         range,
         hoverMessage: stateHover(id!, h, review!.hunks.length, review!),
-        renderOptions: { after: { contentText: stateText(h, review!.hunks.length, review!) } },
+        renderOptions: {
+          after: { contentText: hunkNote(h.index, review!.hunks.length, review!.decisions.get(h.index)) },
+        },
       });
     }
     editor.setDecorations(pendingDeco, sets.pending);
