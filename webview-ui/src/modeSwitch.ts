@@ -3,11 +3,15 @@
 import type { ModeChoiceView } from '../../src/protocol/messages';
 import { h } from './dom';
 
-/** "Plan mode: reads the code..." (the description's first letter lowered unless it starts an acronym). */
+/** "reads the code..." from "Reads the code." (the first letter lowered unless it starts an acronym). */
+function clause(description: string): string {
+  const d = /^[A-Z][a-z]/.test(description) ? description[0]!.toLowerCase() + description.slice(1) : description;
+  return d.replace(/\.$/, '');
+}
+
+/** "Plan mode: reads the code...". */
 export function modeSentence(m: ModeChoiceView): string {
-  const d = m.description ?? '';
-  const lowered = /^[A-Z][a-z]/.test(d) ? d[0]!.toLowerCase() + d.slice(1) : d;
-  return d ? `${m.label} mode: ${lowered.replace(/\.$/, '')}.` : `${m.label} mode.`;
+  return m.description ? `${m.label} mode: ${clause(m.description)}.` : `${m.label} mode.`;
 }
 
 /** Fills the select with the modes (an own model beside the name, the description as each option's tooltip). */
@@ -44,5 +48,6 @@ export function modeNote(): HTMLElement {
 export function renderModeNote(note: HTMLElement, modes: readonly ModeChoiceView[], current: string | undefined): void {
   const m = modes.find((x) => x.id === current);
   note.hidden = !m?.description;
-  note.textContent = m?.description ? `${modeSentence(m)} Switch above or with /mode.` : '';
+  if (!m?.description) return note.replaceChildren();
+  note.replaceChildren(h('strong', {}, `${m.label} mode`), `: ${clause(m.description)}. Switch above or with /mode.`);
 }
