@@ -78,9 +78,7 @@ async function snap(page, n, state, theme) {
     await setSidebarWidth(page, width, (m) => console.log(`[shots] ${m}`));
     const box = await page.locator('.part.sidebar').boundingBox();
     const file = path.join(shots, `lastmile-${n}-${state}-${theme}-${width}.png`);
-    // The diff editor beside the panel, or the whole window for a modal dialog.
-    const extra = state.includes('diff') ? 700 : state.includes('modal') ? 1400 : 40;
-    const clipW = Math.round((box?.x ?? 48) + (box?.width ?? width) + extra);
+    const clipW = Math.round((box?.x ?? 48) + (box?.width ?? width) + (state.includes('diff') ? 700 : 40));
     await page.screenshot({ path: file, clip: { x: 0, y: 0, width: Math.min(1400, clipW), height: 900 } });
     console.log(`[shots] ${file}`);
   }
@@ -157,12 +155,25 @@ async function run(theme, [label, cls]) {
       await snap(page, 4, 'answer-inline-code', theme);
     });
     await step('Restore to here: the modal, then the mark in the transcript', async () => {
-      await wv.locator('.checkpoint-restore').first().click();
       const dialog = page.locator('.monaco-dialog-box');
-      await dialog.waitFor({ timeout: 10_000 });
-      await page.waitForTimeout(300);
-      await snap(page, 5, 'restore-modal', theme);
-      await dialog.locator('.monaco-button', { hasText: /^Restore Files$/ }).click();
+      const open = async () => {
+        await wv.locator('.checkpoint-restore').first().click();
+        await dialog.waitFor({ timeout: 10_000 });
+        await page.waitForTimeout(300);
+      };
+      // The modal holds the side bar's sash: one width at a time, cancelled in between.
+      for (const width of WIDTHS) {
+        await setSidebarWidth(page, width, (m) => console.log(`[shots] ${m}`));
+        await open();
+        const file = path.join(shots, `lastmile-5-restore-modal-${theme}-${width}.png`);
+        await page.screenshot({ path: file, clip: { x: 0, y: 0, width: 1400, height: 900 } });
+        console.log(`[shots] ${file}`);
+        await dialog.locator('.monaco-button', { hasText: /^Cancel$/ }).click();
+        await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+      }
+      await open();
+      // "Restore Files", or "Rewind Conversation" where no file changed after that step.
+      await dialog.locator('.monaco-button', { hasText: /^(Restore Files|Rewind Conversation)$/ }).click();
       await wv.locator('.item-checkpoint .checkpoint-mark').waitFor({ timeout: 10_000 });
       await wv.locator('.item-checkpoint').last().scrollIntoViewIfNeeded();
       await page.waitForTimeout(400);

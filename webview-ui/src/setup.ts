@@ -10,7 +10,8 @@ import { icon } from './icons';
 type CheckResult = Extract<HostMessage, { type: 'provider_check' }>;
 
 const PROVIDERS: [PanelProviderId, string, string][] = [
-  ['openai-compatible', 'Local or OpenAI-compatible server', 'Ollama, LM Studio, vLLM, llama.cpp, OpenRouter…'],
+  // Short enough for a 300 px side bar; the examples show under the select.
+  ['openai-compatible', 'OpenAI-compatible server', 'Local: Ollama, LM Studio, vLLM, llama.cpp; or OpenRouter…'],
   ['vscode-lm', 'VS Code chat model', 'A model another extension provides, e.g. GitHub Copilot'],
   ['openai', 'OpenAI', 'Your OpenAI API key'],
   ['anthropic', 'Anthropic', 'Your Anthropic API key'],
@@ -165,7 +166,11 @@ export class SetupForm {
     }) as HTMLInputElement;
     const rows: (HTMLElement | null)[] = [];
     if (p === 'openai-compatible')
-      rows.push(field('Base URL', this.baseUrl, 'Ends in /v1'), field('API key (optional)', this.apiKey));
+      rows.push(
+        h('p', { class: 'field-hint muted' }, PROVIDERS.find(([v]) => v === p)![2]),
+        field('Base URL', this.baseUrl, 'Ends in /v1'),
+        field('API key (optional)', this.apiKey),
+      );
     if (p === 'openai' || p === 'anthropic') rows.push(field('API key', this.apiKey));
     if (p !== 'vscode-lm') rows.push(field('Model', this.model), this.models);
     else
