@@ -2,6 +2,12 @@
 import type { SpawnOptions } from 'node:child_process';
 
 export function folderBytes(dir: string): number;
+export function formatElapsed(ms: number): string;
+export const stepLines: {
+  start(what: string, estimate?: string): string;
+  tick(what: string, ms: number, bytes?: number): string;
+  done(what: string, ms: number): string;
+};
 export function runWithProgress(
   cmd: string,
   args: string[],

@@ -31,8 +31,22 @@ export function folderBytes(dir) {
   return total;
 }
 
+/** "12 s", "1 min 30 s", "3 min": how long a step has taken, in words a person reads at a glance. */
+export function formatElapsed(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const rest = s % 60;
+  return rest ? `${Math.floor(s / 60)} min ${rest} s` : `${s / 60} min`;
+}
+
 const mb = (n) => `${Math.round(n / 1e6)} MB`;
-const secs = (ms) => `${Math.round(ms / 1000)} s`;
+
+/** The lines a step prints: before it starts, every few seconds while it runs, and when it is done. */
+export const stepLines = {
+  start: (what, estimate) => `${what}${estimate ? ` (${estimate})` : ''}...`,
+  tick: (what, ms, bytes) => `  ... ${what}: ${formatElapsed(ms)}${bytes === undefined ? '' : `, ${mb(bytes)} so far`}`,
+  done: (what, ms) => `${what}: done in ${formatElapsed(ms)}`,
+};
 
 /**
  * Runs `cmd args` without a terminal of its own, saying first `what` and `estimate` ("about 1-3 minutes"), then every
@@ -44,21 +58,21 @@ export function runWithProgress(
   { what, estimate, watchDir, everyMs = 5000, log = console.log, ...opts } = {},
 ) {
   const started = Date.now();
-  log(`${what}${estimate ? ` (${estimate})` : ''}...`);
+  log(stepLines.start(what, estimate));
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
-  const tick = setInterval(() => {
-    const size = watchDir ? `, ${mb(folderBytes(watchDir))} so far` : '';
-    log(`  ... ${what}: ${secs(Date.now() - started)}${size}`);
-  }, everyMs);
+  const tick = setInterval(
+    () => log(stepLines.tick(what, Date.now() - started, watchDir ? folderBytes(watchDir) : undefined)),
+    everyMs,
+  );
   return new Promise((resolve, reject) => {
     const done = (err) => {
       clearInterval(tick);
       if (err) reject(err);
       else {
-        log(`${what}: done in ${secs(Date.now() - started)}`);
+        log(stepLines.done(what, Date.now() - started));
         resolve(out);
       }
     };

@@ -44,3 +44,30 @@ describe('scripts/lib/progress runWithProgress', () => {
     );
   });
 });
+
+describe('scripts/lib/progress step lines', () => {
+  it('says elapsed time in seconds, then minutes and seconds past a minute', async () => {
+    const { formatElapsed } = await import('../../../scripts/lib/progress.mjs');
+    assert.deepEqual([0, 400, 12_300, 59_400, 60_000, 90_200, 185_000, 180_000].map(formatElapsed), [
+      '0 s',
+      '0 s',
+      '12 s',
+      '59 s',
+      '1 min',
+      '1 min 30 s',
+      '3 min 5 s',
+      '3 min',
+    ]);
+  });
+
+  it('announces what and how long, reports time and size while it runs, and when it is done', async () => {
+    const { stepLines } = await import('../../../scripts/lib/progress.mjs');
+    const what = '[setup-real-vscode] installing code-server 4.139.1 (about 600 MB, once)';
+    assert.equal(stepLines.start(what, 'usually one to three minutes'), `${what} (usually one to three minutes)...`);
+    assert.equal(stepLines.start('apt-get update'), 'apt-get update...');
+    assert.equal(stepLines.tick(what, 95_000, 312_400_000), `  ... ${what}: 1 min 35 s, 312 MB so far`);
+    assert.equal(stepLines.tick('apt-get update', 5_000), '  ... apt-get update: 5 s');
+    assert.equal(stepLines.tick('npm', 5_000, 0), '  ... npm: 5 s, 0 MB so far');
+    assert.equal(stepLines.done(what, 132_000), `${what}: done in 2 min 12 s`);
+  });
+});
