@@ -199,9 +199,11 @@ function send(other = false): void {
     chrome.autosize();
     return;
   }
-  if (text && store.status.state !== 'idle') {
-    // A run works: the text steers it or waits in the queue (Alt+Enter: the other one).
-    queueUi.submit(text.slice(0, 100_000), other);
+  if ((text || attachments.count) && store.status.state !== 'idle') {
+    // A run works: the text steers it or waits in the queue (Alt+Enter: the other one), with its images and chips.
+    if (attachments.count && !attachments.canSend()) return;
+    const parts = { count: attachments.count, images: () => attachments.take(), mentions: () => chips.take() };
+    void queueUi.submitWith(text.slice(0, 100_000), other, parts);
     chrome.input.value = '';
     chrome.autosize();
     return;

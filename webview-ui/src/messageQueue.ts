@@ -2,10 +2,21 @@
 // without stopping it) or queues them (sent when the run ends, or as the answer when it asks); a two-way switch
 // above the input says which, Alt+Enter does the other. What waits is listed above the input: a queued message can
 // be edited or removed; a steer shows until the run takes it. The host keeps the list (saved with the task).
+import type { ImageAttachment } from '../../src/protocol/images';
+import type { MentionView } from '../../src/protocol/mentions';
 import type { PatchOp, QueuedMessage, WebviewMessage } from '../../src/protocol/messages';
+import { renderChipList } from './composerChips';
 import { button, h } from './dom';
 import { icon, iconButton } from './icons';
+import { messageImages } from './messageImages';
 import './steering.css';
+
+/** What the composer holds besides the text: its images (scaled when ready) and its @-chips. */
+export interface ComposerParts {
+  readonly count: number;
+  images(): Promise<ImageAttachment[]>;
+  mentions(): MentionView[];
+}
 
 export type Delivery = 'steer' | 'queue';
 
@@ -87,9 +98,25 @@ export class MessageQueue {
   }
 
   /** The text typed while a run works: steered or queued (`other`: Alt+Enter, the choice not selected). */
-  submit(text: string, other = false): void {
+  submit(text: string, other = false, extras: { images?: ImageAttachment[]; mentions?: MentionView[] } = {}): void {
     const d = other ? (this.delivery === 'steer' ? 'queue' : 'steer') : this.delivery;
-    this.post(d === 'steer' ? { type: 'steer_message', text } : { type: 'queue_add', text });
+    const parts = {
+      ...(extras.images?.length ? { images: extras.images } : {}),
+      ...(extras.mentions?.length ? { mentions: extras.mentions } : {}),
+    };
+    this.post(d === 'steer' ? { type: 'steer_message', text, ...parts } : { type: 'queue_add', text, ...parts });
+  }
+
+  /**
+   * The composer's text with its images and chips, steered or queued: they go with this message, not the next
+   * one. The chips leave the composer at once; the images once scaled.
+   */
+  async submitWith(text: string, other: boolean, parts: ComposerParts): Promise<void> {
+    const mentions = parts.mentions();
+    const images = parts.count ? await parts.images() : [];
+    const body = text || (images.length ? `See the attached image${images.length > 1 ? 's' : ''}.` : '');
+    if (!body) return;
+    this.submit(body.slice(0, 100_000), other, { images, mentions });
   }
 
   render(queue: readonly QueuedMessage[] | undefined): void {
@@ -127,6 +154,8 @@ export class MessageQueue {
       'div',
       { class: `queued${q.steer ? ' steer' : ''}`, role: 'listitem', 'data-queue-id': q.id },
       h('div', { class: 'queued-head' }, kind, actions),
+      ...messageImages(q.images),
+      ...renderChipList(q.mentions),
       h('div', { class: 'queued-text' }, q.text),
     );
   }

@@ -196,13 +196,13 @@ export class Agent {
    * The user's words for the run in flight, delivered at its next step boundary without stopping it. Returns the
    * message's turn id, or undefined when no run is in flight (send it instead).
    */
-  steer(text: string): string | undefined {
+  steer(text: string, images?: ImagePart[]): string | undefined {
     if (!this.current || !text.trim()) return undefined;
     // Unique in the history too: a restored Agent counts again from 1 within the same run number.
     let turnId: string;
     do turnId = `${this.state.taskId}-steer-${this.state.counters.runs}-${++this.steerCount}`;
     while (this.state.history.some((m) => m.role === 'user' && m.turnId === turnId));
-    this.inbox.push({ turnId, text });
+    this.inbox.push({ turnId, text, ...(images?.length ? { images } : {}) });
     return turnId;
   }
 

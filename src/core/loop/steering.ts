@@ -1,12 +1,14 @@
 // Steering: what the user types while a run works, delivered at the next step boundary as their own words, without
 // stopping the run. The Agent holds the inbox; the run drains it before each model step.
-import type { ChatMessage } from '../model/types';
+import type { ChatMessage, ImagePart } from '../model/types';
 import type { AgentEvent } from './events';
 
 export interface SteerMessage {
   /** The user turn's id (the panel's edit-and-resend finds the message by it). */
   turnId: string;
   text: string;
+  /** Images the user attached to it (the model gets them with the words). */
+  images?: ImagePart[];
 }
 
 export class SteerInbox {
@@ -35,7 +37,12 @@ export function deliverSteers(
 ): number {
   const messages = inbox?.take() ?? [];
   for (const m of messages) {
-    history.push({ role: 'user', content: m.text, turnId: m.turnId });
+    history.push({
+      role: 'user',
+      content: m.text,
+      turnId: m.turnId,
+      ...(m.images?.length ? { images: m.images } : {}),
+    });
     emit({ type: 'user_steer', runId, turnId: m.turnId, text: m.text });
   }
   return messages.length;

@@ -10,6 +10,7 @@ import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { withoutImageData } from '../../core/model/images';
+import type { ImagePart } from '../../core/model/types';
 import type { StagedImages } from '../ui/image-intake';
 import { reloadNote } from './recovery-notes';
 import { ENDED_RUN_NOTE, endedRunReport, endsRun } from '../../core/tasks/ended-run';
@@ -262,8 +263,8 @@ export class TaskSession {
   }
 
   /** The user's words for the run in flight (steering); its turn id, or undefined when no run is in flight. */
-  steer(text: string): string | undefined {
-    return this.agent.steer(text);
+  steer(text: string, images?: ImagePart[]): string | undefined {
+    return this.agent.steer(text, images);
   }
 
   /** Steers the last run ended without delivering: they stay in the queue as plain queued messages. */

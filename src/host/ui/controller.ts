@@ -86,7 +86,7 @@ export interface ControllerDeps {
   /** A sent message as the model gets it (MCP resources the user attached are appended). */
   beforeSend?(text: string): string;
   /** Where the images sent with messages are kept (beside the task history). */
-  images?: Pick<ImageStore, 'put'> & Partial<Pick<ImageStore, 'collectGarbageSoon'>>;
+  images?: Pick<ImageStore, 'put'> & Partial<Pick<ImageStore, 'collectGarbageSoon' | 'get'>>;
   /** @-mentions (made from the toolkit, the model and the session when absent). */
   mentions?: MentionService;
 }
@@ -119,7 +119,18 @@ export class Controller {
     const mentions = this.deps.mentions;
     this.review = new ReviewActions(current);
     this.runs = new RunControl(current, panel, this.review);
-    const steering = new SteeringActions({ manager, recovery, panel, start: (k, t, s) => this.runs.start(k, t, s) });
+    const steering = new SteeringActions({
+      manager,
+      recovery,
+      panel,
+      start: (k, t, s, d, m) => this.runs.start(k, t, s, d, m),
+      // A steered or queued message keeps the composer's images and chips (steer-attachments.ts).
+      attachments: {
+        model: () => this.deps.model.info,
+        images: () => this.deps.images ?? { put: toImagePart },
+        mentions: () => this.deps.mentions,
+      },
+    });
     this.runs.onRunEnd = (session, report) => steering.afterRun(session, report);
     this.history = new TaskHistory(current, panel, () => this.resumeIfPending());
     this.modelSettings = new ModelSettings(current, panel);

@@ -10,6 +10,8 @@ export function cleanQueue(queue: readonly QueuedMessage[]): QueuedMessage[] {
     id: safeId(q.id),
     text: q.text.slice(0, LIMITS.userText),
     ...(q.steer ? { steer: true } : {}),
+    ...(q.images?.length ? { images: q.images.slice(0, 8) } : {}),
+    ...(q.mentions?.length ? { mentions: q.mentions.slice(0, 20) } : {}),
   }));
 }
 
@@ -22,13 +24,23 @@ export function foldSteer(
   e: { turnId: string; text: string },
 ): QueuedMessage[] {
   const id = safeId(e.turnId);
+  // The waiting entry has what the user typed and attached; the model's text may hold the chips' context too.
+  const waiting = queue.find((q) => q.id === id);
+  const thumbs = waiting?.images?.map(({ thumb, width, height, name }) => ({
+    thumb,
+    width,
+    height,
+    ...(name ? { name } : {}),
+  }));
   items.append(ops, {
     id: items.nextId(),
     ts: now(),
     kind: 'user',
-    text: cap(e.text, LIMITS.itemText).text,
+    text: cap(waiting?.text ?? e.text, LIMITS.itemText).text,
     turnId: id,
     steered: true,
+    ...(thumbs?.length ? { images: thumbs } : {}),
+    ...(waiting?.mentions?.length ? { mentions: waiting.mentions } : {}),
   });
   const left = queue.filter((q) => q.id !== id);
   if (left.length !== queue.length) ops.push({ op: 'queue', queue: left });
