@@ -73,9 +73,10 @@ export class RunControl {
       return undefined;
     }
     if (!deps.model.configured) {
-      const status = this.panel()?.bridge.snapshot().provider;
+      // The panel shows the setup form, with the reason, whenever no model is usable: point there, not at the
+      // palette, and do not say the reason a second time.
       session.transcript.addError(
-        status?.problem ?? 'No model is configured yet. Set one up to start.',
+        `No model is set up yet: connect one in the form above; ${back}.`,
         ['setup_model', 'select_model'],
         'setup',
       );

@@ -42,6 +42,9 @@ describe('setup, errors and the webview message path', function () {
       error.actions.includes('select_model') && error.actions.includes('setup_model'),
       `actions: ${error.actions}`,
     );
+    // The form above says why, once: the error points there, not at the palette (issue 26 item 6).
+    assert.match(error.message, /connect one in the form above; your message is back in the input box/);
+    assert.doesNotMatch(error.message, /Select Model|No chat model/);
     assert.strictEqual(
       error.topic,
       'setup',
