@@ -124,6 +124,55 @@ describe('forge CLI: hooks (Claude Code format) end to end', function () {
     assert.equal(existsSync(path.join(ws, 'allowed')), true, 'a command the hook let through did not run');
   });
 
+  it("a prompt hook asks the task's model; an http hook POSTs to a loopback server; both can refuse", async () => {
+    const http = await import('node:http');
+    const posted: string[] = [];
+    const hookSrv = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        posted.push(body);
+        const deny = body.includes('delegate');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(deny ? JSON.stringify({ decision: 'block', reason: 'no helpers here' }) : '{}');
+      });
+    });
+    await new Promise<void>((r) => hookSrv.listen(0, '127.0.0.1', r));
+    const port = (hookSrv.address() as { port: number }).port;
+    try {
+      await writeJson(path.join(ws, '.claude', 'settings.json'), {
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Refuse commands that delete files: $ARGUMENTS' }] },
+            { matcher: 'Task', hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/pre` }] },
+          ],
+        },
+      });
+      srv.script([
+        call('execute_command', { command: 'rm -rf build' }),
+        // The prompt hook's question to the same model.
+        { text: '{"ok": false, "reason": "rm deletes files"}' },
+        call('delegate_task', { task: 'delegate the cleanup' }),
+        done('left the build folder alone'),
+      ]);
+      const res = await runCli(srv, ws, home, [
+        '--approve',
+        'commands-sandboxed',
+        '--allow-workspace-hooks',
+        'clean up',
+      ]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.match(JSON.stringify(srv.requests[1]!.body), /Refuse commands that delete files[\s\S]*rm -rf build/);
+      assert.match(toolResults(srv.requests[2]!.body).at(-1)!, /Blocked by a PreToolUse hook: rm deletes files/);
+      assert.equal(posted.length, 1, 'the http hook ran for delegate_task only');
+      assert.equal(JSON.parse(posted[0]!).tool_name, 'Task');
+      assert.match(toolResults(srv.requests[3]!.body).at(-1)!, /Blocked by a PreToolUse hook: no helpers here/);
+    } finally {
+      hookSrv.close();
+      hookSrv.closeAllConnections();
+    }
+  });
+
   it('without the user allowing them, workspace hooks do not run, and Forge says so', async () => {
     srv.script([call('execute_command', { command: 'touch forced && echo --force' }), done('ok')]);
     const res = await runCli(srv, ws, home, ['--approve', 'commands-sandboxed', 'push']);
