@@ -13,7 +13,10 @@ const controls: EndpointModelDeps['controls'] = {
   toolCallFormat: 'forge.toolCallFormat',
 };
 
-function settings(baseUrl: string, extra: Partial<SurfaceSettings> = {}): SurfaceSettings & { provider: 'openai' } {
+function settings(
+  baseUrl: string,
+  extra: Omit<Partial<SurfaceSettings>, 'provider'> = {},
+): SurfaceSettings & { provider: 'openai' } {
   return {
     provider: 'openai',
     model: 'gpt-4.1',
@@ -31,7 +34,6 @@ function settings(baseUrl: string, extra: Partial<SurfaceSettings> = {}): Surfac
     toolCallFormat: 'native',
     contextWindow: 0,
     ...extra,
-    provider: 'openai',
   };
 }
 
