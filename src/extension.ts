@@ -39,9 +39,9 @@ export async function activate(context: vscode.ExtensionContext) {
   const currentTaskId = () => gate.current?.controller.manager.current.id;
   // What the panel shows until the session attaches the open task: storage failures and a failed start land here.
   const startup = new Transcript();
-  const show = (message: string) => {
-    if (gate.current) gate.current.controller.manager.note(message, 'storage');
-    else startup.addError(message, ['show_logs'], 'storage');
+  const show = (message: string, resolved?: boolean) => {
+    if (gate.current) gate.current.controller.manager.note(message, resolved ? 'storage-ok' : 'storage');
+    else startup.storageNote(message, !!resolved);
   };
 
   const storage = openWorkspaceStorage(context, log, show);

@@ -169,7 +169,7 @@ export class Transcript {
    * An error outside a run (no provider, failed to start): stays in the transcript with what to do. Topic 'setup'
    * (no usable model) is dropped again by clearSetupErrors once a model is configured.
    */
-  addError(message: string, actions: Action[] = [], topic?: 'setup' | 'storage'): PatchOp[] {
+  addError(message: string, actions: Action[] = [], topic?: 'setup'): PatchOp[] {
     const error = {
       kind: 'error' as const,
       message: cap(message, LIMITS.preview).text,
@@ -177,6 +177,24 @@ export class Transcript {
       ...(topic ? { topic } : {}),
     };
     return this.change((ops) => this.items.append(ops, { id: this.items.nextId(), ts: this.now(), ...error }));
+  }
+
+  /**
+   * What Forge's storage can write now (never saved with the task). Good news (`ok`) replaces every earlier storage
+   * notice and a new failure replaces the earlier good news, so no storage line stays that is no longer true.
+   */
+  storageNote(message: string, ok: boolean): PatchOp[] {
+    const all = this.items.all();
+    const kept = all.filter((it) => !(it.kind === 'error' && it.topic === 'storage' && (ok || it.tone === 'ok')));
+    if (kept.length !== all.length) {
+      this.items.replaceAll(kept);
+      for (const l of this.listeners) l({ kind: 'reset' });
+    }
+    const text = cap(message, LIMITS.preview).text;
+    const item = ok
+      ? { kind: 'error' as const, message: text, actions: [], topic: 'storage' as const, tone: 'ok' as const }
+      : { kind: 'error' as const, message: text, actions: ['show_logs' as const], topic: 'storage' as const };
+    return this.change((ops) => this.items.append(ops, { id: this.items.nextId(), ts: this.now(), ...item }));
   }
 
   /** Removes the "no model" errors (a model is configured now); true when there were any. */

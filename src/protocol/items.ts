@@ -284,6 +284,8 @@ export const ErrorItemSchema = z.object({
    * write now. Neither is saved with the task: after a reload it would no longer be true.
    */
   topic: z.enum(['setup', 'storage']).optional(),
+  /** 'ok': good news in the same place (the storage works again), shown as such rather than as an alert. */
+  tone: z.enum(['ok']).optional(),
 });
 /** The context a mode gathered before its first step (plan: manifests + tree, review: diff, test: test files). */
 export const ContextItemSchema = z.object({

@@ -28,7 +28,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const TASK_A = 'First task: read greet.js';
 const TASK_B = 'Second task: nothing to change';
 const TASK_C = 'Third task: read package.json again and again';
-const read = (id, p = 'src/greet.js') => ({ id, name: 'read_file', args: { path: p } });
+const read = (id, p = 'src/greet.js', startLine) => ({
+  id,
+  name: 'read_file',
+  args: { path: p, ...(startLine ? { startLine } : {}) },
+});
 const MANY = Array.from({ length: 12 }, (_, i) => `c-read-${i + 2}`);
 const done = (id, result) => ({ id, name: 'task_completion', args: { result } });
 
@@ -210,7 +214,7 @@ async function main() {
     llm.script([
       { text: 'Reading the first file.', toolCalls: [read('c-read1')] },
       // Enough audit lines to pass the slack in the log's last page (a full tmpfs still takes those bytes).
-      { delayMs: 4000, toolCalls: MANY.map((id) => read(id, 'package.json')) },
+      { delayMs: 4000, toolCalls: MANY.map((id, i) => read(id, i < 6 ? 'package.json' : 'src/greet.js', (i % 6) + 1)) },
       { toolCalls: [done('c-done', 'Read the files.')] },
     ]);
     await send(panel, TASK_C);
@@ -228,11 +232,15 @@ async function main() {
     );
     unfill(mount);
     step('space returned');
-    const back = await waitNotice(page, /audit log again/, 'the audit log recovered', 40_000);
+    // The audit log and the task history come back each on its own retry: the panel says which, and "everything
+    // is saved" (which replaces the earlier storage notices) only once both are on disk.
+    const back = await waitNotice(page, /audit log again|everything is saved/, 'the storage recovered', 40_000);
     step(`panel: ${back.split('\n')[0]}`);
+    const allSaved = () => taskFileWith(dir, 'Read the files.');
+    if (/everything is saved/.test(back)) assert.ok(allSaved(), `"${back}" before the task was on disk`);
+    await waitNotice(page, /everything is saved/, '"everything is saved"', 40_000);
+    assert.ok(allSaved(), 'the task is on disk once everything is said to be saved');
     const lines = auditLines(dir);
-    if (/everything is saved/.test(back))
-      assert.ok(taskFileWith(dir, 'Read the files.'), `"${back}" before the task was`);
     const ids = (kind) => lines.filter((l) => l.kind === kind).map((l) => l.toolCallId);
     const gap = lines.find((l) => l.kind === 'audit_gap');
     if (!gap)
@@ -243,7 +251,6 @@ async function main() {
     else step(`the log says ${gap.dropped} lines were dropped`);
     // Each run's end too, the first one's written after the read-only storage came back.
     assert.equal(lines.filter((l) => l.kind === 'run_end').length, 3, 'three runs ended in the audit log');
-    await until('the third task on disk', () => taskFileWith(dir, 'Read the files.'), 30_000);
     assert.deepEqual(tempFiles(mount), [], 'no temporary file after space returned');
     ({ panel } = await reloadWindow(page, server));
     await panel.userBubble(TASK_C).waitFor({ timeout: 60_000 });

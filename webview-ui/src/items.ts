@@ -97,11 +97,11 @@ function renderBody(item: TranscriptItem): Node[] {
       return [
         h(
           'div',
-          { class: 'notice error', role: 'alert' },
+          item.tone === 'ok' ? { class: 'notice ok', role: 'status' } : { class: 'notice error', role: 'alert' },
           h(
             'div',
             { class: 'notice-row' },
-            icon('error', undefined, 'icon'),
+            icon(item.tone === 'ok' ? 'pass' : 'error', undefined, 'icon'),
             h('span', { class: 'pre-wrap' }, item.message),
           ),
           actionButtons(item.actions),

@@ -19,7 +19,8 @@ interface DurabilityOptions {
   io: TasksIO;
   log: Logger;
   /** Puts a message in the panel. */
-  show(message: string): void;
+  /** `resolved`: the storage works again (earlier storage notices are no longer true). */
+  show(message: string, resolved?: boolean): void;
   /** A task this window held was taken over by another window. */
   onLeaseLost?(taskId: string): void;
   probe?: WorkspaceProbe;

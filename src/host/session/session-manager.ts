@@ -37,6 +37,8 @@ interface SessionManagerDeps {
   storage?: StorageReporter;
 }
 
+type NoteTopic = 'storage' | 'storage-ok';
+
 /** A task opened on storage Forge cannot write is on disk as it opened: only what is added to it waits in memory. */
 const OPENED_UNWRITABLE =
   'This task is on disk as it opened; anything new in it is kept in memory until writing works again (closing VS Code before then would lose it). ';
@@ -62,7 +64,7 @@ export class SessionManager {
   /** Tasks another window took over: this window stops saving them (it would overwrite that window's work). */
   private readonly ownedElsewhere = new Set<string>();
   /** Messages for the panel that wait until a task being opened is shown. */
-  private readonly notes: { message: string; topic?: 'storage' }[] = [];
+  private readonly notes: { message: string; topic?: NoteTopic }[] = [];
   private opening = 0;
   private readonly noticeSub: { dispose(): void };
   /**
@@ -112,15 +114,18 @@ export class SessionManager {
 
   /**
    * Shows a message in the panel (in the current task; after the switch when a task is being opened). Topic
-   * 'storage': true only now (what can be written), so never saved with the task.
+   * 'storage': true only now (what can be written), so never saved with the task; 'storage-ok': the storage works
+   * again, and the earlier storage notices go.
    */
-  note(message: string, topic?: 'storage'): void {
+  note(message: string, topic?: NoteTopic): void {
     this.notes.push({ message, topic });
     if (!this.opening) this.flushNotes();
   }
 
   private flushNotes(): void {
-    for (const n of this.notes.splice(0)) this.session.transcript.addError(n.message, ['show_logs'], n.topic);
+    for (const { message, topic } of this.notes.splice(0))
+      if (topic) this.session.transcript.storageNote(message, topic === 'storage-ok');
+      else this.session.transcript.addError(message, ['show_logs']);
   }
 
   private onStoreNotice(n: StoreNotice): void {

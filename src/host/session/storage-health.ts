@@ -5,8 +5,8 @@ import type { Logger } from '../logger';
 import { errorText } from '../../core/error-text';
 
 interface StorageHealthOptions {
-  /** Shows a message in the panel (the current task's transcript). */
-  show(message: string): void;
+  /** Shows a message in the panel (the current task's transcript); `resolved` when nothing fails any more. */
+  show(message: string, resolved?: boolean): void;
   log: Logger;
   /** Where Forge stores its data, named in the warning. */
   storageDir?: string;
@@ -48,10 +48,7 @@ export class StorageHealth {
     this.opts.log.info(`Forge can write ${what} again.`);
     // "Everything is saved" only while nothing else fails: the audit log can recover before the task history.
     const still = [...this.failing.keys()];
-    this.opts.show(
-      still.length
-        ? `Forge can write ${what} again, but still not ${still.join(' or ')}.`
-        : `Forge can write ${what} again; everything is saved.`,
-    );
+    if (still.length) this.opts.show(`Forge can write ${what} again, but still not ${still.join(' or ')}.`);
+    else this.opts.show(`Forge can write ${what} again; everything is saved.`, true);
   }
 }

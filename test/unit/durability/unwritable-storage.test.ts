@@ -121,6 +121,34 @@ describe('durability: storage that cannot be written loses no conversation', () 
     manager.dispose();
   });
 
+  it('once everything is saved, the storage notices that are no longer true give way to one good-news line', () => {
+    const { store } = flakyStore();
+    const { manager } = managerOn(store);
+    manager.note('Forge cannot write the task history: EROFS. Your conversation is kept in memory.', 'storage');
+    manager.note('The saved state of "Old" is damaged.');
+    manager.note('Forge can write the task history again; everything is saved.', 'storage-ok');
+    const errors = manager.current.transcript
+      .getItems()
+      .filter((i): i is Extract<typeof i, { kind: 'error' }> => i.kind === 'error');
+    assert.deepEqual(
+      errors.map((i) => [i.message, i.tone]),
+      [
+        ['The saved state of "Old" is damaged.', undefined],
+        ['Forge can write the task history again; everything is saved.', 'ok'],
+      ],
+    );
+    // A new failure: the good news is no longer true either.
+    manager.note('Forge cannot write the audit log: ENOSPC.', 'storage');
+    assert.deepEqual(
+      manager.current.transcript
+        .getItems()
+        .filter((i): i is Extract<typeof i, { kind: 'error' }> => i.kind === 'error')
+        .map((i) => i.message),
+      ['The saved state of "Old" is damaged.', 'Forge cannot write the audit log: ENOSPC.'],
+    );
+    manager.dispose();
+  });
+
   it('a record that writes again does not claim everything is saved while another still fails', () => {
     const shown: string[] = [];
     const health = new StorageHealth({ show: (m) => shown.push(m), log });
