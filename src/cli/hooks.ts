@@ -38,7 +38,7 @@ export async function createCliHooks(o: CliHookOptions): Promise<HookService> {
     let yes = o.allowWorkspace;
     if (!yes && o.ask) {
       const answer = await o.ask(
-        `This workspace has hooks (commands it runs, contained, around the agent's actions):\n${workspace.map((h) => describe(h.hook)).join('\n')}\nRun them? [y/N] `,
+        `This workspace has hooks (commands it runs contained; http hooks POST each event to their URL; prompt hooks ask the model), around the agent's actions:\n${workspace.map((h) => describe(h.hook)).join('\n')}\nRun them? [y/N] `,
         false,
       );
       yes = /^y(es)?$/i.test((answer ?? '').trim());

@@ -27,6 +27,21 @@ function settingHooks(): ParsedHooks {
     : { hooks: [], problems: [] };
 }
 
+/** What the hooks asked about do, beyond commands (which run in the sandbox): said before the user allows them. */
+export function hookKinds(hooks: readonly HookCommand[]): string {
+  const types = new Set(hooks.map((h) => h.type ?? 'command'));
+  const parts = [
+    types.has('command') ? 'Commands run in the sandbox.' : '',
+    types.has('http') ? 'http hooks send each event (secrets redacted) to their URL.' : '',
+    types.has('prompt') ? "prompt hooks ask the task's model (they spend tokens)." : '',
+    types.has('mcp_tool') ? 'mcp_tool hooks call a running MCP server.' : '',
+  ];
+  return parts
+    .filter(Boolean)
+    .map((p) => `${p} `)
+    .join('');
+}
+
 export class HostHooks implements vscode.Disposable {
   readonly service: HookService;
   private readonly subs: vscode.Disposable[] = [];
@@ -110,7 +125,7 @@ export class HostHooks implements vscode.Disposable {
     );
     void vscode.window
       .showWarningMessage(
-        `Forge: this workspace has ${pending.length} hook(s) that run commands around the agent's actions (${what}${pending.length > 3 ? '; ...' : ''}). Run them, contained in the sandbox?`,
+        `Forge: this workspace has ${pending.length} hook(s) that run around the agent's actions (${what}${pending.length > 3 ? '; ...' : ''}). ${hookKinds(pending)}Run them?`,
         'Allow',
         "Don't Allow",
       )

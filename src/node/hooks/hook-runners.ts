@@ -4,7 +4,7 @@
 import { runPromptHook } from '../../core/hooks/prompt-hook';
 import type { HookCommand, HookExecutor, HookRun } from '../../core/hooks/types';
 import type { Model } from '../../core/model/types';
-import { runHttpHook } from './http-hook';
+import { redactedEvent, runHttpHook } from './http-hook';
 
 /** The part of an MCP server connection a hook uses: only a running server is called (no start, no new consent). */
 export interface McpHookServer {
@@ -75,7 +75,8 @@ export class HookRunners implements HookExecutor {
     if (!server) return failed(`no MCP server named "${hook.server}" is configured`, started);
     if (server.state !== 'running')
       return failed(`the MCP server "${hook.server}" is not running (${server.state})`, started);
-    const args = hook.input ?? (JSON.parse(stdin) as Record<string, unknown>);
+    // The event leaves Forge for another process: secrets are redacted as for an http hook.
+    const args = hook.input ?? (JSON.parse(redactedEvent(stdin)) as Record<string, unknown>);
     try {
       const { text, isError } = mcpText(await server.callTool(hook.tool ?? '', args, signal, hook.timeoutMs));
       const ms = Date.now() - started;

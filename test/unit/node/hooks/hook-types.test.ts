@@ -2,7 +2,7 @@
 // blocks, a 500 / a timeout / a redirect do not, secrets are redacted, a workspace hook gets no env vars, an
 // unallowed workspace hook never calls out); prompt hooks ask the real OpenAI client pointed at the loopback LLM
 // server (not ok blocks with the reason, ok passes, a malformed answer is a logged non-block); mcp_tool calls a
-// running server's tool; agent hooks are reported, not run.
+// running server's tool (secrets redacted); agent hooks are reported, not run.
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -346,12 +346,13 @@ describe('hooks: http, prompt and mcp_tool handlers', function () {
       ).hooks;
       const v = await dispatcher(h, new HookRunners({ command, mcp: () => servers('running', deny) })).fire(
         'Stop',
-        { stop_hook_active: false },
+        { stop_hook_active: false, last_assistant_message: `done; key ghp_${'x1'.repeat(12)}` },
         signal(),
       );
       assert.equal(v.block, 'policy says no');
       assert.equal(calls.at(-1)!.tool, 'check');
       assert.equal(calls.at(-1)!.args.hook_event_name, 'Stop');
+      assert.equal(calls.at(-1)!.args.last_assistant_message, 'done; key [REDACTED]', 'secrets are redacted');
     });
 
     it('a server that is not running, or not there, is not started and does not block', async () => {
