@@ -67,6 +67,10 @@ describe('custom agents in the mode picker (real VS Code)', function () {
       snapshot.snapshot.modes.map((m: any) => m.id),
       ['agent', 'plan', 'implement', 'review', 'test', 'deploy', 'test-fixer'],
     );
+    // Each mode says what it does in the mode switch: the built-ins' lines and the agent's description.
+    const described = Object.fromEntries(snapshot.snapshot.modes.map((m: any) => [m.id, m.description]));
+    assert.match(described.plan, /changes no files/);
+    assert.match(described['test-fixer'], /^Runs the failing tests and fixes the code under test/);
     await freshTask(api, [{ toolCalls: [{ id: 'c1', name: 'task_completion', args: { result: 'fixed' } }] }]);
     conn.receive({ type: 'set_mode', mode: 'test-fixer' });
     await waitFor(() => api.testApi.manager.current.mode === 'test-fixer', 'the task to be in test-fixer mode');
