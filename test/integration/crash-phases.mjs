@@ -5,7 +5,7 @@
 //     complete, not as a run to continue, and the memory file holds no torn line;
 //  2. during a checkpoint restore ("Restore to here"; two files already written back, the third waiting on the
 //     user's Overwrite / Keep Mine): the panel and the model are told exactly which files were restored and which
-//     were not, and the disk agrees;
+//     were not, and the disk agrees; restoring again asks only about the file left;
 //  3. during /compact (the summary half streamed): nothing of the conversation is lost, and the next request carries
 //     the first message verbatim and no part of the half-written summary;
 //  4. just after reflection wrote a lesson to .forge/memory.jsonl: the lesson is in the file once, also after the
@@ -171,7 +171,19 @@ async function main() {
     check(/src\/r\/c\.js was not restored/.test(toModel), 'the model is told the file not restored');
     check(!/may be partly restored/.test(toModel), 'the model is not told a vague "may be"');
     await panel.runEnd('done').last().waitFor({ timeout: 30_000 });
-    step('restore cut off: user and model told exactly which files went back');
+    // "Use Restore to here again to finish it": only c.js is asked about; keeping the user's edit ends it.
+    await wv.locator('.checkpoint-restore').first().click();
+    await dialog.waitFor({ timeout: 10_000 });
+    await dialog.locator('.monaco-button', { hasText: /^Restore Files$/ }).click();
+    const again = page.locator('.monaco-dialog-box', { hasText: 'was modified since Forge edited it' });
+    await again.waitFor({ timeout: 20_000 });
+    check((await again.innerText()).includes('c.js'), 'the second restore asks about c.js only');
+    await again.locator('.monaco-button', { hasText: /^Keep Mine$/ }).click();
+    await wv.locator('.item-checkpoint .checkpoint-mark').last().waitFor({ timeout: 20_000 });
+    check(!(await page.locator('.monaco-dialog-box').count()), 'nothing else is asked');
+    for (const f of FILES.slice(0, 2)) assert.equal(disk(f), original(f), `${f} stays restored`);
+    assert.equal(disk(FILES[2]), USER_EDIT, 'c.js keeps the user edit');
+    step('restore cut off: user and model told exactly which files went back; restoring again finished it');
 
     // 3. /compact killed with half a summary streamed.
     llm.script([{ fault: 'hang', text: `## Goal\n${PARTIAL_SUMMARY} ` }]);

@@ -290,13 +290,14 @@ export class Recovery {
    */
   async restoreBeforeCalls(taskId: string, toolCallIds: readonly string[]): Promise<RestoreReport | undefined> {
     const ids = new Set(toolCallIds);
-    const mine = (await this.deps.journal.entries(taskId)).filter(
-      (e) => e.toolCallId !== undefined && ids.has(e.toolCallId) && !e.undone,
-    );
+    const entries = await this.deps.journal.entries(taskId);
+    const mine = entries.filter((e) => e.toolCallId !== undefined && ids.has(e.toolCallId) && !e.undone);
     if (!mine.length) return undefined;
     const toSeq = Math.min(...mine.map((e) => e.seq)) - 1;
     const before = { step: 0, toolCallIds: [], paths: [], toSeq, at: 0, undone: false };
-    const ended = await this.restoreBegun(taskId, [...new Set(mine.map((e) => e.path))], true, toSeq);
+    // Every file edited since goes back, not only those of these calls: the intent names them all.
+    const files = new Set(entries.filter((e) => e.seq > toSeq && !e.undone).map((e) => e.path));
+    const ended = await this.restoreBegun(taskId, [...files], true, toSeq);
     const outcome = await restoreToCheckpoint(this.deps.journal, taskId, before, this.deps.journalFs, (c) =>
       this.decide(c, 'ask'),
     );
