@@ -11,16 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forgePanel, forgeWebview, setSidebarWidth } from '../../test/integration/ui/workbench.mjs';
-import { startShotSession } from '../../test/integration/ui/session.mjs';
+import { pickColorTheme, startShotSession } from '../../test/integration/ui/session.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
-// Set before the window opens, so the notification is shot in the theme (a theme picked later would hide it).
+// Picked from the palette (a settings id such as "Default High Contrast" came up as High Contrast Light).
 const ALL = {
-  light: 'Default Light Modern',
-  dark: 'Default Dark Modern',
-  'hc-dark': 'Default High Contrast',
-  'hc-light': 'Default High Contrast Light',
+  light: ['Light Modern', 'vs'],
+  dark: ['Dark Modern', 'vs-dark'],
+  'hc-dark': ['Dark High Contrast', 'hc-black'],
+  'hc-light': ['Light High Contrast', 'hc-light'],
 };
 const THEMES = Object.entries(ALL).filter(
   ([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k),
@@ -46,12 +46,11 @@ async function step(what, fn) {
   }
 }
 
-async function run(theme, colorTheme) {
+async function run(theme, [label, cls]) {
   const session = await startShotSession({
     repo,
     prefix: 'forge-fsshots-',
     userSettings: {
-      'workbench.colorTheme': colorTheme,
       'window.autoDetectHighContrast': false,
       'window.autoDetectColorScheme': false,
     },
@@ -61,6 +60,7 @@ async function run(theme, colorTheme) {
   const panel = forgePanel(page);
   const wv = forgeWebview(page);
   try {
+    await pickColorTheme(page, label, cls);
     // The toast hides itself after some seconds (VS Code's own timing), often before the workbench is drivable:
     // then the notification is shot where it stays, in the notification centre the bell opens.
     let notice = page.locator('.notification-toast', { hasText: 'Forge is installed' });
@@ -87,7 +87,7 @@ async function run(theme, colorTheme) {
     });
     await step('Check connection against nothing', async () => {
       await wv.locator('.setup-card select').selectOption('openai-compatible');
-      await wv.locator('.setup-card input[type="url"]').fill('http://127.0.0.1:9/v1');
+      await wv.locator('.setup-card input[type="url"]').fill('http://127.0.0.1:59999/v1');
       await wv.locator('.setup-card input[list]').fill('my-model');
       await wv.locator('.setup-card vscode-button[data-act="setup_check"]').click();
       await wv.locator('.setup-card .check-result.bad').waitFor({ timeout: 20_000 });
@@ -111,5 +111,5 @@ async function run(theme, colorTheme) {
 }
 
 fs.mkdirSync(shots, { recursive: true });
-for (const [theme, colorTheme] of THEMES) await run(theme, colorTheme);
+for (const [theme, pick] of THEMES) await run(theme, pick);
 process.exit(0);
