@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Screenshots for looking, not a test: the empty panel in the real VS Code with the mode switch and the line on what
-// the current mode does (issue 26, item 12), per theme at 300 and 600 px side bars, for Agent and then Plan.
+// the current mode does (issue 26, item 12), per theme at 300 and 600 px side bars, for Agent and then Plan, and the
+// /mode quick pick.
 // Writes test-results/modes-<mode>-<theme>-<width>.png.
 //
 //   node esbuild.mjs && node scripts/screenshots/mode-shots.mjs
@@ -55,6 +56,25 @@ async function run(theme, [label, cls]) {
       .waitFor({ timeout: 10_000 })
       .catch(() => console.log('[shots] the line never said Plan mode'));
     await snap(page, 'plan', theme);
+    // /mode without a name: VS Code's quick pick, each mode with its description.
+    const { panel } = await openForgePanel(page);
+    await panel.input.fill('/mode');
+    await panel.input.press('Escape'); // closes the completion list, which would take the Enter
+    await panel.input.press('Enter');
+    const pick = page.locator('.quick-input-widget', { hasText: 'mode for this task' });
+    await pick
+      .waitFor({ state: 'visible', timeout: 15_000 })
+      .then(async () => {
+        const box = await pick.boundingBox();
+        const file = path.join(shots, `modes-quickpick-${theme}.png`);
+        await page.screenshot({
+          path: file,
+          clip: { x: box.x - 10, y: 0, width: box.width + 20, height: box.y + box.height + 10 },
+        });
+        console.log(`[shots] ${file}`);
+        await page.keyboard.press('Escape');
+      })
+      .catch((e) => console.log(`[shots] the /mode quick pick: ${e.message.split('\n')[0]}`));
   } finally {
     await session.close();
   }

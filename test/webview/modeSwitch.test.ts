@@ -50,6 +50,9 @@ describe('webview mode switch descriptions (Chromium)', function () {
   });
 
   it('a custom agent is described the same way; a mode without a description gets no empty line', async () => {
+    await p.host(state());
+    const hidden = await p.page.locator('.welcome .mode-note').evaluate((el) => (el as HTMLElement).hidden);
+    assert.equal(hidden, true, 'no empty line (with its margin) before the modes arrive');
     await p.host(
       state({
         modes: [...MODE_CHOICES, { id: 'reviewer', label: 'reviewer', description: 'Reviews the diff for bugs' }],

@@ -42,7 +42,7 @@ export function renderModeOptions(
 
 /** The empty panel's line on the current mode, below what Forge does. */
 export function modeNote(): HTMLElement {
-  return h('p', { class: 'mode-note muted', 'aria-live': 'polite' });
+  return h('p', { class: 'mode-note muted', 'aria-live': 'polite', hidden: true });
 }
 
 export function renderModeNote(note: HTMLElement, modes: readonly ModeChoiceView[], current: string | undefined): void {

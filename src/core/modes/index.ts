@@ -39,7 +39,7 @@ export const MODES: Readonly<Record<BuiltinModeName, ModeDefinition>> = {
   agent: {
     name: 'agent',
     label: 'Agent',
-    description: 'Works through a task on its own: reads the code, edits files, runs commands and checks the result',
+    description: 'Works through a task on its own: edits files, runs commands and checks the result',
     prompt:
       "You work autonomously on the user's task: inspect the workspace, make changes, run commands, verify, and report.",
     maxIterations: 25,
