@@ -77,12 +77,23 @@ export function toolExtras(t: ItemOf<'tool'>): HTMLElement[] {
 
 export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
   const files = c.restored.length + c.deleted.length;
+  // Only the conversation went back (no file had changed since that step): say that, not "Restored 0 files".
+  const onlyRewound =
+    c.action === 'restore' &&
+    files === 0 &&
+    !c.skipped.length &&
+    !c.conflicts.length &&
+    c.rewoundMessages !== undefined;
   const title =
     c.action === 'undo'
       ? `Undid this task's changes: ${countOf(files, 'file')}`
       : c.action === 'redo'
         ? `Redid: the task's edits are back in ${countOf(files, 'file')}`
-        : `Restored ${countOf(files, 'file')} to how they were after an earlier step`;
+        : onlyRewound
+          ? 'Rewound the conversation to this step'
+          : files === 0
+            ? 'No file restored'
+            : `Restored ${countOf(files, 'file')} to how they were after an earlier step`;
   const lines: HTMLElement[] = [];
   const list = (label: string, paths: readonly string[]) =>
     paths.length
@@ -103,7 +114,9 @@ export function renderCheckpointMark(c: ItemOf<'checkpoint'>): HTMLElement {
   list('Kept your changes', c.skipped);
   for (const k of c.conflicts)
     lines.push(h('div', { class: 'conflict' }, `Not restored: ${base(k.path)} (${k.reason})`));
-  if (c.rewoundMessages !== undefined)
+  if (onlyRewound)
+    lines.push(h('div', {}, `No file had changed since; ${countOf(c.rewoundMessages ?? 0, 'message')} removed.`));
+  else if (c.rewoundMessages !== undefined)
     lines.push(
       h('div', {}, `The conversation was rewound to this point (${countOf(c.rewoundMessages, 'message')} removed).`),
     );
