@@ -250,7 +250,7 @@ async function main() {
     await panel.input.press('Enter');
     await waitRequests(before5 + 2, 'the compaction request in the run');
     assert.match(JSON.stringify(llm.requests[before5 + 1].body), /compress an AI coding agent/);
-    await sleep(800); // the step's save (the context nearly full) lands
+    await waitForTaskFile(storage, '48000'); // the step's save (the context nearly full) landed
     panel = await kill('while the run compacted its context');
     await panel.userBubble('Go on.').waitFor({ timeout: 30_000 });
     const afterAuto = await wv.locator('.app').innerText();
