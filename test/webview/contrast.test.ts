@@ -37,6 +37,15 @@ const items: TranscriptItem[] = [
     elapsedMs: 3000,
     actions: [],
   } as ItemOf<'run_end'>,
+  {
+    id: 'n1',
+    ts: 1,
+    kind: 'error',
+    message: 'Forge can write the task history again; everything is saved.',
+    actions: [],
+    topic: 'storage',
+    tone: 'ok',
+  } as ItemOf<'error'>,
 ];
 
 interface Low {
