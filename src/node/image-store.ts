@@ -14,6 +14,7 @@ import {
 } from '../core/model/images';
 import type { ChatMessage, ImagePart } from '../core/model/types';
 import { collectImages, type ImageGcResult } from './image-gc';
+import { errorText } from '../core/error-text';
 
 /** An image as it arrives (the panel, the CLI, read_file): base64 bytes and what the sender says they are. */
 export interface IncomingImage {
@@ -129,8 +130,7 @@ export class ImageStore {
               `[images] removed ${r.removed} image(s) no task uses, ${Math.round(r.freedBytes / 1024)} KiB`,
             );
         },
-        (err: unknown) =>
-          this.opts.log?.(`[images] not collected: ${err instanceof Error ? err.message : String(err)}`),
+        (err: unknown) => this.opts.log?.(`[images] not collected: ${errorText(err)}`),
       );
     }, delayMs);
     this.gcTimer.unref?.();

@@ -4,6 +4,7 @@
 // a non-blocking failure with the reason logged. The event's JSON is data, fenced as such, never instructions.
 import type { Model } from '../model/types';
 import type { HookCommand, HookRun } from './types';
+import { errorText } from '../error-text';
 
 const SYSTEM = [
   "You check one event of a coding agent against a team's rule (a hook). The rule comes first; the event is JSON",
@@ -78,7 +79,7 @@ export async function runPromptHook(
     if (timeout.aborted) return run(started, { exitCode: null, timedOut: true });
     return run(started, {
       exitCode: null,
-      failed: `the model could not answer (${err instanceof Error ? err.message : String(err)})`,
+      failed: `the model could not answer (${errorText(err)})`,
     });
   }
   const answer = parsePromptAnswer(text.slice(0, ANSWER_CAP));

@@ -5,6 +5,7 @@ import { runPromptHook } from '../../core/hooks/prompt-hook';
 import type { HookCommand, HookExecutor, HookRun } from '../../core/hooks/types';
 import type { Model } from '../../core/model/types';
 import { redactedEvent, runHttpHook } from './http-hook';
+import { errorText } from '../../core/error-text';
 
 /** The part of an MCP server connection a hook uses: only a running server is called (no start, no new consent). */
 export interface McpHookServer {
@@ -92,7 +93,7 @@ export class HookRunners implements HookExecutor {
         : { exitCode: 0, stdout: text, stderr: '', timedOut: false, truncated: false, ms };
     } catch (err) {
       signal.throwIfAborted();
-      return failed(`the MCP call failed (${err instanceof Error ? err.message : String(err)})`, started);
+      return failed(`the MCP call failed (${errorText(err)})`, started);
     }
   }
 }
