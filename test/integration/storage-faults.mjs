@@ -132,7 +132,7 @@ async function main() {
     llm.script([
       { text: 'Reading greet.js first.', toolCalls: [read('a-read')] },
       {
-        delayMs: 5000,
+        delayMs: 8000,
         text: 'The greeting is fine.',
         toolCalls: [done('a-done', 'Read greet.js; nothing to change.')],
       },
@@ -214,7 +214,7 @@ async function main() {
     llm.script([
       { text: 'Reading the first file.', toolCalls: [read('c-read1')] },
       // Enough audit lines to pass the slack in the log's last page (a full tmpfs still takes those bytes).
-      { delayMs: 4000, toolCalls: MANY.map((id, i) => read(id, i < 6 ? 'package.json' : 'src/greet.js', (i % 6) + 1)) },
+      { delayMs: 6000, toolCalls: MANY.map((id, i) => read(id, i < 6 ? 'package.json' : 'src/greet.js', (i % 6) + 1)) },
       { toolCalls: [done('c-done', 'Read the files.')] },
     ]);
     await send(panel, TASK_C);
