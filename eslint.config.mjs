@@ -37,6 +37,21 @@ export default tseslint.config(
     },
   },
   {
+    // One helper turns a thrown value into its message (src/core/error-text.ts); the webview cannot import it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/error-text.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message'][alternate.callee.name='String']",
+          message: 'Use errorText(err) from src/core/error-text.ts.',
+        },
+      ],
+    },
+  },
+  {
     // Tests and benches stub SDKs, VS Code and wire formats; `any` there is the point (233 + 5 uses).
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
