@@ -272,6 +272,8 @@ export class Chrome {
 
   renderStatus(status: RunStatus, progress: Progress | undefined, elapsedExtraMs: number): void {
     const running = status.state !== 'idle';
+    // While a run works the input steers or queues, and Steer and Stop share its line: a shorter word.
+    this.input.placeholder = running ? 'Message…' : 'Describe a task…';
     this.stopBtn.hidden = !running;
     this.sendBtn.hidden = running;
     const awaiting = status.state === 'awaiting_approval';
