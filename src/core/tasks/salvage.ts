@@ -133,6 +133,8 @@ interface SalvagedTask {
   messages: number;
   /** Panel transcript items recovered. */
   transcriptItems: number;
+  /** The panel items were lost or cut by the damage: dropped, so the panel rebuilds its view from the messages. */
+  rebuilt: boolean;
 }
 
 const ROLES = new Set(['user', 'assistant', 'tool']);
@@ -169,11 +171,12 @@ export function salvageTask(text: string, id: string, now = Date.now()): Salvage
     counters: { runs: 0, approvals: 0 },
   };
   const transcript = task.transcript as { items?: unknown[] } | undefined;
-  const items = Array.isArray(transcript?.items)
-    ? transcript!.items.filter(
-        (it) => !!it && typeof it === 'object' && typeof (it as { kind?: unknown }).kind === 'string',
-      )
-    : [];
+  const items =
+    Array.isArray(transcript?.items) && itemsWhole(transcript)
+      ? transcript!.items.filter(
+          (it) => !!it && typeof it === 'object' && typeof (it as { kind?: unknown }).kind === 'string',
+        )
+      : [];
   const createdAt = num(task.createdAt, now);
   const record: TaskRecord = {
     id,
@@ -186,7 +189,17 @@ export function salvageTask(text: string, id: string, now = Date.now()): Salvage
     snapshot,
     transcript: { ...(transcript ?? {}), items },
   };
-  return { record, messages: history.length, transcriptItems: items.length };
+  return { record, messages: history.length, transcriptItems: items.length, rebuilt: items.length === 0 };
+}
+
+/**
+ * Whether the items were read to their end: a saved transcript has keys after them (status), and the reader only
+ * goes on past a complete value. Items cut by the damage would show the conversation's start and hide the rest.
+ */
+function itemsWhole(transcript: object): boolean {
+  const keys = Object.keys(transcript);
+  const at = keys.indexOf('items');
+  return at >= 0 && at < keys.length - 1;
 }
 
 function isMessage(m: unknown): m is { role: string; content: string } {

@@ -35,7 +35,7 @@ export type StoreNotice =
       title?: string;
       keptAt?: string;
       reason: string;
-      recovered?: { messages: number; transcriptItems: number };
+      recovered?: { messages: number; transcriptItems: number; rebuilt?: boolean };
     }
   | { kind: 'archived'; ids: string[]; titles: string[]; dir: string; limit: number };
 
@@ -294,7 +294,11 @@ export class TaskStore {
       ...(kept ? { keptAt: kept } : {}),
     };
     if (salvaged) {
-      notice.recovered = { messages: salvaged.messages, transcriptItems: salvaged.transcriptItems };
+      notice.recovered = {
+        messages: salvaged.messages,
+        transcriptItems: salvaged.transcriptItems,
+        ...(salvaged.rebuilt ? { rebuilt: true } : {}),
+      };
       if (title && salvaged.record.title === 'Recovered task') salvaged.record.title = title;
       this.summaries.set(id, summaryOf(salvaged.record));
       await this.writer

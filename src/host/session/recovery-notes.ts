@@ -19,9 +19,11 @@ export function describeNotice(n: StoreNotice): string {
   const kept = n.keptAt
     ? ` The damaged file was kept as ${n.keptAt}.`
     : ' The damaged file could not be moved aside (see the Forge log).';
-  const what = n.recovered
-    ? ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation and ${n.recovered.transcriptItems} panel item(s); anything after it is lost.`
-    : ' Nothing of it could be recovered, so it left the history.';
+  const what = !n.recovered
+    ? ' Nothing of it could be recovered, so it left the history.'
+    : n.recovered.rebuilt
+      ? ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation; the panel's own items could not be read, so the view below was rebuilt from the saved conversation (tool rows show only the results it saved). Anything after the damage is lost.`
+      : ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation and ${n.recovered.transcriptItems} panel item(s); anything after it is lost.`;
   return `The saved state of ${name} is damaged (${n.reason}).${what}${kept}`;
 }
 

@@ -8,6 +8,7 @@ import type { MentionChip, QueuedMessage, TranscriptItem } from '../../protocol/
 import { planView } from '../../panel/planFormat';
 import { toolStillOpen } from '../../panel/fold/tool-cards';
 import { safeId } from '../../panel/itemFormat';
+import { itemsFromHistory } from '../../panel/items-from-history';
 import { Transcript, type TranscriptState } from '../../panel/transcript';
 import { withoutImageData } from '../../core/model/images';
 import type { ImagePart } from '../../core/model/types';
@@ -390,7 +391,16 @@ export function restoreTranscript(
   saved: TranscriptState | undefined,
   snapshot: AgentSnapshot,
 ): Partial<TranscriptState> {
-  if (!saved || !Array.isArray(saved.items)) return { taskId: snapshot.taskId, items: [], status: { state: 'idle' } };
+  if (!saved || !Array.isArray(saved.items) || !saved.items.length) {
+    // The panel's items were lost (a damaged file) but the conversation was not: the view is rebuilt from it.
+    const pendingIds = new Set((snapshot.pending?.calls ?? []).map((c) => c.id));
+    return {
+      taskId: snapshot.taskId,
+      items: itemsFromHistory(snapshot.history ?? [], Date.now(), pendingIds),
+      status: { state: 'idle' },
+      ...(snapshot.plan ? { plan: planView(snapshot.plan) } : {}),
+    };
+  }
   // The calls of the step the pending approval belongs to run again (resumePending): their cards wait for that run,
   // and its approval card replaces the old one.
   const resumed = new Set((snapshot.pending?.calls ?? []).map((c) => safeId(c.id)));
