@@ -248,6 +248,8 @@ export class Agent {
   ): Promise<{ beforeTokens: number; afterTokens: number; summary: string } | undefined> {
     this.assertIdle();
     this.compacting = true;
+    const runId = `${this.state.taskId}-compact`;
+    this.emit({ type: 'compacting', runId, phase: 'begin', auto: false });
     try {
       const { config } = this.runDeps;
       const model = meteredModel(this.runDeps.summarizer, (usage, info) => {
@@ -266,10 +268,11 @@ export class Agent {
       this.state.history.splice(0, this.state.history.length, ...result.history);
       this.state.anchor = undefined;
       const out = { beforeTokens, afterTokens: estimateMessagesTokens(this.state.history), summary: result.summary };
-      this.emit({ type: 'compaction', runId: `${this.state.taskId}-compact`, ...out });
+      this.emit({ type: 'compaction', runId, ...out });
       return out;
     } finally {
       this.compacting = false;
+      this.emit({ type: 'compacting', runId, phase: 'end', auto: false });
     }
   }
 

@@ -136,6 +136,11 @@ export type AgentEvent =
       key?: string;
     }
   | { type: 'compaction'; runId: string; beforeTokens: number; afterTokens: number; summary: string }
+  /**
+   * A compaction begins or is over (done, nothing to do, failed or stopped): `auto` is the run's own, else /compact.
+   * The host records it durably, so a reload that cuts one off can say it did not happen.
+   */
+  | { type: 'compacting'; runId: string; phase: 'begin' | 'end'; auto: boolean }
   | { type: 'memory_recalled'; runId: string; memories: { id: string; content: string; type: string }[] }
   | { type: 'memory_learned'; runId: string; memories: { id: string; content: string; type: string }[] }
   | { type: 'step_end'; runId: string; step: StepReport }

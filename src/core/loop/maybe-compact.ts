@@ -49,6 +49,7 @@ export async function maybeCompact(
   ]
     .filter(Boolean)
     .join('\n');
+  run.emit({ type: 'compacting', runId: run.runId, phase: 'begin', auto: true });
   try {
     const result = await run.deadline.during('compaction', 'compacting the context', () =>
       compactHistory(run.state.history, {
@@ -73,5 +74,7 @@ export async function maybeCompact(
   } catch (err) {
     if (isAbort(err, run.deadline.signal)) throw err;
     run.warn(`Context compaction failed: ${errorText(err)}`);
+  } finally {
+    run.emit({ type: 'compacting', runId: run.runId, phase: 'end', auto: true });
   }
 }

@@ -39,6 +39,17 @@ type RestoreLine =
   | ({ k: 'restore'; id: string; files: string[]; rewind: boolean; at: number } & Partial<RestoreTarget>)
   | { k: 'restore_end'; id: string; at: number };
 
+/** A compaction begun (`auto`: the run's own, else /compact) and over; one left open was cut off by a crash. */
+type CompactLine =
+  { k: 'compact'; id: string; auto: boolean; at: number } | { k: 'compact_end'; id: string; at: number };
+
+/** A compaction a crash cut off: its summary never replaced the conversation. */
+export interface CutCompaction {
+  id: string;
+  auto: boolean;
+  at: number;
+}
+
 /** Where a restore takes the files: the journal's edits after `toSeq` are undone; `paths` as the journal names them. */
 export interface RestoreTarget {
   toSeq: number;
@@ -143,12 +154,36 @@ export class AnswerLog {
     return [...open.values()];
   }
 
+  /** Records a compaction about to start (`id` as its events name it); `compactionEnded` once it is over. */
+  compactionBegun(taskId: string, id: string, auto: boolean): Promise<void> {
+    return this.append(taskId, { k: 'compact', id, auto, at: this.now() });
+  }
+
+  /** The compaction is over (done, nothing to do, failed or stopped) and what it did is saved with the task. */
+  compactionEnded(taskId: string, id: string): Promise<void> {
+    return this.append(taskId, { k: 'compact_end', id, at: this.now() });
+  }
+
+  /** Compactions begun and never ended (a crash cut them off); each is reported once, then closed. */
+  async cutCompactions(taskId: string): Promise<CutCompaction[]> {
+    await this.chains.get(taskId);
+    const text = await this.io.read(this.file(taskId)).catch(() => undefined);
+    const open = new Map<string, CutCompaction>();
+    for (const raw of (text ?? '').split('\n')) {
+      const line = parseCompact(raw);
+      if (line?.k === 'compact') open.set(line.id, { id: line.id, auto: line.auto === true, at: line.at });
+      else if (line?.k === 'compact_end') open.delete(line.id);
+    }
+    for (const c of open.values()) await this.append(taskId, { k: 'compact_end', id: c.id, at: this.now() });
+    return [...open.values()];
+  }
+
   /** Forgets a task's answers (the task was removed). */
   async remove(taskId: string): Promise<void> {
     await this.io.remove(this.file(taskId)).catch(() => undefined);
   }
 
-  private append(taskId: string, line: AnswerLine | RestoreLine): Promise<void> {
+  private append(taskId: string, line: AnswerLine | RestoreLine | CompactLine): Promise<void> {
     // A torn line from a crash is ended by the leading newline, so it never merges with this one.
     const run = (this.chains.get(taskId) ?? Promise.resolve())
       .then(() => this.io.append(this.file(taskId), `\n${JSON.stringify(line)}\n`))
@@ -183,6 +218,17 @@ function parseRestore(raw: string): RestoreLine | undefined {
     if (line.k === 'restore' && Array.isArray(line.files)) return line;
     if (line.k === 'restore_end') return line;
     return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseCompact(raw: string): CompactLine | undefined {
+  if (!raw.includes('"compact')) return undefined;
+  try {
+    const line = JSON.parse(raw) as CompactLine;
+    if (typeof line?.id !== 'string') return undefined;
+    return line.k === 'compact' || line.k === 'compact_end' ? line : undefined;
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import type { ChatMessage } from '../model/types';
 import type { ApprovalRequest } from '../safety/approval';
 import type { AnswerLog } from './answer-log';
 import type { CommandLog, ExternalCall } from './command-log';
+import { cutCompactionNotes } from './cut-compaction';
 import type { EditJournal, JournalEntry, OpenIntent } from './journal';
 import type { AgentSnapshot } from './snapshot';
 import type { TaskRecord } from './task-format';
@@ -287,7 +288,7 @@ export async function reconcileTask(
   const answerNote = await recalledAnswerNote(record, deps.answers);
   const cut = await cutRestoreNote(record, deps);
   if (cut) record = cut.record;
-  const first = cut ? [cut.note] : [];
+  const first = [...(cut ? [cut.note] : []), ...(await cutCompactionNotes(record.id, deps.answers))];
   if (!facts.length) return { record, notes: [...first, ...(answerNote ? [answerNote] : [])], changed: !!cut };
   const r = reconcileSnapshot(record.snapshot as AgentSnapshot, facts, !!answerNote);
   const kept = r.snapshot.pending && answerNote ? [answerNote] : [];

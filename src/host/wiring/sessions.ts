@@ -12,6 +12,7 @@ import type { MemoryService } from './memory-service';
 import type { SwitchableModel } from './model-factory';
 import type { TaskSession } from '../session/task-session';
 import { SessionManager } from '../session/session-manager';
+import { markCompaction } from '../session/compaction-marks';
 import type { Toolkit } from './toolkit';
 import type { Ecosystem } from '../ecosystem';
 import type { Logger } from '../logger';
@@ -72,6 +73,7 @@ export function sessionManagerFactory({
       onEvent: (session, e) => {
         // An image a tool returned (read_file) is kept by hash too: the saved task holds only the hash.
         if (e.type === 'tool_result') void keepToolImages(session.history, e.id, storage.images, log);
+        markCompaction(session, e, durable.answers);
         onEvent(session, e);
       },
     });
