@@ -6,12 +6,12 @@
 //  2. during a checkpoint restore ("Restore to here"; two files already written back, the third waiting on the
 //     user's Overwrite / Keep Mine): the panel and the model are told exactly which files were restored and which
 //     were not, and the disk agrees; restoring again asks only about the file left;
-//  3. during /compact (the summary half streamed): nothing of the conversation is lost, and the next request carries
-//     the first message verbatim and no part of the half-written summary;
+//  3. during /compact (the summary half streamed): nothing of the conversation is lost, the panel says the compaction
+//     did not happen, and the next request carries the first message verbatim and no part of the half summary;
 //  4. just after reflection wrote a lesson to .forge/memory.jsonl: the lesson is in the file once, also after the
 //     next run learns it again;
-//  5. during the compaction a run starts when its context is nearly full (the summary half streamed): Continue
-//     compacts again, and the model gets a whole summary, never the half one.
+//  5. during the compaction a run starts when its context is nearly full (the summary half streamed): the panel says
+//     it did not happen, Continue compacts again, and the model gets a whole summary, never the half one.
 //
 //   node esbuild.mjs && node test/integration/crash-phases.mjs
 //
@@ -201,6 +201,17 @@ async function main() {
     panel = await kill('during /compact');
     await panel.userBubble('Go on.').waitFor({ timeout: 30_000 });
     assert.doesNotMatch(await wv.locator('.app').innerText(), new RegExp(PARTIAL_SUMMARY));
+    // The user who typed /compact is told it did not happen (the conversation is whole).
+    const cutCompact = wv.locator('.notice', { hasText: '/compact was cut off' });
+    await cutCompact
+      .last()
+      .waitFor({ timeout: 30_000 })
+      .catch(() => undefined);
+    const toldCompact = (await cutCompact.count()) ? await cutCompact.last().innerText() : '';
+    step(`the panel says: ${JSON.stringify(toldCompact)}`);
+    check(/the compaction did not happen/.test(toldCompact), 'the panel says the /compact did not happen');
+    check(/conversation is whole/.test(toldCompact), 'the panel says the conversation is whole');
+    check(!/while this task was running/.test(toldCompact), 'no run was going on, a /compact was');
     await page.screenshot({ path: path.join(shots, 'crash-phases-compact.png') });
 
     // 4. The next message: the whole conversation goes to the model; a lesson is learned and the host killed as
@@ -255,6 +266,11 @@ async function main() {
     await panel.userBubble('Go on.').waitFor({ timeout: 30_000 });
     const afterAuto = await wv.locator('.app').innerText();
     check(!afterAuto.includes(HALF_AUTO), 'the panel shows no half summary');
+    check(
+      /The run was compacting its context[^\n]*the compaction did not happen/.test(afterAuto),
+      "the panel says the run's compaction did not happen",
+    );
+    check((await cutCompact.count()) <= 1, 'the cut /compact is told once, not at every reload');
     await page.screenshot({ path: path.join(shots, 'crash-phases-auto-compact.png') });
     llm.script([{ text: `## Goal\n${WHOLE_SUMMARY}` }, done('auto-done'), { text: '[]' }]);
     const before5b = llm.requests.length;

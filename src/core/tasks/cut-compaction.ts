@@ -9,10 +9,10 @@ export async function cutCompactionNotes(taskId: string, answers: AnswerLog | un
   const manual = cut.some((c) => !c.auto);
   return [
     manual
-      ? 'Your /compact was cut off when Forge was reloaded: the compaction did not happen. The conversation is whole, as it was before; run /compact again if you still want it.'
+      ? 'Your /compact was cut off by the reload: the compaction did not happen. The conversation is whole, as it was before; run /compact again if you still want it.'
       : '',
     auto
-      ? 'The run was compacting its context (summarising the earlier conversation) when Forge was reloaded: the compaction did not happen and the conversation is whole. Continue compacts it again before the next step.'
+      ? 'The run was compacting its context (summarising the earlier conversation) when it was cut off: the compaction did not happen and the conversation is whole. Continue compacts it again before the next step.'
       : '',
   ].filter(Boolean);
 }

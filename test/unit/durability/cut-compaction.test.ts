@@ -51,7 +51,7 @@ describe('durability: a compaction cut off by a crash', () => {
     assert.equal(model.requests.length, 4, 'the summary was asked for');
     const notes = await restoreNotes(h.agent);
     assert.equal(notes.length, 1, notes.join('\n'));
-    assert.match(notes[0], /\/compact was cut off when Forge was reloaded: the compaction did not happen/);
+    assert.match(notes[0], /\/compact was cut off by the reload: the compaction did not happen/);
     assert.match(notes[0], /conversation is whole/);
     assert.match(notes[0], /run \/compact again/);
     assert.deepEqual(await restoreNotes(h.agent), [], 'told once');
@@ -83,10 +83,7 @@ describe('durability: a compaction cut off by a crash', () => {
     assert.equal(summarizer.requests.length, 1, 'the run began compacting');
     const notes = await restoreNotes(h.agent, 'running');
     assert.equal(notes.length, 1, notes.join('\n'));
-    assert.match(
-      notes[0],
-      /The run was compacting its context .* when Forge was reloaded: the compaction did not happen/,
-    );
+    assert.match(notes[0], /The run was compacting its context .* when it was cut off: the compaction did not happen/);
     assert.match(notes[0], /Continue compacts it again/);
     assert.deepEqual(await restoreNotes(h.agent, 'running'), [], 'told once');
   });
