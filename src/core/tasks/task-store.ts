@@ -53,6 +53,8 @@ export class TaskStore {
   private readonly removedListeners = new Set<(ids: string[]) => void>();
   /** Tasks removed while nobody listened: given to the next listener. */
   private unannounced: string[] = [];
+  /** Damaged files that could not be moved aside: a re-read (a failed save's fallback) does not announce them again. */
+  private readonly damagedInPlace = new Set<string>();
   /** Size of each task's file as last written or checked (kept in the index to notice damage at open). */
   private readonly sizes = new Map<string, number>();
   private readonly noticeListeners = new Set<(n: StoreNotice) => void>();
@@ -308,7 +310,10 @@ export class TaskStore {
       this.summaries.delete(id);
     }
     await this.writer.submit(INDEX_KEY, null).catch(() => undefined);
-    this.emitNotice(notice);
+    const again = !kept && this.damagedInPlace.has(id);
+    if (kept) this.damagedInPlace.delete(id);
+    else this.damagedInPlace.add(id);
+    if (!again) this.emitNotice(notice);
     return { record: salvaged?.record, notice };
   }
 

@@ -22,7 +22,7 @@ export function describeNotice(n: StoreNotice): string {
   const what = !n.recovered
     ? ' Nothing of it could be recovered, so it left the history.'
     : n.recovered.rebuilt
-      ? ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation; the panel's own items could not be read, so the view below was rebuilt from the saved conversation (tool rows show only the results it saved). Anything after the damage is lost.`
+      ? ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation; the panel's own items could not be read, so this task's view was rebuilt from the saved conversation (tool rows show only the results it saved). Anything after the damage is lost.`
       : ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation and ${n.recovered.transcriptItems} panel item(s); anything after it is lost.`;
   return `The saved state of ${name} is damaged (${n.reason}).${what}${kept}`;
 }

@@ -13,6 +13,11 @@ import { parseHostMessage, type TranscriptItem } from '../../../src/protocol/mes
 import { PanelBridge } from '../../../src/panel/bridge';
 import { FakeClock, ScriptedModel, callsTurn, doneTurn, textTurn } from '../../support/scripted-model';
 import { ScriptedApprover, fakeReadTool } from '../../support/loop-harness';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { TaskStore, type StoreNotice } from '../../../src/core/tasks/task-store';
+import { FaultyIO } from './faulty-fs';
 
 const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as SessionDeps['log'];
 
@@ -156,5 +161,30 @@ describe('durability: a salvaged task shows its conversation in the panel', () =
     assert.equal((items[5] as Extract<TranscriptItem, { kind: 'assistant' }>).text, 'Which?');
     const rerun = itemsFromHistory(history, 7, new Set(['c3']))[4] as Extract<TranscriptItem, { kind: 'tool' }>;
     assert.equal(rerun.status, 'pending', 'a call the restore runs again waits for that run');
+  });
+
+  it('on read-only storage the damaged file stays, and a failed save re-reading it does not say so twice', async () => {
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'forge-salvage-view-'));
+    try {
+      const text = await taskFile();
+      const task = (JSON.parse(text) as { task: TaskRecord }).task;
+      const store = await TaskStore.open(dir, { io: new FaultyIO() });
+      await store.save(task);
+      await store.flush();
+      await fsp.writeFile(path.join(dir, 'tasks', `${task.id}.json`), text.slice(0, text.length / 2));
+      const io = new FaultyIO();
+      io.fault = 'erofs';
+      const reopened = await TaskStore.open(dir, { io });
+      const notices: StoreNotice[] = [];
+      reopened.onNotice((n) => notices.push(n));
+      const opened = await reopened.open(task.id);
+      assert.ok(opened.record && opened.damage, `salvaged: ${JSON.stringify(opened.damage)}`);
+      assert.equal(opened.damage.keptAt, undefined, 'the file left in place');
+      await assert.rejects(reopened.save(opened.record), /EROFS/);
+      await new Promise((r) => setTimeout(r, 10));
+      assert.equal(notices.length, 1, 'one notice for one damaged file');
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
   });
 });
