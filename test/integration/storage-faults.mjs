@@ -206,6 +206,13 @@ async function main() {
     assert.match(why, /damaged/);
     // True on disk: the damaged file is where it was (read-only storage), so it "could not be moved aside".
     if (/could not be moved aside/.test(why)) assert.ok(fs.existsSync(latest.file), 'the damaged file is still there');
+    // Issue 28: the first half holds the first message; what was recovered is shown, not an empty conversation.
+    assert.match(why, /Forge recovered .*rebuilt from the saved conversation/s);
+    await panel.userBubble(TASK_B).waitFor({ timeout: 15_000 });
+    step('the recovered conversation is shown: the first message bubble is visible');
+    await page.screenshot({ path: path.join(shots, 'storage-faults-rebuilt.png') });
+    const told = (await notices(page)).filter((n) => /"Second task: nothing to change" is damaged/.test(n));
+    assert.equal(told.length, 1, 'the damage is told once (a failed save re-reading the file does not repeat it)');
     await remount(mount, 'rw');
     step('(b) passed');
 
