@@ -37,7 +37,8 @@ export default tseslint.config(
     },
   },
   {
-    // One helper turns a thrown value into its message (src/core/error-text.ts); the webview cannot import it.
+    // One helper turns a thrown value into its message (src/core/error-text.ts), one says a count with its noun
+    // (src/core/plural.ts); the webview cannot import them.
     files: ['src/**/*.ts'],
     ignores: ['src/core/error-text.ts'],
     rules: {
@@ -47,6 +48,12 @@ export default tseslint.config(
           selector:
             "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message'][alternate.callee.name='String']",
           message: 'Use errorText(err) from src/core/error-text.ts.',
+        },
+        // People read "1 file" and "2 files", never "file(s)".
+        { selector: 'Literal[value=/[a-z]\\(s\\)/]', message: 'Say the count with plural() from src/core/plural.ts.' },
+        {
+          selector: 'TemplateElement[value.raw=/[a-z]\\(s\\)/]',
+          message: 'Say the count with plural() from src/core/plural.ts.',
         },
       ],
     },

@@ -4,6 +4,7 @@
 import type { HookCommand } from '../core/hooks/types';
 import { HookService } from '../node/hooks/hook-service';
 import type { CommandSandbox } from '../node/sandbox/command-sandbox';
+import { noun, plural } from '../core/plural';
 
 interface CliHookOptions {
   workspace: string;
@@ -46,7 +47,7 @@ export async function createCliHooks(o: CliHookOptions): Promise<HookService> {
     if (yes) for (const h of workspace) allowed.add(h.key);
     else
       o.log.warn(
-        `${workspace.length} workspace hook(s) do not run (--allow-workspace-hooks runs them): ${workspace.map((h) => h.hook.source).join(', ')}`,
+        `${plural(workspace.length, 'workspace hook')} ${noun(workspace.length, 'does', 'do')} not run (--allow-workspace-hooks runs them): ${workspace.map((h) => h.hook.source).join(', ')}`,
       );
   }
   service.reload();

@@ -19,6 +19,7 @@ import { loadOutputSchema, type OutputSchema } from './output-schema';
 import { commitTaskWork, createTaskWorktree, repoRoot, taskChanges, type TaskWorktree } from '../node/worktrees';
 import { createRuntime, openTaskStore, recordOf, resolveRoot, TASKS_DIR, worktreeOf, type TaskMeta } from './runtime';
 import { errorText } from '../core/error-text';
+import { noun, plural } from '../core/plural';
 
 declare const __FORGE_VERSION__: string | undefined;
 
@@ -187,7 +188,10 @@ async function runTask(opts: CliOptions, io: CliIO, sinks: Sinks): Promise<numbe
     const id = opts.taskId ?? (await store.list())[0]?.id;
     previous = id ? await store.load(id) : undefined;
     const missing = previous ? await taskImages.fill(previous) : 0;
-    if (missing) log.warn(`task ${previous!.id}: ${missing} image(s) are no longer in ${TASKS_DIR}`);
+    if (missing)
+      log.warn(
+        `task ${previous!.id}: ${plural(missing, 'image')} ${noun(missing, 'is', 'are')} no longer in ${TASKS_DIR}`,
+      );
     if (!previous)
       throw new Error(
         opts.taskId
@@ -384,7 +388,9 @@ async function reportWorktree(
   // File names are the repository's (and the branch is named after the task): printed plain.
   const branch = plain(wt.branch);
   const where = plain(wt.path);
-  progress.line(`${style.bold('forge:')} ${changes.length} file(s) changed on branch ${style.cyan(branch)} (${where})`);
+  progress.line(
+    `${style.bold('forge:')} ${plural(changes.length, 'file')} changed on branch ${style.cyan(branch)} (${where})`,
+  );
   for (const c of changes.slice(0, 20)) progress.line(style.dim(`  ${plain(c.status).padEnd(8)} ${plain(c.path)}`));
   progress.line(
     style.dim(

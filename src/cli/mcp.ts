@@ -16,6 +16,7 @@ import {
 import { permissionOf } from '../node/mcp/consent';
 import { McpManager } from '../node/mcp/manager';
 import { scrubEnv } from '../node/sandbox/env';
+import { plural } from '../core/plural';
 
 interface CliMcpOptions {
   workspace: string;
@@ -115,7 +116,7 @@ export async function createCliMcp(o: CliMcpOptions): Promise<McpManager | undef
   });
   await manager.configure(specs);
   o.log.debug(
-    `MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`,
+    `MCP: ${plural(specs.length, 'server')} configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`,
   );
   return manager;
 }

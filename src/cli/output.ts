@@ -4,6 +4,7 @@ import type { AgentEvent, RunReport, TerminationReason } from '../core/loop/even
 import type { Plan } from '../core/tools/builtin/update-plan';
 import type { Style } from './approvals';
 import { ControlStripper, plain, safeJson, SecretMasker } from './terminal-safe';
+import { plural } from '../core/plural';
 
 export const EXIT = {
   done: 0,
@@ -235,7 +236,7 @@ export class ProgressPrinter {
     const cost = r.costUsd !== undefined ? `, $${r.costUsd.toFixed(4)}` : '';
     const head = r.reason === 'done' ? s.green('done') : r.reason === 'error' ? s.red(r.reason) : s.yellow(r.reason);
     this.line(
-      `${s.bold('forge:')} ${head} after ${r.iterations} iteration(s), ${tokens} tokens${cost}, ${(r.elapsedMs / 1000).toFixed(1)} s`,
+      `${s.bold('forge:')} ${head} after ${plural(r.iterations, 'iteration')}, ${tokens} tokens${cost}, ${(r.elapsedMs / 1000).toFixed(1)} s`,
     );
     if (r.detail) this.line(plain(r.detail));
   }

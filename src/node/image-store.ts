@@ -15,6 +15,7 @@ import {
 import type { ChatMessage, ImagePart } from '../core/model/types';
 import { collectImages, type ImageGcResult } from './image-gc';
 import { errorText } from '../core/error-text';
+import { plural } from '../core/plural';
 
 /** An image as it arrives (the panel, the CLI, read_file): base64 bytes and what the sender says they are. */
 export interface IncomingImage {
@@ -127,7 +128,7 @@ export class ImageStore {
         (r) => {
           if (r.removed)
             this.opts.log?.(
-              `[images] removed ${r.removed} image(s) no task uses, ${Math.round(r.freedBytes / 1024)} KiB`,
+              `[images] removed ${plural(r.removed, 'image')} no task uses, ${Math.round(r.freedBytes / 1024)} KiB`,
             );
         },
         (err: unknown) => this.opts.log?.(`[images] not collected: ${errorText(err)}`),

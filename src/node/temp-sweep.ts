@@ -3,6 +3,7 @@
 // window) can still own them.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { plural } from '../core/plural';
 
 const TEMP_FILE = /\.tmp$/;
 
@@ -37,6 +38,6 @@ export async function sweepStaleTemps(
     }
   };
   await walk(dir, opts.depth ?? 4);
-  if (removed) opts.log?.(`[storage] removed ${removed} temporary file(s) left by an interrupted write`);
+  if (removed) opts.log?.(`[storage] removed ${plural(removed, 'temporary file')} left by an interrupted write`);
   return removed;
 }

@@ -5,6 +5,7 @@
 // Models without native tool calling are wrapped by core/tools/text-mode.ts, which renders the tool catalogue itself.
 import type { SystemLayer } from '../model/types';
 import type { ModeDefinition } from '../modes';
+import { plural } from '../plural';
 
 interface PromptInputs {
   mode: ModeDefinition;
@@ -47,7 +48,7 @@ const TOOL_RULES = `Tool rules:
 function iterationWarningText(iteration: number, maxIterations: number): string {
   const left = Math.max(0, maxIterations - iteration);
   return (
-    `Iteration ${iteration} of ${maxIterations}: only ${left} iteration(s) left. Wrap up: finish the essential part, ` +
+    `Iteration ${iteration} of ${maxIterations}: only ${plural(left, 'iteration')} left. Wrap up: finish the essential part, ` +
     `verify it, and call task_completion — or ask_question if you cannot finish.`
   );
 }

@@ -6,6 +6,7 @@ import type { Reflector } from './reflector';
 import type { LearningDraft } from './schema';
 import { rankMemories, type RankOptions } from './rank';
 import { fillRecall } from './recall';
+import { plural } from '../plural';
 
 export interface ForgeMemoryOptions {
   workspace: MemoryStore;
@@ -87,7 +88,7 @@ export class ForgeMemory implements MemoryPort {
         ...(await this.opts.workspace.add(toWorkspace)),
         ...(this.opts.global ? await this.opts.global.add(toGlobal) : []),
       ];
-      this.log(`memory: learned ${stored.length} item(s): ${stored.map((m) => m.content).join(' | ')}`);
+      this.log(`memory: learned ${plural(stored.length, 'item')}: ${stored.map((m) => m.content).join(' | ')}`);
       return stored;
     } catch (err) {
       this.log(`memory: reflection not stored: ${(err as Error)?.message ?? String(err)}`);

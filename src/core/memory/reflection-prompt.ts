@@ -2,6 +2,7 @@
 import type { ChatMessage } from '../model/types';
 import type { RunReport } from '../loop/events';
 import type { MemoryItem, ReflectionInput } from './port';
+import { plural } from '../plural';
 
 export const REFLECTION_SYSTEM_PROMPT = `You are the reflection step of Forge, an autonomous coding agent.
 You review a run of the agent (finished, failed, or just hit a tool error) and extract at most 3 durable
@@ -49,7 +50,7 @@ export function buildReflectionPrompt(p: PromptParts): string {
       ...(s.error ? [`step ${s.iteration}: ${s.error}`] : []),
       ...s.toolCalls.filter((c) => c.error).map((c) => `${c.name}: ${c.error}`),
     ]);
-    out.push(`Run: ${r.iterations} iteration(s), ended "${r.reason}": ${clip(r.detail, 600)}`);
+    out.push(`Run: ${plural(r.iterations, 'iteration')}, ended "${r.reason}": ${clip(r.detail, 600)}`);
     if (errors.length)
       out.push(
         `Errors:\n${errors

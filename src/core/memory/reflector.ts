@@ -6,6 +6,7 @@ import type { MemoryItem, ReflectionInput } from './port';
 import { buildReflectionPrompt, REFLECTION_SYSTEM_PROMPT } from './reflection-prompt';
 import { formatIssues, learningDraftSchema, type LearningDraft } from './schema';
 import { estimateTokens } from './text';
+import { plural } from '../plural';
 
 export interface ReflectorOptions {
   /** Model used to reflect; defaults to the run's model (input.model). */
@@ -70,7 +71,7 @@ export class Reflector {
     const spend = this.spendFor([input.runId, input.report?.runId, input.signal]);
     const maxCalls = this.opts.maxReflectionsPerRun ?? 4;
     if (spend.calls >= maxCalls) {
-      this.log(`reflection: refused, ${spend.calls} reflection(s) already ran for this run (cap ${maxCalls})`);
+      this.log(`reflection: refused, ${plural(spend.calls, 'reflection')} already ran for this run (cap ${maxCalls})`);
       return [];
     }
     const model = this.opts.model ?? input.model;
@@ -144,7 +145,7 @@ export class Reflector {
     const minIterations = this.opts.minIterations ?? 2;
     const iterations = input.report?.iterations ?? input.history.filter((m) => m.role === 'assistant').length;
     if (iterations < minIterations && !hadErrors(input.report, input)) {
-      return `trivial run: ${iterations} iteration(s), no errors`;
+      return `trivial run: ${plural(iterations, 'iteration')}, no errors`;
     }
     return undefined;
   }

@@ -6,6 +6,7 @@
 import { ATTACHED_MARKER } from '../context/usage-report';
 import type { ConfinedReader } from '../safety/confined-read';
 import { mentionKey, mentionLabel, type Mention } from './mention';
+import { plural } from '../plural';
 
 export interface ProblemEntry {
   /** Workspace-relative path. */
@@ -321,7 +322,9 @@ async function gatherGit(
   if (!got) return '@Git changes cannot be attached: git is not available here.';
   if ('none' in got) return { mention: m, attrs: {}, body: got.none, cut: (max) => ({ body: got.none.slice(0, max) }) };
   const { text, dropped } = await withoutHiddenFiles(got.diff, s.reader);
-  const notes = dropped.length ? `\n[Changes to ${dropped.length} file(s) not shown: secrets or .forgeignore.]` : '';
+  const notes = dropped.length
+    ? `\n[Changes to ${plural(dropped.length, 'file')} not shown: secrets or .forgeignore.]`
+    : '';
   const body = (text.trim() || 'The working tree has no changes.') + notes;
   const files = (text.match(/^diff --git /gm) ?? []).length;
   return {

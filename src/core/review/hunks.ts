@@ -7,6 +7,7 @@
 // byte for byte. The hunk boundaries come from jsdiff (diffArrays over those lines, time-limited); a diff that
 // runs out of time becomes one hunk covering everything between the common start and end.
 import { diffArrays } from 'diff';
+import { plural } from '../plural';
 
 export interface Hunk {
   /** 0-based position in the proposal's hunk list. */
@@ -244,7 +245,7 @@ export function describeReview(file: string, s: HunkReviewSummary): string {
   const parts: string[] = [];
   if (s.accepted.length) {
     parts.push(
-      `The user reviewed your change to ${file} hunk by hunk: ${s.accepted.length} of ${s.total} hunk(s) were accepted and written (${s.accepted.map((i) => `#${i + 1}`).join(', ')}); ${s.rejected.length} were rejected and are NOT in the file:`,
+      `The user reviewed your change to ${file} hunk by hunk: ${s.accepted.length} of ${plural(s.total, 'hunk')} were accepted and written (${s.accepted.map((i) => `#${i + 1}`).join(', ')}); ${s.rejected.length} were rejected and are NOT in the file:`,
     );
   } else {
     parts.push(`The user rejected every hunk (${s.total}) of your change to ${file}:`);

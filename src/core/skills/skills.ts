@@ -14,6 +14,7 @@ import {
 } from './sources';
 import { mapToolNames } from './tool-names';
 import type { WorkspaceFs } from '../workspace/types';
+import { plural } from '../plural';
 
 /** Workspace folders that hold skills (VS Code, Claude Code, Codex, Forge's own), and the user's. */
 const WORKSPACE_SKILL_DIRS = ['.forge/skills', '.agents/skills', '.claude/skills', '.github/skills'];
@@ -127,7 +128,10 @@ export async function discoverSkills(fs: WorkspaceFs, opts: DiscoverOptions = {}
     }
   }
   if (leftOut)
-    problems.push({ display: 'skills', reason: `${leftOut} more skill(s) left out: at most ${MAX_SKILLS} are listed` });
+    problems.push({
+      display: 'skills',
+      reason: `${plural(leftOut, 'more skill', 'more skills')} left out: at most ${MAX_SKILLS} are listed`,
+    });
   return { skills, problems };
 }
 

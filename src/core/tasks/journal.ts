@@ -29,6 +29,7 @@ import {
 } from './journal-lines';
 import { KeyedQueue } from './keyed-queue';
 import { errorText } from '../error-text';
+import { plural } from '../plural';
 
 export type { EditIntent, EditSummary, OpenIntent } from './journal-lines';
 
@@ -313,7 +314,7 @@ export class EditJournal {
         (r) => {
           if (r.removedBlobs)
             this.log(
-              `[journal] collected ${r.removedBlobs} unreferenced blob(s), ${Math.round(r.freedBytes / 1024)} KiB`,
+              `[journal] collected ${plural(r.removedBlobs, 'unreferenced blob')}, ${Math.round(r.freedBytes / 1024)} KiB`,
             );
         },
         (err) => {
@@ -511,7 +512,7 @@ export class EditJournal {
     const text = await this.io.read(file);
     if (text === undefined) return undefined;
     const { log, bad } = parseLog(text, stem, expectedTaskId);
-    if (bad) this.log(`[journal] skipped ${bad} unreadable line(s) in ${file}`);
+    if (bad) this.log(`[journal] skipped ${plural(bad, 'unreadable line')} in ${file}`);
     return log;
   }
 

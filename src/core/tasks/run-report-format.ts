@@ -3,6 +3,7 @@
 // result size, error).
 import { runTotals as sumSteps } from '../loop/run-totals';
 import type { StoredRunReport } from './run-reports';
+import { plural } from '../plural';
 
 const ms = (n: number) => (n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`);
 const usd = (n: number | undefined) => (n === undefined ? 'unknown' : `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`);
@@ -40,7 +41,7 @@ export function runReportMarkdown(title: string, reports: readonly StoredRunRepo
     { modelMs: 0, toolMs: 0, input: 0, output: 0, cost: 0 as number | undefined },
   );
   out.push(
-    `${reports.length} run(s) · model time ${ms(all.modelMs)} · tool time ${ms(all.toolMs)} · ${all.input} input / ${all.output} output tokens · cost ${usd(all.cost)}`,
+    `${plural(reports.length, 'run')} · model time ${ms(all.modelMs)} · tool time ${ms(all.toolMs)} · ${all.input} input / ${all.output} output tokens · cost ${usd(all.cost)}`,
     '',
   );
   reports.forEach((r, i) => {

@@ -10,6 +10,7 @@ import { CoalescingWriter, isTempName, safeFileStem, type TasksIO } from './io';
 import { salvageTask } from './salvage';
 import { FORMAT_VERSION, parseIndex, parseTaskFile, summaryOf, type TaskRecord, type TaskSummary } from './task-format';
 import { errorText } from '../error-text';
+import { plural } from '../plural';
 
 export type { TaskRecord, TaskSummary } from './task-format';
 
@@ -253,7 +254,7 @@ export class TaskStore {
     }
     if (!moved.length) return;
     const dir = path.join(this.dir, ARCHIVE_DIR);
-    this.log(`[tasks] archived ${moved.length} old task(s) beyond the limit of ${this.maxTasks} to ${dir}`);
+    this.log(`[tasks] archived ${plural(moved.length, 'old task')} beyond the limit of ${this.maxTasks} to ${dir}`);
     this.emitNotice({
       kind: 'archived',
       ids: moved.map((s) => s.id),
@@ -286,7 +287,7 @@ export class TaskStore {
     }
     const salvaged = salvageTask(text, id, this.now());
     this.log(
-      `[tasks] ${file} is damaged (${reason})${kept ? `; kept as ${kept}` : ''}; ${salvaged ? `recovered ${salvaged.messages} message(s)` : 'nothing recoverable'}`,
+      `[tasks] ${file} is damaged (${reason})${kept ? `; kept as ${kept}` : ''}; ${salvaged ? `recovered ${plural(salvaged.messages, 'message')}` : 'nothing recoverable'}`,
     );
     const notice: DamageNotice = {
       kind: 'damaged',
@@ -342,7 +343,8 @@ export class TaskStore {
         .map((n) => path.join(this.dir, n)),
     ];
     for (const file of leftovers) await this.io.remove(file).catch(() => undefined);
-    if (leftovers.length) this.log(`[tasks] removed ${leftovers.length} leftover temp file(s) of an interrupted write`);
+    if (leftovers.length)
+      this.log(`[tasks] removed ${plural(leftovers.length, 'leftover temp file')} of an interrupted write`);
   }
 
   private async writeIndexNow(): Promise<void> {

@@ -9,6 +9,7 @@ import type { HookCommand } from '../../core/hooks/types';
 import { HookService } from '../../node/hooks/hook-service';
 import type { CommandSandbox } from '../../node/sandbox/command-sandbox';
 import type { Logger } from '../logger';
+import { noun, plural } from '../../core/plural';
 
 /** workspaceState keys: the hook permission keys the user allowed / refused here. */
 const ALLOWED = 'forge.hooks.allowed';
@@ -125,7 +126,7 @@ export class HostHooks implements vscode.Disposable {
     );
     void vscode.window
       .showWarningMessage(
-        `Forge: this workspace has ${pending.length} hook(s) that run around the agent's actions (${what}${pending.length > 3 ? '; ...' : ''}). ${hookKinds(pending)}Run them?`,
+        `Forge: this workspace has ${plural(pending.length, 'hook')} that ${noun(pending.length, 'runs', 'run')} around the agent's actions (${what}${pending.length > 3 ? '; ...' : ''}). ${hookKinds(pending)}Run them?`,
         'Allow',
         "Don't Allow",
       )

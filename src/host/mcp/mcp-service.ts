@@ -21,6 +21,7 @@ import { McpManager } from '../../node/mcp/manager';
 import { scrubEnv } from '../../node/sandbox/env';
 import { readSettings } from '../settings';
 import { errorText } from '../../core/error-text';
+import { plural } from '../../core/plural';
 
 export { MCP_JSON };
 const SECRET_PREFIX = 'forge.mcp.input.';
@@ -138,7 +139,7 @@ export class McpService implements vscode.Disposable {
     await this.manager.configure(specs);
     if (specs.length)
       this.log.info(
-        `MCP: ${specs.length} server(s) configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`,
+        `MCP: ${plural(specs.length, 'server')} configured (${specs.map((s) => s.name).join(', ')}); they start on first use.`,
       );
   }
 

@@ -2,6 +2,7 @@
 // another window, what a restore found after a crash. One place, so the messages stay consistent and testable.
 import type { LeaseInfo } from '../../node/lease';
 import type { StoreNotice } from '../../core/tasks/task-store';
+import { plural } from '../../core/plural';
 
 export function describeNotice(n: StoreNotice): string {
   if (n.kind === 'archived') {
@@ -11,7 +12,7 @@ export function describeNotice(n: StoreNotice): string {
       .join(', ');
     const more = n.titles.length > 5 ? ` and ${n.titles.length - 5} more` : '';
     return (
-      `Forge archived ${n.ids.length} old task(s) to keep the history at ${n.limit} (setting forge.history.maxTasks): ${names}${more}. ` +
+      `Forge archived ${plural(n.ids.length, 'old task')} to keep the history at ${n.limit} (setting forge.history.maxTasks): ${names}${more}. ` +
       `Nothing was deleted: they are in ${n.dir}.`
     );
   }
@@ -22,8 +23,8 @@ export function describeNotice(n: StoreNotice): string {
   const what = !n.recovered
     ? ' Nothing of it could be recovered, so it left the history.'
     : n.recovered.rebuilt
-      ? ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation; the panel's own items could not be read, so this task's view was rebuilt from the saved conversation (tool rows show only the results it saved). Anything after the damage is lost.`
-      : ` Forge recovered everything up to the damage: ${n.recovered.messages} message(s) of the conversation and ${n.recovered.transcriptItems} panel item(s); anything after it is lost.`;
+      ? ` Forge recovered everything up to the damage: ${plural(n.recovered.messages, 'message')} of the conversation; the panel's own items could not be read, so this task's view was rebuilt from the saved conversation (tool rows show only the results it saved). Anything after the damage is lost.`
+      : ` Forge recovered everything up to the damage: ${plural(n.recovered.messages, 'message')} of the conversation and ${plural(n.recovered.transcriptItems, 'panel item')}; anything after it is lost.`;
   return `The saved state of ${name} is damaged (${n.reason}).${what}${kept}`;
 }
 

@@ -12,6 +12,7 @@ import type { Mention } from '../../core/mentions/mention';
 import { messageWithContext } from '../../core/mentions/resolve';
 import type { MentionService } from '../mentions/mention-service';
 import { errorText } from '../../core/error-text';
+import { plural } from '../../core/plural';
 
 interface RunDeps {
   manager: SessionManager;
@@ -114,7 +115,7 @@ export class RunControl {
     if (report) this.onRunEnd?.(session, report);
     if (report)
       deps.log.info(
-        `task ${session.id}: run ended ${report.reason} after ${report.iterations} iteration(s), ${report.elapsedMs} ms`,
+        `task ${session.id}: run ended ${report.reason} after ${plural(report.iterations, 'iteration')}, ${report.elapsedMs} ms`,
       );
     return report;
   }

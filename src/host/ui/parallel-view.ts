@@ -6,6 +6,7 @@ import { countOf } from '../../protocol/format';
 import type { CommandHandlers } from './commands';
 import type { BackgroundTask } from '../../node/parallel-tasks';
 import type { FileChange } from '../../node/worktrees';
+import { plural } from '../../core/plural';
 
 const VIEW_ID = 'forge.backgroundTasks';
 
@@ -101,7 +102,7 @@ export function registerParallelView(source: ParallelViewSource): vscode.Disposa
     const shown = source.list().filter((t) => t.status !== 'discarded');
     void vscode.commands.executeCommand('setContext', 'forge.hasBackgroundTasks', shown.length > 0);
     const waiting = shown.filter((t) => t.status === 'ready').length;
-    view.badge = waiting ? { value: waiting, tooltip: `${waiting} background task(s) to review` } : undefined;
+    view.badge = waiting ? { value: waiting, tooltip: `${plural(waiting, 'background task')} to review` } : undefined;
   };
   return vscode.Disposable.from(view, source.onDidChange(update));
 }

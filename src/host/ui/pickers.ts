@@ -10,6 +10,7 @@ import { readSettings, type ProviderId } from '../settings';
 import type { MemoryService } from '../wiring/memory-service';
 import { PROVIDER_LABELS } from '../../node/surface/model';
 import { ModelFactory, saveModelChoice } from '../wiring/model-factory';
+import { plural } from '../../core/plural';
 
 export async function pickModel(models: ModelFactory, keys: ApiKeyStore): Promise<boolean> {
   const s = readSettings();
@@ -188,7 +189,7 @@ export async function undoWithReport(
   const files = new Set(live.map((e) => e.path));
   const lost = missing.map(
     (m) =>
-      `${vscode.workspace.asRelativePath(m.path, false)}: the journal's copy of ${m.seqs.length} edit(s) is missing, so it cannot be restored automatically`,
+      `${vscode.workspace.asRelativePath(m.path, false)}: the journal's copy of ${plural(m.seqs.length, 'edit')} is missing, so it cannot be restored automatically`,
   );
   if (confirm) {
     const ok = await vscode.window.showWarningMessage(

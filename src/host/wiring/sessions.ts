@@ -18,6 +18,7 @@ import type { Ecosystem } from '../ecosystem';
 import type { Logger } from '../logger';
 import { readSettings } from '../settings';
 import type { WorkspaceStorage } from './storage';
+import { noun, plural } from '../../core/plural';
 
 interface SessionWiringDeps {
   model: SwitchableModel;
@@ -67,7 +68,10 @@ export function sessionManagerFactory({
         const r = await storage.opened.then(([, journal]) => durable.reconciler(journal)(record));
         // The images a saved task holds by hash get their bytes back before its Agent is made.
         const missing = await storage.images.fill((r.record.snapshot as AgentSnapshot | undefined)?.history);
-        if (missing) log.warn(`task ${record.id}: ${missing} image(s) are no longer in the task storage`);
+        if (missing)
+          log.warn(
+            `task ${record.id}: ${plural(missing, 'image')} ${noun(missing, 'is', 'are')} no longer in the task storage`,
+          );
         return r;
       },
       onEvent: (session, e) => {

@@ -69,7 +69,7 @@ export async function runHttpHook(
   const base = { stdout: '', stderr: '', timedOut: false, truncated: false };
   const timeout = AbortSignal.timeout(hook.timeoutMs);
   const url = hook.url ?? '';
-  if (!/^https?:\/\//i.test(url)) return { ...base, exitCode: null, failed: 'its url is not http(s)', ms: 0 };
+  if (!/^https?:\/\//i.test(url)) return { ...base, exitCode: null, failed: 'its url is not http or https', ms: 0 };
   try {
     const res = await fetch(url, {
       method: 'POST',

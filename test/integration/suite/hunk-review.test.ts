@@ -98,7 +98,7 @@ describe('per-hunk review, focus and task changes', function () {
       original.replace('const v2 = 2;', 'const v2 = 200;').replace('const v28 = 28;', 'const v28 = 2800;'),
     );
     const seen = (await toolResultSeenByModel('h-write')) ?? '';
-    assert.match(seen, /2 of 3 hunk\(s\) were accepted/, seen);
+    assert.match(seen, /2 of 3 hunks were accepted/, seen);
     assert.match(seen, /Hunk #2 \(original line 15; proposed line 15\), reason: keep v15 as it is/, seen);
     assert.match(seen, /\+const v15 = 1500; \/\/ hunk two/, seen);
     await waitFor(() => !proposalDiffTab(), 'the diff tab to close');

@@ -327,7 +327,7 @@ describe('forge CLI (dist/cli.js) end to end', function () {
     assert.equal(existsSync(path.join(ws, 'feature.js')), false, 'the folder is untouched');
     assert.equal(git('show', 'forge/add-the-feature:feature.js'), 'one\n', 'committed on the branch');
     assert.equal(git('status', '--porcelain').trim(), '', 'nothing new in the user tree (.forge is ignored)');
-    assert.match(first.stderr, /1 file\(s\) changed on branch forge\/add-the-feature/);
+    assert.match(first.stderr, /1 file changed on branch forge\/add-the-feature/);
 
     srv.reset();
     srv.script([call('write_file', { path: 'feature.test.js', content: 'test\n' }), done('second part')]);

@@ -180,7 +180,7 @@ describe('forge CLI: hooks (Claude Code format) end to end', function () {
     assert.equal(existsSync(path.join(ws, 'forced')), true);
     assert.match(
       res.stderr,
-      /1 workspace hook\(s\) do not run \(--allow-workspace-hooks runs them\): \.claude\/settings\.json/,
+      /1 workspace hook does not run \(--allow-workspace-hooks runs them\): \.claude\/settings\.json/,
     );
   });
 

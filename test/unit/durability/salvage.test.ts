@@ -64,7 +64,7 @@ describe('durability: salvaging a damaged task file', () => {
     });
     assert.match(
       m,
-      /archived 2 old task\(s\).*1000.*"Old one", "Older one".*Nothing was deleted: they are in \/s\/history\/archive/,
+      /archived 2 old tasks.*1000.*"Old one", "Older one".*Nothing was deleted: they are in \/s\/history\/archive/,
     );
   });
 });

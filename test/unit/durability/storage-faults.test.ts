@@ -243,7 +243,7 @@ describe('durability: storage faults', () => {
     );
     const message = describeNotice(n);
     assert.match(message, /"Refactor the parser" is damaged/);
-    assert.match(message, /7 message\(s\)/);
+    assert.match(message, /7 messages/);
     assert.ok(message.includes(n.keptAt!));
     // The recovered record was saved: the next open is clean.
     await reopened.flush();

@@ -138,7 +138,7 @@ describe('prompt caching: per-step text after the cached prefix', () => {
           assert.equal(m.content[0].type, 'thinking');
       }
       // From 80% of the limit the wrap-up warning rides in the per-step text.
-      assert.match(bodies[15].messages.at(-1).content.at(-1).text, /Iteration 16 of 20: only 4 iteration\(s\) left/);
+      assert.match(bodies[15].messages.at(-1).content.at(-1).text, /Iteration 16 of 20: only 4 iterations left/);
       // The prefix each request cached is byte-identical (cache marks aside) at the start of the next request.
       for (let i = 1; i < bodies.length; i++) {
         const prev = bodies[i - 1].messages;

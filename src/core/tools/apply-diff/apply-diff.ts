@@ -20,6 +20,7 @@ import { FileModel, MAX_OCCURRENCES, type Pause, type Variant } from './file-mod
 import { reindent } from './reindent';
 import { sampleOf, scanAll, type ScanPattern } from './scan';
 import { ensureWanted, matchTolerant, prepareTolerant } from './tolerant';
+import { plural } from '../../plural';
 
 export interface SearchReplaceBlock {
   search: string;
@@ -224,7 +225,7 @@ export async function applyDiff(
 
   if (failures.length > 0) {
     failures.sort((a, b) => a.index - b.index);
-    const header = `No changes were made: ${failures.length} of ${blocks.length} block(s) could not be applied (all blocks must match).`;
+    const header = `No changes were made: ${failures.length} of ${plural(blocks.length, 'block')} could not be applied (all blocks must match).`;
     return { ok: false, failures, message: [header, ...failures.map((f) => f.message)].join('\n\n') };
   }
 

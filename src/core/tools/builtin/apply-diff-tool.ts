@@ -6,6 +6,7 @@ import type { ApprovalPreview, Tool, ToolContext, ToolResult } from '../types';
 import { PreviewFailed } from '../preview-failed';
 import { checkEditTarget, decodeTextPaced, errorResult, prepareEdit } from './common';
 import { acceptedContent, approvedEdit, lineChangeCountsPaced } from './write-file';
+import { noun, plural } from '../../plural';
 
 const applyDiffInput = z.object({
   path: z.string().describe('File to edit, relative to the workspace root.'),
@@ -120,16 +121,16 @@ export function createApplyDiffTool(sandbox: WorkspaceSandbox, applier: EditAppl
       const tolerant = which((a) => a.match === 'tolerant');
       const hinted = which((a) => a.settledByHint);
       const stripped = which((a) => a.strippedLineNumbers);
-      let text = `Applied ${c.result.applied.length} block(s) to ${c.shown} (+${added} -${removed} lines).`;
+      let text = `Applied ${plural(c.result.applied.length, 'block')} to ${c.shown} (+${added} -${removed} lines).`;
       if (tolerant.length)
-        text += ` Block(s) ${tolerant.join(', ')} matched after ignoring indentation; the replacement was re-indented to fit.`;
+        text += ` ${noun(tolerant.length, 'Block')} ${tolerant.join(', ')} matched after ignoring indentation; the replacement was re-indented to fit.`;
       if (hinted.length)
-        text += ` Block(s) ${hinted.join(', ')} matched several places; startLine chose the one at ${applied
+        text += ` ${noun(hinted.length, 'Block')} ${hinted.join(', ')} matched several places; startLine chose the one at ${applied
           .filter((a) => a.settledByHint)
           .map((a) => `line ${a.startLine}`)
           .join(', ')}.`;
       if (stripped.length)
-        text += ` Block(s) ${stripped.join(', ')} carried read_file line-number prefixes; they were removed (send text without them).`;
+        text += ` ${noun(stripped.length, 'Block')} ${stripped.join(', ')} carried read_file line-number prefixes; they were removed (send text without them).`;
       if (userEdited)
         text += ' The user edited your proposal before accepting; re-read the file before changing it again.';
       return {

@@ -35,7 +35,7 @@ export interface WebClient {
 }
 
 const fetchInput = z.object({
-  url: z.string().min(1).describe('An http(s) URL: documentation, an issue, a changelog.'),
+  url: z.string().min(1).describe('An http or https URL: documentation, an issue, a changelog.'),
 });
 
 const searchInput = z.object({

@@ -160,7 +160,7 @@ describe('@ mentions: resolution into labelled context within a budget', () => {
       /<context kind="problems" scope="workspace" count="2">\na\.ts:1 error \(ts\): type error\na\.ts:3 warning: unused\n/,
     );
     assert.doesNotMatch(r.text, /K=1|K=2/);
-    assert.match(r.text, /\[Changes to 1 file\(s\) not shown: secrets or \.forgeignore\.\]/);
+    assert.match(r.text, /\[Changes to 1 file not shown: secrets or \.forgeignore\.\]/);
     assert.match(r.text, /the last \d+ of \d+ characters shown[^\n]*\n[\s\S]*1 failing\n\[exit code 1\]\n<\/context>/);
     const dropped = await withoutHiddenFiles('diff --git a/x b/x\n+1', s.reader);
     assert.deepEqual(dropped.dropped, []);

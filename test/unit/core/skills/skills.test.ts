@@ -215,7 +215,7 @@ describe('skills and custom agents: the files teams keep', () => {
     assert.match(reasons['.claude/skills/nodesc/SKILL.md']!, /no description/);
     assert.match(reasons['.claude/skills/fifo/SKILL.md']!, /not a regular file/);
     assert.match(reasons['.claude/skills/stolen']!, /symbolic link/);
-    assert.match(reasons.skills!, /11 more skill\(s\) left out: at most 100/);
+    assert.match(reasons.skills!, /11 more skills left out: at most 100/);
     assert.equal(skills.length, 100);
     assert.ok(!skills.some((s) => s.name === 'stolen'));
     const huge = skills.find((s) => s.name === 'huge')!;

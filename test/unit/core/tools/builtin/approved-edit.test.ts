@@ -40,7 +40,7 @@ describe('tools: an approved edit is written as previewed (no second read or dif
     const r = await call(tool, args, ctx({ approval }));
     assert.equal(reads(), before, 'no read at execute time');
     assert.equal(fs.get('a.ts'), 'let a = 1;\nlet b = 3;\n');
-    assert.match(r.content, /Applied 1 block\(s\) to a\.ts \(\+1 -1 lines\)/);
+    assert.match(r.content, /Applied 1 block to a\.ts \(\+1 -1 lines\)/);
     assert.doesNotMatch(r.content, /user edited/);
   });
 
