@@ -151,7 +151,7 @@ export class TaskStore {
     }
     const record = parseTaskFile(text);
     if (record && record.id === id) return { record };
-    const reason = record ? `it holds task ${record.id}` : 'it is not a complete task record (truncated or damaged)';
+    const reason = record ? `it holds task ${record.id}` : 'the file is cut short or corrupted';
     this.log(`[tasks] cannot read ${file}: ${reason}`);
     const damage = await this.keepAside(id, text, reason);
     return { record: damage.record, damage: damage.notice };
@@ -418,7 +418,7 @@ export class TaskStore {
         this.log(`[tasks] skipping unreadable ${file}: not a task record`);
         continue;
       }
-      await this.keepAside(id, text, 'it is not a complete task record (truncated or damaged)');
+      await this.keepAside(id, text, 'the file is cut short or corrupted');
     }
     if (changed) {
       await this.archive(this.pruneVictims(''));
