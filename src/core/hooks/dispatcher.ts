@@ -4,6 +4,7 @@ import { interpretHookRun, mergeVerdicts } from './decision';
 import { anchorToolName, matcherSelects } from './matcher';
 import {
   emptyVerdict,
+  hookFailed,
   type HookCommand,
   type HookEventName,
   type HookExecutor,
@@ -82,15 +83,7 @@ export class HookDispatcher implements HookPort {
           run = await this.opts.executor.run(hook, stdin, signal);
         } catch (err) {
           signal.throwIfAborted();
-          run = {
-            exitCode: null,
-            stdout: '',
-            stderr: '',
-            timedOut: false,
-            truncated: false,
-            ms: 0,
-            failed: String(err),
-          };
+          run = hookFailed(Date.now(), String(err));
         }
         const verdict = interpretHookRun(hook, run);
         this.opts.onRun?.(hook, run, verdict);

@@ -3,7 +3,7 @@
 // exit 2 with the reason on stderr (a block, where the event can be blocked); an answer that is not that JSON is
 // a non-blocking failure with the reason logged. The event's JSON is data, fenced as such, never instructions.
 import type { Model } from '../model/types';
-import type { HookCommand, HookRun } from './types';
+import { hookFailed, hookRun, type HookCommand, type HookRun } from './types';
 import { errorText } from '../error-text';
 
 const SYSTEM = [
@@ -38,18 +38,6 @@ export function parsePromptAnswer(text: string): { ok: boolean; reason?: string 
   return typeof reason === 'string' && reason.trim() ? { ok, reason: reason.trim() } : { ok };
 }
 
-function run(started: number, fields: Partial<HookRun>): HookRun {
-  return {
-    exitCode: 0,
-    stdout: '',
-    stderr: '',
-    timedOut: false,
-    truncated: false,
-    ms: Date.now() - started,
-    ...fields,
-  };
-}
-
 /** Asks `model` (undefined: the surface has none for this task) and maps its answer onto a HookRun. */
 export async function runPromptHook(
   hook: HookCommand,
@@ -58,7 +46,7 @@ export async function runPromptHook(
   signal: AbortSignal,
 ): Promise<HookRun> {
   const started = Date.now();
-  if (!model) return run(started, { exitCode: null, failed: 'no model is set up to answer a prompt hook' });
+  if (!model) return hookFailed(started, 'no model is set up to answer a prompt hook');
   const timeout = AbortSignal.timeout(hook.timeoutMs);
   const both = AbortSignal.any([signal, timeout]);
   let text = '';
@@ -76,15 +64,18 @@ export async function runPromptHook(
     }
   } catch (err) {
     signal.throwIfAborted();
-    if (timeout.aborted) return run(started, { exitCode: null, timedOut: true });
-    return run(started, {
-      exitCode: null,
-      failed: `the model could not answer (${errorText(err)})`,
-    });
+    if (timeout.aborted) return hookRun(started, { exitCode: null, timedOut: true });
+    return hookFailed(started, `the model could not answer (${errorText(err)})`);
   }
   const answer = parsePromptAnswer(text.slice(0, ANSWER_CAP));
   if (typeof answer === 'string')
-    return run(started, { exitCode: 1, stderr: `malformed answer from the model: ${answer}: ${text.slice(0, 200)}` });
-  if (answer.ok) return run(started, {});
-  return run(started, { exitCode: 2, stderr: answer.reason ?? 'the prompt hook answered not ok, without a reason' });
+    return hookRun(started, {
+      exitCode: 1,
+      stderr: `malformed answer from the model: ${answer}: ${text.slice(0, 200)}`,
+    });
+  if (answer.ok) return hookRun(started, {});
+  return hookRun(started, {
+    exitCode: 2,
+    stderr: answer.reason ?? 'the prompt hook answered not ok, without a reason',
+  });
 }

@@ -64,6 +64,24 @@ export interface HookRun {
   ms: number;
 }
 
+/** A run timed from `started`: a clean exit with no output, but for `fields`. */
+export function hookRun(started: number, fields: Partial<HookRun>): HookRun {
+  return {
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    truncated: false,
+    ms: Date.now() - started,
+    ...fields,
+  };
+}
+
+/** A hook that could not run, and why. */
+export function hookFailed(started: number, why: string): HookRun {
+  return hookRun(started, { exitCode: null, failed: why });
+}
+
 export interface HookExecutor {
   run(hook: HookCommand, stdin: string, signal: AbortSignal): Promise<HookRun>;
 }

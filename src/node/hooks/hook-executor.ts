@@ -3,7 +3,7 @@
 // writes only in the workspace, through its write layer, and never to the control plane).
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import type { HookCommand, HookExecutor, HookRun } from '../../core/hooks/types';
+import { hookFailed, type HookCommand, type HookExecutor, type HookRun } from '../../core/hooks/types';
 import type { CommandSandbox, SandboxPlan } from '../sandbox/command-sandbox';
 import { scrubEnv } from '../sandbox/env';
 import { errorText } from '../../core/error-text';
@@ -55,7 +55,7 @@ export class NodeHookExecutor implements HookExecutor {
     try {
       plan = this.opts.sandbox ? await this.opts.sandbox.plan({ command: hook.command, cwd, env }) : undefined;
     } catch (err) {
-      return this.failed(started, `its sandbox could not be set up (${errorText(err)})`);
+      return hookFailed(started, `its sandbox could not be set up (${errorText(err)})`);
     }
     try {
       const run = await this.spawn(hook, stdin, signal, cwd, env, plan, started);
@@ -63,18 +63,6 @@ export class NodeHookExecutor implements HookExecutor {
     } finally {
       if (plan) await this.opts.sandbox!.finish(plan, '').catch(() => undefined);
     }
-  }
-
-  private failed(started: number, why: string): HookRun {
-    return {
-      exitCode: null,
-      stdout: '',
-      stderr: '',
-      timedOut: false,
-      truncated: false,
-      failed: why,
-      ms: Date.now() - started,
-    };
   }
 
   private spawn(

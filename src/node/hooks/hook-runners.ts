@@ -2,7 +2,7 @@
 // a question to the task's model (core/hooks/prompt-hook.ts) or a tool of an MCP server that is already running.
 // Each answer comes back as a HookRun, so one set of rules (core/hooks/decision.ts) reads them all.
 import { runPromptHook } from '../../core/hooks/prompt-hook';
-import type { HookCommand, HookExecutor, HookRun } from '../../core/hooks/types';
+import { hookFailed, hookRun, type HookCommand, type HookExecutor, type HookRun } from '../../core/hooks/types';
 import type { Model } from '../../core/model/types';
 import { redactedEvent, runHttpHook } from './http-hook';
 import { errorText } from '../../core/error-text';
@@ -23,18 +23,6 @@ export interface HookRunnersOptions {
   /** The task's model, for prompt hooks. */
   model?: Model;
   mcp?: () => McpHookServers | undefined;
-}
-
-function failed(why: string, started = Date.now()): HookRun {
-  return {
-    exitCode: null,
-    stdout: '',
-    stderr: '',
-    timedOut: false,
-    truncated: false,
-    failed: why,
-    ms: Date.now() - started,
-  };
 }
 
 /** The text of an MCP tools/call result (its text parts), and whether the server marked it an error. */
@@ -66,34 +54,26 @@ export class HookRunners implements HookExecutor {
       case 'mcp_tool':
         return this.mcp(hook, stdin, signal);
       default:
-        return Promise.resolve(failed(`hooks of type "${hook.type}" are not supported`));
+        return Promise.resolve(hookFailed(Date.now(), `hooks of type "${hook.type}" are not supported`));
     }
   }
 
   private async mcp(hook: HookCommand, stdin: string, signal: AbortSignal): Promise<HookRun> {
     const started = Date.now();
     const server = this.opts.mcp?.()?.connection(hook.server ?? '');
-    if (!server) return failed(`no MCP server named "${hook.server}" is configured`, started);
+    if (!server) return hookFailed(started, `no MCP server named "${hook.server}" is configured`);
     if (server.state !== 'running')
-      return failed(`the MCP server "${hook.server}" is not running (${server.state})`, started);
+      return hookFailed(started, `the MCP server "${hook.server}" is not running (${server.state})`);
     // The event leaves Forge for another process: secrets are redacted as for an http hook.
     const args = hook.input ?? (JSON.parse(redactedEvent(stdin)) as Record<string, unknown>);
     try {
       const { text, isError } = mcpText(await server.callTool(hook.tool ?? '', args, signal, hook.timeoutMs));
-      const ms = Date.now() - started;
       return isError
-        ? {
-            exitCode: 1,
-            stdout: '',
-            stderr: text || 'the tool reported an error',
-            timedOut: false,
-            truncated: false,
-            ms,
-          }
-        : { exitCode: 0, stdout: text, stderr: '', timedOut: false, truncated: false, ms };
+        ? hookRun(started, { exitCode: 1, stderr: text || 'the tool reported an error' })
+        : hookRun(started, { stdout: text });
     } catch (err) {
       signal.throwIfAborted();
-      return failed(`the MCP call failed (${errorText(err)})`, started);
+      return hookFailed(started, `the MCP call failed (${errorText(err)})`);
     }
   }
 }

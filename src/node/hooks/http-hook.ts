@@ -4,7 +4,7 @@
 // redaction as the audit log, and only a user's own hook may put environment variables (those it names in
 // allowedEnvVars) into its headers.
 import { redactSecrets } from '../../core/audit/redact';
-import type { HookCommand, HookRun } from '../../core/hooks/types';
+import { hookFailed, hookRun, type HookCommand, type HookRun } from '../../core/hooks/types';
 
 export const HTTP_HOOK_BODY_CAP = 64 * 1024;
 
@@ -66,10 +66,9 @@ export async function runHttpHook(
   cap = HTTP_HOOK_BODY_CAP,
 ): Promise<HookRun> {
   const started = Date.now();
-  const base = { stdout: '', stderr: '', timedOut: false, truncated: false };
   const timeout = AbortSignal.timeout(hook.timeoutMs);
   const url = hook.url ?? '';
-  if (!/^https?:\/\//i.test(url)) return { ...base, exitCode: null, failed: 'its url is not http or https', ms: 0 };
+  if (!/^https?:\/\//i.test(url)) return hookFailed(started, 'its url is not http or https');
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -79,22 +78,15 @@ export async function runHttpHook(
       signal: AbortSignal.any([signal, timeout]),
     });
     const body = await readCapped(res, cap);
-    const ms = Date.now() - started;
     if (res.status >= 200 && res.status < 300)
-      return { ...base, exitCode: 0, stdout: body.text, truncated: body.truncated, ms };
+      return hookRun(started, { stdout: body.text, truncated: body.truncated });
     const why =
       res.status >= 300 && res.status < 400 ? 'redirects are not followed' : body.text.split('\n')[0]?.slice(0, 200);
-    return { ...base, exitCode: 1, stderr: `HTTP ${res.status}${why ? `: ${why}` : ''}`, ms };
+    return hookRun(started, { exitCode: 1, stderr: `HTTP ${res.status}${why ? `: ${why}` : ''}` });
   } catch (err) {
     signal.throwIfAborted();
-    const ms = Date.now() - started;
-    if (timeout.aborted) return { ...base, exitCode: null, timedOut: true, ms };
+    if (timeout.aborted) return hookRun(started, { exitCode: null, timedOut: true });
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return {
-      ...base,
-      exitCode: null,
-      failed: `the request failed (${cause?.code ?? cause?.message ?? String(err)})`,
-      ms,
-    };
+    return hookFailed(started, `the request failed (${cause?.code ?? cause?.message ?? String(err)})`);
   }
 }
