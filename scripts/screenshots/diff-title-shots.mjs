@@ -10,19 +10,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openForgePanel, setSidebarWidth, waitForWorkbench } from '../../test/integration/ui/workbench.mjs';
 import { pickColorTheme, startShotSession } from '../../test/integration/ui/session.mjs';
+import { THEMES, widths } from './shot-matrix.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
-const ALL = {
-  light: ['Light Modern', 'vs'],
-  dark: ['Dark Modern', 'vs-dark'],
-  'hc-dark': ['Dark High Contrast', 'hc-black'],
-  'hc-light': ['Light High Contrast', 'hc-light'],
-};
-const THEMES = Object.entries(ALL).filter(
-  ([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k),
-);
-const EDITOR_WIDTHS = (process.env.FORGE_SHOTS_EDITOR_WIDTHS ?? '300,450,700').split(',').map(Number);
+const EDITOR_WIDTHS = widths('FORGE_SHOTS_EDITOR_WIDTHS', '300,450,700');
 // Title buttons of other extensions (a Markdown preview, a "Run file", a Git or AI extension), with no order as most
 // declare them: VS Code sorts them first and folds every action past the ninth into "...".
 const CROWD = Number(process.env.FORGE_SHOTS_CROWD ?? 4);

@@ -12,20 +12,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forgePanel, forgeWebview, setSidebarWidth } from '../../test/integration/ui/workbench.mjs';
 import { pickColorTheme, startShotSession } from '../../test/integration/ui/session.mjs';
+import { THEMES, widths } from './shot-matrix.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = path.join(repo, 'test-results');
-// Picked from the palette (a settings id such as "Default High Contrast" came up as High Contrast Light).
-const ALL = {
-  light: ['Light Modern', 'vs'],
-  dark: ['Dark Modern', 'vs-dark'],
-  'hc-dark': ['Dark High Contrast', 'hc-black'],
-  'hc-light': ['Light High Contrast', 'hc-light'],
-};
-const THEMES = Object.entries(ALL).filter(
-  ([k]) => !process.env.FORGE_SHOTS_THEMES || process.env.FORGE_SHOTS_THEMES.split(',').includes(k),
-);
-const WIDTHS = (process.env.FORGE_SHOTS_WIDTHS ?? '300,600').split(',').map(Number);
+const WIDTHS = widths();
 
 async function snap(page, n, state, theme, { whole = false } = {}) {
   for (const width of WIDTHS) {
